@@ -1,0 +1,1 @@
+5qqYnIS1SzyPqwr1ScAQxG94YuXMDQ+fCbEOjEH8+giViSliHkFSRLkd/v/t87Zc/S60lnevmssLgEEwduCLAg==

@@ -1,0 +1,359 @@
+/* g09_serving.c: G9, service conformance, load and soak (runbook §13). */
+#include "calops.h"
+
+#include <dirent.h>
+#include <math.h>
+
+#include "gate.h"
+#include "soakstats.h"
+
+#define API "07-serving/conformance/api-matrix.json"
+#define PERF "06-runtime/performance/perf-matrix.json"
+#define SOAK "07-serving/soak"
+#define DAY_S 86400.0
+
+static void
+check_api(struct gate_result *gr)
+{
+	static const char *const needed[] = { "stream", "non_stream", "greedy",
+	    "sampling", "stop_token", "stop_string", "logprobs", "cancel",
+	    "deadline", "overlong_reject", "concurrent_slots", "shutdown" };
+	static const char *const undeclarable[] = { "kv_state",
+	    "prompt_sharing" };
+	const struct artifact *a = gate_doc(gr, API);
+	json_t *features, *f;
+	const char *name;
+	size_t i;
+	char *ptr;
+
+	if (a == NULL || (features = req_object(gr, "G9.api", a, a->doc.root, "",
+	    "features")) == NULL)
+		return;
+	for (i = 0; i < nitems(needed); i++)
+		if (json_object_get(features, needed[i]) == NULL)
+			gate_at(gr, SEV_ERROR, "G9.api", a, "/features",
+			    "feature '%s' is not in the matrix", needed[i]);
+	json_object_foreach(features, name, f) {
+		ptr = ptr_key("/features", name);
+		if (!json_is_boolean(json_object_get(f, "declared")) ||
+		    !json_is_boolean(json_object_get(f, "passed")))
+			gate_at(gr, SEV_ERROR, "G9.api", a, ptr,
+			    "'%s' needs boolean 'declared' and 'passed'", name);
+		else if (json_is_true(json_object_get(f, "declared")) &&
+		    !json_is_true(json_object_get(f, "passed")))
+			gate_at(gr, SEV_ERROR, "G9.api", a, ptr,
+			    "'%s' is declared but did not pass", name);
+		free(ptr);
+	}
+	for (i = 0; i < nitems(undeclarable); i++) {
+		f = json_object_get(features, undeclarable[i]);
+		if (json_is_true(json_object_get(f, "declared"))) {
+			ptr = ptr_key("/features", undeclarable[i]);
+			gate_at(gr, SEV_ERROR, "G9.api", a, ptr, "'%s' is declared "
+			    "but not implemented (runbook §13.1)", undeclarable[i]);
+			free(ptr);
+		}
+	}
+}
+
+static bool
+has_cell(json_t *cells, json_int_t prompt, json_int_t output, json_int_t conc)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(cells, i, c)
+		if (json_integer_value(json_object_get(c, "prompt")) == prompt &&
+		    json_integer_value(json_object_get(c, "output")) == output &&
+		    json_integer_value(json_object_get(c, "concurrency")) == conc)
+			return true;
+	return false;
+}
+
+static void
+check_perf(struct eval *ev, struct gate_result *gr)
+{
+	static const char *const nums[] = { "ttft_ms_p50", "ttft_ms_p99",
+	    "tpot_ms_p50", "tpot_ms_p99", "ok_rate" };
+	json_int_t prompts[] = { 1, 16, 128, 512, 2048, 4096, 0 },
+	    outputs[] = { 1, 32, 256 }, conc[] = { 1, 2, 4, 8 },
+	    pairs[nitems(prompts) * nitems(outputs)][2], v;
+	const struct artifact *a = gate_doc(gr, PERF);
+	json_t *cells, *c;
+	size_t i, k, n;
+	char *ptr;
+	double d;
+
+	if (a == NULL) {
+		if (!gate_exists(gr, PERF, NULL))
+			gate_add(gr, SEV_ERROR, "G9.perf", PERF, "",
+			    "perf-matrix.json is missing");
+		return;
+	}
+	if ((cells = req_array(gr, "G9.perf", a, a->doc.root, "", "cells")) ==
+	    NULL)
+		return;
+	json_array_foreach(cells, i, c) {
+		ptr = ptr_index("/cells", i);
+		req_int(gr, "G9.perf", a, c, ptr, "prompt", &v);
+		req_int(gr, "G9.perf", a, c, ptr, "output", &v);
+		req_int(gr, "G9.perf", a, c, ptr, "concurrency", &v);
+		for (k = 0; k < nitems(nums); k++)
+			req_num(gr, "G9.perf", a, c, ptr, nums[k], &d);
+		free(ptr);
+	}
+	if (!ev->src.have_targets) {
+		gate_add(gr, SEV_WARN, "G9.perf", "00-source/source-manifest.json",
+		    "/targets/context", "coverage check skipped: G0's targets are "
+		    "missing or invalid");
+		return;
+	}
+	prompts[6] = ev->src.max_context - 1;
+	n = capped_pairs(prompts, nitems(prompts), outputs, nitems(outputs),
+	    ev->src.max_context, pairs);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nitems(conc); k++)
+			if (!has_cell(cells, pairs[i][0], pairs[i][1], conc[k]))
+				gate_at(gr, SEV_ERROR, "G9.perf", a, "/cells",
+				    "no cell for prompt %lld output %lld "
+				    "concurrency %lld", (long long)pairs[i][0],
+				    (long long)pairs[i][1], (long long)conc[k]);
+}
+
+/* The samples of one soak run, from its metric events. */
+struct soak {
+	struct series	ttft, tpot, ok, rss, dev;
+	double		t0, t1;
+	const char	*rel;
+};
+
+static void
+metric_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
+{
+	struct soak *s = arg;
+	json_t *values, *ts, *v;
+	char where[32];
+	double t;
+
+	if (!json_is_string(json_object_get(o, "type")) ||
+	    strcmp(json_string_value(json_object_get(o, "type")), "metric") != 0)
+		return;
+	values = json_object_get(o, "values");
+	ts = json_object_get(o, "ts");
+	if (!json_is_object(values) || !json_is_number(ts)) {
+		snprintf(where, sizeof where, "%zu:1", line);
+		gate_add(gr, SEV_ERROR, "G9.soak", s->rel, where,
+		    "metric event without a numeric 'ts' and a 'values' object");
+		return;
+	}
+	t = json_number_value(ts);
+	s->t0 = fmin(s->t0, t);
+	s->t1 = fmax(s->t1, t);
+	if (json_is_number(v = json_object_get(values, "ttft_ms")))
+		series_add(&s->ttft, t, json_number_value(v));
+	if (json_is_number(v = json_object_get(values, "tpot_ms")))
+		series_add(&s->tpot, t, json_number_value(v));
+	if (json_is_number(v = json_object_get(values, "request_ok")))
+		series_add(&s->ok, t, json_number_value(v));
+	if (json_is_number(v = json_object_get(values, "rss_bytes")))
+		series_add(&s->rss, t, json_number_value(v));
+	if (json_is_number(v = json_object_get(values, "device_mem_bytes")))
+		series_add(&s->dev, t, json_number_value(v));
+}
+
+static double
+mean(const struct series *s)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		sum += s->v[i];
+	return s->n > 0 ? sum / (double)s->n : NAN;
+}
+
+/* A summary value must agree with the samples within 2 %. */
+static void
+agree(struct gate_result *gr, const struct artifact *sum, const char *key,
+    double computed)
+{
+	char *ptr = ptr_key("", key);
+	double claimed;
+
+	if (req_num(gr, "G9.soak", sum, sum->doc.root, "", key, &claimed) &&
+	    fabs(claimed - computed) > 0.02 * fabs(computed) + 1e-12)
+		gate_at(gr, SEV_ERROR, "G9.soak", sum, ptr,
+		    "summary says %s %g, the samples give %g", key, claimed,
+		    computed);
+	free(ptr);
+}
+
+static void
+check_leak(struct gate_result *gr, const char *rel, struct series *s,
+    const char *name)
+{
+	struct leak_verdict lv;
+
+	if (s->n == 0)
+		return;
+	leak_rule(s, &lv);
+	if (!lv.evaluated)
+		gate_add(gr, SEV_WARN, "G9.leak", rel, "", "%s: too few samples "
+		    "to judge growth over 12 windows", name);
+	else if (lv.growing)
+		gate_add(gr, SEV_ERROR, "G9.leak", rel, "", "%s grows: window "
+		    "medians never decrease and rise %.0f bytes (%.2f MiB), over "
+		    "the %.0f-byte threshold", name, lv.growth,
+		    lv.growth / 1048576.0, lv.threshold);
+}
+
+/* One run: compute, compare with its summary and the SLA.  Returns its
+ * duration when it passes, or -1. */
+static double
+check_run(struct eval *ev, struct gate_result *gr, const char *run)
+{
+	struct soak s = { .t0 = INFINITY, .t1 = -INFINITY };
+	char *metrics = xasprintf("%s/%s/metrics.jsonl", SOAK, run);
+	char *summary = xasprintf("%s/%s/summary.json", SOAK, run);
+	const struct artifact *sum;
+	size_t errors_before = gr->findings.n, i;
+	double ok, ttft50, ttft99, tpot50, tpot99, dur = -1;
+	bool failed = false;
+
+	s.rel = metrics;
+	if (gate_jsonl(gr, metrics, metric_line, &s) < 0) {
+		gate_add(gr, SEV_ERROR, "G9.soak", metrics, "",
+		    "soak run '%s' has no metrics.jsonl", run);
+		goto out;
+	}
+	if (s.ttft.n == 0 || s.tpot.n == 0 || s.ok.n == 0) {
+		gate_add(gr, SEV_ERROR, "G9.soak", metrics, "", "soak run '%s' has "
+		    "no ttft_ms, tpot_ms or request_ok samples", run);
+		goto out;
+	}
+	ok = mean(&s.ok);
+	ttft50 = nearest_rank(s.ttft.v, s.ttft.n, 0.50);
+	ttft99 = nearest_rank(s.ttft.v, s.ttft.n, 0.99);
+	tpot50 = nearest_rank(s.tpot.v, s.tpot.n, 0.50);
+	tpot99 = nearest_rank(s.tpot.v, s.tpot.n, 0.99);
+	if ((sum = gate_doc(gr, summary)) == NULL)
+		gate_add(gr, SEV_ERROR, "G9.soak", summary, "",
+		    "soak run '%s' has no readable summary.json", run);
+	else {
+		agree(gr, sum, "success_rate", ok);
+		agree(gr, sum, "ttft_ms_p50", ttft50);
+		agree(gr, sum, "ttft_ms_p99", ttft99);
+		agree(gr, sum, "tpot_ms_p50", tpot50);
+		agree(gr, sum, "tpot_ms_p99", tpot99);
+	}
+	if (!ev->src.have_sla)
+		gate_add(gr, SEV_WARN, "G9.soak", "00-source/source-manifest.json",
+		    "/targets/sla", "SLA check skipped: G0's SLA is missing");
+	else {
+		if (ok < ev->src.success_rate_min)
+			gate_add(gr, SEV_ERROR, "G9.soak", metrics, "", "%s: success "
+			    "rate %.4f is under the SLA's %.4f", run, ok,
+			    ev->src.success_rate_min);
+		if (ttft99 > ev->src.ttft_ms_p99)
+			gate_add(gr, SEV_ERROR, "G9.soak", metrics, "", "%s: TTFT "
+			    "P99 %.1f ms breaks the SLA's %.1f ms", run, ttft99,
+			    ev->src.ttft_ms_p99);
+		if (tpot99 > ev->src.tpot_ms_p99)
+			gate_add(gr, SEV_ERROR, "G9.soak", metrics, "", "%s: TPOT "
+			    "P99 %.1f ms breaks the SLA's %.1f ms", run, tpot99,
+			    ev->src.tpot_ms_p99);
+	}
+	check_leak(gr, metrics, &s.rss, "rss_bytes");
+	check_leak(gr, metrics, &s.dev, "device_mem_bytes");
+out:
+	for (i = errors_before; i < gr->findings.n; i++)
+		if (gr->findings.v[i].severity == SEV_ERROR)
+			failed = true;
+	if (!failed && s.t1 >= s.t0)
+		dur = s.t1 - s.t0;
+	series_release(&s.ttft);
+	series_release(&s.tpot);
+	series_release(&s.ok);
+	series_release(&s.rss);
+	series_release(&s.dev);
+	free(metrics);
+	free(summary);
+	return dur;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The run folders under soak/, sorted; NULL when soak/ is unreadable. */
+static char **
+list_runs(struct gate_result *gr, size_t *n)
+{
+	char *abs, **runs = NULL, *rel;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	*n = 0;
+	if (!gate_exists(gr, SOAK, &st) || !S_ISDIR(st.st_mode))
+		return NULL;
+	abs = ws_abs(&gr->ev->ws, SOAK);
+	d = opendir(abs);
+	free(abs);
+	if (d == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		rel = xasprintf("%s/%s", SOAK, de->d_name);
+		if (gate_exists(gr, rel, &st) && S_ISDIR(st.st_mode)) {
+			runs = xreallocarray(runs, *n + 1, sizeof *runs);
+			runs[(*n)++] = xstrdup(de->d_name);
+		}
+		free(rel);
+	}
+	closedir(d);
+	if (*n > 0)
+		qsort(runs, *n, sizeof *runs, cmp_str);
+	return runs;
+}
+
+static void
+check_soaks(struct eval *ev, struct gate_result *gr)
+{
+	double best = -1, dur;
+	char **runs, best_run[256] = "";
+	size_t n, i;
+
+	runs = list_runs(gr, &n);
+	for (i = 0; i < n; i++) {
+		dur = check_run(ev, gr, runs[i]);
+		if (dur > best) {
+			best = dur;
+			snprintf(best_run, sizeof best_run, "%s", runs[i]);
+		}
+		free(runs[i]);
+	}
+	free(runs);
+	if (n == 0)
+		gate_add(gr, SEV_ERROR, "G9.duration", SOAK, "",
+		    "no soak run: a passing 24 h soak is required");
+	else if (best < DAY_S)
+		gate_add(gr, SEV_ERROR, "G9.duration", SOAK, "",
+		    "no passing soak of 24 h yet");
+	if (best >= 0)
+		gate_add(gr, SEV_INFO, "G9.duration", SOAK, "", "longest passing "
+		    "soak: '%s', %.1f h (%s evidence)", best_run, best / 3600.0,
+		    best >= DAY_S ? "release" : best >= 8 * 3600.0 ? "candidate" :
+		    best >= 3600.0 ? "development" : "no");
+}
+
+void
+g09_serving(struct eval *ev, struct gate_result *gr)
+{
+	check_api(gr);
+	check_perf(ev, gr);
+	check_soaks(ev, gr);
+}

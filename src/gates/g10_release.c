@@ -1,0 +1,377 @@
+/* g10_release.c: G10, the signed release and its rollback (runbook §14). */
+#include "calops.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "gate.h"
+#include "release.h"
+#include "sig.h"
+
+#define REL "08-release"
+#define GENS "08-release/generations"
+#define KEYS "08-release/trusted-keys"
+
+/* A generation's manifest: its exact bytes, parsed, and whether it verifies. */
+struct generation {
+	long		 n;
+	char		*rel;		/* .../generations/N/release-manifest.json */
+	const struct artifact *raw;
+	struct doc	 doc;
+	bool		 parsed;
+	const char	*signer;	/* key that verified it, or NULL */
+};
+
+static void
+load_keys(struct gate_result *gr, struct keyring *kr)
+{
+	const struct artifact *a;
+	struct dirent *de;
+	char *abs, *rel, *name, msg[320];
+	size_t n;
+	DIR *d;
+
+	abs = ws_abs(&gr->ev->ws, KEYS);
+	d = gate_exists(gr, KEYS, NULL) ? opendir(abs) : NULL;
+	free(abs);
+	if (d == NULL) {
+		gate_add(gr, SEV_ERROR, "G10.signature", KEYS, "",
+		    "no trusted-keys folder: nothing can verify a release");
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (n <= 4 || strcmp(de->d_name + n - 4, ".pub") != 0)
+			continue;
+		rel = xasprintf("%s/%s", KEYS, de->d_name);
+		name = xstrndup(de->d_name, n - 4);
+		if ((a = gate_raw(gr, rel)) != NULL &&
+		    keyring_add_pem(kr, name, a->data, a->size, msg,
+		    sizeof msg) != 0)
+			gate_add(gr, SEV_ERROR, "G10.signature", rel, "", "%s", msg);
+		free(name);
+		free(rel);
+	}
+	closedir(d);
+}
+
+/* Generation numbers present, ascending. */
+static long *
+list_generations(struct gate_result *gr, size_t *n)
+{
+	char *abs = ws_abs(&gr->ev->ws, GENS), *end;
+	struct dirent *de;
+	long *v = NULL, x, t;
+	size_t i, j;
+	DIR *d;
+
+	*n = 0;
+	d = opendir(abs);
+	free(abs);
+	if (d == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		errno = 0;
+		x = strtol(de->d_name, &end, 10);
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || *end != '\0' ||
+		    errno != 0)
+			continue;
+		v = xreallocarray(v, *n + 1, sizeof *v);
+		v[(*n)++] = x;
+	}
+	closedir(d);
+	for (i = 1; i < *n; i++)	/* few entries: insertion sort */
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--)
+			t = v[j], v[j] = v[j - 1], v[j - 1] = t;
+	return v;
+}
+
+static void
+load_generation(struct gate_result *gr, const struct keyring *kr, long n,
+    struct generation *g)
+{
+	struct doc_error de;
+	const struct artifact *sig;
+	char *sigrel;
+
+	memset(g, 0, sizeof *g);
+	g->n = n;
+	g->rel = xasprintf("%s/%ld/release-manifest.json", GENS, n);
+	sigrel = xasprintf("%s.sig", g->rel);
+	if ((g->raw = gate_raw(gr, g->rel)) != NULL) {
+		if (doc_parse_json(&g->doc, g->raw->data, g->raw->size, &de) == 0)
+			g->parsed = json_is_object(g->doc.root);
+		else
+			gate_add(gr, SEV_ERROR, "G10.parse", g->rel, de.where,
+			    "cannot parse '%s': %s", g->rel, de.msg);
+		sig = gate_raw(gr, sigrel);
+		if (sig != NULL)
+			g->signer = keyring_verify(kr, NULL, g->raw->data,
+			    g->raw->size, sig->data, sig->size);
+	}
+	free(sigrel);
+}
+
+static void
+release_generation(struct generation *g)
+{
+	doc_release(&g->doc);
+	free(g->rel);
+}
+
+static void
+check_signature(struct gate_result *gr, const struct generation *cand)
+{
+	if (cand->raw == NULL)
+		gate_add(gr, SEV_ERROR, "G10.signature", cand->rel, "",
+		    "candidate generation %ld has no release manifest", cand->n);
+	else if (cand->signer == NULL)
+		gate_add(gr, SEV_ERROR, "G10.signature", cand->rel, "",
+		    "generation %ld's manifest has no signature that verifies "
+		    "with a trusted key", cand->n);
+}
+
+/* Where `current` points: a generation number, or -1 (reported). */
+static long
+check_current(struct gate_result *gr, const struct keyring *kr)
+{
+	char target[PATH_MAX], *abs, *end, *base;
+	struct generation g;
+	ssize_t len;
+	long n;
+
+	abs = ws_abs(&gr->ev->ws, REL "/current");
+	len = readlink(abs, target, sizeof target - 1);
+	free(abs);
+	if (len < 0) {
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' is %s", errno == EINVAL ?
+		    "not a symbolic link" : "missing: nothing is live");
+		return -1;
+	}
+	target[len] = '\0';
+	if (!gate_exists(gr, REL "/current", NULL)) {
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' -> '%s' does not resolve", target);
+		return -1;
+	}
+	while (len > 1 && target[len - 1] == '/')
+		target[--len] = '\0';
+	base = strrchr(target, '/') != NULL ? strrchr(target, '/') + 1 : target;
+	errno = 0;
+	n = strtol(base, &end, 10);
+	if (*end != '\0' || n < 1 || errno != 0 || strstr(target,
+	    "generations/") == NULL) {
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' -> '%s' is not a generation", target);
+		return -1;
+	}
+	load_generation(gr, kr, n, &g);
+	if (g.signer == NULL)
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' points to generation %ld, which does not verify", n);
+	release_generation(&g);
+	return n;
+}
+
+/* A bound hash against today's value; NULL today means the artifact is gone. */
+static void
+bind(struct gate_result *gr, const struct generation *c, const char *ptr,
+    const char *bound, const char *today, const char *what)
+{
+	char where[64];
+
+	doc_where(&c->doc, ptr, where, sizeof where);
+	if (bound == NULL)
+		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, where,
+		    "the manifest binds no %s", what);
+	else if (today == NULL)
+		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, where,
+		    "%s is bound but no longer exists", what);
+	else if (strcmp(bound, today) != 0)
+		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, where,
+		    "%s changed since generation %ld was signed (now %.12s…, "
+		    "bound %.12s…)", what, c->n, today, bound);
+}
+
+static const char *
+file_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1])
+{
+	char msg[320];
+
+	return gate_hash(gr, rel, hex, msg, sizeof msg) == 0 ? hex : NULL;
+}
+
+static const char *
+doc_string(struct eval *ev, const char *rel, const char *k1, const char *k2)
+{
+	struct artifact *a = eval_artifact(ev, rel, true);
+	json_t *v;
+
+	if (!a->parsed)
+		return NULL;
+	v = json_object_get(a->doc.root, k1);
+	if (k2 != NULL)
+		v = json_object_get(v, k2);
+	return json_string_value(v);
+}
+
+static void
+check_reports(struct gate_result *gr, const struct generation *c)
+{
+	json_t *reports = json_object_get(c->doc.root, "reports"), *r;
+	char hex[HASH_HEX_LEN + 1], *ptr, *rel;
+	const char *path;
+	size_t i;
+
+	json_array_foreach(reports, i, r) {
+		ptr = ptr_index("/reports", i);
+		path = json_string_value(json_object_get(r, "path"));
+		if (path != NULL && gate_join(gr, c->rel, ptr, path, &rel) == 0) {
+			bind(gr, c, ptr, json_string_value(json_object_get(r,
+			    "sha256")), file_hash(gr, rel, hex), rel);
+			free(rel);
+		} else if (path == NULL)
+			gate_add(gr, SEV_STALE, "G10.bindings", c->rel, ptr,
+			    "report entry has no path");
+		free(ptr);
+	}
+}
+
+static void
+check_bindings(struct gate_result *gr, const struct generation *c)
+{
+	char h1[HASH_HEX_LEN + 1], h2[HASH_HEX_LEN + 1], h3[HASH_HEX_LEN + 1];
+	const struct tree *t;
+	json_t *m = c->doc.root;
+	char msg[320];
+
+	bind(gr, c, "/tokenizer_sha256", json_string_value(json_object_get(m,
+	    "tokenizer_sha256")), doc_string(gr->ev,
+	    "00-source/source-manifest.json", "tokenizer", "sha256"),
+	    "the tokenizer (G0 manifest)");
+	bind(gr, c, "/onnx_sha256", json_string_value(json_object_get(m,
+	    "onnx_sha256")), file_hash(gr, "02-onnx/model.onnx", h1),
+	    "02-onnx/model.onnx");
+	bind(gr, c, "/quant_config_sha256", json_string_value(json_object_get(m,
+	    "quant_config_sha256")), file_hash(gr, "03-quant/quant-config.yaml",
+	    h2), "03-quant/quant-config.yaml");
+	bind(gr, c, "/calibration_manifest_sha256", json_string_value(
+	    json_object_get(m, "calibration_manifest_sha256")), file_hash(gr,
+	    "03-quant/calibration-manifest.jsonl", h3),
+	    "03-quant/calibration-manifest.jsonl");
+	bind(gr, c, "/compiler/oci_digest", json_string_value(json_object_get(
+	    json_object_get(m, "compiler"), "oci_digest")), doc_string(gr->ev,
+	    "04-compiler/compiler-manifest.json", "oci_digest", NULL),
+	    "the compiler container (oci_digest)");
+	t = gate_tree(gr, "05-calbin/package", msg, sizeof msg);
+	bind(gr, c, "/calbin_tree_sha256", json_string_value(json_object_get(m,
+	    "calbin_tree_sha256")), t != NULL ? t->hex : NULL,
+	    "the calbin package tree");
+	check_reports(gr, c);
+}
+
+static void
+check_rollback(struct gate_result *gr, const struct keyring *kr,
+    const struct generation *c, const long *gens, size_t ngens)
+{
+	json_t *prev = json_object_get(c->doc.root, "previous_generation");
+	struct generation p;
+	bool exists = false;
+	size_t i;
+
+	if (c->n < 2)
+		return;
+	if (!json_is_integer(prev)) {
+		gate_add(gr, SEV_ERROR, "G10.rollback", c->rel,
+		    "/previous_generation", "generation %ld names no "
+		    "previous_generation to roll back to", c->n);
+		return;
+	}
+	for (i = 0; i < ngens; i++)
+		exists |= gens[i] == json_integer_value(prev);
+	if (!exists || json_integer_value(prev) >= c->n) {
+		gate_add(gr, SEV_ERROR, "G10.rollback", c->rel,
+		    "/previous_generation", "previous_generation %lld does not "
+		    "exist", (long long)json_integer_value(prev));
+		return;
+	}
+	load_generation(gr, kr, (long)json_integer_value(prev), &p);
+	if (!p.parsed || p.signer == NULL)
+		gate_add(gr, SEV_ERROR, "G10.rollback", p.rel, "",
+		    "rollback target generation %ld does not %s", p.n,
+		    p.parsed ? "verify" : "parse");
+	release_generation(&p);
+}
+
+static void
+check_audit(struct gate_result *gr, const struct keyring *kr, long current)
+{
+	const struct artifact *a = gate_raw(gr, REL "/audit.jsonl");
+	struct audit_state st;
+	char where[32];
+
+	if (a == NULL) {
+		gate_add(gr, SEV_ERROR, "G10.audit", REL "/audit.jsonl", "",
+		    "audit.jsonl is missing");
+		return;
+	}
+	if (audit_verify(a->data, a->size, kr, &st) != 0) {
+		snprintf(where, sizeof where, "%zu:1", st.bad_line);
+		gate_add(gr, SEV_ERROR, "G10.audit", a->rel, where,
+		    "audit chain broken at record %zu: %s", st.bad_line,
+		    st.problem);
+	} else if (current >= 1 && st.last_switch_to != current)
+		gate_add(gr, SEV_ERROR, "G10.audit", a->rel, "",
+		    "the last promote/rollback went to %lld but 'current' is "
+		    "generation %ld: the log was cut or 'current' moved outside "
+		    "calops", st.last_switch_to, current);
+}
+
+static void
+check_upstream(struct eval *ev, struct gate_result *gr)
+{
+	size_t i;
+
+	for (i = 0; i < GATE_COUNT - 1; i++) {
+		if (ev->gates[i].status != GS_PASS) {
+			gate_add(gr, SEV_ERROR, "G10.upstream", "", "",
+			    "%s is %s: no release until every gate passes",
+			    ev->gates[i].def->id,
+			    gate_status_name(ev->gates[i].status));
+			return;
+		}
+	}
+}
+
+void
+g10_release(struct eval *ev, struct gate_result *gr)
+{
+	struct keyring kr = { NULL, 0 };
+	struct generation cand;
+	long *gens, current;
+	size_t n;
+
+	load_keys(gr, &kr);
+	gens = list_generations(gr, &n);
+	if (n == 0)
+		gate_add(gr, SEV_ERROR, "G10.signature", GENS, "",
+		    "no generation to release");
+	else {
+		load_generation(gr, &kr, gens[n - 1], &cand);
+		check_signature(gr, &cand);
+		if (cand.parsed) {
+			check_bindings(gr, &cand);
+			check_rollback(gr, &kr, &cand, gens, n);
+		}
+		release_generation(&cand);
+	}
+	current = check_current(gr, &kr);
+	check_audit(gr, &kr, current);
+	if (!gate_exists(gr, REL "/decision.md", NULL))
+		gate_add(gr, SEV_ERROR, "G10.decision", REL "/decision.md", "",
+		    "decision.md is missing: the release decision is unrecorded");
+	check_upstream(ev, gr);
+	free(gens);
+	keyring_release(&kr);
+}

@@ -1,0 +1,122 @@
+/* lines.c: bounded line reading (see lines.h). */
+#include "calops.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "lines.h"
+
+#define LINES_READ_SIZE (1u << 20)
+
+int
+lines_open(struct lines *l, const char *path, size_t cap)
+{
+	memset(l, 0, sizeof *l);
+	l->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (l->fd == -1)
+		return -1;
+	l->size = LINES_READ_SIZE;
+	l->buf = xmalloc(l->size);
+	l->cap = cap == 0 ? LINES_DEFAULT_CAP : cap;
+	return 0;
+}
+
+void
+lines_close(struct lines *l)
+{
+	if (l->fd != -1)
+		close(l->fd);
+	free(l->buf);
+	free(l->line);
+	memset(l, 0, sizeof *l);
+	l->fd = -1;
+}
+
+static int
+refill(struct lines *l)
+{
+	ssize_t n;
+
+	l->start = l->end = 0;
+	do
+		n = read(l->fd, l->buf, l->size);
+	while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return -1;
+	if (n == 0)
+		l->eof = true;
+	l->end = (size_t)n;
+	return 0;
+}
+
+/* Keep up to the cap of a line that spans reads; the rest is dropped. */
+static void
+keep(struct lines *l, size_t *have, const char *p, size_t n, bool *cut)
+{
+	size_t room = l->cap - *have;
+
+	if (n > room) {
+		*cut = true;
+		n = room;
+	}
+	if (*have + n + 1 > l->line_alloc) {
+		l->line_alloc = *have + n + 1 < 4096 ? 4096 : (*have + n + 1) * 2;
+		if (l->line_alloc > l->cap + 1)
+			l->line_alloc = l->cap + 1;
+		l->line = xrealloc(l->line, l->line_alloc);
+	}
+	memcpy(l->line + *have, p, n);
+	*have += n;
+}
+
+int
+lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
+{
+	size_t have = 0;
+	bool spanning = false;
+	char *nl, *p;
+
+	*cut = false;
+	for (;;) {
+		if (l->start == l->end) {
+			if (!l->eof && refill(l) == -1)
+				return -1;
+			if (l->eof) {
+				if (!spanning)
+					return 0;
+				break;
+			}
+		}
+		p = l->buf + l->start;
+		nl = memchr(p, '\n', l->end - l->start);
+		if (nl != NULL && !spanning && (size_t)(nl - p) <= l->cap) {
+			/* The fast path: the whole line is in the buffer. */
+			l->start += (size_t)(nl - p) + 1;
+			*nl = '\0';
+			have = (size_t)(nl - p);
+			if (have > 0 && p[have - 1] == '\r')
+				p[--have] = '\0';
+			l->lineno++;
+			*line = p;
+			*len = have;
+			return 1;
+		}
+		spanning = true;
+		if (nl != NULL) {
+			keep(l, &have, p, (size_t)(nl - p), cut);
+			l->start += (size_t)(nl - p) + 1;
+			break;
+		}
+		keep(l, &have, p, l->end - l->start, cut);
+		l->start = l->end;
+	}
+	if (l->line == NULL)
+		l->line = xmalloc(l->line_alloc = 1);
+	if (have > 0 && l->line[have - 1] == '\r' && !*cut)
+		have--;
+	l->line[have] = '\0';
+	l->lineno++;
+	*line = l->line;
+	*len = have;
+	return 1;
+}

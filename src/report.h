@@ -1,0 +1,35 @@
+/*
+ * report.h: an evaluation as calops-check/v1 JSON (workspace.md §8) and as
+ * a readable board on a terminal.  The text form shows every untrusted
+ * string through the sanitiser.
+ */
+#ifndef CALOPS_REPORT_H
+#define CALOPS_REPORT_H
+
+#include "gate.h"
+#include "tickets.h"
+
+/* Which gates a report covers: all when n == 0. */
+struct gate_filter {
+	bool	want[GATE_COUNT];
+	size_t	n;
+};
+
+bool	 gate_filter_has(const struct gate_filter *f, int index);
+
+/* A JSON string of s; bytes that are not UTF-8 become \xHH text so that
+ * the output stays valid JSON.  New reference. */
+json_t	*json_text(const char *s);
+/* One finding as JSON; gate may be NULL to omit the member. */
+json_t	*finding_json(const struct finding *f, const char *gate);
+
+/* The calops-check/v1 object; without findings when with_findings is false
+ * (the --stream result, whose findings went out as events). */
+json_t	*report_json(const struct eval *ev, const struct ticket *t,
+	    const struct gate_filter *f, bool with_findings);
+
+/* The board as text; colour with ANSI SGR when asked. */
+void	 report_text(FILE *out, const struct eval *ev, const struct ticket *t,
+	    const struct gate_filter *f, bool colour);
+
+#endif

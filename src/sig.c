@@ -1,0 +1,108 @@
+/* sig.c: Ed25519 verification against a ring of trusted keys (sig.h). */
+#include "calops.h"
+
+#include <ctype.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "sig.h"
+
+int
+keyring_add_pem(struct keyring *kr, const char *name, const char *pem,
+    size_t len, char *err, size_t errlen)
+{
+	EVP_PKEY *pkey;
+	BIO *bio;
+
+	if (len > INT_MAX || (bio = BIO_new_mem_buf(pem, (int)len)) == NULL) {
+		errbuf_set(err, errlen, "key '%s' cannot be read", name);
+		return -1;
+	}
+	pkey = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+	BIO_free(bio);
+	if (pkey == NULL) {
+		errbuf_set(err, errlen, "key '%s' is not a PEM public key", name);
+		return -1;
+	}
+	if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_ED25519) {
+		errbuf_set(err, errlen, "key '%s' is not an Ed25519 key", name);
+		EVP_PKEY_free(pkey);
+		return -1;
+	}
+	kr->keys = xreallocarray(kr->keys, kr->n + 1, sizeof *kr->keys);
+	kr->keys[kr->n].name = xstrdup(name);
+	kr->keys[kr->n].pkey = pkey;
+	kr->n++;
+	return 0;
+}
+
+void
+keyring_release(struct keyring *kr)
+{
+	size_t i;
+
+	for (i = 0; i < kr->n; i++) {
+		free(kr->keys[i].name);
+		EVP_PKEY_free(kr->keys[i].pkey);
+	}
+	free(kr->keys);
+	memset(kr, 0, sizeof *kr);
+}
+
+long
+base64_decode(const char *in, size_t len, unsigned char *out, size_t outlen)
+{
+	EVP_ENCODE_CTX *ctx;
+	int n = 0, m = 0;
+
+	while (len > 0 && isspace((unsigned char)in[len - 1]))
+		len--;
+	if (len == 0 || len > INT_MAX || outlen < (len / 4 + 1) * 3)
+		return -1;
+	if ((ctx = EVP_ENCODE_CTX_new()) == NULL)
+		fatal("out of memory for a base64 decoder");
+	EVP_DecodeInit(ctx);
+	if (EVP_DecodeUpdate(ctx, out, &n, (const unsigned char *)in,
+	    (int)len) < 0 || EVP_DecodeFinal(ctx, out + n, &m) < 0) {
+		EVP_ENCODE_CTX_free(ctx);
+		return -1;
+	}
+	EVP_ENCODE_CTX_free(ctx);
+	return (long)n + m;
+}
+
+static bool
+verify_one(EVP_PKEY *pkey, const void *msg, size_t len,
+    const unsigned char *sig, size_t siglen)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	bool ok;
+
+	if (ctx == NULL)
+		fatal("out of memory for a signature check");
+	ok = EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pkey) == 1 &&
+	    EVP_DigestVerify(ctx, sig, siglen, msg, len) == 1;
+	EVP_MD_CTX_free(ctx);
+	return ok;
+}
+
+const char *
+keyring_verify(const struct keyring *kr, const char *only, const void *msg,
+    size_t len, const char *sig_b64, size_t siglen)
+{
+	unsigned char sig[256];
+	long n;
+	size_t i;
+
+	if (siglen > 200 || (n = base64_decode(sig_b64, siglen, sig,
+	    sizeof sig)) != 64)
+		return NULL;
+	for (i = 0; i < kr->n; i++) {
+		if (only != NULL && strcmp(only, kr->keys[i].name) != 0)
+			continue;
+		if (verify_one(kr->keys[i].pkey, msg, len, sig, 64))
+			return kr->keys[i].name;
+	}
+	return NULL;
+}

@@ -1,0 +1,44 @@
+/*
+ * soakstats.h: the exact statistics of a soak run that G9 judges by
+ * (workspace.md G9): nearest-rank percentiles over all samples, and the
+ * memory-leak rule of runbook §13.3.  Pure functions over arrays; the live
+ * console uses sketches instead, and these are their reference.
+ */
+#ifndef CALOPS_SOAKSTATS_H
+#define CALOPS_SOAKSTATS_H
+
+#include "calops.h"
+
+#define LEAK_WINDOWS 12
+
+/* A growable array of (ts, value) samples, owned by whoever declared it. */
+struct series {
+	double	*ts;
+	double	*v;
+	size_t	 n, alloc;
+};
+
+void	series_add(struct series *s, double ts, double v);
+void	series_release(struct series *s);
+
+/* The ⌈p·n⌉-th smallest of v (sorted in place); NAN when n == 0. */
+double	nearest_rank(double *v, size_t n, double p);
+
+struct leak_verdict {
+	bool	evaluated;		/* enough samples to judge */
+	bool	growing;		/* the rule's error */
+	double	medians[LEAK_WINDOWS];
+	double	growth;			/* last - first median */
+	double	threshold;		/* max(1 % of first, 1 MiB) */
+};
+
+/*
+ * The leak rule: drop the first 10 % of the run's time span, cut the rest
+ * into 12 equal windows, take each window's median (nearest rank); growth
+ * when the medians never decrease and the last exceeds the first by more
+ * than max(1 % of the first, 1 MiB).  s need not be sorted by time; it is
+ * left in an unspecified order.
+ */
+void	leak_rule(struct series *s, struct leak_verdict *out);
+
+#endif

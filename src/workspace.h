@@ -1,0 +1,65 @@
+/*
+ * workspace.h: file access inside a workspace, with path safety.
+ *
+ * Gate code names files by workspace-relative paths ("02-onnx/model.onnx").
+ * Every access goes through here so that nothing is read from outside the
+ * workspace: a path named inside an artifact must be relative, must not climb
+ * out through "..", and a file reached through a symbolic link must resolve
+ * inside the workspace (workspace.md §1).
+ */
+#ifndef CALOPS_WORKSPACE_H
+#define CALOPS_WORKSPACE_H
+
+#include "calops.h"
+
+#include <sys/stat.h>
+
+struct workspace {
+	char	*root;		/* realpath of the workspace folder */
+	char	*given;		/* the path as the user gave it */
+};
+
+enum ws_status {
+	WS_OK,
+	WS_ABSENT,		/* no such file (or a dangling link inside) */
+	WS_OUTSIDE,		/* resolves outside the workspace */
+	WS_LOOP,		/* a symbolic link loop */
+	WS_UNREADABLE,		/* permission or I/O error */
+	WS_NOT_FILE,		/* not a regular file where one is needed */
+	WS_TOO_BIG,		/* larger than the caller's limit */
+};
+
+/* Opens the workspace at path; returns 0, or -1 with a message in err. */
+int	 ws_open(struct workspace *ws, const char *path, char *err, size_t len);
+void	 ws_close(struct workspace *ws);
+
+/* root + "/" + rel, a new string owned by the caller. */
+char	*ws_abs(const struct workspace *ws, const char *rel);
+
+/*
+ * Where rel is and what it is.  On WS_OK *st describes the file (following
+ * links inside the workspace).  err receives a message for any other status
+ * ("symbolic link '…' leads outside the workspace", …).
+ */
+enum ws_status ws_locate(const struct workspace *ws, const char *rel,
+	    struct stat *st, char *err, size_t len);
+
+/* Read a whole regular file of at most max bytes; *data (NUL-terminated)
+ * is owned by the caller.  Returns the status, with err set when not WS_OK. */
+enum ws_status ws_read(const struct workspace *ws, const char *rel, size_t max,
+	    char **data, size_t *size, char *err, size_t len);
+
+/*
+ * Resolve a path named inside the artifact `from_file` (workspace-relative):
+ * relative to that file's folder, normalised.  Returns 0 with *rel (owned by
+ * the caller), 1 when ref is a content URI (sha256:…, oci://…, s3://…,
+ * https://…) that is not resolved, or -1 with a message when ref is empty,
+ * absolute or climbs out of the workspace.
+ */
+int	 ws_join(const char *from_file, const char *ref, char **rel, char *err,
+	    size_t len);
+
+/* True for a content URI as above. */
+bool	 ws_is_uri(const char *ref);
+
+#endif

@@ -1,0 +1,183 @@
+#!/bin/bash
+# bench_hash.sh: how fast `calops hash` is against sha256sum, openssl dgst
+# and the ceiling `openssl speed` gives for this machine.
+#
+# usage: tests/bench/bench_hash.sh [CALOPS]    (default: build/calops)
+#
+# Generates, in $BENCH_DIR (default: a new folder under /tmp, removed at the
+# end), a package tree of ~2 GiB in ~2,500 files of mixed sizes and one
+# 2 GiB file, then prints the medians of $ROUNDS (default 5) interleaved
+# rounds, with every contender's input in the page cache:
+#   (a) cold tree:  calops hash --no-cache TREE  vs  find | xargs -P2 sha256sum
+#                   vs  openssl speed -evp sha256 -multi 2 (the ceiling)
+#   (b) one file:   calops hash --no-cache FILE  vs  openssl dgst -sha256
+#                   vs  openssl speed -evp sha256 (one core)
+#   (c) warm tree:  calops hash TREE (cache filled)  vs  the cold pass
+# Not part of ctest: it takes a minute or two and wants an idle machine.
+set -euo pipefail
+export LC_ALL=C
+
+CALOPS=${1:-build/calops}
+ROUNDS=${ROUNDS:-5}
+[ -x "$CALOPS" ] || { echo "bench_hash: no executable '$CALOPS'" >&2; exit 2; }
+CALOPS=$(cd "$(dirname "$CALOPS")" && pwd)/$(basename "$CALOPS")
+
+if [ -n "${BENCH_DIR:-}" ]; then
+	mkdir -p "$BENCH_DIR"
+	WORK=$(mktemp -d "$BENCH_DIR/bench_hash.XXXXXX")
+else
+	WORK=$(mktemp -d /tmp/bench_hash.XXXXXX)
+fi
+trap 'rm -rf "$WORK"' EXIT
+TREE=$WORK/package
+BIG=$WORK/big.bin
+export XDG_CACHE_HOME=$WORK/cache	# never the user's own cache
+
+# Generate both inputs from 64 MiB of random bytes: every file starts with
+# its own header, then a slice of the seed (repeated as needed), so no two
+# files are equal and nothing but the header costs /dev/urandom time.
+generate() {
+	head -c $((64 << 20)) /dev/urandom >"$WORK/seed"
+	perl - "$WORK/seed" "$TREE" "$BIG" <<'PERL'
+use strict;
+use warnings;
+my ($seedpath, $tree, $big) = @ARGV;
+open(my $sf, '<:raw', $seedpath) or die "seed: $!";
+local $/;
+my $seed = <$sf>;
+close $sf;
+my $slen = length $seed;
+srand(42);
+sub emit {
+	my ($path, $size, $tag) = @_;
+	open(my $f, '>:raw', $path) or die "$path: $!";
+	my $hdr = "calops bench $tag\n";
+	$hdr = substr($hdr, 0, $size) if length $hdr > $size;
+	print $f $hdr;
+	my $left = $size - length $hdr;
+	my $off = int(rand($slen));
+	while ($left > 0) {
+		my $n = $slen - $off;
+		$n = $left if $n > $left;
+		print $f substr($seed, $off, $n);
+		$left -= $n;
+		$off = 0;
+	}
+	close $f or die "$path: $!";
+}
+# [count, folder, min size, max size]: shards, blobs, tiles, kernels, configs
+my @plan = (
+	[4, 'weights', 160 << 20, 160 << 20],
+	[60, 'blobs', 8 << 20, 16 << 20],
+	[250, 'tiles', 1 << 20, 3 << 20],
+	[400, 'kernels', 128 << 10, 384 << 10],
+	[1786, 'meta', 1 << 10, 64 << 10],
+);
+my $i = 0;
+for my $p (@plan) {
+	my ($count, $dir, $min, $max) = @$p;
+	for my $k (1 .. $count) {
+		my $sub = sprintf('%s/%s/g%02d', $tree, $dir, $k % 16);
+		unless (-d $sub) {
+			system('mkdir', '-p', $sub) == 0 or die "mkdir $sub";
+		}
+		my $size = $min + int(rand($max - $min + 1));
+		emit(sprintf('%s/f%04d.bin', $sub, $k), $size, "tree $i");
+		$i++;
+	}
+}
+emit($big, 2 << 30, 'big');
+PERL
+	rm -f "$WORK/seed"
+}
+
+# Wall seconds of one run of a command, output discarded.
+elapsed() {
+	local s e
+	s=$EPOCHREALTIME
+	"$@" >/dev/null 2>&1 || { echo "bench_hash: '$*' failed" >&2; exit 1; }
+	e=$EPOCHREALTIME
+	echo "$e - $s" | bc -l
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+	    print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Bytes per second that `openssl speed` reports for SHA-256 on 1 MiB blocks.
+speed() {
+	openssl speed -evp sha256 -bytes 1048576 -seconds 1 "$@" 2>/dev/null |
+	    awk '$1 == "sha256" { v = $2 } END { sub(/k$/, "", v); print v * 1000 }'
+}
+
+xargs_sha256sum() {
+	find "$TREE" -type f -print0 | xargs -0 -P2 -n64 sha256sum
+}
+
+# ratio NAME VALUE TARGET: one verdict line
+verdict() {
+	local pass
+	pass=$(echo "$2 >= $3" | bc -l)
+	printf '    %-34s %8.2f   target >= %-5s %s\n' "$1" "$2" "$3" \
+	    "$([ "$pass" = 1 ] && echo PASS || echo MISS)"
+}
+
+echo "generating in $WORK ..."
+t0=$EPOCHREALTIME
+generate
+TREE_BYTES=$(find "$TREE" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+TREE_FILES=$(find "$TREE" -type f | wc -l)
+BIG_BYTES=$(stat -c %s "$BIG")
+printf 'generated %d files, %.2f GiB tree + %.2f GiB file in %.0f s\n' \
+    "$TREE_FILES" "$(echo "$TREE_BYTES / 2^30" | bc -l)" \
+    "$(echo "$BIG_BYTES / 2^30" | bc -l)" "$(echo "$EPOCHREALTIME - $t0" | bc -l)"
+
+# Untimed: page cache warm for everyone, and the hash cache filled (twice,
+# since a file written less than a second before is not cached).
+xargs_sha256sum >/dev/null
+openssl dgst -sha256 "$BIG" >/dev/null
+"$CALOPS" hash "$TREE" >/dev/null
+sleep 1
+"$CALOPS" hash "$TREE" >/dev/null
+[ "$("$CALOPS" hash --no-cache "$TREE")" = "$("$CALOPS" hash "$TREE")" ] ||
+    { echo "bench_hash: warm and cold tree hashes differ" >&2; exit 1; }
+
+declare -a cold xa ceil2 big dgst ceil1 warm
+for ((r = 0; r < ROUNDS; r++)); do
+	cold+=("$(elapsed "$CALOPS" hash --no-cache "$TREE")")
+	xa+=("$(elapsed xargs_sha256sum)")
+	ceil2+=("$(echo "$TREE_BYTES / $(speed -multi 2)" | bc -l)")
+	big+=("$(elapsed "$CALOPS" hash --no-cache "$BIG")")
+	dgst+=("$(elapsed openssl dgst -sha256 "$BIG")")
+	ceil1+=("$(echo "$BIG_BYTES / $(speed)" | bc -l)")
+	warm+=("$(elapsed "$CALOPS" hash "$TREE")")
+	echo "round $((r + 1))/$ROUNDS done"
+done
+
+m_cold=$(median "${cold[@]}"); m_xa=$(median "${xa[@]}")
+m_ceil2=$(median "${ceil2[@]}"); m_big=$(median "${big[@]}")
+m_dgst=$(median "${dgst[@]}"); m_ceil1=$(median "${ceil1[@]}")
+m_warm=$(median "${warm[@]}")
+
+row() {
+	printf '    %-34s %8.4f s  %6.2f GB/s\n' "$1" "$2" "$(echo "$3 / $2 / 10^9" | bc -l)"
+}
+echo
+echo "calops hash benchmark: $(nproc) cores, medians of $ROUNDS interleaved rounds"
+echo "(a) cold tree: $TREE_FILES files, $TREE_BYTES bytes"
+row "calops hash --no-cache TREE" "$m_cold" "$TREE_BYTES"
+row "find | xargs -0 -P2 -n64 sha256sum" "$m_xa" "$TREE_BYTES"
+row "openssl speed -multi 2 (ceiling)" "$m_ceil2" "$TREE_BYTES"
+verdict "throughput / ceiling" "$(echo "$m_ceil2 / $m_cold" | bc -l)" 0.85
+verdict "speed-up over xargs sha256sum" "$(echo "$m_xa / $m_cold" | bc -l)" 6
+echo "(b) one file: $BIG_BYTES bytes"
+row "calops hash --no-cache FILE" "$m_big" "$BIG_BYTES"
+row "openssl dgst -sha256 FILE" "$m_dgst" "$BIG_BYTES"
+row "openssl speed, one core (ceiling)" "$m_ceil1" "$BIG_BYTES"
+verdict "speed-up over openssl dgst" "$(echo "$m_dgst / $m_big" | bc -l)" 1.1
+verdict "throughput / one-core ceiling" "$(echo "$m_ceil1 / $m_big" | bc -l)" 0.9
+echo "(c) warm tree (cache filled) against the cold pass"
+printf '    %-34s %8.4f s\n' "calops hash TREE (warm)" "$m_warm"
+printf '    %-34s %8.4f s\n' "calops hash --no-cache TREE (cold)" "$m_cold"
+verdict "cold / warm" "$(echo "$m_cold / $m_warm" | bc -l)" 50
