@@ -13,7 +13,9 @@
 #   (b) one file:   calops hash --no-cache FILE  vs  openssl dgst -sha256
 #                   vs  openssl speed -evp sha256 (one core)
 #   (c) warm tree:  calops hash TREE (cache filled)  vs  the cold pass
-# Not part of ctest: it takes a minute or two and wants an idle machine.
+# With BENCH_KEEP=1 the inputs stay in ${BENCH_DIR:-/tmp}/bench_hash for the
+# next run.  Not part of ctest: it takes a minute or two and wants an idle
+# machine.
 set -euo pipefail
 export LC_ALL=C
 
@@ -22,13 +24,15 @@ ROUNDS=${ROUNDS:-5}
 [ -x "$CALOPS" ] || { echo "bench_hash: no executable '$CALOPS'" >&2; exit 2; }
 CALOPS=$(cd "$(dirname "$CALOPS")" && pwd)/$(basename "$CALOPS")
 
-if [ -n "${BENCH_DIR:-}" ]; then
-	mkdir -p "$BENCH_DIR"
-	WORK=$(mktemp -d "$BENCH_DIR/bench_hash.XXXXXX")
+if [ -n "${BENCH_KEEP:-}" ]; then
+	# Keep the inputs in $BENCH_DIR/bench_hash and reuse them next time.
+	WORK=${BENCH_DIR:-/tmp}/bench_hash
+	mkdir -p "$WORK"
 else
-	WORK=$(mktemp -d /tmp/bench_hash.XXXXXX)
+	mkdir -p "${BENCH_DIR:-/tmp}"
+	WORK=$(mktemp -d "${BENCH_DIR:-/tmp}/bench_hash.XXXXXX")
+	trap 'rm -rf "$WORK"' EXIT
 fi
-trap 'rm -rf "$WORK"' EXIT
 TREE=$WORK/package
 BIG=$WORK/big.bin
 export XDG_CACHE_HOME=$WORK/cache	# never the user's own cache
@@ -108,7 +112,7 @@ median() {
 # Bytes per second that `openssl speed` reports for SHA-256 on 1 MiB blocks.
 speed() {
 	openssl speed -evp sha256 -bytes 1048576 -seconds 1 "$@" 2>/dev/null |
-	    awk '$1 == "sha256" { v = $2 } END { sub(/k$/, "", v); print v * 1000 }'
+	    awk '$1 == "sha256" { v = $2 } END { sub(/k$/, "", v); printf "%.0f\n", v * 1000 }'
 }
 
 xargs_sha256sum() {
@@ -123,9 +127,13 @@ verdict() {
 	    "$([ "$pass" = 1 ] && echo PASS || echo MISS)"
 }
 
-echo "generating in $WORK ..."
 t0=$EPOCHREALTIME
-generate
+if [ ! -f "$WORK/done" ]; then
+	echo "generating in $WORK ..."
+	rm -rf "$TREE" "$BIG" "$XDG_CACHE_HOME"
+	generate
+	touch "$WORK/done"
+fi
 TREE_BYTES=$(find "$TREE" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
 TREE_FILES=$(find "$TREE" -type f | wc -l)
 BIG_BYTES=$(stat -c %s "$BIG")

@@ -1,0 +1,82 @@
+#!/bin/sh
+# bootstrap.sh: set up a fresh Debian 12 machine for calops, build it, and
+# either open the demo or run the whole test suite.
+#
+#   share/bootstrap.sh demo    install what is missing, build, open the demo
+#   share/bootstrap.sh test    install what is missing, build with -Werror,
+#                              run every test, then again under ASan+UBSan,
+#                              then a short smoke run of each fuzz target
+#   share/bootstrap.sh build   install and build only
+#
+# Packages are installed only when missing (apt-get update first).  Run as
+# root, or as a user who may sudo.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-demo}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+build_pkgs="build-essential cmake pkg-config libncurses-dev libyaml-dev
+	libjansson-dev libssh2-1-dev libssl-dev"
+test_pkgs="libcmocka-dev python3 clang libclang-rt-14-dev tmux openssh-server
+	openssl coreutils"
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+install_missing() {
+	missing=
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		    grep -q 'install ok installed' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	say "installing:$missing"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	    --no-install-recommends $missing
+}
+
+configure_build() {
+	dir=$1; shift
+	cmake -S "$top" -B "$top/$dir" "$@" >/dev/null
+	cmake --build "$top/$dir" -j "$jobs"
+}
+
+case $mode in
+demo)
+	install_missing $build_pkgs
+	configure_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	say "the bundled demo: the mid-project example workspace"
+	exec "$top/build/calops" check "$top/share/examples/midproject"
+	;;
+build)
+	install_missing $build_pkgs
+	configure_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	;;
+test)
+	install_missing $build_pkgs $test_pkgs
+	configure_build build -DCALOPS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	(cd "$top/build" && ctest --output-on-failure -j "$jobs")
+	say "again under AddressSanitizer and UndefinedBehaviorSanitizer"
+	configure_build build-asan -DCALOPS_WERROR=ON -DCALOPS_SANITIZE=ON \
+	    -DCMAKE_BUILD_TYPE=Debug
+	(cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ctest --output-on-failure -j "$jobs")
+	if [ -f "$top/tests/fuzz/CMakeLists.txt" ]; then
+		say "a short smoke run of each libFuzzer target"
+		(CC=clang; export CC
+		configure_build build-fuzz -DCALOPS_FUZZ=ON \
+		    -DCALOPS_FUZZ_SECONDS=5 -DCMAKE_BUILD_TYPE=Debug
+		cd "$top/build-fuzz" && ctest --output-on-failure -L fuzz)
+	fi
+	;;
+*)
+	say "usage: share/bootstrap.sh [demo|test|build]"
+	exit 2
+	;;
+esac
