@@ -37,8 +37,8 @@ find_artifact(struct eval *ev, const char *rel)
 	size_t i;
 
 	for (i = 0; i < ev->nartifacts; i++)
-		if (strcmp(ev->artifacts[i].rel, rel) == 0)
-			return &ev->artifacts[i];
+		if (strcmp(ev->artifacts[i]->rel, rel) == 0)
+			return ev->artifacts[i];
 	return NULL;
 }
 
@@ -53,8 +53,8 @@ eval_artifact(struct eval *ev, const char *rel, bool parse)
 		return a;
 	ev->artifacts = xreallocarray(ev->artifacts, ev->nartifacts + 1,
 	    sizeof *ev->artifacts);
-	a = &ev->artifacts[ev->nartifacts++];
-	memset(a, 0, sizeof *a);
+	a = xcalloc(1, sizeof *a);
+	ev->artifacts[ev->nartifacts++] = a;
 	a->rel = xstrdup(rel);
 	a->status = ws_read(&ev->ws, rel, DOC_MAX_BYTES, &a->data, &a->size,
 	    a->msg, sizeof a->msg);
@@ -180,7 +180,7 @@ const struct tree *
 gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 {
 	struct eval *ev = gr->ev;
-	struct tree t;
+	struct tree *t;
 	struct stat st;
 	size_t i;
 	char *abs;
@@ -194,9 +194,9 @@ gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 		errbuf_set(err, errlen, "'%s' is not a folder", rel);
 		return NULL;
 	}
-	memset(&t, 0, sizeof t);
+	t = xcalloc(1, sizeof *t);
 	abs = ws_abs(&ev->ws, rel);
-	(void)hasher_tree(ev->hasher, abs, ev->ws.root, &t);
+	(void)hasher_tree(ev->hasher, abs, ev->ws.root, t);
 	free(abs);
 	ev->trees = xreallocarray(ev->trees, ev->ntrees + 1, sizeof *ev->trees);
 	ev->tree_paths = xreallocarray(ev->tree_paths, ev->ntrees + 1,
@@ -205,11 +205,11 @@ gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 	ev->tree_paths[ev->ntrees] = xstrdup(rel);
 	i = ev->ntrees++;
 found:
-	if (ev->trees[i].err[0] != '\0') {
-		errbuf_set(err, errlen, "%s", ev->trees[i].err);
+	if (ev->trees[i]->err[0] != '\0') {
+		errbuf_set(err, errlen, "%s", ev->trees[i]->err);
 		return NULL;
 	}
-	return &ev->trees[i];
+	return ev->trees[i];
 }
 
 /* One JSON Lines record: parse it, or report why not. */

@@ -93,6 +93,7 @@ buf_detach(struct buf *b, size_t *len)
 
 	if (buf_grow(b, 0) != 0 && b->data == NULL)
 		b->data = xcalloc(1, 1);
+	b->data[b->len] = '\0';	/* new memory is unterminated */
 	p = b->data;
 	if (len != NULL)
 		*len = b->len;

@@ -1,4 +1,4 @@
-/* cmd_hash.c: `calops hash`, sha256sum for files and tree hashes for folders. */
+/* cmd_hash.c: `calops hash`, SHA-256 of files and tree hashes of folders. */
 #include "calops.h"
 
 #include <sys/stat.h>
@@ -44,6 +44,7 @@ complain(const char *path, const char *why)
 {
 	char *s = text_sanitize_str(path), *w = text_sanitize_str(why);
 
+	fflush(stdout);		/* keep the order of the arguments */
 	fprintf(stderr, "calops: cannot read '%s': %s\n", s, w);
 	free(w);
 	free(s);
@@ -81,6 +82,7 @@ hash_folder(struct hasher *h, const char *path, bool list)
 	char *msg;
 
 	if (hasher_tree(h, path, NULL, &t) != 0) {
+		fflush(stdout);
 		msg = text_sanitize_str(t.err);
 		fprintf(stderr, "calops: %s\n", msg);
 		free(msg);
@@ -88,10 +90,13 @@ hash_folder(struct hasher *h, const char *path, bool list)
 		return -1;
 	}
 	if (list) {
-		for (i = 0; i < t.nfiles; i++)
-			printf("%s  %s\n", t.files[i].hash.hex, t.files[i].path);
+		for (i = 0; i < t.nfiles; i++) {
+			printf("%s  %s\n", t.files[i].hash.hex,
+			    t.files[i].path);
+		}
 	} else
-		print_line(t.hex, path, len > 0 && path[len - 1] == '/' ? "" : "/");
+		print_line(t.hex, path, len > 0 && path[len - 1] == '/' ?
+		    "" : "/");
 	tree_release(&t);
 	return 0;
 }
@@ -124,8 +129,9 @@ parse_options(int argc, char **argv, struct hasher_opts *opts, bool *list)
 			n = strtol(optarg, &end, 10);
 			if (errno != 0 || end == optarg || *end != '\0' ||
 			    n < 1 || n > MAX_THREADS) {
-				fprintf(stderr, "calops: --threads wants a number "
-				    "from 1 to %d, not '%s'\n", MAX_THREADS, optarg);
+				fprintf(stderr, "calops: --threads wants a "
+				    "number from 1 to %d, not '%s'\n",
+				    MAX_THREADS, optarg);
 				return -1;
 			}
 			opts->threads = (int)n;
@@ -151,7 +157,7 @@ parse_options(int argc, char **argv, struct hasher_opts *opts, bool *list)
 struct arg {
 	const char		*path;
 	struct stat		 st;
-	bool			 ok;		/* st is valid */
+	int			 staterr;	/* errno of stat(), or 0 */
 	struct hash_result	 res;		/* for a regular file */
 };
 
@@ -165,7 +171,7 @@ hash_files(struct hasher *h, struct arg *args, size_t n)
 	size_t i, m = 0;
 
 	for (i = 0; i < n; i++) {
-		if (args[i].ok && S_ISREG(args[i].st.st_mode)) {
+		if (args[i].staterr == 0 && S_ISREG(args[i].st.st_mode)) {
 			index[m] = i;
 			files[m++] = args[i].path;
 		}
@@ -182,8 +188,10 @@ hash_files(struct hasher *h, struct arg *args, size_t n)
 static int
 hash_arg(struct hasher *h, const struct arg *a, bool list)
 {
-	if (!a->ok)
+	if (a->staterr != 0) {
+		complain(a->path, strerror(a->staterr));
 		return -1;
+	}
 	if (S_ISDIR(a->st.st_mode))
 		return hash_folder(h, a->path, list);
 	if (!S_ISREG(a->st.st_mode)) {
@@ -217,17 +225,13 @@ cmd_hash(int argc, char **argv)
 	args = xcalloc(n, sizeof *args);
 	for (i = 0; i < n; i++) {
 		args[i].path = argv[first + i];
-		if (stat(args[i].path, &args[i].st) == 0)
-			args[i].ok = true;
-		else {
-			complain(args[i].path, strerror(errno));
-			rc = 1;
-		}
+		if (stat(args[i].path, &args[i].st) != 0)
+			args[i].staterr = errno;
 	}
 	h = hasher_new(&opts);
 	hash_files(h, args, n);
 	for (i = 0; i < n; i++) {
-		if (args[i].ok && hash_arg(h, &args[i], list) != 0)
+		if (hash_arg(h, &args[i], list) != 0)
 			rc = 1;
 	}
 	hasher_free(h);

@@ -60,6 +60,8 @@ parse_field(const char *d, size_t len, size_t *i, size_t *line, struct buf *f,
 				}
 			} else if (d[*i] == '\n')
 				(*line)++;
+			else if (d[*i] == '\0')
+				goto nul;
 			if (buf_addc(f, d[*i]) != 0)
 				goto toolong;
 		}
@@ -80,6 +82,8 @@ parse_field(const char *d, size_t len, size_t *i, size_t *line, struct buf *f,
 			*errline = *line;
 			return -1;
 		}
+		if (d[*i] == '\0')
+			goto nul;
 		if (buf_addc(f, d[*i]) != 0)
 			goto toolong;
 	}
@@ -87,6 +91,11 @@ parse_field(const char *d, size_t len, size_t *i, size_t *line, struct buf *f,
 toolong:
 	errbuf_set(err, errlen, "field longer than %u bytes", CSV_MAX_FIELD);
 	*errline = start_line;
+	return -1;
+nul:
+	/* Fields are C strings: a NUL would cut one short unseen. */
+	errbuf_set(err, errlen, "a NUL byte inside a field");
+	*errline = *line;
 	return -1;
 }
 

@@ -157,6 +157,21 @@ looks_float(const char *s)
 	return *p == '\0';
 }
 
+/* The core schema's .inf and .nan spellings, which JSON cannot hold. */
+static bool
+is_nonfinite(const char *s)
+{
+	static const char *const names[] = { ".inf", ".Inf", ".INF", ".nan",
+	    ".NaN", ".NAN" };
+	bool sign = *s == '-' || *s == '+';
+	size_t i;
+
+	for (i = 0; i < nitems(names); i++)
+		if (strcmp(s + sign, names[i]) == 0)
+			return !sign || i < 3;	/* the schema has no signed .nan */
+	return false;
+}
+
 /* Type a plain scalar by the YAML 1.2 core schema; NULL with err set when it
  * is a number that cannot be represented. */
 static json_t *
@@ -195,9 +210,7 @@ resolve_plain(const char *s, size_t len, const yaml_mark_t *m,
 		}
 		return json_integer(ll);
 	}
-	if (strcmp(s, ".inf") == 0 || strcmp(s, "-.inf") == 0 ||
-	    strcmp(s, ".nan") == 0 || strcmp(s, ".NaN") == 0 ||
-	    strcmp(s, "+.inf") == 0 || strcmp(s, ".Inf") == 0) {
+	if (is_nonfinite(s)) {
 		err_set(err, m->line + 1, m->column + 1,
 		    "non-finite number '%s' is not supported", s);
 		return NULL;
@@ -223,10 +236,15 @@ scalar_value(const yaml_event_t *ev, struct doc_error *err)
 	const char *tag = (const char *)ev->data.scalar.tag;
 	json_t *v;
 
+	if (strlen(s) != len) {
+		/* A "\0" escape; JSON documents may not hold one either. */
+		err_set(err, ev->start_mark.line + 1, ev->start_mark.column + 1,
+		    "scalar contains a NUL character");
+		return NULL;
+	}
 	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 	    (tag == NULL || strcmp(tag, "!") != 0) &&
-	    (tag == NULL || strcmp(tag, YAML_STR_TAG) != 0) &&
-	    strlen(s) == len)
+	    (tag == NULL || strcmp(tag, YAML_STR_TAG) != 0))
 		return resolve_plain(s, len, &ev->start_mark, err);
 	v = json_stringn(s, len);
 	if (v == NULL)
@@ -326,6 +344,13 @@ on_scalar(struct builder *b, const yaml_event_t *ev)
 		f->key = xstrdup((const char *)ev->data.scalar.value);
 		f->key_line = m->line + 1;
 		f->key_col = m->column + 1;
+		if (ev->data.scalar.anchor != NULL) {
+			/* Keys are strings, so an alias of a key is one too. */
+			v = json_string(f->key);
+			register_anchor(b, (const char *)ev->data.scalar.anchor,
+			    v, 1);
+			json_decref(v);
+		}
 		return 0;
 	}
 	if ((v = scalar_value(ev, b->err)) == NULL)
@@ -344,6 +369,7 @@ on_alias(struct builder *b, const yaml_event_t *ev)
 	const char *name = (const char *)ev->data.alias.anchor;
 	json_t *a;
 	size_t count;
+	char *ptr;
 
 	if (expecting_key(b)) {
 		err_set(b->err, m->line + 1, m->column + 1,
@@ -363,6 +389,9 @@ on_alias(struct builder *b, const yaml_event_t *ev)
 		return -1;
 	}
 	b->budget -= count;
+	ptr = next_ptr(b);
+	note_pos(b, ptr, m->line + 1, m->column + 1);
+	free(ptr);
 	return attach(b, json_incref(json_array_get(a, 0)), count, m);
 }
 
@@ -424,6 +453,12 @@ on_event(struct builder *b, const yaml_event_t *ev)
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
 		return on_close(b, ev);
+	case YAML_DOCUMENT_START_EVENT:
+		if (b->d->root == NULL)
+			return 0;
+		err_set(b->err, ev->start_mark.line + 1,
+		    ev->start_mark.column + 1, "more than one document");
+		return -1;
 	default:
 		return 0;
 	}
@@ -441,6 +476,32 @@ builder_unwind(struct builder *b)
 		free(f->key);
 	}
 	json_decref(b->anchors);
+}
+
+/*
+ * libyaml's reader (bad UTF-8, control characters) gives a byte offset
+ * rather than a mark; count lines and characters up to it.
+ */
+static void
+parse_error(const yaml_parser_t *p, const char *data, size_t len,
+    struct doc_error *err)
+{
+	yaml_mark_t m = p->problem_mark;
+	size_t i;
+
+	if (p->error == YAML_READER_ERROR) {
+		m.line = m.column = 0;
+		for (i = 0; i < p->problem_offset && i < len; i++) {
+			if (data[i] == '\n')
+				m.line++, m.column = 0;
+			else if ((data[i] & 0xc0) != 0x80)
+				m.column++;
+		}
+	}
+	err_set(err, m.line + 1, m.column + 1, "%s%s%s",
+	    p->problem != NULL ? p->problem : "syntax error",
+	    p->context != NULL ? " " : "",
+	    p->context != NULL ? p->context : "");
 }
 
 int
@@ -471,11 +532,7 @@ doc_parse_yaml(struct doc *d, const char *data, size_t len,
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 	while (!done && rc == 0) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			err_set(err, parser.problem_mark.line + 1,
-			    parser.problem_mark.column + 1, "%s%s%s",
-			    parser.problem != NULL ? parser.problem : "syntax error",
-			    parser.context != NULL ? " " : "",
-			    parser.context != NULL ? parser.context : "");
+			parse_error(&parser, data, len, err);
 			rc = -1;
 			break;
 		}

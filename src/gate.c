@@ -195,13 +195,15 @@ eval_release(struct eval *ev)
 	}
 	findings_release(&ev->project);
 	for (i = 0; i < ev->nartifacts; i++) {
-		free(ev->artifacts[i].rel);
-		free(ev->artifacts[i].data);
-		doc_release(&ev->artifacts[i].doc);
+		free(ev->artifacts[i]->rel);
+		free(ev->artifacts[i]->data);
+		doc_release(&ev->artifacts[i]->doc);
+		free(ev->artifacts[i]);
 	}
 	free(ev->artifacts);
 	for (i = 0; i < ev->ntrees; i++) {
-		tree_release(&ev->trees[i]);
+		tree_release(ev->trees[i]);
+		free(ev->trees[i]);
 		free(ev->tree_paths[i]);
 	}
 	free(ev->trees);

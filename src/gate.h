@@ -93,9 +93,11 @@ struct eval {
 	struct gate_result	 gates[GATE_COUNT];
 	struct findings		 project;	/* BLOCKED_COMPILER findings */
 	struct source_facts	 src;
-	struct artifact		*artifacts;	/* loaded once, shared */
+	/* Each artifact and tree is allocated on its own, so that a pointer
+	 * handed out stays valid while more are loaded. */
+	struct artifact		**artifacts;	/* loaded once, shared */
 	size_t			 nartifacts;
-	struct tree		*trees;		/* hashed folders, memoised */
+	struct tree		**trees;	/* hashed folders, memoised */
 	char			**tree_paths;
 	size_t			 ntrees;
 	json_t			*scratch;	/* owns values gates share */

@@ -45,6 +45,7 @@
 
 #include <openssl/evp.h>
 
+#include "buf.h"
 #include "hash.h"
 #include "hashcache.h"
 
@@ -54,6 +55,7 @@
 #define RING_N		4		/* ring blocks read ahead */
 #define BIG_FILE	(32u << 20)	/* worth a reader thread */
 #define MAX_THREADS	256
+#define MAX_WALKERS	16		/* threads listing one tree */
 #define RACY_NS		1000000000LL
 #define PROGRESS_NS	50000000LL	/* at most 20 progress calls a second */
 
@@ -73,7 +75,7 @@ struct job {
 	int			 dirfd;		/* AT_FDCWD or a tree's root */
 	const char		*path;
 	int			 oflags;	/* O_NOFOLLOW inside trees */
-	uint64_t		 size;		/* from stat: the order of work */
+	uint64_t		 size;		/* from stat: sets the order */
 	struct hash_result	*res;
 	struct hashcache_key	 key;
 	unsigned char		 md[HASHCACHE_MDLEN];
@@ -88,9 +90,9 @@ struct pool {
 	atomic_int		 active;	/* workers still taking jobs */
 	int			 threads;	/* cores we may keep busy */
 	atomic_uint_fast64_t	 done;		/* bytes hashed so far */
-	pthread_mutex_t		 mu;
-	pthread_cond_t		 cv;
-	size_t			 finished;	/* jobs complete, under mu */
+	atomic_size_t		 finished;	/* jobs complete */
+	pthread_mutex_t		 mu;		/* for cv */
+	pthread_cond_t		 cv;		/* signalled when all are */
 };
 
 /* A worker's digest context and read() buffer. */
@@ -104,7 +106,7 @@ static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 
 static _Thread_local sigjmp_buf *volatile bus_guard;
 static struct sigaction bus_old;
-static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 sha256_fetch(void)
@@ -139,17 +141,25 @@ bus_handler(int sig, siginfo_t *si, void *uc)
 	sigaction(sig, &bus_old, NULL);
 }
 
+/* Put the handler in place unless it is: checked by each hasher_new(), as
+ * someone (a test harness) may have replaced it since. */
 static void
 bus_install(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, cur;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = bus_handler;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, &bus_old) != 0)
-		fatal("cannot install the SIGBUS handler: %s", strerror(errno));
+	pthread_mutex_lock(&bus_lock);
+	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != bus_handler)) {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = bus_handler;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &bus_old) != 0)
+			fatal("cannot install a SIGBUS handler: %s",
+			    strerror(errno));
+	}
+	pthread_mutex_unlock(&bus_lock);
 }
 
 static void
@@ -181,7 +191,8 @@ hash_is_hex(const char *s)
 	size_t i;
 
 	for (i = 0; i < HASH_HEX_LEN; i++) {
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
 			return false;
 	}
 	return s[HASH_HEX_LEN] == '\0';
@@ -193,16 +204,13 @@ hasher_new(const struct hasher_opts *opts)
 	struct hasher *h = xcalloc(1, sizeof *h);
 	long n;
 
-	pthread_once(&bus_once, bus_install);
-	h->table = hashcache_new(sha256_md());
+	bus_install();
+	h->table = hashcache_new();
 	if (opts != NULL && opts->threads > 0)
-		h->threads = opts->threads;
-	else {
+		n = opts->threads;
+	else
 		n = sysconf(_SC_NPROCESSORS_ONLN);
-		h->threads = n < 1 ? 1 : (n > MAX_THREADS ? MAX_THREADS : (int)n);
-	}
-	if (h->threads > MAX_THREADS)
-		h->threads = MAX_THREADS;
+	h->threads = n < 1 ? 1 : (int)(n < MAX_THREADS ? n : MAX_THREADS);
 	if (opts != NULL && opts->use_cache) {
 		if (opts->cache_path != NULL)
 			h->cache_path = xstrdup(opts->cache_path);
@@ -259,6 +267,7 @@ stat_key(const struct stat *st, struct hashcache_key *k)
 	k->ctime_ns = ts_ns(&st->st_ctim);
 }
 
+/* Whether two stat() results name the same version of the same file. */
 static bool
 same_version(const struct stat *a, const struct stat *b)
 {
@@ -330,7 +339,6 @@ struct ring {
 	uint64_t	 head;		/* blocks filled */
 	uint64_t	 tail;		/* blocks hashed */
 	bool		 eof;		/* no block after head */
-	bool		 stop;
 	int		 err;
 };
 
@@ -354,6 +362,8 @@ read_block(int fd, unsigned char *b)
 	return (ssize_t)got;
 }
 
+/* The helper thread: fill free blocks until end of file (the consumer
+ * always drains the ring to the end). */
 static void *
 ring_reader(void *arg)
 {
@@ -361,20 +371,18 @@ ring_reader(void *arg)
 	unsigned char *b;
 	ssize_t n;
 	bool end;
+	int err;
 
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
-		while (r->head - r->tail == RING_N && !r->stop)
+		while (r->head - r->tail == RING_N)
 			pthread_cond_wait(&r->cv, &r->mu);
-		end = r->stop;
 		b = r->buf[r->head % RING_N];
 		pthread_mutex_unlock(&r->mu);
-		if (end)
-			return NULL;
 		n = read_block(r->fd, b);
+		err = n < 0 ? errno : 0;
 		pthread_mutex_lock(&r->mu);
-		if (n < 0)
-			r->err = errno;
+		r->err = err;
 		if (n > 0)
 			r->len[r->head++ % RING_N] = (size_t)n;
 		end = r->eof = n < (ssize_t)WINDOW;
@@ -448,25 +456,30 @@ hash_fd(struct pool *p, struct hashctx *hc, int fd, uint64_t size,
     unsigned char *md, uint64_t *bytes)
 {
 	int err = -1;
+	bool tried = false;
 
 	*bytes = 0;
 	if (EVP_DigestInit_ex(hc->ctx, sha256_md(), NULL) != 1)
 		fatal("SHA-256 failed");
-	if (size >= BIG_FILE && atomic_load(&p->active) < p->threads)
+	if (size >= BIG_FILE && atomic_load(&p->active) < p->threads) {
 		err = hash_ring(p, hc, fd, bytes);
+		tried = true;
+	}
 	if (err == -1 && size >= SMALL_FILE && size <= SIZE_MAX) {
 		if ((err = hash_mmap(p, hc, fd, (size_t)size)) == 0)
 			*bytes = size;
+		tried = true;
 	}
-	if (err == -1) {
+	if (err == -1 && tried) {
 		/* Start again: a mapping may have been hashed in part. */
 		if (lseek(fd, 0, SEEK_SET) != 0)
 			return errno;
 		if (EVP_DigestInit_ex(hc->ctx, sha256_md(), NULL) != 1)
 			fatal("SHA-256 failed");
 		*bytes = 0;
-		err = hash_read(p, hc, fd, bytes);
 	}
+	if (err == -1)
+		err = hash_read(p, hc, fd, bytes);
 	if (err == 0 && EVP_DigestFinal_ex(hc->ctx, md, NULL) != 1)
 		fatal("SHA-256 failed");
 	return err;
@@ -522,6 +535,7 @@ job_run(struct pool *p, struct job *j, struct hashctx *hc)
 		j->cache = CACHE_PERSIST;
 }
 
+/* A pool thread: take the next job until none is left. */
 static void *
 pool_worker(void *arg)
 {
@@ -534,10 +548,11 @@ pool_worker(void *arg)
 	hc.buf = xmalloc(READ_BUF);
 	while ((i = atomic_fetch_add(&p->next, 1)) < p->njobs) {
 		job_run(p, p->jobs[i], &hc);
-		pthread_mutex_lock(&p->mu);
-		p->finished++;
-		pthread_cond_signal(&p->cv);
-		pthread_mutex_unlock(&p->mu);
+		if (atomic_fetch_add(&p->finished, 1) + 1 == p->njobs) {
+			pthread_mutex_lock(&p->mu);
+			pthread_cond_signal(&p->cv);
+			pthread_mutex_unlock(&p->mu);
+		}
 	}
 	atomic_fetch_sub(&p->active, 1);
 	free(hc.buf);
@@ -545,6 +560,7 @@ pool_worker(void *arg)
 	return NULL;
 }
 
+/* Largest first: the pool's threads then finish at about the same time. */
 static int
 job_cmp_size(const void *a, const void *b)
 {
@@ -556,6 +572,15 @@ job_cmp_size(const void *a, const void *b)
 	return 0;
 }
 
+/* Tell the caller how far we are (a file may grow: never past total). */
+static void
+report(struct hasher *h, uint64_t done, uint64_t total)
+{
+	if (h->progress != NULL)
+		h->progress(h->progress_arg,
+		    total != 0 && done > total ? total : done, total);
+}
+
 /* Wait for the workers, reporting progress from the caller's thread. */
 static void
 pool_wait(struct hasher *h, struct pool *p, uint64_t done0, uint64_t total)
@@ -564,7 +589,11 @@ pool_wait(struct hasher *h, struct pool *p, uint64_t done0, uint64_t total)
 	int64_t last = 0;
 
 	pthread_mutex_lock(&p->mu);
-	while (p->finished < p->njobs) {
+	while (atomic_load(&p->finished) < p->njobs) {
+		if (h->progress == NULL) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += PROGRESS_NS;
 		if (until.tv_nsec >= 1000000000L) {
@@ -573,12 +602,11 @@ pool_wait(struct hasher *h, struct pool *p, uint64_t done0, uint64_t total)
 		}
 		pthread_cond_timedwait(&p->cv, &p->mu, &until);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (h->progress == NULL || ts_ns(&now) - last < PROGRESS_NS)
+		if (ts_ns(&now) - last < PROGRESS_NS)
 			continue;
 		last = ts_ns(&now);
 		pthread_mutex_unlock(&p->mu);
-		h->progress(h->progress_arg, done0 + atomic_load(&p->done),
-		    total);
+		report(h, done0 + atomic_load(&p->done), total);
 		pthread_mutex_lock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -602,6 +630,7 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 	atomic_init(&p.next, 0);
 	atomic_init(&p.active, (int)want);
 	atomic_init(&p.done, 0);
+	atomic_init(&p.finished, 0);
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
 	tids = xcalloc(want, sizeof *tids);
@@ -620,8 +649,7 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 	pool_wait(h, &p, done0, total);
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
-	if (h->progress != NULL)
-		h->progress(h->progress_arg, done0 + atomic_load(&p.done), total);
+	report(h, done0 + atomic_load(&p.done), total);
 	free(tids);
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
@@ -651,8 +679,7 @@ jobs_finish(struct hasher *h, struct job **todo, size_t n, uint64_t done0,
 	size_t i;
 
 	if (n == 0) {
-		if (h->progress != NULL)
-			h->progress(h->progress_arg, done0, total);
+		report(h, done0, total);
 		return;
 	}
 	pool_run(h, todo, n, done0, total);
@@ -682,7 +709,8 @@ hasher_files(struct hasher *h, size_t n, const char *const *paths,
 		if (stat(paths[i], &st) != 0)
 			job_fail(&jobs[i], errno);
 		else if (!S_ISREG(st.st_mode))
-			job_fail(&jobs[i], S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+			job_fail(&jobs[i],
+			    S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
 		else {
 			total += (uint64_t)st.st_size;
 			if (job_lookup(h, &jobs[i], &st))
@@ -705,22 +733,44 @@ hasher_file(struct hasher *h, const char *path, struct hash_result *res)
 	return hasher_files(h, 1, &path, res) == 0 ? 0 : -1;
 }
 
+/*
+ * Trees are listed by a few threads at once (the stat() of every file is
+ * most of the cost of a warm check): a shared stack of directories still to
+ * list, each thread keeping what it finds; the findings are merged and
+ * sorted afterwards, so the result does not depend on the scheduling.
+ */
+
 /* A regular file met by the walk. */
 struct walk_file {
 	char		*path;		/* relative to the root */
 	struct stat	 st;
 };
 
-/* The state of one tree walk. */
-struct walk {
-	const char		*dir;		/* as given by the caller */
-	char			*within;	/* links must resolve under it */
-	struct tree		*tree;		/* links and err are filled */
+/* What one walking thread found. */
+struct walker {
+	struct walk		*w;
 	struct walk_file	*files;
 	size_t			 nfiles;
 	size_t			 filealloc;
+	struct tree_link	*links;
+	size_t			 nlinks;
 	size_t			 linkalloc;
-	bool			 failed;
+	char			*errpath;	/* the failure first in order */
+	const char		*errwhat;
+	int			 err;
+};
+
+/* The state shared by the threads walking one tree. */
+struct walk {
+	const char		*dir;		/* as given by the caller */
+	char			*within;	/* links must stay under it */
+	int			 rootfd;
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;
+	char			**stack;	/* directories to list */
+	size_t			 nstack;
+	size_t			 stackalloc;
+	size_t			 pending;	/* stacked or being listed */
 };
 
 /* dir/rel, or dir alone when rel is empty; a new string. */
@@ -736,21 +786,19 @@ path_join(const char *dir, const char *rel)
 	return xasprintf("%s/%s", dir, rel);
 }
 
-/* Remember the first failure (as "cannot <what> 'dir/rel': reason"). */
+/* Keep the failure whose path sorts first, so the report is stable. */
 static void
-walk_error(struct walk *w, const char *what, const char *rel, int err)
+walker_error(struct walker *k, const char *what, const char *rel, int err)
 {
-	char *full;
-
-	w->failed = true;
-	if (w->tree->err[0] != '\0')
+	if (k->errpath != NULL && strcmp(rel, k->errpath) >= 0)
 		return;
-	full = path_join(w->dir, rel);
-	errbuf_set(w->tree->err, sizeof w->tree->err, "cannot %s '%s': %s",
-	    what, full, strerror(err));
-	free(full);
+	free(k->errpath);
+	k->errpath = xstrdup(rel);
+	k->errwhat = what;
+	k->err = err;
 }
 
+/* Whether the real path `real` is dir or lies below it. */
 static bool
 path_under(const char *real, const char *dir)
 {
@@ -765,9 +813,8 @@ path_under(const char *real, const char *dir)
 /* Record a symbolic link and whether it leads outside w->within; one that
  * dangles or loops cannot be shown to stay inside, so it counts as out. */
 static void
-walk_link(struct walk *w, int dfd, const char *name, char *rel)
+walker_link(struct walker *k, int dfd, const char *name, char *rel)
 {
-	struct tree *t = w->tree;
 	struct tree_link *l;
 	char target[PATH_MAX + 1], *full, *real;
 	ssize_t n;
@@ -775,80 +822,88 @@ walk_link(struct walk *w, int dfd, const char *name, char *rel)
 	if ((n = readlinkat(dfd, name, target, sizeof target - 1)) < 0)
 		n = 0;
 	target[n] = '\0';
-	full = path_join(w->dir, rel);
+	full = path_join(k->w->dir, rel);
 	real = realpath(full, NULL);
-	if (t->nlinks == w->linkalloc) {
-		w->linkalloc = w->linkalloc == 0 ? 16 : w->linkalloc * 2;
-		t->links = xreallocarray(t->links, w->linkalloc, sizeof *l);
+	if (k->nlinks == k->linkalloc) {
+		k->linkalloc = k->linkalloc == 0 ? 16 : k->linkalloc * 2;
+		k->links = xreallocarray(k->links, k->linkalloc, sizeof *l);
 	}
-	l = &t->links[t->nlinks++];
+	l = &k->links[k->nlinks++];
 	l->path = rel;
 	l->target = xstrdup(target);
-	l->outside = real == NULL || !path_under(real, w->within);
+	l->outside = real == NULL || !path_under(real, k->w->within);
 	free(real);
 	free(full);
 }
 
 static void
-walk_add_file(struct walk *w, char *rel, const struct stat *st)
+walker_file(struct walker *k, char *rel, const struct stat *st)
 {
-	if (w->nfiles == w->filealloc) {
-		w->filealloc = w->filealloc == 0 ? 256 : w->filealloc * 2;
-		w->files = xreallocarray(w->files, w->filealloc,
-		    sizeof *w->files);
+	if (k->nfiles == k->filealloc) {
+		k->filealloc = k->filealloc == 0 ? 256 : k->filealloc * 2;
+		k->files = xreallocarray(k->files, k->filealloc,
+		    sizeof *k->files);
 	}
-	w->files[w->nfiles].path = rel;
-	w->files[w->nfiles++].st = *st;
+	k->files[k->nfiles].path = rel;
+	k->files[k->nfiles++].st = *st;
 }
 
-static void walk_dir(struct walk *, int, const char *);
+/* Stack a directory to be listed by whichever thread is free. */
+static void
+walk_push(struct walk *w, char *rel)
+{
+	pthread_mutex_lock(&w->mu);
+	if (w->nstack == w->stackalloc) {
+		w->stackalloc = w->stackalloc == 0 ? 64 : w->stackalloc * 2;
+		w->stack = xreallocarray(w->stack, w->stackalloc,
+		    sizeof *w->stack);
+	}
+	w->stack[w->nstack++] = rel;
+	w->pending++;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
 
 /* Sort one directory entry into files, links and subdirectories, like
  * find -type f: nothing else counts and no link is followed. */
 static void
-walk_entry(struct walk *w, int dfd, const char *name, unsigned char type,
+walker_entry(struct walker *k, int dfd, const char *name, unsigned char type,
     char *rel)
 {
 	struct stat st;
-	int fd;
 
 	if (type == DT_UNKNOWN || type == DT_REG) {
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			walk_error(w, "read", rel, errno);
+			walker_error(k, "read", rel, errno);
 			free(rel);
 			return;
 		}
 		type = IFTODT(st.st_mode);
 	}
-	if (type == DT_REG) {
-		walk_add_file(w, rel, &st);
-		return;
-	}
-	if (type == DT_LNK) {
-		walk_link(w, dfd, name, rel);
-		return;
-	}
-	if (type == DT_DIR) {
-		fd = openat(dfd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd == -1)
-			walk_error(w, "open", rel, errno);
-		else
-			walk_dir(w, fd, rel);
-	}
-	free(rel);
+	if (type == DT_REG)
+		walker_file(k, rel, &st);
+	else if (type == DT_LNK)
+		walker_link(k, dfd, name, rel);
+	else if (type == DT_DIR)
+		walk_push(k->w, rel);
+	else
+		free(rel);
 }
 
-/* List the directory open on dfd (which this closes) recursively. */
+/* List one directory, relative to the root. */
 static void
-walk_dir(struct walk *w, int dfd, const char *rel)
+walker_dir(struct walker *k, const char *rel)
 {
 	struct dirent *de;
 	DIR *d;
+	int fd;
 
-	if ((d = fdopendir(dfd)) == NULL) {
-		walk_error(w, "open", rel, errno);
-		close(dfd);
+	fd = openat(k->w->rootfd, rel[0] == '\0' ? "." : rel,
+	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		walker_error(k, "open", rel, errno);
+		if (fd != -1)
+			close(fd);
 		return;
 	}
 	for (;;) {
@@ -858,13 +913,66 @@ walk_dir(struct walk *w, int dfd, const char *rel)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		walk_entry(w, dirfd(d), de->d_name, de->d_type,
+		walker_entry(k, dirfd(d), de->d_name, de->d_type,
 		    rel[0] == '\0' ? xstrdup(de->d_name) :
 		    xasprintf("%s/%s", rel, de->d_name));
 	}
 	if (errno != 0)
-		walk_error(w, "list", rel, errno);
+		walker_error(k, "list", rel, errno);
 	closedir(d);
+}
+
+/* A walking thread: list directories until none is left or pending. */
+static void *
+walker_run(void *arg)
+{
+	struct walker *k = arg;
+	struct walk *w = k->w;
+	char *rel;
+
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		while (w->nstack == 0 && w->pending > 0)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->nstack == 0) {
+			pthread_mutex_unlock(&w->mu);
+			return NULL;
+		}
+		rel = w->stack[--w->nstack];
+		pthread_mutex_unlock(&w->mu);
+		walker_dir(k, rel);
+		free(rel);
+		pthread_mutex_lock(&w->mu);
+		if (--w->pending == 0)
+			pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+/* Walk from the root on up to n threads (the caller's among them). */
+static void
+walk_run(struct walk *w, struct walker *ks, size_t n)
+{
+	pthread_t *tids = xcalloc(n, sizeof *tids);
+	size_t i, started = 0;
+
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	walk_push(w, xstrdup(""));
+	for (i = 0; i < n; i++)
+		ks[i].w = w;
+	for (i = 1; i < n; i++) {
+		if (pthread_create(&tids[i], NULL, walker_run, &ks[i]) != 0)
+			break;
+		started++;
+	}
+	walker_run(&ks[0]);
+	for (i = 1; i <= started; i++)
+		pthread_join(tids[i], NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w->stack);
+	free(tids);
 }
 
 static int
@@ -875,67 +983,154 @@ walk_file_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-/* The tree hash: SHA-256 of the canonical listing. */
+static int
+tree_link_cmp(const void *a, const void *b)
+{
+	const struct tree_link *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+/* Merge what the walkers found into one sorted list of files (returned)
+ * and t->links; report the first failure in path order. */
+static struct walk_file *
+walk_merge(struct walk *w, struct walker *ks, size_t n, struct tree *t,
+    size_t *nfiles)
+{
+	struct walk_file *files;
+	struct walker *bad = NULL;
+	size_t i, nf = 0, nl = 0;
+	char *full;
+
+	for (i = 0; i < n; i++) {
+		nf += ks[i].nfiles;
+		nl += ks[i].nlinks;
+		if (ks[i].errpath != NULL && (bad == NULL ||
+		    strcmp(ks[i].errpath, bad->errpath) < 0))
+			bad = &ks[i];
+	}
+	files = xcalloc(nf, sizeof *files);
+	t->links = xcalloc(nl, sizeof *t->links);
+	for (i = 0, nf = 0; i < n; i++) {
+		if (ks[i].nfiles != 0)
+			memcpy(files + nf, ks[i].files,
+			    ks[i].nfiles * sizeof *files);
+		nf += ks[i].nfiles;
+		if (ks[i].nlinks != 0)
+			memcpy(t->links + t->nlinks, ks[i].links,
+			    ks[i].nlinks * sizeof *t->links);
+		t->nlinks += ks[i].nlinks;
+	}
+	qsort(files, nf, sizeof *files, walk_file_cmp);
+	qsort(t->links, t->nlinks, sizeof *t->links, tree_link_cmp);
+	if (bad != NULL) {
+		full = path_join(w->dir, bad->errpath);
+		errbuf_set(t->err, sizeof t->err, "cannot %s '%s': %s",
+		    bad->errwhat, full, strerror(bad->err));
+		free(full);
+	}
+	*nfiles = nf;
+	return files;
+}
+
+/* The tree hash: SHA-256 of the canonical listing, fed in large pieces. */
 static void
 tree_digest(struct tree *t)
 {
 	EVP_MD_CTX *ctx;
 	unsigned char md[EVP_MAX_MD_SIZE];
+	struct buf b;
 	size_t i;
 
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
 		fatal("out of memory allocating a digest context");
 	if (EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1)
 		fatal("SHA-256 failed");
+	buf_init(&b, 0);
 	for (i = 0; i < t->nfiles; i++) {
-		if (EVP_DigestUpdate(ctx, t->files[i].hash.hex,
-		    HASH_HEX_LEN) != 1 ||
-		    EVP_DigestUpdate(ctx, "  ", 2) != 1 ||
-		    EVP_DigestUpdate(ctx, t->files[i].path,
-		    strlen(t->files[i].path)) != 1 ||
-		    EVP_DigestUpdate(ctx, "\n", 1) != 1)
+		if (buf_add(&b, t->files[i].hash.hex, HASH_HEX_LEN) != 0 ||
+		    buf_add(&b, "  ", 2) != 0 ||
+		    buf_adds(&b, t->files[i].path) != 0 ||
+		    buf_addc(&b, '\n') != 0)
+			fatal("tree listing too long");
+		if (b.len < (64u << 10) && i + 1 < t->nfiles)
+			continue;
+		if (EVP_DigestUpdate(ctx, b.data, b.len) != 1)
 			fatal("SHA-256 failed");
+		buf_reset(&b);
 	}
 	if (EVP_DigestFinal_ex(ctx, md, NULL) != 1)
 		fatal("SHA-256 failed");
+	buf_release(&b);
 	EVP_MD_CTX_free(ctx);
 	md_hex(md, t->hex);
 }
 
-/* Hash the files the walk found (sorted), relative to the open root. */
-static void
-walk_hash(struct hasher *h, struct walk *w, int rootfd)
+/* Hash the sorted files relative to the open root; -1 when one fails. */
+static int
+tree_hash_files(struct hasher *h, struct walk *w, struct walk_file *files,
+    struct tree *t)
 {
-	struct tree *t = w->tree;
 	struct job *jobs, **todo;
 	uint64_t done = 0, total = 0;
 	size_t i, m = 0;
+	char *full;
+	int rc = 0;
 
-	qsort(w->files, w->nfiles, sizeof *w->files, walk_file_cmp);
-	t->files = xcalloc(w->nfiles, sizeof *t->files);
-	t->nfiles = w->nfiles;
-	jobs = xcalloc(w->nfiles, sizeof *jobs);
-	todo = xcalloc(w->nfiles, sizeof *todo);
-	for (i = 0; i < w->nfiles; i++) {
-		t->files[i].path = w->files[i].path;
-		jobs[i].dirfd = rootfd;
+	jobs = xcalloc(t->nfiles, sizeof *jobs);
+	todo = xcalloc(t->nfiles, sizeof *todo);
+	for (i = 0; i < t->nfiles; i++) {
+		t->files[i].path = files[i].path;
+		jobs[i].dirfd = w->rootfd;
 		jobs[i].path = t->files[i].path;
 		jobs[i].oflags = O_NOFOLLOW;
 		jobs[i].res = &t->files[i].hash;
-		total += (uint64_t)w->files[i].st.st_size;
-		if (job_lookup(h, &jobs[i], &w->files[i].st))
-			done += (uint64_t)w->files[i].st.st_size;
+		total += (uint64_t)files[i].st.st_size;
+		if (job_lookup(h, &jobs[i], &files[i].st))
+			done += (uint64_t)files[i].st.st_size;
 		else
 			todo[m++] = &jobs[i];
 	}
 	jobs_finish(h, todo, m, done, total);
-	for (i = 0; i < t->nfiles; i++) {
-		if (t->files[i].hash.err != 0)
-			walk_error(w, "read", t->files[i].path,
-			    t->files[i].hash.err);
+	for (i = 0; i < t->nfiles && rc == 0; i++) {
+		if (t->files[i].hash.err == 0)
+			continue;
+		rc = -1;
+		if (t->err[0] != '\0')
+			break;
+		full = path_join(w->dir, t->files[i].path);
+		errbuf_set(t->err, sizeof t->err, "cannot read '%s': %s",
+		    full, strerror(t->files[i].hash.err));
+		free(full);
 	}
 	free(todo);
 	free(jobs);
+	return rc;
+}
+
+/* Open the root and settle `within`; -1 with t->err set. */
+static int
+walk_open(struct walk *w, const char *dir, const char *within,
+    struct tree *t)
+{
+	size_t len;
+
+	memset(w, 0, sizeof *w);
+	w->dir = dir;
+	if ((w->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (within == NULL && (w->within = realpath(dir, NULL)) == NULL)) {
+		errbuf_set(t->err, sizeof t->err, "cannot open '%s': %s", dir,
+		    strerror(errno));
+		if (w->rootfd != -1)
+			close(w->rootfd);
+		return -1;
+	}
+	if (within != NULL)
+		w->within = xstrdup(within);
+	len = strlen(w->within);
+	while (len > 1 && w->within[len - 1] == '/')
+		w->within[--len] = '\0';
+	return 0;
 }
 
 int
@@ -943,37 +1138,34 @@ hasher_tree(struct hasher *h, const char *dir, const char *within,
     struct tree *t)
 {
 	struct walk w;
-	size_t len;
-	int rootfd, fd;
+	struct walker *ks;
+	struct walk_file *files;
+	size_t i, n;
+	int rc;
 
+	n = h->threads < MAX_WALKERS ? (size_t)h->threads : MAX_WALKERS;
 	memset(t, 0, sizeof *t);
-	memset(&w, 0, sizeof w);
-	w.dir = dir;
-	w.tree = t;
-	if ((rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (within == NULL && (w.within = realpath(dir, NULL)) == NULL)) {
-		walk_error(&w, "open", "", errno);
-		if (rootfd != -1)
-			close(rootfd);
+	if (walk_open(&w, dir, within, t) != 0)
 		return -1;
+	ks = xcalloc(n, sizeof *ks);
+	walk_run(&w, ks, n);
+	files = walk_merge(&w, ks, n, t, &t->nfiles);
+	for (i = 0; i < n; i++) {
+		free(ks[i].files);
+		free(ks[i].links);
+		free(ks[i].errpath);
 	}
-	if (within != NULL)
-		w.within = xstrdup(within);
-	len = strlen(w.within);
-	while (len > 1 && w.within[len - 1] == '/')
-		w.within[--len] = '\0';
-	if ((fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0)) == -1)
-		walk_error(&w, "open", "", errno);
-	else
-		walk_dir(&w, fd, "");
-	walk_hash(h, &w, rootfd);
-	close(rootfd);
-	free(w.files);
+	free(ks);
+	t->files = xcalloc(t->nfiles, sizeof *t->files);
+	rc = tree_hash_files(h, &w, files, t);
+	if (t->err[0] != '\0')
+		rc = -1;
+	if (rc == 0)
+		tree_digest(t);
+	close(w.rootfd);
 	free(w.within);
-	if (w.failed)
-		return -1;
-	tree_digest(t);
-	return 0;
+	free(files);
+	return rc;
 }
 
 void

@@ -10,44 +10,61 @@
 #include "hashcache.h"
 
 #define HC_MAGIC	"CALOPSHC"
-#define HC_VERSION	1u
+#define HC_VERSION	2u
 #define HC_PERSIST	0x1u
-
-struct hc_entry {
-	struct hashcache_key	 key;
-	unsigned char		 md[HASHCACHE_MDLEN];
-	uint32_t		 day;	/* last used, in days since the epoch */
-	uint32_t		 flags;	/* HC_PERSIST in memory, 0 on disk */
-};
-_Static_assert(sizeof(struct hc_entry) == 80, "hc_entry has padding");
 
 struct hc_header {
 	char		 magic[8];
 	uint32_t	 version;
 	uint32_t	 entsize;
 	uint64_t	 count;
+	uint32_t	 check;		/* of the 24 bytes before */
+	uint32_t	 zero;
 };
-_Static_assert(sizeof(struct hc_header) == 24, "hc_header has padding");
+_Static_assert(sizeof(struct hc_header) == 32, "hc_header has padding");
+
+/* An entry as the file holds it. */
+struct hc_disk {
+	struct hashcache_key	 key;
+	unsigned char		 md[HASHCACHE_MDLEN];
+	uint32_t		 day;	/* last used, in days since the epoch */
+	uint32_t		 check;	/* of the 76 bytes before */
+};
+_Static_assert(sizeof(struct hc_disk) == 80, "hc_disk has padding");
+
+/* An entry held in memory: put, or refreshed from the file. */
+struct hc_entry {
+	struct hashcache_key	 key;
+	unsigned char		 md[HASHCACHE_MDLEN];
+	uint32_t		 day;
+	uint32_t		 flags;	/* HC_PERSIST */
+};
+
+/* An entry being saved, with its hash for sorting. */
+struct hc_out {
+	uint64_t		 hash;
+	struct hc_disk		 e;
+};
 
 struct hashcache {
-	const EVP_MD	*md;
 	struct hc_entry	*ents;
 	size_t		 n;
 	size_t		 alloc;
 	uint32_t	*slots;		/* entry index + 1; 0 is a free slot */
 	size_t		 nslots;	/* a power of two, at least 2 n */
+	struct hc_disk	*disk;		/* the file's entries, sorted */
+	size_t		 ndisk;
+	bool		 have_file;	/* fst is the file disk came from */
+	struct stat	 fst;
 	uint32_t	 today;
 	bool		 dirty;		/* persistent entries changed */
-	bool		 loaded;	/* lstat below is valid */
-	struct stat	 lstat;		/* the file as it was when last read */
 };
 
 struct hashcache *
-hashcache_new(const EVP_MD *md)
+hashcache_new(void)
 {
 	struct hashcache *c = xcalloc(1, sizeof *c);
 
-	c->md = md;
 	c->nslots = 1024;
 	c->slots = xcalloc(c->nslots, sizeof *c->slots);
 	c->today = (uint32_t)(time(NULL) / 86400);
@@ -61,26 +78,14 @@ hashcache_free(struct hashcache *c)
 		return;
 	free(c->ents);
 	free(c->slots);
+	free(c->disk);
 	free(c);
 }
 
-size_t
-hashcache_count(const struct hashcache *c)
-{
-	return c->n;
-}
-
-/* A well-mixed 64-bit hash of a key (the splitmix64 finaliser). */
+/* The splitmix64 finaliser: every input bit moves every output bit. */
 static uint64_t
-hc_hash(const struct hashcache_key *k)
+mix64(uint64_t h)
 {
-	uint64_t h;
-
-	h = k->ino * 0x9e3779b97f4a7c15ULL;
-	h ^= k->dev + (h << 6) + (h >> 2);
-	h ^= k->size * 0xc2b2ae3d27d4eb4fULL;
-	h ^= (uint64_t)k->mtime_ns * 0x165667b19e3779f9ULL;
-	h ^= (uint64_t)k->ctime_ns * 0x27d4eb2f165667c5ULL;
 	h ^= h >> 30;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	h ^= h >> 27;
@@ -89,7 +94,46 @@ hc_hash(const struct hashcache_key *k)
 	return h;
 }
 
-/* The slot holding key k, or the free slot where it belongs. */
+/* The hash of a key: one round of mixing, as lookups compute it often. */
+static uint64_t
+hc_hash(const struct hashcache_key *k)
+{
+	return mix64(k->ino * 0x9e3779b97f4a7c15ULL ^
+	    k->dev * 0xc2b2ae3d27d4eb4fULL ^ k->size * 0x165667b19e3779f9ULL ^
+	    (uint64_t)k->mtime_ns * 0x27d4eb2f165667c5ULL ^
+	    (uint64_t)k->ctime_ns * 0xd6e8feb86659fd93ULL);
+}
+
+/* A 32-bit check of len bytes, catching corruption (not an adversary). */
+static uint32_t
+hc_check(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0x243f6a8885a308d3ULL, w;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = mix64(h ^ w);
+	}
+	if (len > 0) {
+		w = 0;
+		memcpy(&w, p, len);
+		h = mix64(h ^ w ^ ((uint64_t)len << 56));
+	}
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The order of the file: by key hash, then by key bytes. */
+static int
+hc_order(uint64_t ha, const struct hashcache_key *a, uint64_t hb,
+    const struct hashcache_key *b)
+{
+	if (ha != hb)
+		return ha < hb ? -1 : 1;
+	return memcmp(a, b, sizeof *a);
+}
+
+/* The slot holding key k in memory, or the free slot where it belongs. */
 static uint32_t *
 hc_slot(const struct hashcache *c, const struct hashcache_key *k)
 {
@@ -105,30 +149,23 @@ hc_slot(const struct hashcache *c, const struct hashcache_key *k)
 	}
 }
 
-/* Double the slot array when it would become more than half full. */
-static void
-hc_grow(struct hashcache *c)
-{
-	size_t i;
-
-	if (c->n + 1 <= c->nslots / 2)
-		return;
-	if (c->n >= UINT32_MAX - 1)
-		fatal("hash cache table overflow");
-	free(c->slots);
-	c->nslots *= 2;
-	c->slots = xcalloc(c->nslots, sizeof *c->slots);
-	for (i = 0; i < c->n; i++)
-		*hc_slot(c, &c->ents[i].key) = (uint32_t)(i + 1);
-}
-
-/* Append an entry known to be absent. */
+/* Add an entry known to be absent from memory. */
 static void
 hc_add(struct hashcache *c, const struct hc_entry *e)
 {
-	hc_grow(c);
+	size_t i;
+
+	if (c->n + 1 > c->nslots / 2) {
+		if (c->n >= UINT32_MAX / 4)
+			fatal("hash cache table overflow");
+		free(c->slots);
+		c->nslots *= 2;
+		c->slots = xcalloc(c->nslots, sizeof *c->slots);
+		for (i = 0; i < c->n; i++)
+			*hc_slot(c, &c->ents[i].key) = (uint32_t)(i + 1);
+	}
 	if (c->n == c->alloc) {
-		c->alloc = c->alloc == 0 ? 1024 : c->alloc * 2;
+		c->alloc = c->alloc == 0 ? 256 : c->alloc * 2;
 		c->ents = xreallocarray(c->ents, c->alloc, sizeof *c->ents);
 	}
 	c->ents[c->n] = *e;
@@ -136,21 +173,56 @@ hc_add(struct hashcache *c, const struct hc_entry *e)
 	c->n++;
 }
 
+/* Binary search of the file's entries; a damaged entry is not found. */
+static const struct hc_disk *
+hc_disk_find(const struct hashcache *c, const struct hashcache_key *k)
+{
+	const struct hc_disk *e;
+	uint64_t h = hc_hash(k);
+	size_t lo = 0, hi = c->ndisk, mid;
+	int cmp;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		e = &c->disk[mid];
+		cmp = hc_order(h, k, hc_hash(&e->key), &e->key);
+		if (cmp == 0) {
+			if (e->check != hc_check(e, offsetof(struct hc_disk,
+			    check)))
+				return NULL;
+			return e;
+		}
+		if (cmp < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
 bool
 hashcache_get(struct hashcache *c, const struct hashcache_key *k,
     unsigned char md[HASHCACHE_MDLEN])
 {
+	const struct hc_disk *d;
+	struct hc_entry e;
 	uint32_t *s = hc_slot(c, k);
-	struct hc_entry *e;
 
-	if (*s == 0)
+	if (*s != 0) {
+		memcpy(md, c->ents[*s - 1].md, HASHCACHE_MDLEN);
+		return true;
+	}
+	if ((d = hc_disk_find(c, k)) == NULL)
 		return false;
-	e = &c->ents[*s - 1];
-	memcpy(md, e->md, HASHCACHE_MDLEN);
+	memcpy(md, d->md, HASHCACHE_MDLEN);
 	/* Refresh the age used for eviction at most once a day, so that a
 	 * warm run does not rewrite the file. */
-	if ((e->flags & HC_PERSIST) && e->day < c->today) {
-		e->day = c->today;
+	if (d->day < c->today) {
+		e.key = d->key;
+		memcpy(e.md, d->md, HASHCACHE_MDLEN);
+		e.day = c->today;
+		e.flags = HC_PERSIST;
+		hc_add(c, &e);
 		c->dirty = true;
 	}
 	return true;
@@ -167,8 +239,7 @@ hashcache_put(struct hashcache *c, const struct hashcache_key *k,
 		e = &c->ents[*s - 1];
 		if (memcmp(e->md, md, HASHCACHE_MDLEN) != 0) {
 			memcpy(e->md, md, HASHCACHE_MDLEN);
-			if (e->flags & HC_PERSIST)
-				c->dirty = true;
+			c->dirty |= (e->flags & HC_PERSIST) != 0;
 		}
 		if (persist && !(e->flags & HC_PERSIST)) {
 			e->flags |= HC_PERSIST;
@@ -182,8 +253,7 @@ hashcache_put(struct hashcache *c, const struct hashcache_key *k,
 	ne.day = c->today;
 	ne.flags = persist ? HC_PERSIST : 0;
 	hc_add(c, &ne);
-	if (persist)
-		c->dirty = true;
+	c->dirty |= persist;
 }
 
 /* Read exactly len bytes; -1 on error or early end of file. */
@@ -205,78 +275,104 @@ read_full(int fd, void *data, size_t len)
 	return 0;
 }
 
-/* Check a whole cache file image: header, size and trailing checksum. */
+/* Check a header against the size of its file. */
 static bool
-hc_valid(const struct hashcache *c, const unsigned char *data, size_t size)
+hc_header_ok(const struct hc_header *hdr, const struct stat *st)
 {
-	struct hc_header hdr;
-	unsigned char sum[EVP_MAX_MD_SIZE];
-	unsigned int sumlen;
-
-	if (size < sizeof hdr + HASHCACHE_MDLEN)
+	if (memcmp(hdr->magic, HC_MAGIC, sizeof hdr->magic) != 0 ||
+	    hdr->version != HC_VERSION ||
+	    hdr->entsize != sizeof(struct hc_disk) ||
+	    hdr->count > HASHCACHE_MAX || hdr->zero != 0 ||
+	    hdr->check != hc_check(hdr, offsetof(struct hc_header, check)))
 		return false;
-	memcpy(&hdr, data, sizeof hdr);
-	if (memcmp(hdr.magic, HC_MAGIC, sizeof hdr.magic) != 0 ||
-	    hdr.version != HC_VERSION ||
-	    hdr.entsize != sizeof(struct hc_entry) ||
-	    hdr.count > HASHCACHE_MAX ||
-	    size != sizeof hdr + hdr.count * sizeof(struct hc_entry) +
-	    HASHCACHE_MDLEN)
-		return false;
-	if (EVP_Digest(data, size - HASHCACHE_MDLEN, sum, &sumlen, c->md,
-	    NULL) != 1 || sumlen != HASHCACHE_MDLEN)
-		return false;
-	return memcmp(sum, data + size - HASHCACHE_MDLEN, HASHCACHE_MDLEN) == 0;
+	return (uint64_t)st->st_size ==
+	    sizeof *hdr + hdr->count * sizeof(struct hc_disk);
 }
 
 size_t
 hashcache_load(struct hashcache *c, const char *path)
 {
-	struct stat st;
 	struct hc_header hdr;
-	struct hc_entry e;
-	unsigned char *data;
-	size_t size, i, max;
+	struct hc_disk *disk;
+	struct stat st;
 	int fd;
 
-	max = sizeof hdr + (size_t)HASHCACHE_MAX * sizeof e + HASHCACHE_MDLEN;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
-	    (uint64_t)st.st_size > max) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    read_full(fd, &hdr, sizeof hdr) != 0 || !hc_header_ok(&hdr, &st)) {
 		close(fd);
 		return 0;
 	}
-	size = (size_t)st.st_size;
-	data = xmalloc(size);
-	if (read_full(fd, data, size) != 0 || !hc_valid(c, data, size)) {
+	disk = xreallocarray(NULL, hdr.count, sizeof *disk);
+	if (read_full(fd, disk, hdr.count * sizeof *disk) != 0) {
 		close(fd);
-		free(data);
+		free(disk);
 		return 0;
 	}
 	close(fd);
-	c->lstat = st;
-	c->loaded = true;
-	memcpy(&hdr, data, sizeof hdr);
-	for (i = 0; i < hdr.count; i++) {
-		memcpy(&e, data + sizeof hdr + i * sizeof e, sizeof e);
-		e.flags = HC_PERSIST;
-		if (*hc_slot(c, &e.key) == 0)
-			hc_add(c, &e);
-	}
-	free(data);
-	return (size_t)hdr.count;
+	free(c->disk);
+	c->disk = disk;
+	c->ndisk = (size_t)hdr.count;
+	c->fst = st;
+	c->have_file = true;
+	return c->ndisk;
 }
 
-/* Most recently used first, then by key so the order is total. */
 static int
-hc_cmp_age(const void *a, const void *b)
+hc_out_order(const void *a, const void *b)
 {
-	const struct hc_entry *x = a, *y = b;
+	const struct hc_out *x = a, *y = b;
 
-	if (x->day != y->day)
-		return x->day > y->day ? -1 : 1;
-	return memcmp(&x->key, &y->key, sizeof x->key);
+	return hc_order(x->hash, &x->e.key, y->hash, &y->e.key);
+}
+
+/* Most recently used first, then in file order so the choice is stable. */
+static int
+hc_out_age(const void *a, const void *b)
+{
+	const struct hc_out *x = a, *y = b;
+
+	if (x->e.day != y->e.day)
+		return x->e.day > y->e.day ? -1 : 1;
+	return hc_out_order(a, b);
+}
+
+/* The entries to save: the file's that memory does not replace, and the
+ * persistent ones in memory; the most recent HASHCACHE_MAX, sorted. */
+static struct hc_out *
+hc_collect(struct hashcache *c, size_t *np)
+{
+	struct hc_out *out;
+	const struct hc_disk *d;
+	size_t i, n = 0;
+
+	out = xreallocarray(NULL, c->ndisk + c->n, sizeof *out);
+	for (i = 0; i < c->ndisk; i++) {
+		d = &c->disk[i];
+		if (d->check != hc_check(d, offsetof(struct hc_disk, check)) ||
+		    *hc_slot(c, &d->key) != 0)
+			continue;
+		out[n].hash = hc_hash(&d->key);
+		out[n++].e = *d;
+	}
+	for (i = 0; i < c->n; i++) {
+		if (!(c->ents[i].flags & HC_PERSIST))
+			continue;
+		memset(&out[n].e, 0, sizeof out[n].e);
+		out[n].e.key = c->ents[i].key;
+		memcpy(out[n].e.md, c->ents[i].md, HASHCACHE_MDLEN);
+		out[n].e.day = c->ents[i].day;
+		out[n].hash = hc_hash(&out[n].e.key);
+		n++;
+	}
+	if (n > HASHCACHE_MAX) {
+		qsort(out, n, sizeof *out, hc_out_age);
+		n = HASHCACHE_MAX;
+	}
+	qsort(out, n, sizeof *out, hc_out_order);
+	*np = n;
+	return out;
 }
 
 /* Create the directories above path (mode 0700), like mkdir -p. */
@@ -316,41 +412,32 @@ write_full(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* The persistent entries as a file image: header, entries, checksum. */
+/* The file image: header and checked entries. */
 static unsigned char *
-hc_image(const struct hashcache *c, size_t *sizep)
+hc_image(struct hashcache *c, size_t *sizep)
 {
 	struct hc_header hdr;
-	struct hc_entry *ents;
+	struct hc_out *out;
+	struct hc_disk *d;
 	unsigned char *data;
-	size_t i, n = 0, size;
+	size_t i, n;
 
-	ents = xreallocarray(NULL, c->n, sizeof *ents);
-	for (i = 0; i < c->n; i++) {
-		if (c->ents[i].flags & HC_PERSIST) {
-			ents[n] = c->ents[i];
-			ents[n++].flags = 0;
-		}
-	}
-	if (n > HASHCACHE_MAX) {
-		qsort(ents, n, sizeof *ents, hc_cmp_age);
-		n = HASHCACHE_MAX;
-	}
+	out = hc_collect(c, &n);
 	memset(&hdr, 0, sizeof hdr);
 	memcpy(hdr.magic, HC_MAGIC, sizeof hdr.magic);
 	hdr.version = HC_VERSION;
-	hdr.entsize = sizeof *ents;
+	hdr.entsize = sizeof *d;
 	hdr.count = n;
-	size = sizeof hdr + n * sizeof *ents + HASHCACHE_MDLEN;
-	data = xmalloc(size);
+	hdr.check = hc_check(&hdr, offsetof(struct hc_header, check));
+	*sizep = sizeof hdr + n * sizeof *d;
+	data = xmalloc(*sizep);
 	memcpy(data, &hdr, sizeof hdr);
-	if (n != 0)
-		memcpy(data + sizeof hdr, ents, n * sizeof *ents);
-	free(ents);
-	if (EVP_Digest(data, size - HASHCACHE_MDLEN,
-	    data + size - HASHCACHE_MDLEN, NULL, c->md, NULL) != 1)
-		fatal("SHA-256 failed");
-	*sizep = size;
+	for (i = 0; i < n; i++) {
+		d = &out[i].e;
+		d->check = hc_check(d, offsetof(struct hc_disk, check));
+		memcpy(data + sizeof hdr + i * sizeof *d, d, sizeof *d);
+	}
+	free(out);
 	return data;
 }
 
@@ -361,12 +448,11 @@ sync_parent(const char *path)
 	char *dir = xstrdup(path), *s;
 	int fd;
 
-	if ((s = strrchr(dir, '/')) != NULL)
-		*(s == dir ? s + 1 : s) = '\0';
-	else {
+	if ((s = strrchr(dir, '/')) == NULL) {
 		free(dir);
 		dir = xstrdup(".");
-	}
+	} else
+		*(s == dir ? s + 1 : s) = '\0';
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
 		(void)fsync(fd);
 		close(fd);
@@ -374,38 +460,20 @@ sync_parent(const char *path)
 	free(dir);
 }
 
-int
-hashcache_save(struct hashcache *c, const char *path, char *err,
+/* Write the image to a temporary file and rename it over path. */
+static int
+hc_write(const char *path, const unsigned char *data, size_t size, char *err,
     size_t errlen)
 {
-	struct stat st;
-	unsigned char *data;
-	char *tmp;
-	size_t size;
+	char *tmp = xasprintf("%s.XXXXXX", path);
 	int fd, rc, saved;
 
-	if (!c->dirty)
-		return 0;
-	/* Another process may have saved since we read: keep its entries. */
-	if (stat(path, &st) == 0 && (!c->loaded ||
-	    st.st_ino != c->lstat.st_ino || st.st_dev != c->lstat.st_dev ||
-	    st.st_size != c->lstat.st_size ||
-	    st.st_mtim.tv_sec != c->lstat.st_mtim.tv_sec ||
-	    st.st_mtim.tv_nsec != c->lstat.st_mtim.tv_nsec))
-		hashcache_load(c, path);
-	if (mkdir_parents(path) != 0) {
-		errbuf_set(err, errlen, "cannot create the folder of '%s': %s",
-		    path, strerror(errno));
-		return -1;
-	}
-	tmp = xasprintf("%s.XXXXXX", path);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
 		errbuf_set(err, errlen, "cannot create '%s': %s", tmp,
 		    strerror(errno));
 		free(tmp);
 		return -1;
 	}
-	data = hc_image(c, &size);
 	rc = write_full(fd, data, size) == 0 && fsync(fd) == 0 ? 0 : -1;
 	saved = errno;
 	if (close(fd) != 0 && rc == 0) {
@@ -416,16 +484,45 @@ hashcache_save(struct hashcache *c, const char *path, char *err,
 		rc = -1;
 		saved = errno;
 	}
-	if (rc == 0) {
+	if (rc == 0)
 		sync_parent(path);
-		c->dirty = false;
-	} else {
+	else {
 		errbuf_set(err, errlen, "cannot write '%s': %s", path,
 		    strerror(saved));
 		unlink(tmp);
 	}
-	free(data);
 	free(tmp);
+	return rc;
+}
+
+int
+hashcache_save(struct hashcache *c, const char *path, char *err,
+    size_t errlen)
+{
+	struct stat st;
+	unsigned char *data;
+	size_t size;
+	int rc;
+
+	if (!c->dirty)
+		return 0;
+	/* Another process may have saved since we read: keep its entries. */
+	if (stat(path, &st) == 0 && (!c->have_file ||
+	    st.st_ino != c->fst.st_ino || st.st_dev != c->fst.st_dev ||
+	    st.st_size != c->fst.st_size ||
+	    st.st_mtim.tv_sec != c->fst.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != c->fst.st_mtim.tv_nsec))
+		hashcache_load(c, path);
+	if (mkdir_parents(path) != 0) {
+		errbuf_set(err, errlen, "cannot create the folder of '%s': %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	data = hc_image(c, &size);
+	rc = hc_write(path, data, size, err, errlen);
+	free(data);
+	if (rc == 0)
+		c->dirty = false;
 	return rc;
 }
 

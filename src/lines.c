@@ -49,11 +49,15 @@ refill(struct lines *l)
 	return 0;
 }
 
-/* Keep up to the cap of a line that spans reads; the rest is dropped. */
+/*
+ * Keep up to the cap of a line that spans reads, plus one byte: a CR that
+ * ends a line of exactly the cap is dropped, not a reason to cut.  The rest
+ * is dropped.
+ */
 static void
 keep(struct lines *l, size_t *have, const char *p, size_t n, bool *cut)
 {
-	size_t room = l->cap - *have;
+	size_t room = l->cap + 1 - *have;
 
 	if (n > room) {
 		*cut = true;
@@ -61,18 +65,19 @@ keep(struct lines *l, size_t *have, const char *p, size_t n, bool *cut)
 	}
 	if (*have + n + 1 > l->line_alloc) {
 		l->line_alloc = *have + n + 1 < 4096 ? 4096 : (*have + n + 1) * 2;
-		if (l->line_alloc > l->cap + 1)
-			l->line_alloc = l->cap + 1;
+		if (l->line_alloc > l->cap + 2)
+			l->line_alloc = l->cap + 2;
 		l->line = xrealloc(l->line, l->line_alloc);
 	}
-	memcpy(l->line + *have, p, n);
+	if (n != 0)
+		memcpy(l->line + *have, p, n);
 	*have += n;
 }
 
 int
 lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
 {
-	size_t have = 0;
+	size_t have = 0, n = 0;
 	bool spanning = false;
 	char *nl, *p;
 
@@ -89,16 +94,18 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
 		}
 		p = l->buf + l->start;
 		nl = memchr(p, '\n', l->end - l->start);
-		if (nl != NULL && !spanning && (size_t)(nl - p) <= l->cap) {
+		if (nl != NULL && !spanning) {
+			n = (size_t)(nl - p);
+			if (n > 0 && p[n - 1] == '\r')
+				n--;
+		}
+		if (nl != NULL && !spanning && n <= l->cap) {
 			/* The fast path: the whole line is in the buffer. */
 			l->start += (size_t)(nl - p) + 1;
-			*nl = '\0';
-			have = (size_t)(nl - p);
-			if (have > 0 && p[have - 1] == '\r')
-				p[--have] = '\0';
+			p[n] = '\0';
 			l->lineno++;
 			*line = p;
-			*len = have;
+			*len = n;
 			return 1;
 		}
 		spanning = true;
@@ -114,6 +121,10 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
 		l->line = xmalloc(l->line_alloc = 1);
 	if (have > 0 && l->line[have - 1] == '\r' && !*cut)
 		have--;
+	if (have > l->cap) {
+		have = l->cap;
+		*cut = true;
+	}
 	l->line[have] = '\0';
 	l->lineno++;
 	*line = l->line;

@@ -45,14 +45,32 @@ members_in_order(json_t *o)
 	return true;
 }
 
+/* The members' types: from null before the first switch, to null only in
+ * a refusal that named no target. */
+static bool
+types_ok(json_t *o, const char *action)
+{
+	json_t *from = json_object_get(o, "from"), *to = json_object_get(o, "to");
+
+	return json_is_number(json_object_get(o, "ts")) &&
+	    json_is_string(json_object_get(o, "actor")) &&
+	    json_is_string(json_object_get(o, "key_id")) &&
+	    json_is_string(json_object_get(o, "reason")) &&
+	    json_is_string(json_object_get(o, "sig")) &&
+	    (json_is_null(from) || json_is_integer(from)) &&
+	    (json_is_integer(to) ||
+	    (json_is_null(to) && strcmp(action, "refused") == 0));
+}
+
 /* Check one record; line is NUL-terminated, len bytes. */
 static int
 record(const char *line, size_t len, size_t lineno, const struct keyring *kr,
     struct audit_state *st)
 {
-	const char *sigat, *action = NULL, *sig, *key_id;
+	const char *action = NULL, *sig, *key_id;
 	json_error_t je;
 	char *signed_bytes;
+	size_t tail;
 	json_t *o;
 	int rc = 0;
 
@@ -77,16 +95,25 @@ record(const char *line, size_t len, size_t lineno, const struct keyring *kr,
 	    NULL || (strcmp(action, "promote") != 0 &&
 	    strcmp(action, "rollback") != 0 && strcmp(action, "refused") != 0))
 		rc = bad(st, lineno, "action is not promote, rollback or refused");
+	else if (!types_ok(o, action))
+		rc = bad(st, lineno, "a member has the wrong type");
 	if (rc != 0)
 		goto out;
-	sigat = strstr(line, ",\"sig\":");
 	sig = json_string_value(json_object_get(o, "sig"));
 	key_id = json_string_value(json_object_get(o, "key_id"));
-	if (sigat == NULL || sig == NULL || key_id == NULL) {
-		rc = bad(st, lineno, "no signature or key_id");
+
+	/*
+	 * The signed bytes end where the last member begins, so the line must
+	 * end in exactly ',"sig":"<sig>"}' (compact, nothing escaped).
+	 */
+	tail = strlen(",\"sig\":\"") + strlen(sig) + strlen("\"}");
+	if (len < tail || strncmp(line + len - tail, ",\"sig\":\"", 8) != 0 ||
+	    strncmp(line + len - tail + 8, sig, strlen(sig)) != 0 ||
+	    strcmp(line + len - 2, "\"}") != 0) {
+		rc = bad(st, lineno, "the record does not end in its signature");
 		goto out;
 	}
-	signed_bytes = xasprintf("%.*s}", (int)(sigat - line), line);
+	signed_bytes = xasprintf("%.*s}", (int)(len - tail), line);
 	if (keyring_verify(kr, key_id, signed_bytes, strlen(signed_bytes), sig,
 	    strlen(sig)) == NULL)
 		rc = bad(st, lineno, "signature does not verify with trusted key "

@@ -50,26 +50,63 @@ keyring_release(struct keyring *kr)
 	memset(kr, 0, sizeof *kr);
 }
 
+/* The value of a base64 digit (RFC 4648 §4), or -1. */
+static int
+b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/*
+ * Strict and canonical: groups of four digits, '=' only as the padding of
+ * the last group and zero bits under it, so one signature has one spelling.
+ * (OpenSSL's EVP decoder stops silently at a '-' and skips blanks inside.)
+ */
 long
 base64_decode(const char *in, size_t len, unsigned char *out, size_t outlen)
 {
-	EVP_ENCODE_CTX *ctx;
-	int n = 0, m = 0;
+	const unsigned char *p = (const unsigned char *)in;
+	size_t i, o = 0, pad = 0;
+	uint32_t group;
+	int k, v;
 
-	while (len > 0 && isspace((unsigned char)in[len - 1]))
+	while (len > 0 && isspace(p[len - 1]))
 		len--;
-	if (len == 0 || len > INT_MAX || outlen < (len / 4 + 1) * 3)
+	if (len == 0 || len % 4 != 0 || len > LONG_MAX)
 		return -1;
-	if ((ctx = EVP_ENCODE_CTX_new()) == NULL)
-		fatal("out of memory for a base64 decoder");
-	EVP_DecodeInit(ctx);
-	if (EVP_DecodeUpdate(ctx, out, &n, (const unsigned char *)in,
-	    (int)len) < 0 || EVP_DecodeFinal(ctx, out + n, &m) < 0) {
-		EVP_ENCODE_CTX_free(ctx);
+	if (p[len - 1] == '=')
+		pad = p[len - 2] == '=' ? 2 : 1;
+	if (outlen < len / 4 * 3 - pad)
 		return -1;
+	for (i = 0; i < len; i += 4) {
+		group = 0;
+		for (k = 0; k < 4; k++) {
+			if (i + k >= len - pad)
+				v = 0;
+			else if ((v = b64_value(p[i + k])) == -1)
+				return -1;
+			group = group << 6 | (uint32_t)v;
+		}
+		out[o++] = group >> 16;
+		if (i + 4 < len || pad < 2)
+			out[o++] = (group >> 8) & 0xff;
+		if (i + 4 < len || pad < 1)
+			out[o++] = group & 0xff;
 	}
-	EVP_ENCODE_CTX_free(ctx);
-	return (long)n + m;
+	if ((pad == 1 && (group & 0xff) != 0) ||
+	    (pad == 2 && (group & 0xffff) != 0))
+		return -1;
+	return (long)o;
 }
 
 static bool

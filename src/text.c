@@ -76,16 +76,75 @@ locale_is_utf8(void)
 	return cs != NULL && strcmp(cs, "UTF-8") == 0;
 }
 
-/* Append one visible piece of `cols` columns unless it would pass the width. */
+/* Append one visible piece of `cols` columns unless it would pass the limit. */
 static bool
 emit(struct buf *out, const char *piece, size_t n, size_t cols, size_t *width,
-    size_t max_width)
+    const size_t *limit)
 {
-	if (max_width != 0 && *width + cols > max_width)
+	if (limit != NULL && *width + cols > *limit)
 		return false;
 	buf_add(out, piece, n);
 	*width += cols;
 	return true;
+}
+
+/*
+ * Sanitise len bytes into out, stopping before the first piece that would
+ * take the width past *limit (no limit when NULL).  Returns false when it
+ * stopped early.
+ */
+static bool
+sanitize_into(struct buf *out, const unsigned char *p, size_t len,
+    const size_t *limit, bool utf8)
+{
+	size_t i = 0, n, width = 0;
+	char tmp[16];
+	uint32_t cp;
+	bool fits = true;
+
+	while (i < len && fits) {
+		n = utf8_decode(p + i, len - i, &cp);
+		if (n == 0) {
+			snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
+			fits = emit(out, tmp, 4, 4, &width, limit);
+			i++;
+			continue;
+		}
+		if (cp == '\t') {
+			size_t sp = 8 - width % 8;
+
+			/* Blanks can be cut: fill up to the limit. */
+			if (!(fits = emit(out, "        ", sp, sp, &width, limit)))
+				emit(out, "        ", *limit - width,
+				    *limit - width, &width, limit);
+		} else if (cp < 0x20 || cp == 0x7f) {
+			tmp[0] = '^';
+			tmp[1] = cp == 0x7f ? '?' : (char)(cp + '@');
+			fits = emit(out, tmp, 2, 2, &width, limit);
+		} else if ((cp >= 0x80 && cp < 0xa0) || is_bidi_control(cp) ||
+		    cp == 0xfeff || cp == 0x2028 || cp == 0x2029) {
+			int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
+
+			fits = emit(out, tmp, (size_t)k, (size_t)k, &width, limit);
+		} else if (cp < 0x80) {
+			fits = emit(out, (const char *)p + i, 1, 1, &width, limit);
+		} else if (!utf8) {
+			fits = emit(out, "?", 1, 1, &width, limit);
+		} else {
+			int w = wcwidth((wchar_t)cp);
+
+			if (w < 0) {
+				int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
+
+				fits = emit(out, tmp, (size_t)k, (size_t)k, &width, limit);
+			} else
+				fits = emit(out, (const char *)p + i, n, (size_t)w,
+				    &width, limit);
+		}
+		if (fits)
+			i += n;
+	}
+	return fits;
 }
 
 char *
@@ -94,56 +153,19 @@ text_sanitize(const char *s, size_t len, size_t max_width)
 	const unsigned char *p = (const unsigned char *)s;
 	bool utf8 = locale_is_utf8();
 	struct buf out = BUF_INIT;
-	size_t i = 0, n, width = 0, limit;
-	char tmp[16];
-	uint32_t cp;
-	bool fits = true;
+	size_t limit;
 
-	/* Leave room for the ellipsis while there is more text than room. */
-	limit = max_width;
-	while (i < len && fits) {
-		if (max_width != 0 && width + 1 >= max_width && i + 1 < len)
-			limit = max_width - 1;
-		n = utf8_decode(p + i, len - i, &cp);
-		if (n == 0) {
-			snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
-			fits = emit(&out, tmp, 4, 4, &width, limit);
-			i++;
-			continue;
-		}
-		if (cp == '\t') {
-			size_t sp = 8 - width % 8;
-
-			fits = emit(&out, "        ", sp, sp, &width, limit);
-		} else if (cp < 0x20 || cp == 0x7f) {
-			tmp[0] = '^';
-			tmp[1] = cp == 0x7f ? '?' : (char)(cp + '@');
-			fits = emit(&out, tmp, 2, 2, &width, limit);
-		} else if ((cp >= 0x80 && cp < 0xa0) || is_bidi_control(cp) ||
-		    cp == 0xfeff || cp == 0x2028 || cp == 0x2029) {
-			int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
-
-			fits = emit(&out, tmp, (size_t)k, (size_t)k, &width, limit);
-		} else if (cp < 0x80) {
-			fits = emit(&out, (const char *)p + i, 1, 1, &width, limit);
-		} else if (!utf8) {
-			fits = emit(&out, "?", 1, 1, &width, limit);
-		} else {
-			int w = wcwidth((wchar_t)cp);
-
-			if (w < 0) {
-				int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
-
-				fits = emit(&out, tmp, (size_t)k, (size_t)k, &width, limit);
-			} else
-				fits = emit(&out, (const char *)p + i, n, (size_t)w,
-				    &width, limit);
-		}
-		if (fits)
-			i += n;
-	}
-	if (!fits)
+	/*
+	 * When the whole text does not fit, start again with one column less
+	 * and end with the ellipsis in that column.
+	 */
+	if (!sanitize_into(&out, p, len, max_width != 0 ? &max_width : NULL,
+	    utf8)) {
+		limit = max_width - 1;
+		buf_reset(&out);
+		sanitize_into(&out, p, len, &limit, utf8);
 		buf_adds(&out, utf8 ? "\xe2\x80\xa6" : "~");
+	}
 	return buf_detach(&out, NULL);
 }
 

@@ -12,7 +12,8 @@ const struct ticket_def ticket_table[TICKET_COUNT] = {
 	{ "M04", "op support matrix", { "G3.csv", "G3.coverage",
 	    "G3.row_owner" } },
 	{ "M05", "quant calibration", { "G4.*" } },
-	{ "M06", "compiler container", { "G5.manifest", "G5.manifest.sbom!" } },
+	/* One check: the SBOM (a warning for the gate) is part of it here. */
+	{ "M06", "compiler container", { "G5.manifest!" } },
 	{ "M07", "reproducible compile", { "G5.config", "G5.script",
 	    "G5.builds" } },
 	{ "M08", "package validator", { "G6.*" } },

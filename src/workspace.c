@@ -65,47 +65,107 @@ within(const char *root, const char *real)
 	    (real[n] == '\0' || real[n] == '/');
 }
 
-/* A path that does not resolve: a dangling link may still point outside. */
+/* An absolute path with "." and ".." applied by name; a new string. */
+static char *
+normalise(const char *path)
+{
+	char *copy = xstrdup(path), *tok, *save = NULL, **parts = NULL;
+	struct buf out = BUF_INIT;
+	size_t n = 0, i;
+
+	for (tok = strtok_r(copy, "/", &save); tok != NULL;
+	    tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			if (n > 0)
+				n--;
+			continue;
+		}
+		parts = xreallocarray(parts, n + 1, sizeof *parts);
+		parts[n++] = tok;
+	}
+	for (i = 0; i < n; i++) {
+		buf_addc(&out, '/');
+		buf_adds(&out, parts[i]);
+	}
+	if (n == 0)
+		buf_addc(&out, '/');
+	free(parts);
+	free(copy);
+	return buf_detach(&out, NULL);
+}
+
+/*
+ * Where an absolute path that does not exist would be: the real path of its
+ * longest existing prefix, with the rest applied by name.  NULL when not
+ * even that resolves.
+ */
+static char *
+resolve_missing(const char *path)
+{
+	char *prefix = xstrdup(path), *real, *slash, *joined, *out = NULL;
+
+	while ((real = realpath(prefix, NULL)) == NULL) {
+		if ((slash = strrchr(prefix, '/')) == NULL ||
+		    strcmp(prefix, "/") == 0)
+			break;
+		slash[slash == prefix ? 1 : 0] = '\0';
+	}
+	if (real != NULL) {
+		joined = xasprintf("%s/%s", real, path + strlen(prefix));
+		out = normalise(joined);
+		free(joined);
+		free(real);
+	}
+	free(prefix);
+	return out;
+}
+
+/*
+ * A path that does not resolve: follow its chain of links by hand to where
+ * it ends, which may be outside the workspace even though nothing is there.
+ */
 static enum ws_status
 locate_missing(const struct workspace *ws, const char *rel, const char *abs,
     char *err, size_t len)
 {
-	char target[PATH_MAX], *dir, *slash, *joined;
+	char target[PATH_MAX], *cur = xstrdup(abs), *next, *slash, *end;
 	struct stat lst;
 	ssize_t n;
+	int hops = 0;
 	enum ws_status s = WS_ABSENT;
 
-	if (lstat(abs, &lst) == -1 || !S_ISLNK(lst.st_mode)) {
-		errbuf_set(err, len, "'%s' does not exist", rel);
-		return WS_ABSENT;
+	while (lstat(cur, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		if (++hops > 40) {
+			errbuf_set(err, len, "'%s': symbolic link loop", rel);
+			free(cur);
+			return WS_LOOP;
+		}
+		if ((n = readlink(cur, target, sizeof target - 1)) < 0)
+			break;
+		target[n] = '\0';
+		if (target[0] == '/')
+			next = xstrdup(target);
+		else {
+			if ((slash = strrchr(cur, '/')) != NULL)
+				*slash = '\0';
+			next = xasprintf("%s/%s", cur, target);
+		}
+		free(cur);
+		cur = next;
 	}
-	n = readlink(abs, target, sizeof target - 1);
-	if (n < 0) {
-		errbuf_set(err, len, "'%s' does not exist", rel);
-		return WS_ABSENT;
-	}
-	target[n] = '\0';
-	dir = xstrdup(abs);
-	if ((slash = strrchr(dir, '/')) != NULL)
-		*slash = '\0';
-	joined = target[0] == '/' ? xstrdup(target) :
-	    xasprintf("%s/%s", dir, target);
-	if (target[0] == '/' && !within(ws->root, joined))
+	end = resolve_missing(cur);
+	if (end == NULL || !within(ws->root, end)) {
 		s = WS_OUTSIDE;
-	else if (target[0] != '/' && strstr(target, "..") != NULL) {
-		char *norm = NULL;
-
-		if (ws_join(rel, target, &norm, NULL, 0) != 0)
-			s = WS_OUTSIDE;
-		free(norm);
-	}
-	if (s == WS_OUTSIDE)
-		errbuf_set(err, len, "symbolic link '%s' leads outside the "
-		    "workspace", rel);
-	else
+		errbuf_set(err, len, "%s'%s' leads outside the workspace",
+		    hops > 0 ? "symbolic link " : "", rel);
+	} else if (hops > 0)
 		errbuf_set(err, len, "'%s' is a dangling symbolic link", rel);
-	free(joined);
-	free(dir);
+	else
+		errbuf_set(err, len, "'%s' does not exist", rel);
+	free(end);
+	free(cur);
 	return s;
 }
 
@@ -186,9 +246,18 @@ ws_read(const struct workspace *ws, const char *rel, size_t max, char **data,
 		errbuf_set(err, len, "'%s' is larger than %zu bytes", rel, max);
 		return WS_TOO_BIG;
 	}
+	/*
+	 * The file may have been swapped for a FIFO or a device since it was
+	 * located: open without blocking and look again at what was opened.
+	 */
 	abs = ws_abs(ws, rel);
-	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	free(abs);
+	if (fd != -1 && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errbuf_set(err, len, "'%s' is not a regular file", rel);
+		return WS_NOT_FILE;
+	}
 	if (fd == -1 || read_all(fd, max, &b) == -1) {
 		int e = errno;
 

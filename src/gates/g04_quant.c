@@ -133,6 +133,7 @@ g04_quant(struct eval *ev, struct gate_result *gr)
 	struct calib c = { NULL, json_object(), json_object() };
 	const struct artifact *a;
 	json_t *layers;
+	long n;
 
 	check_config(gr);
 	if (ev->src.have_tokenizer)
@@ -142,9 +143,11 @@ g04_quant(struct eval *ev, struct gate_result *gr)
 		    "00-source/source-manifest.json", "/tokenizer/sha256",
 		    "tokenizer check skipped: G0's tokenizer hash is missing or "
 		    "invalid");
-	if (gate_jsonl(gr, CALIB, calib_line, &c) < 0)
+	n = gate_jsonl(gr, CALIB, calib_line, &c);
+	if (n <= 0)
 		gate_add(gr, SEV_ERROR, "G4.calibration", CALIB, "",
-		    "calibration-manifest.jsonl is missing");
+		    "calibration-manifest.jsonl is %s", n < 0 ? "missing" :
+		    "empty: no calibration sample is recorded");
 	else
 		gate_jsonl_input(gr, "01-reference/prompts.jsonl", "G4.disjoint",
 		    prompt_line, &c);

@@ -1,6 +1,8 @@
 /* g05_compile.c: G5, the reproducible compile (runbook §9). */
 #include "calops.h"
 
+#include <sys/stat.h>
+
 #include "gate.h"
 
 #define MANIFEST "04-compiler/compiler-manifest.json"
@@ -203,12 +205,15 @@ check_builds(struct gate_result *gr)
 void
 g05_compile(struct eval *ev, struct gate_result *gr)
 {
+	struct stat st;
+
 	(void)ev;
 	check_manifest(gr);
 	check_config(gr);
-	if (!gate_exists(gr, "04-compiler/compile.sh", NULL))
+	/* Empty counts as missing, as for the vendor deliverable (§4). */
+	if (!gate_exists(gr, "04-compiler/compile.sh", &st) || st.st_size == 0)
 		gate_add(gr, SEV_BLOCKED, "G5.script", "04-compiler/compile.sh", "",
-		    "compile.sh is missing: the vendor's real compile command is "
-		    "not delivered (runbook §17)");
+		    "compile.sh is missing or empty: the vendor's real compile "
+		    "command is not delivered (runbook §17)");
 	check_builds(gr);
 }

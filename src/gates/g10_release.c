@@ -86,9 +86,11 @@ list_generations(struct gate_result *gr, size_t *n)
 	return v;
 }
 
+/* Load generation n; only the candidate's parse problems are G10.parse
+ * findings (report), the others' are told by the check that needs them. */
 static void
 load_generation(struct gate_result *gr, const struct keyring *kr, long n,
-    struct generation *g)
+    struct generation *g, bool report)
 {
 	struct doc_error de;
 	const struct artifact *sig;
@@ -99,11 +101,15 @@ load_generation(struct gate_result *gr, const struct keyring *kr, long n,
 	g->rel = xasprintf("%s/%ld/release-manifest.json", GENS, n);
 	sigrel = xasprintf("%s.sig", g->rel);
 	if ((g->raw = gate_raw(gr, g->rel)) != NULL) {
-		if (doc_parse_json(&g->doc, g->raw->data, g->raw->size, &de) == 0)
-			g->parsed = json_is_object(g->doc.root);
-		else
-			gate_add(gr, SEV_ERROR, "G10.parse", g->rel, de.where,
-			    "cannot parse '%s': %s", g->rel, de.msg);
+		if (doc_parse_json(&g->doc, g->raw->data, g->raw->size,
+		    &de) != 0) {
+			if (report)
+				gate_add(gr, SEV_ERROR, "G10.parse", g->rel,
+				    de.where, "cannot parse '%s': %s", g->rel,
+				    de.msg);
+		} else if (!(g->parsed = json_is_object(g->doc.root)) && report)
+			gate_add(gr, SEV_ERROR, "G10.parse", g->rel, "",
+			    "'%s' is not a JSON object", g->rel);
 		sig = gate_raw(gr, sigrel);
 		if (sig != NULL)
 			g->signer = keyring_verify(kr, NULL, g->raw->data,
@@ -166,7 +172,7 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 		    "'current' -> '%s' is not a generation", target);
 		return -1;
 	}
-	load_generation(gr, kr, n, &g);
+	load_generation(gr, kr, n, &g, false);
 	if (g.signer == NULL)
 		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
 		    "'current' points to generation %ld, which does not verify", n);
@@ -224,6 +230,11 @@ check_reports(struct gate_result *gr, const struct generation *c)
 	const char *path;
 	size_t i;
 
+	if (!json_is_array(reports)) {
+		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, "/reports",
+		    "the manifest binds no reports (no 'reports' array)");
+		return;
+	}
 	json_array_foreach(reports, i, r) {
 		ptr = ptr_index("/reports", i);
 		path = json_string_value(json_object_get(r, "path"));
@@ -296,7 +307,7 @@ check_rollback(struct gate_result *gr, const struct keyring *kr,
 		    "exist", (long long)json_integer_value(prev));
 		return;
 	}
-	load_generation(gr, kr, (long)json_integer_value(prev), &p);
+	load_generation(gr, kr, (long)json_integer_value(prev), &p, false);
 	if (!p.parsed || p.signer == NULL)
 		gate_add(gr, SEV_ERROR, "G10.rollback", p.rel, "",
 		    "rollback target generation %ld does not %s", p.n,
@@ -358,7 +369,7 @@ g10_release(struct eval *ev, struct gate_result *gr)
 		gate_add(gr, SEV_ERROR, "G10.signature", GENS, "",
 		    "no generation to release");
 	else {
-		load_generation(gr, &kr, gens[n - 1], &cand);
+		load_generation(gr, &kr, gens[n - 1], &cand, true);
 		check_signature(gr, &cand);
 		if (cand.parsed) {
 			check_bindings(gr, &cand);

@@ -1,0 +1,316 @@
+/*
+ * test_text.c: THE sanitiser (text.c).  Terminal escapes, controls, bidi
+ * overrides and bad UTF-8 come out visible and inert; clipping counts
+ * terminal columns and never passes the width.
+ */
+#include "calops.h"
+
+#include <locale.h>
+#include <setjmp.h>
+#include <wchar.h>
+
+#include <cmocka.h>
+
+#include "text.h"
+
+struct exact {
+	const char	*in;
+	size_t		 width;
+	const char	*out;
+};
+
+#define ELL "\xe2\x80\xa6"	/* U+2026 … */
+
+static void
+check_exact(const struct exact *cases, size_t n)
+{
+	char *out;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out = text_sanitize(cases[i].in, strlen(cases[i].in),
+		    cases[i].width);
+		if (strcmp(out, cases[i].out) != 0)
+			fail_msg("case %zu (width %zu): got '%s', wanted '%s'", i,
+			    cases[i].width, out, cases[i].out);
+		free(out);
+	}
+}
+
+/* The same in both locales: everything here is ASCII on the way out. */
+static const struct exact controls[] = {
+	/* OSC 52 sets the clipboard; ESC [2J clears the screen */
+	{ "\x1b]52;c;aGVsbG8=\x07", 0, "^[]52;c;aGVsbG8=^G" },
+	{ "\x1b]52;c;aGVsbG8=\x1b\\", 0, "^[]52;c;aGVsbG8=^[\\" },
+	{ "\x1b[2J\x1b[H", 0, "^[[2J^[[H" },
+	{ "ok\x1b[31mred", 0, "ok^[[31mred" },
+	/* cursor movers */
+	{ "abc\rXY", 0, "abc^MXY" },
+	{ "abc\b\b\bXYZ", 0, "abc^H^H^HXYZ" },
+	{ "line\nnext", 0, "line^Jnext" },
+	{ "\v\f\a", 0, "^K^L^G" },
+	{ "x\x7fy", 0, "x^?y" },
+	{ "\x01\x1f", 0, "^A^_" },
+	/* tabs to the next multiple of eight */
+	{ "\tx", 0, "        x" },
+	{ "ab\tc", 0, "ab      c" },
+	{ "1234567\tx", 0, "1234567 x" },
+	{ "12345678\tx", 0, "12345678        x" },
+	{ "\x1b\tx", 0, "^[      x" },		/* ^[ takes two columns */
+	/* C1 controls as UTF-8 and as raw bytes (8-bit CSI) */
+	{ "\xc2\x85", 0, "<U+0085>" },
+	{ "\xc2\x9b" "2J", 0, "<U+009B>2J" },
+	{ "\xc2\x80\xc2\x9f", 0, "<U+0080><U+009F>" },
+	{ "\x9b" "2J", 0, "\\x9b2J" },
+	{ "\x85", 0, "\\x85" },
+	/* bidi overrides and isolates, marks, BOM, separators */
+	{ "abc\xe2\x80\xae" "def", 0, "abc<U+202E>def" },
+	{ "\xe2\x81\xa6x\xe2\x81\xa9", 0, "<U+2066>x<U+2069>" },
+	{ "\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad", 0,
+	    "<U+202A><U+202B><U+202C><U+202D>" },
+	{ "\xe2\x81\xa7\xe2\x81\xa8", 0, "<U+2067><U+2068>" },
+	{ "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", 0, "<U+200E><U+200F><U+061C>" },
+	{ "\xef\xbb\xbfx", 0, "<U+FEFF>x" },
+	{ "\xe2\x80\xa8\xe2\x80\xa9", 0, "<U+2028><U+2029>" },
+	/* invalid UTF-8 byte by byte */
+	{ "\xff\xfe", 0, "\\xff\\xfe" },
+	{ "a\x80z", 0, "a\\x80z" },
+	{ "\xc3", 0, "\\xc3" },			/* truncated */
+	{ "\xe4\xb8", 0, "\\xe4\\xb8" },
+	{ "\xc3(", 0, "\\xc3(" },
+	{ "\xc0\xaf", 0, "\\xc0\\xaf" },		/* overlong '/' */
+	{ "\xc1\xbf", 0, "\\xc1\\xbf" },
+	{ "\xe0\x80\xaf", 0, "\\xe0\\x80\\xaf" },
+	{ "\xf0\x80\x80\xaf", 0, "\\xf0\\x80\\x80\\xaf" },
+	{ "\xed\xa0\x80", 0, "\\xed\\xa0\\x80" },	/* surrogates */
+	{ "\xed\xbf\xbf", 0, "\\xed\\xbf\\xbf" },
+	{ "\xf4\x90\x80\x80", 0, "\\xf4\\x90\\x80\\x80" },	/* > U+10FFFF */
+	{ "\xf5\x80\x80\x80", 0, "\\xf5\\x80\\x80\\x80" },
+	{ "\xc0\x80", 0, "\\xc0\\x80" },		/* overlong NUL */
+	/* plain text is untouched */
+	{ "", 0, "" },
+	{ "hello, world", 0, "hello, world" },
+	{ "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./", 0,
+	    "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./" },
+};
+
+static void
+test_controls_c(void **state)
+{
+	(void)state;
+	assert_non_null(setlocale(LC_ALL, "C"));
+	check_exact(controls, nitems(controls));
+}
+
+static void
+test_controls_utf8(void **state)
+{
+	(void)state;
+	assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+	check_exact(controls, nitems(controls));
+	assert_non_null(setlocale(LC_ALL, "C"));
+}
+
+static void
+test_nul(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = text_sanitize("a\0b", 3, 0);
+	assert_string_equal(out, "a^@b");
+	free(out);
+	out = text_sanitize_str("plain\ttab");
+	assert_string_equal(out, "plain   tab");
+	free(out);
+}
+
+static void
+test_utf8_locale(void **state)
+{
+	static const struct exact cases[] = {
+		{ "caf\xc3\xa9", 0, "caf\xc3\xa9" },
+		{ "\xe4\xb8\xad\xe6\x96\x87", 0, "\xe4\xb8\xad\xe6\x96\x87" },
+		{ "e\xcc\x81", 0, "e\xcc\x81" },		/* combining */
+		{ "\xf0\x9f\x98\x80", 0, "\xf0\x9f\x98\x80" },
+		{ "\xf4\x8f\xbf\xbf", 0, "<U+10FFFF>" },	/* no width */
+		{ "\xef\xbf\xbe", 0, "<U+FFFE>" },
+		/* clipping with the ellipsis, which takes the last column */
+		{ "hello", 5, "hello" },
+		{ "hello", 6, "hello" },
+		{ "hello world", 5, "hell" ELL },
+		{ "hello world", 2, "h" ELL },
+		{ "ab", 1, ELL },
+		{ "a", 1, "a" },
+		{ "", 1, "" },
+		/* the last character is two bytes */
+		{ "caf\xc3\xa9", 4, "caf\xc3\xa9" },
+		{ "caf\xc3\xa9!", 4, "caf" ELL },
+		/* wide CJK: two columns each, never half of one */
+		{ "\xe4\xb8\xad\xe6\x96\x87", 4, "\xe4\xb8\xad\xe6\x96\x87" },
+		{ "\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97", 4, "\xe4\xb8\xad" ELL },
+		{ "\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97", 5,
+		    "\xe4\xb8\xad\xe6\x96\x87" ELL },
+		{ "a\xe4\xb8\xad" "b", 3, "a" ELL },
+		{ "a\xe4\xb8\xad" "b", 4, "a\xe4\xb8\xad" "b" },
+		{ "\xe4\xb8\xad", 1, ELL },
+		{ "\xe4\xb8\xad", 2, "\xe4\xb8\xad" },
+		{ "ab\xe4\xb8\xad", 3, "ab" ELL },
+		{ "e\xcc\x81", 1, "e\xcc\x81" },
+		/* made-visible pieces are not split either */
+		{ "ab\x1b[2J", 3, "ab" ELL },
+		{ "ab\x1b", 4, "ab^[" },
+		{ "\xff", 4, "\\xff" },
+		{ "\xff", 3, ELL },
+		{ "x\xe2\x80\xae", 8, "x" ELL },
+		{ "\tx", 4, "   " ELL },
+		{ "\tx", 9, "        x" },
+		{ "a\tb", 8, "a      " ELL },
+	};
+
+	(void)state;
+	assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+	check_exact(cases, nitems(cases));
+	assert_non_null(setlocale(LC_ALL, "C"));
+}
+
+static void
+test_c_locale(void **state)
+{
+	static const struct exact cases[] = {
+		/* outside UTF-8 locales each code point is one '?' */
+		{ "caf\xc3\xa9", 0, "caf?" },
+		{ "\xe4\xb8\xad\xe6\x96\x87", 0, "??" },
+		{ "\xf0\x9f\x98\x80!", 0, "?!" },
+		{ "hello world", 5, "hell~" },
+		{ "hello", 5, "hello" },
+		{ "\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97", 2, "?~" },
+		{ "\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97", 3, "???" },
+		{ "ab", 1, "~" },
+		{ "\xc2\x85z", 3, "~" },
+		{ "\xc2\x85", 8, "<U+0085>" },
+		{ "\xe2\x80\xae!", 8, "~" },
+	};
+
+	(void)state;
+	assert_non_null(setlocale(LC_ALL, "C"));
+	check_exact(cases, nitems(cases));
+}
+
+/* Random bytes: nothing below 0x20 nor 0x7f comes out, the output is valid
+ * UTF-8, and it never takes more columns than allowed. */
+static void
+test_random(void **state)
+{
+	unsigned char in[64];
+	unsigned seed = 7;
+	size_t round, i, len, width;
+	wchar_t wide[1024];
+	char *out;
+	int cols;
+
+	(void)state;
+	assert_non_null(setlocale(LC_ALL, "C.UTF-8"));
+	for (round = 0; round < 20000; round++) {
+		len = round % nitems(in);
+		for (i = 0; i < len; i++) {
+			seed = seed * 1103515245 + 12345;
+			in[i] = (unsigned char)(seed >> 16);
+			if (round % 3 == 0 && in[i] >= 0x80 && i + 1 < len)
+				in[i] = i % 2 ? 0xe4 : 0xb8;	/* more CJK-ish */
+		}
+		width = round % 17;
+		out = text_sanitize((const char *)in, len, width);
+		for (i = 0; out[i] != '\0'; i++)
+			if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+				fail_msg("round %zu: control byte in output", round);
+		assert_true(utf8_valid(out, strlen(out)));
+		if (width != 0) {
+			assert_true(mbstowcs(wide, out, nitems(wide)) <
+			    nitems(wide));
+			cols = wcswidth(wide, nitems(wide));
+			if (cols < 0 || (size_t)cols > width)
+				fail_msg("round %zu: %d columns for width %zu: '%s'",
+				    round, cols, width, out);
+		}
+		free(out);
+	}
+	assert_non_null(setlocale(LC_ALL, "C"));
+}
+
+static void
+test_utf8_valid(void **state)
+{
+	static const struct {
+		const char	*s;
+		size_t		 len;
+		bool		 valid;
+	} cases[] = {
+		{ "", 0, true },
+		{ "abc", 3, true },
+		{ "caf\xc3\xa9", 5, true },
+		{ "\xe4\xb8\xad", 3, true },
+		{ "\xf0\x9f\x98\x80", 4, true },
+		{ "\xf4\x8f\xbf\xbf", 4, true },		/* U+10FFFF */
+		{ "\xef\xbf\xbf", 3, true },		/* U+FFFF */
+		{ "\xee\x80\x80", 3, true },		/* U+E000 */
+		{ "\x7f", 1, true },
+		{ "a\0b", 3, false },			/* NUL */
+		{ "\xc0\x80", 2, false },		/* overlong */
+		{ "\xc1\xbf", 2, false },
+		{ "\xe0\x80\x80", 3, false },
+		{ "\xe0\x9f\xbf", 3, false },
+		{ "\xf0\x80\x80\x80", 4, false },
+		{ "\xf0\x8f\xbf\xbf", 4, false },
+		{ "\xed\xa0\x80", 3, false },		/* surrogates */
+		{ "\xed\xbf\xbf", 3, false },
+		{ "\xf4\x90\x80\x80", 4, false },	/* > U+10FFFF */
+		{ "\xf5\x80\x80\x80", 4, false },
+		{ "\xf8\x88\x80\x80\x80", 5, false },
+		{ "\xfe", 1, false },
+		{ "\xff", 1, false },
+		{ "\x80", 1, false },			/* lone continuation */
+		{ "\xe4\xb8", 2, false },		/* truncated */
+		{ "\xe4\xb8(", 3, false },
+		{ "\xf0\x9f\x98", 3, false },
+		{ "ab\xc3", 3, false },
+	};
+	uint32_t cp = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < nitems(cases); i++)
+		if (utf8_valid(cases[i].s, cases[i].len) != cases[i].valid)
+			fail_msg("case %zu: utf8_valid is %d", i, !cases[i].valid);
+	assert_int_equal(utf8_decode((const unsigned char *)"", 0, &cp), 0);
+	assert_int_equal(utf8_decode((const unsigned char *)"A", 1, &cp), 1);
+	assert_int_equal(cp, 'A');
+	assert_int_equal(utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp),
+	    2);
+	assert_int_equal(cp, 0xe9);
+	assert_int_equal(utf8_decode((const unsigned char *)"\xe4\xb8\xad", 3,
+	    &cp), 3);
+	assert_int_equal(cp, 0x4e2d);
+	assert_int_equal(utf8_decode((const unsigned char *)"\xf4\x8f\xbf\xbf",
+	    4, &cp), 4);
+	assert_int_equal(cp, 0x10ffff);
+	/* The length given is respected, even inside a longer string. */
+	assert_int_equal(utf8_decode((const unsigned char *)"\xe4\xb8\xad", 2,
+	    &cp), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_controls_c),
+		cmocka_unit_test(test_controls_utf8),
+		cmocka_unit_test(test_nul),
+		cmocka_unit_test(test_utf8_locale),
+		cmocka_unit_test(test_c_locale),
+		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_utf8_valid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
