@@ -148,7 +148,7 @@ fi
 TREE_BYTES=$(find "$TREE" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
 TREE_FILES=$(find "$TREE" -type f | wc -l)
 BIG_BYTES=$(stat -c %s "$BIG")
-printf 'generated %d files, %.2f GiB tree + %.2f GiB file in %.0f s\n' \
+printf 'inputs: %d files, %.2f GiB tree + %.2f GiB file (%.0f s)\n' \
     "$TREE_FILES" "$(echo "$TREE_BYTES / 2^30" | bc -l)" \
     "$(echo "$BIG_BYTES / 2^30" | bc -l)" "$(echo "$EPOCHREALTIME - $t0" | bc -l)"
 
@@ -167,6 +167,7 @@ sleep 1
 [ "$("$CALOPS" hash "$TREE")" = "$want  $TREE/" ] ||
     { echo "bench_hash: the cached tree hash is wrong" >&2; exit 1; }
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -a cold xa ceil2 big dgst ceil1 warm
 for ((r = 0; r < ROUNDS; r++)); do
 	cold+=("$(elapsed "$CALOPS" hash --no-cache "$TREE")")
@@ -189,6 +190,7 @@ row() {
 }
 echo
 echo "calops hash benchmark: $(nproc) cores, medians of $ROUNDS interleaved rounds"
+echo "load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(a) cold tree: $TREE_FILES files, $TREE_BYTES bytes"
 row "calops hash --no-cache TREE" "$m_cold" "$TREE_BYTES"
 row "find | xargs -0 -P2 -n64 sha256sum" "$m_xa" "$TREE_BYTES"

@@ -1242,6 +1242,11 @@ g4_calibration(void **state)
 	ev = ws_eval(w);
 	expect_finding(ev, "G4", "G4.calibration", SEV_ERROR);
 
+	ws_reset(w, "empty");
+	ws_write_file(w, CALIB, "", 0);
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G4", "G4.calibration", SEV_ERROR, "empty");
+
 	ws_reset(w, "bad line");
 	ws_append(w, CALIB, "not json\n");
 	ev = ws_eval(w);
@@ -1496,6 +1501,12 @@ g5_script(void **state)
 	expect_status(ev, "G5", GS_BLOCKED);
 	expect_finding(ev, "G5", "G5.script", SEV_BLOCKED);
 	expect_project(ev, "BLOCKED_COMPILER", "vendor.compile_command");
+
+	ws_reset(w, "empty");
+	ws_write_file(w, SCRIPT, "", 0);
+	ev = ws_eval(w);
+	expect_status(ev, "G5", GS_BLOCKED);
+	expect_finding(ev, "G5", "G5.script", SEV_BLOCKED);
 
 	ws_reset(w, "a link outside");
 	ws_symlink(w, "/bin/sh", SCRIPT);
