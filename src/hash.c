@@ -34,7 +34,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -46,8 +45,7 @@
 #include <openssl/evp.h>
 
 #include "buf.h"
-#include "hash.h"
-#include "hashcache.h"
+#include "hash_int.h"
 
 #define SMALL_FILE	(128u << 10)	/* below: read() */
 #define READ_BUF	(256u << 10)	/* each worker's read() buffer */
@@ -55,32 +53,8 @@
 #define RING_N		4		/* ring blocks read ahead */
 #define BIG_FILE	(32u << 20)	/* worth a reader thread */
 #define MAX_THREADS	256
-#define MAX_WALKERS	16		/* threads listing one tree */
 #define RACY_NS		1000000000LL
 #define PROGRESS_NS	50000000LL	/* at most 20 progress calls a second */
-
-enum { CACHE_NONE, CACHE_MEMO, CACHE_PERSIST };
-
-struct hasher {
-	struct hashcache	*table;
-	char			*cache_path;	/* NULL: no persistent cache */
-	bool			 loaded;	/* cache_path was read */
-	int			 threads;
-	void			(*progress)(void *, uint64_t, uint64_t);
-	void			*progress_arg;
-};
-
-/* One file to hash, and what came of it. */
-struct job {
-	int			 dirfd;		/* AT_FDCWD or a tree's root */
-	const char		*path;
-	int			 oflags;	/* O_NOFOLLOW inside trees */
-	uint64_t		 size;		/* from stat: sets the order */
-	struct hash_result	*res;
-	struct hashcache_key	 key;
-	unsigned char		 md[HASHCACHE_MDLEN];
-	int			 cache;		/* CACHE_* */
-};
 
 /* The jobs of one batch, shared by its workers. */
 struct pool {
@@ -116,8 +90,8 @@ sha256_fetch(void)
 }
 
 /* The SHA-256 implementation, fetched once for the process. */
-static const EVP_MD *
-sha256_md(void)
+const EVP_MD *
+hash_sha256_md(void)
 {
 	pthread_once(&sha256_once, sha256_fetch);
 	return sha256;
@@ -162,8 +136,8 @@ bus_install(void)
 	pthread_mutex_unlock(&bus_lock);
 }
 
-static void
-md_hex(const unsigned char *md, char hex[HASH_HEX_LEN + 1])
+void
+hash_md_hex(const unsigned char *md, char hex[HASH_HEX_LEN + 1])
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i;
@@ -180,9 +154,9 @@ hash_bytes(const void *data, size_t len, char hex[HASH_HEX_LEN + 1])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 
-	if (EVP_Digest(data, len, md, NULL, sha256_md(), NULL) != 1)
+	if (EVP_Digest(data, len, md, NULL, hash_sha256_md(), NULL) != 1)
 		fatal("SHA-256 failed");
-	md_hex(md, hex);
+	hash_md_hex(md, hex);
 }
 
 bool
@@ -256,8 +230,8 @@ ts_ns(const struct timespec *ts)
 	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
 }
 
-static void
-stat_key(const struct stat *st, struct hashcache_key *k)
+void
+hash_stat_key(const struct stat *st, struct hashcache_key *k)
 {
 	memset(k, 0, sizeof *k);
 	k->dev = (uint64_t)st->st_dev;
@@ -273,8 +247,8 @@ same_version(const struct stat *a, const struct stat *b)
 {
 	struct hashcache_key ka, kb;
 
-	stat_key(a, &ka);
-	stat_key(b, &kb);
+	hash_stat_key(a, &ka);
+	hash_stat_key(b, &kb);
 	return memcmp(&ka, &kb, sizeof ka) == 0;
 }
 
@@ -459,7 +433,7 @@ hash_fd(struct pool *p, struct hashctx *hc, int fd, uint64_t size,
 	bool tried = false;
 
 	*bytes = 0;
-	if (EVP_DigestInit_ex(hc->ctx, sha256_md(), NULL) != 1)
+	if (EVP_DigestInit_ex(hc->ctx, hash_sha256_md(), NULL) != 1)
 		fatal("SHA-256 failed");
 	if (size >= BIG_FILE && atomic_load(&p->active) < p->threads) {
 		err = hash_ring(p, hc, fd, bytes);
@@ -474,7 +448,7 @@ hash_fd(struct pool *p, struct hashctx *hc, int fd, uint64_t size,
 		/* Start again: a mapping may have been hashed in part. */
 		if (lseek(fd, 0, SEEK_SET) != 0)
 			return errno;
-		if (EVP_DigestInit_ex(hc->ctx, sha256_md(), NULL) != 1)
+		if (EVP_DigestInit_ex(hc->ctx, hash_sha256_md(), NULL) != 1)
 			fatal("SHA-256 failed");
 		*bytes = 0;
 	}
@@ -522,8 +496,8 @@ job_run(struct pool *p, struct job *j, struct hashctx *hc)
 		job_fail(j, err);
 		return;
 	}
-	stat_key(&before, &j->key);
-	md_hex(j->md, j->res->hex);
+	hash_stat_key(&before, &j->key);
+	hash_md_hex(j->md, j->res->hex);
 	j->res->size = bytes;
 	j->res->err = 0;
 	if (!same_version(&before, &after) || bytes != (uint64_t)before.st_size)
@@ -655,25 +629,24 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 	pthread_mutex_destroy(&p.mu);
 }
 
-/* Answer a job from the memo or the cache; true on a hit. */
-static bool
-job_lookup(struct hasher *h, struct job *j, const struct stat *st)
+/* Answer from the memo or the cache; true on a hit. */
+bool
+hasher_lookup(struct hasher *h, const struct hashcache_key *k,
+    struct hash_result *res)
 {
 	unsigned char md[HASHCACHE_MDLEN];
 
-	j->size = (uint64_t)st->st_size;
-	stat_key(st, &j->key);
-	if (!hashcache_get(hasher_table(h), &j->key, md))
+	if (!hashcache_get(hasher_table(h), k, md))
 		return false;
-	md_hex(md, j->res->hex);
-	j->res->size = (uint64_t)st->st_size;
-	j->res->err = 0;
+	hash_md_hex(md, res->hex);
+	res->size = k->size;
+	res->err = 0;
 	return true;
 }
 
 /* Hash the jobs that missed, then remember what they gave. */
-static void
-jobs_finish(struct hasher *h, struct job **todo, size_t n, uint64_t done0,
+void
+hasher_run_jobs(struct hasher *h, struct job **todo, size_t n, uint64_t done0,
     uint64_t total)
 {
 	size_t i;
@@ -696,6 +669,7 @@ hasher_files(struct hasher *h, size_t n, const char *const *paths,
     struct hash_result *res)
 {
 	struct job *jobs = xcalloc(n, sizeof *jobs), **todo;
+	struct hashcache_key k;
 	struct stat st;
 	uint64_t done = 0, total = 0;
 	size_t i, m = 0, failed = 0;
@@ -712,14 +686,16 @@ hasher_files(struct hasher *h, size_t n, const char *const *paths,
 			job_fail(&jobs[i],
 			    S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
 		else {
-			total += (uint64_t)st.st_size;
-			if (job_lookup(h, &jobs[i], &st))
-				done += (uint64_t)st.st_size;
+			hash_stat_key(&st, &k);
+			total += k.size;
+			jobs[i].size = k.size;
+			if (hasher_lookup(h, &k, &res[i]))
+				done += k.size;
 			else
 				todo[m++] = &jobs[i];
 		}
 	}
-	jobs_finish(h, todo, m, done, total);
+	hasher_run_jobs(h, todo, m, done, total);
 	for (i = 0; i < n; i++)
 		failed += res[i].err != 0;
 	free(todo);
@@ -733,453 +709,3 @@ hasher_file(struct hasher *h, const char *path, struct hash_result *res)
 	return hasher_files(h, 1, &path, res) == 0 ? 0 : -1;
 }
 
-/*
- * Trees are listed by a few threads at once (the stat() of every file is
- * most of the cost of a warm check): a shared stack of directories still to
- * list, each thread keeping what it finds; the findings are merged and
- * sorted afterwards, so the result does not depend on the scheduling.
- */
-
-/* A regular file met by the walk. */
-struct walk_file {
-	char		*path;		/* relative to the root */
-	struct stat	 st;
-};
-
-/* What one walking thread found. */
-struct walker {
-	struct walk		*w;
-	struct walk_file	*files;
-	size_t			 nfiles;
-	size_t			 filealloc;
-	struct tree_link	*links;
-	size_t			 nlinks;
-	size_t			 linkalloc;
-	char			*errpath;	/* the failure first in order */
-	const char		*errwhat;
-	int			 err;
-};
-
-/* The state shared by the threads walking one tree. */
-struct walk {
-	const char		*dir;		/* as given by the caller */
-	char			*within;	/* links must stay under it */
-	int			 rootfd;
-	pthread_mutex_t		 mu;
-	pthread_cond_t		 cv;
-	char			**stack;	/* directories to list */
-	size_t			 nstack;
-	size_t			 stackalloc;
-	size_t			 pending;	/* stacked or being listed */
-};
-
-/* dir/rel, or dir alone when rel is empty; a new string. */
-static char *
-path_join(const char *dir, const char *rel)
-{
-	size_t len = strlen(dir);
-
-	if (rel[0] == '\0')
-		return xstrdup(dir);
-	if (len > 0 && dir[len - 1] == '/')
-		return xasprintf("%s%s", dir, rel);
-	return xasprintf("%s/%s", dir, rel);
-}
-
-/* Keep the failure whose path sorts first, so the report is stable. */
-static void
-walker_error(struct walker *k, const char *what, const char *rel, int err)
-{
-	if (k->errpath != NULL && strcmp(rel, k->errpath) >= 0)
-		return;
-	free(k->errpath);
-	k->errpath = xstrdup(rel);
-	k->errwhat = what;
-	k->err = err;
-}
-
-/* Whether the real path `real` is dir or lies below it. */
-static bool
-path_under(const char *real, const char *dir)
-{
-	size_t len = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(real, dir, len) == 0 &&
-	    (real[len] == '\0' || real[len] == '/');
-}
-
-/* Record a symbolic link and whether it leads outside w->within; one that
- * dangles or loops cannot be shown to stay inside, so it counts as out. */
-static void
-walker_link(struct walker *k, int dfd, const char *name, char *rel)
-{
-	struct tree_link *l;
-	char target[PATH_MAX + 1], *full, *real;
-	ssize_t n;
-
-	if ((n = readlinkat(dfd, name, target, sizeof target - 1)) < 0)
-		n = 0;
-	target[n] = '\0';
-	full = path_join(k->w->dir, rel);
-	real = realpath(full, NULL);
-	if (k->nlinks == k->linkalloc) {
-		k->linkalloc = k->linkalloc == 0 ? 16 : k->linkalloc * 2;
-		k->links = xreallocarray(k->links, k->linkalloc, sizeof *l);
-	}
-	l = &k->links[k->nlinks++];
-	l->path = rel;
-	l->target = xstrdup(target);
-	l->outside = real == NULL || !path_under(real, k->w->within);
-	free(real);
-	free(full);
-}
-
-static void
-walker_file(struct walker *k, char *rel, const struct stat *st)
-{
-	if (k->nfiles == k->filealloc) {
-		k->filealloc = k->filealloc == 0 ? 256 : k->filealloc * 2;
-		k->files = xreallocarray(k->files, k->filealloc,
-		    sizeof *k->files);
-	}
-	k->files[k->nfiles].path = rel;
-	k->files[k->nfiles++].st = *st;
-}
-
-/* Stack a directory to be listed by whichever thread is free. */
-static void
-walk_push(struct walk *w, char *rel)
-{
-	pthread_mutex_lock(&w->mu);
-	if (w->nstack == w->stackalloc) {
-		w->stackalloc = w->stackalloc == 0 ? 64 : w->stackalloc * 2;
-		w->stack = xreallocarray(w->stack, w->stackalloc,
-		    sizeof *w->stack);
-	}
-	w->stack[w->nstack++] = rel;
-	w->pending++;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-}
-
-/* Sort one directory entry into files, links and subdirectories, like
- * find -type f: nothing else counts and no link is followed. */
-static void
-walker_entry(struct walker *k, int dfd, const char *name, unsigned char type,
-    char *rel)
-{
-	struct stat st;
-
-	if (type == DT_UNKNOWN || type == DT_REG) {
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			walker_error(k, "read", rel, errno);
-			free(rel);
-			return;
-		}
-		type = IFTODT(st.st_mode);
-	}
-	if (type == DT_REG)
-		walker_file(k, rel, &st);
-	else if (type == DT_LNK)
-		walker_link(k, dfd, name, rel);
-	else if (type == DT_DIR)
-		walk_push(k->w, rel);
-	else
-		free(rel);
-}
-
-/* List one directory, relative to the root. */
-static void
-walker_dir(struct walker *k, const char *rel)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd;
-
-	fd = openat(k->w->rootfd, rel[0] == '\0' ? "." : rel,
-	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
-		walker_error(k, "open", rel, errno);
-		if (fd != -1)
-			close(fd);
-		return;
-	}
-	for (;;) {
-		errno = 0;
-		if ((de = readdir(d)) == NULL)
-			break;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		walker_entry(k, dirfd(d), de->d_name, de->d_type,
-		    rel[0] == '\0' ? xstrdup(de->d_name) :
-		    xasprintf("%s/%s", rel, de->d_name));
-	}
-	if (errno != 0)
-		walker_error(k, "list", rel, errno);
-	closedir(d);
-}
-
-/* A walking thread: list directories until none is left or pending. */
-static void *
-walker_run(void *arg)
-{
-	struct walker *k = arg;
-	struct walk *w = k->w;
-	char *rel;
-
-	for (;;) {
-		pthread_mutex_lock(&w->mu);
-		while (w->nstack == 0 && w->pending > 0)
-			pthread_cond_wait(&w->cv, &w->mu);
-		if (w->nstack == 0) {
-			pthread_mutex_unlock(&w->mu);
-			return NULL;
-		}
-		rel = w->stack[--w->nstack];
-		pthread_mutex_unlock(&w->mu);
-		walker_dir(k, rel);
-		free(rel);
-		pthread_mutex_lock(&w->mu);
-		if (--w->pending == 0)
-			pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->mu);
-	}
-}
-
-/* Walk from the root on up to n threads (the caller's among them). */
-static void
-walk_run(struct walk *w, struct walker *ks, size_t n)
-{
-	pthread_t *tids = xcalloc(n, sizeof *tids);
-	size_t i, started = 0;
-
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
-	walk_push(w, xstrdup(""));
-	for (i = 0; i < n; i++)
-		ks[i].w = w;
-	for (i = 1; i < n; i++) {
-		if (pthread_create(&tids[i], NULL, walker_run, &ks[i]) != 0)
-			break;
-		started++;
-	}
-	walker_run(&ks[0]);
-	for (i = 1; i <= started; i++)
-		pthread_join(tids[i], NULL);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->mu);
-	free(w->stack);
-	free(tids);
-}
-
-static int
-walk_file_cmp(const void *a, const void *b)
-{
-	const struct walk_file *x = a, *y = b;
-
-	return strcmp(x->path, y->path);
-}
-
-static int
-tree_link_cmp(const void *a, const void *b)
-{
-	const struct tree_link *x = a, *y = b;
-
-	return strcmp(x->path, y->path);
-}
-
-/* Merge what the walkers found into one sorted list of files (returned)
- * and t->links; report the first failure in path order. */
-static struct walk_file *
-walk_merge(struct walk *w, struct walker *ks, size_t n, struct tree *t,
-    size_t *nfiles)
-{
-	struct walk_file *files;
-	struct walker *bad = NULL;
-	size_t i, nf = 0, nl = 0;
-	char *full;
-
-	for (i = 0; i < n; i++) {
-		nf += ks[i].nfiles;
-		nl += ks[i].nlinks;
-		if (ks[i].errpath != NULL && (bad == NULL ||
-		    strcmp(ks[i].errpath, bad->errpath) < 0))
-			bad = &ks[i];
-	}
-	files = xcalloc(nf, sizeof *files);
-	t->links = xcalloc(nl, sizeof *t->links);
-	for (i = 0, nf = 0; i < n; i++) {
-		if (ks[i].nfiles != 0)
-			memcpy(files + nf, ks[i].files,
-			    ks[i].nfiles * sizeof *files);
-		nf += ks[i].nfiles;
-		if (ks[i].nlinks != 0)
-			memcpy(t->links + t->nlinks, ks[i].links,
-			    ks[i].nlinks * sizeof *t->links);
-		t->nlinks += ks[i].nlinks;
-	}
-	qsort(files, nf, sizeof *files, walk_file_cmp);
-	qsort(t->links, t->nlinks, sizeof *t->links, tree_link_cmp);
-	if (bad != NULL) {
-		full = path_join(w->dir, bad->errpath);
-		errbuf_set(t->err, sizeof t->err, "cannot %s '%s': %s",
-		    bad->errwhat, full, strerror(bad->err));
-		free(full);
-	}
-	*nfiles = nf;
-	return files;
-}
-
-/* The tree hash: SHA-256 of the canonical listing, fed in large pieces. */
-static void
-tree_digest(struct tree *t)
-{
-	EVP_MD_CTX *ctx;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	struct buf b;
-	size_t i;
-
-	if ((ctx = EVP_MD_CTX_new()) == NULL)
-		fatal("out of memory allocating a digest context");
-	if (EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1)
-		fatal("SHA-256 failed");
-	buf_init(&b, 0);
-	for (i = 0; i < t->nfiles; i++) {
-		if (buf_add(&b, t->files[i].hash.hex, HASH_HEX_LEN) != 0 ||
-		    buf_add(&b, "  ", 2) != 0 ||
-		    buf_adds(&b, t->files[i].path) != 0 ||
-		    buf_addc(&b, '\n') != 0)
-			fatal("tree listing too long");
-		if (b.len < (64u << 10) && i + 1 < t->nfiles)
-			continue;
-		if (EVP_DigestUpdate(ctx, b.data, b.len) != 1)
-			fatal("SHA-256 failed");
-		buf_reset(&b);
-	}
-	if (EVP_DigestFinal_ex(ctx, md, NULL) != 1)
-		fatal("SHA-256 failed");
-	buf_release(&b);
-	EVP_MD_CTX_free(ctx);
-	md_hex(md, t->hex);
-}
-
-/* Hash the sorted files relative to the open root; -1 when one fails. */
-static int
-tree_hash_files(struct hasher *h, struct walk *w, struct walk_file *files,
-    struct tree *t)
-{
-	struct job *jobs, **todo;
-	uint64_t done = 0, total = 0;
-	size_t i, m = 0;
-	char *full;
-	int rc = 0;
-
-	jobs = xcalloc(t->nfiles, sizeof *jobs);
-	todo = xcalloc(t->nfiles, sizeof *todo);
-	for (i = 0; i < t->nfiles; i++) {
-		t->files[i].path = files[i].path;
-		jobs[i].dirfd = w->rootfd;
-		jobs[i].path = t->files[i].path;
-		jobs[i].oflags = O_NOFOLLOW;
-		jobs[i].res = &t->files[i].hash;
-		total += (uint64_t)files[i].st.st_size;
-		if (job_lookup(h, &jobs[i], &files[i].st))
-			done += (uint64_t)files[i].st.st_size;
-		else
-			todo[m++] = &jobs[i];
-	}
-	jobs_finish(h, todo, m, done, total);
-	for (i = 0; i < t->nfiles && rc == 0; i++) {
-		if (t->files[i].hash.err == 0)
-			continue;
-		rc = -1;
-		if (t->err[0] != '\0')
-			break;
-		full = path_join(w->dir, t->files[i].path);
-		errbuf_set(t->err, sizeof t->err, "cannot read '%s': %s",
-		    full, strerror(t->files[i].hash.err));
-		free(full);
-	}
-	free(todo);
-	free(jobs);
-	return rc;
-}
-
-/* Open the root and settle `within`; -1 with t->err set. */
-static int
-walk_open(struct walk *w, const char *dir, const char *within,
-    struct tree *t)
-{
-	size_t len;
-
-	memset(w, 0, sizeof *w);
-	w->dir = dir;
-	if ((w->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (within == NULL && (w->within = realpath(dir, NULL)) == NULL)) {
-		errbuf_set(t->err, sizeof t->err, "cannot open '%s': %s", dir,
-		    strerror(errno));
-		if (w->rootfd != -1)
-			close(w->rootfd);
-		return -1;
-	}
-	if (within != NULL)
-		w->within = xstrdup(within);
-	len = strlen(w->within);
-	while (len > 1 && w->within[len - 1] == '/')
-		w->within[--len] = '\0';
-	return 0;
-}
-
-int
-hasher_tree(struct hasher *h, const char *dir, const char *within,
-    struct tree *t)
-{
-	struct walk w;
-	struct walker *ks;
-	struct walk_file *files;
-	size_t i, n;
-	int rc;
-
-	n = h->threads < MAX_WALKERS ? (size_t)h->threads : MAX_WALKERS;
-	memset(t, 0, sizeof *t);
-	if (walk_open(&w, dir, within, t) != 0)
-		return -1;
-	ks = xcalloc(n, sizeof *ks);
-	walk_run(&w, ks, n);
-	files = walk_merge(&w, ks, n, t, &t->nfiles);
-	for (i = 0; i < n; i++) {
-		free(ks[i].files);
-		free(ks[i].links);
-		free(ks[i].errpath);
-	}
-	free(ks);
-	t->files = xcalloc(t->nfiles, sizeof *t->files);
-	rc = tree_hash_files(h, &w, files, t);
-	if (t->err[0] != '\0')
-		rc = -1;
-	if (rc == 0)
-		tree_digest(t);
-	close(w.rootfd);
-	free(w.within);
-	free(files);
-	return rc;
-}
-
-void
-tree_release(struct tree *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nfiles; i++)
-		free(t->files[i].path);
-	for (i = 0; i < t->nlinks; i++) {
-		free(t->links[i].path);
-		free(t->links[i].target);
-	}
-	free(t->files);
-	free(t->links);
-	memset(t, 0, sizeof *t);
-}

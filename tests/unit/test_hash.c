@@ -25,7 +25,7 @@
 
 /* Every test gets its own folder, and the cache lives inside it. */
 struct fixture {
-	char	 dir[64];
+	char	 dir[PATH_MAX];
 	char	*cache;		/* $XDG_CACHE_HOME/calops/hashes */
 };
 
@@ -42,9 +42,12 @@ static int
 setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof *f);
+	const char *tmp = getenv("TMPDIR");
 	char *xdg;
 
-	snprintf(f->dir, sizeof f->dir, "/tmp/test_hash.XXXXXX");
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	snprintf(f->dir, sizeof f->dir, "%s/test_hash.XXXXXX", tmp);
 	if (mkdtemp(f->dir) == NULL)
 		return -1;
 	xdg = xasprintf("%s/xdg", f->dir);
