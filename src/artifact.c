@@ -58,6 +58,8 @@ eval_artifact(struct eval *ev, const char *rel, bool parse)
 	a->rel = xstrdup(rel);
 	a->status = ws_read(&ev->ws, rel, DOC_MAX_BYTES, &a->data, &a->size,
 	    a->msg, sizeof a->msg);
+	if (a->status == WS_OK)
+		hash_bytes(a->data, a->size, a->hex);
 	if (a->status != WS_OK || !parse)
 		return a;
 	if (has_suffix(rel, ".yaml") || has_suffix(rel, ".yml"))
@@ -74,11 +76,38 @@ eval_artifact(struct eval *ev, const char *rel, bool parse)
 	return a;
 }
 
+void
+gate_note_input(struct gate_result *gr, const char *rel, const char *hex)
+{
+	struct gate_input *in;
+	struct stat st;
+	char msg[320];
+	size_t i;
+
+	for (i = 0; i < gr->ninputs; i++)
+		if (strcmp(gr->inputs[i].rel, rel) == 0)
+			return;
+	gr->inputs = xreallocarray(gr->inputs, gr->ninputs + 1,
+	    sizeof *gr->inputs);
+	in = &gr->inputs[gr->ninputs++];
+	memset(in, 0, sizeof *in);
+	in->rel = xstrdup(rel);
+	in->present = ws_locate(&gr->ev->ws, rel, &st, msg, sizeof msg) == WS_OK;
+	if (in->present) {
+		in->size = (uint64_t)st.st_size;
+		in->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		    st.st_mtim.tv_nsec;
+	}
+	if (in->present && hex != NULL)
+		snprintf(in->hex, sizeof in->hex, "%s", hex);
+}
+
 const struct artifact *
 gate_doc(struct gate_result *gr, const char *rel)
 {
 	struct artifact *a = eval_artifact(gr->ev, rel, true);
 
+	gate_note_input(gr, rel, a->hex);
 	if (a->status == WS_ABSENT)
 		return NULL;
 	if (a->status != WS_OK || !a->parsed) {
@@ -93,6 +122,7 @@ gate_raw(struct gate_result *gr, const char *rel)
 {
 	struct artifact *a = eval_artifact(gr->ev, rel, false);
 
+	gate_note_input(gr, rel, a->hex);
 	if (a->status == WS_ABSENT)
 		return NULL;
 	if (a->status != WS_OK) {
@@ -107,6 +137,7 @@ gate_input(struct gate_result *gr, const char *rel, const char *check)
 {
 	struct artifact *a = eval_artifact(gr->ev, rel, true);
 
+	gate_note_input(gr, rel, a->hex);
 	if (a->status == WS_OK && a->parsed)
 		return a;
 	gate_add(gr, SEV_WARN, check, rel, "",
@@ -173,6 +204,7 @@ gate_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1],
 	}
 	free(abs);
 	memcpy(hex, res.hex, sizeof res.hex);
+	gate_note_input(gr, rel, hex);
 	return 0;
 }
 
@@ -205,6 +237,7 @@ gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 	ev->tree_paths[ev->ntrees] = xstrdup(rel);
 	i = ev->ntrees++;
 found:
+	gate_note_input(gr, rel, ev->trees[i]->hex);
 	if (ev->trees[i]->err[0] != '\0') {
 		errbuf_set(err, errlen, "%s", ev->trees[i]->err);
 		return NULL;
@@ -260,6 +293,8 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 	bool cut;
 	int rc;
 
+	/* Streams may be many GB: noted by size and mtime, not hashed. */
+	gate_note_input(gr, rel, NULL);
 	s = ws_locate(&gr->ev->ws, rel, &st, msg, sizeof msg);
 	if (s == WS_OK && !S_ISREG(st.st_mode)) {
 		snprintf(msg, sizeof msg, "'%s' is not a regular file", rel);

@@ -186,10 +186,13 @@ eval_run(struct eval *ev, const char *path, const struct eval_opts *o,
 void
 eval_release(struct eval *ev)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < GATE_COUNT; i++) {
 		findings_release(&ev->gates[i].findings);
+		for (k = 0; k < ev->gates[i].ninputs; k++)
+			free(ev->gates[i].inputs[k].rel);
+		free(ev->gates[i].inputs);
 		free(ev->gates[i].owner);
 		free(ev->gates[i].due);
 	}

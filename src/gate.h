@@ -50,6 +50,16 @@ struct gate_def {
 
 extern const struct gate_def gate_table[GATE_COUNT];
 
+/* An artifact a gate read, for "what changed since it was last green":
+ * its hash when the gate had the bytes anyway, else its size and mtime. */
+struct gate_input {
+	char		*rel;
+	bool		 present;
+	char		 hex[HASH_HEX_LEN + 1];	/* "" when not hashed */
+	uint64_t	 size;
+	int64_t		 mtime_ns;
+};
+
 struct gate_result {
 	const struct gate_def	*def;
 	int			 index;
@@ -58,6 +68,8 @@ struct gate_result {
 	char			*owner;		/* from owners.yaml, or NULL */
 	char			*due;
 	size_t			 suppressed[5];	/* per severity, past the cap */
+	struct gate_input	*inputs;	/* what it read, in order */
+	size_t			 ninputs;
 	struct eval		*ev;
 };
 
@@ -117,6 +129,11 @@ const struct gate_result *eval_gate(const struct eval *ev, const char *id);
 
 /* ---- for gate files ---- */
 
+/* Note that the gate read rel (hex may be NULL or "": then rel's size and
+ * mtime are taken); repeated notes of one path are kept once. */
+void	 gate_note_input(struct gate_result *gr, const char *rel,
+	    const char *hex);
+
 /* Report a finding of this gate; past GATE_MAX_PER_CHECK findings of one
  * check they are counted, not kept, and summarised at the end. */
 void	 gate_add(struct gate_result *gr, enum severity sev, const char *check,
@@ -133,6 +150,7 @@ struct artifact {
 	char		 where[32];
 	size_t		 size;
 	char		*data;		/* raw bytes, for non-document reads */
+	char		 hex[HASH_HEX_LEN + 1];	/* of data, "" when unread */
 };
 
 /* The artifact rel, read (and parsed when asked) once per evaluation, with

@@ -45,6 +45,20 @@ finding_json(const struct finding *f, const char *gate)
 }
 
 static json_t *
+input_json(const struct gate_input *in)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "path", json_text(in->rel));
+	json_object_set_new(o, "present", json_boolean(in->present));
+	json_object_set_new(o, "sha256", in->hex[0] != '\0' ?
+	    json_string(in->hex) : json_null());
+	json_object_set_new(o, "size", json_integer((json_int_t)in->size));
+	json_object_set_new(o, "mtime_ns", json_integer(in->mtime_ns));
+	return o;
+}
+
+static json_t *
 gate_json(const struct gate_result *gr, bool with_findings)
 {
 	json_t *o = json_object(), *list;
@@ -65,6 +79,10 @@ gate_json(const struct gate_result *gr, bool with_findings)
 	    "stale", (json_int_t)counts[SEV_STALE],
 	    "warn", (json_int_t)counts[SEV_WARN],
 	    "info", (json_int_t)counts[SEV_INFO]));
+	list = json_array();
+	for (i = 0; i < gr->ninputs; i++)
+		json_array_append_new(list, input_json(&gr->inputs[i]));
+	json_object_set_new(o, "inputs", list);
 	if (with_findings) {
 		list = json_array();
 		for (i = 0; i < gr->findings.n; i++)

@@ -105,6 +105,7 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 	hasher_files(gr->ev->hasher, n, paths, res);
 	for (i = 0; i < n; i++) {
 		ptr = ptr_index("/files", pf[i].index);
+		gate_note_input(gr, pf[i].rel, res[i].err == 0 ? res[i].hex : NULL);
 		if (res[i].err != 0)
 			gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
 			    "cannot read '%s': %s", pf[i].rel,
