@@ -1,0 +1,42 @@
+/*
+ * action.h: what keys mean.  Keys map to actions in tables (tig's REQ_*):
+ * one global table, and one per view for the keys only it has.  The help
+ * screen is generated from these same tables, so it cannot drift.
+ */
+#ifndef CALOPS_ACTION_H
+#define CALOPS_ACTION_H
+
+#include "calops.h"
+
+enum action {
+	ACT_NONE,
+	ACT_UP, ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_HOME, ACT_END, ACT_LEFT, ACT_RIGHT,
+	ACT_ENTER, ACT_BACK, ACT_QUIT, ACT_HELP, ACT_FILTER, ACT_COMMAND,
+	ACT_NEXT_VIEW, ACT_PREV_VIEW, ACT_VIEW_BOARD, ACT_VIEW_TICKETS, ACT_VIEW_FINDINGS,
+	ACT_REDRAW, ACT_REFRESH, ACT_SUSPEND,
+	/* view-specific */
+	ACT_OPEN, ACT_SORT, ACT_SEVERITY, ACT_WHY,
+	ACT_COUNT
+};
+
+struct keybinding {
+	int		 key;		/* a curses key code or a character */
+	enum action	 action;
+	const char	*keyname;	/* as the help screen shows it */
+};
+
+struct action_info {
+	const char	*name;		/* for :commands and the help screen */
+	const char	*help;
+};
+
+extern const struct action_info action_info[ACT_COUNT];
+/* The keys every view has; ended by a zero key. */
+extern const struct keybinding global_keys[];
+
+#define KEY_CTRL(c) ((c) & 0x1f)
+
+/* The action for key: the view's table first, then the global one. */
+enum action	action_for_key(const struct keybinding *view_keys, int key);
+
+#endif

@@ -1,0 +1,843 @@
+/* app.c: the console: loop, evaluation child, watcher, prompt, frame. */
+#include "calops.h"
+
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "history.h"
+#include "text.h"
+#include "ui.h"
+
+#define SPINNER_MS 120
+
+static void	eval_start(struct app *a);
+
+/* ---- the evaluation child ---- */
+
+/* Remember this evaluation, so a red gate can say what changed since it
+ * was last green. */
+static void
+record_history(struct app *a)
+{
+	const struct board_eval *e = &a->board.now;
+	json_t *gates = json_object();
+	char err[256], *path;
+	size_t i;
+
+	for (i = 0; i < GATE_COUNT; i++)
+		json_object_set_new(gates, e->gates[i].id, json_pack("{s:s,s:O}",
+		    "status", gate_status_name(e->gates[i].status), "inputs",
+		    e->gates[i].inputs != NULL ? e->gates[i].inputs :
+		    json_array()));
+	if ((path = history_path(a->ws, err, sizeof err)) == NULL ||
+	    history_append(path, gates, e->finished_at, a->config.history, err,
+	    sizeof err) != 0)
+		app_message(a, true, "history not kept: %s", err);
+	free(path);
+	json_decref(gates);
+}
+
+static void
+eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct app *a = arg;
+	int r;
+
+	(void)c;
+	if (from_stderr || cut) {
+		if (len > 0)
+			app_message(a, true, "%.*s", (int)(len > 200 ? 200 : len),
+			    line);
+		return;
+	}
+	r = board_event(&a->board, line, len);
+	if ((r & BOARD_CHANGED) && a->board.now.valid && a->board.error == NULL)
+		record_history(a);
+	if (r & BOARD_CHANGED) {
+		size_t i;
+
+		for (i = 0; i < (size_t)a->depth; i++)
+			if (a->stack[i].ops->update != NULL)
+				a->stack[i].ops->update(a, a->stack[i].data);
+	}
+	if (r != 0)
+		a->dirty = true;
+}
+
+static void
+eval_done(struct child *c, int status, void *arg)
+{
+	struct app *a = arg;
+
+	(void)c;
+	a->eval = NULL;
+	if (a->board.running) {
+		board_fail(&a->board, WIFSIGNALED(status) ?
+		    "the evaluation was killed" :
+		    "the evaluation ended without a result");
+	}
+	if (a->watch != NULL && !watch_root_ok(a->watch))
+		board_fail(&a->board, "the workspace is gone or unreadable");
+	a->dirty = true;
+	if (a->eval_again) {
+		a->eval_again = false;
+		eval_start(a);
+	}
+}
+
+static const struct child_ops eval_ops = { eval_line, eval_done };
+
+/* Evaluate in a child, never in the UI's thread of control. */
+static void
+eval_start(struct app *a)
+{
+	char *argv[] = { a->self, "check", "--stream", "--", a->ws, NULL };
+	char err[256];
+
+	if (a->eval != NULL) {
+		a->eval_again = true;
+		return;
+	}
+	board_begin(&a->board);
+	a->eval = child_start(a->loop, argv, &eval_ops, a, err, sizeof err);
+	if (a->eval == NULL)
+		board_fail(&a->board, err);
+	a->dirty = true;
+}
+
+/* ---- watching the workspace ---- */
+
+static void
+debounced(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	a->debounce_timer = 0;
+	eval_start(a);
+}
+
+static void
+changed(struct app *a)
+{
+	if (a->debounce_timer != 0)
+		loop_del_timer(a->loop, a->debounce_timer);
+	a->debounce_timer = loop_add_timer(a->loop,
+	    a->config.refresh_debounce_ms, debounced, a);
+}
+
+static void
+watch_readable(struct loop *l, int fd, short revents, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	(void)fd;
+	(void)revents;
+	if (watch_read(a->watch))
+		changed(a);
+}
+
+static void
+watch_tick(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	if (watch_poll(a->watch))
+		changed(a);
+	a->poll_timer = loop_add_timer(l, watch_timeout_ms(a->watch),
+	    watch_tick, a);
+}
+
+static void
+watch_start(struct app *a)
+{
+	char err[256];
+
+	if ((a->watch = watch_new(a->ws, err, sizeof err)) == NULL) {
+		app_message(a, true, "not watching for changes: %s", err);
+		return;
+	}
+	if (watch_fd(a->watch) != -1)
+		loop_add_fd(a->loop, watch_fd(a->watch), POLLIN, watch_readable,
+		    a);
+	else
+		a->poll_timer = loop_add_timer(a->loop,
+		    watch_timeout_ms(a->watch), watch_tick, a);
+}
+
+/* ---- views and the stack ---- */
+
+void
+app_push(struct app *a, const struct view_ops *ops, const void *arg)
+{
+	if (a->depth == APP_STACK_MAX)
+		return;
+	a->stack[a->depth].ops = ops;
+	a->stack[a->depth].data = ops->open(a, arg);
+	a->depth++;
+	a->dirty = true;
+}
+
+static void
+pop(struct app *a)
+{
+	struct view *v = &a->stack[--a->depth];
+
+	v->ops->close(v->data);
+	a->dirty = true;
+}
+
+/* Switch the root screen (Tab, digits, :board), closing what was above. */
+static void
+switch_tab(struct app *a, const struct view_ops *ops)
+{
+	while (a->depth > 0)
+		pop(a);
+	a->filter[0] = '\0';
+	app_push(a, ops, NULL);
+}
+
+static size_t
+tab_index(const struct app *a)
+{
+	size_t i;
+
+	for (i = 0; i < view_ntabs; i++)
+		if (view_tabs[i] == a->stack[0].ops)
+			return i;
+	return 0;
+}
+
+void
+app_message(struct app *a, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->message, sizeof a->message, fmt, ap);
+	va_end(ap);
+	a->message_error = error;
+	a->dirty = true;
+}
+
+bool
+app_filter_match(const struct app *a, const char *s)
+{
+	return a->filter[0] == '\0' || (s != NULL && strcasestr(s,
+	    a->filter) != NULL);
+}
+
+const char *
+app_status_glyph(enum gate_status s)
+{
+	switch (s) {
+	case GS_PASS: return ui_glyph("✔", "+");
+	case GS_FAIL: return ui_glyph("✘", "x");
+	case GS_BLOCKED: return ui_glyph("⊘", "#");
+	case GS_STALE: return ui_glyph("≈", "~");
+	case GS_RUNNING: return ui_glyph("▶", ">");
+	default: return ui_glyph("·", ".");
+	}
+}
+
+int
+app_status_role(enum gate_status s)
+{
+	static const int roles[] = { ROLE_PENDING, ROLE_FAIL, ROLE_BLOCKED,
+	    ROLE_STALE, ROLE_PASS, ROLE_RUNNING };
+
+	return roles[s];
+}
+
+int
+app_severity_role(enum severity s)
+{
+	static const int roles[] = { ROLE_ERROR, ROLE_BLOCKED, ROLE_STALE,
+	    ROLE_WARN, ROLE_INFO };
+
+	return roles[s];
+}
+
+/* ---- opening an artifact ---- */
+
+void
+app_open_file(struct app *a, const char *rel, const char *where)
+{
+	const char *editor = getenv("VISUAL"), *pager = getenv("PAGER");
+	char *path, line[32] = "", *argv[4];
+	struct stat st;
+	long ln = 0;
+	pid_t pid;
+	int status, i = 0;
+
+	if (rel == NULL || rel[0] == '\0' || strstr(rel, "..") != NULL) {
+		app_message(a, true, "this finding names no file");
+		return;
+	}
+	path = xasprintf("%s/%s", a->ws, rel);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		app_message(a, true, "cannot open '%s': not a regular file", rel);
+		free(path);
+		return;
+	}
+	if (editor == NULL || editor[0] == '\0')
+		editor = getenv("EDITOR");
+	if (where != NULL && (ln = strtol(where, NULL, 10)) > 0)
+		snprintf(line, sizeof line, "+%ld", ln);
+	argv[i++] = (char *)(editor != NULL && editor[0] != '\0' ? editor :
+	    pager != NULL && pager[0] != '\0' ? pager : "less");
+	if (line[0] != '\0')
+		argv[i++] = line;
+	argv[i++] = path;
+	argv[i] = NULL;
+	ui_suspend();
+	if ((pid = fork()) == 0) {
+		signal(SIGINT, SIG_DFL);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+			;
+	ui_resume();
+	if (pid < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127))
+		app_message(a, true, "cannot run '%s'", argv[0]);
+	free(path);
+	a->dirty = true;
+}
+
+/* ---- the prompt ---- */
+
+static const char *const commands[] = { "board", "tickets", "findings",
+    "help", "theme", "refresh", "q", "quit" };
+
+/* Tab completion for ':': the command, or a theme name after ":theme ". */
+static void
+complete(struct app *a)
+{
+	char **names = NULL, *word;
+	const char *match = NULL;
+	size_t i, n = 0, hits = 0, off = 0;
+
+	if (strncmp(a->input, "theme ", 6) == 0) {
+		names = theme_list(&n);
+		off = 6;
+	}
+	word = a->input + off;
+	for (i = 0; i < (off ? n : nitems(commands)); i++) {
+		const char *c = off ? names[i] : commands[i];
+
+		if (strncmp(c, word, strlen(word)) == 0) {
+			match = c;
+			hits++;
+		}
+	}
+	if (hits == 1)
+		a->input_len = off + (size_t)snprintf(word,
+		    sizeof a->input - off, "%s%s", match, off ? "" : " ");
+	else if (hits > 1)
+		app_message(a, false, "%zu matches", hits);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void
+set_theme(struct app *a, const char *name)
+{
+	struct theme t;
+	char err[512];
+
+	if (theme_load(&t, name, err, sizeof err) != 0) {
+		app_message(a, true, "%s", err);
+		return;
+	}
+	theme_release(&a->theme);
+	a->theme = t;
+	ui_apply_theme(&a->theme);
+	app_message(a, false, "theme %s", a->theme.name);
+	a->relayout = true;
+}
+
+static int
+run_command(struct app *a, const char *cmd)
+{
+	const struct view_ops *v;
+
+	while (*cmd == ' ')
+		cmd++;
+	if (strcmp(cmd, "q") == 0 || strcmp(cmd, "quit") == 0)
+		return R_QUIT;
+	if (strncmp(cmd, "theme", 5) == 0 && (cmd[5] == ' ' || cmd[5] == '\0')) {
+		if (cmd[5] == '\0')
+			app_message(a, false, "theme %s", ui_theme_name());
+		else
+			set_theme(a, cmd + 6);
+	} else if (strcmp(cmd, "refresh") == 0)
+		eval_start(a);
+	else if (strcmp(cmd, "help") == 0)
+		app_push(a, &help_view, NULL);
+	else if ((v = view_by_name(cmd)) != NULL)
+		switch_tab(a, v);
+	else if (cmd[0] != '\0')
+		app_message(a, true, "unknown command ':%s' (Tab completes)", cmd);
+	return R_REDRAW;
+}
+
+static void
+refresh_views(struct app *a)
+{
+	int i;
+
+	for (i = 0; i < a->depth; i++)
+		if (a->stack[i].ops->update != NULL)
+			a->stack[i].ops->update(a, a->stack[i].data);
+}
+
+/* A key while the prompt is open; a filter applies as it is typed. */
+static int
+prompt_key(struct app *a, int key)
+{
+	bool filtering = a->mode == MODE_FILTER;
+
+	if (key == 27 || key == KEY_CTRL('c') || key == KEY_CTRL('g')) {
+		if (filtering) {
+			a->filter[0] = '\0';
+			refresh_views(a);
+		}
+		a->mode = MODE_NORMAL;
+		return R_REDRAW;
+	}
+	if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+		a->mode = MODE_NORMAL;
+		return filtering ? R_REDRAW : run_command(a, a->input);
+	}
+	if (key == KEY_BACKSPACE || key == 127 || key == KEY_CTRL('h')) {
+		if (a->input_len == 0)
+			a->mode = MODE_NORMAL;
+		/* Drop one UTF-8 character, not one byte. */
+		while (a->input_len > 0 && ((unsigned char)
+		    a->input[--a->input_len] & 0xc0) == 0x80)
+			;
+		a->input[a->input_len] = '\0';
+	} else if (key == KEY_CTRL('u')) {
+		a->input_len = 0;
+		a->input[0] = '\0';
+	} else if (key == '\t' && !filtering)
+		complete(a);
+	else if (key >= 0x20 && key < 0x100 && key != 0x7f &&
+	    a->input_len + 1 < sizeof a->input) {
+		a->input[a->input_len++] = (char)key;
+		a->input[a->input_len] = '\0';
+	}
+	if (filtering) {
+		snprintf(a->filter, sizeof a->filter, "%s", a->input);
+		refresh_views(a);
+	}
+	return R_REDRAW;
+}
+
+/* ---- keys ---- */
+
+static void
+suspend(struct app *a)
+{
+	ui_suspend();
+	signal(SIGTSTP, SIG_DFL);
+	kill(0, SIGTSTP);
+	/* Here again after fg. */
+	ui_resume();
+	a->relayout = true;
+}
+
+static int
+normal_key(struct app *a, int key)
+{
+	struct view *v = &a->stack[a->depth - 1];
+	enum action act = action_for_key(v->ops->keys, key);
+	size_t t;
+	int r;
+
+	switch (act) {
+	case ACT_QUIT:
+		return R_QUIT;
+	case ACT_HELP:
+		if (v->ops != &help_view)
+			app_push(a, &help_view, v->ops);
+		return R_REDRAW;
+	case ACT_FILTER:
+	case ACT_COMMAND:
+		a->mode = act == ACT_FILTER ? MODE_FILTER : MODE_COMMAND;
+		snprintf(a->input, sizeof a->input, "%s", act == ACT_FILTER ?
+		    a->filter : "");
+		a->input_len = strlen(a->input);
+		return R_REDRAW;
+	case ACT_NEXT_VIEW:
+	case ACT_PREV_VIEW:
+		t = tab_index(a);
+		t = act == ACT_NEXT_VIEW ? (t + 1) % view_ntabs :
+		    (t + view_ntabs - 1) % view_ntabs;
+		switch_tab(a, view_tabs[t]);
+		return R_REDRAW;
+	case ACT_VIEW_BOARD:
+	case ACT_VIEW_TICKETS:
+	case ACT_VIEW_FINDINGS:
+		switch_tab(a, view_tabs[act - ACT_VIEW_BOARD]);
+		return R_REDRAW;
+	case ACT_REDRAW:
+		a->relayout = true;
+		return R_REDRAW;
+	case ACT_REFRESH:
+		eval_start(a);
+		app_message(a, false, "evaluating the workspace again");
+		return R_REDRAW;
+	case ACT_SUSPEND:
+		suspend(a);
+		return R_REDRAW;
+	default:
+		break;
+	}
+	r = v->ops->action(a, v->data, act);
+	if (r == R_NONE && act == ACT_BACK) {
+		if (a->filter[0] != '\0') {
+			a->filter[0] = '\0';
+			refresh_views(a);
+			return R_REDRAW;
+		}
+		return a->depth > 1 ? R_POP : R_QUIT;
+	}
+	return r;
+}
+
+static int
+mouse(struct app *a)
+{
+	struct view *v = &a->stack[a->depth - 1];
+	MEVENT ev;
+	int r = R_NONE, i;
+
+	if (getmouse(&ev) != OK)
+		return R_NONE;
+	if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		for (i = 0; i < 3; i++)
+			r |= v->ops->action(a, v->data,
+			    (ev.bstate & BUTTON4_PRESSED) ? ACT_UP : ACT_DOWN);
+		return r;
+	}
+	if (v->ops->click != NULL && ev.y >= 1 && ev.y < a->rows - 1)
+		r = v->ops->click(a, v->data, ev.y - 1,
+		    (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
+	return r;
+}
+
+static void
+resize(struct app *a)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+	a->relayout = true;
+	a->dirty = true;
+}
+
+static void
+react(struct app *a, int r)
+{
+	if (r & R_POP && a->depth > 1)
+		pop(a);
+	if (r & R_QUIT)
+		loop_stop(a->loop);
+	if (r != R_NONE)
+		a->dirty = true;
+}
+
+static void
+tty_readable(struct loop *l, int fd, short revents, void *arg)
+{
+	struct app *a = arg;
+	int key;
+
+	(void)l;
+	(void)fd;
+	(void)revents;
+	while ((key = getch()) != ERR) {
+		a->message[0] = '\0';
+		if (key == KEY_RESIZE)
+			resize(a);
+		else if (key == KEY_MOUSE)
+			react(a, mouse(a));
+		else if (a->mode != MODE_NORMAL)
+			react(a, prompt_key(a, key));
+		else
+			react(a, normal_key(a, key));
+		if (a->depth == 0)
+			break;
+	}
+}
+
+/* ---- the frame ---- */
+
+static void
+draw_title(struct app *a)
+{
+	const struct board_eval *e = &a->board.now;
+	int x, i, w;
+
+	ui_fill(stdscr, 0, 0, ROLE_TITLE);
+	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
+	x += ui_put(stdscr, 0, x, a->cols / 3, ROLE_TITLE,
+	    e->valid && e->model_id != NULL ? e->model_id : a->ws, false);
+	if (e->valid)
+		x += ui_putf(stdscr, 0, x, a->cols - x, ROLE_TITLE,
+		    "  project: %s", e->project_status);
+	/* The tab bar, right-aligned. */
+	for (i = (int)view_ntabs - 1, w = a->cols; i >= 0; i--) {
+		char label[32];
+		bool on = a->stack[0].ops == view_tabs[i];
+
+		snprintf(label, sizeof label, on ? "[%d %s]" : " %d %s ", i + 1,
+		    view_tabs[i]->title);
+		w -= (int)strlen(label);
+		if (w <= x + 1)
+			break;
+		ui_putf(stdscr, 0, w, (int)strlen(label), on ? ROLE_SELECTION :
+		    ROLE_TITLE, "%s", label);
+	}
+}
+
+/* Banners under the title; returns how many rows they took. */
+static int
+draw_banners(struct app *a)
+{
+	int row = 1;
+
+	if (a->board.now.valid && a->board.now.project_status != NULL &&
+	    strcmp(a->board.now.project_status, "BLOCKED_COMPILER") == 0) {
+		ui_fill(stdscr, row, 0, ROLE_BANNER);
+		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_BANNER, "%s "
+		    "BLOCKED_COMPILER — no launch date may be promised",
+		    ui_glyph("⊘", "#"));
+	}
+	if (a->board.error != NULL) {
+		ui_fill(stdscr, row, 0, ROLE_ERROR);
+		ui_put(stdscr, row++, 1, a->cols - 2, ROLE_ERROR,
+		    a->board.error, false);
+	}
+	if (a->demo && row < 3) {
+		ui_fill(stdscr, row, 0, ROLE_DIM);
+		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_DIM, "demo: the "
+		    "bundled example workspace — open your own with 'calops "
+		    "PATH'");
+	}
+	return row - 1;
+}
+
+static void
+draw_status(struct app *a)
+{
+	struct view *v = &a->stack[a->depth - 1];
+	int y = a->rows - 1, x = 0;
+	char right[96], s[256] = "";
+
+	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
+	if (a->mode != MODE_NORMAL) {
+		x = ui_putf(stdscr, y, 0, 1, ROLE_STATUSBAR, "%c",
+		    a->mode == MODE_FILTER ? '/' : ':');
+		x += ui_put(stdscr, y, x, a->cols - 2, ROLE_STATUSBAR, a->input,
+		    false);
+		curs_set(1);
+		move(y, x);
+		return;
+	}
+	curs_set(0);
+	if (a->board.running) {
+		static const char *const spin[] = { "|", "/", "-", "\\" };
+
+		if (a->board.progress_total > 0)
+			snprintf(right, sizeof right, "%s evaluating %3.0f%% ",
+			    spin[a->spinner % 4], 100.0 *
+			    (double)a->board.progress_done /
+			    (double)a->board.progress_total);
+		else
+			snprintf(right, sizeof right, "%s evaluating ",
+			    spin[a->spinner % 4]);
+	} else
+		snprintf(right, sizeof right, "%s%s ? help ",
+		    a->readonly ? "read-only · " : "",
+		    a->watch != NULL ? watch_describe(a->watch) : "not watching");
+	if (a->message[0] != '\0')
+		x = ui_put(stdscr, y, 1, a->cols - 2 - (int)strlen(right),
+		    a->message_error ? ROLE_ERROR : ROLE_STATUSBAR, a->message,
+		    false);
+	else if (v->ops->status != NULL) {
+		v->ops->status(a, v->data, s, sizeof s);
+		x = ui_put(stdscr, y, 1, a->cols - 2 - (int)strlen(right),
+		    ROLE_STATUSBAR, s, false);
+	}
+	if (a->filter[0] != '\0')
+		x += ui_putf(stdscr, y, x + 2, a->cols - x - 2 -
+		    (int)strlen(right), ROLE_MATCH, "filter: %s", a->filter);
+	ui_putf(stdscr, y, a->cols - (int)strlen(right) > x ? a->cols -
+	    (int)strlen(right) : x, (int)strlen(right), ROLE_STATUSBAR, "%s",
+	    right);
+}
+
+/* Mark dirty, paint once: called before every sleep. */
+static void
+paint(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+	struct view *v;
+	int banner;
+
+	(void)l;
+	if (!a->dirty || a->depth == 0)
+		return;
+	a->dirty = false;
+	getmaxyx(stdscr, a->rows, a->cols);
+	if (a->relayout) {
+		clearok(curscr, TRUE);
+		a->relayout = false;
+	}
+	erase();
+	if (a->cols < UI_MIN_COLS || a->rows < UI_MIN_ROWS) {
+		ui_putf(stdscr, 0, 0, a->cols, ROLE_ERROR, "terminal too small: "
+		    "%dx%d, calops needs %dx%d", a->cols, a->rows, UI_MIN_COLS,
+		    UI_MIN_ROWS);
+		refresh();
+		return;
+	}
+	v = &a->stack[a->depth - 1];
+	draw_title(a);
+	banner = draw_banners(a);
+	v->ops->draw(a, v->data, 1 + banner, a->rows - 2 - banner, a->cols);
+	draw_status(a);
+	refresh();
+}
+
+static void
+spin(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	a->spinner_timer = 0;
+	if (!a->board.running)
+		return;
+	a->spinner++;
+	a->dirty = true;
+	a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
+}
+
+static void
+before_sleep(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	/* The spinner ticks only while an evaluation runs: idle is idle. */
+	if (a->board.running && a->spinner_timer == 0)
+		a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
+	paint(l, arg);
+}
+
+/* ---- signals ---- */
+
+static void
+on_signal(struct loop *l, int sig, void *arg)
+{
+	struct app *a = arg;
+
+	if (sig == SIGCHLD)
+		child_reap(l);
+	else if (sig == SIGWINCH)
+		resize(a);
+	else if (sig == SIGCONT) {
+		a->relayout = true;
+		a->dirty = true;
+	} else
+		loop_stop(l);
+}
+
+/* ---- start and end ---- */
+
+static int
+app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
+{
+	const char *theme;
+	struct ui_opts uo;
+
+	memset(a, 0, sizeof *a);
+	board_init(&a->board);
+	a->ws = xstrdup(o->path);
+	a->demo = o->demo;
+	a->readonly = o->readonly;
+	if ((a->self = realpath("/proc/self/exe", NULL)) == NULL)
+		a->self = xstrdup("calops");
+	if (config_load(&a->config, o->config_path, err, errlen) != 0)
+		return -1;
+	theme = o->theme != NULL ? o->theme : a->config.theme;
+	if (theme_load(&a->theme, theme, err, errlen) != 0)
+		return -1;
+	uo.ascii = o->ascii || a->config.ascii;
+	uo.mouse = a->config.mouse;
+	uo.no_colour = colour_disabled();
+	if (ui_init(&uo, &a->theme, err, errlen) != 0)
+		return -1;
+	a->loop = loop_new();
+	loop_add_fd(a->loop, STDIN_FILENO, POLLIN, tty_readable, a);
+	loop_watch_signal(a->loop, SIGCHLD, on_signal, a);
+	loop_watch_signal(a->loop, SIGWINCH, on_signal, a);
+	loop_watch_signal(a->loop, SIGCONT, on_signal, a);
+	loop_watch_signal(a->loop, SIGTERM, on_signal, a);
+	loop_watch_signal(a->loop, SIGHUP, on_signal, a);
+	loop_set_before_sleep(a->loop, before_sleep, a);
+	return 0;
+}
+
+static void
+app_teardown(struct app *a)
+{
+	while (a->depth > 0)
+		pop(a);
+	if (a->eval != NULL)
+		child_abandon(a->eval);
+	ui_end();
+	if (a->watch != NULL)
+		watch_free(a->watch);
+	loop_free(a->loop);
+	board_release(&a->board);
+	theme_release(&a->theme);
+	config_release(&a->config);
+	free(a->self);
+	free(a->ws);
+}
+
+int
+app_main(const struct app_opts *o)
+{
+	struct app a;
+	char err[512];
+
+	if (app_setup(&a, o, err, sizeof err) != 0) {
+		ui_end();
+		fprintf(stderr, "calops: %s\n", err);
+		free(a.self);
+		free(a.ws);
+		return 2;
+	}
+	app_push(&a, view_tabs[0], NULL);
+	watch_start(&a);
+	eval_start(&a);
+	a.dirty = true;
+	loop_run(a.loop);
+	app_teardown(&a);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * app.h: the console itself.  One struct app owns the event loop, the board
+ * model, the view stack, the evaluation child (`calops check --stream`), the
+ * workspace watcher and the prompt.  Views reach the model through it.
+ */
+#ifndef CALOPS_APP_H
+#define CALOPS_APP_H
+
+#include "calops.h"
+
+#include "boardmodel.h"
+#include "child.h"
+#include "config.h"
+#include "loop.h"
+#include "theme.h"
+#include "view.h"
+#include "watch.h"
+
+#define APP_STACK_MAX 8
+
+enum app_mode {
+	MODE_NORMAL,
+	MODE_FILTER,		/* typing after '/' */
+	MODE_COMMAND,		/* typing after ':' */
+};
+
+struct app_opts {
+	const char	*path;		/* workspace (or lab file, later) */
+	const char	*theme;		/* NULL: the config's */
+	const char	*config_path;	/* NULL: the default */
+	bool		 demo;		/* showing the bundled demo */
+	bool		 readonly;
+	bool		 ascii;
+};
+
+struct app {
+	struct loop	*loop;
+	struct board	 board;
+	char		*ws;		/* the workspace path as given */
+	bool		 demo, readonly;
+	struct config	 config;
+	struct theme	 theme;
+	struct view	 stack[APP_STACK_MAX];
+	int		 depth;
+	enum app_mode	 mode;
+	char		 input[256];	/* the prompt's text */
+	size_t		 input_len;
+	char		 filter[256];	/* the applied filter, "" for none */
+	char		 message[256];	/* shown once in the status bar */
+	bool		 message_error;
+	bool		 dirty, relayout;
+	struct child	*eval;
+	bool		 eval_again;	/* a change arrived while evaluating */
+	struct watch	*watch;
+	long		 debounce_timer, poll_timer, spinner_timer;
+	int		 spinner;
+	char		*self;		/* this program, to run `check --stream` */
+	int		 rows, cols;
+};
+
+/* Run the console until the user quits; returns the exit status. */
+int	 app_main(const struct app_opts *o);
+
+/* For views. */
+void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
+void	 app_message(struct app *a, bool error, const char *fmt, ...)
+	    PRINTFLIKE(3, 4);
+/* Case-insensitive substring match against the current filter. */
+bool	 app_filter_match(const struct app *a, const char *s);
+/* Open rel (workspace-relative) at a line in $EDITOR, or $PAGER. */
+void	 app_open_file(struct app *a, const char *rel, const char *where);
+/* Glyph and role for a status (status is never told by colour alone). */
+const char *app_status_glyph(enum gate_status s);
+int	 app_status_role(enum gate_status s);
+int	 app_severity_role(enum severity s);
+
+#endif

@@ -1,0 +1,190 @@
+/* board.c: the gate board, G0-G10 at a glance; Enter drills into a gate. */
+#include "calops.h"
+
+#include "app.h"
+#include "list.h"
+#include "ui.h"
+
+struct board_view {
+	struct list	list;
+};
+
+static bool
+gate_matches(size_t i, void *arg)
+{
+	struct app *a = arg;
+	const struct board_gate *g = &a->board.now.gates[i];
+
+	return app_filter_match(a, g->id) || app_filter_match(a, g->name) ||
+	    app_filter_match(a, g->owner) ||
+	    app_filter_match(a, gate_status_name(g->status));
+}
+
+static void
+board_refresh(struct app *a, void *data)
+{
+	struct board_view *b = data;
+
+	list_rebuild(&b->list, a->board.now.valid ? GATE_COUNT : 0,
+	    a->filter[0] != '\0' ? gate_matches : NULL, a);
+}
+
+static void *
+board_open(struct app *a, const void *arg)
+{
+	struct board_view *b = xcalloc(1, sizeof *b);
+
+	(void)arg;
+	board_refresh(a, b);
+	return b;
+}
+
+static void
+board_close(void *data)
+{
+	struct board_view *b = data;
+
+	list_release(&b->list);
+	free(b);
+}
+
+/* Column widths for a terminal `cols` wide. */
+struct cols {
+	int id, status, name, owner, due, counts, failback;
+};
+
+static void
+layout(int cols, struct cols *c)
+{
+	c->id = 4;
+	c->status = 10;
+	c->counts = 15;
+	c->due = 11;
+	c->name = cols >= 120 ? 27 : 22;
+	c->owner = cols >= 120 ? 26 : cols - 1 - c->id - c->status - c->name -
+	    c->due - c->counts - 5;
+	c->failback = cols - 1 - c->id - c->status - c->name - c->owner -
+	    c->due - c->counts - 6;
+	if (c->failback < 12)
+		c->failback = 0;
+}
+
+static void
+draw_gate(const struct board_gate *g, int y, bool sel, const struct cols *c)
+{
+	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+	int x = 1;
+	char counts[48];
+
+	if (sel)
+		ui_fill(stdscr, y, 0, ROLE_SELECTION);
+	x += ui_putf(stdscr, y, x, c->id, base, "%-*s", c->id, g->id) + 1;
+	ui_putf(stdscr, y, x, c->status, sel ? base :
+	    (enum role)app_status_role(g->status), "%s %s",
+	    app_status_glyph(g->status), gate_status_name(g->status));
+	x += c->status + 1;
+	ui_put(stdscr, y, x, c->name, base, g->name, true);
+	x += c->name + 1;
+	ui_put(stdscr, y, x, c->owner, g->owner != NULL ? base : ROLE_ERROR,
+	    g->owner != NULL ? g->owner : "(no owner)", true);
+	x += c->owner + 1;
+	ui_put(stdscr, y, x, c->due, base, g->due != NULL ? g->due : "-", true);
+	x += c->due + 1;
+	snprintf(counts, sizeof counts, "%zuE %zuB %zuS %zuW",
+	    g->counts[SEV_ERROR], g->counts[SEV_BLOCKED], g->counts[SEV_STALE],
+	    g->counts[SEV_WARN]);
+	ui_put(stdscr, y, x, c->counts, g->counts[SEV_ERROR] > 0 && !sel ?
+	    ROLE_ERROR : base, counts, true);
+	x += c->counts + 1;
+	if (c->failback > 0 && g->status != GS_PASS && g->status != GS_PENDING)
+		ui_putf(stdscr, y, x, c->failback, sel ? base : ROLE_DIM,
+		    "%s %s", ui_glyph("↩", "<-"), g->failback);
+}
+
+static void
+board_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct board_view *b = data;
+	struct cols c;
+	size_t i;
+	int y;
+
+	layout(cols, &c);
+	ui_fill(stdscr, top, 0, ROLE_HEADER);
+	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-*s %-*s %-*s %-*s "
+	    "%-*s %-*s %s", c.id, "GATE", c.status, "STATUS", c.name, "NAME",
+	    c.owner, "OWNER", c.due, "DUE", c.counts, "FINDINGS",
+	    c.failback > 0 ? "FAILBACK" : "");
+	if (!a->board.now.valid) {
+		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s",
+		    a->board.running ? "evaluating the workspace…" :
+		    "no evaluation yet");
+		return;
+	}
+	list_scroll(&b->list, rows - 1);
+	for (i = b->list.top, y = top + 1; i < b->list.nmap && y < top + rows;
+	    i++, y++)
+		draw_gate(&a->board.now.gates[b->list.map[i]], y,
+		    i == b->list.sel, &c);
+	if (b->list.nmap == 0)
+		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM,
+		    "no gate matches the filter");
+}
+
+static int
+board_action(struct app *a, void *data, enum action act)
+{
+	struct board_view *b = data;
+	size_t g;
+
+	if (act == ACT_ENTER || act == ACT_WHY || act == ACT_RIGHT) {
+		if ((g = list_selected(&b->list)) == SIZE_MAX)
+			return R_NONE;
+		app_push(a, &gate_view, &g);
+		return R_REDRAW;
+	}
+	return list_move(&b->list, act, a->rows - 4) ? R_REDRAW : R_NONE;
+}
+
+static int
+board_click(struct app *a, void *data, int row, bool twice)
+{
+	struct board_view *b = data;
+
+	/* Row 0 of the area is the header. */
+	if (row < 1 || !list_select_row(&b->list, (size_t)row - 1))
+		return R_NONE;
+	return twice ? board_action(a, data, ACT_ENTER) : R_REDRAW;
+}
+
+static void
+board_status(struct app *a, void *data, char *buf, size_t len)
+{
+	size_t i, pass = 0;
+
+	(void)data;
+	if (!a->board.now.valid)
+		return;
+	for (i = 0; i < GATE_COUNT; i++)
+		pass += a->board.now.gates[i].status == GS_PASS;
+	snprintf(buf, len, "%zu of %d gates pass · Enter: why", pass,
+	    GATE_COUNT);
+}
+
+static const struct keybinding board_keys[] = {
+	{ 'w', ACT_WHY, "w" },
+	{ 0, ACT_NONE, NULL },
+};
+
+const struct view_ops board_view = {
+	.name = "board",
+	.title = "Board",
+	.keys = board_keys,
+	.open = board_open,
+	.close = board_close,
+	.draw = board_draw,
+	.action = board_action,
+	.update = board_refresh,
+	.click = board_click,
+	.status = board_status,
+};

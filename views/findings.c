@@ -1,0 +1,263 @@
+/* findings.c: every finding of every gate: sort, filter, open the artifact. */
+#include "calops.h"
+
+#include "app.h"
+#include "list.h"
+#include "ui.h"
+
+enum sort_key { SORT_GATE, SORT_SEVERITY, SORT_FILE, SORT_CHECK, SORT_N };
+
+static const char *const sort_names[SORT_N] = { "gate", "severity", "file",
+    "check" };
+
+struct findings_view {
+	struct list	 list;
+	size_t		*order;		/* findings in the sort order */
+	size_t		 norder;
+	enum sort_key	 sort;
+	int		 min_sev;	/* -1: all, else only this severity */
+	struct app	*app;
+};
+
+struct sort_ctx {
+	const struct board_eval	*eval;
+	enum sort_key		 by;
+};
+
+static int
+cmp_str(const char *a, const char *b)
+{
+	return strcmp(a != NULL ? a : "", b != NULL ? b : "");
+}
+
+static int
+cmp_order(const void *x, const void *y, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct board_finding *a = &ctx->eval->findings[*(const size_t *)x];
+	const struct board_finding *b = &ctx->eval->findings[*(const size_t *)y];
+	int c = 0;
+
+	switch (ctx->by) {
+	case SORT_SEVERITY:
+		c = (int)a->severity - (int)b->severity;
+		break;
+	case SORT_FILE:
+		c = cmp_str(a->path, b->path);
+		break;
+	case SORT_CHECK:
+		c = cmp_str(a->check, b->check);
+		break;
+	default:
+		break;
+	}
+	if (c == 0)
+		c = a->gate - b->gate;
+	if (c == 0)
+		c = (*(const size_t *)x > *(const size_t *)y) -
+		    (*(const size_t *)x < *(const size_t *)y);
+	return c;
+}
+
+static const char *
+gate_owner(const struct app *a, int gate)
+{
+	return gate >= 0 ? a->board.now.gates[gate].owner : NULL;
+}
+
+static bool
+finding_matches(size_t i, void *arg)
+{
+	struct findings_view *v = arg;
+	struct app *a = v->app;
+	const struct board_finding *f = &a->board.now.findings[v->order[i]];
+
+	if (v->min_sev >= 0 && (int)f->severity != v->min_sev)
+		return false;
+	if (a->filter[0] == '\0')
+		return true;
+	return app_filter_match(a, f->check) || app_filter_match(a,
+	    f->message) || app_filter_match(a, f->path) ||
+	    app_filter_match(a, severity_name(f->severity)) ||
+	    app_filter_match(a, gate_owner(a, f->gate)) ||
+	    (f->gate >= 0 && app_filter_match(a, gate_table[f->gate].id));
+}
+
+static void
+findings_refresh(struct app *a, void *data)
+{
+	struct findings_view *v = data;
+	const struct board_eval *e = &a->board.now;
+	struct sort_ctx ctx = { e, v->sort };
+	size_t i;
+
+	v->app = a;
+	v->order = xreallocarray(v->order, e->nfindings + 1, sizeof *v->order);
+	v->norder = e->nfindings;
+	for (i = 0; i < e->nfindings; i++)
+		v->order[i] = i;
+	qsort_r(v->order, v->norder, sizeof *v->order, cmp_order, &ctx);
+	list_rebuild(&v->list, v->norder, finding_matches, v);
+}
+
+static void *
+findings_open(struct app *a, const void *arg)
+{
+	struct findings_view *v = xcalloc(1, sizeof *v);
+
+	(void)arg;
+	v->min_sev = -1;
+	findings_refresh(a, v);
+	return v;
+}
+
+static void
+findings_close(void *data)
+{
+	struct findings_view *v = data;
+
+	list_release(&v->list);
+	free(v->order);
+	free(v);
+}
+
+static void
+draw_finding(const struct board_finding *f, int y, int cols, bool sel)
+{
+	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+	char where[512];
+	int x = 1, w;
+
+	if (sel)
+		ui_fill(stdscr, y, 0, ROLE_SELECTION);
+	x += ui_putf(stdscr, y, x, 4, base, "%s", f->gate >= 0 ?
+	    gate_table[f->gate].id : "proj") + 1;
+	x = 6;
+	ui_putf(stdscr, y, x, 7, sel ? base :
+	    (enum role)app_severity_role(f->severity), "%s",
+	    severity_name(f->severity));
+	x += 8;
+	ui_put(stdscr, y, x, 20, base, f->check, true);
+	x += 21;
+	snprintf(where, sizeof where, "%s%s%s", f->path, f->where[0] != '\0' ?
+	    (f->where[0] == '/' ? "#" : ":") : "", f->where);
+	w = cols >= 120 ? 40 : 24;
+	ui_put(stdscr, y, x, w, sel ? base : ROLE_DIM, where, true);
+	x += w + 1;
+	ui_put(stdscr, y, x, cols - x - 1, base, f->message, false);
+}
+
+static void
+findings_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct findings_view *v = data;
+	const struct board_finding *f;
+	size_t i;
+	int y;
+
+	ui_fill(stdscr, top, 0, ROLE_HEADER);
+	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-4s %-7s %-20s %-*s %s",
+	    "GATE", "LEVEL", "CHECK", cols >= 120 ? 40 : 24, "FILE:POSITION",
+	    "MESSAGE");
+	list_scroll(&v->list, rows - 4);
+	for (i = v->list.top, y = top + 1; i < v->list.nmap &&
+	    y < top + rows - 3; i++, y++)
+		draw_finding(&a->board.now.findings[v->order[v->list.map[i]]],
+		    y, cols, i == v->list.sel);
+	if (v->list.nmap == 0)
+		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s",
+		    a->board.now.nfindings == 0 ? "no findings" :
+		    "no finding matches the filter");
+	/* The whole message of the selected finding, on up to three rows. */
+	if ((i = list_selected(&v->list)) != SIZE_MAX) {
+		const char *m;
+		int row, w = cols - 2;
+
+		f = &a->board.now.findings[v->order[i]];
+		ui_fill(stdscr, top + rows - 3, 0, ROLE_BORDER);
+		ui_putf(stdscr, top + rows - 3, 1, cols - 2, ROLE_BORDER,
+		    "%s  %s%s%s", f->check, f->path, f->where[0] ? " at " : "",
+		    f->where);
+		for (row = 0, m = f->message; row < 2 && *m != '\0'; row++) {
+			char *part = xstrndup(m, strlen(m) < (size_t)w ?
+			    strlen(m) : (size_t)w);
+
+			ui_put(stdscr, top + rows - 2 + row, 1, w, ROLE_NORMAL,
+			    part, false);
+			m += strlen(part);
+			free(part);
+		}
+	}
+}
+
+static int
+findings_action(struct app *a, void *data, enum action act)
+{
+	struct findings_view *v = data;
+	const struct board_finding *f;
+	size_t i;
+
+	switch (act) {
+	case ACT_SORT:
+		v->sort = (v->sort + 1) % SORT_N;
+		findings_refresh(a, v);
+		app_message(a, false, "sorted by %s", sort_names[v->sort]);
+		return R_REDRAW;
+	case ACT_SEVERITY:
+		v->min_sev = v->min_sev >= SEV_INFO ? -1 : v->min_sev + 1;
+		findings_refresh(a, v);
+		app_message(a, false, "showing %s", v->min_sev < 0 ?
+		    "every severity" : severity_name(v->min_sev));
+		return R_REDRAW;
+	case ACT_OPEN:
+	case ACT_ENTER:
+		if ((i = list_selected(&v->list)) == SIZE_MAX)
+			return R_NONE;
+		f = &a->board.now.findings[v->order[i]];
+		app_open_file(a, f->path, f->where);
+		return R_REDRAW;
+	default:
+		return list_move(&v->list, act, a->rows - 7) ? R_REDRAW : R_NONE;
+	}
+}
+
+static int
+findings_click(struct app *a, void *data, int row, bool twice)
+{
+	struct findings_view *v = data;
+
+	if (row < 1 || !list_select_row(&v->list, (size_t)row - 1))
+		return R_NONE;
+	return twice ? findings_action(a, data, ACT_OPEN) : R_REDRAW;
+}
+
+static void
+findings_status(struct app *a, void *data, char *buf, size_t len)
+{
+	struct findings_view *v = data;
+
+	(void)a;
+	snprintf(buf, len, "%zu of %zu findings · sorted by %s (s) · %s (e) · "
+	    "o: open", v->list.nmap, v->norder, sort_names[v->sort],
+	    v->min_sev < 0 ? "all severities" : severity_name(v->min_sev));
+}
+
+static const struct keybinding findings_keys[] = {
+	{ 'o', ACT_OPEN, "o" },
+	{ 's', ACT_SORT, "s" },
+	{ 'e', ACT_SEVERITY, "e" },
+	{ 0, ACT_NONE, NULL },
+};
+
+const struct view_ops findings_view = {
+	.name = "findings",
+	.title = "Findings",
+	.keys = findings_keys,
+	.open = findings_open,
+	.close = findings_close,
+	.draw = findings_draw,
+	.action = findings_action,
+	.update = findings_refresh,
+	.click = findings_click,
+	.status = findings_status,
+};

@@ -1,0 +1,285 @@
+/*
+ * gate.c: one gate up close: why is it not green?  Its first failing check
+ * with the evidence behind it, the later gates it holds back, what changed
+ * since it was last green (from the history), then all its findings.
+ */
+#include "calops.h"
+
+#include <time.h>
+
+#include "app.h"
+#include "history.h"
+#include "list.h"
+#include "ui.h"
+
+/* Which gates read another gate's artifacts (workspace.md §3). */
+static const char *const reads[GATE_COUNT] = {
+	[1] = "G0", [3] = "G2", [4] = "G0 G1", [5] = "G2", [6] = "G0",
+	[7] = "G0 G6", [8] = "G0 G6", [9] = "G0",
+};
+
+struct line {
+	char	*text;
+	int	 role;
+	int	 finding;	/* index into the board's findings, or -1 */
+};
+
+struct gate_detail {
+	int		 gate;
+	struct line	*lines;
+	size_t		 n;
+	struct list	 list;
+};
+
+static void
+add(struct gate_detail *d, int role, int finding, const char *fmt, ...)
+    PRINTFLIKE(4, 5);
+
+static void
+add(struct gate_detail *d, int role, int finding, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->lines = xreallocarray(d->lines, d->n + 1, sizeof *d->lines);
+	va_start(ap, fmt);
+	d->lines[d->n].text = xvasprintf(fmt, ap);
+	va_end(ap);
+	d->lines[d->n].role = role;
+	d->lines[d->n].finding = finding;
+	d->n++;
+}
+
+static void
+lines_clear(struct gate_detail *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->lines[i].text);
+	free(d->lines);
+	d->lines = NULL;
+	d->n = 0;
+}
+
+/* The input an artifact path was read as: its hash, for the evidence. */
+static const char *
+input_hash(const struct board_gate *g, const char *path)
+{
+	json_t *in;
+	size_t i;
+
+	json_array_foreach(g->inputs, i, in)
+		if (json_is_string(json_object_get(in, "path")) &&
+		    strcmp(json_string_value(json_object_get(in, "path")),
+		    path) == 0)
+			return json_string_value(json_object_get(in, "sha256"));
+	return NULL;
+}
+
+static void
+why(struct app *a, struct gate_detail *d, const struct board_gate *g)
+{
+	const struct board_eval *e = &a->board.now;
+	const struct board_finding *f;
+	const char *h;
+	size_t i;
+
+	for (i = 0; i < e->nfindings; i++) {
+		f = &e->findings[i];
+		if (f->gate != d->gate || f->severity > SEV_STALE)
+			continue;
+		add(d, ROLE_HEADER, -1, "First failing check: %s (%s)", f->check,
+		    severity_name(f->severity));
+		add(d, app_severity_role(f->severity), (int)i, "  %s",
+		    f->message);
+		if (f->path[0] != '\0')
+			add(d, ROLE_NORMAL, (int)i, "  evidence: %s%s%s", f->path,
+			    f->where[0] ? " at " : "", f->where);
+		if ((h = input_hash(g, f->path)) != NULL)
+			add(d, ROLE_DIM, (int)i, "  sha256 %s", h);
+		return;
+	}
+	if (g->status == GS_PENDING)
+		add(d, ROLE_HEADER, -1, "Pending: its primary artifact %s is not "
+		    "there yet", gate_table[d->gate].primary);
+	else
+		add(d, ROLE_PASS, -1, "Every check holds.");
+}
+
+static void
+held_back(struct app *a, struct gate_detail *d)
+{
+	char list[128] = "";
+	size_t j, off = 0;
+
+	(void)a;
+	for (j = 0; j < GATE_COUNT; j++) {
+		if (j == (size_t)d->gate || (j != GATE_COUNT - 1 &&
+		    (reads[j] == NULL || strstr(reads[j],
+		    gate_table[d->gate].id) == NULL)))
+			continue;
+		if ((int)j <= d->gate)
+			continue;
+		off += (size_t)snprintf(list + off, sizeof list - off, "%s%s",
+		    off ? " " : "", gate_table[j].id);
+		if (off >= sizeof list)
+			break;
+	}
+	add(d, ROLE_NORMAL, -1, "Holds back: %s", off > 0 ? list : "nothing");
+}
+
+static void
+changes(struct app *a, struct gate_detail *d, const struct board_gate *g)
+{
+	char err[256], when[32];
+	json_t *then, *diff, *c;
+	int64_t ts = 0;
+	char *path;
+	time_t t;
+	size_t i;
+
+	if (g->status == GS_PASS)
+		return;
+	if ((path = history_path(a->ws, err, sizeof err)) == NULL) {
+		add(d, ROLE_DIM, -1, "Since it was last green: %s", err);
+		return;
+	}
+	then = history_last_pass(path, g->id, &ts);
+	free(path);
+	if (then == NULL) {
+		add(d, ROLE_DIM, -1, "Since it was last green: it has not passed "
+		    "in the evaluations this console remembers");
+		return;
+	}
+	t = (time_t)ts;
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&t));
+	diff = history_diff(json_object_get(then, "inputs"), g->inputs);
+	add(d, ROLE_HEADER, -1, "Since it was last green (%s): %zu change%s",
+	    when, json_array_size(diff), json_array_size(diff) == 1 ? "" : "s");
+	json_array_foreach(diff, i, c) {
+		const char *from = json_string_value(json_object_get(c, "from"));
+		const char *to = json_string_value(json_object_get(c, "to"));
+
+		add(d, ROLE_NORMAL, -1, "  %-7s %s  %.16s%s %s %.16s%s",
+		    json_string_value(json_object_get(c, "change")),
+		    json_string_value(json_object_get(c, "path")),
+		    from != NULL ? from : "-", from != NULL &&
+		    strlen(from) > 16 ? "…" : "", ui_glyph("→", "->"),
+		    to != NULL ? to : "-", to != NULL && strlen(to) > 16 ? "…" :
+		    "");
+	}
+	json_decref(diff);
+	json_decref(then);
+}
+
+static void
+gate_refresh(struct app *a, void *data)
+{
+	struct gate_detail *d = data;
+	const struct board_gate *g = &a->board.now.gates[d->gate];
+	const struct board_finding *f;
+	size_t i;
+
+	lines_clear(d);
+	if (!a->board.now.valid) {
+		list_rebuild(&d->list, 0, NULL, NULL);
+		return;
+	}
+	add(d, app_status_role(g->status), -1, "%s %s  %s %s", g->id, g->name,
+	    app_status_glyph(g->status), gate_status_name(g->status));
+	add(d, ROLE_NORMAL, -1, "Owner: %s (%s)   due %s   failback: %s",
+	    g->owner != NULL ? g->owner : "(none)", g->role != NULL ? g->role :
+	    "?", g->due != NULL ? g->due : "-", g->failback);
+	add(d, ROLE_NORMAL, -1, "%s", "");
+	why(a, d, g);
+	held_back(a, d);
+	changes(a, d, g);
+	add(d, ROLE_NORMAL, -1, "%s", "");
+	add(d, ROLE_HEADER, -1, "All findings (Enter or o opens the artifact):");
+	for (i = 0; i < a->board.now.nfindings; i++) {
+		f = &a->board.now.findings[i];
+		if (f->gate == d->gate)
+			add(d, app_severity_role(f->severity), (int)i,
+			    "  %-7s %-22s %s%s%s  %s", severity_name(f->severity),
+			    f->check, f->path, f->where[0] ? ":" : "", f->where,
+			    f->message);
+	}
+	list_rebuild(&d->list, d->n, NULL, NULL);
+}
+
+static void *
+gate_open(struct app *a, const void *arg)
+{
+	struct gate_detail *d = xcalloc(1, sizeof *d);
+
+	d->gate = (int)*(const size_t *)arg;
+	gate_refresh(a, d);
+	return d;
+}
+
+static void
+gate_close(void *data)
+{
+	struct gate_detail *d = data;
+
+	lines_clear(d);
+	list_release(&d->list);
+	free(d);
+}
+
+static void
+gate_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct gate_detail *d = data;
+	size_t i;
+	int y;
+
+	(void)a;
+	list_scroll(&d->list, rows);
+	for (i = d->list.top, y = top; i < d->list.nmap && y < top + rows;
+	    i++, y++) {
+		const struct line *l = &d->lines[d->list.map[i]];
+		bool sel = i == d->list.sel;
+
+		if (sel)
+			ui_fill(stdscr, y, 0, ROLE_SELECTION);
+		ui_put(stdscr, y, 1, cols - 2, sel ? ROLE_SELECTION :
+		    (enum role)l->role, l->text, false);
+	}
+}
+
+static int
+gate_action(struct app *a, void *data, enum action act)
+{
+	struct gate_detail *d = data;
+	const struct board_finding *f;
+	size_t i;
+
+	if (act == ACT_ENTER || act == ACT_OPEN) {
+		if ((i = list_selected(&d->list)) == SIZE_MAX ||
+		    d->lines[i].finding < 0)
+			return R_NONE;
+		f = &a->board.now.findings[d->lines[i].finding];
+		app_open_file(a, f->path, f->where);
+		return R_REDRAW;
+	}
+	if (act == ACT_LEFT)
+		return R_POP;
+	return list_move(&d->list, act, a->rows - 3) ? R_REDRAW : R_NONE;
+}
+
+static const struct keybinding gate_keys[] = {
+	{ 'o', ACT_OPEN, "o" },
+	{ 0, ACT_NONE, NULL },
+};
+
+const struct view_ops gate_view = {
+	.name = "gate",
+	.title = "Gate",
+	.keys = gate_keys,
+	.open = gate_open,
+	.close = gate_close,
+	.draw = gate_draw,
+	.action = gate_action,
+	.update = gate_refresh,
+};

@@ -1,0 +1,132 @@
+/* help.c: the help screen, generated from the key tables (action.h). */
+#include "calops.h"
+
+#include "app.h"
+#include "list.h"
+#include "ui.h"
+
+struct help_line {
+	char		*keys;		/* "j Down" */
+	const char	*text;
+	bool		 heading;
+};
+
+struct help {
+	struct help_line	*lines;
+	size_t			 n;
+	struct list		 list;
+};
+
+static void
+add(struct help *h, char *keys, const char *text, bool heading)
+{
+	h->lines = xreallocarray(h->lines, h->n + 1, sizeof *h->lines);
+	h->lines[h->n].keys = keys;
+	h->lines[h->n].text = text;
+	h->lines[h->n].heading = heading;
+	h->n++;
+}
+
+/* One line per action of a table, with every key bound to it. */
+static void
+add_table(struct help *h, const struct keybinding *t)
+{
+	bool seen[ACT_COUNT] = { false };
+	const struct keybinding *k, *j;
+	char *keys;
+
+	for (k = t; k->key != 0; k++) {
+		if (seen[k->action] || k->keyname == NULL)
+			continue;
+		seen[k->action] = true;
+		keys = xstrdup("");
+		for (j = k; j->key != 0; j++) {
+			char *more;
+
+			if (j->action != k->action || j->keyname == NULL)
+				continue;
+			more = xasprintf("%s%s%s", keys, keys[0] ? " " : "",
+			    j->keyname);
+			free(keys);
+			keys = more;
+		}
+		add(h, keys, action_info[k->action].help, false);
+	}
+}
+
+static void *
+help_open(struct app *a, const void *arg)
+{
+	const struct view_ops *from = arg;
+	struct help *h = xcalloc(1, sizeof *h);
+
+	(void)a;
+	if (from != NULL && from->keys != NULL) {
+		add(h, xasprintf("%s", from->title), "keys of this screen", true);
+		add_table(h, from->keys);
+	}
+	add(h, xstrdup("Everywhere"), "", true);
+	add_table(h, global_keys);
+	add(h, xstrdup("Mouse"), "", true);
+	add(h, xstrdup("click"), "select a line (double-click opens it)", false);
+	add(h, xstrdup("wheel"), "scroll", false);
+	list_rebuild(&h->list, h->n, NULL, NULL);
+	return h;
+}
+
+static void
+help_close(void *data)
+{
+	struct help *h = data;
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		free(h->lines[i].keys);
+	free(h->lines);
+	list_release(&h->list);
+	free(h);
+}
+
+static void
+help_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct help *h = data;
+	const struct help_line *l;
+	size_t i;
+	int y;
+
+	(void)a;
+	ui_fill(stdscr, top, 0, ROLE_HEADER);
+	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "Help — q to close");
+	list_scroll(&h->list, rows - 1);
+	for (i = h->list.top, y = top + 1; i < h->list.nmap && y < top + rows;
+	    i++, y++) {
+		l = &h->lines[h->list.map[i]];
+		if (l->heading) {
+			ui_put(stdscr, y, 1, cols - 2, ROLE_TITLE, l->keys, false);
+			continue;
+		}
+		ui_put(stdscr, y, 3, 18, ROLE_KEY, l->keys, true);
+		ui_put(stdscr, y, 22, cols - 23, i == h->list.sel ?
+		    ROLE_SELECTION : ROLE_NORMAL, l->text, false);
+	}
+}
+
+static int
+help_action(struct app *a, void *data, enum action act)
+{
+	struct help *h = data;
+
+	if (act == ACT_HELP)
+		return R_POP;
+	return list_move(&h->list, act, a->rows - 3) ? R_REDRAW : R_NONE;
+}
+
+const struct view_ops help_view = {
+	.name = "help",
+	.title = "Help",
+	.open = help_open,
+	.close = help_close,
+	.draw = help_draw,
+	.action = help_action,
+};

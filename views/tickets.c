@@ -1,0 +1,193 @@
+/* tickets.c: M01-M13 with progress derived from evidence, never typed. */
+#include "calops.h"
+
+#include "app.h"
+#include "list.h"
+#include "ui.h"
+
+struct tickets_view {
+	struct list	list;
+};
+
+static bool
+ticket_matches(size_t i, void *arg)
+{
+	struct app *a = arg;
+	const struct board_ticket *t = &a->board.now.tickets[i];
+
+	return app_filter_match(a, t->id) || app_filter_match(a, t->title) ||
+	    app_filter_match(a, t->owner) || app_filter_match(a, t->state) ||
+	    (t->claimed_done_without_evidence &&
+	    app_filter_match(a, "claimed done, evidence missing"));
+}
+
+static void
+tickets_refresh(struct app *a, void *data)
+{
+	struct tickets_view *v = data;
+
+	list_rebuild(&v->list, a->board.now.valid ? a->board.now.ntickets : 0,
+	    a->filter[0] != '\0' ? ticket_matches : NULL, a);
+}
+
+static void *
+tickets_open(struct app *a, const void *arg)
+{
+	struct tickets_view *v = xcalloc(1, sizeof *v);
+
+	(void)arg;
+	tickets_refresh(a, v);
+	return v;
+}
+
+static void
+tickets_close(void *data)
+{
+	struct tickets_view *v = data;
+
+	list_release(&v->list);
+	free(v);
+}
+
+/* The progress bar: filled cells, then empty ones, then the percentage. */
+static void
+draw_bar(int y, int x, int width, double progress, bool sel)
+{
+	int filled = (int)(progress * width + 0.5), i;
+
+	wattrset(stdscr, ui_attr(sel ? ROLE_SELECTION : progress >= 1 ?
+	    ROLE_PASS : ROLE_PROGRESS));
+	wmove(stdscr, y, x);
+	for (i = 0; i < width; i++)
+		waddstr(stdscr, i < filled ? ui_glyph("█", "#") :
+		    ui_glyph("░", "."));
+	wattrset(stdscr, ui_attr(ROLE_NORMAL));
+}
+
+/* The checks behind a ticket, "G0.schema ✔ G0.files ✘ …". */
+static void
+checks_text(const struct board_ticket *t, char *buf, size_t len)
+{
+	const char *name;
+	json_t *v;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	json_object_foreach(t->checks, name, v) {
+		int n = snprintf(buf + off, len - off, "%s%s %s",
+		    off > 0 ? "  " : "", name, json_is_true(v) ?
+		    ui_glyph("✔", "ok") : ui_glyph("✘", "NO"));
+
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static void
+draw_ticket(const struct board_ticket *t, int y, int cols, bool sel)
+{
+	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+	char checks[512];
+	int x = 1, w;
+
+	if (sel)
+		ui_fill(stdscr, y, 0, ROLE_SELECTION);
+	x += ui_putf(stdscr, y, x, 4, base, "%s", t->id) + 1;
+	ui_put(stdscr, y, x, 24, base, t->title, true);
+	x += 25;
+	draw_bar(y, x, 10, t->progress, sel);
+	x += 11;
+	ui_putf(stdscr, y, x, 5, base, "%3.0f%%", t->progress * 100);
+	x += 6;
+	ui_put(stdscr, y, x, 7, base, t->state != NULL ? t->state : "-", true);
+	x += 8;
+	if (t->estimate_days >= 0)
+		ui_putf(stdscr, y, x, 5, base, "%4.1fd", t->estimate_days);
+	x += 6;
+	w = cols >= 120 ? 24 : cols - x - 2;
+	ui_put(stdscr, y, x, w, base, t->owner != NULL ? t->owner : "-", true);
+	x += w + 1;
+	if (t->claimed_done_without_evidence)
+		x += ui_putf(stdscr, y, x, cols - x - 1, sel ? base : ROLE_FAIL,
+		    "%s claimed done, evidence missing  ", ui_glyph("⚠", "!"));
+	if (cols - x > 10) {
+		checks_text(t, checks, sizeof checks);
+		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM, checks,
+		    false);
+	}
+}
+
+static void
+tickets_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct tickets_view *v = data;
+	const struct board_ticket *t;
+	char checks[512];
+	size_t i;
+	int y;
+
+	ui_fill(stdscr, top, 0, ROLE_HEADER);
+	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-4s %-24s %-10s %5s "
+	    "%-7s %5s %s", "ID", "TICKET", "PROGRESS", "", "STATE", "EST",
+	    "OWNER");
+	list_scroll(&v->list, rows - 3);
+	for (i = v->list.top, y = top + 1; i < v->list.nmap &&
+	    y < top + rows - 2; i++, y++)
+		draw_ticket(&a->board.now.tickets[v->list.map[i]], y, cols,
+		    i == v->list.sel);
+	/* The selected ticket's checks in full, at the bottom. */
+	if ((i = list_selected(&v->list)) != SIZE_MAX) {
+		t = &a->board.now.tickets[i];
+		checks_text(t, checks, sizeof checks);
+		ui_putf(stdscr, top + rows - 1, 1, 10, ROLE_HEADER, "%s checks:",
+		    t->id);
+		ui_put(stdscr, top + rows - 1, 12, cols - 13, ROLE_NORMAL, checks,
+		    false);
+	}
+}
+
+static int
+tickets_action(struct app *a, void *data, enum action act)
+{
+	struct tickets_view *v = data;
+
+	return list_move(&v->list, act, a->rows - 6) ? R_REDRAW : R_NONE;
+}
+
+static int
+tickets_click(struct app *a, void *data, int row, bool twice)
+{
+	struct tickets_view *v = data;
+
+	(void)a;
+	(void)twice;
+	return row >= 1 && list_select_row(&v->list, (size_t)row - 1) ?
+	    R_REDRAW : R_NONE;
+}
+
+static void
+tickets_status(struct app *a, void *data, char *buf, size_t len)
+{
+	size_t i, done = 0, claimed = 0;
+
+	(void)data;
+	for (i = 0; i < a->board.now.ntickets; i++) {
+		done += a->board.now.tickets[i].progress >= 1;
+		claimed += a->board.now.tickets[i].claimed_done_without_evidence;
+	}
+	snprintf(buf, len, "%zu of %zu tickets have their evidence · %zu "
+	    "claimed done without it", done, a->board.now.ntickets, claimed);
+}
+
+const struct view_ops tickets_view = {
+	.name = "tickets",
+	.title = "Tickets",
+	.open = tickets_open,
+	.close = tickets_close,
+	.draw = tickets_draw,
+	.action = tickets_action,
+	.update = tickets_refresh,
+	.click = tickets_click,
+	.status = tickets_status,
+};
