@@ -2,7 +2,8 @@
 # bootstrap.sh: set up a fresh Debian 12 machine for calops, build it, and
 # either open the demo or run the whole test suite.
 #
-#   share/bootstrap.sh demo    install what is missing, build, open the demo
+#   share/bootstrap.sh demo    install what is missing, build, open the console
+#                              on the bundled demo workspace
 #   share/bootstrap.sh test    install what is missing, build with -Werror,
 #                              run every test, then again under ASan+UBSan,
 #                              then a short smoke run of each fuzz target
@@ -50,8 +51,11 @@ case $mode in
 demo)
 	install_missing $build_pkgs
 	configure_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	say "the bundled demo: the mid-project example workspace"
-	exec "$top/build/calops" check "$top/share/examples/midproject"
+	if [ -t 0 ] && [ -t 1 ]; then
+		exec "$top/build/calops"
+	fi
+	say "no terminal: printing the demo board instead of opening the console"
+	exec "$top/build/calops" --plain
 	;;
 build)
 	install_missing $build_pkgs

@@ -133,6 +133,8 @@ changed(struct app *a)
 	    a->config.refresh_debounce_ms, debounced, a);
 }
 
+static void	watch_rearm(struct app *a);
+
 static void
 watch_readable(struct loop *l, int fd, short revents, void *arg)
 {
@@ -143,6 +145,7 @@ watch_readable(struct loop *l, int fd, short revents, void *arg)
 	(void)revents;
 	if (watch_read(a->watch))
 		changed(a);
+	watch_rearm(a);
 }
 
 static void
@@ -150,10 +153,34 @@ watch_tick(struct loop *l, void *arg)
 {
 	struct app *a = arg;
 
+	(void)l;
+	a->poll_timer = 0;
 	if (watch_poll(a->watch))
 		changed(a);
-	a->poll_timer = loop_add_timer(l, watch_timeout_ms(a->watch),
-	    watch_tick, a);
+	watch_rearm(a);
+}
+
+/* The watcher may switch between inotify and polling (the workspace went
+ * away, or came back): follow it with the loop's fd or timer. */
+static void
+watch_rearm(struct app *a)
+{
+	int fd = watch_fd(a->watch);
+
+	if (fd != a->watch_fd) {
+		if (a->watch_fd != -1)
+			loop_del_fd(a->loop, a->watch_fd);
+		if (fd != -1)
+			loop_add_fd(a->loop, fd, POLLIN, watch_readable, a);
+		a->watch_fd = fd;
+	}
+	if (fd == -1 && a->poll_timer == 0)
+		a->poll_timer = loop_add_timer(a->loop,
+		    watch_timeout_ms(a->watch), watch_tick, a);
+	else if (fd != -1 && a->poll_timer != 0) {
+		loop_del_timer(a->loop, a->poll_timer);
+		a->poll_timer = 0;
+	}
 }
 
 static void
@@ -161,16 +188,12 @@ watch_start(struct app *a)
 {
 	char err[256];
 
+	a->watch_fd = -1;
 	if ((a->watch = watch_new(a->ws, err, sizeof err)) == NULL) {
 		app_message(a, true, "not watching for changes: %s", err);
 		return;
 	}
-	if (watch_fd(a->watch) != -1)
-		loop_add_fd(a->loop, watch_fd(a->watch), POLLIN, watch_readable,
-		    a);
-	else
-		a->poll_timer = loop_add_timer(a->loop,
-		    watch_timeout_ms(a->watch), watch_tick, a);
+	watch_rearm(a);
 }
 
 /* ---- views and the stack ---- */

@@ -52,6 +52,7 @@ struct app {
 	struct child	*eval;
 	bool		 eval_again;	/* a change arrived while evaluating */
 	struct watch	*watch;
+	int		 watch_fd;	/* registered with the loop, or -1 */
 	long		 debounce_timer, poll_timer, spinner_timer;
 	int		 spinner;
 	char		*self;		/* this program, to run `check --stream` */
