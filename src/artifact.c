@@ -132,6 +132,47 @@ gate_raw(struct gate_result *gr, const char *rel)
 	return a;
 }
 
+/* A needed artifact that is absent is a finding; a broken one was already
+ * reported by the loader. */
+static const struct artifact *
+needed(struct gate_result *gr, const struct artifact *a, const char *rel,
+    const char *check, enum severity sev, const char *fmt, va_list ap)
+{
+	if (a == NULL && eval_artifact(gr->ev, rel, false)->status == WS_ABSENT) {
+		char *msg = xvasprintf(fmt, ap);
+
+		gate_add(gr, sev, check, rel, "", "%s", msg);
+		free(msg);
+	}
+	return a;
+}
+
+const struct artifact *
+gate_doc_needed(struct gate_result *gr, const char *rel, const char *check,
+    enum severity sev, const char *fmt, ...)
+{
+	const struct artifact *a = gate_doc(gr, rel);
+	va_list ap;
+
+	va_start(ap, fmt);
+	a = needed(gr, a, rel, check, sev, fmt, ap);
+	va_end(ap);
+	return a;
+}
+
+const struct artifact *
+gate_raw_needed(struct gate_result *gr, const char *rel, const char *check,
+    enum severity sev, const char *fmt, ...)
+{
+	const struct artifact *a = gate_raw(gr, rel);
+	va_list ap;
+
+	va_start(ap, fmt);
+	a = needed(gr, a, rel, check, sev, fmt, ap);
+	va_end(ap);
+	return a;
+}
+
 const struct artifact *
 gate_input(struct gate_result *gr, const char *rel, const char *check)
 {

@@ -163,6 +163,14 @@ struct artifact *eval_artifact(struct eval *ev, const char *rel, bool parse);
  * G<n>.path error is reported).
  */
 const struct artifact *gate_doc(struct gate_result *gr, const char *rel);
+/* The same for an artifact a check needs: when it is absent, report `check`
+ * at severity sev with the message given; NULL then too. */
+const struct artifact *gate_doc_needed(struct gate_result *gr, const char *rel,
+	    const char *check, enum severity sev, const char *fmt, ...)
+	    PRINTFLIKE(5, 6);
+const struct artifact *gate_raw_needed(struct gate_result *gr, const char *rel,
+	    const char *check, enum severity sev, const char *fmt, ...)
+	    PRINTFLIKE(5, 6);
 /* Load another gate's artifact; NULL when it is missing or unreadable, and
  * then `check` is reported skipped (a warning naming the missing input). */
 const struct artifact *gate_input(struct gate_result *gr, const char *rel,

@@ -231,19 +231,15 @@ static void
 check_golden(struct gate_result *gr)
 {
 	static const char *const keys[] = { "min", "max", "mean" };
-	const struct artifact *a = gate_doc(gr, "01-reference/tensor-golden/index.json");
+	const struct artifact *a;
 	json_t *e;
 	size_t i, k;
 	char *ptr;
 	double d;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, "01-reference/tensor-golden/index.json", NULL))
-			gate_add(gr, SEV_ERROR, "G1.golden",
-			    "01-reference/tensor-golden/index.json", "",
-			    "tensor golden index is missing");
+	if ((a = gate_doc_needed(gr, "01-reference/tensor-golden/index.json",
+	    "G1.golden", SEV_ERROR, "tensor golden index is missing")) == NULL)
 		return;
-	}
 	if (!json_is_array(a->doc.root) || json_array_size(a->doc.root) == 0) {
 		gate_at(gr, SEV_ERROR, "G1.golden", a, "",
 		    "must be a non-empty array");

@@ -13,16 +13,13 @@
 static json_t *
 check_config(struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, CONFIG);
+	const struct artifact *a;
 	const char *s;
 	json_t *opset;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, CONFIG, NULL))
-			gate_add(gr, SEV_ERROR, "G2.config", CONFIG, "",
-			    "export-config.yaml is missing");
+	if ((a = gate_doc_needed(gr, CONFIG, "G2.config", SEV_ERROR,
+	    "export-config.yaml is missing")) == NULL)
 		return NULL;
-	}
 	if (!json_is_object(a->doc.root)) {
 		gate_at(gr, SEV_ERROR, "G2.config", a, "", "not a mapping");
 		return NULL;
@@ -83,19 +80,16 @@ check_external_data(struct gate_result *gr, const struct artifact *a,
 static void
 check_inventory(struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, INVENTORY);
+	const struct artifact *a;
 	json_int_t opset, count;
 	const char *domain;
 	json_t *e;
 	size_t i;
 	char *ptr;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, INVENTORY, NULL))
-			gate_add(gr, SEV_ERROR, "G2.op_inventory", INVENTORY, "",
-			    "op-inventory.json is missing");
+	if ((a = gate_doc_needed(gr, INVENTORY, "G2.op_inventory", SEV_ERROR,
+	    "op-inventory.json is missing")) == NULL)
 		return;
-	}
 	if (!json_is_array(a->doc.root)) {
 		gate_at(gr, SEV_ERROR, "G2.op_inventory", a, "",
 		    "must be an array of {op_type, domain, opset, count}");

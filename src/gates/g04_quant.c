@@ -16,15 +16,12 @@ struct calib {
 static void
 check_config(struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, CONFIG);
+	const struct artifact *a;
 	const char *s;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, CONFIG, NULL))
-			gate_add(gr, SEV_ERROR, "G4.config", CONFIG, "",
-			    "quant-config.yaml is missing");
+	if ((a = gate_doc_needed(gr, CONFIG, "G4.config", SEV_ERROR,
+	    "quant-config.yaml is missing")) == NULL)
 		return;
-	}
 	if (!json_is_object(a->doc.root)) {
 		gate_at(gr, SEV_ERROR, "G4.config", a, "", "not a mapping");
 		return;

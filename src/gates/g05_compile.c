@@ -68,17 +68,14 @@ check_manifest(struct gate_result *gr)
 {
 	static const char *const strs[] = { "calcc_commit", "tvm_commit",
 	    "license_id" };
-	const struct artifact *a = gate_doc(gr, MANIFEST);
+	const struct artifact *a;
 	const char *s;
 	json_t *root, *host;
 	size_t i;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, MANIFEST, NULL))
-			gate_add(gr, SEV_BLOCKED, "G5.manifest", MANIFEST, "",
-			    "the vendor's compiler manifest is not delivered");
+	if ((a = gate_doc_needed(gr, MANIFEST, "G5.manifest", SEV_BLOCKED,
+	    "the vendor's compiler manifest is not delivered")) == NULL)
 		return;
-	}
 	if (!json_is_object(root = a->doc.root)) {
 		gate_at(gr, SEV_ERROR, "G5.parse", a, "", "not a JSON object");
 		return;
@@ -104,17 +101,14 @@ static void
 check_config(struct gate_result *gr)
 {
 	static const char *const paths[] = { "model", "quant_config", "output" };
-	const struct artifact *a = gate_doc(gr, CONFIG);
+	const struct artifact *a;
 	char hex[HASH_HEX_LEN + 1], msg[320], *rel, *ptr;
 	const char *s;
 	size_t i;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, CONFIG, NULL))
-			gate_add(gr, SEV_BLOCKED, "G5.config", CONFIG, "",
-			    "the compile config is not delivered");
+	if ((a = gate_doc_needed(gr, CONFIG, "G5.config", SEV_BLOCKED,
+	    "the compile config is not delivered")) == NULL)
 		return;
-	}
 	if (!json_is_object(a->doc.root)) {
 		gate_at(gr, SEV_ERROR, "G5.config", a, "", "not a mapping");
 		return;

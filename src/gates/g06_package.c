@@ -125,17 +125,14 @@ listing_line(struct gate_result *gr, const struct tree *t, char *line,
 static void
 check_listing(struct gate_result *gr, const struct tree *t)
 {
-	const struct artifact *a = gate_raw(gr, LISTING);
+	const struct artifact *a;
 	unsigned char *seen;
 	char *copy, *line, *save = NULL;
 	size_t i, lineno = 0;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, LISTING, NULL))
-			gate_add(gr, SEV_ERROR, "G6.hashes", LISTING, "",
-			    "file-sha256.txt is missing");
+	if ((a = gate_raw_needed(gr, LISTING, "G6.hashes", SEV_ERROR,
+	    "file-sha256.txt is missing")) == NULL)
 		return;
-	}
 	seen = xcalloc(t->nfiles + 1, 1);
 	copy = xstrndup(a->data, a->size);
 	for (line = copy; line != NULL; line = save) {

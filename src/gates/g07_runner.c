@@ -69,18 +69,15 @@ static void
 check_fault(struct gate_result *gr, const char *scenario)
 {
 	char *rel = xasprintf("06-runtime/faults/%s.json", scenario);
-	const struct artifact *a = gate_doc(gr, rel);
+	const struct artifact *a;
 	const char *s;
 	json_t *root;
 	double ms;
 	bool b;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, rel, NULL))
-			gate_add(gr, SEV_ERROR, "G7.faults", rel, "",
-			    "fault scenario '%s' has no result", scenario);
+	if ((a = gate_doc_needed(gr, rel, "G7.faults", SEV_ERROR,
+	    "fault scenario '%s' has no result", scenario)) == NULL)
 		goto out;
-	}
 	root = a->doc.root;
 	if ((s = req_str(gr, "G7.faults", a, root, "", "scenario")) != NULL &&
 	    strcmp(s, scenario) != 0)

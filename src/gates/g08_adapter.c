@@ -57,17 +57,14 @@ check_limits(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 static void
 check_conformance(struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, CONFORMANCE);
+	const struct artifact *a;
 	json_int_t cases, match;
 	double err, tol;
 	json_t *root;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, CONFORMANCE, NULL))
-			gate_add(gr, SEV_ERROR, "G8.conformance", CONFORMANCE, "",
-			    "runner-vs-server.json is missing");
+	if ((a = gate_doc_needed(gr, CONFORMANCE, "G8.conformance", SEV_ERROR,
+	    "runner-vs-server.json is missing")) == NULL)
 		return;
-	}
 	root = a->doc.root;
 	if (req_int(gr, "G8.conformance", a, root, "", "cases", &cases) &&
 	    cases < 1)

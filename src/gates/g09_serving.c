@@ -78,18 +78,15 @@ check_perf(struct eval *ev, struct gate_result *gr)
 	json_int_t prompts[] = { 1, 16, 128, 512, 2048, 4096, 0 },
 	    outputs[] = { 1, 32, 256 }, conc[] = { 1, 2, 4, 8 },
 	    pairs[nitems(prompts) * nitems(outputs)][2], v;
-	const struct artifact *a = gate_doc(gr, PERF);
+	const struct artifact *a;
 	json_t *cells, *c;
 	size_t i, k, n;
 	char *ptr;
 	double d;
 
-	if (a == NULL) {
-		if (!gate_exists(gr, PERF, NULL))
-			gate_add(gr, SEV_ERROR, "G9.perf", PERF, "",
-			    "perf-matrix.json is missing");
+	if ((a = gate_doc_needed(gr, PERF, "G9.perf", SEV_ERROR,
+	    "perf-matrix.json is missing")) == NULL)
 		return;
-	}
 	if ((cells = req_array(gr, "G9.perf", a, a->doc.root, "", "cells")) ==
 	    NULL)
 		return;
