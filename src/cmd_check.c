@@ -77,6 +77,15 @@ stream_progress(void *arg, uint64_t done, uint64_t total)
 	    "unit", "bytes"));
 }
 
+/* no-color.org: NO_COLOR present and not empty turns colour off. */
+static bool
+no_colour_unset(void)
+{
+	const char *v = getenv("NO_COLOR");
+
+	return v == NULL || v[0] == '\0';
+}
+
 static int
 parse_gates(struct gate_filter *f, const char *arg)
 {
@@ -208,7 +217,7 @@ cmd_check(int argc, char **argv)
 	if ((idx = parse_args(argc, argv, &eo, &filter, &mode, &colour)) < 0)
 		return 2;
 	if (colour < 0)
-		colour = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+		colour = isatty(STDOUT_FILENO) && no_colour_unset();
 	if (mode == 's') {
 		eo.progress = stream_progress;
 		eo.progress_arg = &st;

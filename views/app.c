@@ -7,6 +7,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -609,24 +610,22 @@ tty_readable(struct loop *l, int fd, short revents, void *arg)
 
 /* ---- the frame ---- */
 
+/* The tab bar, right-aligned after column x: every tab, or only the
+ * current one when they do not all fit (it must never be the one left out). */
 static void
-draw_title(struct app *a)
+draw_tabs(struct app *a, int x)
 {
-	const struct board_eval *e = &a->board.now;
-	int x, i, w;
+	char label[32];
+	int i, w, all = 0;
+	bool on;
 
-	ui_fill(stdscr, 0, 0, ROLE_TITLE);
-	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
-	x += ui_put(stdscr, 0, x, a->cols / 3, ROLE_TITLE,
-	    e->valid && e->model_id != NULL ? e->model_id : a->ws, false);
-	if (e->valid)
-		x += ui_putf(stdscr, 0, x, a->cols - x, ROLE_TITLE,
-		    "  project: %s", e->project_status);
-	/* The tab bar, right-aligned. */
+	for (i = 0; i < (int)view_ntabs; i++)
+		all += snprintf(label, sizeof label, " %d %s ", i + 1,
+		    view_tabs[i]->title);
 	for (i = (int)view_ntabs - 1, w = a->cols; i >= 0; i--) {
-		char label[32];
-		bool on = a->stack[0].ops == view_tabs[i];
-
+		on = a->stack[0].ops == view_tabs[i];
+		if (!on && x + 1 + all > a->cols)
+			continue;
 		snprintf(label, sizeof label, on ? "[%d %s]" : " %d %s ", i + 1,
 		    view_tabs[i]->title);
 		w -= (int)strlen(label);
@@ -635,6 +634,22 @@ draw_title(struct app *a)
 		ui_putf(stdscr, 0, w, (int)strlen(label), on ? ROLE_SELECTION :
 		    ROLE_TITLE, "%s", label);
 	}
+}
+
+static void
+draw_title(struct app *a)
+{
+	const struct board_eval *e = &a->board.now;
+	int x;
+
+	ui_fill(stdscr, 0, 0, ROLE_TITLE);
+	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
+	x += ui_put(stdscr, 0, x, a->cols / 3, ROLE_TITLE,
+	    e->valid && e->model_id != NULL ? e->model_id : a->ws, false);
+	if (e->valid)
+		x += ui_putf(stdscr, 0, x, a->cols - x, ROLE_TITLE,
+		    "  project: %s", e->project_status);
+	draw_tabs(a, x);
 }
 
 /* Banners under the title; returns how many rows they took. */
@@ -714,6 +729,144 @@ draw_status(struct app *a)
 	    right);
 }
 
+/*
+ * ---- the benchmark hook (tests/bench/bench_console.sh) ----
+ * CALOPS_BENCH_FRAMES=N: 200 ms after the first complete board is on
+ * screen, paint N frames back to back, toggling the filter between "" and
+ * "pending" (on the demo that changes ~15% of a 200x60 screen), time each
+ * paint (erase, draw, refresh, including the write to the terminal) and
+ * count the cells that differ from the screen before it (untimed); 200 ms
+ * later write "start_ns end_ns cells" and one "paint_ns changed" line per
+ * frame to $CALOPS_BENCH_OUT and quit.  CALOPS_BENCH_FULL=1 forces a full
+ * repaint (clearok) every frame.  The environment is read once at start:
+ * unset, the hook costs one NULL test per paint.
+ */
+struct bench {
+	int		 frames, done;
+	bool		 full, started;
+	const char	*out;
+	int64_t		 start, end, *ns;
+	long		*changed;
+};
+static struct bench *bench;
+
+static int64_t
+bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Cells of newscr (the frame about to go out) unlike curscr (the screen). */
+static long
+bench_diff(void)
+{
+	cchar_t n, c;
+	int y, x, cy, cx, ny, nx;
+	long d = 0;
+
+	getyx(curscr, cy, cx);
+	getyx(newscr, ny, nx);
+	for (y = 0; y < LINES; y++)
+		for (x = 0; x < COLS; x++) {
+			mvwin_wch(newscr, y, x, &n);
+			mvwin_wch(curscr, y, x, &c);
+			d += memcmp(&n, &c, sizeof n) != 0;
+		}
+	wmove(curscr, cy, cx);
+	wmove(newscr, ny, nx);
+	return d;
+}
+
+static void
+bench_quit(struct loop *l, void *arg)
+{
+	FILE *f = fopen(bench->out, "w");
+	int i;
+
+	(void)arg;
+	if (f != NULL) {
+		fprintf(f, "%lld %lld %d\n", (long long)bench->start,
+		    (long long)bench->end, LINES * COLS);
+		for (i = 0; i < bench->done; i++)
+			fprintf(f, "%lld %ld\n", (long long)bench->ns[i],
+			    bench->changed[i]);
+		fclose(f);
+	}
+	free(bench->ns);
+	free(bench->changed);
+	loop_stop(l);
+}
+
+/* Toggle the filter and ask for the next frame at once. */
+static void
+bench_next(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	if (!bench->started)
+		bench->start = bench_now();
+	bench->started = true;
+	if (getenv("BT")) switch_tab(a, view_tabs[tab_index(a) == 0 ? atoi(getenv("BT")) : 0]); else {
+	snprintf(a->filter, sizeof a->filter, "%s", a->filter[0] == '\0' ?
+	    (getenv("BF") ? getenv("BF") : "pending") : "");
+	refresh_views(a);}
+	a->dirty = true;
+	loop_no_sleep(l);
+}
+
+/* refresh() for the benchmark: the same work, timed. */
+static void
+bench_refresh(struct app *a, int64_t t0)
+{
+	int64_t t1, t2;
+	long d = 0;
+
+	if (!bench->started || bench->done == bench->frames) {
+		refresh();
+		if (!bench->started && bench->ns == NULL &&
+		    a->board.now.valid && !a->board.running) {
+			bench->ns = xcalloc((size_t)bench->frames, sizeof *bench->ns);
+			bench->changed = xcalloc((size_t)bench->frames,
+			    sizeof *bench->changed);
+			loop_add_timer(a->loop, 200, bench_next, a);
+		}
+		return;
+	}
+	wnoutrefresh(stdscr);
+	t1 = bench_now();
+	d = bench_diff();
+	if (bench->full)
+		clearok(curscr, TRUE);
+	t2 = bench_now();
+	doupdate();
+	bench->ns[bench->done] = (t1 - t0) + (bench_now() - t2);
+	bench->changed[bench->done++] = d;
+	if (bench->done < bench->frames)
+		bench_next(a->loop, a);
+	else {
+		bench->end = bench_now();
+		loop_add_timer(a->loop, 200, bench_quit, a);
+	}
+}
+
+static void
+bench_init(void)
+{
+	const char *n = getenv("CALOPS_BENCH_FRAMES"), *o;
+
+	if (n == NULL || (o = getenv("CALOPS_BENCH_OUT")) == NULL)
+		return;
+	bench = xcalloc(1, sizeof *bench);
+	bench->frames = (int)strtol(n, NULL, 10);
+	if (bench->frames < 1)
+		bench->frames = 1;
+	bench->out = o;
+	bench->full = getenv("CALOPS_BENCH_FULL") != NULL;
+}
+
 /* Mark dirty, paint once: called before every sleep. */
 static void
 paint(struct loop *l, void *arg)
@@ -721,10 +874,12 @@ paint(struct loop *l, void *arg)
 	struct app *a = arg;
 	struct view *v;
 	int banner;
+	int64_t t0;
 
 	(void)l;
 	if (!a->dirty || a->depth == 0)
 		return;
+	t0 = bench != NULL ? bench_now() : 0;
 	a->dirty = false;
 	getmaxyx(stdscr, a->rows, a->cols);
 	if (a->relayout) {
@@ -744,7 +899,10 @@ paint(struct loop *l, void *arg)
 	banner = draw_banners(a);
 	v->ops->draw(a, v->data, 1 + banner, a->rows - 2 - banner, a->cols);
 	draw_status(a);
-	refresh();
+	if (bench != NULL)
+		bench_refresh(a, t0);
+	else
+		refresh();
 }
 
 static void
@@ -856,6 +1014,7 @@ app_main(const struct app_opts *o)
 		free(a.ws);
 		return 2;
 	}
+	bench_init();
 	app_push(&a, view_tabs[0], NULL);
 	watch_start(&a);
 	eval_start(&a);

@@ -111,10 +111,11 @@ board_draw(struct app *a, void *data, int top, int rows, int cols)
 
 	layout(cols, &c);
 	ui_fill(stdscr, top, 0, ROLE_HEADER);
+	/* No padding after the last column shown: it would be clipped. */
 	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-*s %-*s %-*s %-*s "
-	    "%-*s %-*s %s", c.id, "GATE", c.status, "STATUS", c.name, "NAME",
-	    c.owner, "OWNER", c.due, "DUE", c.counts, "FINDINGS",
-	    c.failback > 0 ? "FAILBACK" : "");
+	    "%-*s %-*s%s", c.id, "GATE", c.status, "STATUS", c.name, "NAME",
+	    c.owner, "OWNER", c.due, "DUE", c.failback > 0 ? c.counts : 0,
+	    "FINDINGS", c.failback > 0 ? " FAILBACK" : "");
 	if (!a->board.now.valid) {
 		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s",
 		    a->board.running ? "evaluating the workspace…" :
