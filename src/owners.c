@@ -40,6 +40,9 @@ owners_load(struct owners *o, struct eval *ev)
 		o->gates = json_object_get(a->doc.root, "gates");
 	}
 	findings_release(&scratch.findings);
+	while (scratch.ninputs > 0)
+		free(scratch.inputs[--scratch.ninputs].rel);
+	free(scratch.inputs);
 }
 
 void
