@@ -11,6 +11,15 @@ dup_or_null(json_t *v)
 	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
 }
 
+/* A count from the stream: a negative one would wrap around. */
+static uint64_t
+count_value(json_t *v)
+{
+	json_int_t n = json_integer_value(v);
+
+	return n > 0 ? (uint64_t)n : 0;
+}
+
 enum gate_status
 gate_status_parse(const char *s)
 {
@@ -90,6 +99,7 @@ board_release(struct board *b)
 {
 	eval_free(&b->now);
 	findings_free(b->incoming, b->nincoming);
+	json_decref(b->incoming_inputs);
 	free(b->error);
 	memset(b, 0, sizeof *b);
 }
@@ -100,6 +110,8 @@ board_begin(struct board *b)
 	findings_free(b->incoming, b->nincoming);
 	b->incoming = NULL;
 	b->nincoming = 0;
+	json_decref(b->incoming_inputs);
+	b->incoming_inputs = json_object();
 	b->running = true;
 	b->progress_done = b->progress_total = 0;
 }
@@ -141,8 +153,32 @@ add_finding(struct board *b, json_t *o)
 		f->where = xstrdup("");
 }
 
+/* An input a gate read, kept by gate until the result. */
 static void
-read_gate(struct board_gate *g, json_t *o)
+add_input(struct board *b, json_t *o)
+{
+	const char *gate = json_string_value(json_object_get(o, "gate"));
+	json_t *list;
+
+	if (board_gate_index(gate) < 0 || !json_is_string(json_object_get(o,
+	    "path")))
+		return;
+	if (b->incoming_inputs == NULL)
+		b->incoming_inputs = json_object();
+	if ((list = json_object_get(b->incoming_inputs, gate)) == NULL) {
+		list = json_array();
+		json_object_set_new(b->incoming_inputs, gate, list);
+	}
+	json_object_del(o, "gate");
+	json_object_del(o, "v");
+	json_object_del(o, "seq");
+	json_object_del(o, "ts");
+	json_object_del(o, "type");
+	json_array_append(list, o);
+}
+
+static void
+read_gate(struct board_gate *g, json_t *o, json_t *inputs)
 {
 	json_t *counts = json_object_get(o, "counts");
 	static const char *const sev[] = { "error", "blocked", "stale", "warn",
@@ -159,35 +195,57 @@ read_gate(struct board_gate *g, json_t *o)
 	g->status = gate_status_parse(json_string_value(json_object_get(o,
 	    "status")));
 	for (i = 0; i < nitems(sev); i++)
-		g->counts[i] = (size_t)json_integer_value(json_object_get(counts,
+		g->counts[i] = (size_t)count_value(json_object_get(counts,
 		    sev[i]));
+	/* The stream sends inputs as events; --json output inlines them. */
 	g->inputs = json_incref(json_object_get(o, "inputs"));
+	if (g->inputs == NULL && json_is_string(json_object_get(o, "id")))
+		g->inputs = json_incref(json_object_get(inputs,
+		    json_string_value(json_object_get(o, "id"))));
+	if (g->inputs == NULL)
+		g->inputs = json_array();
 }
 
 static void
 read_ticket(struct board_ticket *t, json_t *o)
 {
 	json_t *est = json_object_get(o, "estimate_days");
+	const char *id = json_string_value(json_object_get(o, "id"));
 
-	snprintf(t->id, sizeof t->id, "%s",
-	    json_string_value(json_object_get(o, "id")));
+	snprintf(t->id, sizeof t->id, "%s", id != NULL ? id : "?");
 	t->title = dup_or_null(json_object_get(o, "title"));
 	t->owner = dup_or_null(json_object_get(o, "owner"));
 	t->state = dup_or_null(json_object_get(o, "state"));
 	t->progress = json_number_value(json_object_get(o, "progress"));
+	if (!(t->progress >= 0))
+		t->progress = 0;
+	else if (t->progress > 1)
+		t->progress = 1;
 	t->estimate_days = json_is_number(est) ? json_number_value(est) : -1;
 	t->claimed_done_without_evidence = json_is_true(json_object_get(o,
 	    "claimed_done_without_evidence"));
 	t->checks = json_incref(json_object_get(o, "checks"));
 }
 
-/* Stable order for the findings: project first, then gate by gate. */
-static int
-cmp_finding(const void *a, const void *b)
+/* Order the findings project first, then gate by gate, each gate's in the
+ * order they came (its first failing check first).  Not qsort: it is not
+ * stable everywhere (glibc 2.37 on, musl). */
+static void
+sort_findings(struct board *b)
 {
-	const struct board_finding *x = a, *y = b;
+	struct board_finding *v;
+	size_t i, n = 0;
+	int g;
 
-	return (x->gate > y->gate) - (x->gate < y->gate);
+	if (b->nincoming == 0)
+		return;
+	v = xreallocarray(NULL, b->nincoming, sizeof *v);
+	for (g = -1; g < GATE_COUNT; g++)
+		for (i = 0; i < b->nincoming; i++)
+			if (b->incoming[i].gate == g)
+				v[n++] = b->incoming[i];
+	free(b->incoming);
+	b->incoming = v;
 }
 
 static int
@@ -213,8 +271,8 @@ on_result(struct board *b, json_t *o)
 	e.project_status = dup_or_null(json_object_get(sum, "project_status"));
 	json_array_foreach(json_object_get(sum, "gates"), i, v) {
 		k = board_gate_index(json_string_value(json_object_get(v, "id")));
-		if (k >= 0)
-			read_gate(&e.gates[k], v);
+		if (k >= 0 && e.gates[k].id[0] == '\0')	/* the first wins */
+			read_gate(&e.gates[k], v, b->incoming_inputs);
 	}
 	for (k = 0; k < GATE_COUNT; k++)
 		if (e.gates[k].id[0] == '\0')
@@ -225,7 +283,7 @@ on_result(struct board *b, json_t *o)
 			break;
 		read_ticket(&e.tickets[e.ntickets++], v);
 	}
-	qsort(b->incoming, b->nincoming, sizeof *b->incoming, cmp_finding);
+	sort_findings(b);
 	e.findings = b->incoming;
 	e.nfindings = b->nincoming;
 	e.finished_at = (int64_t)time(NULL);
@@ -252,11 +310,13 @@ board_event(struct board *b, const char *line, size_t len)
 		rc = 0;
 	else if (strcmp(type, "finding") == 0)
 		add_finding(b, o);
+	else if (strcmp(type, "input") == 0)
+		add_input(b, o);
 	else if (strcmp(type, "progress") == 0) {
-		b->progress_done = (uint64_t)json_integer_value(json_object_get(o,
-		    "done"));
-		b->progress_total = (uint64_t)json_integer_value(
-		    json_object_get(o, "total"));
+		b->progress_done = count_value(json_object_get(o, "done"));
+		b->progress_total = count_value(json_object_get(o, "total"));
+		if (b->progress_done > b->progress_total)
+			b->progress_done = b->progress_total;
 		rc = BOARD_PROGRESS;
 	} else if (strcmp(type, "result") == 0)
 		rc = on_result(b, o);

@@ -34,7 +34,7 @@ struct board_gate {
 struct board_ticket {
 	char		 id[8];
 	char		*title, *owner, *state;
-	double		 progress, estimate_days;	/* estimate < 0: none */
+	double		 progress, estimate_days;	/* 0..1; estimate < 0: none */
 	bool		 claimed_done_without_evidence;
 	json_t		*checks;	/* {"G0.schema": true, …} */
 };
@@ -57,6 +57,7 @@ struct board {
 	uint64_t		 progress_done, progress_total;
 	struct board_finding	*incoming;
 	size_t			 nincoming;
+	json_t			*incoming_inputs;	/* gate id -> [input] */
 	/* Why there is no current evaluation (workspace gone, …), or NULL. */
 	char			*error;
 };

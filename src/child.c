@@ -111,20 +111,29 @@ take(struct child *c, struct stream *s, const char *p, size_t n)
 	}
 }
 
+/* Read at most this much per wakeup, so that a child flooding its output
+ * cannot keep the loop from its other fds and timers; poll() is
+ * level-triggered and the rest is read in the next iteration. */
+#define CHILD_READ_BURST (1u << 20)
+
 static void
 readable(struct loop *l, int fd, short revents, void *arg)
 {
 	struct child *c = arg;
 	struct stream *s = fd == c->out.fd ? &c->out : &c->err;
 	char chunk[65536];
+	size_t total = 0;
 	ssize_t n;
 
 	(void)l;
 	(void)revents;
 	for (;;) {
+		if (total >= CHILD_READ_BURST)
+			return;
 		n = read(fd, chunk, sizeof chunk);
 		if (n > 0) {
 			take(c, s, chunk, (size_t)n);
+			total += (size_t)n;
 			continue;
 		}
 		if (n == -1 && errno == EINTR)

@@ -8,5 +8,10 @@
 
 int	cmd_check(int argc, char **argv);
 int	cmd_hash(int argc, char **argv);
+/* Durable jobs (protocol.md §2): cmd_run.c, cmd_tail.c, cmd_jobs.c. */
+int	cmd_run(int argc, char **argv);
+int	cmd_tail(int argc, char **argv);
+int	cmd_jobs(int argc, char **argv);
+int	cmd_kill(int argc, char **argv);
 
 #endif

@@ -121,20 +121,54 @@ exit_status(const struct eval *ev, const struct gate_filter *f)
 	return 0;
 }
 
+/* Events stay under the protocol's 64 KiB a line: a member longer than
+ * this (a hostile node name in a CSV, say) is cut, and says so. */
+#define STREAM_STRING_MAX 8192
+
+static json_t *
+clipped(json_t *o)
+{
+	static const char *const keys[] = { "message", "path", "where",
+	    "check" };
+	const char *s;
+	size_t i, n;
+	char *cut;
+
+	for (i = 0; i < nitems(keys); i++) {
+		s = json_string_value(json_object_get(o, keys[i]));
+		if (s == NULL || (n = strlen(s)) <= STREAM_STRING_MAX)
+			continue;
+		n = STREAM_STRING_MAX;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;	/* not inside a UTF-8 sequence */
+		cut = xasprintf("%.*s… (%zu bytes cut)", (int)n, s,
+		    strlen(s) - n);
+		json_object_set_new(o, keys[i], json_string(cut));
+		free(cut);
+	}
+	return o;
+}
+
 static void
 stream_findings(struct stream *s, const struct eval *ev,
     const struct gate_filter *f)
 {
+	const struct gate_result *gr;
 	size_t i, k;
 
 	for (i = 0; i < ev->project.n; i++)
-		emit(s, "finding", finding_json(&ev->project.v[i], "project"));
+		emit(s, "finding", clipped(finding_json(&ev->project.v[i],
+		    "project")));
 	for (i = 0; i < GATE_COUNT; i++) {
 		if (!gate_filter_has(f, (int)i))
 			continue;
-		for (k = 0; k < ev->gates[i].findings.n; k++)
-			emit(s, "finding", finding_json(&ev->gates[i].findings.v[k],
-			    ev->gates[i].def->id));
+		gr = &ev->gates[i];
+		for (k = 0; k < gr->findings.n; k++)
+			emit(s, "finding", clipped(finding_json(&gr->findings.v[k],
+			    gr->def->id)));
+		for (k = 0; k < gr->ninputs; k++)
+			emit(s, "input", clipped(input_json(&gr->inputs[k],
+			    gr->def->id)));
 	}
 }
 

@@ -235,23 +235,42 @@ loop_stop(struct loop *l)
 	l->stop = true;
 }
 
-/* Run the timers that are due; each is removed before it runs. */
+/* The next timer to run: due, soonest first, and in the order they were
+ * armed when due together; only those armed before `last`. */
+static size_t
+next_due(struct loop *l, int64_t now, long last)
+{
+	const struct loop_timer *t, *best = NULL;
+	size_t i, k = SIZE_MAX;
+
+	for (i = 0; i < l->ntimers; i++) {
+		t = &l->timers[i];
+		if (t->due > now || t->id >= last)
+			continue;
+		if (best == NULL || t->due < best->due ||
+		    (t->due == best->due && t->id < best->id)) {
+			best = t;
+			k = i;
+		}
+	}
+	return k;
+}
+
+/* Run the timers that are due; each is removed before it runs.  A timer
+ * armed by a callback waits for the next iteration (redis ae's maxId), so
+ * a timer that re-arms itself cannot keep the loop from polling. */
 static void
 run_timers(struct loop *l)
 {
 	int64_t now = loop_now_ms();
+	long last = l->next_timer;
 	struct loop_timer t;
 	size_t i;
 
-	for (i = 0; i < l->ntimers;) {
-		if (l->timers[i].due > now) {
-			i++;
-			continue;
-		}
+	while ((i = next_due(l, now, last)) != SIZE_MAX) {
 		t = l->timers[i];
 		l->timers[i] = l->timers[--l->ntimers];
 		t.fn(l, t.arg);
-		i = 0;		/* the callback may have changed the array */
 	}
 }
 
@@ -313,6 +332,8 @@ loop_run(struct loop *l)
 			break;
 		if (l->before_sleep != NULL)
 			l->before_sleep(l, l->before_sleep_arg);
+		if (l->stop)
+			break;
 		compact(l);
 		if (l->nfds > l->pfds_alloc) {
 			l->pfds_alloc = l->nfds;

@@ -29,7 +29,9 @@ void	 loop_add_fd(struct loop *l, int fd, short events, loop_fd_fn fn,
 void	 loop_set_events(struct loop *l, int fd, short events);
 void	 loop_del_fd(struct loop *l, int fd);
 
-/* A one-shot timer after ms milliseconds; returns its id (> 0). */
+/* A one-shot timer after ms milliseconds; returns its id (> 0).  Due
+ * timers run soonest first, those due together in the order they were
+ * armed; one armed by a timer's callback runs in a later iteration. */
 long	 loop_add_timer(struct loop *l, long ms, loop_timer_fn fn, void *arg);
 void	 loop_del_timer(struct loop *l, long id);
 bool	 loop_timer_armed(const struct loop *l, long id);

@@ -22,6 +22,10 @@ static const struct command {
 } commands[] = {
 	{ "check", cmd_check, "evaluate a workspace's gates G0-G10 and tickets M01-M13" },
 	{ "hash", cmd_hash, "print SHA-256 of files or tree hashes of folders" },
+	{ "run", cmd_run, "start a command as a durable job; print its id" },
+	{ "tail", cmd_tail, "print a job's events from a seq on; --follow" },
+	{ "jobs", cmd_jobs, "list the durable jobs and their states" },
+	{ "kill", cmd_kill, "stop a job: SIGTERM, then SIGKILL after a grace" },
 };
 
 static void

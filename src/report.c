@@ -44,11 +44,13 @@ finding_json(const struct finding *f, const char *gate)
 	return o;
 }
 
-static json_t *
-input_json(const struct gate_input *in)
+json_t *
+input_json(const struct gate_input *in, const char *gate)
 {
 	json_t *o = json_object();
 
+	if (gate != NULL)
+		json_object_set_new(o, "gate", json_string(gate));
 	json_object_set_new(o, "path", json_text(in->rel));
 	json_object_set_new(o, "present", json_boolean(in->present));
 	json_object_set_new(o, "sha256", in->hex[0] != '\0' ?
@@ -79,11 +81,12 @@ gate_json(const struct gate_result *gr, bool with_findings)
 	    "stale", (json_int_t)counts[SEV_STALE],
 	    "warn", (json_int_t)counts[SEV_WARN],
 	    "info", (json_int_t)counts[SEV_INFO]));
-	list = json_array();
-	for (i = 0; i < gr->ninputs; i++)
-		json_array_append_new(list, input_json(&gr->inputs[i]));
-	json_object_set_new(o, "inputs", list);
 	if (with_findings) {
+		list = json_array();
+		for (i = 0; i < gr->ninputs; i++)
+			json_array_append_new(list, input_json(&gr->inputs[i],
+			    NULL));
+		json_object_set_new(o, "inputs", list);
 		list = json_array();
 		for (i = 0; i < gr->findings.n; i++)
 			json_array_append_new(list, finding_json(&gr->findings.v[i],

@@ -20,11 +20,14 @@ bool	 gate_filter_has(const struct gate_filter *f, int index);
 /* A JSON string of s; bytes that are not UTF-8 become \xHH text so that
  * the output stays valid JSON.  New reference. */
 json_t	*json_text(const char *s);
+/* One input a gate read as JSON; gate may be NULL to omit the member. */
+json_t	*input_json(const struct gate_input *in, const char *gate);
 /* One finding as JSON; gate may be NULL to omit the member. */
 json_t	*finding_json(const struct finding *f, const char *gate);
 
-/* The calops-check/v1 object; without findings when with_findings is false
- * (the --stream result, whose findings went out as events). */
+/* The calops-check/v1 object; without findings and inputs when
+ * with_findings is false (the --stream result: they went out as events, so
+ * that no line grows past the protocol's 64 KiB). */
 json_t	*report_json(const struct eval *ev, const struct ticket *t,
 	    const struct gate_filter *f, bool with_findings);
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <ctype.h>
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
@@ -314,7 +315,12 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	}
 	if (editor == NULL || editor[0] == '\0')
 		editor = getenv("EDITOR");
-	if (where != NULL && (ln = strtol(where, NULL, 10)) > 0)
+	/* A position is "LINE:COL", or "row N" in a CSV file (the header is
+	 * row 1, one record a line); a JSON pointer names no line. */
+	if (where != NULL && strncmp(where, "row ", 4) == 0)
+		where += 4;
+	if (where != NULL && isdigit((unsigned char)where[0]) &&
+	    (ln = strtol(where, NULL, 10)) > 0)
 		snprintf(line, sizeof line, "+%ld", ln);
 	argv[i++] = (char *)(editor != NULL && editor[0] != '\0' ? editor :
 	    pager != NULL && pager[0] != '\0' ? pager : "less");
@@ -343,32 +349,44 @@ app_open_file(struct app *a, const char *rel, const char *where)
 static const char *const commands[] = { "board", "tickets", "findings",
     "help", "theme", "refresh", "q", "quit" };
 
-/* Tab completion for ':': the command, or a theme name after ":theme ". */
+/* Tab completion for ':': the command, or a theme name after ":theme ".
+ * Several matches: as far as they agree, and the list beside the prompt. */
 static void
 complete(struct app *a)
 {
-	char **names = NULL, *word;
+	char **names = NULL, *word, list[192] = "";
 	const char *match = NULL;
-	size_t i, n = 0, hits = 0, off = 0;
+	size_t i, n = 0, hits = 0, off = 0, common = 0, len;
 
 	if (strncmp(a->input, "theme ", 6) == 0) {
 		names = theme_list(&n);
 		off = 6;
 	}
 	word = a->input + off;
+	len = strlen(word);
 	for (i = 0; i < (off ? n : nitems(commands)); i++) {
 		const char *c = off ? names[i] : commands[i];
 
-		if (strncmp(c, word, strlen(word)) == 0) {
-			match = c;
-			hits++;
-		}
+		if (strncmp(c, word, len) != 0)
+			continue;
+		if (match == NULL)
+			common = strlen(c);
+		else
+			while (common > len && strncmp(c, match, common) != 0)
+				common--;
+		match = c;
+		hits++;
+		snprintf(list + strlen(list), sizeof list - strlen(list), " %s",
+		    c);
 	}
 	if (hits == 1)
 		a->input_len = off + (size_t)snprintf(word,
 		    sizeof a->input - off, "%s%s", match, off ? "" : " ");
-	else if (hits > 1)
-		app_message(a, false, "%zu matches", hits);
+	else if (hits > 1) {
+		a->input_len = off + (size_t)snprintf(word,
+		    sizeof a->input - off, "%.*s", (int)common, match);
+		app_message(a, false, "%zu matches:%s", hits, list);
+	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -494,8 +512,10 @@ normal_key(struct app *a, int key)
 	case ACT_QUIT:
 		return R_QUIT;
 	case ACT_HELP:
-		if (v->ops != &help_view)
-			app_push(a, &help_view, v->ops);
+		/* ? on the help screen closes it. */
+		if (v->ops == &help_view)
+			return R_POP;
+		app_push(a, &help_view, v->ops);
 		return R_REDRAW;
 	case ACT_FILTER:
 	case ACT_COMMAND:
@@ -595,9 +615,12 @@ tty_readable(struct loop *l, int fd, short revents, void *arg)
 	(void)revents;
 	while ((key = getch()) != ERR) {
 		a->message[0] = '\0';
-		if (key == KEY_RESIZE)
-			resize(a);
-		else if (key == KEY_MOUSE)
+		if (key == KEY_RESIZE) {
+			/* ncurses has resized already: resizeterm queues this
+			 * key, so resizing again here would never end. */
+			a->relayout = true;
+			a->dirty = true;
+		} else if (key == KEY_MOUSE)
 			react(a, mouse(a));
 		else if (a->mode != MODE_NORMAL)
 			react(a, prompt_key(a, key));
@@ -662,8 +685,8 @@ draw_banners(struct app *a)
 	    strcmp(a->board.now.project_status, "BLOCKED_COMPILER") == 0) {
 		ui_fill(stdscr, row, 0, ROLE_BANNER);
 		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_BANNER, "%s "
-		    "BLOCKED_COMPILER — no launch date may be promised",
-		    ui_glyph("⊘", "#"));
+		    "BLOCKED_COMPILER %s no launch date may be promised",
+		    ui_glyph("⊘", "#"), ui_glyph("—", "-"));
 	}
 	if (a->board.error != NULL) {
 		ui_fill(stdscr, row, 0, ROLE_ERROR);
@@ -673,8 +696,8 @@ draw_banners(struct app *a)
 	if (a->demo && row < 3) {
 		ui_fill(stdscr, row, 0, ROLE_DIM);
 		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_DIM, "demo: the "
-		    "bundled example workspace — open your own with 'calops "
-		    "PATH'");
+		    "bundled example workspace %s open your own with 'calops "
+		    "PATH'", ui_glyph("—", "-"));
 	}
 	return row - 1;
 }
@@ -683,7 +706,7 @@ static void
 draw_status(struct app *a)
 {
 	struct view *v = &a->stack[a->depth - 1];
-	int y = a->rows - 1, x = 0;
+	int y = a->rows - 1, x = 0, room, fw = 0;
 	char right[96], s[256] = "";
 
 	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
@@ -692,6 +715,11 @@ draw_status(struct app *a)
 		    a->mode == MODE_FILTER ? '/' : ':');
 		x += ui_put(stdscr, y, x, a->cols - 2, ROLE_STATUSBAR, a->input,
 		    false);
+		/* What Tab found, beside the input. */
+		if (a->message[0] != '\0' && a->cols - x - 3 > 0)
+			ui_put(stdscr, y, x + 2, a->cols - x - 3,
+			    a->message_error ? ROLE_ERROR : ROLE_STATUSBAR,
+			    a->message, false);
 		curs_set(1);
 		move(y, x);
 		return;
@@ -709,21 +737,28 @@ draw_status(struct app *a)
 			snprintf(right, sizeof right, "%s evaluating ",
 			    spin[a->spinner % 4]);
 	} else
-		snprintf(right, sizeof right, "%s%s ? help ",
-		    a->readonly ? "read-only · " : "",
+		snprintf(right, sizeof right, "%s%s%s ? help ",
+		    a->readonly ? "read-only " : "",
+		    a->readonly ? ui_glyph("· ", "- ") : "",
 		    a->watch != NULL ? watch_describe(a->watch) : "not watching");
+	/* An applied filter is always shown: it takes its room first. */
+	room = a->cols - 2 - (int)strlen(right);
+	if (a->filter[0] != '\0') {
+		fw = (int)strlen("filter: ") + (int)strlen(a->filter);
+		if (fw > room / 2)
+			fw = room / 2;
+		room -= fw + 1;
+	}
 	if (a->message[0] != '\0')
-		x = ui_put(stdscr, y, 1, a->cols - 2 - (int)strlen(right),
-		    a->message_error ? ROLE_ERROR : ROLE_STATUSBAR, a->message,
-		    false);
+		x = ui_put(stdscr, y, 1, room, a->message_error ? ROLE_ERROR :
+		    ROLE_STATUSBAR, a->message, false);
 	else if (v->ops->status != NULL) {
 		v->ops->status(a, v->data, s, sizeof s);
-		x = ui_put(stdscr, y, 1, a->cols - 2 - (int)strlen(right),
-		    ROLE_STATUSBAR, s, false);
+		x = ui_put(stdscr, y, 1, room, ROLE_STATUSBAR, s, false);
 	}
 	if (a->filter[0] != '\0')
-		x += ui_putf(stdscr, y, x + 2, a->cols - x - 2 -
-		    (int)strlen(right), ROLE_MATCH, "filter: %s", a->filter);
+		x += ui_putf(stdscr, y, x + 2, fw, ROLE_MATCH, "filter: %s",
+		    a->filter);
 	ui_putf(stdscr, y, a->cols - (int)strlen(right) > x ? a->cols -
 	    (int)strlen(right) : x, (int)strlen(right), ROLE_STATUSBAR, "%s",
 	    right);
@@ -732,14 +767,15 @@ draw_status(struct app *a)
 /*
  * ---- the benchmark hook (tests/bench/bench_console.sh) ----
  * CALOPS_BENCH_FRAMES=N: 200 ms after the first complete board is on
- * screen, paint N frames back to back, toggling the filter between "" and
- * "pending" (on the demo that changes ~15% of a 200x60 screen), time each
- * paint (erase, draw, refresh, including the write to the terminal) and
- * count the cells that differ from the screen before it (untimed); 200 ms
- * later write "start_ns end_ns cells" and one "paint_ns changed" line per
- * frame to $CALOPS_BENCH_OUT and quit.  CALOPS_BENCH_FULL=1 forces a full
- * repaint (clearok) every frame.  The environment is read once at start:
- * unset, the hook costs one NULL test per paint.
+ * screen, paint N frames back to back, cycling the tabs as Tab does (board,
+ * tickets, findings: on the demo at 200x60, 13-17% of the cells change),
+ * time each paint (erase, draw, refresh, including the write to the
+ * terminal) and count the cells that differ from the screen before it
+ * (untimed); 200 ms later write "start_ns end_ns cells" and one
+ * "paint_ns changed" line per frame to $CALOPS_BENCH_OUT and quit.
+ * CALOPS_BENCH_FULL=1 forces a full repaint (clearok) every frame.  The
+ * environment is read once at start: unset, the hook costs one NULL test
+ * per paint.
  */
 struct bench {
 	int		 frames, done;
@@ -800,7 +836,7 @@ bench_quit(struct loop *l, void *arg)
 	loop_stop(l);
 }
 
-/* Toggle the filter and ask for the next frame at once. */
+/* Switch to the next tab (as Tab does) and ask for its frame at once. */
 static void
 bench_next(struct loop *l, void *arg)
 {
@@ -809,11 +845,7 @@ bench_next(struct loop *l, void *arg)
 	if (!bench->started)
 		bench->start = bench_now();
 	bench->started = true;
-	if (getenv("BT")) switch_tab(a, view_tabs[tab_index(a) == 0 ? atoi(getenv("BT")) : 0]); else {
-	snprintf(a->filter, sizeof a->filter, "%s", a->filter[0] == '\0' ?
-	    (getenv("BF") ? getenv("BF") : "pending") : "");
-	refresh_views(a);}
-	a->dirty = true;
+	switch_tab(a, view_tabs[(tab_index(a) + 1) % view_ntabs]);
 	loop_no_sleep(l);
 }
 
@@ -822,13 +854,14 @@ static void
 bench_refresh(struct app *a, int64_t t0)
 {
 	int64_t t1, t2;
-	long d = 0;
+	long d;
 
 	if (!bench->started || bench->done == bench->frames) {
 		refresh();
 		if (!bench->started && bench->ns == NULL &&
 		    a->board.now.valid && !a->board.running) {
-			bench->ns = xcalloc((size_t)bench->frames, sizeof *bench->ns);
+			bench->ns = xcalloc((size_t)bench->frames,
+			    sizeof *bench->ns);
 			bench->changed = xcalloc((size_t)bench->frames,
 			    sizeof *bench->changed);
 			loop_add_timer(a->loop, 200, bench_next, a);

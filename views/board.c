@@ -117,9 +117,10 @@ board_draw(struct app *a, void *data, int top, int rows, int cols)
 	    c.owner, "OWNER", c.due, "DUE", c.failback > 0 ? c.counts : 0,
 	    "FINDINGS", c.failback > 0 ? " FAILBACK" : "");
 	if (!a->board.now.valid) {
-		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s",
-		    a->board.running ? "evaluating the workspace…" :
-		    "no evaluation yet");
+		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s%s",
+		    a->board.running ? "evaluating the workspace" :
+		    "no evaluation yet", a->board.running ?
+		    ui_glyph("…", "...") : "");
 		return;
 	}
 	list_scroll(&b->list, rows - 1);
@@ -168,8 +169,8 @@ board_status(struct app *a, void *data, char *buf, size_t len)
 		return;
 	for (i = 0; i < GATE_COUNT; i++)
 		pass += a->board.now.gates[i].status == GS_PASS;
-	snprintf(buf, len, "%zu of %d gates pass · Enter: why", pass,
-	    GATE_COUNT);
+	snprintf(buf, len, "%zu of %d gates pass %s Enter: why", pass,
+	    GATE_COUNT, ui_glyph("·", "-"));
 }
 
 static const struct keybinding board_keys[] = {

@@ -3,6 +3,7 @@
 
 #include "app.h"
 #include "list.h"
+#include "text.h"
 #include "ui.h"
 
 enum sort_key { SORT_GATE, SORT_SEVERITY, SORT_FILE, SORT_CHECK, SORT_N };
@@ -168,9 +169,12 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s",
 		    a->board.now.nfindings == 0 ? "no findings" :
 		    "no finding matches the filter");
-	/* The whole message of the selected finding, on up to three rows. */
+	/* The whole message of the selected finding, on up to three rows,
+	 * broken by columns (never inside a character); the last is clipped. */
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
+		char *clean;
 		const char *m;
+		size_t n;
 		int row, w = cols - 2;
 
 		f = &a->board.now.findings[v->order[i]];
@@ -178,15 +182,18 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 		ui_putf(stdscr, top + rows - 3, 1, cols - 2, ROLE_BORDER,
 		    "%s  %s%s%s", f->check, f->path, f->where[0] ? " at " : "",
 		    f->where);
-		for (row = 0, m = f->message; row < 2 && *m != '\0'; row++) {
-			char *part = xstrndup(m, strlen(m) < (size_t)w ?
-			    strlen(m) : (size_t)w);
+		clean = text_sanitize_str(f->message);
+		for (row = 0, m = clean; row < 2 && *m != '\0'; row++) {
+			char *part;
 
+			n = row == 1 ? strlen(m) : ui_fit(m, w);
+			part = xstrndup(m, n);
 			ui_put(stdscr, top + rows - 2 + row, 1, w, ROLE_NORMAL,
 			    part, false);
-			m += strlen(part);
+			m += n;
 			free(part);
 		}
+		free(clean);
 	}
 }
 
@@ -235,11 +242,12 @@ static void
 findings_status(struct app *a, void *data, char *buf, size_t len)
 {
 	struct findings_view *v = data;
+	const char *dot = ui_glyph("·", "-");
 
 	(void)a;
-	snprintf(buf, len, "%zu of %zu findings · sorted by %s (s) · %s (e) · "
-	    "o: open", v->list.nmap, v->norder, sort_names[v->sort],
-	    v->min_sev < 0 ? "all severities" : severity_name(v->min_sev));
+	snprintf(buf, len, "%zu of %zu findings %s sorted by %s (s) %s %s (e) "
+	    "%s o: open", v->list.nmap, v->norder, dot, sort_names[v->sort], dot,
+	    v->min_sev < 0 ? "all severities" : severity_name(v->min_sev), dot);
 }
 
 static const struct keybinding findings_keys[] = {

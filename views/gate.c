@@ -164,9 +164,9 @@ changes(struct app *a, struct gate_detail *d, const struct board_gate *g)
 		    json_string_value(json_object_get(c, "change")),
 		    json_string_value(json_object_get(c, "path")),
 		    from != NULL ? from : "-", from != NULL &&
-		    strlen(from) > 16 ? "…" : "", ui_glyph("→", "->"),
-		    to != NULL ? to : "-", to != NULL && strlen(to) > 16 ? "…" :
-		    "");
+		    strlen(from) > 16 ? ui_glyph("…", "...") : "",
+		    ui_glyph("→", "->"), to != NULL ? to : "-", to != NULL &&
+		    strlen(to) > 16 ? ui_glyph("…", "...") : "");
 	}
 	json_decref(diff);
 	json_decref(then);

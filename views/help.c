@@ -97,7 +97,8 @@ help_draw(struct app *a, void *data, int top, int rows, int cols)
 
 	(void)a;
 	ui_fill(stdscr, top, 0, ROLE_HEADER);
-	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "Help — q to close");
+	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "Help %s q to close",
+	    ui_glyph("—", "-"));
 	list_scroll(&h->list, rows - 1);
 	for (i = h->list.top, y = top + 1; i < h->list.nmap && y < top + rows;
 	    i++, y++) {

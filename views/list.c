@@ -30,7 +30,8 @@ list_rebuild(struct list *l, size_t n, bool (*match)(size_t, void *),
 	for (i = 0; i < n; i++)
 		if (match == NULL || match(i, arg))
 			l->map[l->nmap++] = i;
-	l->sel = 0;
+	/* the same record, else the next one shown, else the last */
+	l->sel = keep != SIZE_MAX ? l->nmap : 0;
 	for (i = 0; keep != SIZE_MAX && i < l->nmap; i++) {
 		if (l->map[i] >= keep) {
 			l->sel = i;
@@ -96,7 +97,7 @@ list_move(struct list *l, enum action a, int rows)
 bool
 list_select_row(struct list *l, size_t row)
 {
-	if (l->top + row >= l->nmap)
+	if (l->top >= l->nmap || row >= l->nmap - l->top)
 		return false;
 	l->sel = l->top + row;
 	return true;

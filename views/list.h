@@ -20,7 +20,8 @@ struct list {
 
 void	list_release(struct list *l);
 /* Rebuild the rows from n records, keeping those match() accepts (all when
- * match is NULL); the selection stays on the same record when it can. */
+ * match is NULL); the selection stays on the same record when it can, else
+ * moves to the next record shown, else to the last. */
 void	list_rebuild(struct list *l, size_t n, bool (*match)(size_t, void *),
 	    void *arg);
 /* Apply a movement action for a window of `rows` lines; true if it moved. */

@@ -88,12 +88,13 @@ static void
 draw_ticket(const struct board_ticket *t, int y, int cols, bool sel)
 {
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+	bool claim = t->claimed_done_without_evidence;
 	char checks[512];
 	int x = 1, w;
 
 	if (sel)
 		ui_fill(stdscr, y, 0, ROLE_SELECTION);
-	x += ui_putf(stdscr, y, x, 4, base, "%s", t->id) + 1;
+	x += ui_putf(stdscr, y, x, 4, base, "%-4s", t->id) + 1;
 	ui_put(stdscr, y, x, 24, base, t->title, true);
 	x += 25;
 	draw_bar(y, x, 10, t->progress, sel);
@@ -105,12 +106,17 @@ draw_ticket(const struct board_ticket *t, int y, int cols, bool sel)
 	if (t->estimate_days >= 0)
 		ui_putf(stdscr, y, x, 5, base, "%4.1fd", t->estimate_days);
 	x += 6;
+	/* A claim without evidence matters more than the owner: on a narrow
+	 * terminal it takes the owner's place. */
 	w = cols >= 120 ? 24 : cols - x - 2;
-	ui_put(stdscr, y, x, w, base, t->owner != NULL ? t->owner : "-", true);
-	x += w + 1;
-	if (t->claimed_done_without_evidence)
+	if (!claim || cols >= 120) {
+		ui_put(stdscr, y, x, w, base, t->owner != NULL ? t->owner : "-",
+		    true);
+		x += w + 1;
+	}
+	if (claim)
 		x += ui_putf(stdscr, y, x, cols - x - 1, sel ? base : ROLE_FAIL,
-		    "%s claimed done, evidence missing  ", ui_glyph("⚠", "!"));
+		    "%s claimed done, evidence missing", ui_glyph("⚠", "!")) + 2;
 	if (cols - x > 10) {
 		checks_text(t, checks, sizeof checks);
 		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM, checks,
@@ -125,7 +131,7 @@ tickets_draw(struct app *a, void *data, int top, int rows, int cols)
 	const struct board_ticket *t;
 	char checks[512];
 	size_t i;
-	int y;
+	int x, y;
 
 	ui_fill(stdscr, top, 0, ROLE_HEADER);
 	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-4s %-24s %-10s %5s "
@@ -136,14 +142,20 @@ tickets_draw(struct app *a, void *data, int top, int rows, int cols)
 	    y < top + rows - 2; i++, y++)
 		draw_ticket(&a->board.now.tickets[v->list.map[i]], y, cols,
 		    i == v->list.sel);
-	/* The selected ticket's checks in full, at the bottom. */
+	/* The selected ticket's claim and checks in full, at the bottom. */
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
 		t = &a->board.now.tickets[i];
+		y = top + rows - 1;
 		checks_text(t, checks, sizeof checks);
-		ui_putf(stdscr, top + rows - 1, 1, 10, ROLE_HEADER, "%s checks:",
+		x = 2 + ui_putf(stdscr, y, 1, cols - 2, ROLE_HEADER, "%s checks:",
 		    t->id);
-		ui_put(stdscr, top + rows - 1, 12, cols - 13, ROLE_NORMAL, checks,
-		    false);
+		if (t->claimed_done_without_evidence)
+			x += 2 + ui_putf(stdscr, y, x, cols - x - 1, ROLE_FAIL,
+			    "%s claimed done, evidence missing",
+			    ui_glyph("⚠", "!"));
+		if (x < cols - 1)
+			ui_put(stdscr, y, x, cols - x - 1, ROLE_NORMAL, checks,
+			    false);
 	}
 }
 
@@ -176,8 +188,9 @@ tickets_status(struct app *a, void *data, char *buf, size_t len)
 		done += a->board.now.tickets[i].progress >= 1;
 		claimed += a->board.now.tickets[i].claimed_done_without_evidence;
 	}
-	snprintf(buf, len, "%zu of %zu tickets have their evidence · %zu "
-	    "claimed done without it", done, a->board.now.ntickets, claimed);
+	snprintf(buf, len, "%zu of %zu tickets have their evidence %s %zu "
+	    "claimed done without it", done, a->board.now.ntickets,
+	    ui_glyph("·", "-"), claimed);
 }
 
 const struct view_ops tickets_view = {

@@ -77,8 +77,14 @@ ui_apply_theme(const struct theme *t)
 	for (r = 0; r < ROLE_COUNT; r++) {
 		s = &t->roles[r];
 		role_attr[r] = attrs_of(s->attrs);
-		if (no_colour || !has_colors())
+		if (no_colour || !has_colors()) {
+			/* A band of background colour (the selection, the bars)
+			 * would vanish with the colours: reverse video instead. */
+			if (s->bg8 != t->roles[ROLE_NORMAL].bg8 ||
+			    s->bg256 != t->roles[ROLE_NORMAL].bg256)
+				role_attr[r] |= A_REVERSE;
 			continue;
+		}
 		init_pair((short)(r + 1), many ? s->fg256 : s->fg8,
 		    many ? s->bg256 : s->bg8);
 		role_attr[r] |= COLOR_PAIR(r + 1);
@@ -196,6 +202,32 @@ text_cols(const char *s)
 		s += n;
 	}
 	return cols;
+}
+
+/* Bytes of sanitised text that fit in width columns, like text_cols. */
+size_t
+ui_fit(const char *s, int width)
+{
+	mbstate_t mb;
+	wchar_t wc;
+	size_t n, off = 0;
+	int cols = 0, w;
+
+	memset(&mb, 0, sizeof mb);
+	while (s[off] != '\0') {
+		n = mbrtowc(&wc, s + off, MB_CUR_MAX, &mb);
+		if (n == 0 || n == (size_t)-1 || n == (size_t)-2) {
+			n = 1;
+			w = 1;
+			memset(&mb, 0, sizeof mb);
+		} else
+			w = wcwidth(wc) > 0 ? wcwidth(wc) : 0;
+		if (cols + w > width)
+			break;
+		cols += w;
+		off += n;
+	}
+	return off;
 }
 
 int

@@ -48,6 +48,9 @@ const char *ui_glyph(const char *utf8, const char *ascii);
  */
 int	 ui_put(WINDOW *w, int y, int x, int width, enum role r, const char *s,
 	    bool pad);
+/* How many bytes of s, already sanitised, fit in width columns: where to
+ * break it over rows without cutting a character. */
+size_t	 ui_fit(const char *s, int width);
 /* Trusted text from the program itself (labels, numbers): no sanitising
  * needed, but clipped the same way. */
 int	 ui_putf(WINDOW *w, int y, int x, int width, enum role r,

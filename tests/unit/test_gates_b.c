@@ -1623,7 +1623,7 @@ cli_stream(void **state)
 	    NULL };
 	char *out, *line, *save = NULL;
 	json_int_t seq = 0;
-	size_t findings = 0, results = 0;
+	size_t findings = 0, results = 0, inputs = 0;
 	const char *type;
 	json_t *o, *last = NULL;
 
@@ -1648,6 +1648,12 @@ cli_stream(void **state)
 			    "check")));
 			assert_non_null(json_string_value(json_object_get(o,
 			    "severity")));
+		} else if (strcmp(type, "input") == 0) {
+			inputs++;
+			assert_non_null(json_string_value(json_object_get(o,
+			    "gate")));
+			assert_non_null(json_string_value(json_object_get(o,
+			    "path")));
 		} else if (strcmp(type, "result") == 0)
 			results++;
 		else
@@ -1657,6 +1663,7 @@ cli_stream(void **state)
 	}
 	assert_int_equal(results, 1);
 	assert_true(findings >= 4);	/* project, G2, G3, G5 */
+	assert_true(inputs >= 5);	/* what G0..G5 read */
 	assert_string_equal(json_string_value(json_object_get(last, "status")),
 	    "fail");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(

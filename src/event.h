@@ -1,0 +1,120 @@
+/*
+ * event.h: one protocol event line (protocol.md §3) into a struct event,
+ * with a fast path for the metric events that make up nearly all of a soak.
+ *
+ * event_parse_fast() is a small, strict parser for a flat JSON object whose
+ * values are numbers, strings, booleans or null, with `values` and `labels`
+ * as flat objects one level down.  It handles the shape every tool writes
+ *
+ *	{"v":1,"seq":12,"ts":1.5e9,"type":"metric","chip":0,
+ *	 "values":{"ttft_ms":12.5,"request_ok":1},"labels":{"model":"m7"}}
+ *
+ * and answers EVENT_FALLBACK for anything else that might be valid JSON:
+ * arrays, deeper objects, duplicate keys, \u0000, a null or a non-number in
+ * `values`, a non-string label, more values or labels than fit, and any
+ * syntax it does not accept, so that jansson decides (and words the error).
+ * Where it answers, it answers as event_parse_jansson() would on the same
+ * line: the same numbers (an integer is strtoll's, a number with '.', 'e'
+ * or 'E' is strtod's, and one jansson would refuse as out of range falls
+ * back), the same strings (escapes, surrogate pairs, UTF-8 checked as
+ * jansson checks it), the same verdict.  tests/fuzz/fuzz_event.c holds it
+ * to that.
+ *
+ * event_parse() is the entry point: the fast path, then jansson.
+ *
+ * The rules, the same on both paths: the line is at most EVENT_LINE_MAX
+ * bytes; `v` (the integer 1), `seq` (an integer >= 0), `ts` (a number) and
+ * `type` (a string) are required; `chip` is an integer in [0,
+ * EVENT_CHIP_MAX]; a metric event needs `values`, an object whose members
+ * are numbers (true and false count as 1 and 0; null is no sample) with
+ * names of 1 to EVENT_NAME_MAX bytes, at most EVENT_VALUES_MAX of them;
+ * `labels` is an object whose string members are kept (others ignored), at
+ * most EVENT_LABELS_MAX with names of 1 to EVENT_NAME_MAX and values of at
+ * most EVENT_LABEL_MAX bytes.  Other fields, and other types' fields, are
+ * ignored (protocol.md: tools may add to them); a type longer than
+ * EVENT_TYPE_MAX is kept as EVENT_OTHER with an empty name.  Order is the
+ * caller's business: seq and ts are reported as they are.
+ *
+ * Strings in a struct event come from a host and are untrusted: they are
+ * valid UTF-8 without NUL, and nothing else; sanitise before showing.
+ */
+#ifndef CALOPS_EVENT_H
+#define CALOPS_EVENT_H
+
+#include "calops.h"
+
+#define EVENT_LINE_MAX		(64u << 10)
+#define EVENT_NAME_MAX		64
+#define EVENT_VALUES_MAX	64
+#define EVENT_LABELS_MAX	16
+#define EVENT_LABEL_MAX		128
+#define EVENT_TYPE_MAX		32
+#define EVENT_CHIP_MAX		4095
+
+/* What event_parse*() return. */
+#define EVENT_OK		0
+#define EVENT_ERROR		(-1)
+#define EVENT_FALLBACK		1	/* the fast path only: ask jansson */
+
+enum event_type {
+	EVENT_OTHER,
+	EVENT_HELLO,
+	EVENT_LOG,
+	EVENT_PROGRESS,
+	EVENT_METRIC,
+	EVENT_FINDING,
+	EVENT_FAULT,
+	EVENT_RESULT,
+	EVENT_END,
+};
+
+/* Which fields were present (struct event's has). */
+#define EVENT_HAS_V		0x01
+#define EVENT_HAS_SEQ		0x02
+#define EVENT_HAS_TS		0x04
+#define EVENT_HAS_TYPE		0x08
+#define EVENT_HAS_CHIP		0x10
+#define EVENT_HAS_VALUES	0x20
+#define EVENT_HAS_LABELS	0x40
+
+struct event_value {
+	char		 name[EVENT_NAME_MAX + 1];
+	double		 v;
+};
+
+struct event_label {
+	char		 name[EVENT_NAME_MAX + 1];
+	char		 value[EVENT_LABEL_MAX + 1];
+};
+
+/*
+ * Owned by the caller (about 8 KiB: a stack variable reused line after line
+ * is the intended use).  Only the fields `has` names are meaningful, and
+ * only the first nvalues and nlabels entries; the values keep the line's
+ * order.  err holds the message of an EVENT_ERROR.
+ */
+struct event {
+	unsigned		 has;
+	enum event_type		 type;
+	char			 type_name[EVENT_TYPE_MAX + 1];
+	int64_t			 seq;
+	double			 ts;
+	int			 chip;
+	size_t			 nvalues;
+	size_t			 nlabels;
+	struct event_value	 values[EVENT_VALUES_MAX];
+	struct event_label	 labels[EVENT_LABELS_MAX];
+	char			 err[160];
+};
+
+/* EVENT_OK, EVENT_ERROR (ev->err says why) or EVENT_FALLBACK. */
+int	event_parse_fast(const char *line, size_t len, struct event *ev);
+/* EVENT_OK or EVENT_ERROR, through jansson. */
+int	event_parse_jansson(const char *line, size_t len, struct event *ev);
+/* EVENT_OK or EVENT_ERROR: the fast path, else jansson. */
+int	event_parse(const char *line, size_t len, struct event *ev);
+/* The value named name, or NULL. */
+const struct event_value *event_value(const struct event *ev,
+	    const char *name);
+
+#endif

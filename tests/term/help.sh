@@ -1,0 +1,47 @@
+# help.sh: ? shows the keys, generated from the key tables (the screen's
+# own first, then the global ones); q (or ? again) closes it.
+. "$(dirname "$0")/lib.sh"
+
+start
+launch "$MIDPROJECT"
+wait_for "3 of 11 gates pass"
+
+keys ?
+wait_for "Help — q to close"
+expect_re "^ Board$"
+expect_re "^   w +why is this gate not green\?"
+expect_re "^ Everywhere$"
+expect_re "^   Up k +move up$"
+expect_re "^   q Esc +close this screen; quit from the first$"
+expect_re "^   / +filter the lines \(Esc clears\)$"
+expect_re "^   Tab +next screen$"
+expect_re "^   1 +the gate board$"
+reject "GATE STATUS"
+# The end of the list, scrolled to at 80x24.
+keys G
+wait_re "^   wheel +scroll$"
+expect_re "^   \^Z +suspend calops \(fg to return\)$"
+keys q
+wait_for "GATE STATUS"
+wait_for "3 of 11 gates pass"
+reject "Help"
+
+# On the findings: their keys first; ? closes it as well.
+keys 3
+wait_for "[3 Findings]"
+keys ?
+wait_for "Help — q to close"
+expect_re "^ Findings$"
+expect_re "^   o +open the artifact at the finding in \\\$EDITOR/\\\$PAGER$"
+expect_re "^   s +change the sort order$"
+expect_re "^   e +cycle the severity shown$"
+keys ?
+wait_for "5 of 5 findings"
+reject "Help — q to close"
+keys F1
+wait_for "Help — q to close"
+keys Escape
+wait_for "5 of 5 findings"
+keys Q
+wait_exit 0
+finish

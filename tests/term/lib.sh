@@ -1,0 +1,228 @@
+# lib.sh: black-box tests of the console in a detached tmux pane, in the
+# spirit of tmux's regress/.  A test is `bash NAME.sh CALOPS [COLS ROWS]`;
+# it sources this file, which gives it:
+#
+#   start [VAR=value...]  a detached tmux session of COLS x ROWS on a private
+#                         socket running an interactive bash with a clean
+#                         environment: TERM=xterm-256color, LANG=C.UTF-8 and
+#                         XDG_{STATE,CONFIG,CACHE}_HOME in a temp dir, plus
+#                         the VAR=value given
+#   run LINE              type a shell command line into the pane, then Enter
+#   launch [ARG...]       run calops ARG... in the pane's shell
+#   wait_exit STATUS      wait for the last launch to end with STATUS
+#   sh_cmd LINE [STATUS]  run a shell command line, wait for it to end (with
+#                         STATUS, default 0)
+#   keys KEY...           tmux send-keys (Enter Escape Tab C-z, or a string)
+#   send_text TEXT        send TEXT literally, character by character
+#   wait_for TEXT [SECS]  poll the pane every 50 ms until it shows TEXT
+#   wait_re ERE [SECS]    … until a line matches ERE
+#   wait_gone TEXT [SECS] … until it no longer shows TEXT
+#   expect TEXT, reject TEXT, expect_re ERE, reject_re ERE: on the screen
+#                         (or not), once a frame being drawn is finished
+#   screen, screen_e      the pane as text, or with its escape sequences
+#   screen_all            the pane and its history, wrapped lines joined
+#   calops_pid            the pid of the calops this pane's shell runs (other
+#                         tests may run calops at the same time)
+#   copy_ws DIR           cp -a an example workspace into the temp dir; $WS
+#                         is the copy
+#   fail MESSAGE          say what failed and what the pane showed; exit 1
+#   finish                fail on any sanitizer report, else print ok; exit 0
+#
+# The tmux server, the temp dir and everything in it go away on exit.
+# Sanitizer reports of calops and its children go to files in the temp dir
+# (log_path), so an ASan build fails a test that would otherwise look fine.
+
+set -u
+
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then
+	echo "usage: $0 CALOPS [COLS ROWS]" >&2
+	exit 2
+fi
+CALOPS=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+COLS=${2:-120}
+ROWS=${3:-40}
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+MIDPROJECT=$SRC/share/examples/midproject
+COMPLETE=$SRC/share/examples/complete
+TEST=$(basename "$0" .sh)
+WAIT_SECS=${CALOPS_TERM_WAIT:-10}
+# How long a frame may take to reach the pane whole (expect, reject).
+SETTLE_SECS=2
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "$TEST: skipped: tmux is not installed (share/bootstrap.sh test)"
+	exit 77
+fi
+
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+unset TMUX TMUX_PANE
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/calops-term.XXXXXX")
+SOCKET=calops-test-$$
+LAUNCHES=0
+
+tm() {
+	TMUX_TMPDIR=$TMP tmux -u -L "$SOCKET" -f /dev/null "$@"
+}
+
+cleanup() {
+	tm kill-server >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+screen() {
+	tm capture-pane -p -t test
+}
+
+screen_e() {
+	tm capture-pane -p -e -t test
+}
+
+screen_all() {
+	tm capture-pane -p -J -S - -t test
+}
+
+fail() {
+	local f
+
+	echo "FAIL: $TEST (${COLS}x$ROWS): $*"
+	echo "---- the pane ----"
+	screen 2>&1
+	echo "------------------"
+	for f in "$TMP"/sanitizer*; do
+		[ -e "$f" ] && cat "$f"
+	done
+	exit 1
+}
+
+now_ms() {
+	local t=${EPOCHREALTIME//[!0-9]/}
+
+	echo $((10#$t / 1000))
+}
+
+# wait_until KIND PATTERN SECS: poll until grep KIND PATTERN holds.
+wait_until() {
+	local kind=$1 pat=$2 secs=$3 end
+
+	end=$(($(now_ms) + secs * 1000))
+	while :; do
+		case $kind in
+		F) screen | grep -qF -- "$pat" && return 0 ;;
+		E) screen | grep -qE -- "$pat" && return 0 ;;
+		!) screen | grep -qF -- "$pat" || return 0 ;;
+		!E) screen | grep -qE -- "$pat" || return 0 ;;
+		esac
+		[ "$(now_ms)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+wait_for() {
+	wait_until F "$1" "${2:-$WAIT_SECS}" ||
+	    fail "waited ${2:-$WAIT_SECS} s for '$1'"
+}
+
+wait_re() {
+	wait_until E "$1" "${2:-$WAIT_SECS}" ||
+	    fail "waited ${2:-$WAIT_SECS} s for a line matching /$1/"
+}
+
+wait_gone() {
+	wait_until ! "$1" "${2:-$WAIT_SECS}" ||
+	    fail "waited ${2:-$WAIT_SECS} s for '$1' to go away"
+}
+
+expect() {
+	wait_until F "$1" "$SETTLE_SECS" || fail "the screen does not show '$1'"
+}
+
+reject() {
+	wait_until ! "$1" "$SETTLE_SECS" || fail "the screen shows '$1'"
+}
+
+expect_re() {
+	wait_until E "$1" "$SETTLE_SECS" || fail "no line matches /$1/"
+}
+
+reject_re() {
+	wait_until !E "$1" "$SETTLE_SECS" || fail "a line matches /$1/"
+}
+
+keys() {
+	tm send-keys -t test "$@"
+}
+
+send_text() {
+	tm send-keys -t test -l -- "$1"
+}
+
+run() {
+	send_text "$1"
+	keys Enter
+}
+
+start() {
+	local san=log_path=$TMP/sanitizer
+
+	mkdir -p "$TMP/state" "$TMP/config" "$TMP/cache" "$TMP/home"
+	tm new-session -d -s test -x "$COLS" -y "$ROWS" \
+	    env -i PATH="$PATH" HOME="$TMP/home" TERM=xterm-256color \
+	    LANG=C.UTF-8 XDG_STATE_HOME="$TMP/state" \
+	    XDG_CONFIG_HOME="$TMP/config" XDG_CACHE_HOME="$TMP/cache" \
+	    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$san" \
+	    UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}$san" \
+	    PS1='$ ' HISTFILE=/dev/null "$@" \
+	    bash --norc --noprofile -i ||
+	    fail "cannot start tmux"
+	# So that an OSC 52 from the pane would set a paste buffer.
+	tm set-option -g set-clipboard on
+	wait_for '$'
+}
+
+# launch [ARG...]: calops with these arguments, from the pane's shell; the
+# shell then prints "[calops#N exited STATUS]".
+launch() {
+	local line a
+
+	LAUNCHES=$((LAUNCHES + 1))
+	line=$(printf '%q' "$CALOPS")
+	for a in "$@"; do
+		line="$line $(printf '%q' "$a")"
+	done
+	run "$line; echo \"[calops#$LAUNCHES exited \$?]\""
+}
+
+wait_exit() {
+	wait_for "[calops#$LAUNCHES exited $1]"
+}
+
+sh_cmd() {
+	LAUNCHES=$((LAUNCHES + 1))
+	run "$1; echo \"[sh#$LAUNCHES exited \$?]\""
+	wait_for "[sh#$LAUNCHES exited ${2:-0}]"
+}
+
+calops_pid() {
+	pgrep -P "$(tm display -p -t test '#{pane_pid}')" -x calops
+}
+
+copy_ws() {
+	mkdir -p "$TMP/ws"
+	cp -a "$1" "$TMP/ws/" || fail "cannot copy '$1'"
+	WS=$TMP/ws/$(basename "$1")
+}
+
+finish() {
+	local f
+
+	for f in "$TMP"/sanitizer*; do
+		[ -e "$f" ] || continue
+		echo "FAIL: $TEST (${COLS}x$ROWS): a sanitizer reported:"
+		cat "$TMP"/sanitizer*
+		exit 1
+	done
+	echo "ok: $TEST (${COLS}x$ROWS)"
+	exit 0
+}

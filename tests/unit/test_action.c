@@ -1,0 +1,226 @@
+/*
+ * test_action.c: keys and actions (views/action.c), with no terminal.  A
+ * view's table is searched before the global one, unknown keys mean
+ * nothing, every action has a name and help text, and every key the help
+ * screen shows (a binding with a keyname) leads to an action it can
+ * describe; every action some table binds can be found on the help screen.
+ */
+#include "calops.h"
+
+#include <setjmp.h>
+
+#include <cmocka.h>
+#include <curses.h>
+
+#include "action.h"
+#include "view.h"
+
+/* Every screen with its own keys, as the help screen would be opened from
+ * it. */
+static const struct view_ops *const *
+all_views(size_t *n)
+{
+	static const struct view_ops *const v[] = { &board_view,
+	    &tickets_view, &findings_view, &help_view, &gate_view };
+
+	*n = nitems(v);
+	return v;
+}
+
+static void
+test_lookup(void **state)
+{
+	static const struct keybinding mine[] = {
+		{ 'j', ACT_SORT, "j" },		/* shadows the global j */
+		{ 'x', ACT_WHY, "x" },
+		{ KEY_F(5), ACT_REFRESH, "F5" },
+		{ 0, ACT_NONE, NULL },
+		{ 'y', ACT_OPEN, "y" },		/* past the end */
+	};
+	static const struct keybinding empty[] = { { 0, ACT_NONE, NULL } };
+
+	(void)state;
+	/* the global table alone */
+	assert_int_equal(action_for_key(NULL, 'j'), ACT_DOWN);
+	assert_int_equal(action_for_key(NULL, KEY_DOWN), ACT_DOWN);
+	assert_int_equal(action_for_key(NULL, 'k'), ACT_UP);
+	assert_int_equal(action_for_key(NULL, KEY_NPAGE), ACT_PAGE_DOWN);
+	assert_int_equal(action_for_key(NULL, ' '), ACT_PAGE_DOWN);
+	assert_int_equal(action_for_key(NULL, KEY_CTRL('f')), ACT_PAGE_DOWN);
+	assert_int_equal(action_for_key(NULL, 'q'), ACT_BACK);
+	assert_int_equal(action_for_key(NULL, 27), ACT_BACK);
+	assert_int_equal(action_for_key(NULL, 'Q'), ACT_QUIT);
+	assert_int_equal(action_for_key(NULL, KEY_CTRL('c')), ACT_QUIT);
+	assert_int_equal(action_for_key(NULL, '\r'), ACT_ENTER);
+	assert_int_equal(action_for_key(NULL, '\n'), ACT_ENTER);
+	assert_int_equal(action_for_key(NULL, KEY_ENTER), ACT_ENTER);
+	assert_int_equal(action_for_key(NULL, '?'), ACT_HELP);
+	assert_int_equal(action_for_key(NULL, KEY_F(1)), ACT_HELP);
+	assert_int_equal(action_for_key(NULL, '\t'), ACT_NEXT_VIEW);
+	assert_int_equal(action_for_key(NULL, KEY_BTAB), ACT_PREV_VIEW);
+	assert_int_equal(action_for_key(NULL, '3'), ACT_VIEW_FINDINGS);
+	assert_int_equal(action_for_key(NULL, 'R'), ACT_REFRESH);
+	/* the view's table first */
+	assert_int_equal(action_for_key(mine, 'j'), ACT_SORT);
+	assert_int_equal(action_for_key(mine, 'x'), ACT_WHY);
+	assert_int_equal(action_for_key(mine, KEY_F(5)), ACT_REFRESH);
+	assert_int_equal(action_for_key(mine, 'k'), ACT_UP);
+	assert_int_equal(action_for_key(mine, 'y'), ACT_NONE);
+	assert_int_equal(action_for_key(empty, 'k'), ACT_UP);
+	assert_int_equal(action_for_key(NULL, 'x'), ACT_NONE);
+	/* unknown keys */
+	assert_int_equal(action_for_key(NULL, 'y'), ACT_NONE);
+	assert_int_equal(action_for_key(mine, 'Z'), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, 0), ACT_NONE);
+	assert_int_equal(action_for_key(mine, 0), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, -1), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, ERR), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, KEY_RESIZE), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, KEY_MOUSE), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, KEY_MAX + 1000), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, INT_MAX), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, INT_MIN), ACT_NONE);
+	assert_int_equal(action_for_key(NULL, 0x20ac), ACT_NONE);
+}
+
+/* The screens' own keys, and the global ones still work there. */
+static void
+test_view_keys(void **state)
+{
+	(void)state;
+	assert_int_equal(action_for_key(board_view.keys, 'w'), ACT_WHY);
+	assert_int_equal(action_for_key(board_view.keys, 'j'), ACT_DOWN);
+	assert_int_equal(action_for_key(findings_view.keys, 'o'), ACT_OPEN);
+	assert_int_equal(action_for_key(findings_view.keys, 's'), ACT_SORT);
+	assert_int_equal(action_for_key(findings_view.keys, 'e'),
+	    ACT_SEVERITY);
+	assert_int_equal(action_for_key(findings_view.keys, 'Q'), ACT_QUIT);
+	assert_int_equal(action_for_key(gate_view.keys, 'o'), ACT_OPEN);
+	assert_int_equal(action_for_key(gate_view.keys, 'w'), ACT_NONE);
+	assert_int_equal(action_for_key(tickets_view.keys, '?'), ACT_HELP);
+	assert_int_equal(action_for_key(help_view.keys, 'q'), ACT_BACK);
+}
+
+/* Every action has a unique name and, but for ACT_NONE, help text. */
+static void
+test_action_info(void **state)
+{
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < ACT_COUNT; i++) {
+		if (action_info[i].name == NULL || action_info[i].name[0] == '\0')
+			fail_msg("action %zu has no name", i);
+		if (action_info[i].help == NULL)
+			fail_msg("action '%s' has no help", action_info[i].name);
+		if (i != ACT_NONE && action_info[i].help[0] == '\0')
+			fail_msg("action '%s' has empty help",
+			    action_info[i].name);
+		for (j = 0; j < i; j++)
+			if (strcmp(action_info[i].name, action_info[j].name) == 0)
+				fail_msg("two actions are called '%s'",
+				    action_info[i].name);
+	}
+}
+
+/* A key table as the help screen reads it: every binding with a keyname
+ * is shown with its action's help, so it needs one; no key is bound twice
+ * (the second would never be reached). */
+static void
+check_table(const char *what, const struct keybinding *t)
+{
+	const struct keybinding *k, *j;
+
+	for (k = t; k->key != 0; k++) {
+		if (k->action <= ACT_NONE || k->action >= ACT_COUNT)
+			fail_msg("%s: key %d has no action", what, k->key);
+		if (k->keyname != NULL && k->keyname[0] == '\0')
+			fail_msg("%s: key %d has an empty name", what, k->key);
+		if (k->keyname != NULL && action_info[k->action].help[0] == '\0')
+			fail_msg("%s: key %s leads to '%s', which has no help",
+			    what, k->keyname, action_info[k->action].name);
+		for (j = t; j != k; j++)
+			if (j->key == k->key)
+				fail_msg("%s: key %d is bound twice", what,
+				    k->key);
+	}
+}
+
+/* Is action a shown on the help screen from this table? */
+static bool
+listed(const struct keybinding *t, enum action a)
+{
+	const struct keybinding *k;
+
+	for (k = t; t != NULL && k->key != 0; k++)
+		if (k->action == a && k->keyname != NULL)
+			return true;
+	return false;
+}
+
+static void
+test_help_tables(void **state)
+{
+	const struct view_ops *const *v;
+	const struct keybinding *k;
+	size_t i, n;
+
+	(void)state;
+	check_table("global", global_keys);
+	/* every global action is on the help screen */
+	for (k = global_keys; k->key != 0; k++)
+		if (!listed(global_keys, k->action))
+			fail_msg("'%s' has keys but none the help screen shows",
+			    action_info[k->action].name);
+	v = all_views(&n);
+	for (i = 0; i < n; i++) {
+		if (v[i]->keys == NULL)
+			continue;
+		check_table(v[i]->name, v[i]->keys);
+		for (k = v[i]->keys; k->key != 0; k++) {
+			if (!listed(v[i]->keys, k->action))
+				fail_msg("%s: '%s' is not on the help screen",
+				    v[i]->name, action_info[k->action].name);
+			/* a screen's key that hides a global one would be
+			 * shown twice, with two meanings */
+			if (action_for_key(NULL, k->key) != ACT_NONE)
+				fail_msg("%s: key %s hides a global key",
+				    v[i]->name, k->keyname);
+		}
+	}
+}
+
+/* Every action but ACT_NONE is reachable: some table binds it to a key
+ * the help screen shows. */
+static void
+test_every_action_bound(void **state)
+{
+	const struct view_ops *const *v;
+	size_t i, n;
+	int a;
+	bool found;
+
+	(void)state;
+	v = all_views(&n);
+	for (a = ACT_NONE + 1; a < ACT_COUNT; a++) {
+		found = listed(global_keys, (enum action)a);
+		for (i = 0; i < n && !found; i++)
+			found = listed(v[i]->keys, (enum action)a);
+		if (!found)
+			fail_msg("no key for '%s'", action_info[a].name);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_view_keys),
+		cmocka_unit_test(test_action_info),
+		cmocka_unit_test(test_help_tables),
+		cmocka_unit_test(test_every_action_bound),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

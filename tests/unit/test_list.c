@@ -1,0 +1,285 @@
+/*
+ * test_list.c: the generic list engine (views/list.c), with no terminal.
+ * Rebuilding with and without a filter keeps the selection on the same
+ * record when it can, and near it when it cannot; moves clamp; scrolling
+ * keeps the selection in a window of any height, 1 included; a click
+ * outside the rows selects nothing.
+ */
+#include "calops.h"
+
+#include <setjmp.h>
+
+#include <cmocka.h>
+
+#include "list.h"
+
+static bool
+even(size_t i, void *arg)
+{
+	(void)arg;
+	return i % 2 == 0;
+}
+
+static bool
+below(size_t i, void *arg)
+{
+	return i < *(size_t *)arg;
+}
+
+static bool
+none(size_t i, void *arg)
+{
+	(void)i;
+	(void)arg;
+	return false;
+}
+
+/* Put the selection on record rec, which must be shown. */
+static void
+select_record(struct list *l, size_t rec)
+{
+	size_t i;
+
+	for (i = 0; i < l->nmap; i++) {
+		if (l->map[i] == rec) {
+			l->sel = i;
+			list_scroll(l, 5);
+			return;
+		}
+	}
+	fail_msg("record %zu is not shown", rec);
+}
+
+static void
+test_rebuild(void **state)
+{
+	struct list l = { 0 };
+	size_t i, lim;
+
+	(void)state;
+	assert_int_equal(list_selected(&l), SIZE_MAX);
+	list_rebuild(&l, 0, NULL, NULL);
+	assert_int_equal(l.nmap, 0);
+	assert_int_equal(list_selected(&l), SIZE_MAX);
+
+	list_rebuild(&l, 10, NULL, NULL);
+	assert_int_equal(l.nmap, 10);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(l.map[i], i);
+	assert_int_equal(list_selected(&l), 0);
+
+	/* the selected record stays selected through filters */
+	select_record(&l, 4);
+	list_rebuild(&l, 10, even, NULL);
+	assert_int_equal(l.nmap, 5);
+	assert_int_equal(list_selected(&l), 4);
+	assert_int_equal(l.sel, 2);
+	list_rebuild(&l, 10, NULL, NULL);
+	assert_int_equal(list_selected(&l), 4);
+	assert_int_equal(l.sel, 4);
+
+	/* filtered out: the next record shown */
+	select_record(&l, 5);
+	list_rebuild(&l, 10, even, NULL);
+	assert_int_equal(list_selected(&l), 6);
+	/* none after it: the last one shown, not the first */
+	list_rebuild(&l, 10, NULL, NULL);
+	select_record(&l, 9);
+	lim = 5;
+	list_rebuild(&l, 10, below, &lim);
+	assert_int_equal(l.nmap, 5);
+	assert_int_equal(list_selected(&l), 4);
+	/* fewer records than before: the last one */
+	list_rebuild(&l, 20, NULL, NULL);
+	select_record(&l, 17);
+	list_rebuild(&l, 8, NULL, NULL);
+	assert_int_equal(list_selected(&l), 7);
+	assert_true(l.top <= l.sel);
+	/* more records than before: the same one */
+	list_rebuild(&l, 1000, NULL, NULL);
+	assert_int_equal(list_selected(&l), 7);
+
+	/* nothing matches: no selection; then all again */
+	list_rebuild(&l, 10, none, NULL);
+	assert_int_equal(l.nmap, 0);
+	assert_int_equal(list_selected(&l), SIZE_MAX);
+	assert_int_equal(l.top, 0);
+	list_rebuild(&l, 10, NULL, NULL);
+	assert_int_equal(l.nmap, 10);
+	assert_true(list_selected(&l) < 10);
+	list_release(&l);
+	assert_null(l.map);
+	assert_int_equal(l.nmap, 0);
+	list_release(&l);
+}
+
+static void
+test_move(void **state)
+{
+	struct list l = { 0 };
+
+	(void)state;
+	/* empty: nothing moves */
+	list_rebuild(&l, 0, NULL, NULL);
+	assert_false(list_move(&l, ACT_DOWN, 10));
+	assert_false(list_move(&l, ACT_END, 10));
+	assert_int_equal(list_selected(&l), SIZE_MAX);
+
+	list_rebuild(&l, 20, NULL, NULL);
+	assert_false(list_move(&l, ACT_UP, 5));
+	assert_false(list_move(&l, ACT_PAGE_UP, 5));
+	assert_false(list_move(&l, ACT_HOME, 5));
+	assert_int_equal(l.sel, 0);
+	assert_true(list_move(&l, ACT_DOWN, 5));
+	assert_int_equal(l.sel, 1);
+	assert_true(list_move(&l, ACT_PAGE_DOWN, 5));	/* a page is rows-1 */
+	assert_int_equal(l.sel, 5);
+	assert_true(list_move(&l, ACT_PAGE_DOWN, 5));
+	assert_true(list_move(&l, ACT_PAGE_DOWN, 5));
+	assert_true(list_move(&l, ACT_PAGE_DOWN, 5));
+	assert_int_equal(l.sel, 17);
+	assert_true(list_move(&l, ACT_PAGE_DOWN, 5));
+	assert_int_equal(l.sel, 19);
+	assert_false(list_move(&l, ACT_PAGE_DOWN, 5));
+	assert_false(list_move(&l, ACT_DOWN, 5));
+	assert_false(list_move(&l, ACT_END, 5));
+	assert_int_equal(l.sel, 19);
+	assert_true(list_move(&l, ACT_UP, 5));
+	assert_int_equal(l.sel, 18);
+	assert_true(list_move(&l, ACT_PAGE_UP, 5));
+	assert_int_equal(l.sel, 14);
+	assert_true(list_move(&l, ACT_HOME, 5));
+	assert_int_equal(l.sel, 0);
+	assert_true(list_move(&l, ACT_END, 5));
+	assert_int_equal(l.sel, 19);
+	assert_true(list_move(&l, ACT_PAGE_UP, 100));
+	assert_int_equal(l.sel, 0);
+	assert_true(list_move(&l, ACT_PAGE_DOWN, 100));
+	assert_int_equal(l.sel, 19);
+	/* tiny and silly windows still move by one */
+	assert_true(list_move(&l, ACT_PAGE_UP, 1));
+	assert_int_equal(l.sel, 18);
+	assert_true(list_move(&l, ACT_PAGE_UP, 0));
+	assert_int_equal(l.sel, 17);
+	assert_true(list_move(&l, ACT_PAGE_DOWN, -3));
+	assert_int_equal(l.sel, 18);
+	/* not a move */
+	assert_false(list_move(&l, ACT_ENTER, 5));
+	assert_false(list_move(&l, ACT_NONE, 5));
+	assert_false(list_move(&l, ACT_QUIT, 5));
+	assert_int_equal(l.sel, 18);
+
+	/* one record */
+	list_rebuild(&l, 1, NULL, NULL);
+	assert_int_equal(l.sel, 0);
+	assert_false(list_move(&l, ACT_DOWN, 1));
+	assert_false(list_move(&l, ACT_PAGE_DOWN, 1));
+	assert_false(list_move(&l, ACT_END, 1));
+	assert_false(list_move(&l, ACT_UP, 1));
+	list_release(&l);
+}
+
+/* The selection is in the window, the window within the rows. */
+static void
+assert_visible(const struct list *l, int rows)
+{
+	size_t h = rows > 0 ? (size_t)rows : 1;
+
+	if (l->nmap == 0)
+		return;
+	if (l->sel < l->top || l->sel >= l->top + h)
+		fail_msg("rows %d: selection %zu outside [%zu, %zu)", rows,
+		    l->sel, l->top, l->top + h);
+	if (l->nmap > h && l->top > l->nmap - h)
+		fail_msg("rows %d: top %zu past the last page of %zu", rows,
+		    l->top, l->nmap);
+	if (l->nmap <= h && l->top != 0)
+		fail_msg("rows %d: top %zu though all %zu rows fit", rows,
+		    l->top, l->nmap);
+}
+
+static void
+test_scroll(void **state)
+{
+	static const int heights[] = { -1, 0, 1, 2, 3, 7, 24, 50, 51, 200 };
+	static const enum action moves[] = { ACT_DOWN, ACT_PAGE_DOWN, ACT_UP,
+	    ACT_END, ACT_PAGE_UP, ACT_HOME, ACT_DOWN, ACT_DOWN, ACT_PAGE_DOWN };
+	static const size_t sizes[] = { 1, 2, 3, 50, 51, 300 };
+	struct list l = { 0 };
+	size_t h, k, m, s, step = 0;
+
+	(void)state;
+	for (s = 0; s < nitems(sizes); s++) {
+		list_rebuild(&l, sizes[s], NULL, NULL);
+		for (h = 0; h < nitems(heights); h++) {
+			for (k = 0; k < 200; k++) {
+				m = (k * 7 + step++) % nitems(moves);
+				list_move(&l, moves[m], heights[h]);
+				assert_visible(&l, heights[h]);
+			}
+			/* the window changes height under the selection */
+			list_scroll(&l, heights[(h + 1) % nitems(heights)]);
+			assert_visible(&l, heights[(h + 1) % nitems(heights)]);
+		}
+	}
+
+	/* height 1: the window is the selected row */
+	list_rebuild(&l, 10, NULL, NULL);
+	list_move(&l, ACT_HOME, 1);
+	for (k = 0; k < 9; k++) {
+		assert_true(list_move(&l, ACT_DOWN, 1));
+		assert_int_equal(l.top, l.sel);
+	}
+	/* after a rebuild that shrinks the list, scrolling mends top */
+	l.top = 8;
+	l.sel = 9;
+	list_rebuild(&l, 4, NULL, NULL);
+	list_scroll(&l, 3);
+	assert_visible(&l, 3);
+	assert_int_equal(l.sel, 3);
+	assert_int_equal(l.top, 1);
+	list_release(&l);
+}
+
+static void
+test_select_row(void **state)
+{
+	struct list l = { 0 };
+
+	(void)state;
+	assert_false(list_select_row(&l, 0));
+	list_rebuild(&l, 30, NULL, NULL);
+	assert_true(list_select_row(&l, 0));
+	assert_int_equal(l.sel, 0);
+	assert_true(list_select_row(&l, 29));
+	assert_int_equal(l.sel, 29);
+	assert_false(list_select_row(&l, 30));
+	assert_false(list_select_row(&l, SIZE_MAX));
+	assert_int_equal(l.sel, 29);
+	/* rows count from the top of the window */
+	list_move(&l, ACT_END, 10);
+	assert_int_equal(l.top, 20);
+	assert_true(list_select_row(&l, 3));
+	assert_int_equal(l.sel, 23);
+	assert_true(list_select_row(&l, 9));
+	assert_int_equal(l.sel, 29);
+	assert_false(list_select_row(&l, 10));
+	assert_false(list_select_row(&l, SIZE_MAX));
+	assert_false(list_select_row(&l, SIZE_MAX - 19));
+	assert_false(list_select_row(&l, SIZE_MAX - 10));
+	assert_int_equal(l.sel, 29);
+	list_release(&l);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rebuild),
+		cmocka_unit_test(test_move),
+		cmocka_unit_test(test_scroll),
+		cmocka_unit_test(test_select_row),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
