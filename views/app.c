@@ -54,9 +54,11 @@ eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
 
 	(void)c;
 	if (from_stderr || cut) {
-		if (len > 0)
-			app_message(a, true, "%.*s", (int)(len > 200 ? 200 : len),
-			    line);
+		if (len > 0) {
+			app_message(a, true, "%.*s", (int)(len > 200 ? 200 :
+			    len), line);
+			a->message_eval = true;
+		}
 		return;
 	}
 	r = board_event(&a->board, line, len);
@@ -107,6 +109,9 @@ eval_start(struct app *a)
 		a->eval_again = true;
 		return;
 	}
+	/* What the last evaluation said is stale now. */
+	if (a->message_eval)
+		a->message[0] = '\0';
 	board_begin(&a->board);
 	a->eval = child_start(a->loop, argv, &eval_ops, a, err, sizeof err);
 	if (a->eval == NULL)
@@ -250,6 +255,7 @@ app_message(struct app *a, bool error, const char *fmt, ...)
 	vsnprintf(a->message, sizeof a->message, fmt, ap);
 	va_end(ap);
 	a->message_error = error;
+	a->message_eval = false;
 	a->dirty = true;
 }
 

@@ -48,6 +48,7 @@ struct app {
 	char		 filter[256];	/* the applied filter, "" for none */
 	char		 message[256];	/* shown once in the status bar */
 	bool		 message_error;
+	bool		 message_eval;	/* it came from the evaluation child */
 	bool		 dirty, relayout;
 	struct child	*eval;
 	bool		 eval_again;	/* a change arrived while evaluating */
