@@ -12,10 +12,16 @@
 #include "list.h"
 #include "ui.h"
 
-/* Which gates read another gate's artifacts (workspace.md §3). */
-static const char *const reads[GATE_COUNT] = {
-	[1] = "G0", [3] = "G2", [4] = "G0 G1", [5] = "G2", [6] = "G0",
-	[7] = "G0 G6", [8] = "G0 G6", [9] = "G0",
+/*
+ * What each gate stands on: the artifacts it reads (workspace.md §3) and
+ * the runbook's flow (no compile before the op gap and the quantization are
+ * settled, no runner before a package, …).  G10 stands on all of them.
+ */
+static const int needs[GATE_COUNT][5] = {
+	[0] = { -1 }, [1] = { 0, -1 }, [2] = { 1, -1 }, [3] = { 2, -1 },
+	[4] = { 0, 1, 2, -1 }, [5] = { 2, 3, 4, -1 }, [6] = { 0, 5, -1 },
+	[7] = { 0, 6, -1 }, [8] = { 0, 6, 7, -1 }, [9] = { 0, 8, -1 },
+	[10] = { -1 },
 };
 
 struct line {
@@ -106,22 +112,25 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 		add(d, ROLE_PASS, -1, "Every check holds.");
 }
 
+/* The later gates that cannot pass while this one does not: everything
+ * that stands on it, directly or through another gate. */
 static void
 held_back(struct app *a, struct gate_detail *d)
 {
+	bool held[GATE_COUNT] = { false };
 	char list[128] = "";
-	size_t j, off = 0;
+	size_t off = 0;
+	int j, k;
 
 	(void)a;
-	for (j = 0; j < GATE_COUNT; j++) {
-		if (j == (size_t)d->gate || (j != GATE_COUNT - 1 &&
-		    (reads[j] == NULL || strstr(reads[j],
-		    gate_table[d->gate].id) == NULL)))
-			continue;
-		if ((int)j <= d->gate)
-			continue;
-		off += (size_t)snprintf(list + off, sizeof list - off, "%s%s",
-		    off ? " " : "", gate_table[j].id);
+	held[d->gate] = true;
+	for (j = d->gate + 1; j < GATE_COUNT; j++) {
+		held[j] = j == GATE_COUNT - 1;
+		for (k = 0; needs[j][k] >= 0 && !held[j]; k++)
+			held[j] = held[needs[j][k]];
+		if (held[j])
+			off += (size_t)snprintf(list + off, sizeof list - off,
+			    "%s%s", off ? " " : "", gate_table[j].id);
 		if (off >= sizeof list)
 			break;
 	}
@@ -187,7 +196,7 @@ gate_refresh(struct app *a, void *data)
 	}
 	add(d, app_status_role(g->status), -1, "%s %s  %s %s", g->id, g->name,
 	    app_status_glyph(g->status), gate_status_name(g->status));
-	add(d, ROLE_NORMAL, -1, "Owner: %s (%s)   due %s   failback: %s",
+	add(d, ROLE_NORMAL, -1, "Owner: %s   role: %s   due %s   failback: %s",
 	    g->owner != NULL ? g->owner : "(none)", g->role != NULL ? g->role :
 	    "?", g->due != NULL ? g->due : "-", g->failback);
 	add(d, ROLE_NORMAL, -1, "%s", "");
