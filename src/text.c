@@ -68,6 +68,14 @@ is_bidi_control(uint32_t cp)
 	    cp == 0x200e || cp == 0x200f || cp == 0x061c;
 }
 
+static bool ascii_ellipsis;
+
+void
+text_ascii_ellipsis(bool on)
+{
+	ascii_ellipsis = on;
+}
+
 static bool
 locale_is_utf8(void)
 {
@@ -164,7 +172,7 @@ text_sanitize(const char *s, size_t len, size_t max_width)
 		limit = max_width - 1;
 		buf_reset(&out);
 		sanitize_into(&out, p, len, &limit, utf8);
-		buf_adds(&out, utf8 ? "\xe2\x80\xa6" : "~");
+		buf_adds(&out, utf8 && !ascii_ellipsis ? "\xe2\x80\xa6" : "~");
 	}
 	return buf_detach(&out, NULL);
 }

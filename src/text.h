@@ -15,6 +15,9 @@
 
 #include "calops.h"
 
+/* Clip with "~" even in a UTF-8 locale (the console's --ascii). */
+void	 text_ascii_ellipsis(bool on);
+
 /* Returns a new string owned by the caller. */
 char	*text_sanitize(const char *s, size_t len, size_t max_width);
 char	*text_sanitize_str(const char *s);

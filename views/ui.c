@@ -122,6 +122,7 @@ ui_init(const struct ui_opts *o, const struct theme *t, char *err,
 		return -1;
 	}
 	utf8 = !o->ascii && cs != NULL && strcmp(cs, "UTF-8") == 0;
+	text_ascii_ellipsis(!utf8);
 	no_colour = o->no_colour;
 	if (initscr() == NULL) {
 		errbuf_set(err, errlen, "cannot initialise the terminal");
