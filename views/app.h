@@ -64,6 +64,7 @@ struct app {
 int	 app_main(const struct app_opts *o);
 
 /* For views. */
+void	 app_next_tab(struct app *a);
 void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
 void	 app_message(struct app *a, bool error, const char *fmt, ...)
 	    PRINTFLIKE(3, 4);
