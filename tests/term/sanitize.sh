@@ -60,7 +60,7 @@ not_cleared "[1 Board]"
 expect_re "^ G10 "
 clean
 keys j j j j Enter
-wait_for "Owner: ^[]52;c;b3duZWQ=^G^[[2J^MOlga<U+202E>evil (quant)"
+wait_for "Owner: ^[]52;c;b3duZWQ=^G^[[2J^MOlga<U+202E>evil   role: quant"
 not_cleared "[1 Board]"
 clean
 keys q
