@@ -23,7 +23,8 @@
  * event_parse() is the entry point: the fast path, then jansson.
  *
  * The rules, the same on both paths: the line is at most EVENT_LINE_MAX
- * bytes; `v` (the integer 1), `seq` (an integer >= 0), `ts` (a number) and
+ * bytes, without NUL (jansson would skip one after a number); `v` (the
+ * integer 1), `seq` (an integer >= 0), `ts` (a number) and
  * `type` (a string) are required; `chip` is an integer in [0,
  * EVENT_CHIP_MAX]; a metric event needs `values`, an object whose members
  * are numbers (true and false count as 1 and 0; null is no sample) with

@@ -1,31 +1,20 @@
-/* metrics.c: the live metric store: history rings, sliding-window
- * sketches and the leak rule per series (metrics.h). */
+/* metrics.c: the live metric store: series fed into history rings,
+ * sliding-window sketches and leak samples (metrics.h); reading them and
+ * merged views are metricsview.c. */
 #include "calops.h"
 
 #include <math.h>
 
 #include "metrics.h"
+#include "metrics_int.h"
 
-#define TS_MAX		1e12
-#define WIN_SLOTS	7	/* the current slot and the 6 before it */
-#define NLAT_WIN	3	/* the sliding windows; MWIN_RUN is apart */
-
-/* History levels: cell width and cells (metrics.h). */
-static const struct {
-	unsigned	res;
-	unsigned	ncells;
-} levels[MLEVEL_COUNT] = {
+const struct mlevel_def mlevels[MLEVEL_COUNT] = {
 	{ 1, 120 },
 	{ 10, 384 },
 	{ 300, 300 },
 };
-#define NCELLS_ALL	(120 + 384 + 300)
 
-/* Sliding windows: width, and their slots' width (a sixth of it). */
-static const struct {
-	unsigned	width;
-	unsigned	slot;
-} windows[NLAT_WIN] = {
+const struct mwindow_def mwindows[NLAT_WIN] = {
 	{ 60, 10 },
 	{ 600, 100 },
 	{ 3600, 600 },
@@ -33,58 +22,6 @@ static const struct {
 
 static const char *const latency_names[] = { "ttft_ms", "tpot_ms" };
 static const char *const memory_names[] = { "rss_bytes", "device_mem_bytes" };
-
-/*
- * Rings keep key k at index k % n; `at` is cur % n, so that the samples of
- * the current cell or slot, nearly all of them, cost no division.
- */
-struct ring {
-	int64_t		 cur;	/* key of the newest cell, -1 before any */
-	uint32_t	 at;
-	struct mcell	*cells;
-};
-
-struct window {
-	int64_t		 cur;	/* key of the current slot, -1 before any */
-	uint32_t	 at;
-	struct sketch	 sum;	/* the live slots together */
-	struct sketch	 slot[WIN_SLOTS];
-};
-
-struct latency {
-	struct window	 w[NLAT_WIN];
-	struct sketch	 run;
-};
-
-/* Leak-rule samples: every stride-th sample, and the latest one. */
-struct leak {
-	double		 ts[MLEAK_SAMPLES], v[MLEAK_SAMPLES];
-	uint32_t	 n;
-	uint64_t	 stride, seen;
-	bool		 has_tail, fresh;
-	double		 tail_ts, tail_v;
-	struct leak_verdict verdict;
-};
-
-struct mseries {
-	uint64_t	 hash;
-	int		 chip;
-	const char	*host, *name;
-	uint64_t	 count;
-	double		 sum, min, max, last, last_ts;
-	struct ring	 level[MLEVEL_COUNT];
-	struct mcell	*cells;		/* every level's, one block */
-	struct latency	*lat;		/* latencies only */
-	struct leak	*leak;		/* rss_bytes, device_mem_bytes only */
-	char		 names[];	/* host NUL name NUL */
-};
-
-struct metrics {
-	struct mseries	**table;	/* open addressing, power of 2 */
-	size_t		  tsize;
-	struct mseries	**list;		/* creation order */
-	size_t		  n, alloc, max;
-};
 
 static bool
 name_in(const char *name, const char *const *names, size_t n)
@@ -112,31 +49,19 @@ metrics_is_memory(const char *name)
 unsigned
 metrics_level_res(enum mlevel l)
 {
-	return levels[l].res;
+	return mlevels[l].res;
 }
 
 unsigned
 metrics_level_cells(enum mlevel l)
 {
-	return levels[l].ncells;
+	return mlevels[l].ncells;
 }
 
 unsigned
 metrics_window_width(enum mwin w)
 {
-	return w == MWIN_RUN ? 0 : windows[w].width;
-}
-
-#define MIN(a, b)	((a) < (b) ? (a) : (b))
-#define MAX(a, b)	((a) > (b) ? (a) : (b))
-
-/* The index of key k in a ring of n whose newest key cur is at `at`. */
-static uint32_t
-ring_index(int64_t cur, uint32_t at, uint32_t n, int64_t k)
-{
-	uint32_t back = (uint32_t)(cur - k);	/* cur - n < k <= cur */
-
-	return back <= at ? at - back : at + n - back;
+	return w == MWIN_RUN ? 0 : mwindows[w].width;
 }
 
 /* ---- History rings ---- */
@@ -180,18 +105,6 @@ ring_put(struct ring *r, unsigned res, unsigned n, double ts, double v)
 	c->min = MIN(c->min, v);
 	c->max = MAX(c->max, v);
 	c->last = v;
-}
-
-/* The cell of key k, or NULL for a gap. */
-static const struct mcell *
-ring_get(const struct ring *r, unsigned n, int64_t k)
-{
-	const struct mcell *c;
-
-	if (r->cur < 0 || k > r->cur || k <= r->cur - n || k < 0)
-		return NULL;
-	c = &r->cells[ring_index(r->cur, r->at, n, k)];
-	return c->count == 0 ? NULL : c;
 }
 
 /* ---- Sliding windows ---- */
@@ -418,7 +331,7 @@ series_new(const char *host, int chip, const char *name, uint64_t hash)
 	for (i = 0; i < MLEVEL_COUNT; i++) {
 		s->level[i].cur = -1;
 		s->level[i].cells = s->cells + at;
-		at += levels[i].ncells;
+		at += mlevels[i].ncells;
 	}
 	if (metrics_is_latency(name))
 		s->lat = latency_new();
@@ -465,10 +378,10 @@ series_put(struct mseries *s, double ts, double v)
 	if (isnan(s->last_ts) || ts > s->last_ts)
 		s->last_ts = ts;
 	for (i = 0; i < MLEVEL_COUNT; i++)
-		ring_put(&s->level[i], levels[i].res, levels[i].ncells, ts, v);
+		ring_put(&s->level[i], mlevels[i].res, mlevels[i].ncells, ts, v);
 	if (s->lat != NULL && sketch_prepare(v, &sv) == 0) {
 		for (i = 0; i < NLAT_WIN; i++)
-			window_put(&s->lat->w[i], windows[i].slot, ts, &sv);
+			window_put(&s->lat->w[i], mwindows[i].slot, ts, &sv);
 		sketch_add_prepared(&s->lat->run, &sv, 1);
 	}
 	if (s->leak != NULL)
@@ -647,7 +560,7 @@ metrics_tick(struct metrics *m, double now)
 		if ((lat = m->list[i]->lat) == NULL)
 			continue;
 		for (j = 0; j < NLAT_WIN; j++) {
-			k = (int64_t)(now / windows[j].slot);
+			k = (int64_t)(now / mwindows[j].slot);
 			if (k > lat->w[j].cur)
 				window_move(&lat->w[j], k);
 		}
@@ -702,197 +615,4 @@ metrics_memory(const struct metrics *m)
 	for (i = 0; i < m->n; i++)
 		bytes += series_memory(m->list[i]);
 	return bytes;
-}
-
-const char *
-mseries_host(const struct mseries *s)
-{
-	return s->host;
-}
-
-int
-mseries_chip(const struct mseries *s)
-{
-	return s->chip;
-}
-
-const char *
-mseries_name(const struct mseries *s)
-{
-	return s->name;
-}
-
-double
-mseries_last_ts(const struct mseries *s)
-{
-	return s->last_ts;
-}
-
-void
-mseries_totals(const struct mseries *s, struct mcell *out)
-{
-	out->count = s->count;
-	out->sum = s->sum;
-	out->min = s->count == 0 ? NAN : s->min;
-	out->max = s->count == 0 ? NAN : s->max;
-	out->last = s->last;
-}
-
-const struct sketch *
-mseries_window(const struct mseries *s, enum mwin w)
-{
-	if (s->lat == NULL)
-		return NULL;
-	return w == MWIN_RUN ? &s->lat->run : &s->lat->w[w].sum;
-}
-
-/* ---- Merged views ---- */
-
-void
-metrics_merge_window(struct mseries *const *s, size_t n, enum mwin w,
-    struct sketch *out)
-{
-	const struct sketch *k;
-	size_t i;
-
-	sketch_reset(out);
-	for (i = 0; i < n; i++)
-		if ((k = mseries_window(s[i], w)) != NULL)
-			sketch_merge(out, k);
-}
-
-double
-metrics_mean(struct mseries *const *s, size_t n, enum mwin w, double now)
-{
-	enum mlevel l = w == MWIN_1M ? MLEVEL_1S : MLEVEL_10S;
-	const struct mcell *c;
-	int64_t k, from, to;
-	uint64_t count = 0;
-	double sum = 0;
-	size_t i;
-
-	for (i = 0; i < n && w == MWIN_RUN; i++) {
-		count += s[i]->count;
-		sum += s[i]->sum;
-	}
-	if (w != MWIN_RUN && now >= 0 && now <= TS_MAX) {
-		to = (int64_t)(now / levels[l].res);
-		from = to - windows[w].width / levels[l].res;
-		for (i = 0; i < n; i++)
-			for (k = from; k <= to; k++)
-				if ((c = ring_get(&s[i]->level[l],
-				    levels[l].ncells, k)) != NULL) {
-					count += c->count;
-					sum += c->sum;
-				}
-	}
-	return count == 0 ? NAN : sum / (double)count;
-}
-
-static void
-cell_gap(struct mcell *c)
-{
-	c->count = 0;
-	c->sum = 0;
-	c->min = c->max = c->last = NAN;
-}
-
-/* Fold one series' cells [a, b] into acc; its last goes to *last. */
-static bool
-fold_series(const struct mseries *s, enum mlevel l, int64_t a, int64_t b,
-    struct mcell *acc, double *last)
-{
-	const struct mcell *c;
-	bool any = false;
-	int64_t k;
-
-	for (k = a; k <= b; k++) {
-		if ((c = ring_get(&s->level[l], levels[l].ncells, k)) == NULL)
-			continue;
-		if (acc->count == 0) {
-			acc->min = c->min;
-			acc->max = c->max;
-		}
-		acc->count += c->count;
-		acc->sum += c->sum;
-		acc->min = fmin(acc->min, c->min);
-		acc->max = fmax(acc->max, c->max);
-		*last = c->last;
-		any = true;
-	}
-	return any;
-}
-
-/*
- * Columns over the m cells of level l that end with key `to`: column i
- * folds cells [i * m / ncols, (i + 1) * m / ncols), at least one.
- */
-static void
-fold(struct mseries *const *s, size_t n, enum mlevel l, int64_t to,
-    int64_t m, struct mcell *out, size_t ncols)
-{
-	int64_t first = to - m + 1, a, b;
-	double last = NAN, lastsum;
-	size_t c, i, nlast;
-
-	for (c = 0; c < ncols; c++) {
-		a = first + (int64_t)c * m / (int64_t)ncols;
-		b = first + ((int64_t)c + 1) * m / (int64_t)ncols - 1;
-		if (b < a)
-			b = a;
-		cell_gap(&out[c]);
-		lastsum = 0;
-		nlast = 0;
-		for (i = 0; i < n; i++)
-			if (fold_series(s[i], l, a, b, &out[c], &last)) {
-				lastsum += last;
-				nlast++;
-			}
-		if (nlast > 0)
-			out[c].last = lastsum / (double)nlast;
-	}
-}
-
-void
-metrics_history(struct mseries *const *s, size_t n, enum mlevel l,
-    double now, struct mcell *out, size_t ncells)
-{
-	size_t i;
-
-	if (!(now >= 0 && now <= TS_MAX)) {
-		for (i = 0; i < ncells; i++)
-			cell_gap(&out[i]);
-		return;
-	}
-	fold(s, n, l, (int64_t)(now / levels[l].res), (int64_t)ncells, out,
-	    ncells);
-}
-
-enum mlevel
-metrics_graph(struct mseries *const *s, size_t n, double now, double span,
-    struct mcell *out, size_t ncols)
-{
-	enum mlevel l;
-	double cells;
-	size_t i;
-
-	if (!(span >= 1 && span <= TS_MAX))
-		span = 1;
-	for (l = 0; l < MLEVEL_COUNT - 1; l++)
-		if ((double)levels[l].res * levels[l].ncells >=
-		    span + levels[l].res)
-			break;
-	cells = ceil(span / levels[l].res);
-	if (cells > levels[l].ncells)
-		cells = levels[l].ncells;
-	if (cells < 1)
-		cells = 1;
-	if (!(now >= 0 && now <= TS_MAX) || ncols == 0) {
-		for (i = 0; i < ncols; i++)
-			cell_gap(&out[i]);
-		return l;
-	}
-	fold(s, n, l, (int64_t)(now / levels[l].res), (int64_t)cells, out,
-	    ncols);
-	return l;
 }

@@ -22,23 +22,25 @@
  * (request_ok's success rate) come from the history cells on the same rule:
  * the current cell and the width's worth before it.
  *
- * Memory: rss_bytes and device_mem_bytes keep, for the leak rule, up to
+ * The leak rule: rss_bytes and device_mem_bytes keep, for it, up to
  * MLEAK_SAMPLES raw samples: when full, every other one is dropped and only
  * every 2nd (4th, ...) sample is kept from then on, so the kept ones stay
  * evenly spread over the run.  The leak rule (soakstats.h, workspace.md G9)
  * runs on them unchanged: exact while the run has at most MLEAK_SAMPLES
- * samples (27 min at 1 Hz with the default), and afterwards the same rule
- * over a uniform subsample, whose window medians are medians of a few
- * hundred samples instead of thousands: the same verdict unless a run sits
- * on the rule's edge (a growth within noise of the threshold, or medians
- * that dip by less than their noise).  The bucketed history was the other
- * choice; it cannot give a median, and the 1 % sketch error is as large as
- * the rule's 1 % threshold.
+ * samples (34 min at 1 Hz), and afterwards the same rule over a uniform
+ * subsample of 1,024 to 2,048 samples, whose window medians are medians of
+ * 75 to 150 samples instead of thousands: the same verdict unless a run
+ * sits on the rule's edge (a growth within noise of the threshold, or
+ * medians that dip by less than their noise); test_metrics.c holds it to
+ * the exact rule on flat, noisy, leaking, step and sawtooth runs.  The
+ * bucketed history was the other choice; it cannot give a median, and the
+ * 1 % sketch error is as large as the rule's 1 % threshold.
  *
- * So a latency series costs its cells (32 KiB) and 25 sketches of a few
- * hundred bytes each, independent of rate and duration; a sketch's buckets
- * only grow with the spread of the values (sketch.h).  The series count is
- * capped (metrics_new).
+ * So a series costs its cells (31 KiB); a latency adds 25 sketches, 21
+ * slots of 512 bytes and 4 sums of 1 KiB for a usual spread (sketch.h),
+ * and a memory metric its 32 KiB of leak samples: about 48 KiB a latency
+ * series, whatever the rate and however long the run.  The series count
+ * is capped (metrics_new).
  *
  * Time is the samples' own ts.  Sliding windows move on when a sample of
  * their series arrives or when the owner calls metrics_tick(), which the

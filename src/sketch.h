@@ -19,8 +19,11 @@
  * others keep the 1 % bound.  The collapse depends only on the highest key
  * ever seen, so it commutes with merging.
  *
- * Counts start 16 bits wide and widen (32, 64) when a bucket needs it, so a
- * sketch of a few thousand values costs about two bytes a bucket in use.
+ * Buckets are allocated 256 at a time, a factor of 166 between the lowest
+ * and the highest value, which holds a latency distribution's whole spread:
+ * a sketch's memory is set by its first samples, not by the rare extreme of
+ * a long run.  Counts start 16 bits wide and widen (32, 64) when a bucket
+ * needs it: a slot of a sliding window costs 512 bytes.
  *
  * Quantiles follow soakstats.h: the ceil(p * n)-th smallest value, read as
  * its bucket's value and clamped to [min, max]; the first and the n-th are
