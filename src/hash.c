@@ -708,4 +708,3 @@ hasher_file(struct hasher *h, const char *path, struct hash_result *res)
 {
 	return hasher_files(h, 1, &path, res) == 0 ? 0 : -1;
 }
-

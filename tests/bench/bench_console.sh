@@ -126,7 +126,7 @@ frames() {	# frames [full]
 diff=$(frames)
 full=$(frames full)
 pct() { awk -v v="$1" 'BEGIN { printf "%.1f", 100 * v }'; }
-row "changed cells per frame (mean)" "$(pct "$(field changed "$diff")")" % 
+row "changed cells per frame (mean)" "$(pct "$(field changed "$diff")")" %
 echo "  (min $(pct "$(field changed_min "$diff")") %, max" \
 	"$(pct "$(field changed_max "$diff")") % of 12000 cells)"
 row "paint mean (erase+draw+refresh+write)" "$(field mean_ms "$diff")" ms "<=" 1

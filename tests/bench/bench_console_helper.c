@@ -143,7 +143,7 @@ param(int i, int dflt)
 		p++;
 	if (p == NULL || *p == '\0' || *p == ';')
 		return dflt;
-	v = atoi(p);
+	v = (int)strtol(p, NULL, 10);
 	return v == 0 ? dflt : v;
 }
 
@@ -545,8 +545,10 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 5)
 		goto usage;
-	cols = atoi(argv[2]);
-	rows = atoi(argv[3]);
+	cols = (int)strtol(argv[2], NULL, 10);
+	rows = (int)strtol(argv[3], NULL, 10);
+	if (cols < 20 || rows < 5 || cols > 1000 || rows > 1000)
+		goto usage;
 	if (strcmp(argv[1], "startup") == 0 && strcmp(argv[4], "--") == 0 &&
 	    argc > 5)
 		return startup(argv + 5);
