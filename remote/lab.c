@@ -1,0 +1,419 @@
+/* lab.c: the lab file (see lab.h). */
+#include "calops.h"
+
+#include <libgen.h>
+
+#include "config.h"
+#include "doc.h"
+#include "lab.h"
+
+/* What a parse needs at hand: the document for positions, the file's
+ * name for messages and its folder for relative paths. */
+struct labparse {
+	const struct doc	*d;
+	const char		*source;
+	char			*dir;
+	char			*err;
+	size_t			 errlen;
+};
+
+#define LERR(p, ptr, ...) \
+	config_error((p)->err, (p)->errlen, (p)->source, (p)->d, (ptr), \
+	    __VA_ARGS__)
+
+static const char *const top_keys[] = { "hosts", "workspaces", "runner" };
+static const char *const host_keys[] = { "name", "transport", "address",
+    "user", "port", "identity", "known_hosts", "chips" };
+static const char *const ws_keys[] = { "host", "path" };
+
+const char *
+lab_transport_name(enum lab_transport t)
+{
+	return t == LAB_SSH ? "ssh" : "local";
+}
+
+/* Unknown keys are errors, so a typo is not silently ignored. */
+static int
+check_keys(struct labparse *p, json_t *obj, const char *ptr,
+    const char *const *keys, size_t nkeys)
+{
+	const char *key;
+	json_t *v;
+	char *kp;
+	size_t i;
+
+	json_object_foreach(obj, key, v) {
+		for (i = 0; i < nkeys; i++)
+			if (strcmp(key, keys[i]) == 0)
+				break;
+		if (i < nkeys)
+			continue;
+		kp = ptr_key(ptr, key);
+		LERR(p, kp, "unknown key '%s'", key);
+		free(kp);
+		return -1;
+	}
+	return 0;
+}
+
+/* A required or optional non-empty string member into *out (NULL when
+ * absent and optional). */
+static int
+get_string(struct labparse *p, json_t *obj, const char *ptr, const char *key,
+    bool required, char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	char *kp;
+	int rc = 0;
+
+	*out = NULL;
+	if (v == NULL) {
+		if (required) {
+			LERR(p, ptr, "'%s' is required", key);
+			return -1;
+		}
+		return 0;
+	}
+	kp = ptr_key(ptr, key);
+	if (!json_is_string(v)) {
+		LERR(p, kp, "'%s' must be a string, not %s", key,
+		    config_kind_name(v));
+		rc = -1;
+	} else if (json_string_length(v) == 0 ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
+		LERR(p, kp, "'%s' must be a non-empty string", key);
+		rc = -1;
+	} else
+		*out = xstrdup(json_string_value(v));
+	free(kp);
+	return rc;
+}
+
+/* A path on this machine: "~/" is $HOME, a relative one starts at the lab
+ * file's folder.  NULL when HOME is needed and unset. */
+static char *
+local_path(const struct labparse *p, const char *s)
+{
+	const char *home = getenv("HOME");
+
+	if (s[0] == '~' && (s[1] == '\0' || s[1] == '/')) {
+		if (home == NULL || home[0] == '\0')
+			return NULL;
+		return xasprintf("%s%s", home, s + 1);
+	}
+	if (s[0] == '/')
+		return xstrdup(s);
+	return xasprintf("%s/%s", p->dir, s);
+}
+
+static int
+make_local(struct labparse *p, const char *ptr, const char *key, char **path)
+{
+	char *abs, *kp;
+
+	if (*path == NULL)
+		return 0;
+	if ((abs = local_path(p, *path)) == NULL) {
+		kp = ptr_key(ptr, key);
+		LERR(p, kp, "'%s': cannot expand '~' when HOME is not set",
+		    key);
+		free(kp);
+		return -1;
+	}
+	free(*path);
+	*path = abs;
+	return 0;
+}
+
+static int
+parse_chips(struct labparse *p, struct lab_host *h, json_t *v,
+    const char *ptr)
+{
+	json_t *c;
+	char *ip;
+	size_t i;
+
+	if (!json_is_array(v)) {
+		LERR(p, ptr, "'chips' must be a list of chip numbers, not %s",
+		    config_kind_name(v));
+		return -1;
+	}
+	h->chips = xcalloc(json_array_size(v) + 1, sizeof *h->chips);
+	json_array_foreach(v, i, c) {
+		if (!json_is_integer(c) || json_integer_value(c) < 0 ||
+		    json_integer_value(c) > LAB_CHIP_MAX) {
+			ip = ptr_index(ptr, i);
+			LERR(p, ip, "a chip must be an integer from 0 to %d",
+			    LAB_CHIP_MAX);
+			free(ip);
+			return -1;
+		}
+		h->chips[h->nchips++] = (int)json_integer_value(c);
+	}
+	return 0;
+}
+
+static int
+parse_transport(struct labparse *p, struct lab_host *h, json_t *obj,
+    const char *ptr)
+{
+	char *s, *kp;
+	int rc = 0;
+
+	if (get_string(p, obj, ptr, "transport", true, &s) != 0)
+		return -1;
+	if (strcmp(s, "local") == 0)
+		h->transport = LAB_LOCAL;
+	else if (strcmp(s, "ssh") == 0)
+		h->transport = LAB_SSH;
+	else {
+		kp = ptr_key(ptr, "transport");
+		LERR(p, kp, "unknown transport '%s' (local or ssh)", s);
+		free(kp);
+		rc = -1;
+	}
+	free(s);
+	return rc;
+}
+
+static int
+parse_port(struct labparse *p, struct lab_host *h, json_t *obj,
+    const char *ptr)
+{
+	json_t *v = json_object_get(obj, "port");
+	char *kp;
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > 65535) {
+		kp = ptr_key(ptr, "port");
+		LERR(p, kp, "'port' must be an integer from 1 to 65535");
+		free(kp);
+		return -1;
+	}
+	h->port = (int)json_integer_value(v);
+	return 0;
+}
+
+/* One entry of hosts:, checked against those before it. */
+static int
+parse_host(struct labparse *p, struct lab *lab, json_t *obj, const char *ptr)
+{
+	struct lab_host *h = &lab->hosts[lab->nhosts];
+	json_t *chips;
+	char *kp;
+	size_t i;
+	int rc;
+
+	if (!json_is_object(obj)) {
+		LERR(p, ptr, "a host must be a mapping, not %s",
+		    config_kind_name(obj));
+		return -1;
+	}
+	lab->nhosts++;
+	if (check_keys(p, obj, ptr, host_keys, nitems(host_keys)) != 0 ||
+	    get_string(p, obj, ptr, "name", true, &h->name) != 0 ||
+	    parse_transport(p, h, obj, ptr) != 0 ||
+	    get_string(p, obj, ptr, "address", h->transport == LAB_SSH,
+	    &h->address) != 0 ||
+	    get_string(p, obj, ptr, "user", false, &h->user) != 0 ||
+	    parse_port(p, h, obj, ptr) != 0 ||
+	    get_string(p, obj, ptr, "identity", false, &h->identity) != 0 ||
+	    get_string(p, obj, ptr, "known_hosts", false,
+	    &h->known_hosts) != 0 ||
+	    make_local(p, ptr, "identity", &h->identity) != 0 ||
+	    make_local(p, ptr, "known_hosts", &h->known_hosts) != 0)
+		return -1;
+	if ((chips = json_object_get(obj, "chips")) != NULL) {
+		kp = ptr_key(ptr, "chips");
+		rc = parse_chips(p, h, chips, kp);
+		free(kp);
+		if (rc != 0)
+			return -1;
+	}
+	for (i = 0; i + 1 < lab->nhosts; i++) {
+		if (strcmp(lab->hosts[i].name, h->name) == 0) {
+			kp = ptr_key(ptr, "name");
+			LERR(p, kp, "duplicate host name '%s'", h->name);
+			free(kp);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One entry of workspaces:, on a host already named. */
+static int
+parse_workspace(struct labparse *p, struct lab *lab, json_t *obj,
+    const char *ptr)
+{
+	struct lab_workspace *w = &lab->workspaces[lab->nworkspaces];
+	const struct lab_host *h;
+	char *kp;
+
+	if (!json_is_object(obj)) {
+		LERR(p, ptr, "a workspace must be a mapping, not %s",
+		    config_kind_name(obj));
+		return -1;
+	}
+	lab->nworkspaces++;
+	if (check_keys(p, obj, ptr, ws_keys, nitems(ws_keys)) != 0 ||
+	    get_string(p, obj, ptr, "host", true, &w->host) != 0 ||
+	    get_string(p, obj, ptr, "path", true, &w->path) != 0)
+		return -1;
+	if ((h = lab_host(lab, w->host)) == NULL) {
+		kp = ptr_key(ptr, "host");
+		LERR(p, kp, "unknown host '%s'", w->host);
+		free(kp);
+		return -1;
+	}
+	if (h->transport == LAB_LOCAL)
+		return make_local(p, ptr, "path", &w->path);
+	if (w->path[0] != '/') {
+		kp = ptr_key(ptr, "path");
+		LERR(p, kp, "a workspace on ssh host '%s' must be an absolute "
+		    "path", w->host);
+		free(kp);
+		return -1;
+	}
+	return 0;
+}
+
+/* hosts: or workspaces:, a list, each entry through fn. */
+static int
+parse_list(struct labparse *p, struct lab *lab, json_t *root, const char *key,
+    int (*fn)(struct labparse *, struct lab *, json_t *, const char *))
+{
+	json_t *list = json_object_get(root, key), *v;
+	char *kp, *ip;
+	size_t i;
+	int rc = 0;
+
+	if (list == NULL)
+		return 0;
+	kp = ptr_key("", key);
+	if (!json_is_array(list)) {
+		LERR(p, kp, "'%s' must be a list, not %s", key,
+		    config_kind_name(list));
+		free(kp);
+		return -1;
+	}
+	if (strcmp(key, "hosts") == 0)
+		lab->hosts = xcalloc(json_array_size(list) + 1,
+		    sizeof *lab->hosts);
+	else
+		lab->workspaces = xcalloc(json_array_size(list) + 1,
+		    sizeof *lab->workspaces);
+	json_array_foreach(list, i, v) {
+		ip = ptr_index(kp, i);
+		rc = fn(p, lab, v, ip);
+		free(ip);
+		if (rc != 0)
+			break;
+	}
+	free(kp);
+	return rc;
+}
+
+static int
+parse_root(struct labparse *p, struct lab *lab, json_t *root)
+{
+	if (!json_is_object(root)) {
+		LERR(p, "", "a lab file must be a mapping, not %s",
+		    config_kind_name(root));
+		return -1;
+	}
+	if (check_keys(p, root, "", top_keys, nitems(top_keys)) != 0 ||
+	    parse_list(p, lab, root, "hosts", parse_host) != 0 ||
+	    parse_list(p, lab, root, "workspaces", parse_workspace) != 0 ||
+	    get_string(p, root, "", "runner", false, &lab->runner) != 0)
+		return -1;
+	return 0;
+}
+
+int
+lab_parse(struct lab *lab, const char *data, size_t len, const char *source,
+    char *err, size_t errlen)
+{
+	struct labparse p;
+	struct doc d;
+	char *copy;
+	int rc;
+
+	memset(lab, 0, sizeof *lab);
+	memset(&d, 0, sizeof d);
+	if (config_parse_yaml(&d, data, len, source, err, errlen) != 0)
+		return -1;
+	copy = xstrdup(source);
+	p.d = &d;
+	p.source = source;
+	p.dir = xstrdup(dirname(copy));
+	p.err = err;
+	p.errlen = errlen;
+	free(copy);
+	lab->path = xstrdup(source);
+	rc = parse_root(&p, lab, d.root);
+	free(p.dir);
+	doc_release(&d);
+	if (rc != 0)
+		lab_release(lab);
+	return rc;
+}
+
+int
+lab_load(struct lab *lab, const char *path, char *err, size_t errlen)
+{
+	char *data;
+	size_t len;
+	int rc;
+
+	memset(lab, 0, sizeof *lab);
+	rc = config_read_file(path, LAB_MAX_BYTES, &data, &len, err, errlen);
+	if (rc == 1)
+		errbuf_set(err, errlen, "cannot open '%s': %s", path,
+		    strerror(ENOENT));
+	if (rc != 0)
+		return -1;
+	rc = lab_parse(lab, data, len, path, err, errlen);
+	free(data);
+	return rc;
+}
+
+void
+lab_release(struct lab *lab)
+{
+	struct lab_host *h;
+	size_t i;
+
+	for (i = 0; i < lab->nhosts; i++) {
+		h = &lab->hosts[i];
+		free(h->name);
+		free(h->address);
+		free(h->user);
+		free(h->identity);
+		free(h->known_hosts);
+		free(h->chips);
+	}
+	for (i = 0; i < lab->nworkspaces; i++) {
+		free(lab->workspaces[i].host);
+		free(lab->workspaces[i].path);
+	}
+	free(lab->hosts);
+	free(lab->workspaces);
+	free(lab->runner);
+	free(lab->path);
+	memset(lab, 0, sizeof *lab);
+}
+
+const struct lab_host *
+lab_host(const struct lab *lab, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < lab->nhosts; i++)
+		if (lab->hosts[i].name != NULL &&
+		    strcmp(lab->hosts[i].name, name) == 0)
+			return &lab->hosts[i];
+	return NULL;
+}

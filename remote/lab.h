@@ -1,0 +1,76 @@
+/*
+ * lab.h: the lab file (protocol.md §4), a YAML document naming the hosts the
+ * console drives, the workspaces on them and the runner CLI.
+ *
+ *	hosts:
+ *	  - {name: local, transport: local, chips: [0, 1]}
+ *	  - {name: lab3, transport: ssh, address: lab3.example.net,
+ *	     user: npu, port: 22, identity: ~/.ssh/id_ed25519}
+ *	workspaces:
+ *	  - {host: lab3, path: /data/model-port/qwen3-1.7b}
+ *	runner: calrt_runner
+ *
+ * Validation is strict, as for the config file: unknown keys, an unknown
+ * transport, duplicate host names, a workspace naming no known host, a port
+ * outside 1..65535 and chips that are not a list of non-negative integers
+ * are errors worded "FILE:LINE:COL: message".  Paths on this machine (a
+ * workspace of a local host, identity, known_hosts) are relative to the lab
+ * file's folder, and "~/" is $HOME; they are stored made absolute.  A
+ * workspace on an ssh host must be given as an absolute path.
+ *
+ * A struct lab owns every string and array in it; lab_release frees them.
+ */
+#ifndef CALOPS_LAB_H
+#define CALOPS_LAB_H
+
+#include "calops.h"
+
+#define LAB_MAX_BYTES	(1u << 20)	/* the largest lab file read */
+#define LAB_CHIP_MAX	4095		/* as EVENT_CHIP_MAX */
+
+enum lab_transport {
+	LAB_LOCAL,
+	LAB_SSH,
+};
+
+struct lab_host {
+	char			*name;
+	enum lab_transport	 transport;
+	char			*address;	/* ssh: required */
+	char			*user;		/* NULL: ssh's default */
+	int			 port;		/* 0: ssh's default (22) */
+	char			*identity;	/* NULL: ssh-agent */
+	char			*known_hosts;	/* NULL: ~/.ssh/known_hosts */
+	int			*chips;
+	size_t			 nchips;
+};
+
+struct lab_workspace {
+	char	*host;		/* the name of one of hosts[] */
+	char	*path;
+};
+
+struct lab {
+	char			*path;		/* the file read */
+	struct lab_host		*hosts;
+	size_t			 nhosts;
+	struct lab_workspace	*workspaces;
+	size_t			 nworkspaces;
+	char			*runner;	/* NULL: not given */
+};
+
+/* Read and validate the lab file at path into *lab (zeroed first).  0, or
+ * -1 with "FILE:LINE:COL: message" (or a file error) in err; lab is then
+ * empty.  The caller calls lab_release either way. */
+int	 lab_load(struct lab *lab, const char *path, char *err, size_t errlen);
+/* The same from text in memory; source names it in messages and its
+ * folder is where relative paths start. */
+int	 lab_parse(struct lab *lab, const char *data, size_t len,
+	    const char *source, char *err, size_t errlen);
+void	 lab_release(struct lab *lab);
+
+/* The host named name (borrowed from lab), or NULL. */
+const struct lab_host *lab_host(const struct lab *lab, const char *name);
+const char	*lab_transport_name(enum lab_transport t);
+
+#endif

@@ -1,0 +1,29 @@
+/* transport.c: what every transport shares (see transport.h). */
+#include "calops.h"
+
+#include "transport.h"
+
+int
+transport_connect(struct transport *t, char *err, size_t errlen)
+{
+	return t->ops->connect(t, err, errlen);
+}
+
+struct rstream *
+transport_exec(struct transport *t, char *const argv[],
+    const struct rstream_cb *cb, void *arg, char *err, size_t errlen)
+{
+	return t->ops->exec(t, argv, cb, arg, err, errlen);
+}
+
+void
+rstream_cancel(struct rstream *rs)
+{
+	rs->t->ops->cancel(rs);
+}
+
+void
+transport_close(struct transport *t)
+{
+	t->ops->close(t);
+}
