@@ -7,6 +7,8 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "config.h"
+#include "lab.h"
 
 #ifndef CALOPS_VERSION
 #define CALOPS_VERSION "0.0.0"
@@ -37,8 +39,10 @@ usage(FILE *f)
 	    "              [--config FILE] [PATH]\n"
 	    "       calops COMMAND [ARGS]\n"
 	    "       calops --help | --version\n\n"
-	    "With no command, open the console on PATH (a workspace folder), or\n"
-	    "on the bundled demo workspace when none is given.\n\n"
+	    "With no command, open the console on PATH: a workspace folder, or a\n"
+	    "lab file naming workspaces (protocol.md §4).  With none, the lab file\n"
+	    "of the config (its 'lab' key, or lab.yaml in the config folder), else\n"
+	    "the bundled demo workspace.\n\n"
 	    "  --theme NAME   a theme from themes/ or the config folder, or a file\n"
 	    "  --readonly     hide every action that changes anything\n"
 	    "  --plain        print the board as text, no full-screen drawing\n"
@@ -49,6 +53,63 @@ usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n'calops COMMAND --help' describes one command; press ? in the\n"
 	    "console for its keys.  See calops(1).\n", f);
+}
+
+/*
+ * What the console opens: PATH when given (a workspace folder, or a lab
+ * file naming workspaces); else the lab file of the config (its `lab` key,
+ * or lab.yaml in the config folder); else the bundled demo.  A lab's first
+ * workspace on a local host is shown: SSH hosts come with the SSH
+ * transport.  Returns the workspace (a new string), or NULL with err.
+ */
+static char *
+pick_workspace(const char *path, const char *config_path, bool *demo,
+    char *err, size_t errlen)
+{
+	char buf[PATH_MAX], *lab_path = NULL, *ws = NULL;
+	struct config cfg;
+	struct stat st;
+	struct lab lab;
+	size_t i;
+
+	*demo = false;
+	if (path != NULL && (stat(path, &st) != 0 || S_ISDIR(st.st_mode)))
+		return xstrdup(path);	/* the check reports what is wrong */
+	if (path != NULL)
+		lab_path = xstrdup(path);
+	else if (config_load(&cfg, config_path, err, errlen) == 0 &&
+	    cfg.lab != NULL)
+		lab_path = xstrdup(cfg.lab);
+	else if (config_dir(buf, sizeof buf) != NULL) {
+		char *p = xasprintf("%s/lab.yaml", buf);
+
+		if (stat(p, &st) == 0)
+			lab_path = p;
+		else
+			free(p);
+	}
+	if (path == NULL)
+		config_release(&cfg);
+	if (lab_path == NULL) {
+		*demo = true;
+		return xstrdup(CALOPS_DEMO_DIR);
+	}
+	if (lab_load(&lab, lab_path, err, errlen) == 0) {
+		for (i = 0; i < lab.nworkspaces && ws == NULL; i++) {
+			const struct lab_host *h = lab_host(&lab,
+			    lab.workspaces[i].host);
+
+			if (h != NULL && h->transport == LAB_LOCAL)
+				ws = xstrdup(lab.workspaces[i].path);
+		}
+		if (ws == NULL)
+			errbuf_set(err, errlen, "'%s' names no workspace on a "
+			    "local host (SSH hosts are not reachable from this "
+			    "version yet)", lab_path);
+	}
+	lab_release(&lab);
+	free(lab_path);
+	return ws;
 }
 
 /* The console: `calops [OPTIONS] [PATH]`. */
@@ -66,8 +127,9 @@ console(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app_opts o = { 0 };
+	char err[512], *ws;
 	bool plain = false;
-	int c;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -91,18 +153,21 @@ console(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (optind < argc)
-		o.path = argv[optind];
-	else {
-		o.path = CALOPS_DEMO_DIR;
-		o.demo = true;
+	ws = pick_workspace(optind < argc ? argv[optind] : NULL, o.config_path,
+	    &o.demo, err, sizeof err);
+	if (ws == NULL) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 2;
 	}
+	o.path = ws;
 	if (plain) {
-		char *args[] = { "check", "--", (char *)o.path, NULL };
+		char *args[] = { "check", "--", ws, NULL };
 
-		return cmd_check(3, args);
-	}
-	return app_main(&o);
+		rc = cmd_check(3, args);
+	} else
+		rc = app_main(&o);
+	free(ws);
+	return rc;
 }
 
 int

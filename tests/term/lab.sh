@@ -1,0 +1,52 @@
+# lab.sh: the console opens a lab file (protocol.md §4) given as PATH, or
+# the one the config folder names (lab.yaml there) when no PATH is given,
+# and shows its first workspace on a local host; a lab whose workspaces are
+# all on SSH hosts is refused with a message, not opened empty.
+. "$(dirname "$0")/lib.sh"
+
+start
+
+# The bundled demo lab names the mid-project workspace on `local`.
+launch "$SRC/share/examples/demo-lab.yaml"
+wait_for "3 of 11 gates pass"
+expect "BLOCKED_COMPILER — no launch date may be promised"
+reject "demo: the bundled example workspace"
+keys q
+wait_exit 0
+
+# No PATH: lab.yaml in the config folder wins over the bundled demo.
+mkdir -p "$TMP/config/calops"
+cat >"$TMP/config/calops/lab.yaml" <<YAML
+hosts:
+  - {name: local, transport: local}
+workspaces:
+  - {host: local, path: $COMPLETE}
+YAML
+launch
+wait_for "11 of 11 gates pass"
+expect "project: RELEASED"
+reject "demo: the bundled example workspace"
+keys q
+wait_exit 0
+rm "$TMP/config/calops/lab.yaml"
+
+# A lab with only SSH hosts: a clear refusal, status 2.
+cat >"$TMP/ssh-lab.yaml" <<YAML
+hosts:
+  - {name: lab3, transport: ssh, address: lab3.example.net}
+workspaces:
+  - {host: lab3, path: /data/model-port/qwen3-1.7b}
+YAML
+launch "$TMP/ssh-lab.yaml"
+wait_exit 2
+# The message is longer than 80 columns: read the pane with lines joined.
+tm capture-pane -p -J -t test | grep -q "names no workspace on a local host" ||
+    fail "no refusal message for a lab of SSH hosts only"
+
+# A broken lab file: file:line:col, status 2.
+printf 'hosts:\n  - {name: x, transport: telnet}\n' >"$TMP/bad-lab.yaml"
+launch "$TMP/bad-lab.yaml"
+wait_exit 2
+expect_re "bad-lab.yaml:2:[0-9]+: "
+
+finish
