@@ -87,7 +87,12 @@ read_all(const char *path)
 	return all;
 }
 
-/* Write the entries atomically: temp file, fsync, rename. */
+/*
+ * Write the entries atomically: temp file, rename.  No fsync: the console
+ * writes this from its one thread of control, and the history is only a
+ * hint, not worth a stall on a slow disk; a crash loses at most the newest
+ * entries, never the file's shape.
+ */
 static int
 write_all(const char *path, json_t *all, size_t from, char *err, size_t errlen)
 {
@@ -106,7 +111,7 @@ write_all(const char *path, json_t *all, size_t from, char *err, size_t errlen)
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd != -1 && write(fd, b.data != NULL ? b.data : "", b.len) ==
-	    (ssize_t)b.len && fsync(fd) == 0 && close(fd) == 0) {
+	    (ssize_t)b.len && close(fd) == 0) {
 		fd = -1;
 		if (rename(tmp, path) == 0)
 			rc = 0;
