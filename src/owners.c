@@ -40,6 +40,7 @@ owners_load(struct owners *o, struct eval *ev)
 		o->gates = json_object_get(a->doc.root, "gates");
 	}
 	findings_release(&scratch.findings);
+	json_decref(scratch.check_counts);
 	while (scratch.ninputs > 0)
 		free(scratch.inputs[--scratch.ninputs].rel);
 	free(scratch.inputs);
