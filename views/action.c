@@ -21,19 +21,27 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_HELP] = { "help", "this help" },
 	[ACT_FILTER] = { "filter", "filter the lines (Esc clears)" },
 	[ACT_COMMAND] = { "command", "command line (:board :tickets :findings "
-	    ":theme NAME :q)" },
+	    ":jobs :theme NAME :q)" },
 	[ACT_NEXT_VIEW] = { "next-view", "next screen" },
 	[ACT_PREV_VIEW] = { "prev-view", "previous screen" },
 	[ACT_VIEW_BOARD] = { "board", "the gate board" },
 	[ACT_VIEW_TICKETS] = { "tickets", "tickets M01-M13" },
 	[ACT_VIEW_FINDINGS] = { "findings", "every finding of every gate" },
+	[ACT_VIEW_JOBS] = { "jobs", "the durable jobs of this host" },
 	[ACT_REDRAW] = { "redraw", "redraw the screen" },
-	[ACT_REFRESH] = { "refresh", "evaluate the workspace again now" },
+	[ACT_REFRESH] = { "refresh", "evaluate the workspace again now (the jobs: "
+	    "list them again)" },
 	[ACT_SUSPEND] = { "suspend", "suspend calops (fg to return)" },
 	[ACT_OPEN] = { "open", "open the artifact at the finding in $EDITOR/$PAGER" },
 	[ACT_SORT] = { "sort", "change the sort order" },
 	[ACT_SEVERITY] = { "severity", "cycle the severity shown" },
 	[ACT_WHY] = { "why", "why is this gate not green?" },
+	[ACT_KILL] = { "kill", "kill the selected running job (type its id to "
+	    "confirm)" },
+	[ACT_FOLLOW] = { "follow", "follow the end of the log (toggle)" },
+	[ACT_LEVEL] = { "level", "cycle the levels shown: all, info, warn, "
+	    "error and up" },
+	[ACT_WRAP] = { "wrap", "wrap long lines (toggle)" },
 };
 
 const struct keybinding global_keys[] = {
@@ -55,7 +63,7 @@ const struct keybinding global_keys[] = {
 	{ ':', ACT_COMMAND, ":" },
 	{ '\t', ACT_NEXT_VIEW, "Tab" }, { KEY_BTAB, ACT_PREV_VIEW, "S-Tab" },
 	{ '1', ACT_VIEW_BOARD, "1" }, { '2', ACT_VIEW_TICKETS, "2" },
-	{ '3', ACT_VIEW_FINDINGS, "3" },
+	{ '3', ACT_VIEW_FINDINGS, "3" }, { '4', ACT_VIEW_JOBS, "4" },
 	{ KEY_CTRL('l'), ACT_REDRAW, "^L" },
 	{ 'R', ACT_REFRESH, "R" },
 	{ KEY_CTRL('z'), ACT_SUSPEND, "^Z" },

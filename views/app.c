@@ -360,7 +360,7 @@ app_open_file(struct app *a, const char *rel, const char *where)
 /* ---- the prompt ---- */
 
 static const char *const commands[] = { "board", "tickets", "findings",
-    "help", "theme", "refresh", "q", "quit" };
+    "jobs", "help", "theme", "refresh", "q", "quit" };
 
 /* Tab completion for ':': the command, or a theme name after ":theme ".
  * Several matches: as far as they agree, and the list beside the prompt. */
@@ -457,6 +457,30 @@ refresh_views(struct app *a)
 			a->stack[i].ops->update(a, a->stack[i].data);
 }
 
+void
+app_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
+{
+	snprintf(a->ask, sizeof a->ask, "%s", question);
+	a->ask_fn = fn;
+	a->ask_arg = arg;
+	a->input[0] = '\0';
+	a->input_len = 0;
+	a->mode = MODE_ASK;
+	a->dirty = true;
+}
+
+/* The answer to app_ask(), or NULL: cancelled. */
+static void
+answer(struct app *a, const char *text)
+{
+	app_answer_fn fn = a->ask_fn;
+
+	a->mode = MODE_NORMAL;
+	a->ask_fn = NULL;
+	if (fn != NULL)
+		fn(a, text, a->ask_arg);
+}
+
 /* A key while the prompt is open; a filter applies as it is typed. */
 static int
 prompt_key(struct app *a, int key)
@@ -468,14 +492,22 @@ prompt_key(struct app *a, int key)
 			a->filter[0] = '\0';
 			refresh_views(a);
 		}
+		if (a->mode == MODE_ASK)
+			answer(a, NULL);
 		a->mode = MODE_NORMAL;
 		return R_REDRAW;
 	}
 	if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+		if (a->mode == MODE_ASK) {
+			answer(a, a->input);
+			return R_REDRAW;
+		}
 		a->mode = MODE_NORMAL;
 		return filtering ? R_REDRAW : run_command(a, a->input);
 	}
 	if (key == KEY_BACKSPACE || key == 127 || key == KEY_CTRL('h')) {
+		if (a->input_len == 0 && a->mode == MODE_ASK)
+			answer(a, NULL);
 		if (a->input_len == 0)
 			a->mode = MODE_NORMAL;
 		/* Drop one UTF-8 character, not one byte. */
@@ -486,7 +518,7 @@ prompt_key(struct app *a, int key)
 	} else if (key == KEY_CTRL('u')) {
 		a->input_len = 0;
 		a->input[0] = '\0';
-	} else if (key == '\t' && !filtering)
+	} else if (key == '\t' && a->mode == MODE_COMMAND)
 		complete(a);
 	else if (key >= 0x20 && key < 0x100 && key != 0x7f &&
 	    a->input_len + 1 < sizeof a->input) {
@@ -547,12 +579,16 @@ normal_key(struct app *a, int key)
 	case ACT_VIEW_BOARD:
 	case ACT_VIEW_TICKETS:
 	case ACT_VIEW_FINDINGS:
+	case ACT_VIEW_JOBS:
 		switch_tab(a, view_tabs[act - ACT_VIEW_BOARD]);
 		return R_REDRAW;
 	case ACT_REDRAW:
 		a->relayout = true;
 		return R_REDRAW;
 	case ACT_REFRESH:
+		/* A screen with its own data (the jobs) refreshes that. */
+		if ((r = v->ops->action(a, v->data, act)) != R_NONE)
+			return r;
 		eval_start(a);
 		app_message(a, false, "evaluating the workspace again");
 		return R_REDRAW;
@@ -723,9 +759,13 @@ draw_status(struct app *a)
 	char right[96], s[256] = "";
 
 	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
+	if (a->mode == MODE_ASK)
+		x = ui_putf(stdscr, y, 0, a->cols - 16, ROLE_STATUSBAR, "%s",
+		    a->ask);
 	if (a->mode != MODE_NORMAL) {
-		x = ui_putf(stdscr, y, 0, 1, ROLE_STATUSBAR, "%c",
-		    a->mode == MODE_FILTER ? '/' : ':');
+		if (a->mode != MODE_ASK)
+			x = ui_putf(stdscr, y, 0, 1, ROLE_STATUSBAR, "%c",
+			    a->mode == MODE_FILTER ? '/' : ':');
 		x += ui_put(stdscr, y, x, a->cols - 2, ROLE_STATUSBAR, a->input,
 		    false);
 		/* What Tab found, beside the input. */

@@ -22,7 +22,12 @@ enum app_mode {
 	MODE_NORMAL,
 	MODE_FILTER,		/* typing after '/' */
 	MODE_COMMAND,		/* typing after ':' */
+	MODE_ASK,		/* typing an answer to app_ask() */
 };
+
+/* What app_ask() calls with the answer typed, or NULL when it was
+ * cancelled (Esc, ^C); arg is app_ask()'s. */
+typedef void (*app_answer_fn)(struct app *, const char *answer, void *arg);
 
 struct app_opts {
 	const char	*path;		/* workspace (or lab file, later) */
@@ -45,6 +50,9 @@ struct app {
 	enum app_mode	 mode;
 	char		 input[256];	/* the prompt's text */
 	size_t		 input_len;
+	char		 ask[128];	/* MODE_ASK: the question */
+	app_answer_fn	 ask_fn;
+	void		*ask_arg;
 	char		 filter[256];	/* the applied filter, "" for none */
 	char		 message[256];	/* shown once in the status bar */
 	bool		 message_error;
@@ -68,6 +76,11 @@ void	 app_next_tab(struct app *a);
 void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
 void	 app_message(struct app *a, bool error, const char *fmt, ...)
 	    PRINTFLIKE(3, 4);
+/* Ask a question in the status bar; fn gets the answer (see app_answer_fn).
+ * Every key goes to the prompt until then, so the asking view is still
+ * there when fn runs (unless the console quits: fn is not called). */
+void	 app_ask(struct app *a, const char *question, app_answer_fn fn,
+	    void *arg);
 /* Case-insensitive substring match against the current filter. */
 bool	 app_filter_match(const struct app *a, const char *s);
 /* Open rel (workspace-relative) at a line in $EDITOR, or $PAGER. */

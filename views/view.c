@@ -7,6 +7,7 @@ const struct view_ops *const view_tabs[] = {
 	&board_view,
 	&tickets_view,
 	&findings_view,
+	&jobs_view,
 };
 const size_t view_ntabs = nitems(view_tabs);
 
@@ -14,7 +15,7 @@ const struct view_ops *
 view_by_name(const char *name)
 {
 	static const struct view_ops *const all[] = { &board_view,
-	    &tickets_view, &findings_view, &help_view };
+	    &tickets_view, &findings_view, &jobs_view, &help_view };
 	size_t i;
 
 	for (i = 0; i < nitems(all); i++)

@@ -21,7 +21,8 @@ static const struct view_ops *const *
 all_views(size_t *n)
 {
 	static const struct view_ops *const v[] = { &board_view,
-	    &tickets_view, &findings_view, &help_view, &gate_view };
+	    &tickets_view, &findings_view, &help_view, &gate_view, &jobs_view,
+	    &joblog_view };
 
 	*n = nitems(v);
 	return v;

@@ -1,0 +1,114 @@
+# jobs.sh: the jobs screen (4): two durable jobs listed with their states;
+# Enter shows a job's log to its end; K asks for the job's id, a wrong one
+# cancels, the right one kills it; with --readonly K only says read-only.
+. "$(dirname "$0")/lib.sh"
+
+J=$TMP/jobs
+mkdir -p "$J"
+# Whatever is still running at the end is killed (the sleep job, on failure).
+stop_jobs() {
+	local id
+
+	for id in "${ECHO_ID:-}" "${SLEEP_ID:-}" "${RO_ID:-}"; do
+		[ -n "$id" ] && "$CALOPS" kill "$id" --jobs "$J" --grace 1 \
+		    >/dev/null 2>&1
+	done
+	cleanup
+}
+trap stop_jobs EXIT
+
+ECHO_ID=$("$CALOPS" run --jobs "$J" -- sh -c 'for i in 1 2 3; do echo line $i; done') ||
+    fail "cannot start the echo job"
+timeout 10 "$CALOPS" tail "$ECHO_ID" --jobs "$J" --follow >/dev/null ||
+    fail "the echo job did not end"
+SLEEP_ID=$("$CALOPS" run --jobs "$J" -- sleep 100) ||
+    fail "cannot start the sleep job"
+
+# row_re ID STATE: the row of job ID in that state.
+row_re() {
+	echo "^ $1 +[^ ]+ $2 "
+}
+
+start CALOPS_JOBS_DIR="$J"
+launch "$MIDPROJECT"
+wait_for "3 of 11 gates pass"
+keys 4
+wait_for "[4 Jobs]"
+expect_re "^ ID +STATE +AGE +EXIT +COMMAND"
+wait_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +sh -c for i in 1 2 3"
+wait_re "$(row_re "$SLEEP_ID" running) +[0-9]+s +- +sleep 100"
+expect_re "^ $ECHO_ID +✔ done"
+expect_re "^ $SLEEP_ID +▶ running"
+expect "2 of 2 jobs, 1 running"
+keys R
+wait_for "listing the jobs again"
+
+# The first job's log, to its end.
+keys Enter
+wait_for "job $ECHO_ID"
+wait_re "^ [0-9:]{8} log +info +line 3"
+expect_re "^ [0-9:]{8} log +info +line 1"
+expect_re "^ [0-9:]{8} log +info +line 2"
+expect_re "^ [0-9:]{8} end +exit 0"
+expect_re "^ [0-9:]{8} hello +calops"
+expect "5 of 5 lines · ended"
+# v: warn and up leaves the end event only; w and F toggle.
+keys v
+wait_for "showing info and up"
+keys v
+wait_for "showing warn and up"
+expect_re "^ [0-9:]{8} end +exit 0"
+reject "line 1"
+keys v v
+wait_for "showing every level"
+expect "line 1"
+keys w
+wait_for "wrap on"
+keys F
+wait_for "follow off"
+# The filter narrows the lines.
+keys /
+send_text "line 2"
+keys Enter
+wait_for "1 of 5 lines"
+reject "line 1"
+keys Escape
+wait_for "5 of 5 lines"
+keys q
+wait_for "2 of 2 jobs"
+
+# K on the sleep job: a wrong id cancels, the right one kills.
+keys j K
+wait_for "kill job $SLEEP_ID? type its id:"
+send_text "nope"
+keys Enter
+wait_for "kill cancelled"
+expect_re "$(row_re "$SLEEP_ID" running)"
+[ "$("$CALOPS" jobs --jobs "$J" | grep -c running)" = 1 ] ||
+    fail "the sleep job is not running after a cancelled kill"
+keys K
+wait_for "kill job $SLEEP_ID? type its id:"
+send_text "$SLEEP_ID"
+keys Enter
+wait_re "$(row_re "$SLEEP_ID" killed)" 10
+expect_re "^ $SLEEP_ID +⊘ killed"
+keys Q
+wait_exit 0
+
+# Read-only: K says so and kills nothing.
+RO_ID=$("$CALOPS" run --jobs "$J" -- sleep 100) ||
+    fail "cannot start the third job"
+launch --readonly "$MIDPROJECT"
+wait_for "3 of 11 gates pass"
+keys 4
+wait_re "$(row_re "$RO_ID" running)"
+keys G K
+wait_for "read-only: jobs cannot be killed"
+reject "type its id"
+sleep 1
+expect_re "$(row_re "$RO_ID" running)"
+"$CALOPS" jobs --jobs "$J" | grep -q "^$RO_ID  *running" ||
+    fail "a read-only console killed a job"
+keys Q
+wait_exit 0
+finish

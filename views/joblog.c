@@ -1,0 +1,446 @@
+/*
+ * joblog.c: one job's events (protocol.md §3), pushed by the jobs view:
+ * `calops tail ID --from 1 --follow` through the local transport, each event
+ * one line (time, type, level, message; a summary for the other types).
+ * F follows the end, v cycles the levels shown, w wraps; the app's filter
+ * (/) narrows the lines.  At most JOBLOG_MAX lines are kept: the oldest go
+ * first, and the status bar says how many went.
+ *
+ * tail rather than follow.c: a viewer shows the whole log each time it is
+ * opened, and must not move the resume position follow.json keeps for the
+ * streams the console consumes.
+ */
+#include "calops.h"
+
+#include <time.h>
+
+#include "app.h"
+#include "buf.h"
+#include "list.h"
+#include "text.h"
+#include "transport.h"
+#include "ui.h"
+
+#define JOBLOG_MAX	10000	/* lines kept */
+#define JOBLOG_DROP	1000	/* dropped at once when full */
+#define JOBLOG_TEXT_MAX	2048	/* bytes of one line kept */
+
+enum level { LV_DEBUG, LV_INFO, LV_WARN, LV_ERROR };
+
+static const char *const level_names[] = { "debug", "info", "warn", "error" };
+
+struct log_line {
+	char		*text;
+	enum level	 level;
+};
+
+struct joblog {
+	struct app	*app;
+	char		*id;
+	struct transport *t;
+	struct rstream	*rs;
+	struct log_line	*lines;
+	size_t		 n;
+	uint64_t	 dropped;
+	struct list	 list;
+	bool		 follow, wrap, ended;
+	enum level	 min_level;
+	char		 state[160];	/* how the stream ended */
+};
+
+static bool
+line_matches(size_t i, void *arg)
+{
+	struct joblog *v = arg;
+
+	return v->lines[i].level >= v->min_level &&
+	    app_filter_match(v->app, v->lines[i].text);
+}
+
+static void
+rebuild(struct joblog *v)
+{
+	list_rebuild(&v->list, v->n, line_matches, v);
+	if (v->follow && v->list.nmap > 0)
+		v->list.sel = v->list.nmap - 1;
+}
+
+static void
+joblog_update(struct app *a, void *data)
+{
+	struct joblog *v = data;
+
+	v->app = a;
+	rebuild(v);
+}
+
+static enum level
+level_of(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s != NULL && i < nitems(level_names); i++)
+		if (strcmp(s, level_names[i]) == 0)
+			return (enum level)i;
+	return LV_INFO;
+}
+
+/* A compact summary of an event that is not a log line. */
+static void
+summary(json_t *o, const char *type, struct buf *b)
+{
+	const char *k;
+	json_t *m;
+	int n = 0;
+
+	if (strcmp(type, "end") == 0) {
+		if (json_is_integer(m = json_object_get(o, "signal")))
+			buf_addf(b, "signal %lld", (long long)
+			    json_integer_value(m));
+		else
+			buf_addf(b, "exit %lld", (long long)json_integer_value(
+			    json_object_get(o, "exit_code")));
+	} else if (strcmp(type, "progress") == 0)
+		buf_addf(b, "%s %g/%g %s", json_string_value(json_object_get(o,
+		    "phase")) ? json_string_value(json_object_get(o, "phase")) :
+		    "", json_number_value(json_object_get(o, "done")),
+		    json_number_value(json_object_get(o, "total")),
+		    json_string_value(json_object_get(o, "unit")) ?
+		    json_string_value(json_object_get(o, "unit")) : "");
+	else if (strcmp(type, "metric") == 0) {
+		json_object_foreach(json_object_get(o, "values"), k, m) {
+			if (n++ < 8)
+				buf_addf(b, "%s%s=%g", n > 1 ? " " : "", k,
+				    json_number_value(m));
+		}
+	} else if (strcmp(type, "result") == 0 || strcmp(type, "hello") == 0)
+		buf_addf(b, "%s", json_string_value(json_object_get(o,
+		    strcmp(type, "result") == 0 ? "status" : "tool")) ?
+		    json_string_value(json_object_get(o, strcmp(type,
+		    "result") == 0 ? "status" : "tool")) : "");
+}
+
+/* Keep at most JOBLOG_MAX lines, dropping the oldest by the thousand. */
+static void
+make_room(struct joblog *v)
+{
+	size_t i, k = JOBLOG_DROP;
+
+	if (v->n < JOBLOG_MAX)
+		return;
+	for (i = 0; i < k; i++)
+		free(v->lines[i].text);
+	memmove(v->lines, v->lines + k, (v->n - k) * sizeof *v->lines);
+	v->n -= k;
+	v->dropped += k;
+	/* The selection stays on its line (or the oldest kept). */
+	if (v->list.sel < v->list.nmap)
+		v->list.map[v->list.sel] = v->list.map[v->list.sel] >= k ?
+		    v->list.map[v->list.sel] - k : 0;
+}
+
+static void
+add_line(struct joblog *v, char *text, enum level lv)
+{
+	size_t cut;
+
+	make_room(v);
+	if (strlen(text) > JOBLOG_TEXT_MAX) {
+		for (cut = JOBLOG_TEXT_MAX; cut > 0 &&
+		    ((unsigned char)text[cut] & 0xc0) == 0x80; cut--)
+			;
+		text[cut] = '\0';
+	}
+	if (v->n % 256 == 0)
+		v->lines = xreallocarray(v->lines, v->n + 256, sizeof *v->lines);
+	v->lines[v->n].text = text;
+	v->lines[v->n].level = lv;
+	v->n++;
+}
+
+/* One event line into one line of text. */
+static void
+event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct joblog *v = arg;
+	struct buf b = BUF_INIT;
+	json_t *o = NULL;
+	const char *type, *lvs;
+	enum level lv = LV_INFO;
+	char when[16] = "--:--:--";
+	struct tm tm;
+	time_t t;
+
+	(void)rs;
+	if (from_stderr || cut ||
+	    (o = json_loadb(line, len, 0, NULL)) == NULL ||
+	    (type = json_string_value(json_object_get(o, "type"))) == NULL) {
+		buf_addf(&b, "%-8s %-8s %-5s %.*s", when, from_stderr ? "stderr" :
+		    "?", "warn", (int)(len > JOBLOG_TEXT_MAX ? JOBLOG_TEXT_MAX :
+		    len), line);
+		add_line(v, buf_detach(&b, NULL), LV_WARN);
+		json_decref(o);
+		rebuild(v);
+		v->app->dirty = true;
+		return;
+	}
+	t = (time_t)json_number_value(json_object_get(o, "ts"));
+	if (localtime_r(&t, &tm) != NULL)
+		strftime(when, sizeof when, "%H:%M:%S", &tm);
+	lvs = json_string_value(json_object_get(o, "level"));
+	if (strcmp(type, "log") == 0)
+		lv = level_of(lvs);
+	else if (strcmp(type, "end") == 0 || strcmp(type, "fault") == 0)
+		lv = LV_WARN;
+	buf_addf(&b, "%-8s %-8.8s %-5s ", when, type, strcmp(type, "log") == 0 ?
+	    level_names[lv] : "");
+	if (strcmp(type, "log") == 0 || strcmp(type, "fault") == 0)
+		buf_addf(&b, "%s", json_string_value(json_object_get(o,
+		    strcmp(type, "log") == 0 ? "msg" : "scenario")) ?
+		    json_string_value(json_object_get(o, strcmp(type, "log") ==
+		    0 ? "msg" : "scenario")) : "");
+	else
+		summary(o, type, &b);
+	if (strcmp(type, "end") == 0)
+		v->ended = true;
+	json_decref(o);
+	add_line(v, buf_detach(&b, NULL), lv);
+	rebuild(v);
+	v->app->dirty = true;
+}
+
+static void
+tail_done(struct rstream *rs, const struct rstream_exit *e, void *arg)
+{
+	struct joblog *v = arg;
+
+	(void)rs;
+	v->rs = NULL;
+	if (v->ended)
+		snprintf(v->state, sizeof v->state, "ended");
+	else if (e->code == 3)
+		snprintf(v->state, sizeof v->state, "lost: its supervisor is "
+		    "gone");
+	else
+		snprintf(v->state, sizeof v->state, "the log stopped: %.100s",
+		    e->err != NULL ? e->err : e->sig > 0 ? "tail was killed" :
+		    "tail failed");
+	v->app->dirty = true;
+}
+
+static const struct rstream_cb tail_cb = { event_line, tail_done };
+
+static void *
+joblog_open(struct app *a, const void *arg)
+{
+	struct joblog *v = xcalloc(1, sizeof *v);
+	char err[256];
+	char *argv[] = { "tail", NULL, "--from", "1", "--follow", NULL };
+
+	v->app = a;
+	v->id = xstrdup(arg != NULL ? arg : "");
+	v->follow = true;
+	v->min_level = LV_DEBUG;
+	v->t = transport_local_new(a->loop, "local", NULL);
+	argv[1] = v->id;
+	snprintf(v->state, sizeof v->state, "following");
+	if (transport_connect(v->t, err, sizeof err) != 0 ||
+	    (v->rs = transport_exec(v->t, argv, &tail_cb, v, err,
+	    sizeof err)) == NULL)
+		snprintf(v->state, sizeof v->state, "cannot read the log: %.100s",
+		    err);
+	return v;
+}
+
+static void
+joblog_close(void *data)
+{
+	struct joblog *v = data;
+	size_t i;
+
+	if (v->rs != NULL)
+		rstream_cancel(v->rs);
+	transport_close(v->t);
+	for (i = 0; i < v->n; i++)
+		free(v->lines[i].text);
+	free(v->lines);
+	list_release(&v->list);
+	free(v->id);
+	free(v);
+}
+
+/* The rows line i takes at width w. */
+static int
+line_rows(const struct joblog *v, const char *clean, int w)
+{
+	size_t n, left = strlen(clean);
+	int rows = 0;
+
+	if (!v->wrap)
+		return 1;
+	do {
+		n = ui_fit(clean, w);
+		if (n == 0)
+			n = left;
+		clean += n;
+		left -= n;
+		rows++;
+	} while (left > 0);
+	return rows;
+}
+
+/* Draw one line from row y, wrapped when asked; returns the rows used. */
+static int
+draw_line(struct joblog *v, const struct log_line *l, int y, int end,
+    int cols, bool sel)
+{
+	static const enum role roles[] = { ROLE_DIM, ROLE_NORMAL, ROLE_WARN,
+	    ROLE_ERROR };
+	enum role r = sel ? ROLE_SELECTION : roles[l->level];
+	char *clean, *part;
+	const char *m;
+	size_t n;
+	int rows = 0;
+
+	if (!v->wrap) {
+		if (sel)
+			ui_fill(stdscr, y, 0, ROLE_SELECTION);
+		ui_put(stdscr, y, 1, cols - 2, r, l->text, false);
+		return 1;
+	}
+	clean = text_sanitize_str(l->text);
+	m = clean;
+	do {
+		if ((n = ui_fit(m, cols - 2)) == 0)
+			n = strlen(m);
+		part = xstrndup(m, n);
+		if (sel)
+			ui_fill(stdscr, y + rows, 0, ROLE_SELECTION);
+		ui_put(stdscr, y + rows, 1, cols - 2, r, part, false);
+		free(part);
+		m += n;
+		rows++;
+	} while (*m != '\0' && y + rows < end);
+	free(clean);
+	return rows;
+}
+
+/* Wrapped, a line may take several rows: move the top down until the
+ * selected line fits whole. */
+static void
+scroll_wrapped(struct joblog *v, int rows, int cols)
+{
+	size_t i;
+	int used;
+	char *clean;
+
+	for (;;) {
+		for (i = v->list.top, used = 0; i <= v->list.sel &&
+		    i < v->list.nmap; i++) {
+			clean = text_sanitize_str(v->lines[v->list.map[i]].text);
+			used += line_rows(v, clean, cols - 2);
+			free(clean);
+		}
+		if (used <= rows || v->list.top >= v->list.sel)
+			return;
+		v->list.top++;
+	}
+}
+
+static void
+joblog_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct joblog *v = data;
+	size_t i;
+	int y, body = rows - 1;
+
+	(void)a;
+	ui_fill(stdscr, top, 0, ROLE_HEADER);
+	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "job %s %s %-8s %-8s "
+	    "%-5s %s", v->id, ui_glyph("—", "-"), "TIME", "TYPE", "LEVEL",
+	    "MESSAGE");
+	if (v->follow && v->list.nmap > 0)
+		v->list.sel = v->list.nmap - 1;
+	list_scroll(&v->list, body);
+	if (v->wrap)
+		scroll_wrapped(v, body, cols);
+	for (i = v->list.top, y = top + 1; i < v->list.nmap &&
+	    y < top + 1 + body; i++)
+		y += draw_line(v, &v->lines[v->list.map[i]], y, top + 1 + body,
+		    cols, i == v->list.sel);
+	if (v->list.nmap == 0)
+		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s", v->n == 0 ?
+		    "no events yet" : "no line matches the filter or level");
+}
+
+static int
+joblog_action(struct app *a, void *data, enum action act)
+{
+	struct joblog *v = data;
+
+	switch (act) {
+	case ACT_FOLLOW:
+		v->follow = !v->follow;
+		app_message(a, false, "follow %s", v->follow ? "on" : "off");
+		return R_REDRAW;
+	case ACT_WRAP:
+		v->wrap = !v->wrap;
+		app_message(a, false, "wrap %s", v->wrap ? "on" : "off");
+		return R_REDRAW;
+	case ACT_LEVEL:
+		v->min_level = (v->min_level + 1) % nitems(level_names);
+		if (v->min_level == LV_DEBUG)
+			app_message(a, false, "showing every level");
+		else
+			app_message(a, false, "showing %s and up",
+			    level_names[v->min_level]);
+		rebuild(v);
+		return R_REDRAW;
+	case ACT_ENTER:
+		return R_NONE;
+	default:
+		if (!list_move(&v->list, act, a->rows - 3))
+			return R_NONE;
+		/* At the bottom, the log is followed again. */
+		v->follow = v->list.sel + 1 == v->list.nmap;
+		return R_REDRAW;
+	}
+}
+
+static void
+joblog_status(struct app *a, void *data, char *buf, size_t len)
+{
+	struct joblog *v = data;
+	const char *dot = ui_glyph("·", "-");
+	char dropped[64] = "";
+
+	(void)a;
+	if (v->dropped > 0)
+		snprintf(dropped, sizeof dropped, " (%llu older dropped)",
+		    (unsigned long long)v->dropped);
+	snprintf(buf, len, "%zu of %zu lines%s %s %s %s follow %s (F) %s %s "
+	    "(v) %s wrap %s (w)", v->list.nmap, v->n, dropped, dot, v->state,
+	    dot, v->follow ? "on" : "off", dot, v->min_level == LV_DEBUG ?
+	    "all levels" : level_names[v->min_level], dot, v->wrap ? "on" :
+	    "off");
+}
+
+static const struct keybinding joblog_keys[] = {
+	{ 'F', ACT_FOLLOW, "F" },
+	{ 'v', ACT_LEVEL, "v" },
+	{ 'w', ACT_WRAP, "w" },
+	{ 0, ACT_NONE, NULL },
+};
+
+const struct view_ops joblog_view = {
+	.name = "joblog",
+	.title = "Job log",
+	.keys = joblog_keys,
+	.open = joblog_open,
+	.close = joblog_close,
+	.draw = joblog_draw,
+	.action = joblog_action,
+	.update = joblog_update,
+	.status = joblog_status,
+};
