@@ -71,6 +71,10 @@ struct app {
 /* Run the console until the user quits; returns the exit status. */
 int	 app_main(const struct app_opts *o);
 
+/* Mark dirty, paint once: the frame and the top view, if anything changed
+ * (frame.c; called before every sleep). */
+void	 app_paint(struct app *a);
+
 /* For views. */
 void	 app_next_tab(struct app *a);
 void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
