@@ -1,6 +1,6 @@
 /*
  * fuzz_audit.c: audit_verify on anything, with a fixed keyring: "fuzz" (the
- * public half of fuzz-audit-key.pem, a test-only key that signs the seed
+ * public half of the throwaway key mkaudit.sh signed the seed
  * logs, see mkaudit.sh) and "other".  A log either verifies, or fails with
  * the line of the first broken link; never a crash.
  */

@@ -1,14 +1,17 @@
 #!/bin/sh
 # mkaudit.sh: write signed audit logs (release.md §3) as fuzz_audit seeds,
-# signed with fuzz-audit-key.pem, a key for these seeds only.
+# signed with a key made for this run and thrown away: no private key is
+# kept in the tree.  It prints the new public key, which then replaces
+# fuzz_pub in fuzz_audit.c (the seeds and that key go together).
 #
 #	tests/fuzz/mkaudit.sh [corpus/fuzz_audit]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/corpus/fuzz_audit}
-key=$here/fuzz-audit-key.pem
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+key=$tmp/key.pem
+openssl genpkey -algorithm ed25519 -out "$key"
 mkdir -p "$out"
 
 prev=0000000000000000000000000000000000000000000000000000000000000000
@@ -36,3 +39,5 @@ cp "$log" "$out/history.jsonl"
 # the same with a cut last line and a broken chain
 head -c -1 "$log" >"$out/cut.jsonl"
 sed '2d' "$log" >"$out/removed-line.jsonl"
+echo "the seeds are signed by this key; put it in fuzz_audit.c as fuzz_pub:" >&2
+openssl pkey -in "$key" -pubout
