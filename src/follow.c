@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "event.h"
+#include "fileio.h"
 #include "follow.h"
 #include "transport.h"
 
@@ -131,53 +132,6 @@ make_parent(const char *path)
 	return 0;
 }
 
-/* Write the whole text to a temp file, fsync it, rename it into place and
- * fsync the folder, so a crash leaves the old file or the new one. */
-static int
-write_atomic(const char *path, const char *text, char *err, size_t errlen)
-{
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	char *dir = xstrdup(path), *slash;
-	size_t len = strlen(text), off = 0;
-	ssize_t n;
-	int fd, dfd, rc = -1;
-
-	if (make_parent(path) != 0 || (fd = open(tmp, O_WRONLY | O_CREAT |
-	    O_TRUNC | O_CLOEXEC, 0600)) == -1) {
-		errbuf_set(err, errlen, "cannot write '%s': %s", tmp,
-		    strerror(errno));
-		goto out;
-	}
-	while (off < len) {
-		if ((n = write(fd, text + off, len - off)) == -1) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (off < len || fsync(fd) == -1 || close(fd) == -1 ||
-	    rename(tmp, path) == -1) {
-		errbuf_set(err, errlen, "cannot write '%s': %s", path,
-		    strerror(errno));
-		if (off < len)
-			close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if ((slash = strrchr(dir, '/')) != NULL)
-		*slash = '\0';
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
-		fsync(dfd);
-		close(dfd);
-	}
-	rc = 0;
-out:
-	free(dir);
-	free(tmp);
-	return rc;
-}
-
 int
 follow_flush(char *err, size_t errlen)
 {
@@ -196,7 +150,13 @@ follow_flush(char *err, size_t errlen)
 	json_decref(root);
 	if (text == NULL)
 		fatal("follow_flush: cannot encode follow.json");
-	rc = write_atomic(path, text, err, errlen);
+	/* Synced: after a crash the position must not be older than shown. */
+	if ((rc = make_parent(path)) != 0)
+		errbuf_set(err, errlen, "cannot make the folder of '%s': %s",
+		    path, strerror(errno));
+	else
+		rc = file_replace(path, text, strlen(text), 0600, true, err,
+		    errlen);
 	if (rc == 0)
 		store_dirty = false;
 	free(text);

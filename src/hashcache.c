@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "hashcache.h"
 
 #define HC_MAGIC	"CALOPSHC"
@@ -256,25 +257,6 @@ hashcache_put(struct hashcache *c, const struct hashcache_key *k,
 	c->dirty |= persist;
 }
 
-/* Read exactly len bytes; -1 on error or early end of file. */
-static int
-read_full(int fd, void *data, size_t len)
-{
-	unsigned char *p = data;
-	ssize_t n;
-
-	while (len > 0) {
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Check a header against the size of its file. */
 static bool
 hc_header_ok(const struct hc_header *hdr, const struct stat *st)
@@ -393,25 +375,6 @@ mkdir_parents(const char *path)
 	return 0;
 }
 
-/* Write len bytes; -1 on error. */
-static int
-write_full(int fd, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The file image: header and checked entries. */
 static unsigned char *
 hc_image(struct hashcache *c, size_t *sizep)
@@ -441,60 +404,6 @@ hc_image(struct hashcache *c, size_t *sizep)
 	return data;
 }
 
-/* Flush the directory holding path, so that a rename survives a crash. */
-static void
-sync_parent(const char *path)
-{
-	char *dir = xstrdup(path), *s;
-	int fd;
-
-	if ((s = strrchr(dir, '/')) == NULL) {
-		free(dir);
-		dir = xstrdup(".");
-	} else
-		*(s == dir ? s + 1 : s) = '\0';
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
-/* Write the image to a temporary file and rename it over path. */
-static int
-hc_write(const char *path, const unsigned char *data, size_t size, char *err,
-    size_t errlen)
-{
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int fd, rc, saved;
-
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
-		errbuf_set(err, errlen, "cannot create '%s': %s", tmp,
-		    strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	rc = write_full(fd, data, size) == 0 && fsync(fd) == 0 ? 0 : -1;
-	saved = errno;
-	if (close(fd) != 0 && rc == 0) {
-		rc = -1;
-		saved = errno;
-	}
-	if (rc == 0 && rename(tmp, path) != 0) {
-		rc = -1;
-		saved = errno;
-	}
-	if (rc == 0)
-		sync_parent(path);
-	else {
-		errbuf_set(err, errlen, "cannot write '%s': %s", path,
-		    strerror(saved));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc;
-}
-
 int
 hashcache_save(struct hashcache *c, const char *path, char *err,
     size_t errlen)
@@ -519,7 +428,7 @@ hashcache_save(struct hashcache *c, const char *path, char *err,
 		return -1;
 	}
 	data = hc_image(c, &size);
-	rc = hc_write(path, data, size, err, errlen);
+	rc = file_replace(path, data, size, 0600, true, err, errlen);
 	free(data);
 	if (rc == 0)
 		c->dirty = false;

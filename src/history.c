@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fileio.h"
 #include "hash.h"
 #include "history.h"
 #include "lines.h"
@@ -88,18 +89,19 @@ read_all(const char *path)
 }
 
 /*
- * Write the entries atomically: temp file, rename.  No fsync: the console
- * writes this from its one thread of control, and the history is only a
- * hint, not worth a stall on a slow disk; a crash loses at most the newest
- * entries, never the file's shape.
+ * Write the entries atomically.  No fsync: the console writes this from its
+ * one thread of control, and the history is only a hint, not worth a stall
+ * on a slow disk; a crash loses at most the newest entries, never the
+ * file's shape.
  */
 static int
-write_all(const char *path, json_t *all, size_t from, char *err, size_t errlen)
+write_entries(const char *path, json_t *all, size_t from, char *err,
+    size_t errlen)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid()), *line;
 	struct buf b = BUF_INIT;
+	char *line;
 	size_t i;
-	int fd, rc = -1;
+	int rc;
 
 	for (i = from; i < json_array_size(all); i++) {
 		line = json_dumps(json_array_get(all, i), JSON_COMPACT);
@@ -109,22 +111,9 @@ write_all(const char *path, json_t *all, size_t from, char *err, size_t errlen)
 		}
 		free(line);
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd != -1 && write(fd, b.data != NULL ? b.data : "", b.len) ==
-	    (ssize_t)b.len && close(fd) == 0) {
-		fd = -1;
-		if (rename(tmp, path) == 0)
-			rc = 0;
-	}
-	if (rc != 0) {
-		errbuf_set(err, errlen, "cannot write '%s': %s", path,
-		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-		unlink(tmp);
-	}
+	rc = file_replace(path, b.data != NULL ? b.data : "", b.len, 0600,
+	    false, err, errlen);
 	buf_release(&b);
-	free(tmp);
 	return rc;
 }
 
@@ -146,7 +135,7 @@ history_append(const char *path, json_t *gates, int64_t ts, int keep,
 	json_array_append_new(all, json_pack("{s:I,s:O}", "ts", (json_int_t)ts,
 	    "gates", gates));
 	n++;
-	rc = write_all(path, all, n > (size_t)keep ? n - (size_t)keep : 0, err,
+	rc = write_entries(path, all, n > (size_t)keep ? n - (size_t)keep : 0, err,
 	    errlen);
 	json_decref(all);
 	return rc;

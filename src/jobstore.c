@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "job.h"
 #include "report.h"
 
@@ -316,22 +317,6 @@ job_record_read(struct job_record *r, const char *dir, char *err,
 	return rc;
 }
 
-/* Write all of s to fd; -1 with errno. */
-static int
-write_all(int fd, const char *s, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, s, len)) == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int
 job_record_write(const struct job_record *r, int dirfd, char *err,
@@ -347,8 +332,8 @@ job_record_write(const struct job_record *r, int dirfd, char *err,
 		fatal("cannot encode job.json");
 	snprintf(tmp, sizeof tmp, "job.json.%ld.tmp", (long)getpid());
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd != -1 && write_all(fd, text, strlen(text)) == 0 &&
-	    write_all(fd, "\n", 1) == 0 && fsync(fd) == 0 && close(fd) == 0) {
+	if (fd != -1 && write_full(fd, text, strlen(text)) == 0 &&
+	    write_full(fd, "\n", 1) == 0 && fsync(fd) == 0 && close(fd) == 0) {
 		fd = -1;
 		if (renameat(dirfd, tmp, dirfd, "job.json") == 0) {
 			(void)fsync(dirfd);

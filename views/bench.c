@@ -146,4 +146,3 @@ bench_init(void)
 	bench->out = o;
 	bench->full = getenv("CALOPS_BENCH_FULL") != NULL;
 }
-

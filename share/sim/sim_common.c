@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "doc.h"
+#include "fileio.h"
 #include "sim_common.h"
 #include "workspace.h"
 
@@ -531,56 +532,6 @@ sim_read_doc(const char *path, bool yaml, struct doc *d, char *err,
 	return rc;
 }
 
-static int
-write_all(int fd, const char *data, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, data, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* A reader never sees half a file: write a hidden sibling, then rename. */
-static int
-write_atomic(const char *path, const char *data, size_t size, char *err,
-    size_t len)
-{
-	const char *slash = strrchr(path, '/');
-	char *tmp;
-	int fd, rc = -1;
-
-	if (slash == NULL)
-		tmp = xasprintf(".%s.tmp%ld", path, (long)getpid());
-	else
-		tmp = xasprintf("%.*s/.%s.tmp%ld", (int)(slash - path), path,
-		    slash + 1, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd == -1 || write_all(fd, data, size) == -1 || fsync(fd) == -1) {
-		errbuf_set(err, len, "cannot write '%s': %s", tmp,
-		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-	} else if (close(fd) == -1)
-		errbuf_set(err, len, "cannot write '%s': %s", tmp,
-		    strerror(errno));
-	else if (rename(tmp, path) == -1)
-		errbuf_set(err, len, "cannot rename '%s' to '%s': %s", tmp, path,
-		    strerror(errno));
-	else
-		rc = 0;
-	if (rc == -1)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
 
 int
 sim_write_json(const char *path, json_t *o, char *err, size_t len)
@@ -592,7 +543,8 @@ sim_write_json(const char *path, json_t *o, char *err, size_t len)
 		fatal("cannot format '%s'", path);
 	data = xasprintf("%s\n", text);
 	free(text);
-	rc = write_atomic(path, data, strlen(data), err, len);
+	/* Artifacts are for the whole team to read: 0644, not private. */
+	rc = file_replace(path, data, strlen(data), 0644, true, err, len);
 	free(data);
 	return rc;
 }
