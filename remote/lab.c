@@ -280,6 +280,110 @@ parse_workspace(struct labparse *p, struct lab *lab, json_t *obj,
 	return 0;
 }
 
+/* Blanks that separate the words of a runner: string. */
+#define RUNNER_BLANKS	" \t\n\r\v\f"
+
+/* Append one argument to the lab's runner argv (kept NULL-terminated). */
+static void
+runner_push(struct lab *lab, const char *arg, size_t len)
+{
+	lab->runner_argv = xreallocarray(lab->runner_argv,
+	    lab->runner_argc + 2, sizeof *lab->runner_argv);
+	lab->runner_argv[lab->runner_argc++] = xstrndup(arg, len);
+	lab->runner_argv[lab->runner_argc] = NULL;
+}
+
+/* runner: as a string, split on blanks; quotes are refused rather than
+ * half understood. */
+static int
+runner_words(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
+{
+	const char *s = json_string_value(v), *w;
+	size_t n;
+
+	if (strlen(s) != json_string_length(v) ||
+	    s[strspn(s, RUNNER_BLANKS)] == '\0') {
+		LERR(p, kp, "'runner' must name a program");
+		return -1;
+	}
+	if (strpbrk(s, "'\"\\") != NULL) {
+		LERR(p, kp, "'runner' is split on blanks with no shell quoting: "
+		    "give it as a list of arguments instead of quoting");
+		return -1;
+	}
+	for (w = s + strspn(s, RUNNER_BLANKS); *w != '\0';
+	    w += n, w += strspn(w, RUNNER_BLANKS)) {
+		n = strcspn(w, RUNNER_BLANKS);
+		runner_push(lab, w, n);
+	}
+	lab->runner = xstrdup(s);
+	return 0;
+}
+
+/* runner: as a list of strings, one argument each. */
+static int
+runner_list(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
+{
+	json_t *a;
+	char *ip, *t;
+	size_t i, n;
+
+	if (json_array_size(v) == 0) {
+		LERR(p, kp, "'runner' must name a program");
+		return -1;
+	}
+	json_array_foreach(v, i, a) {
+		if (!json_is_string(a) || json_string_length(a) == 0 ||
+		    strlen(json_string_value(a)) != json_string_length(a)) {
+			ip = ptr_index(kp, i);
+			if (json_is_string(a))
+				LERR(p, ip, "a runner argument must be a "
+				    "non-empty string");
+			else
+				LERR(p, ip, "a runner argument must be a "
+				    "string, not %s", config_kind_name(a));
+			free(ip);
+			return -1;
+		}
+		runner_push(lab, json_string_value(a), json_string_length(a));
+	}
+	for (i = 0, n = 0; i < lab->runner_argc; i++)
+		n += strlen(lab->runner_argv[i]) + 1;
+	lab->runner = t = xmalloc(n);
+	for (i = 0; i < lab->runner_argc; i++) {
+		n = strlen(lab->runner_argv[i]);
+		memcpy(t, lab->runner_argv[i], n);
+		t += n;
+		*t++ = ' ';
+	}
+	t[-1] = '\0';
+	return 0;
+}
+
+/* runner: a string or a list of strings (lab.h), or absent. */
+static int
+parse_runner(struct labparse *p, struct lab *lab, json_t *root)
+{
+	json_t *v = json_object_get(root, "runner");
+	char *kp;
+	int rc;
+
+	if (v == NULL)
+		return 0;
+	kp = ptr_key("", "runner");
+	if (json_is_string(v))
+		rc = runner_words(p, lab, v, kp);
+	else if (json_is_array(v))
+		rc = runner_list(p, lab, v, kp);
+	else {
+		LERR(p, kp, "'runner' must be a string or a list of strings, "
+		    "not %s", config_kind_name(v));
+		rc = -1;
+	}
+	free(kp);
+	return rc;
+}
+
 /* hosts: or workspaces:, a list, each entry through fn. */
 static int
 parse_list(struct labparse *p, struct lab *lab, json_t *root, const char *key,
@@ -327,7 +431,7 @@ parse_root(struct labparse *p, struct lab *lab, json_t *root)
 	if (check_keys(p, root, "", top_keys, nitems(top_keys)) != 0 ||
 	    parse_list(p, lab, root, "hosts", parse_host) != 0 ||
 	    parse_list(p, lab, root, "workspaces", parse_workspace) != 0 ||
-	    get_string(p, root, "", "runner", false, &lab->runner) != 0)
+	    parse_runner(p, lab, root) != 0)
 		return -1;
 	return 0;
 }
@@ -401,6 +505,9 @@ lab_release(struct lab *lab)
 	}
 	free(lab->hosts);
 	free(lab->workspaces);
+	for (i = 0; i < lab->runner_argc; i++)
+		free(lab->runner_argv[i]);
+	free(lab->runner_argv);
 	free(lab->runner);
 	free(lab->path);
 	memset(lab, 0, sizeof *lab);

@@ -10,10 +10,29 @@
  *	  - {host: lab3, path: /data/model-port/qwen3-1.7b}
  *	runner: calrt_runner
  *
+ * runner: is the runner CLI of runbook §11.1, the program and any leading
+ * options: a string, split on blanks (spaces, tabs, newlines) into argv
+ * with no shell quoting -- a quote or a backslash in it is an error, so
+ * that `--flag "a b"` is not silently cut in two -- or a YAML list of
+ * strings, one argument each, for arguments that hold blanks or quotes:
+ *
+ *	runner: calrt-sim --time-scale 3000
+ *	runner: [/opt/calrt/bin/calrt_runner, --log-dir, "/var/log/calrt run"]
+ *
+ * Either way it is not empty and every argument is a non-empty string.  It
+ * is used as written on the host that runs it (no "~/" or relative path
+ * resolution here).  The console starts runner_argv[0], then the runner's
+ * command (golden, stress, fault, inspect), then runner_argv[1..] and the
+ * command's own options, because calrt_runner (and calrt-sim) read their
+ * options after the command: "calrt-sim stress --time-scale 3000 …".  When
+ * a lab gives no runner, runner_argv is NULL and the console runs the
+ * bundled simulator, "calrt-sim".
+ *
  * Validation is strict, as for the config file: unknown keys, an unknown
  * transport, duplicate host names, a workspace naming no known host, a port
- * outside 1..65535 and chips that are not a list of non-negative integers
- * are errors worded "FILE:LINE:COL: message".  Paths on this machine (a
+ * outside 1..65535, chips that are not a list of non-negative integers and
+ * a runner that is empty or not strings are errors worded
+ * "FILE:LINE:COL: message".  Paths on this machine (a
  * workspace of a local host, identity, known_hosts) are relative to the lab
  * file's folder, and "~/" is $HOME; they are stored made absolute.  A
  * workspace on an ssh host must be given as an absolute path.
@@ -56,8 +75,16 @@ struct lab {
 	size_t			 nhosts;
 	struct lab_workspace	*workspaces;
 	size_t			 nworkspaces;
-	char			*runner;	/* NULL: not given */
+	char			*runner;	/* as written (a list: its items
+						   joined by one space), for
+						   display; NULL: not given */
+	char			**runner_argv;	/* runner_argc strings and a
+						   NULL; NULL: not given */
+	size_t			 runner_argc;
 };
+
+/* The runner a lab without runner: gets (the bundled simulator). */
+#define LAB_DEFAULT_RUNNER	"calrt-sim"
 
 /* Read and validate the lab file at path into *lab (zeroed first).  0, or
  * -1 with "FILE:LINE:COL: message" (or a file error) in err; lab is then

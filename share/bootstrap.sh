@@ -3,7 +3,8 @@
 # either open the demo or run the whole test suite.
 #
 #   share/bootstrap.sh demo    install what is missing, build, open the console
-#                              on the bundled demo workspace
+#                              on the demo lab (no PATH: a private copy of
+#                              share/examples/labdemo with the simulator)
 #   share/bootstrap.sh test    install what is missing, build with -Werror,
 #                              run every test, then again under ASan+UBSan,
 #                              then a short smoke run of each fuzz target

@@ -1,6 +1,7 @@
 /* boardmodel.c: the board, built from `check --stream` events. */
 #include "calops.h"
 
+#include <math.h>
 #include <time.h>
 
 #include "boardmodel.h"
@@ -248,6 +249,24 @@ sort_findings(struct board *b)
 	b->incoming = v;
 }
 
+/* The G0 SLA from the result's "sla" object: NAN for what is missing. */
+static void
+read_sla(struct board_eval *e, const json_t *sla)
+{
+	const json_t *v;
+
+	e->sla_ttft_ms_p99 = e->sla_tpot_ms_p99 = e->sla_success_rate_min = NAN;
+	if ((v = json_object_get(sla, "ttft_ms_p99")) != NULL &&
+	    json_is_number(v))
+		e->sla_ttft_ms_p99 = json_number_value(v);
+	if ((v = json_object_get(sla, "tpot_ms_p99")) != NULL &&
+	    json_is_number(v))
+		e->sla_tpot_ms_p99 = json_number_value(v);
+	if ((v = json_object_get(sla, "success_rate_min")) != NULL &&
+	    json_is_number(v))
+		e->sla_success_rate_min = json_number_value(v);
+}
+
 static int
 on_result(struct board *b, json_t *o)
 {
@@ -269,6 +288,7 @@ on_result(struct board *b, json_t *o)
 	e.valid = true;
 	e.model_id = dup_or_null(json_object_get(sum, "model_id"));
 	e.project_status = dup_or_null(json_object_get(sum, "project_status"));
+	read_sla(&e, json_object_get(sum, "sla"));
 	json_array_foreach(json_object_get(sum, "gates"), i, v) {
 		k = board_gate_index(json_string_value(json_object_get(v, "id")));
 		if (k >= 0 && e.gates[k].id[0] == '\0')	/* the first wins */

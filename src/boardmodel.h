@@ -42,6 +42,9 @@ struct board_ticket {
 struct board_eval {
 	bool			 valid;
 	char			*model_id, *project_status;
+	/* The G0 SLA (workspace.md G0.sla); NAN when not known. */
+	double			 sla_ttft_ms_p99, sla_tpot_ms_p99,
+				 sla_success_rate_min;
 	struct board_gate	 gates[GATE_COUNT];
 	struct board_ticket	 tickets[13];
 	size_t			 ntickets;

@@ -3,6 +3,8 @@
  * reader (or a crash) sees the old contents or the new, never half of them.
  * Shared by every module that keeps a file of its own: the hash cache, the
  * history, the follower's state, the simulator's artifacts, job records.
+ * And copying a folder of regular files, as the console does to give the
+ * demo lab a private, writable workspace.
  */
 #ifndef CALOPS_FILEIO_H
 #define CALOPS_FILEIO_H
@@ -25,5 +27,28 @@ int	 read_full(int fd, void *data, size_t len);
  */
 int	 file_replace(const char *path, const void *data, size_t len,
 	    mode_t mode, bool sync, char *err, size_t errlen);
+
+/*
+ * Copy the folder from to to, which must not exist yet: regular files
+ * (contents and permission bits) and folders (permission bits, applied once
+ * the folder is filled), nothing else -- a symlink, socket, FIFO or device
+ * anywhere in from, from itself included, is an error naming it, and so is
+ * a tree more than FILEIO_COPY_DEPTH folders deep.  Ownership and times are
+ * not kept.  0, or -1 with err set; then to is removed again with whatever
+ * had been copied into it, so a failed copy leaves nothing behind.  Not
+ * atomic: to appear whole, copy into a temporary folder and rename it.
+ */
+#define FILEIO_COPY_DEPTH	64
+int	 fileio_copy_tree(const char *from, const char *to, char *err,
+	    size_t errlen);
+
+/* rm -rf path, for a tree this process made (a failed copy, a temporary
+ * folder): a symlink in it is removed, not followed; folders are made
+ * writable first.  Best effort, silent. */
+void	 fileio_remove_tree(const char *path);
+
+/* mkdir -p path, each missing folder made with mode; 0, or -1 with err. */
+int	 fileio_make_dirs(const char *path, mode_t mode, char *err,
+	    size_t errlen);
 
 #endif

@@ -8,14 +8,18 @@
 #include "app.h"
 #include "cmd.h"
 #include "config.h"
+#include "fileio.h"
 #include "lab.h"
 
 #ifndef CALOPS_VERSION
 #define CALOPS_VERSION "0.0.0"
 #endif
+/* The folder holding the demo lab: DEMO_LAB naming DEMO_WORKSPACE. */
 #ifndef CALOPS_DEMO_DIR
-#define CALOPS_DEMO_DIR "share/examples/midproject"
+#define CALOPS_DEMO_DIR "share/examples"
 #endif
+#define DEMO_LAB	"demo-lab.yaml"
+#define DEMO_WORKSPACE	"labdemo"
 
 static const struct command {
 	const char	*name;
@@ -42,7 +46,9 @@ usage(FILE *f)
 	    "With no command, open the console on PATH: a workspace folder, or a\n"
 	    "lab file naming workspaces (protocol.md §4).  With none, the lab file\n"
 	    "of the config (its 'lab' key, or lab.yaml in the config folder), else\n"
-	    "the bundled demo workspace.\n\n"
+	    "the demo lab: the example workspace at the runtime stage on this host,\n"
+	    "with the runner simulator (calrt-sim), in a private copy made once in\n"
+	    "$XDG_STATE_HOME/calops/demo (~/.local/state/calops/demo).\n\n"
 	    "  --theme NAME   a theme from themes/ or the config folder, or a file\n"
 	    "  --readonly     hide every action that changes anything\n"
 	    "  --plain        print the board as text, no full-screen drawing\n"
@@ -55,24 +61,155 @@ usage(FILE *f)
 	    "console for its keys.  See calops(1).\n", f);
 }
 
+/* $XDG_STATE_HOME/calops/demo (else ~/.local/state/...), a new string, or
+ * NULL with err. */
+static char *
+demo_dir(char *err, size_t errlen)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (state != NULL && state[0] == '/')
+		return xasprintf("%s/calops/demo", state);
+	if (home != NULL && home[0] == '/')
+		return xasprintf("%s/.local/state/calops/demo", home);
+	errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
+	return NULL;
+}
+
+/* Fill the new folder tmp: the demo workspace and the lab file naming it. */
+static int
+demo_fill(const char *tmp, char *err, size_t errlen)
+{
+	char *from, *to, *data = NULL;
+	size_t len;
+	int rc;
+
+	from = xasprintf("%s/%s", CALOPS_DEMO_DIR, DEMO_WORKSPACE);
+	to = xasprintf("%s/%s", tmp, DEMO_WORKSPACE);
+	rc = fileio_copy_tree(from, to, err, errlen);
+	free(from);
+	free(to);
+	if (rc != 0)
+		return -1;
+	from = xasprintf("%s/%s", CALOPS_DEMO_DIR, DEMO_LAB);
+	to = xasprintf("%s/lab.yaml", tmp);
+	rc = config_read_file(from, LAB_MAX_BYTES, &data, &len, err, errlen);
+	if (rc == 1)
+		errbuf_set(err, errlen, "cannot open '%s': %s", from,
+		    strerror(ENOENT));
+	if (rc == 0)
+		rc = file_replace(to, data, len, 0644, true, err, errlen);
+	free(data);
+	free(from);
+	free(to);
+	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * The demo lab, private to this user, so that the simulator writes into a
+ * copy and never into the source tree: CALOPS_DEMO_DIR's labdemo/ and
+ * demo-lab.yaml become <state>/calops/demo/labdemo/ and lab.yaml, made once
+ * and reused while its lab.yaml is there.  The copy is built in a temporary
+ * folder beside it and renamed into place, so a copy cut short is never
+ * taken for one.  Returns the lab file (a new string), or NULL with err.
+ */
+static char *
+demo_lab(char *err, size_t errlen)
+{
+	char *dir, *lab, *parent, *tmp;
+	struct stat st;
+	int saved;
+
+	if ((dir = demo_dir(err, errlen)) == NULL)
+		return NULL;
+	lab = xasprintf("%s/lab.yaml", dir);
+	parent = xstrdup(dir);
+	*strrchr(parent, '/') = '\0';
+	tmp = xasprintf("%s/.demo.XXXXXX", parent);
+	if (stat(lab, &st) == 0)
+		goto done;
+	if (fileio_make_dirs(parent, 0700, err, errlen) != 0)
+		goto fail;
+	if (mkdtemp(tmp) == NULL) {
+		errbuf_set(err, errlen, "cannot make '%s': %s", tmp,
+		    strerror(errno));
+		goto fail;
+	}
+	if (demo_fill(tmp, err, errlen) != 0)
+		goto fail_tmp;
+	if (rename(tmp, dir) != 0) {
+		/* Another console made it first, or a copy without its
+		 * lab.yaml is in the way: that one is not ours to remove. */
+		saved = errno;
+		if (stat(lab, &st) == 0) {
+			fileio_remove_tree(tmp);
+			goto done;
+		}
+		errbuf_set(err, errlen, "cannot make the demo lab '%s': %s%s",
+		    dir, strerror(saved), saved == EEXIST ||
+		    saved == ENOTEMPTY ? " (it has no lab.yaml: remove it for "
+		    "a fresh copy)" : "");
+		goto fail_tmp;
+	}
+done:
+	free(tmp);
+	free(parent);
+	free(dir);
+	return lab;
+fail_tmp:
+	fileio_remove_tree(tmp);
+fail:
+	free(tmp);
+	free(parent);
+	free(dir);
+	free(lab);
+	return NULL;
+}
+
+/* The first workspace on a local host that the lab file at lab_path
+ * names (a new string), or NULL with err. */
+static char *
+lab_workspace(const char *lab_path, char *err, size_t errlen)
+{
+	struct lab lab;
+	char *ws = NULL;
+	size_t i;
+
+	if (lab_load(&lab, lab_path, err, errlen) == 0) {
+		for (i = 0; i < lab.nworkspaces && ws == NULL; i++) {
+			const struct lab_host *h = lab_host(&lab,
+			    lab.workspaces[i].host);
+
+			if (h != NULL && h->transport == LAB_LOCAL)
+				ws = xstrdup(lab.workspaces[i].path);
+		}
+		if (ws == NULL)
+			errbuf_set(err, errlen, "'%s' names no workspace on a "
+			    "local host (SSH hosts are not reachable from this "
+			    "version yet)", lab_path);
+	}
+	lab_release(&lab);
+	return ws;
+}
+
 /*
  * What the console opens: PATH when given (a workspace folder, or a lab
  * file naming workspaces); else the lab file of the config (its `lab` key,
- * or lab.yaml in the config folder); else the bundled demo.  A lab's first
- * workspace on a local host is shown: SSH hosts come with the SSH
- * transport.  Returns the workspace (a new string), or NULL with err.
+ * or lab.yaml in the config folder); else the demo lab (demo_lab), and
+ * *demo is set.  A lab file is checked here, so that its errors come
+ * before the screen is taken: it must load and name a workspace on a local
+ * host (SSH hosts come with the SSH transport).  Returns the workspace
+ * folder or the lab file (*is_lab set), a new string, or NULL with err.
  */
 static char *
-pick_workspace(const char *path, const char *config_path, bool *demo,
-    char *err, size_t errlen)
+pick_path(const char *path, const char *config_path, bool *demo,
+    bool *is_lab, char *err, size_t errlen)
 {
-	char buf[PATH_MAX], *lab_path = NULL, *ws = NULL;
+	char buf[PATH_MAX], *lab_path = NULL, *ws;
 	struct config cfg;
 	struct stat st;
-	struct lab lab;
-	size_t i;
 
-	*demo = false;
+	*demo = *is_lab = false;
 	if (path != NULL && (stat(path, &st) != 0 || S_ISDIR(st.st_mode)))
 		return xstrdup(path);	/* the check reports what is wrong */
 	if (path != NULL)
@@ -92,24 +229,16 @@ pick_workspace(const char *path, const char *config_path, bool *demo,
 		config_release(&cfg);
 	if (lab_path == NULL) {
 		*demo = true;
-		return xstrdup(CALOPS_DEMO_DIR);
+		if ((lab_path = demo_lab(err, errlen)) == NULL)
+			return NULL;
 	}
-	if (lab_load(&lab, lab_path, err, errlen) == 0) {
-		for (i = 0; i < lab.nworkspaces && ws == NULL; i++) {
-			const struct lab_host *h = lab_host(&lab,
-			    lab.workspaces[i].host);
-
-			if (h != NULL && h->transport == LAB_LOCAL)
-				ws = xstrdup(lab.workspaces[i].path);
-		}
-		if (ws == NULL)
-			errbuf_set(err, errlen, "'%s' names no workspace on a "
-			    "local host (SSH hosts are not reachable from this "
-			    "version yet)", lab_path);
+	if ((ws = lab_workspace(lab_path, err, errlen)) == NULL) {
+		free(lab_path);
+		return NULL;
 	}
-	lab_release(&lab);
-	free(lab_path);
-	return ws;
+	free(ws);
+	*is_lab = true;
+	return lab_path;
 }
 
 /* The console: `calops [OPTIONS] [PATH]`. */
@@ -127,8 +256,8 @@ console(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct app_opts o = { 0 };
-	char err[512], *ws;
-	bool plain = false;
+	char err[512], *path, *ws;
+	bool plain = false, is_lab;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -153,20 +282,26 @@ console(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	ws = pick_workspace(optind < argc ? argv[optind] : NULL, o.config_path,
-	    &o.demo, err, sizeof err);
-	if (ws == NULL) {
+	path = pick_path(optind < argc ? argv[optind] : NULL, o.config_path,
+	    &o.demo, &is_lab, err, sizeof err);
+	/* --plain shows the board of the lab's workspace. */
+	if (path != NULL && plain && is_lab) {
+		ws = lab_workspace(path, err, sizeof err);
+		free(path);
+		path = ws;
+	}
+	if (path == NULL) {
 		fprintf(stderr, "calops: %s\n", err);
 		return 2;
 	}
-	o.path = ws;
+	o.path = path;
 	if (plain) {
-		char *args[] = { "check", "--", ws, NULL };
+		char *args[] = { "check", "--", path, NULL };
 
 		rc = cmd_check(3, args);
 	} else
 		rc = app_main(&o);
-	free(ws);
+	free(path);
 	return rc;
 }
 

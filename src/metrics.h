@@ -95,6 +95,9 @@ struct mcell {
 struct metrics;
 struct mseries;
 
+/* Make c a gap: no samples. */
+void	mcell_gap(struct mcell *c);
+
 /* max_series 0 means METRICS_MAX_SERIES. */
 struct metrics	*metrics_new(size_t max_series);
 void		 metrics_free(struct metrics *m);

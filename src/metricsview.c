@@ -105,8 +105,8 @@ metrics_mean(struct mseries *const *s, size_t n, enum mwin w, double now)
 	return count == 0 ? NAN : sum / (double)count;
 }
 
-static void
-cell_gap(struct mcell *c)
+void
+mcell_gap(struct mcell *c)
 {
 	c->count = 0;
 	c->sum = 0;
@@ -156,7 +156,7 @@ fold(struct mseries *const *s, size_t n, enum mlevel l, int64_t to,
 		b = first + ((int64_t)c + 1) * m / (int64_t)ncols - 1;
 		if (b < a)
 			b = a;
-		cell_gap(&out[c]);
+		mcell_gap(&out[c]);
 		lastsum = 0;
 		nlast = 0;
 		for (i = 0; i < n; i++)
@@ -177,7 +177,7 @@ metrics_history(struct mseries *const *s, size_t n, enum mlevel l,
 
 	if (!(now >= 0 && now <= TS_MAX)) {
 		for (i = 0; i < ncells; i++)
-			cell_gap(&out[i]);
+			mcell_gap(&out[i]);
 		return;
 	}
 	fold(s, n, l, (int64_t)(now / mlevels[l].res), (int64_t)ncells, out,
@@ -205,7 +205,7 @@ metrics_graph(struct mseries *const *s, size_t n, double now, double span,
 		cells = 1;
 	if (!(now >= 0 && now <= TS_MAX) || ncols == 0) {
 		for (i = 0; i < ncols; i++)
-			cell_gap(&out[i]);
+			mcell_gap(&out[i]);
 		return l;
 	}
 	fold(s, n, l, (int64_t)(now / mlevels[l].res), (int64_t)cells, out,

@@ -135,6 +135,12 @@ report_json(const struct eval *ev, const struct ticket *t,
 	json_object_set_new(o, "workspace", json_text(ev->ws.given));
 	json_object_set_new(o, "model_id", json_text(ev->src.model_id));
 	json_object_set_new(o, "project_status", json_string(status));
+	/* The G0 SLA, for the soak graphs and alerts of the console. */
+	if (ev->src.have_sla)
+		json_object_set_new(o, "sla", json_pack("{s:f, s:f, s:f}",
+		    "ttft_ms_p99", ev->src.ttft_ms_p99, "tpot_ms_p99",
+		    ev->src.tpot_ms_p99, "success_rate_min",
+		    ev->src.success_rate_min));
 	for (i = 0; i < ev->project.n; i++)
 		json_array_append_new(pf, finding_json(&ev->project.v[i], NULL));
 	json_object_set_new(o, "project_findings", pf);

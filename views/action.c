@@ -28,6 +28,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_VIEW_TICKETS] = { "tickets", "tickets M01-M13" },
 	[ACT_VIEW_FINDINGS] = { "findings", "every finding of every gate" },
 	[ACT_VIEW_JOBS] = { "jobs", "the durable jobs of this host" },
+	[ACT_VIEW_SOAK] = { "soak", "the live soak: graphs, SLA, leak verdict, alerts" },
+	[ACT_VIEW_FAULTS] = { "faults", "fault scenarios x chips, results, action log" },
 	[ACT_REDRAW] = { "redraw", "redraw the screen" },
 	[ACT_REFRESH] = { "refresh", "evaluate the workspace again now (the jobs: "
 	    "list them again)" },
@@ -42,6 +44,19 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_LEVEL] = { "level", "cycle the levels shown: all, info, warn, "
 	    "error and up" },
 	[ACT_WRAP] = { "wrap", "wrap long lines (toggle)" },
+	[ACT_SEARCH_NEXT] = { "search-next", "next line matching the filter" },
+	[ACT_SEARCH_PREV] = { "search-prev", "previous line matching the filter" },
+	[ACT_RUN] = { "run", "run the gate's lab job on a host" },
+	[ACT_TRIGGER] = { "trigger", "trigger the selected fault scenario (type the chip id to confirm)" },
+	[ACT_HOST] = { "host", "choose the host" },
+	[ACT_CHIP] = { "chip", "cycle the chip shown: merged, then each chip" },
+	[ACT_WINDOW] = { "window", "cycle the window: 1 min, 10 min, 1 h, whole run" },
+	[ACT_ZOOM_IN] = { "zoom-in", "zoom the graphs in" },
+	[ACT_ZOOM_OUT] = { "zoom-out", "zoom the graphs out" },
+	[ACT_LIVE] = { "live", "back to live (the cursor to now)" },
+	[ACT_ACK] = { "ack", "acknowledge the selected alert" },
+	[ACT_ALERTS] = { "alerts", "show or hide the alerts journal" },
+	[ACT_ACTIONS] = { "actions", "show or hide the action log" },
 };
 
 const struct keybinding global_keys[] = {
@@ -64,6 +79,7 @@ const struct keybinding global_keys[] = {
 	{ '\t', ACT_NEXT_VIEW, "Tab" }, { KEY_BTAB, ACT_PREV_VIEW, "S-Tab" },
 	{ '1', ACT_VIEW_BOARD, "1" }, { '2', ACT_VIEW_TICKETS, "2" },
 	{ '3', ACT_VIEW_FINDINGS, "3" }, { '4', ACT_VIEW_JOBS, "4" },
+	{ '5', ACT_VIEW_SOAK, "5" }, { '6', ACT_VIEW_FAULTS, "6" },
 	{ KEY_CTRL('l'), ACT_REDRAW, "^L" },
 	{ 'R', ACT_REFRESH, "R" },
 	{ KEY_CTRL('z'), ACT_SUSPEND, "^Z" },

@@ -65,6 +65,10 @@ eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
 	r = board_event(&a->board, line, len);
 	if ((r & BOARD_CHANGED) && a->board.now.valid && a->board.error == NULL)
 		record_history(a);
+	if ((r & BOARD_CHANGED) && a->board.now.valid && a->labm != NULL)
+		labmodel_set_sla(a->labm, a->board.now.sla_ttft_ms_p99,
+		    a->board.now.sla_tpot_ms_p99,
+		    a->board.now.sla_success_rate_min);
 	if (r & BOARD_CHANGED) {
 		size_t i;
 
@@ -580,6 +584,8 @@ normal_key(struct app *a, int key)
 	case ACT_VIEW_TICKETS:
 	case ACT_VIEW_FINDINGS:
 	case ACT_VIEW_JOBS:
+	case ACT_VIEW_SOAK:
+	case ACT_VIEW_FAULTS:
 		switch_tab(a, view_tabs[act - ACT_VIEW_BOARD]);
 		return R_REDRAW;
 	case ACT_REDRAW:
@@ -722,6 +728,74 @@ on_signal(struct loop *l, int sig, void *arg)
 		loop_stop(l);
 }
 
+/* ---- the lab ---- */
+
+static void
+lab_changed(struct labmodel *lm, void *arg)
+{
+	struct app *a = arg;
+
+	(void)lm;
+	a->dirty = true;
+}
+
+/* A job ended: what it wrote is evidence, so evaluate again now (the
+ * watcher would, after its debounce; this says why). */
+static void
+lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
+{
+	struct app *a = arg;
+
+	(void)lm;
+	app_message(a, j->state != LJ_DONE, "%s on %s: %s", j->label, j->host,
+	    ljob_state_name(j->state));
+	eval_start(a);
+}
+
+/*
+ * The lab behind the console: the lab file when path is one (its first
+ * workspace on a local host is the board's), else a lab of one local host
+ * holding the workspace path, with the bundled simulator as its runner.
+ */
+static int
+lab_open(struct app *a, const char *path, char *err, size_t errlen)
+{
+	const struct labmodel_cb cb = { lab_changed, lab_ended, a };
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (lab_load(&a->lab, path, err, errlen) != 0)
+			return -1;
+		for (i = 0; i < a->lab.nworkspaces && a->ws == NULL; i++) {
+			const struct lab_host *h = lab_host(&a->lab,
+			    a->lab.workspaces[i].host);
+
+			if (h != NULL && h->transport == LAB_LOCAL)
+				a->ws = xstrdup(a->lab.workspaces[i].path);
+		}
+		if (a->ws == NULL) {
+			errbuf_set(err, errlen, "'%s' names no workspace on a "
+			    "local host (SSH hosts are not reachable from this "
+			    "version yet)", path);
+			return -1;
+		}
+	} else {
+		memset(&a->lab, 0, sizeof a->lab);
+		a->lab.hosts = xcalloc(1, sizeof *a->lab.hosts);
+		a->lab.hosts[0].name = xstrdup("local");
+		a->lab.hosts[0].transport = LAB_LOCAL;
+		a->lab.nhosts = 1;
+		a->lab.workspaces = xcalloc(1, sizeof *a->lab.workspaces);
+		a->lab.workspaces[0].host = xstrdup("local");
+		a->lab.workspaces[0].path = xstrdup(path);
+		a->lab.nworkspaces = 1;
+		a->ws = xstrdup(path);
+	}
+	a->labm = labmodel_new(a->loop, &a->lab, a->self, &cb, err, errlen);
+	return a->labm != NULL ? 0 : -1;
+}
+
 /* ---- start and end ---- */
 
 static int
@@ -732,7 +806,6 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 
 	memset(a, 0, sizeof *a);
 	board_init(&a->board);
-	a->ws = xstrdup(o->path);
 	a->demo = o->demo;
 	a->readonly = o->readonly;
 	if ((a->self = realpath("/proc/self/exe", NULL)) == NULL)
@@ -755,7 +828,7 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	loop_watch_signal(a->loop, SIGTERM, on_signal, a);
 	loop_watch_signal(a->loop, SIGHUP, on_signal, a);
 	loop_set_before_sleep(a->loop, before_sleep, a);
-	return 0;
+	return lab_open(a, o->path, err, errlen);
 }
 
 static void
@@ -768,6 +841,8 @@ app_teardown(struct app *a)
 	ui_end();
 	if (a->watch != NULL)
 		watch_free(a->watch);
+	labmodel_free(a->labm);
+	lab_release(&a->lab);
 	loop_free(a->loop);
 	board_release(&a->board);
 	theme_release(&a->theme);
@@ -785,6 +860,8 @@ app_main(const struct app_opts *o)
 	if (app_setup(&a, o, err, sizeof err) != 0) {
 		ui_end();
 		fprintf(stderr, "calops: %s\n", err);
+		labmodel_free(a.labm);
+		lab_release(&a.lab);
 		free(a.self);
 		free(a.ws);
 		return 2;

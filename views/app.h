@@ -11,6 +11,8 @@
 #include "boardmodel.h"
 #include "child.h"
 #include "config.h"
+#include "lab.h"
+#include "labmodel.h"
 #include "loop.h"
 #include "theme.h"
 #include "view.h"
@@ -41,6 +43,8 @@ struct app_opts {
 struct app {
 	struct loop	*loop;
 	struct board	 board;
+	struct lab	 lab;		/* the lab file, or one made for a workspace */
+	struct labmodel	*labm;		/* hosts, jobs, streams (never NULL once open) */
 	char		*ws;		/* the workspace path as given */
 	bool		 demo, readonly;
 	struct config	 config;

@@ -2,6 +2,7 @@
 #include "calops.h"
 
 #include "app.h"
+#include "labrun.h"
 #include "list.h"
 #include "ui.h"
 
@@ -48,16 +49,17 @@ board_close(void *data)
 	free(b);
 }
 
-/* Column widths for a terminal `cols` wide. */
 struct cols {
 	int id, status, name, owner, due, counts, failback;
 };
 
+/* Column widths; the status is wider while a gate's lab job shows its
+ * progress there. */
 static void
-layout(int cols, struct cols *c)
+layout(int cols, bool running, struct cols *c)
 {
 	c->id = 4;
-	c->status = 10;
+	c->status = running && cols >= 100 ? 13 : 10;
 	c->counts = 15;
 	c->due = 11;
 	c->name = cols >= 120 ? 27 : 22;
@@ -70,18 +72,25 @@ layout(int cols, struct cols *c)
 }
 
 static void
-draw_gate(const struct board_gate *g, int y, bool sel, const struct cols *c)
+draw_gate(struct app *a, int gate, int y, bool sel, const struct cols *c)
 {
+	const struct board_gate *g = &a->board.now.gates[gate];
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
 	int x = 1;
-	char counts[48];
+	char counts[48], running[48];
 
 	if (sel)
 		ui_fill(stdscr, y, 0, ROLE_SELECTION);
 	x += ui_putf(stdscr, y, x, c->id, base, "%-*s", c->id, g->id) + 1;
-	ui_putf(stdscr, y, x, c->status, sel ? base :
-	    (enum role)app_status_role(g->status), "%s %s",
-	    app_status_glyph(g->status), gate_status_name(g->status));
+	/* A gate whose lab job runs says so: its evidence is being made. */
+	if (labrun_gate_status(a, gate, running, sizeof running,
+	    c->status < 13))
+		ui_put(stdscr, y, x, c->status, sel ? base : ROLE_RUNNING,
+		    running, false);
+	else
+		ui_putf(stdscr, y, x, c->status, sel ? base :
+		    (enum role)app_status_role(g->status), "%s %s",
+		    app_status_glyph(g->status), gate_status_name(g->status));
 	x += c->status + 1;
 	ui_put(stdscr, y, x, c->name, base, g->name, true);
 	x += c->name + 1;
@@ -109,7 +118,8 @@ board_draw(struct app *a, void *data, int top, int rows, int cols)
 	size_t i;
 	int y;
 
-	layout(cols, &c);
+	layout(cols, labmodel_gate_job(a->labm, 7) != NULL ||
+	    labmodel_gate_job(a->labm, 9) != NULL, &c);
 	ui_fill(stdscr, top, 0, ROLE_HEADER);
 	/* No padding after the last column shown: it would be clipped. */
 	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-*s %-*s %-*s %-*s "
@@ -126,8 +136,7 @@ board_draw(struct app *a, void *data, int top, int rows, int cols)
 	list_scroll(&b->list, rows - 1);
 	for (i = b->list.top, y = top + 1; i < b->list.nmap && y < top + rows;
 	    i++, y++)
-		draw_gate(&a->board.now.gates[b->list.map[i]], y,
-		    i == b->list.sel, &c);
+		draw_gate(a, (int)b->list.map[i], y, i == b->list.sel, &c);
 	if (b->list.nmap == 0)
 		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM,
 		    "no gate matches the filter");
@@ -143,6 +152,11 @@ board_action(struct app *a, void *data, enum action act)
 		if ((g = list_selected(&b->list)) == SIZE_MAX)
 			return R_NONE;
 		app_push(a, &gate_view, &g);
+		return R_REDRAW;
+	}
+	if (act == ACT_RUN) {
+		if ((g = list_selected(&b->list)) != SIZE_MAX)
+			labrun_gate(a, (int)g);
 		return R_REDRAW;
 	}
 	return list_move(&b->list, act, a->rows - 4) ? R_REDRAW : R_NONE;
@@ -169,12 +183,14 @@ board_status(struct app *a, void *data, char *buf, size_t len)
 		return;
 	for (i = 0; i < GATE_COUNT; i++)
 		pass += a->board.now.gates[i].status == GS_PASS;
-	snprintf(buf, len, "%zu of %d gates pass %s Enter: why", pass,
-	    GATE_COUNT, ui_glyph("·", "-"));
+	snprintf(buf, len, "%zu of %d gates pass %s Enter: why %s r: run "
+	    "the gate's lab job", pass, GATE_COUNT, ui_glyph("·", "-"),
+	    ui_glyph("·", "-"));
 }
 
 static const struct keybinding board_keys[] = {
 	{ 'w', ACT_WHY, "w" },
+	{ 'r', ACT_RUN, "r" },
 	{ 0, ACT_NONE, NULL },
 };
 

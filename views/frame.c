@@ -10,24 +10,37 @@
 #include "bench.h"
 #include "ui.h"
 
-/* The tab bar, right-aligned after column x: every tab, or only the
- * current one when they do not all fit (it must never be the one left out). */
+/* The tab bar, right-aligned after column x: every tab with its title;
+ * when they do not all fit, the others by their digit only; when even that
+ * does not fit, only the current one (it must never be the one left out). */
 static void
 draw_tabs(struct app *a, int x)
 {
 	char label[32];
-	int i, w, all = 0;
-	bool on;
+	int i, w, full = 0, digits = 0;
+	bool on, titles, others;
 
-	for (i = 0; i < (int)view_ntabs; i++)
-		all += snprintf(label, sizeof label, " %d %s ", i + 1,
+	for (i = 0; i < (int)view_ntabs; i++) {
+		on = a->stack[0].ops == view_tabs[i];
+		full += snprintf(label, sizeof label, " %d %s ", i + 1,
 		    view_tabs[i]->title);
+		digits += on ? (int)strlen(label) : snprintf(label,
+		    sizeof label, " %d ", i + 1);
+	}
+	titles = x + 1 + full <= a->cols;
+	others = titles || x + 1 + digits <= a->cols;
 	for (i = (int)view_ntabs - 1, w = a->cols; i >= 0; i--) {
 		on = a->stack[0].ops == view_tabs[i];
-		if (!on && x + 1 + all > a->cols)
+		if (on)
+			snprintf(label, sizeof label, "[%d %s]", i + 1,
+			    view_tabs[i]->title);
+		else if (!others)
 			continue;
-		snprintf(label, sizeof label, on ? "[%d %s]" : " %d %s ", i + 1,
-		    view_tabs[i]->title);
+		else if (titles)
+			snprintf(label, sizeof label, " %d %s ", i + 1,
+			    view_tabs[i]->title);
+		else
+			snprintf(label, sizeof label, " %d ", i + 1);
 		w -= (int)strlen(label);
 		if (w <= x + 1)
 			break;
@@ -72,9 +85,10 @@ draw_banners(struct app *a)
 	}
 	if (a->demo && row < 3) {
 		ui_fill(stdscr, row, 0, ROLE_DIM);
-		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_DIM, "demo: the "
-		    "bundled example workspace %s open your own with 'calops "
-		    "PATH'", ui_glyph("—", "-"));
+		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_DIM, "demo lab: a "
+		    "private copy of the example, the simulator as runner %s "
+		    "r on G7/G9 runs a job %s your own: 'calops PATH'",
+		    ui_glyph("—", "-"), ui_glyph("·", "-"));
 	}
 	return row - 1;
 }

@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "history.h"
+#include "labrun.h"
 #include "list.h"
 #include "ui.h"
 
@@ -199,6 +200,10 @@ gate_refresh(struct app *a, void *data)
 	add(d, ROLE_NORMAL, -1, "Owner: %s   role: %s   due %s   failback: %s",
 	    g->owner != NULL ? g->owner : "(none)", g->role != NULL ? g->role :
 	    "?", g->due != NULL ? g->due : "-", g->failback);
+	if (labmodel_gate_has_job(d->gate))
+		add(d, ROLE_DIM, -1, "Lab job: r runs %s on a lab host",
+		    d->gate == 9 ? "the 24 h soak" : "golden and the eight "
+		    "fault scenarios");
 	add(d, ROLE_NORMAL, -1, "%s", "");
 	why(a, d, g);
 	held_back(a, d);
@@ -274,11 +279,16 @@ gate_action(struct app *a, void *data, enum action act)
 	}
 	if (act == ACT_LEFT)
 		return R_POP;
+	if (act == ACT_RUN) {
+		labrun_gate(a, d->gate);
+		return R_REDRAW;
+	}
 	return list_move(&d->list, act, a->rows - 3) ? R_REDRAW : R_NONE;
 }
 
 static const struct keybinding gate_keys[] = {
 	{ 'o', ACT_OPEN, "o" },
+	{ 'r', ACT_RUN, "r" },
 	{ 0, ACT_NONE, NULL },
 };
 

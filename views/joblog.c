@@ -2,8 +2,10 @@
  * joblog.c: one job's events (protocol.md §3), pushed by the jobs view:
  * `calops tail ID --from 1 --follow` through the local transport, each event
  * one line (time, type, level, message; a summary for the other types).
- * F follows the end, v cycles the levels shown, w wraps; the app's filter
- * (/) narrows the lines.  At most JOBLOG_MAX lines are kept: the oldest go
+ * F follows the end, v cycles the levels shown, w wraps.  Here / searches,
+ * as in less and tig, rather than narrowing: the lines matching are marked,
+ * the selection jumps to the next one, and n / N go to the next and the
+ * previous match, so a match is seen in its context.  At most JOBLOG_MAX lines are kept: the oldest go
  * first, and the status bar says how many went.
  *
  * tail rather than follow.c: a viewer shows the whole log each time it is
@@ -46,6 +48,7 @@ struct joblog {
 	bool		 follow, wrap, ended;
 	enum level	 min_level;
 	char		 state[160];	/* how the stream ended */
+	char		 search[256];	/* the search last jumped to */
 };
 
 static bool
@@ -53,8 +56,7 @@ line_matches(size_t i, void *arg)
 {
 	struct joblog *v = arg;
 
-	return v->lines[i].level >= v->min_level &&
-	    app_filter_match(v->app, v->lines[i].text);
+	return v->lines[i].level >= v->min_level;
 }
 
 static void
@@ -65,6 +67,26 @@ rebuild(struct joblog *v)
 		v->list.sel = v->list.nmap - 1;
 }
 
+/* The next (dir 1) or previous (-1) shown line matching the search after
+ * the selection, wrapping around; false when none does. */
+static bool
+search_jump(struct joblog *v, int dir)
+{
+	size_t i, n = v->list.nmap, k;
+
+	if (v->app->filter[0] == '\0' || n == 0)
+		return false;
+	for (k = 1; k <= n; k++) {
+		i = (v->list.sel + (dir > 0 ? k : n - k % n)) % n;
+		if (app_filter_match(v->app, v->lines[v->list.map[i]].text)) {
+			v->list.sel = i;
+			v->follow = false;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void
 joblog_update(struct app *a, void *data)
 {
@@ -72,6 +94,17 @@ joblog_update(struct app *a, void *data)
 
 	v->app = a;
 	rebuild(v);
+	/* A new search starts at the selection (a match on it counts). */
+	if (strcmp(a->filter, v->search) != 0) {
+		snprintf(v->search, sizeof v->search, "%s", a->filter);
+		if (v->list.nmap > 0 && a->filter[0] != '\0') {
+			v->list.sel = v->list.sel > 0 ? v->list.sel - 1 :
+			    v->list.nmap - 1;
+			if (!search_jump(v, 1))
+				app_message(a, true, "no line matches '%s'",
+				    a->filter);
+		}
+	}
 }
 
 static enum level
@@ -298,6 +331,8 @@ draw_line(struct joblog *v, const struct log_line *l, int y, int end,
 	static const enum role roles[] = { ROLE_DIM, ROLE_NORMAL, ROLE_WARN,
 	    ROLE_ERROR };
 	enum role r = sel ? ROLE_SELECTION : roles[l->level];
+	bool match = v->app->filter[0] != '\0' &&
+	    app_filter_match(v->app, l->text);
 	char *clean, *part;
 	const char *m;
 	size_t n;
@@ -306,6 +341,9 @@ draw_line(struct joblog *v, const struct log_line *l, int y, int end,
 	if (!v->wrap) {
 		if (sel)
 			ui_fill(stdscr, y, 0, ROLE_SELECTION);
+		if (match)
+			ui_putf(stdscr, y, 0, 1, sel ? r : ROLE_RUNNING, "%s",
+			    ui_glyph("▸", ">"));
 		ui_put(stdscr, y, 1, cols - 2, r, l->text, false);
 		return 1;
 	}
@@ -317,6 +355,9 @@ draw_line(struct joblog *v, const struct log_line *l, int y, int end,
 		part = xstrndup(m, n);
 		if (sel)
 			ui_fill(stdscr, y + rows, 0, ROLE_SELECTION);
+		if (match && rows == 0)
+			ui_putf(stdscr, y, 0, 1, sel ? r : ROLE_RUNNING, "%s",
+			    ui_glyph("▸", ">"));
 		ui_put(stdscr, y + rows, 1, cols - 2, r, part, false);
 		free(part);
 		m += n;
@@ -371,7 +412,7 @@ joblog_draw(struct app *a, void *data, int top, int rows, int cols)
 		    cols, i == v->list.sel);
 	if (v->list.nmap == 0)
 		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s", v->n == 0 ?
-		    "no events yet" : "no line matches the filter or level");
+		    "no events yet" : "no line has the level shown");
 }
 
 static int
@@ -396,6 +437,15 @@ joblog_action(struct app *a, void *data, enum action act)
 			app_message(a, false, "showing %s and up",
 			    level_names[v->min_level]);
 		rebuild(v);
+		return R_REDRAW;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		if (a->filter[0] == '\0') {
+			app_message(a, true, "no search: / first");
+			return R_REDRAW;
+		}
+		if (!search_jump(v, act == ACT_SEARCH_NEXT ? 1 : -1))
+			app_message(a, true, "no line matches '%s'", a->filter);
 		return R_REDRAW;
 	case ACT_ENTER:
 		return R_NONE;
@@ -428,6 +478,8 @@ joblog_status(struct app *a, void *data, char *buf, size_t len)
 
 static const struct keybinding joblog_keys[] = {
 	{ 'F', ACT_FOLLOW, "F" },
+	{ 'n', ACT_SEARCH_NEXT, "n" },
+	{ 'N', ACT_SEARCH_PREV, "N" },
 	{ 'v', ACT_LEVEL, "v" },
 	{ 'w', ACT_WRAP, "w" },
 	{ 0, ACT_NONE, NULL },

@@ -8,6 +8,8 @@ const struct view_ops *const view_tabs[] = {
 	&tickets_view,
 	&findings_view,
 	&jobs_view,
+	&soak_view,
+	&faults_view,
 };
 const size_t view_ntabs = nitems(view_tabs);
 
@@ -15,7 +17,8 @@ const struct view_ops *
 view_by_name(const char *name)
 {
 	static const struct view_ops *const all[] = { &board_view,
-	    &tickets_view, &findings_view, &jobs_view, &help_view };
+	    &tickets_view, &findings_view, &jobs_view, &soak_view, &faults_view,
+	    &help_view };
 	size_t i;
 
 	for (i = 0; i < nitems(all); i++)

@@ -53,7 +53,8 @@ struct view {
 extern const struct view_ops *const view_tabs[];
 extern const size_t view_ntabs;
 extern const struct view_ops board_view, tickets_view, findings_view,
-    help_view, gate_view, jobs_view, joblog_view;
+    help_view, gate_view, jobs_view, joblog_view, faults_view,
+    soak_view;
 
 /* The view called name (":findings"), or NULL. */
 const struct view_ops	*view_by_name(const char *name);

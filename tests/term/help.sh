@@ -15,7 +15,8 @@ expect_re "^   Up k +move up$"
 expect_re "^   q Esc +close this screen; quit from the first$"
 expect_re "^   / +filter the lines \(Esc clears\)$"
 expect_re "^   Tab +next screen$"
-expect_re "^   1 +the gate board$"
+# At 80x24 the first page ends before the digits.
+[ "$ROWS" -lt 40 ] || expect_re "^   1 +the gate board$"
 reject "GATE STATUS"
 # The end of the list, scrolled to at 80x24.
 keys G

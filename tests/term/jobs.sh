@@ -66,12 +66,28 @@ keys w
 wait_for "wrap on"
 keys F
 wait_for "follow off"
-# The filter narrows the lines.
+# / searches: the lines stay, the matches are marked and the selection
+# jumps to the first; n and N go round the matches; no match says so.
+keys g
 keys /
-send_text "line 2"
+send_text "line"
 keys Enter
-wait_for "1 of 5 lines"
-reject "line 1"
+wait_re "^▸[0-9:]{8} log +info +line 1"
+expect_re "^▸[0-9:]{8} log +info +line 2"
+expect_re "^ [0-9:]{8} hello"
+expect "5 of 5 lines"
+keys n n
+wait_for "line 3"
+keys n
+keys N
+keys Escape
+wait_gone "filter: line"
+keys /
+send_text "nope"
+keys Enter
+wait_for "filter: nope"
+keys n
+wait_for "no line matches 'nope'"
 keys Escape
 wait_for "5 of 5 lines"
 keys q

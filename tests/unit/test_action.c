@@ -22,7 +22,7 @@ all_views(size_t *n)
 {
 	static const struct view_ops *const v[] = { &board_view,
 	    &tickets_view, &findings_view, &help_view, &gate_view, &jobs_view,
-	    &joblog_view };
+	    &joblog_view, &soak_view, &faults_view };
 
 	*n = nitems(v);
 	return v;

@@ -1,8 +1,9 @@
 /*
  * test_lab.c: the lab file (remote/lab.c): the bundled demo lab and the
  * protocol.md §4 example load, relative paths start at the lab file's
- * folder, and every validation error is worded FILE:LINE:COL: message,
- * pointing at the offending value.
+ * folder, the runner is a string split on blanks or a list of arguments,
+ * and every validation error is worded FILE:LINE:COL: message, pointing at
+ * the offending value.
  */
 #include "calops.h"
 
@@ -44,6 +45,9 @@ test_example(void **state)
 	assert_int_equal(lab.nhosts, 2);
 	assert_int_equal(lab.nworkspaces, 2);
 	assert_string_equal(lab.runner, "calrt_runner");
+	assert_int_equal(lab.runner_argc, 1);
+	assert_string_equal(lab.runner_argv[0], "calrt_runner");
+	assert_null(lab.runner_argv[1]);
 	h = lab_host(&lab, "lab3");
 	assert_non_null(h);
 	assert_int_equal(h->transport, LAB_SSH);
@@ -76,7 +80,7 @@ test_demo(void **state)
 	if (src == NULL)
 		src = ".";
 	path = xasprintf("%s/share/examples/demo-lab.yaml", src);
-	ws = xasprintf("%s/share/examples/midproject", src);
+	ws = xasprintf("%s/share/examples/labdemo", src);
 	if (lab_load(&lab, path, err, sizeof err) != 0)
 		fail_msg("%s", err);
 	assert_int_equal(lab.nhosts, 1);
@@ -86,10 +90,76 @@ test_demo(void **state)
 	assert_int_equal(lab.hosts[0].chips[3], 3);
 	assert_string_equal(lab.workspaces[0].path, ws);
 	assert_int_equal(access(ws, F_OK), 0);
-	assert_string_equal(lab.runner, "calrt-sim");
+	assert_string_equal(lab.runner, "calrt-sim --time-scale 3000");
+	assert_int_equal(lab.runner_argc, 3);
+	assert_string_equal(lab.runner_argv[0], "calrt-sim");
+	assert_string_equal(lab.runner_argv[1], "--time-scale");
+	assert_string_equal(lab.runner_argv[2], "3000");
+	assert_null(lab.runner_argv[3]);
 	lab_release(&lab);
 	free(ws);
 	free(path);
+}
+
+/* parse text that must load; fail with its error otherwise. */
+static void
+parse_ok(struct lab *lab, const char *text)
+{
+	char err[512] = "";
+
+	if (lab_parse(lab, text, strlen(text), "/l/lab.yaml", err,
+	    sizeof err) != 0)
+		fail_msg("'%s': %s", text, err);
+}
+
+/* runner: a string split on any run of blanks, or a list taken as is. */
+static void
+test_runner(void **state)
+{
+	struct lab lab;
+
+	(void)state;
+	parse_ok(&lab, "runner: \"  calrt-sim\\t--time-scale  3000 \"\n");
+	assert_int_equal(lab.runner_argc, 3);
+	assert_string_equal(lab.runner_argv[0], "calrt-sim");
+	assert_string_equal(lab.runner_argv[1], "--time-scale");
+	assert_string_equal(lab.runner_argv[2], "3000");
+	assert_null(lab.runner_argv[3]);
+	assert_string_equal(lab.runner, "  calrt-sim\t--time-scale  3000 ");
+	lab_release(&lab);
+
+	/* A folded scalar over two lines is one string of words. */
+	parse_ok(&lab, "runner: >-\n  /opt/calrt/bin/calrt_runner\n"
+	    "  --log-dir /var/log\n");
+	assert_int_equal(lab.runner_argc, 3);
+	assert_string_equal(lab.runner_argv[2], "/var/log");
+	lab_release(&lab);
+
+	/* A list: blanks and quotes inside an argument are kept. */
+	parse_ok(&lab, "runner:\n  - /opt/calrt/bin/calrt_runner\n"
+	    "  - --log-dir\n  - \"/var/log/calrt run\"\n  - it's\n");
+	assert_int_equal(lab.runner_argc, 4);
+	assert_string_equal(lab.runner_argv[0],
+	    "/opt/calrt/bin/calrt_runner");
+	assert_string_equal(lab.runner_argv[2], "/var/log/calrt run");
+	assert_string_equal(lab.runner_argv[3], "it's");
+	assert_null(lab.runner_argv[4]);
+	assert_string_equal(lab.runner, "/opt/calrt/bin/calrt_runner "
+	    "--log-dir /var/log/calrt run it's");
+	lab_release(&lab);
+
+	parse_ok(&lab, "runner: [calrt-sim]\n");
+	assert_int_equal(lab.runner_argc, 1);
+	assert_string_equal(lab.runner, "calrt-sim");
+	lab_release(&lab);
+
+	/* No runner: nothing, and the console's default is the simulator. */
+	parse_ok(&lab, "hosts: []\n");
+	assert_null(lab.runner);
+	assert_null(lab.runner_argv);
+	assert_int_equal(lab.runner_argc, 0);
+	lab_release(&lab);
+	assert_string_equal(LAB_DEFAULT_RUNNER, "calrt-sim");
 }
 
 static const struct {
@@ -132,6 +202,29 @@ static const struct {
 	  "mapping" },
 	{ "- 1\n", "lab.yaml:1:1: a lab file must be a mapping, not a list" },
 	{ "hosts: [\n", "lab.yaml:2:1: " },
+	{ "runner: \"\"\n", "lab.yaml:1:9: 'runner' must name a program" },
+	{ "runner: \"  \\t \"\n",
+	  "lab.yaml:1:9: 'runner' must name a program" },
+	{ "runner: []\n", "lab.yaml:1:9: 'runner' must name a program" },
+	{ "runner:\n", "lab.yaml:1:8: 'runner' must be a string or a list "
+	  "of strings, not empty" },
+	{ "runner: 3\n", "lab.yaml:1:9: 'runner' must be a string or a list "
+	  "of strings, not an integer" },
+	{ "runner: {a: b}\n", "lab.yaml:1:9: 'runner' must be a string or a "
+	  "list of strings, not a mapping" },
+	{ "runner: [calrt-sim, 3000]\n",
+	  "lab.yaml:1:21: a runner argument must be a string, not an integer" },
+	{ "runner:\n  - calrt-sim\n  - [x]\n",
+	  "lab.yaml:3:5: a runner argument must be a string, not a list" },
+	{ "runner:\n  - calrt-sim\n  -\n",
+	  "lab.yaml:3:4: a runner argument must be a string, not empty" },
+	{ "runner: [calrt-sim, \"\"]\n",
+	  "lab.yaml:1:21: a runner argument must be a non-empty string" },
+	{ "runner: calrt_runner --log-dir \"/var/log/a b\"\n",
+	  "lab.yaml:1:9: 'runner' is split on blanks with no shell quoting: "
+	  "give it as a list of arguments instead of quoting" },
+	{ "runner: calrt_runner it\\'s\n",
+	  "lab.yaml:1:9: 'runner' is split on blanks with no shell quoting" },
 };
 
 static void
@@ -178,6 +271,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_demo),
+		cmocka_unit_test(test_runner),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing),
 	};

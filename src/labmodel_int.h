@@ -1,0 +1,82 @@
+/*
+ * labmodel_int.h: what labmodel.c (hosts, commands, starting jobs) and
+ * labstream.c (a job's stream: its mirror, replay, follow and the events
+ * applied to the model) share.  Not for other modules.
+ */
+#ifndef CALOPS_LABMODEL_INT_H
+#define CALOPS_LABMODEL_INT_H
+
+#include "calops.h"
+
+#include <stdio.h>
+
+#include "labmodel.h"
+
+struct follow;
+struct rstream;
+
+struct lhost {
+	const struct lab_host	*h;		/* borrowed from the lab */
+	struct transport	*t;		/* NULL: not reachable */
+	char			 err[256];	/* why not */
+	const char		*ws;		/* its first workspace, or NULL */
+};
+
+struct ljob_int {
+	struct ljob		 pub;		/* first: ljob pointers cast back */
+	struct labmodel		*lm;
+	struct follow		*follow;	/* following the stream, or NULL */
+	struct rstream		*run;		/* `calops run` answering, or NULL */
+	bool			 run_printed;	/* it printed the job id */
+	char			 run_err[200];	/* its last stderr line */
+	int			 mirror_fd;	/* open for appending, or -1 */
+	char			*mirror_path, *meta_path;
+	FILE			*replay;	/* the mirror being replayed */
+	off_t			 replay_off;	/* of the next whole line */
+	long			 retry_timer;	/* -1: none */
+	int			 retries;
+	unsigned		 results;	/* result events seen (G7 suite) */
+	bool			 ended;		/* its end event was applied */
+};
+
+struct labmodel {
+	struct loop		*loop;
+	const struct lab	*lab;		/* borrowed */
+	char			*self, *selfdir;
+	struct labmodel_cb	 cb;
+	struct lhost		*hosts;
+	size_t			 nhosts;
+	struct ljob_int		**jobs;		/* newest first */
+	size_t			 njobs;
+	struct lfault		*faults;
+	size_t			 nfaults;
+	double			 sla[3];	/* ttft p99, tpot p99, success min */
+	char			*streams;	/* the mirrors' folder, or NULL */
+	long			 replay_timer;	/* -1: none */
+};
+
+/* labmodel.c */
+struct lhost	*lm_host(const struct labmodel *lm, const char *name);
+void		 lm_changed(struct labmodel *lm);
+void		 lm_add_fault(struct labmodel *lm, const struct lfault *f);
+/* Where a job's mirror and record go: <streams>/<host>/<id>.{jsonl,json}. */
+char		*lm_job_path(const struct labmodel *lm, const char *host,
+		    const char *id, const char *ext);
+
+/* labstream.c */
+/* Follow a job's stream from its last seq + 1 (mirroring and applying). */
+void		 ljob_follow(struct ljob_int *j);
+/* Read a job's mirror a chunk at a time; true when it is all applied. */
+bool		 ljob_replay_step(struct ljob_int *j, size_t max_lines);
+/* Open the mirror for appending (made when missing); 0 or -1 with err. */
+int		 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen);
+/* Append the job's action (outcome NULL: its start) to the action log. */
+void		 ljob_log_action(const struct ljob_int *j, const char *outcome);
+/* Stop following, close files, free the job. */
+void		 ljob_free(struct ljob_int *j);
+/* The record written beside the mirror, and read back at start. */
+char		*ljob_meta_json(const struct ljob *j);
+struct ljob_int	*ljob_from_meta(struct labmodel *lm, const char *path,
+		    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,467 @@
+/*
+ * labstream.c: one job's event stream in the lab model (labmodel.h): the
+ * mirror every event is appended to before it is applied, the replay of
+ * that mirror when the console starts, the follow (follow.h) that resumes
+ * at the mirror's last seq + 1, and what each event changes in the model.
+ */
+#include "calops.h"
+
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "actionlog.h"
+#include "alerts.h"
+#include "event.h"
+#include "fileio.h"
+#include "follow.h"
+#include "job.h"
+#include "labmodel_int.h"
+#include "metrics.h"
+#include "transport.h"
+
+#define RETRY_MAX	6	/* follow restarts before the stream is broken */
+#define G7_STEPS	9	/* golden, then the eight faults */
+
+static const char *const kind_names[] = {
+	[LJOB_GATE] = "gate", [LJOB_SOAK] = "soak", [LJOB_FAULT] = "fault",
+	[LJOB_GOLDEN] = "golden",
+};
+
+/* ---- the record beside the mirror ---- */
+
+char *
+ljob_meta_json(const struct ljob *j)
+{
+	json_t *o, *chips = json_array();
+	char *s;
+	size_t i;
+
+	for (i = 0; i < j->nchips; i++)
+		json_array_append_new(chips, json_integer(j->chips[i]));
+	o = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:o, s:f, s:s, s:s, "
+	    "s:f}", "v", 1, "id", j->id, "host", j->host, "kind",
+	    kind_names[j->kind], "gate", j->gate, "chip", j->chip, "chips",
+	    chips, "target_s", j->target_s, "command", j->command, "label",
+	    j->label, "started", j->started);
+	if (j->scenario != NULL)
+		json_object_set_new(o, "scenario", json_string(j->scenario));
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
+}
+
+/* A string member, or NULL. */
+static const char *
+str_of(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+struct ljob_int *
+ljob_from_meta(struct labmodel *lm, const char *path, char *err,
+    size_t errlen)
+{
+	json_error_t je;
+	json_t *o, *v;
+	struct ljob_int *j;
+	const char *id, *host, *kind, *cmd, *label;
+	size_t i, k;
+
+	if ((o = json_load_file(path, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+		errbuf_set(err, errlen, "'%s': %s at line %d, column %d",
+		    path, je.text, je.line, je.column);
+		return NULL;
+	}
+	id = str_of(o, "id");
+	host = str_of(o, "host");
+	kind = str_of(o, "kind");
+	cmd = str_of(o, "command");
+	label = str_of(o, "label");
+	for (k = 0; kind != NULL && k < nitems(kind_names); k++)
+		if (strcmp(kind, kind_names[k]) == 0)
+			break;
+	if (id == NULL || !job_id_valid(id) || host == NULL ||
+	    kind == NULL || k == nitems(kind_names) || cmd == NULL ||
+	    label == NULL || !json_is_number(json_object_get(o, "started"))) {
+		errbuf_set(err, errlen, "'%s': not a job record (id, host, "
+		    "kind, command, label, started)", path);
+		json_decref(o);
+		return NULL;
+	}
+	j = xcalloc(1, sizeof *j);
+	j->lm = lm;
+	j->mirror_fd = -1;
+	j->retry_timer = -1;
+	j->pub.id = xstrdup(id);
+	j->pub.host = xstrdup(host);
+	j->pub.kind = (enum ljob_kind)k;
+	j->pub.gate = (int)json_integer_value(json_object_get(o, "gate"));
+	j->pub.chip = json_is_integer(json_object_get(o, "chip")) ?
+	    (int)json_integer_value(json_object_get(o, "chip")) : -1;
+	if (str_of(o, "scenario") != NULL)
+		j->pub.scenario = xstrdup(str_of(o, "scenario"));
+	v = json_object_get(o, "chips");
+	j->pub.chips = xcalloc(json_array_size(v) + 1, sizeof *j->pub.chips);
+	for (i = 0; i < json_array_size(v); i++)
+		if (json_is_integer(json_array_get(v, i)))
+			j->pub.chips[j->pub.nchips++] =
+			    (int)json_integer_value(json_array_get(v, i));
+	j->pub.target_s = json_number_value(json_object_get(o, "target_s"));
+	j->pub.command = xstrdup(cmd);
+	j->pub.label = xstrdup(label);
+	j->pub.started = json_number_value(json_object_get(o, "started"));
+	json_decref(o);
+	return j;
+}
+
+/* ---- applying events ---- */
+
+/* A fault event (protocol.md §3) into the model's results. */
+static void
+apply_fault(struct ljob_int *j, const json_t *o, double ts)
+{
+	struct lfault f = { 0 };
+	const json_t *chip = json_object_get(o, "chip");
+
+	f.host = j->pub.host;
+	f.job = j->pub.id;
+	f.scenario = (char *)str_of(o, "scenario");
+	f.error_code = (char *)str_of(o, "error_code");
+	if (f.scenario == NULL)
+		return;
+	if (f.error_code == NULL)
+		f.error_code = "";
+	f.chip = json_is_integer(chip) ? (int)json_integer_value(chip) :
+	    j->pub.chip;
+	f.structured = json_is_true(json_object_get(o, "structured_error"));
+	f.aborted = json_is_true(json_object_get(o, "aborted"));
+	f.recovered = json_is_true(json_object_get(o, "recovered"));
+	f.recover_ms = json_number_value(json_object_get(o, "recover_ms"));
+	f.ts = ts;
+	lm_add_fault(j->lm, &f);
+}
+
+/* The words of the action log's outcome for an end. */
+static void
+outcome_words(const struct ljob *j, char *buf, size_t len)
+{
+	if (j->sig != 0)
+		errbuf_set(buf, len, "killed by signal %d", j->sig);
+	else
+		errbuf_set(buf, len, "%s exit %d%s%s",
+		    j->exit_code == 0 ? "done" : "failed", j->exit_code,
+		    j->result[0] != '\0' ? ", result " : "", j->result);
+}
+
+void
+ljob_log_action(const struct ljob_int *j, const char *outcome)
+{
+	struct action_rec rec = { 0 };
+	char err[256];
+
+	rec.ts = outcome != NULL ? labmodel_now() : j->pub.started;
+	rec.host = j->pub.host;
+	rec.chip = j->pub.chip;
+	rec.job = j->pub.id;
+	rec.what = j->pub.label;
+	rec.command = j->pub.command;
+	rec.outcome = outcome;
+	if (actionlog_append(&rec, err, sizeof err) != 0)
+		fprintf(stderr, "calops: %s\n", err);
+}
+
+/* The end event: the job's final state, its outcome logged when live. */
+static void
+apply_end(struct ljob_int *j, const json_t *o)
+{
+	struct labmodel *lm = j->lm;
+	const json_t *code = json_object_get(o, "exit_code");
+	const json_t *sig = json_object_get(o, "signal");
+	char words[160];
+
+	j->ended = true;
+	j->pub.exit_code = json_is_integer(code) ?
+	    (int)json_integer_value(code) : -1;
+	j->pub.sig = json_is_integer(sig) ? (int)json_integer_value(sig) : 0;
+	if (j->pub.sig != 0)
+		j->pub.state = LJ_KILLED;
+	else
+		j->pub.state = j->pub.exit_code == 0 ? LJ_DONE : LJ_FAILED;
+	if (j->pub.alerts != NULL && !isnan(j->pub.last_ts))
+		alerts_finish(j->pub.alerts, j->pub.last_ts);
+	if (j->pub.replaying)
+		return;
+	outcome_words(&j->pub, words, sizeof words);
+	ljob_log_action(j, words);
+	if (lm->cb.ended != NULL)
+		lm->cb.ended(lm, &j->pub, lm->cb.arg);
+}
+
+/* The events other than metrics: rare, so jansson reads them. */
+static void
+apply_other(struct ljob_int *j, const struct event *ev, const char *line,
+    size_t len)
+{
+	json_t *o = json_loadb(line, len, 0, NULL);
+	double done, total;
+	const char *s;
+
+	if (o == NULL)
+		return;
+	switch (ev->type) {
+	case EVENT_PROGRESS:
+		if ((s = str_of(o, "phase")) != NULL)
+			snprintf(j->pub.phase, sizeof j->pub.phase, "%s", s);
+		done = json_number_value(json_object_get(o, "done"));
+		total = json_number_value(json_object_get(o, "total"));
+		if (j->pub.kind == LJOB_GATE) {
+			/* The suite's steps, the running one in part. */
+			j->pub.done = j->results + (total > 0 && done <= total ?
+			    done / total : 0);
+			j->pub.total = G7_STEPS;
+			break;
+		}
+		j->pub.done = done;
+		j->pub.total = total;
+		break;
+	case EVENT_FAULT:
+		apply_fault(j, o, ev->ts);
+		break;
+	case EVENT_RESULT:
+		if ((s = str_of(o, "status")) != NULL)
+			snprintf(j->pub.result, sizeof j->pub.result, "%s", s);
+		if (j->pub.kind == LJOB_GATE) {
+			j->results++;
+			j->pub.done = j->results;
+			j->pub.total = G7_STEPS;
+		}
+		break;
+	case EVENT_END:
+		apply_end(j, o);
+		break;
+	default:
+		break;
+	}
+	json_decref(o);
+}
+
+/* One event, in order, into the model. */
+static void
+apply(struct ljob_int *j, const struct event *ev, const char *line,
+    size_t len)
+{
+	struct ljob *p = &j->pub;
+
+	p->last_seq = ev->seq;
+	p->events++;
+	if (ev->type == EVENT_METRIC) {
+		if (p->metrics == NULL)
+			return;
+		metrics_add_event(p->metrics, p->host, ev, NULL, 0);
+		if (isnan(p->first_ts) || ev->ts < p->first_ts)
+			p->first_ts = ev->ts;
+		if (isnan(p->last_ts) || ev->ts > p->last_ts)
+			p->last_ts = ev->ts;
+		if (p->alerts != NULL)
+			alerts_observe(p->alerts, p->metrics, ev->ts);
+		return;
+	}
+	if (p->state == LJ_STARTING || p->state == LJ_BROKEN)
+		p->state = LJ_RUNNING;
+	apply_other(j, ev, line, len);
+}
+
+/* ---- the mirror ---- */
+
+int
+ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen)
+{
+	if (j->mirror_fd != -1)
+		return 0;
+	j->mirror_fd = open(j->mirror_path, O_WRONLY | O_APPEND | O_CREAT |
+	    O_CLOEXEC, 0600);
+	if (j->mirror_fd == -1) {
+		errbuf_set(err, errlen, "cannot open '%s': %s",
+		    j->mirror_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read up to max_lines whole lines of the mirror into the model.  A last
+ * line without its newline was cut by a crash mid-write: it is cut off the
+ * file, so appending goes on from a whole line, and the stream resumes
+ * before it.
+ */
+bool
+ljob_replay_step(struct ljob_int *j, size_t max_lines)
+{
+	static char line[EVENT_LINE_MAX + 2];
+	struct event ev;
+	size_t len, n;
+	int c;
+
+	if (j->replay == NULL)
+		return true;
+	for (n = 0; n < max_lines; n++) {
+		if (fgets(line, sizeof line, j->replay) == NULL)
+			break;
+		len = strlen(line);
+		if (len == 0 || line[len - 1] != '\n') {
+			if (feof(j->replay))
+				break;	/* cut: not a whole line */
+			/* Longer than any event: skip the rest of it. */
+			while ((c = fgetc(j->replay)) != EOF && c != '\n')
+				;
+			j->pub.bad_lines++;
+			j->replay_off = ftello(j->replay);
+			continue;
+		}
+		j->replay_off = ftello(j->replay);
+		if (event_parse(line, len - 1, &ev) != EVENT_OK ||
+		    ev.seq <= j->pub.last_seq) {
+			j->pub.bad_lines++;
+			continue;
+		}
+		apply(j, &ev, line, len - 1);
+	}
+	if (n == max_lines)
+		return false;
+	fclose(j->replay);
+	j->replay = NULL;
+	if (truncate(j->mirror_path, j->replay_off) != 0 && errno != ENOENT)
+		fprintf(stderr, "calops: cannot truncate '%s': %s\n",
+		    j->mirror_path, strerror(errno));
+	j->pub.replaying = false;
+	return true;
+}
+
+/* ---- following ---- */
+
+static void	retry_later(struct ljob_int *j, const char *why);
+
+/* One live event: to the mirror first, then into the model. */
+static void
+on_event(struct follow *f, const struct event *ev, const char *line,
+    size_t len, void *arg)
+{
+	struct ljob_int *j = arg;
+	char err[256];
+
+	(void)f;
+	if (j->mirror_fd != -1 || ljob_open_mirror(j, err, sizeof err) == 0) {
+		struct iovec iov[2] = { { (void *)line, len }, { "\n", 1 } };
+
+		if (writev(j->mirror_fd, iov, 2) != (ssize_t)(len + 1))
+			fprintf(stderr, "calops: cannot append to '%s': %s\n",
+			    j->mirror_path, strerror(errno));
+	}
+	j->pub.last_recv = labmodel_now();
+	j->retries = 0;
+	apply(j, ev, line, len);
+	lm_changed(j->lm);
+}
+
+static void
+on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
+{
+	struct ljob_int *j = arg;
+
+	(void)f;
+	j->follow = NULL;
+	if (finished || j->ended) {
+		lm_changed(j->lm);
+		return;
+	}
+	retry_later(j, err);
+}
+
+static const struct follow_ops follow_ops = {
+	.event = on_event,
+	.done = on_follow_done,
+};
+
+static void
+retry_fire(struct loop *l, void *arg)
+{
+	struct ljob_int *j = arg;
+
+	(void)l;
+	j->retry_timer = -1;
+	ljob_follow(j);
+}
+
+/* A broken stream: try again with backoff (1 s, 2 s, … 32 s), then give up
+ * and say why; R on the jobs or soak screen does not bring it back, a new
+ * console does. */
+static void
+retry_later(struct ljob_int *j, const char *why)
+{
+	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
+	if (j->retries >= RETRY_MAX) {
+		j->pub.state = LJ_BROKEN;
+		lm_changed(j->lm);
+		return;
+	}
+	j->retry_timer = loop_add_timer(j->lm->loop, 1000L << j->retries,
+	    retry_fire, j);
+	j->retries++;
+	lm_changed(j->lm);
+}
+
+void
+ljob_follow(struct ljob_int *j)
+{
+	struct transport *t;
+	char err[256];
+
+	if (j->follow != NULL || j->ended || j->pub.id == NULL)
+		return;
+	if ((t = labmodel_transport(j->lm, j->pub.host, err,
+	    sizeof err)) == NULL) {
+		snprintf(j->pub.err, sizeof j->pub.err, "%s", err);
+		j->pub.state = LJ_BROKEN;
+		return;
+	}
+	if (j->pub.state == LJ_STARTING)
+		j->pub.state = LJ_RUNNING;
+	j->follow = follow_start(j->lm->loop, t, j->pub.id,
+	    j->pub.last_seq + 1, &follow_ops, j, err, sizeof err);
+	if (j->follow == NULL)
+		retry_later(j, err);
+}
+
+void
+ljob_free(struct ljob_int *j)
+{
+	if (j->follow != NULL)
+		follow_stop(j->follow);
+	if (j->run != NULL)
+		rstream_cancel(j->run);
+	if (j->retry_timer != -1)
+		loop_del_timer(j->lm->loop, j->retry_timer);
+	if (j->replay != NULL)
+		fclose(j->replay);
+	if (j->mirror_fd != -1)
+		close(j->mirror_fd);
+	if (j->pub.metrics != NULL)
+		metrics_free(j->pub.metrics);
+	if (j->pub.alerts != NULL)
+		alerts_free(j->pub.alerts);
+	free(j->pub.host);
+	free(j->pub.id);
+	free(j->pub.scenario);
+	free(j->pub.chips);
+	free(j->pub.command);
+	free(j->pub.label);
+	free(j->mirror_path);
+	free(j->meta_path);
+	free(j);
+}

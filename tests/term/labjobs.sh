@@ -1,0 +1,94 @@
+# labjobs.sh: gate jobs from the board on a lab (issue 4 §4) and nothing
+# lost across a console crash (§2): on a workspace whose G7 and G9 evidence
+# is missing, r on G7 and on G9 (the simulator at --time-scale 3000: a 24 h
+# soak in about 30 s) shows the gates running with progress; the console is
+# SIGKILLed in the middle of the soak and started again; the streams resume,
+# both gates turn green when their jobs end, and each job's mirror in
+# $XDG_STATE_HOME/calops/streams holds every event of the job exactly once,
+# in order: the same bytes as the job's own events.jsonl.
+. "$(dirname "$0")/lib.sh"
+
+J=$TMP/jobs
+mkdir -p "$J"
+stop_jobs() {
+	local d
+
+	for d in "$J"/*/; do
+		[ -d "$d" ] && "$CALOPS" kill "$(basename "$d")" --jobs "$J" \
+		    --grace 1 >/dev/null 2>&1
+	done
+	cleanup
+}
+trap stop_jobs EXIT
+
+copy_ws "$COMPLETE"
+rm -rf "$WS/06-runtime/faults" "$WS/06-runtime/correctness/golden.json" \
+    "$WS/07-serving/soak"
+cat >"$TMP/lab.yaml" <<EOF
+hosts:
+  - {name: local, transport: local, chips: [0, 1]}
+workspaces:
+  - {host: local, path: $WS}
+runner: $(dirname "$CALOPS")/calrt-sim --time-scale 3000
+EOF
+
+start CALOPS_JOBS_DIR="$J"
+launch "$TMP/lab.yaml"
+wait_re "^ G7 +· pending"
+wait_re "^ G9 +✘ fail"
+
+# G7: golden + the eight faults, confirmed with y.
+keys j j j j j j j r
+wait_for "run G7's golden + 8 faults on local? [y/N]"
+keys y Enter
+wait_re "^ G7 +▶ run"
+# G9: a no cancels, a y starts the soak.
+keys j j r
+wait_for "run G9's 24 h soak on local? [y/N]"
+keys n Enter
+wait_for "G9's job not started"
+keys r
+wait_for "run G9's 24 h soak on local? [y/N]"
+keys y Enter
+wait_re "^ G9 +▶ run"
+
+# The soak is under way: SIGKILL the console (no chance to flush anything).
+STREAMS=$TMP/state/calops/streams/local
+for i in $(seq 1 100); do
+	[ "$(cat "$STREAMS"/*.jsonl 2>/dev/null | wc -l)" -gt 200 ] && break
+	sleep 0.1
+done
+pid=$(calops_pid) || fail "no calops running"
+kill -9 "$pid"
+wait_for "[calops#1 exited 137]"
+[ "$(ls "$J" | wc -l)" -eq 2 ] || fail "expected 2 jobs in $J"
+for d in "$J"/*/; do
+	grep -q '"type":"end"' "$d/events.jsonl" &&
+	    grep -q '"stress"' "$d/job.json" &&
+	    fail "the soak ended before the console was killed: too fast"
+done
+
+# Started again: both streams resume where the mirror ends.
+launch "$TMP/lab.yaml"
+wait_re "^ G9 +▶ run"
+WAIT_SECS=120 wait_re "^ G7 +✔ pass"
+WAIT_SECS=120 wait_re "^ G9 +✔ pass"
+
+# Every event exactly once: the mirror is the job's own stream, byte for
+# byte, and its seqs run 1..N.
+for d in "$J"/*/; do
+	id=$(basename "$d")
+	cmp -s "$d/events.jsonl" "$STREAMS/$id.jsonl" ||
+	    fail "mirror of $id differs from the job's events"
+	n=$(wc -l <"$STREAMS/$id.jsonl")
+	seqs=$(grep -o '"seq":[0-9]*' "$STREAMS/$id.jsonl" | cut -d: -f2 |
+	    awk -v n="$n" '$1 != NR { bad = 1 }
+	    END { if (bad || NR != n) print "bad"; else print "ok" }')
+	[ "$seqs" = ok ] || fail "seqs of $id are not 1..$n"
+done
+# The action log has both starts and both outcomes.
+A=$TMP/state/calops/actions.jsonl
+[ "$(grep -c '"outcome"' "$A")" -eq 2 ] || fail "expected 2 outcomes in $A"
+keys q
+wait_exit 0
+finish
