@@ -370,7 +370,7 @@ eval_sla(struct alerts *a, struct metrics *m, double ts)
 		if (a->nsel[r] == 0)
 			continue;
 		if (r == RULE_SUCCESS)
-			v = metrics_mean(a->sel[r], a->nsel[r], MWIN_1M, ts);
+			v = metrics_mean(a->sel[r], a->nsel[r], MWIN_10M, ts);
 		else
 			v = latency_p99(a, m, r, ts);
 		if (isnan(lim = a->sla[r]))

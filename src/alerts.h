@@ -21,8 +21,10 @@
  *   sla.ttft_p99      the P99 of ttft_ms over the 1 min window, merged over
  *                     every chip, above the SLA's ttft_ms_p99
  *   sla.tpot_p99      the same for tpot_ms and tpot_ms_p99
- *   sla.success_rate  the mean of request_ok over 1 min, merged over every
- *                     chip, below success_rate_min
+ *   sla.success_rate  the mean of request_ok over 10 min, merged over every
+ *                     chip, below success_rate_min: over 1 min a healthy
+ *                     run at 2 requests/s and 0.1 % errors dips below a
+ *                     99.5 % SLA for a minute after every single failure
  *   leak.rss_bytes, leak.device_mem_bytes
  *                     the leak rule (soakstats.h, workspace.md G9) says
  *                     growing, judged per series, that is per chip: a leak

@@ -451,8 +451,12 @@ job_setup(struct labmodel *lm, struct ljob_int *j)
 		acks = lm->streams != NULL && j->pub.id != NULL ?
 		    lm_job_path(lm, j->pub.host, j->pub.id, "acks") : NULL;
 		j->pub.alerts = alerts_new(acks);
-		alerts_set_sla(j->pub.alerts, lm->sla[0], lm->sla[1],
-		    lm->sla[2]);
+		if (j->own_sla)
+			alerts_set_sla(j->pub.alerts, j->sla[0], j->sla[1],
+			    j->sla[2]);
+		else
+			alerts_set_sla(j->pub.alerts, lm->sla[0], lm->sla[1],
+			    lm->sla[2]);
 		free(acks);
 	}
 }
@@ -630,11 +634,15 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j->pub.label = xstrdup(label);
 	j->pub.started = labmodel_now();
 	j->pub.state = LJ_STARTING;
+	if (!isnan(lm->sla[0]) || !isnan(lm->sla[1]) || !isnan(lm->sla[2])) {
+		memcpy(j->sla, lm->sla, sizeof j->sla);
+		j->own_sla = true;
+	}
 	job_setup(lm, j);
 
 	/* The record first: a console killed right after this still finds
 	 * and follows the job. */
-	meta = ljob_meta_json(&j->pub);
+	meta = ljob_meta_json(j);
 	if (file_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
 	    errlen) != 0 || ljob_open_mirror(j, err, errlen) != 0) {
 		free(meta);
@@ -782,8 +790,9 @@ labmodel_set_sla(struct labmodel *lm, double ttft_ms_p99, double tpot_ms_p99,
 	lm->sla[0] = ttft_ms_p99;
 	lm->sla[1] = tpot_ms_p99;
 	lm->sla[2] = success_rate_min;
+	/* A job started before the SLA was known judges by it from now. */
 	for (i = 0; i < lm->njobs; i++)
-		if (lm->jobs[i]->pub.alerts != NULL)
+		if (lm->jobs[i]->pub.alerts != NULL && !lm->jobs[i]->own_sla)
 			alerts_set_sla(lm->jobs[i]->pub.alerts, ttft_ms_p99,
 			    tpot_ms_p99, success_rate_min);
 }

@@ -37,6 +37,10 @@ struct ljob_int {
 	int			 retries;
 	unsigned		 results;	/* result events seen (G7 suite) */
 	bool			 ended;		/* its end event was applied */
+	/* The SLA its alerts judge by, recorded with the job when it started
+	 * so that a replay gives the same journal (NAN: not known then). */
+	double			 sla[3];
+	bool			 own_sla;
 };
 
 struct labmodel {
@@ -75,7 +79,7 @@ void		 ljob_log_action(const struct ljob_int *j, const char *outcome);
 /* Stop following, close files, free the job. */
 void		 ljob_free(struct ljob_int *j);
 /* The record written beside the mirror, and read back at start. */
-char		*ljob_meta_json(const struct ljob *j);
+char		*ljob_meta_json(const struct ljob_int *j);
 struct ljob_int	*ljob_from_meta(struct labmodel *lm, const char *path,
 		    char *err, size_t errlen);
 

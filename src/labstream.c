@@ -36,8 +36,9 @@ static const char *const kind_names[] = {
 /* ---- the record beside the mirror ---- */
 
 char *
-ljob_meta_json(const struct ljob *j)
+ljob_meta_json(const struct ljob_int *ji)
 {
+	const struct ljob *j = &ji->pub;
 	json_t *o, *chips = json_array();
 	char *s;
 	size_t i;
@@ -51,6 +52,10 @@ ljob_meta_json(const struct ljob *j)
 	    j->label, "started", j->started);
 	if (j->scenario != NULL)
 		json_object_set_new(o, "scenario", json_string(j->scenario));
+	if (ji->own_sla)
+		json_object_set_new(o, "sla", json_pack("{s:f, s:f, s:f}",
+		    "ttft_ms_p99", ji->sla[0], "tpot_ms_p99", ji->sla[1],
+		    "success_rate_min", ji->sla[2]));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -61,6 +66,12 @@ static const char *
 str_of(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
+}
+
+static double
+num_or_nan(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 struct ljob_int *
@@ -116,6 +127,12 @@ ljob_from_meta(struct labmodel *lm, const char *path, char *err,
 	j->pub.command = xstrdup(cmd);
 	j->pub.label = xstrdup(label);
 	j->pub.started = json_number_value(json_object_get(o, "started"));
+	if (json_is_object(v = json_object_get(o, "sla"))) {
+		j->own_sla = true;
+		j->sla[0] = num_or_nan(json_object_get(v, "ttft_ms_p99"));
+		j->sla[1] = num_or_nan(json_object_get(v, "tpot_ms_p99"));
+		j->sla[2] = num_or_nan(json_object_get(v, "success_rate_min"));
+	}
 	json_decref(o);
 	return j;
 }

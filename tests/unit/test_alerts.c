@@ -99,6 +99,60 @@ test_short_breach(void **state)
 	metrics_free(m);
 }
 
+/* Requests at 2 Hz over [t0, t1) on one chip; fails(i) says which fail. */
+static void
+outcomes(struct alerts *a, struct metrics *m, double t0, double t1,
+    bool (*fails)(long))
+{
+	double ts;
+	long i;
+
+	for (i = 0; (ts = t0 + (double)i * 0.5) < t1; i++) {
+		add(m, 0, "request_ok", ts, fails(i) ? 0 : 1);
+		alerts_observe(a, m, ts);
+	}
+}
+
+/* One request in a thousand fails: a healthy run. */
+static bool
+rare(long i)
+{
+	return i % 1000 == 999;
+}
+
+/* One in ten: a sustained breach of a 99.5 % SLA. */
+static bool
+tenth(long i)
+{
+	return i % 10 == 0;
+}
+
+/* A single failure must not fire the success rate (over 1 min it would
+ * dip below 99.5 % for a whole minute); ten percent for 15 min fires it
+ * once, with the worst rate seen. */
+static void
+test_success_rate(void **state)
+{
+	struct metrics *m = metrics_new(0);
+	struct alerts *a = alerts_new(NULL);
+	const struct alert *al;
+
+	(void)state;
+	alerts_set_sla(a, NAN, NAN, 0.995);
+	outcomes(a, m, T0, T0 + 7200, rare);
+	assert_int_equal(alerts_count(a), 0);
+	outcomes(a, m, T0 + 7200, T0 + 8100, tenth);
+	outcomes(a, m, T0 + 8100, T0 + 10800, rare);
+	alerts_finish(a, T0 + 10800);
+	assert_int_equal(alerts_count(a), 1);
+	al = alerts_get(a, 0);
+	assert_string_equal(al->rule, "sla.success_rate");
+	assert_true(al->worst < 0.93 && al->worst > 0.88);
+	assert_false(isnan(al->end));
+	alerts_free(a);
+	metrics_free(m);
+}
+
 static void
 test_long_breach(void **state)
 {
@@ -355,6 +409,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_short_breach),
 		cmocka_unit_test(test_long_breach),
+		cmocka_unit_test(test_success_rate),
 		cmocka_unit_test(test_flapping),
 		cmocka_unit_test(test_ack_replay),
 		cmocka_unit_test(test_leak),

@@ -1,0 +1,90 @@
+# demolab.sh: the README's first command's console, end to end (issue 4):
+# calops with no PATH opens the demo lab (a private copy, the simulator as
+# runner at --time-scale 3000); a soak started from the board on G9 shows
+# on the soak screen with its graphs moving; wait-timeout triggered on chip
+# 0 from the faults screen (the chip id typed, a soak on that chip named)
+# shows its structured result; G7 run from the board and the soak turn G7
+# and G9 green; the action log has every action with its outcome.
+. "$(dirname "$0")/lib.sh"
+
+J=$TMP/jobs
+mkdir -p "$J"
+stop_jobs() {
+	local d
+
+	for d in "$J"/*/; do
+		[ -d "$d" ] && "$CALOPS" kill "$(basename "$d")" --jobs "$J" \
+		    --grace 1 >/dev/null 2>&1
+	done
+	cleanup
+}
+trap stop_jobs EXIT
+
+start CALOPS_JOBS_DIR="$J"
+launch
+wait_re "^ demo lab"
+wait_re "^ G7 +· pending"
+wait_re "^ G9 +✘ fail"
+[ -f "$TMP/state/calops/demo/lab.yaml" ] || fail "no private demo lab"
+
+# The soak, from the board.
+keys j j j j j j j j j r
+wait_for "run G9's 24 h soak on local? [y/N]"
+keys y Enter
+wait_re "^ G9 +▶ run"
+
+# The soak screen: the run advances and the graphs change as it does.
+keys 5
+wait_for "[5 Soak]"
+wait_re "▶ running +soak 24h · chips 0-3 @local"
+wait_re "^TTFT p99 [0-9.]+m?s"
+wait_re "RSS max [0-9.]+[KMG]i"
+first=$(screen | grep -o '[0-9hm]*/24h' | head -1)
+shot1=$(screen | sed -n '/^TTFT/,$p')
+for i in $(seq 1 50); do
+	now=$(screen | grep -o '[0-9hm]*/24h' | head -1)
+	[ -n "$now" ] && [ "$now" != "$first" ] && break
+	sleep 0.1
+done
+[ "$now" != "$first" ] || fail "the soak's elapsed time does not move ($first)"
+shot2=$(screen | sed -n '/^TTFT/,$p')
+[ "$shot1" != "$shot2" ] || fail "the graphs did not change"
+
+# wait-timeout on chip 0 while the soak runs on it: the warning names the
+# soak, a wrong chip id cancels, the right one triggers.
+keys 6
+wait_for "[6 Faults]"
+wait_re "^ SCENARIO +chip 0 +chip 1 +chip 2 +chip 3"
+keys g j j j j j
+wait_re "^ wait-timeout on local:0 · expects CALRT_E_WAIT_TIMEOUT"
+expect_re "fault --time-scale 3000 --calbin"
+keys t
+wait_for "type the chip id (0) to trigger wait-timeout on local:0"
+expect "soak 24h"
+send_text 1
+keys Enter
+wait_for "cancelled"
+keys t
+wait_for "type the chip id (0) to trigger wait-timeout on local:0"
+send_text 0
+keys Enter
+WAIT_SECS=60 wait_re "^ wait-timeout +✔ (recovered )?[0-9.]+s"
+expect_re "chip0 recovered [0-9.]+ s"
+
+# G7 from the board; the soak and the G7 job end and both gates pass.
+keys 1
+wait_for "[1 Board]"
+keys g j j j j j j j r
+wait_for "run G7's golden + 8 faults on local? [y/N]"
+keys y Enter
+WAIT_SECS=120 wait_re "^ G9 +✔ pass"
+WAIT_SECS=120 wait_re "^ G7 +✔ pass"
+
+# Three actions, three outcomes, each with who and the exact command.
+A=$TMP/state/calops/actions.jsonl
+[ "$(grep -c '"outcome"' "$A")" -eq 3 ] || fail "expected 3 outcomes in $A"
+grep -q '"command":"[^"]*calrt-sim fault --time-scale 3000 --calbin [^"]* --chips 0 --scenario wait-timeout"' "$A" ||
+    fail "the fault's command is not in the action log"
+keys q
+wait_exit 0
+finish
