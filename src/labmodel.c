@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdarg.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,6 +112,26 @@ lm_changed(struct labmodel *lm)
 {
 	if (lm->cb.changed != NULL)
 		lm->cb.changed(lm, lm->cb.arg);
+}
+
+void
+lm_warn(struct labmodel *lm, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	lm->nwarnings++;
+	if (lm->cb.warn != NULL)
+		lm->cb.warn(lm, msg, lm->cb.arg);
+}
+
+uint64_t
+labmodel_nwarnings(const struct labmodel *lm)
+{
+	return lm->nwarnings;
 }
 
 const struct lab *
@@ -842,7 +863,7 @@ scan_host(struct labmodel *lm, const char *host, struct ljob_int ***v,
 		j = ljob_from_meta(lm, path, err, sizeof err);
 		free(path);
 		if (j == NULL) {
-			fprintf(stderr, "calops: %s\n", err);
+			lm_warn(lm, "%s", err);
 			continue;
 		}
 		if (strcmp(j->pub.host, host) != 0) {

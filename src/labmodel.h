@@ -97,7 +97,8 @@ struct ljob {
 	char		 phase[32];	/* the last progress event's */
 	double		 done, total;	/* its done/total (total 0: unknown) */
 	char		 result[8];	/* "", pass, fail, error */
-	uint64_t	 events, bad_lines;
+	uint64_t	 events;
+	uint64_t	 bad_lines;	/* lines of the stream that were not events */
 	bool		 replaying;	/* applied from the mirror, not live */
 
 	struct metrics	*metrics;	/* LJOB_SOAK: its samples (else NULL) */
@@ -121,6 +122,10 @@ struct labmodel_cb {
 	void	(*changed)(struct labmodel *, void *arg);
 	/* A job ended live (not during a replay): re-evaluate the board. */
 	void	(*ended)(struct labmodel *, const struct ljob *, void *arg);
+	/* Something went wrong that is not fatal (a corrupt job record, a
+	 * mirror that cannot be written): say it (never on stderr, which is
+	 * the console's screen). */
+	void	(*warn)(struct labmodel *, const char *msg, void *arg);
 	void	*arg;
 };
 
@@ -193,6 +198,9 @@ void		 labmodel_set_sla(struct labmodel *lm, double ttft_ms_p99,
 		    double tpot_ms_p99, double success_rate_min);
 void		 labmodel_sla(const struct labmodel *lm, double *ttft_ms_p99,
 		    double *tpot_ms_p99, double *success_rate_min);
+
+/* Problems reported through the warn hook so far. */
+uint64_t	 labmodel_nwarnings(const struct labmodel *lm);
 
 /* The wall clock, Unix seconds. */
 double		 labmodel_now(void);

@@ -26,10 +26,12 @@ struct ljob_int {
 	struct ljob		 pub;		/* first: ljob pointers cast back */
 	struct labmodel		*lm;
 	struct follow		*follow;	/* following the stream, or NULL */
+	uint64_t		 follow_bad;	/* its bad lines already counted */
 	struct rstream		*run;		/* `calops run` answering, or NULL */
 	bool			 run_printed;	/* it printed the job id */
 	char			 run_err[200];	/* its last stderr line */
 	int			 mirror_fd;	/* open for appending, or -1 */
+	bool			 mirror_failed;	/* said so once */
 	char			*mirror_path, *meta_path;
 	FILE			*replay;	/* the mirror being replayed */
 	off_t			 replay_off;	/* of the next whole line */
@@ -57,11 +59,14 @@ struct labmodel {
 	double			 sla[3];	/* ttft p99, tpot p99, success min */
 	char			*streams;	/* the mirrors' folder, or NULL */
 	long			 replay_timer;	/* -1: none */
+	uint64_t		 nwarnings;
 };
 
 /* labmodel.c */
 struct lhost	*lm_host(const struct labmodel *lm, const char *name);
 void		 lm_changed(struct labmodel *lm);
+void		 lm_warn(struct labmodel *lm, const char *fmt, ...)
+		    PRINTFLIKE(2, 3);
 void		 lm_add_fault(struct labmodel *lm, const struct lfault *f);
 /* Where a job's mirror and record go: <streams>/<host>/<id>.{jsonl,json}. */
 char		*lm_job_path(const struct labmodel *lm, const char *host,

@@ -190,7 +190,7 @@ ljob_log_action(const struct ljob_int *j, const char *outcome)
 	rec.command = j->pub.command;
 	rec.outcome = outcome;
 	if (actionlog_append(&rec, err, sizeof err) != 0)
-		fprintf(stderr, "calops: %s\n", err);
+		lm_warn(j->lm, "%s", err);
 }
 
 /* The end event: the job's final state, its outcome logged when live. */
@@ -354,8 +354,8 @@ ljob_replay_step(struct ljob_int *j, size_t max_lines)
 	fclose(j->replay);
 	j->replay = NULL;
 	if (truncate(j->mirror_path, j->replay_off) != 0 && errno != ENOENT)
-		fprintf(stderr, "calops: cannot truncate '%s': %s\n",
-		    j->mirror_path, strerror(errno));
+		lm_warn(j->lm, "cannot truncate '%s': %s", j->mirror_path,
+		    strerror(errno));
 	j->pub.replaying = false;
 	return true;
 }
@@ -372,16 +372,29 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	struct ljob_int *j = arg;
 	char err[256];
 
-	(void)f;
-	if (j->mirror_fd != -1 || ljob_open_mirror(j, err, sizeof err) == 0) {
+	/* A mirror that cannot be written costs the resume position of a
+	 * restart, not the event: said once, and the stream goes on. */
+	if (j->mirror_fd == -1 && !j->mirror_failed &&
+	    ljob_open_mirror(j, err, sizeof err) != 0) {
+		lm_warn(j->lm, "%s", err);
+		j->mirror_failed = true;
+	}
+	if (j->mirror_fd != -1) {
 		struct iovec iov[2] = { { (void *)line, len }, { "\n", 1 } };
 
-		if (writev(j->mirror_fd, iov, 2) != (ssize_t)(len + 1))
-			fprintf(stderr, "calops: cannot append to '%s': %s\n",
+		if (writev(j->mirror_fd, iov, 2) != (ssize_t)(len + 1) &&
+		    !j->mirror_failed) {
+			lm_warn(j->lm, "cannot append to '%s': %s",
 			    j->mirror_path, strerror(errno));
+			j->mirror_failed = true;
+		}
 	}
 	j->pub.last_recv = labmodel_now();
 	j->retries = 0;
+	/* Lines the follower could not read as events (it drops them; the
+	 * job's log still shows them): counted on the job, never silent. */
+	j->pub.bad_lines += follow_stats(f)->bad - j->follow_bad;
+	j->follow_bad = follow_stats(f)->bad;
 	apply(j, ev, line, len);
 	lm_changed(j->lm);
 }
@@ -449,6 +462,7 @@ ljob_follow(struct ljob_int *j)
 	}
 	if (j->pub.state == LJ_STARTING)
 		j->pub.state = LJ_RUNNING;
+	j->follow_bad = 0;
 	j->follow = follow_start(j->lm->loop, t, j->pub.id,
 	    j->pub.last_seq + 1, &follow_ops, j, err, sizeof err);
 	if (j->follow == NULL)

@@ -752,6 +752,13 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 	eval_start(a);
 }
 
+static void
+lab_warn(struct labmodel *lm, const char *msg, void *arg)
+{
+	(void)lm;
+	app_message(arg, true, "%s", msg);
+}
+
 /*
  * The lab behind the console: the lab file when path is one (its first
  * workspace on a local host is the board's), else a lab of one local host
@@ -760,7 +767,7 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 static int
 lab_open(struct app *a, const char *path, char *err, size_t errlen)
 {
-	const struct labmodel_cb cb = { lab_changed, lab_ended, a };
+	const struct labmodel_cb cb = { lab_changed, lab_ended, lab_warn, a };
 	struct stat st;
 	size_t i;
 

@@ -1,0 +1,278 @@
+/*
+ * test_labmodel.c: the console's lab model (src/labmodel.c, labstream.c)
+ * starting again from what an earlier console left in
+ * $XDG_STATE_HOME/calops/streams: a soak's and a fault's mirrors replayed
+ * into the model (metrics, fault results, progress, end state), the bad
+ * lines of a mirror (garbage, a repeated seq, a line cut by a crash) counted
+ * and dropped, the cut line cut off the file so that appending goes on from
+ * a whole line, a corrupt job record reported through the warn hook and the
+ * other jobs kept, and the exact commands built from the lab's runner.
+ */
+#include "calops.h"
+
+#include <sys/stat.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fileio.h"
+#include "lab.h"
+#include "labmodel.h"
+#include "loop.h"
+#include "metrics.h"
+
+static char tmpdir[] = "/tmp/calops-labmodel.XXXXXX";
+static char warned[512];
+static int nwarn;
+
+static void
+put(const char *rel, const char *text)
+{
+	char *path = xasprintf("%s/calops/streams/%s", tmpdir, rel);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+static void
+on_warn(struct labmodel *lm, const char *msg, void *arg)
+{
+	(void)lm;
+	(void)arg;
+	snprintf(warned, sizeof warned, "%s", msg);
+	nwarn++;
+}
+
+static void
+stop(struct loop *l, void *arg)
+{
+	(void)arg;
+	loop_stop(l);
+}
+
+static const char soak_meta[] =
+    "{\"v\":1,\"id\":\"soak1\",\"host\":\"local\",\"kind\":\"soak\","
+    "\"gate\":9,\"chip\":-1,\"chips\":[0,1],\"target_s\":3600,"
+    "\"command\":\"calrt-sim stress\",\"label\":\"soak 1h\","
+    "\"started\":1000,\"sla\":{\"ttft_ms_p99\":1500,\"tpot_ms_p99\":60,"
+    "\"success_rate_min\":0.995}}";
+
+static const char fault_meta[] =
+    "{\"v\":1,\"id\":\"fault1\",\"host\":\"local\",\"kind\":\"fault\","
+    "\"gate\":7,\"chip\":2,\"chips\":[2],\"target_s\":0,"
+    "\"scenario\":\"kv-full\",\"command\":\"calrt-sim fault\","
+    "\"label\":\"fault kv-full\",\"started\":2000}";
+
+/* Four good events, garbage, a repeat, the end, then a line cut short. */
+static const char soak_mirror[] =
+    "{\"v\":1,\"seq\":1,\"ts\":100,\"type\":\"hello\",\"tool\":\"calops\"}\n"
+    "{\"v\":1,\"seq\":2,\"ts\":100,\"type\":\"metric\",\"chip\":0,"
+    "\"values\":{\"ttft_ms\":200,\"request_ok\":1}}\n"
+    "not json at all\n"
+    "{\"v\":1,\"seq\":3,\"ts\":160,\"type\":\"metric\",\"chip\":1,"
+    "\"values\":{\"ttft_ms\":300,\"request_ok\":1}}\n"
+    "{\"v\":1,\"seq\":3,\"ts\":160,\"type\":\"metric\",\"chip\":1,"
+    "\"values\":{\"ttft_ms\":999,\"request_ok\":0}}\n"
+    "{\"v\":1,\"seq\":4,\"ts\":170,\"type\":\"progress\",\"phase\":\"soak\","
+    "\"done\":70,\"total\":3600,\"unit\":\"s\"}\n"
+    "{\"v\":1,\"seq\":5,\"ts\":171,\"type\":\"end\",\"exit_code\":0}\n"
+    "{\"v\":1,\"seq\":6,\"ts\":172,\"ty";
+
+static const char fault_mirror[] =
+    "{\"v\":1,\"seq\":1,\"ts\":5,\"type\":\"hello\"}\n"
+    "{\"v\":1,\"seq\":2,\"ts\":6,\"type\":\"fault\",\"scenario\":\"kv-full\","
+    "\"chip\":2,\"error_code\":\"CALRT_E_KV_FULL\",\"structured_error\":true,"
+    "\"aborted\":false,\"recovered\":true,\"recover_ms\":9.5}\n"
+    "{\"v\":1,\"seq\":3,\"ts\":7,\"type\":\"end\",\"signal\":15}\n";
+
+static int
+setup(void **state)
+{
+	char *dir;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpdir));
+	setenv("XDG_STATE_HOME", tmpdir, 1);
+	dir = xasprintf("%s/calops", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	free(dir);
+	dir = xasprintf("%s/calops/streams", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	free(dir);
+	dir = xasprintf("%s/calops/streams/local", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	free(dir);
+	put("local/soak1.json", soak_meta);
+	put("local/soak1.jsonl", soak_mirror);
+	put("local/fault1.json", fault_meta);
+	put("local/fault1.jsonl", fault_mirror);
+	put("local/broken.json", "{\"v\":1, \"id\": ");
+	return 0;
+}
+
+static void
+test_replay(void **state)
+{
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct loop *l = loop_new();
+	struct labmodel *lm;
+	struct lab lab;
+	struct ljob *soak, *fault;
+	const struct lfault *f;
+	struct mseries *s;
+	struct mcell tot;
+	struct stat st;
+	char err[512], *path;
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, "hosts:\n  - {name: local, "
+	    "transport: local, chips: [0, 1, 2]}\nworkspaces:\n  - {host: "
+	    "local, path: /srv/ws}\nrunner: calrt-sim --time-scale 3000\n",
+	    strlen("hosts:\n  - {name: local, transport: local, chips: [0, 1, "
+	    "2]}\nworkspaces:\n  - {host: local, path: /srv/ws}\nrunner: "
+	    "calrt-sim --time-scale 3000\n"), "lab.yaml", err, sizeof err), 0);
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	/* The corrupt record is said, not fatal. */
+	assert_int_equal(nwarn, 1);
+	assert_non_null(strstr(warned, "broken.json"));
+	loop_add_timer(l, 200, stop, NULL);
+	loop_run(l);
+
+	/* Newest first: the fault (started 2000), then the soak (1000). */
+	assert_int_equal(labmodel_njobs(lm), 2);
+	fault = labmodel_job(lm, 0);
+	soak = labmodel_job(lm, 1);
+	assert_string_equal(fault->id, "fault1");
+	assert_int_equal(fault->state, LJ_KILLED);
+	assert_int_equal(fault->sig, 15);
+	assert_string_equal(soak->id, "soak1");
+	assert_int_equal(soak->state, LJ_DONE);
+	assert_int_equal(soak->exit_code, 0);
+	assert_int_equal(soak->last_seq, 5);
+	assert_int_equal(soak->events, 5);
+	assert_int_equal(soak->bad_lines, 2);	/* garbage, the repeat */
+	assert_false(soak->replaying);
+	assert_true(soak->done == 70 && soak->total == 3600);
+	assert_true(soak->first_ts == 100 && soak->last_ts == 160);
+	assert_ptr_equal(labmodel_latest(lm, LJOB_SOAK, NULL), soak);
+	assert_null(labmodel_gate_job(lm, 9));	/* it ended */
+
+	/* The metrics of the soak, the repeated seq's sample not among them. */
+	s = metrics_find(soak->metrics, "local", 1, "ttft_ms");
+	assert_non_null(s);
+	mseries_totals(s, &tot);
+	assert_int_equal(tot.count, 1);
+	assert_true(tot.max == 300);
+
+	/* The fault's structured result. */
+	assert_int_equal(labmodel_nfaults(lm), 1);
+	f = labmodel_fault(lm, 0);
+	assert_string_equal(f->scenario, "kv-full");
+	assert_string_equal(f->error_code, "CALRT_E_KV_FULL");
+	assert_int_equal(f->chip, 2);
+	assert_true(f->structured && f->recovered && !f->aborted);
+	assert_true(fabs(f->recover_ms - 9.5) < 1e-9);
+
+	/* The cut line is gone from the mirror: it ends with a whole line. */
+	path = xasprintf("%s/calops/streams/local/soak1.jsonl", tmpdir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((size_t)st.st_size, strlen(soak_mirror) -
+	    strlen("{\"v\":1,\"seq\":6,\"ts\":172,\"ty"));
+	free(path);
+
+	labmodel_free(lm);
+	lab_release(&lab);
+	loop_free(l);
+}
+
+/* The exact commands: the runner's own options after its command, the
+ * package under the host's workspace, a fault on the chip asked. */
+static void
+test_commands(void **state)
+{
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct ljob_spec spec = { .host = "local" };
+	struct loop *l = loop_new();
+	struct labmodel *lm;
+	struct lab lab;
+	char err[512], cmd[4096];
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [0, 1, 2, 3]}\n  - {name: far, transport: ssh, address: "
+	    "far.example}\nworkspaces:\n  - {host: local, path: /srv/ws}\n"
+	    "runner: calrt-sim --time-scale 3000\n";
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	spec.kind = LJOB_FAULT;
+	spec.chip = 3;
+	spec.scenario = "wait-timeout";
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), 0);
+	assert_string_equal(cmd, "calrt-sim fault --time-scale 3000 --calbin "
+	    "/srv/ws/05-calbin/package --chips 3 --scenario wait-timeout");
+	spec.kind = LJOB_SOAK;
+	spec.duration_s = 8 * 3600;
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), 0);
+	assert_string_equal(cmd, "calrt-sim stress --time-scale 3000 --calbin "
+	    "/srv/ws/05-calbin/package --duration 8h --chips 0-3");
+	spec.kind = LJOB_GATE;
+	spec.gate = 7;
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), 0);
+	assert_non_null(strstr(cmd, "/bin/sh -c '"));
+	assert_non_null(strstr(cmd, "' calops-g7 /srv/ws/05-calbin/package 0 "
+	    "calrt-sim --time-scale 3000"));
+	/* No such scenario; no lab job for G3; no workspace on far. */
+	spec.kind = LJOB_FAULT;
+	spec.scenario = "meltdown";
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), -1);
+	spec.kind = LJOB_GATE;
+	spec.gate = 3;
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), -1);
+	assert_non_null(strstr(err, "G3 has no lab job"));
+	spec.gate = 9;
+	spec.host = "far";
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), -1);
+	assert_null(labmodel_transport(lm, "far", err, sizeof err));
+	assert_non_null(strstr(err, "ssh"));
+	assert_string_equal(labmodel_default_host(lm), "local");
+	labmodel_free(lm);
+	lab_release(&lab);
+	loop_free(l);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	fileio_remove_tree(tmpdir);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_commands),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
