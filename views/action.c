@@ -20,7 +20,7 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_QUIT] = { "quit", "quit calops" },
 	[ACT_HELP] = { "help", "this help" },
 	[ACT_FILTER] = { "filter", "filter the lines (Esc clears)" },
-	[ACT_COMMAND] = { "command", "command line (:board :tickets :findings "
+	[ACT_COMMAND] = { "command", "command line (:board :tickets :findings :soak :faults "
 	    ":jobs :theme NAME :q)" },
 	[ACT_NEXT_VIEW] = { "next-view", "next screen" },
 	[ACT_PREV_VIEW] = { "prev-view", "previous screen" },

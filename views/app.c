@@ -364,7 +364,7 @@ app_open_file(struct app *a, const char *rel, const char *where)
 /* ---- the prompt ---- */
 
 static const char *const commands[] = { "board", "tickets", "findings",
-    "jobs", "help", "theme", "refresh", "q", "quit" };
+    "jobs", "soak", "faults", "help", "theme", "refresh", "q", "quit" };
 
 /* Tab completion for ':': the command, or a theme name after ":theme ".
  * Several matches: as far as they agree, and the list beside the prompt. */
