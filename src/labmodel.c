@@ -453,7 +453,7 @@ lm_job_path(const struct labmodel *lm, const char *host, const char *id,
 
 /* A job as the model keeps it: paths, and a metric store for a soak. */
 static void
-job_setup(struct labmodel *lm, struct ljob_int *j)
+job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 {
 	char *acks;
 
@@ -467,7 +467,7 @@ job_setup(struct labmodel *lm, struct ljob_int *j)
 		    "jsonl");
 		j->meta_path = lm_job_path(lm, j->pub.host, j->pub.id, "json");
 	}
-	if (j->pub.kind == LJOB_SOAK) {
+	if (j->pub.kind == LJOB_SOAK && samples) {
 		j->pub.metrics = metrics_new(0);
 		acks = lm->streams != NULL && j->pub.id != NULL ?
 		    lm_job_path(lm, j->pub.host, j->pub.id, "acks") : NULL;
@@ -479,6 +479,31 @@ job_setup(struct labmodel *lm, struct ljob_int *j)
 			alerts_set_sla(j->pub.alerts, lm->sla[0], lm->sla[1],
 			    lm->sla[2]);
 		free(acks);
+	}
+}
+
+/*
+ * Only the newest LAB_SOAKS_LOADED soaks keep their samples (a few MiB
+ * each, whatever their length): an older one that has ended keeps its
+ * state, progress and result, and says its samples are not loaded.
+ */
+static void
+unload_old_soaks(struct labmodel *lm)
+{
+	struct ljob_int *j;
+	size_t i, n = 0;
+
+	for (i = 0; i < lm->njobs; i++) {
+		j = lm->jobs[i];
+		if (j->pub.kind != LJOB_SOAK || j->pub.metrics == NULL)
+			continue;
+		if (++n <= LAB_SOAKS_LOADED || ljob_live(&j->pub) ||
+		    j->replay != NULL)
+			continue;
+		alerts_free(j->pub.alerts);
+		metrics_free(j->pub.metrics);
+		j->pub.alerts = NULL;
+		j->pub.metrics = NULL;
 	}
 }
 
@@ -503,6 +528,7 @@ job_insert(struct labmodel *lm, struct ljob_int *j)
 	memmove(&lm->jobs[1], &lm->jobs[0], lm->njobs * sizeof *lm->jobs);
 	lm->jobs[0] = j;
 	lm->njobs++;
+	unload_old_soaks(lm);
 }
 
 /* mkdir -p with mode. */
@@ -659,7 +685,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		memcpy(j->sla, lm->sla, sizeof j->sla);
 		j->own_sla = true;
 	}
-	job_setup(lm, j);
+	job_setup(lm, j, true);
 
 	/* The record first: a console killed right after this still finds
 	 * and follows the job. */
@@ -909,7 +935,7 @@ replay_init(struct labmodel *lm)
 {
 	struct ljob_int **v = NULL, *j;
 	struct stat st;
-	size_t i, n = 0;
+	size_t i, n = 0, soaks = 0;
 
 	if (lm->streams == NULL)
 		return;
@@ -923,7 +949,8 @@ replay_init(struct labmodel *lm)
 			ljob_free(j);
 			continue;
 		}
-		job_setup(lm, j);
+		job_setup(lm, j, j->pub.kind == LJOB_SOAK &&
+		    ++soaks <= LAB_SOAKS_LOADED);
 		j->pub.state = LJ_RUNNING;
 		j->pub.replaying = true;
 		if ((j->replay = fopen(j->mirror_path, "re")) != NULL &&

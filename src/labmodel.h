@@ -37,6 +37,7 @@
 
 #define LAB_JOBS_MAX	64	/* jobs kept in the model, newest first */
 #define LAB_FAULTS_MAX	4096	/* fault results kept, oldest dropped */
+#define LAB_SOAKS_LOADED 4	/* soaks whose samples are kept, newest first */
 
 struct metrics;
 struct alerts;
@@ -101,8 +102,10 @@ struct ljob {
 	uint64_t	 bad_lines;	/* lines of the stream that were not events */
 	bool		 replaying;	/* applied from the mirror, not live */
 
-	struct metrics	*metrics;	/* LJOB_SOAK: its samples (else NULL) */
-	struct alerts	*alerts;	/* LJOB_SOAK: its alert journal (else NULL) */
+	/* LJOB_SOAK: its samples and alert journal; NULL for other kinds and
+	 * for a soak older than the newest LAB_SOAKS_LOADED that has ended. */
+	struct metrics	*metrics;
+	struct alerts	*alerts;
 };
 
 /* One fault result (a `fault` event of protocol.md §3). */

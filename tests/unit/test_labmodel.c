@@ -258,6 +258,58 @@ test_commands(void **state)
 	loop_free(l);
 }
 
+/* Only the newest LAB_SOAKS_LOADED soaks keep their samples. */
+static void
+test_soaks_loaded(void **state)
+{
+	const struct labmodel_cb cb = { .warn = on_warn };
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	struct loop *l = loop_new();
+	struct labmodel *lm;
+	struct lab lab;
+	struct ljob *j;
+	char err[512], name[64], *meta;
+	size_t i, loaded = 0, soaks = 0;
+	int k;
+
+	(void)state;
+	for (k = 2; k <= 6; k++) {
+		meta = xstrdup(soak_meta);
+		memcpy(strstr(meta, "soak1"), name, (size_t)snprintf(name,
+		    sizeof name, "soak%d", k));
+		memcpy(strstr(meta, "1000"), name, (size_t)snprintf(name,
+		    sizeof name, "%d000", k + 1));
+		snprintf(name, sizeof name, "local/soak%d.json", k);
+		put(name, meta);
+		snprintf(name, sizeof name, "local/soak%d.jsonl", k);
+		put(name, soak_mirror);
+		free(meta);
+	}
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	loop_add_timer(l, 200, stop, NULL);
+	loop_run(l);
+	for (i = 0; (j = labmodel_job(lm, i)) != NULL; i++) {
+		if (j->kind != LJOB_SOAK)
+			continue;
+		soaks++;
+		assert_int_equal(j->state, LJ_DONE);
+		if (j->metrics != NULL) {
+			loaded++;
+			assert_true(soaks <= LAB_SOAKS_LOADED);
+			assert_non_null(j->alerts);
+		}
+	}
+	assert_int_equal(soaks, 6);
+	assert_int_equal(loaded, LAB_SOAKS_LOADED);
+	assert_string_equal(labmodel_latest(lm, LJOB_SOAK, NULL)->id, "soak6");
+	labmodel_free(lm);
+	lab_release(&lab);
+	loop_free(l);
+}
+
 static int
 teardown(void **state)
 {
@@ -272,6 +324,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_soaks_loaded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
