@@ -197,6 +197,28 @@ parse_port(struct labparse *p, struct lab_host *h, json_t *obj,
 }
 
 /* One entry of hosts:, checked against those before it. */
+/*
+ * A host's name names folders of the console's state (streams/<host>/) and
+ * shows on every screen: letters, digits, '.', '_' and '-', not starting
+ * with a dot, so that it can never climb out of its folder.
+ */
+static int
+check_host_name(struct labparse *p, const char *ptr, const char *name)
+{
+	char *kp;
+	size_t n = strlen(name);
+
+	if (n > 0 && n <= LAB_HOST_NAME_MAX && name[0] != '.' &&
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") == n)
+		return 0;
+	kp = ptr_key(ptr, "name");
+	LERR(p, kp, "a host name is 1 to %d letters, digits, '.', '_' or "
+	    "'-', not starting with '.'", LAB_HOST_NAME_MAX);
+	free(kp);
+	return -1;
+}
+
 static int
 parse_host(struct labparse *p, struct lab *lab, json_t *obj, const char *ptr)
 {
@@ -223,7 +245,8 @@ parse_host(struct labparse *p, struct lab *lab, json_t *obj, const char *ptr)
 	    get_string(p, obj, ptr, "known_hosts", false,
 	    &h->known_hosts) != 0 ||
 	    make_local(p, ptr, "identity", &h->identity) != 0 ||
-	    make_local(p, ptr, "known_hosts", &h->known_hosts) != 0)
+	    make_local(p, ptr, "known_hosts", &h->known_hosts) != 0 ||
+	    check_host_name(p, ptr, h->name) != 0)
 		return -1;
 	if ((chips = json_object_get(obj, "chips")) != NULL) {
 		kp = ptr_key(ptr, "chips");

@@ -29,7 +29,9 @@
  * bundled simulator, "calrt-sim".
  *
  * Validation is strict, as for the config file: unknown keys, an unknown
- * transport, duplicate host names, a workspace naming no known host, a port
+ * transport, a host name that is not 1 to 64 of [A-Za-z0-9._-] with no
+ * leading dot (it names a folder of the console's state), duplicate host
+ * names, a workspace naming no known host, a port
  * outside 1..65535, chips that are not a list of non-negative integers and
  * a runner that is empty or not strings are errors worded
  * "FILE:LINE:COL: message".  Paths on this machine (a
@@ -46,6 +48,7 @@
 
 #define LAB_MAX_BYTES	(1u << 20)	/* the largest lab file read */
 #define LAB_CHIP_MAX	4095		/* as EVENT_CHIP_MAX */
+#define LAB_HOST_NAME_MAX 64		/* [A-Za-z0-9._-], no leading dot */
 
 enum lab_transport {
 	LAB_LOCAL,

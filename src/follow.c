@@ -26,6 +26,7 @@ struct follow {
 	bool			 finished;
 	bool			 busy;		/* inside ops->event */
 	bool			 stopped;	/* follow_stop() from there */
+	bool			 remember;	/* keep the position in follow.json */
 	char			 lasterr[256];	/* the tail's last stderr line */
 };
 
@@ -262,8 +263,14 @@ take_event(struct follow *f, const char *line, size_t len)
 	f->st.delivered++;
 	if (ev.type == EVENT_END) {
 		f->finished = true;
-		if (follow_forget(f->host, f->job, err, sizeof err) != 0)
+		if (f->remember && follow_forget(f->host, f->job, err,
+		    sizeof err) != 0)
 			fprintf(stderr, "calops: %s\n", err);
+		if (f->stopped)
+			free_follow(f);
+		return;
+	}
+	if (!f->remember) {
 		if (f->stopped)
 			free_follow(f);
 		return;
@@ -304,7 +311,8 @@ on_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 
 	(void)rs;
 	f->rs = NULL;
-	flush_now();
+	if (f->remember)
+		flush_now();
 	if (f->finished)
 		f->ops->done(f, true, NULL, f->arg);
 	else {
@@ -327,13 +335,40 @@ static const struct rstream_cb follow_cb = {
 	.done = on_done,
 };
 
+/* Start `tail JOB --from FROM --follow`; NULL with err. */
+static struct follow *
+start(struct loop *l, struct transport *t, const char *job, int64_t from_seq,
+    bool remember, const struct follow_ops *ops, void *arg, char *err,
+    size_t errlen)
+{
+	char from[32], *argv[] = { "tail", NULL, "--from", from, "--follow",
+	    NULL };
+	struct follow *f;
+
+	f = xcalloc(1, sizeof *f);
+	f->loop = l;
+	f->t = t;
+	f->host = xstrdup(t->host);
+	f->job = xstrdup(job);
+	f->ops = ops;
+	f->arg = arg;
+	f->remember = remember;
+	f->st.last_seq = from_seq - 1;
+	snprintf(from, sizeof from, "%lld", (long long)from_seq);
+	argv[1] = f->job;
+	if ((f->rs = transport_exec(t, argv, &follow_cb, f, err,
+	    errlen)) == NULL) {
+		free_follow(f);
+		return NULL;
+	}
+	return f;
+}
+
 struct follow *
 follow_start(struct loop *l, struct transport *t, const char *job,
     int64_t from_seq, const struct follow_ops *ops, void *arg, char *err,
     size_t errlen)
 {
-	char from[32], *argv[] = { "tail", NULL, "--from", from, "--follow",
-	    NULL };
 	struct follow *f;
 	int64_t saved;
 	int rc;
@@ -344,24 +379,21 @@ follow_start(struct loop *l, struct transport *t, const char *job,
 		from_seq = 1;
 	if (rc == 0 && saved + 1 > from_seq)
 		from_seq = saved + 1;
-	f = xcalloc(1, sizeof *f);
-	f->loop = l;
-	f->t = t;
-	f->host = xstrdup(t->host);
-	f->job = xstrdup(job);
-	f->ops = ops;
-	f->arg = arg;
-	f->st.last_seq = from_seq - 1;
-	snprintf(from, sizeof from, "%lld", (long long)from_seq);
-	argv[1] = f->job;
-	if ((f->rs = transport_exec(t, argv, &follow_cb, f, err,
-	    errlen)) == NULL) {
-		free_follow(f);
+	if ((f = start(l, t, job, from_seq, true, ops, arg, err,
+	    errlen)) == NULL)
 		return NULL;
-	}
 	store_set(f->host, f->job, f->st.last_seq);
 	flush_soon(l);
 	return f;
+}
+
+struct follow *
+follow_start_at(struct loop *l, struct transport *t, const char *job,
+    int64_t from_seq, const struct follow_ops *ops, void *arg, char *err,
+    size_t errlen)
+{
+	return start(l, t, job, from_seq < 1 ? 1 : from_seq, false, ops, arg,
+	    err, errlen);
 }
 
 void
@@ -374,7 +406,8 @@ follow_stop(struct follow *f)
 		f->stopped = true;	/* take_event frees it on return */
 		return;
 	}
-	flush_now();
+	if (f->remember)
+		flush_now();
 	free_follow(f);
 }
 

@@ -73,6 +73,15 @@ struct follow	*follow_start(struct loop *l, struct transport *t,
 		    const char *job, int64_t from_seq,
 		    const struct follow_ops *ops, void *arg, char *err,
 		    size_t errlen);
+/*
+ * The same from exactly from_seq, for a consumer that keeps its own durable
+ * position (the console's mirror, labmodel.h): follow.json is neither read
+ * nor written, so it can never be ahead of what the consumer kept.
+ */
+struct follow	*follow_start_at(struct loop *l, struct transport *t,
+		    const char *job, int64_t from_seq,
+		    const struct follow_ops *ops, void *arg, char *err,
+		    size_t errlen);
 /* Stop following (the position is saved and kept); no more callbacks. */
 void		 follow_stop(struct follow *f);
 const struct follow_stats *follow_stats(const struct follow *f);

@@ -6,6 +6,7 @@
  */
 #include "calops.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -591,6 +592,10 @@ run_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		    (int)(len > 190 ? 190 : len), line);
 	else if (strlen(j->pub.id) == len && memcmp(line, j->pub.id, len) == 0)
 		j->run_printed = true;
+	else
+		snprintf(j->run_err, sizeof j->run_err, "calops run printed "
+		    "'%.*s', not the id asked", (int)(len > 80 ? 80 : len),
+		    line);
 }
 
 /* `calops run` answered: follow the job it started, or say why not. */
@@ -612,6 +617,8 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	    "calops run failed");
 	if (j->meta_path != NULL)
 		unlink(j->meta_path);
+	if (j->mirror_path != NULL)
+		unlink(j->mirror_path);
 	ljob_log_action(j, j->pub.err);
 	lm_changed(j->lm);
 }
@@ -652,6 +659,11 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	struct buf b;
 	size_t i;
 
+	if (lm->observer) {
+		errbuf_set(err, errlen, "another calops console follows this "
+		    "lab's jobs: start them there");
+		return NULL;
+	}
 	if (build_job(lm, spec, &argv, label, sizeof label, err, errlen) != 0)
 		return NULL;
 	if (h->t == NULL || make_host_dir(lm, h->h->name, err, errlen) != 0) {
@@ -692,6 +704,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	meta = ljob_meta_json(j);
 	if (file_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
 	    errlen) != 0 || ljob_open_mirror(j, err, errlen) != 0) {
+		unlink(j->meta_path);
 		free(meta);
 		strv_free(&argv);
 		ljob_free(j);
@@ -903,39 +916,53 @@ scan_host(struct labmodel *lm, const char *host, struct ljob_int ***v,
 	free(dir);
 }
 
-/* Replay the mirrors a chunk per loop turn, then resume their streams. */
+/* Apply up to *budget lines of j's mirror; when done, follow on. */
+static bool
+replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
+{
+	if (!ljob_replay_step(j, budget, lm->observer))
+		return false;
+	if (!j->ended && !lm->observer)
+		ljob_follow(j);
+	return true;
+}
+
+/*
+ * Replay the mirrors REPLAY_LINES lines per loop turn, the unfinished jobs
+ * first (newest first: their streams resume as soon as they are caught
+ * up), then the ended ones oldest first (fault results in their order).
+ */
 static void
 replay_fire(struct loop *l, void *arg)
 {
 	struct labmodel *lm = arg;
 	size_t i, budget = REPLAY_LINES;
-	struct ljob_int *j;
 	bool all = true;
 
 	lm->replay_timer = -1;
-	for (i = lm->njobs; i-- > 0;) {
-		j = lm->jobs[i];
-		if (j->replay == NULL)
-			continue;
-		if (!ljob_replay_step(j, budget)) {
-			all = false;
-			break;
-		}
-		if (!j->ended)
-			ljob_follow(j);
-	}
+	for (i = 0; i < lm->njobs && all; i++)
+		if (lm->jobs[i]->replay != NULL && lm->jobs[i]->unfinished)
+			all = replay_one(lm, lm->jobs[i], &budget);
+	for (i = lm->njobs; i-- > 0 && all;)
+		if (lm->jobs[i]->replay != NULL)
+			all = replay_one(lm, lm->jobs[i], &budget);
 	lm_changed(lm);
 	if (!all)
 		lm->replay_timer = loop_add_timer(l, 0, replay_fire, lm);
 }
 
-/* The jobs this console (or an earlier one) started, newest first. */
+/*
+ * The jobs this console (or an earlier one) started, newest first: every
+ * one whose mirror has not ended (it may still run), and the newest ended
+ * ones up to LAB_JOBS_MAX in all.  Soaks keep their samples when unfinished
+ * or among the newest LAB_SOAKS_LOADED.
+ */
 static void
 replay_init(struct labmodel *lm)
 {
 	struct ljob_int **v = NULL, *j;
-	struct stat st;
-	size_t i, n = 0, soaks = 0;
+	size_t i, n = 0, live = 0, kept = 0, soaks = 0;
+	char *path;
 
 	if (lm->streams == NULL)
 		return;
@@ -944,21 +971,23 @@ replay_init(struct labmodel *lm)
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_started);
 	for (i = 0; i < n; i++) {
+		path = lm_job_path(lm, v[i]->pub.host, v[i]->pub.id, "jsonl");
+		v[i]->unfinished = !mirror_ended(path);
+		free(path);
+		live += v[i]->unfinished;
+		soaks += v[i]->unfinished && v[i]->pub.kind == LJOB_SOAK;
+	}
+	for (i = 0; i < n; i++) {
 		j = v[i];
-		if (i >= LAB_JOBS_MAX) {
+		if (!j->unfinished && live + kept >= LAB_JOBS_MAX) {
 			ljob_free(j);
 			continue;
 		}
-		job_setup(lm, j, j->pub.kind == LJOB_SOAK &&
-		    ++soaks <= LAB_SOAKS_LOADED);
+		kept += !j->unfinished;
+		job_setup(lm, j, j->pub.kind == LJOB_SOAK && (j->unfinished ||
+		    ++soaks <= LAB_SOAKS_LOADED));
 		j->pub.state = LJ_RUNNING;
-		j->pub.replaying = true;
-		if ((j->replay = fopen(j->mirror_path, "re")) != NULL &&
-		    fstat(fileno(j->replay), &st) == 0)
-			j->pub.last_recv = (double)st.st_mtim.tv_sec +
-			    (double)st.st_mtim.tv_nsec / 1e9;
-		else
-			j->pub.replaying = false;
+		j->pub.replaying = ljob_replay_open(j) == 0;
 		lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1,
 		    sizeof *lm->jobs);
 		lm->jobs[lm->njobs++] = j;
@@ -966,7 +995,7 @@ replay_init(struct labmodel *lm)
 	free(v);
 	/* Jobs without a mirror yet (the console died before the first
 	 * event) are followed from the start at once. */
-	for (i = 0; i < lm->njobs; i++)
+	for (i = 0; i < lm->njobs && !lm->observer; i++)
 		if (lm->jobs[i]->replay == NULL)
 			ljob_follow(lm->jobs[i]);
 	if (lm->njobs > 0)
@@ -975,6 +1004,34 @@ replay_init(struct labmodel *lm)
 }
 
 /* ---- the model ---- */
+
+/*
+ * One console follows a state folder's jobs: two appending to the same
+ * mirrors, or one cutting a mirror the other appends to, would break the
+ * exactly-once promise.  A second console shows what is recorded and
+ * starts nothing.
+ */
+static void
+lock_streams(struct labmodel *lm)
+{
+	char *path;
+
+	if (lm->streams == NULL || mkdir_parents(lm->streams, 0700) != 0)
+		return;
+	path = xasprintf("%s/.lock", lm->streams);
+	lm->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	free(path);
+	if (lm->lock_fd == -1)
+		return;
+	if (flock(lm->lock_fd, LOCK_EX | LOCK_NB) == 0)
+		return;
+	close(lm->lock_fd);
+	lm->lock_fd = -1;
+	lm->observer = true;
+	lm_warn(lm, "another calops console follows these jobs: this one "
+	    "shows what it recorded and starts nothing");
+}
 
 struct labmodel *
 labmodel_new(struct loop *l, const struct lab *lab, const char *self,
@@ -1007,7 +1064,9 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	lm->sla[0] = lm->sla[1] = lm->sla[2] = NAN;
 	lm->replay_timer = -1;
 	lm->streams = labmodel_streams_dir();
+	lm->lock_fd = -1;
 	hosts_init(lm);
+	lock_streams(lm);
 	replay_init(lm);
 	return lm;
 }
@@ -1035,6 +1094,8 @@ labmodel_free(struct labmodel *lm)
 		if (lm->hosts[i].t != NULL)
 			transport_close(lm->hosts[i].t);
 	free(lm->hosts);
+	if (lm->lock_fd != -1)
+		close(lm->lock_fd);
 	free(lm->streams);
 	free(lm->self);
 	free(lm->selfdir);

@@ -31,14 +31,15 @@ struct ljob_int {
 	bool			 run_printed;	/* it printed the job id */
 	char			 run_err[200];	/* its last stderr line */
 	int			 mirror_fd;	/* open for appending, or -1 */
-	bool			 mirror_failed;	/* said so once */
+	off_t			 mirror_size;	/* bytes of whole lines in it */
+	bool			 mirror_failed;	/* no longer written: said once */
 	char			*mirror_path, *meta_path;
-	FILE			*replay;	/* the mirror being replayed */
-	off_t			 replay_off;	/* of the next whole line */
+	struct mirror_reader	*replay;	/* the mirror being replayed */
 	long			 retry_timer;	/* -1: none */
 	int			 retries;
 	unsigned		 results;	/* result events seen (G7 suite) */
 	bool			 ended;		/* its end event was applied */
+	bool			 unfinished;	/* its mirror had no end at start */
 	/* The SLA its alerts judge by, recorded with the job when it started
 	 * so that a replay gives the same journal (NAN: not known then). */
 	double			 sla[3];
@@ -60,6 +61,8 @@ struct labmodel {
 	char			*streams;	/* the mirrors' folder, or NULL */
 	long			 replay_timer;	/* -1: none */
 	uint64_t		 nwarnings;
+	int			 lock_fd;	/* holds streams/.lock, or -1 */
+	bool			 observer;	/* another console holds it */
 };
 
 /* labmodel.c */
@@ -75,12 +78,22 @@ char		*lm_job_path(const struct labmodel *lm, const char *host,
 /* labstream.c */
 /* Follow a job's stream from its last seq + 1 (mirroring and applying). */
 void		 ljob_follow(struct ljob_int *j);
-/* Read a job's mirror a chunk at a time; true when it is all applied. */
-bool		 ljob_replay_step(struct ljob_int *j, size_t max_lines);
+/* Open a job's mirror for the replay (O_NOFOLLOW); -1 with errno.  With
+ * last_recv set to when it was last written. */
+int		 ljob_replay_open(struct ljob_int *j);
+/* Apply up to *budget lines of the mirror (the lines read are taken off
+ * *budget); true when it is all applied, the file then cut after its last
+ * whole line unless keep_file. */
+bool		 ljob_replay_step(struct ljob_int *j, size_t *budget,
+		    bool keep_file);
+/* Whether the mirror at path ends with the job's end event. */
+bool		 mirror_ended(const char *path);
 /* Open the mirror for appending (made when missing); 0 or -1 with err. */
 int		 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen);
 /* Append the job's action (outcome NULL: its start) to the action log. */
 void		 ljob_log_action(const struct ljob_int *j, const char *outcome);
+/* The host does not know the job: broken for good (labstream.c). */
+void		 ljob_gone(struct ljob_int *j, const char *why);
 /* Stop following, close files, free the job. */
 void		 ljob_free(struct ljob_int *j);
 /* The record written beside the mirror, and read back at start. */

@@ -214,6 +214,11 @@ apply_end(struct ljob_int *j, const json_t *o)
 		alerts_finish(j->pub.alerts, j->pub.last_ts);
 	if (j->pub.replaying)
 		return;
+	/* The end is the last event: nothing more is appended. */
+	if (j->mirror_fd != -1) {
+		close(j->mirror_fd);
+		j->mirror_fd = -1;
+	}
 	outcome_words(&j->pub, words, sizeof words);
 	ljob_log_action(j, words);
 	if (lm->cb.ended != NULL)
@@ -296,68 +301,237 @@ apply(struct ljob_int *j, const struct event *ev, const char *line,
 
 /* ---- the mirror ---- */
 
+#define READ_CHUNK	(128u << 10)
+
+/* A mirror read a whole line at a time with its exact byte offsets: a line
+ * longer than any event (a corrupt file) is skipped without being held. */
+struct mirror_reader {
+	int	 fd;
+	char	*buf;		/* EVENT_LINE_MAX + READ_CHUNK bytes */
+	size_t	 start, len;	/* unread bytes: buf[start, start + len) */
+	off_t	 off;		/* file offset of buf[start] */
+	off_t	 whole;		/* just past the last newline read */
+	bool	 skipping;	/* inside a line too long to keep */
+	bool	 eof, error;
+};
+
 int
 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen)
 {
+	struct stat st;
+
 	if (j->mirror_fd != -1)
 		return 0;
 	j->mirror_fd = open(j->mirror_path, O_WRONLY | O_APPEND | O_CREAT |
-	    O_CLOEXEC, 0600);
-	if (j->mirror_fd == -1) {
+	    O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (j->mirror_fd == -1 || fstat(j->mirror_fd, &st) != 0) {
 		errbuf_set(err, errlen, "cannot open '%s': %s",
 		    j->mirror_path, strerror(errno));
+		if (j->mirror_fd != -1)
+			close(j->mirror_fd);
+		j->mirror_fd = -1;
 		return -1;
 	}
+	j->mirror_size = st.st_size;
 	return 0;
 }
 
 /*
- * Read up to max_lines whole lines of the mirror into the model.  A last
- * line without its newline was cut by a crash mid-write: it is cut off the
- * file, so appending goes on from a whole line, and the stream resumes
- * before it.
+ * Append one event to the mirror.  A write that fails or falls short is
+ * undone (the file cut back to its last whole line) and the mirror is
+ * written no more: the event is still applied, and a console started again
+ * resumes at the mirror's end and fetches what it lacks from the host.
  */
-bool
-ljob_replay_step(struct ljob_int *j, size_t max_lines)
+static void
+mirror_append(struct ljob_int *j, const char *line, size_t len)
 {
-	static char line[EVENT_LINE_MAX + 2];
-	struct event ev;
-	size_t len, n;
-	int c;
+	struct iovec iov[2] = { { (void *)line, len }, { "\n", 1 } };
+	char err[256];
+	ssize_t n;
 
-	if (j->replay == NULL)
-		return true;
-	for (n = 0; n < max_lines; n++) {
-		if (fgets(line, sizeof line, j->replay) == NULL)
-			break;
-		len = strlen(line);
-		if (len == 0 || line[len - 1] != '\n') {
-			if (feof(j->replay))
-				break;	/* cut: not a whole line */
-			/* Longer than any event: skip the rest of it. */
-			while ((c = fgetc(j->replay)) != EOF && c != '\n')
-				;
-			j->pub.bad_lines++;
-			j->replay_off = ftello(j->replay);
-			continue;
+	if (j->mirror_failed)
+		return;
+	if (j->mirror_fd == -1 && ljob_open_mirror(j, err, sizeof err) != 0) {
+		lm_warn(j->lm, "%s", err);
+		j->mirror_failed = true;
+		return;
+	}
+	if ((n = writev(j->mirror_fd, iov, 2)) == (ssize_t)(len + 1)) {
+		j->mirror_size += (off_t)n;
+		return;
+	}
+	lm_warn(j->lm, "cannot append to '%s': %s", j->mirror_path,
+	    n < 0 ? strerror(errno) : "short write");
+	if (ftruncate(j->mirror_fd, j->mirror_size) != 0)
+		lm_warn(j->lm, "cannot cut '%s' back: %s", j->mirror_path,
+		    strerror(errno));
+	close(j->mirror_fd);
+	j->mirror_fd = -1;
+	j->mirror_failed = true;
+}
+
+int
+ljob_replay_open(struct ljob_int *j)
+{
+	struct mirror_reader *r;
+	struct stat st;
+	int fd;
+
+	fd = open(j->mirror_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	j->pub.last_recv = (double)st.st_mtim.tv_sec +
+	    (double)st.st_mtim.tv_nsec / 1e9;
+	r = xcalloc(1, sizeof *r);
+	r->fd = fd;
+	r->buf = xmalloc(EVENT_LINE_MAX + READ_CHUNK);
+	j->replay = r;
+	return 0;
+}
+
+static void
+reader_free(struct mirror_reader *r)
+{
+	close(r->fd);
+	free(r->buf);
+	free(r);
+}
+
+/* Read more after what is buffered; false at the end or on an error. */
+static bool
+reader_fill(struct mirror_reader *r)
+{
+	ssize_t n;
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->len);
+		r->start = 0;
+	}
+	do
+		n = read(r->fd, r->buf + r->len, EVENT_LINE_MAX + READ_CHUNK -
+		    r->len);
+	while (n == -1 && errno == EINTR);
+	if (n <= 0) {
+		r->eof = n == 0;
+		r->error = n < 0;
+		return false;
+	}
+	r->len += (size_t)n;
+	return true;
+}
+
+/*
+ * The next whole line (without its newline) into *line and *len; 1, 0 at
+ * the end (a last line without its newline is left unread), 2 for a line
+ * too long to be an event (skipped, counted by the caller).
+ */
+static int
+reader_line(struct mirror_reader *r, const char **line, size_t *len)
+{
+	char *nl;
+	size_t n;
+
+	for (;;) {
+		nl = memchr(r->buf + r->start, '\n', r->len);
+		if (nl != NULL) {
+			n = (size_t)(nl - (r->buf + r->start));
+			*line = r->buf + r->start;
+			*len = n;
+			r->start += n + 1;
+			r->len -= n + 1;
+			r->off += (off_t)(n + 1);
+			r->whole = r->off;
+			if (r->skipping) {
+				r->skipping = false;
+				return 2;
+			}
+			return 1;
 		}
-		j->replay_off = ftello(j->replay);
-		if (event_parse(line, len - 1, &ev) != EVENT_OK ||
+		if (r->len >= EVENT_LINE_MAX + 1) {
+			/* Too long: drop what is buffered, keep skipping. */
+			r->off += (off_t)r->len;
+			r->start = r->len = 0;
+			r->skipping = true;
+		}
+		if (!reader_fill(r))
+			return 0;
+	}
+}
+
+bool
+ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
+{
+	struct mirror_reader *r = j->replay;
+	struct event ev;
+	const char *line;
+	size_t len;
+	int rc;
+
+	if (r == NULL)
+		return true;
+	for (; *budget > 0; (*budget)--) {
+		if ((rc = reader_line(r, &line, &len)) == 0)
+			break;
+		if (rc == 2 || memchr(line, '\0', len) != NULL ||
+		    event_parse(line, len, &ev) != EVENT_OK ||
 		    ev.seq <= j->pub.last_seq) {
 			j->pub.bad_lines++;
 			continue;
 		}
-		apply(j, &ev, line, len - 1);
+		apply(j, &ev, line, len);
 	}
-	if (n == max_lines)
+	if (*budget == 0)
 		return false;
-	fclose(j->replay);
-	j->replay = NULL;
-	if (truncate(j->mirror_path, j->replay_off) != 0 && errno != ENOENT)
-		lm_warn(j->lm, "cannot truncate '%s': %s", j->mirror_path,
+	/* At the end: a last line cut by a crash goes, so that appending
+	 * starts on a whole line; a read error keeps the file whole. */
+	if (r->error)
+		lm_warn(j->lm, "cannot read '%s': %s", j->mirror_path,
 		    strerror(errno));
+	else if (!keep_file && (r->len > 0 || r->skipping) &&
+	    ftruncate(r->fd, r->whole) != 0)
+		lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
+		    strerror(errno));
+	j->mirror_size = r->whole;
+	reader_free(r);
+	j->replay = NULL;
 	j->pub.replaying = false;
 	return true;
+}
+
+bool
+mirror_ended(const char *path)
+{
+	char buf[4096], *p, *last;
+	struct stat st;
+	ssize_t n;
+	off_t at;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return false;
+	if (fstat(fd, &st) != 0 || st.st_size == 0) {
+		close(fd);
+		return false;
+	}
+	at = st.st_size > (off_t)sizeof buf - 1 ? st.st_size -
+	    (off_t)sizeof buf + 1 : 0;
+	n = pread(fd, buf, sizeof buf - 1, at);
+	close(fd);
+	if (n <= 0)
+		return false;
+	/* A last line cut by a crash is not a line: look before it. */
+	buf[n] = '\0';
+	if ((p = strrchr(buf, '\n')) == NULL)
+		return false;
+	*p = '\0';
+	last = (p = strrchr(buf, '\n')) != NULL ? p + 1 : buf;
+	/* The end event is the supervisor's own, short and written last. */
+	return strstr(last, "\"type\":\"end\"") != NULL;
 }
 
 /* ---- following ---- */
@@ -370,25 +544,8 @@ on_event(struct follow *f, const struct event *ev, const char *line,
     size_t len, void *arg)
 {
 	struct ljob_int *j = arg;
-	char err[256];
 
-	/* A mirror that cannot be written costs the resume position of a
-	 * restart, not the event: said once, and the stream goes on. */
-	if (j->mirror_fd == -1 && !j->mirror_failed &&
-	    ljob_open_mirror(j, err, sizeof err) != 0) {
-		lm_warn(j->lm, "%s", err);
-		j->mirror_failed = true;
-	}
-	if (j->mirror_fd != -1) {
-		struct iovec iov[2] = { { (void *)line, len }, { "\n", 1 } };
-
-		if (writev(j->mirror_fd, iov, 2) != (ssize_t)(len + 1) &&
-		    !j->mirror_failed) {
-			lm_warn(j->lm, "cannot append to '%s': %s",
-			    j->mirror_path, strerror(errno));
-			j->mirror_failed = true;
-		}
-	}
+	mirror_append(j, line, len);
 	j->pub.last_recv = labmodel_now();
 	j->retries = 0;
 	/* Lines the follower could not read as events (it drops them; the
@@ -410,6 +567,11 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 		lm_changed(j->lm);
 		return;
 	}
+	/* The host has no such job: trying again will not bring it back. */
+	if (strstr(err, "no job '") != NULL) {
+		ljob_gone(j, err);
+		return;
+	}
 	retry_later(j, err);
 }
 
@@ -417,6 +579,26 @@ static const struct follow_ops follow_ops = {
 	.event = on_event,
 	.done = on_follow_done,
 };
+
+/*
+ * The host does not know the job (its jobs folder was cleaned, or the
+ * console died before `calops run` made it): broken for good, and when
+ * nothing of it was ever received its record goes, so that it does not
+ * come back at every start.
+ */
+void
+ljob_gone(struct ljob_int *j, const char *why)
+{
+	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
+	j->pub.state = LJ_BROKEN;
+	if (j->pub.events == 0) {
+		if (j->meta_path != NULL)
+			unlink(j->meta_path);
+		if (j->mirror_path != NULL)
+			unlink(j->mirror_path);
+	}
+	lm_changed(j->lm);
+}
 
 static void
 retry_fire(struct loop *l, void *arg)
@@ -463,7 +645,9 @@ ljob_follow(struct ljob_int *j)
 	if (j->pub.state == LJ_STARTING)
 		j->pub.state = LJ_RUNNING;
 	j->follow_bad = 0;
-	j->follow = follow_start(j->lm->loop, t, j->pub.id,
+	/* The mirror is the position, not follow.json: the two could differ
+	 * after a mirror write failed, and follow.json would skip. */
+	j->follow = follow_start_at(j->lm->loop, t, j->pub.id,
 	    j->pub.last_seq + 1, &follow_ops, j, err, sizeof err);
 	if (j->follow == NULL)
 		retry_later(j, err);
@@ -479,7 +663,7 @@ ljob_free(struct ljob_int *j)
 	if (j->retry_timer != -1)
 		loop_del_timer(j->lm->loop, j->retry_timer);
 	if (j->replay != NULL)
-		fclose(j->replay);
+		reader_free(j->replay);
 	if (j->mirror_fd != -1)
 		close(j->mirror_fd);
 	if (j->pub.metrics != NULL)

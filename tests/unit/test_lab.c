@@ -225,6 +225,16 @@ static const struct {
 	  "give it as a list of arguments instead of quoting" },
 	{ "runner: calrt_runner it\\'s\n",
 	  "lab.yaml:1:9: 'runner' is split on blanks with no shell quoting" },
+	/* Host names name folders: no climbing out, no escapes. */
+	{ "hosts:\n  - {name: ../../x, transport: local}\n",
+	  "lab.yaml:2:12: a host name is 1 to 64 letters, digits, '.', '_' or "
+	  "'-', not starting with '.'" },
+	{ "hosts:\n  - {name: a/b, transport: local}\n",
+	  "lab.yaml:2:12: a host name is 1 to 64" },
+	{ "hosts:\n  - {name: .hidden, transport: local}\n",
+	  "lab.yaml:2:12: a host name is 1 to 64" },
+	{ "hosts:\n  - {name: \"lab\\e[2J\", transport: local}\n",
+	  "lab.yaml:2:12: a host name is 1 to 64" },
 };
 
 static void
