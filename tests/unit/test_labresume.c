@@ -1,0 +1,235 @@
+/*
+ * test_labresume.c: nothing lost when the console's mirror cannot be
+ * written, with the real calops binary (argv[1]) running a durable job and
+ * `calops tail` feeding the lab model.  The first model's mirror hits a
+ * file-size limit after a few dozen events (as a full disk would): it says
+ * so, applies the events anyway and writes the mirror no more; it is
+ * stopped while the job still runs, well past where the mirror ends.  A
+ * second model, the limit lifted, replays what the mirror kept and resumes
+ * at its end: it applies all 302 events once, and the mirror ends up the
+ * same bytes as the job's own events.jsonl.
+ *
+ *	test_labresume CALOPS_BINARY
+ */
+#include "calops.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "child.h"
+#include "fileio.h"
+#include "lab.h"
+#include "labmodel.h"
+#include "loop.h"
+
+#define JOB	"resume1"
+#define NLINES	300
+
+static const char *calops;
+static char tmpdir[] = "/tmp/calops-labresume.XXXXXX";
+static int nwarn;
+static char warned[512];
+
+static void
+on_warn(struct labmodel *lm, const char *msg, void *arg)
+{
+	(void)lm;
+	(void)arg;
+	if (nwarn++ == 0)
+		snprintf(warned, sizeof warned, "%s", msg);
+}
+
+static void
+on_signal(struct loop *l, int sig, void *arg)
+{
+	(void)sig;
+	(void)arg;
+	child_reap(l);
+}
+
+/* Every 50 ms: stop once the job has ended and the replay is done. */
+static void
+check(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+	struct ljob *j = labmodel_job(lm, 0);
+
+	if (j != NULL && !ljob_live(j) && !j->replaying) {
+		loop_stop(l);
+		return;
+	}
+	loop_add_timer(l, 50, check, lm);
+}
+
+static void
+timeout(struct loop *l, void *arg)
+{
+	(void)arg;
+	loop_stop(l);
+}
+
+/* A model of one local host run until the job ends (or ms). */
+static struct labmodel *
+run_model(struct loop *l, struct lab *lab, long ms)
+{
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct labmodel *lm;
+	char err[512];
+
+	lm = labmodel_new(l, lab, calops, &cb, err, sizeof err);
+	assert_non_null(lm);
+	loop_add_timer(l, 50, check, lm);
+	loop_add_timer(l, ms, timeout, NULL);
+	loop_run(l);
+	return lm;
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd != -1 && fstat(fd, &st) == 0);
+	buf = xmalloc((size_t)st.st_size + 1);
+	assert_int_equal(read_full(fd, buf, (size_t)st.st_size), 0);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static void
+test_resume_after_failed_writes(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const char *meta = "{\"v\":1,\"id\":\"" JOB "\",\"host\":\"local\","
+	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
+	    "\"target_s\":0,\"command\":\"sh\",\"label\":\"lines\","
+	    "\"started\":1}";
+	char err[512], *dir, *meta_path, *mirror, *events, *a, *b, script[128];
+	struct rlimit small = { 4096, RLIM_INFINITY };
+	struct rlimit big = { RLIM_INFINITY, RLIM_INFINITY };
+	struct labmodel *lm;
+	struct loop *l;
+	struct lab lab;
+	struct ljob *j;
+	size_t alen, blen;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	/* The job, started as an earlier console would have. */
+	snprintf(script, sizeof script, "i=0; while [ $i -lt %d ]; do echo "
+	    "line $i; i=$((i+1)); sleep 0.01; done", NLINES);
+	if ((pid = fork()) == 0) {
+		if (freopen("/dev/null", "w", stdout) == NULL)
+			_exit(127);
+		execl(calops, calops, "run", "--id", JOB, "--", "sh", "-c",
+		    script, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	dir = xasprintf("%s/calops/streams/local", tmpdir);
+	assert_int_equal(fileio_make_dirs(dir, 0700, err, sizeof err), 0);
+	free(dir);
+	meta_path = xasprintf("%s/calops/streams/local/" JOB ".json", tmpdir);
+	assert_int_equal(file_replace(meta_path, meta, strlen(meta), 0600,
+	    false, err, sizeof err), 0);
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+
+	/* A disk that fills up: the mirror stops at 4 KiB. */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	l = loop_new();
+	loop_watch_signal(l, SIGCHLD, on_signal, NULL);
+	lm = run_model(l, &lab, 1500);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &big), 0);
+	j = labmodel_job(lm, 0);
+	assert_non_null(j);
+	assert_int_equal(j->state, LJ_RUNNING);
+	assert_true(j->events > 60 && j->events < NLINES);
+	assert_true(nwarn >= 1);
+	assert_non_null(strstr(warned, "cannot append"));
+	labmodel_free(lm);
+	loop_free(l);
+
+	mirror = xasprintf("%s/calops/streams/local/" JOB ".jsonl", tmpdir);
+	events = xasprintf("%s/jobs/" JOB "/events.jsonl", tmpdir);
+	a = slurp(mirror, &alen);
+	b = slurp(events, &blen);
+	assert_true(alen > 0 && alen <= 4096);
+	assert_memory_equal(a, b, alen);	/* a prefix of whole lines */
+	assert_int_equal(a[alen - 1], '\n');
+	free(a);
+
+	/* Started again: the rest comes from the host, each event once. */
+	l = loop_new();
+	loop_watch_signal(l, SIGCHLD, on_signal, NULL);
+	lm = run_model(l, &lab, 30000);
+	j = labmodel_job(lm, 0);
+	assert_int_equal(j->state, LJ_DONE);
+	assert_int_equal(j->events, NLINES + 2);
+	assert_int_equal(j->last_seq, NLINES + 2);
+	assert_int_equal(j->bad_lines, 0);
+	labmodel_free(lm);
+	loop_free(l);
+	free(b);
+	b = slurp(events, &blen);
+	a = slurp(mirror, &alen);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, blen);
+	free(a);
+	free(b);
+	free(mirror);
+	free(events);
+	free(meta_path);
+	lab_release(&lab);
+}
+
+static int
+setup(void **state)
+{
+	char *jobs;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpdir));
+	setenv("XDG_STATE_HOME", tmpdir, 1);
+	jobs = xasprintf("%s/jobs", tmpdir);
+	setenv("CALOPS_JOBS_DIR", jobs, 1);
+	free(jobs);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	fileio_remove_tree(tmpdir);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resume_after_failed_writes),
+	};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_labresume CALOPS_BINARY\n");
+		return 2;
+	}
+	calops = argv[1];
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
