@@ -23,9 +23,10 @@
  *
  * Ownership: struct labmodel is made by labmodel_new() and freed by
  * labmodel_free(); it borrows the loop and the lab (which must outlive it).
- * struct ljob and struct lfault pointers are borrowed from the model and
- * valid until the next loop iteration's callbacks (jobs are never freed
- * before labmodel_free(), but the arrays may move).
+ * struct ljob and struct lfault pointers are borrowed and valid only until
+ * the model next changes (an event arrives, a job starts: an ended job past
+ * LAB_JOBS_MAX is freed then, and the fault array moves): look them up
+ * again in each callback or draw, never keep them.
  */
 #ifndef CALOPS_LABMODEL_H
 #define CALOPS_LABMODEL_H
