@@ -5,14 +5,28 @@
  *
  *	chip[0-2,4-7] recovered 5.0 s · chip3 aborted
  *
- * Pure logic: no I/O, no ncurses, nothing kept.  The expected error
+ * and, for the faults screen, what each cell of a host's grid (scenario ×
+ * chip) shows and the past of one cell, from the lab model's results and
+ * jobs.  Pure logic: no I/O, no ncurses, nothing kept.  The expected error
  * code of each scenario is the real runner's (runbook §11.3, the table in
  * share/sim/README.md); a structured error with another code is a mismatch.
+ *
+ * Which is the latest.  Results count in the order they arrived:
+ * their timestamps are the tool's clock (a remote host's, or a simulator's
+ * scaled one), not the console's, so they cannot be sorted against a job's
+ * start.  A fault job that ended without a result (the runner crashed, was
+ * killed, or the job never started) has no arrival of its own: it stands
+ * just above the results of the jobs started before it, so a result from a
+ * later job still covers it.
  */
 #ifndef CALOPS_FAULTFOLD_H
 #define CALOPS_FAULTFOLD_H
 
 #include "calops.h"
+
+struct labmodel;
+struct lfault;
+struct ljob;
 
 /* From best to worst; a chip's outcome is the worst thing its result says. */
 enum fold_outcome {
@@ -24,6 +38,7 @@ enum fold_outcome {
 	FO_CODE_MISMATCH,	/* structured, but not the scenario's code */
 	FO_UNSTRUCTURED,	/* a bare -1, no error code */
 	FO_ABORTED,		/* the runner called abort() */
+	FO_NO_RESULT,		/* its job ended without a result */
 	FO_COUNT
 };
 
@@ -65,5 +80,73 @@ char		*faultfold_ranges(const int *chips, size_t n, char *buf,
  */
 char		*faultfold_format(const struct fold_cell *cells, size_t n,
 		    const char *sep, char *buf, size_t len);
+
+/*
+ * The lab model's results and jobs, as the functions below read them (both
+ * borrowed from labmodel.h, valid until its next callbacks): faults in
+ * arrival order (labmodel_fault), jobs newest first (labmodel_job).
+ */
+struct fold_src {
+	const struct lfault	**faults;
+	size_t			  nfaults;
+	const struct ljob	**jobs;
+	size_t			  njobs;
+};
+
+/* What one cell of a host's grid shows; pointers borrowed from the src. */
+struct fold_state {
+	const struct lfault	*last;	/* the latest result, or NULL */
+	const struct ljob	*live;	/* a job on it now, or NULL */
+	const struct ljob	*ended;	/* a fault job later than last that
+					 * ended without a result, or NULL */
+	enum fold_outcome	 o;	/* of live, else ended, else last */
+};
+
+/*
+ * Every cell of host's grid, lab_scenarios × chips, into
+ * cells[scenario * nchips + chip index].  A live fault job on a cell is
+ * shown running; a live G7 job runs every scenario on its first chip, so it
+ * is shown on each of those cells it has not answered yet.
+ */
+void		 faultfold_grid(const struct fold_src *src, const char *host,
+		    const int *chips, size_t nchips, struct fold_state *cells);
+
+/* One line of a cell's past: a result, or a fault job that left none (it
+ * is running, or it ended without one). */
+struct fold_entry {
+	const struct lfault	*f;	/* NULL for a job */
+	const struct ljob	*j;	/* NULL for a result */
+};
+
+/* The past of the cell (host, scenario, chip), newest first: a new array
+ * (free it), its length in *np. */
+struct fold_entry *faultfold_history(const struct fold_src *src,
+		    const char *host, const char *scenario, int chip,
+		    size_t *np);
+
+/* faultfold_format() of one scenario's row of a grid, cells[0, nchips). */
+char		*faultfold_format_row(const struct fold_state *cells,
+		    const int *chips, size_t nchips, const char *sep,
+		    char *buf, size_t len);
+
+/* A time to recover as a cell shows it, "4ms", "5.0s", "412s", or "-"
+ * when not known, into buf; returns buf. */
+char		*faultfold_ms(double ms, char *buf, size_t len);
+
+/*
+ * A cell's words without its glyph into buf, long ("recovered 5.0s",
+ * "never run") or short ("5.0s", "never").  A job that ended without a
+ * result says what it did instead: "failed exit 1", "killed SIGTERM",
+ * "done, no result", "broken" (short: "exit 1", "killed", "exit 0",
+ * "broken").  Returns buf.
+ */
+char		*faultfold_cell_words(const struct fold_state *c, bool lng,
+		    char *buf, size_t len);
+
+/* src filled from the model (its arrays grown as needed; release them with
+ * faultfold_src_release); refill it after the model's callbacks. */
+void		 faultfold_src_load(struct fold_src *src,
+		    const struct labmodel *lm);
+void		 faultfold_src_release(struct fold_src *src);
 
 #endif

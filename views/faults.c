@@ -4,7 +4,7 @@
  * cell the latest result (or the job running it), the chips folded per
  * scenario beside it (faultfold.h); below, the selected cell: its exact
  * command, the live jobs a trigger would disturb and every past result;
- * and the action log (actionlog.h), which A shows or hides.
+ * and the action log (actionpane.h), which A shows or hides.
  *
  * t (or Enter) triggers the selected scenario on the selected chip once the
  * chip id has been typed in the status bar; anything else cancels, and
@@ -14,10 +14,7 @@
  */
 #include "calops.h"
 
-#include <math.h>
-#include <time.h>
-
-#include "actionlog.h"
+#include "actionpane.h"
 #include "app.h"
 #include "faultfold.h"
 #include "text.h"
@@ -28,36 +25,20 @@
 #define CELL_SHORT	11	/* "✔ 5.0s" and a gap */
 #define SUMMARY_MIN	16	/* the folded line beside the grid, if room */
 #define GRID_ROWS	(2 + LAB_NSCENARIOS)
-#define ACTIONS_MAX	200	/* actions read for the pane */
 #define DISTURB_MAX	8	/* live jobs named in the warning */
-
-struct cell {
-	const struct lfault	*last;	/* the newest result, or NULL */
-	const struct ljob	*live;	/* a job on it now, or NULL */
-	enum fold_outcome	 o;
-};
-
-/* One line of a cell's history: a result, or a job that left none. */
-struct hist {
-	double			 ts;
-	const struct lfault	*f;
-	const struct ljob	*j;
-};
 
 struct faults_view {
 	struct app		*app;
 	size_t			 host;		/* index into the lab's hosts */
 	int			*chips;		/* the host's chips */
 	size_t			 nchips;
-	struct cell		*cells;		/* [scenario * nchips + chip] */
+	struct fold_state	*cells;		/* [scenario * nchips + chip] */
+	struct fold_src		 src;		/* the model's, as last drawn */
 	size_t			 sc, ch;	/* the selected cell */
 	size_t			 ch_first;	/* the first chip shown */
 	size_t			 hist_top;	/* history rows scrolled past */
 	int			 nvis;		/* chip columns shown */
-	bool			 show_actions;
-	struct action_list	 actions;
-	char			 actions_err[256];
-	uint64_t		 actions_sig;	/* of the jobs when read */
+	struct actionpane	 actions;
 	bool			 asking;	/* a trigger awaits the id */
 	struct {
 		char	 host[128];
@@ -103,51 +84,10 @@ set_host(struct faults_view *v, size_t i)
 	v->ch = v->ch_first = v->hist_top = 0;
 }
 
-static int
-scenario_index(const char *s)
-{
-	int i;
-
-	for (i = 0; s != NULL && i < LAB_NSCENARIOS; i++)
-		if (strcmp(s, lab_scenarios[i]) == 0)
-			return i;
-	return -1;
-}
-
-static int
-chip_index(const struct faults_view *v, int chip)
-{
-	size_t i;
-
-	for (i = 0; i < v->nchips; i++)
-		if (v->chips[i] == chip)
-			return (int)i;
-	return -1;
-}
-
-static struct cell *
+static struct fold_state *
 cell_at(struct faults_view *v, size_t s, size_t c)
 {
 	return &v->cells[s * v->nchips + c];
-}
-
-/* A live G7 job runs every scenario on its first chip; a cell it has
- * already answered shows that answer. */
-static void
-mark_gate_job(struct faults_view *v, const struct ljob *j)
-{
-	struct cell *c;
-	int ci;
-	size_t s;
-
-	if (j->nchips == 0 || (ci = chip_index(v, j->chips[0])) < 0)
-		return;
-	for (s = 0; s < LAB_NSCENARIOS; s++) {
-		c = cell_at(v, s, (size_t)ci);
-		if (c->live == NULL && (c->last == NULL || j->id == NULL ||
-		    strcmp(c->last->job, j->id) != 0))
-			c->live = j;
-	}
 }
 
 /* Every cell from the model (its pointers live until the next callbacks,
@@ -155,48 +95,8 @@ mark_gate_job(struct faults_view *v, const struct ljob *j)
 static void
 compute(struct faults_view *v)
 {
-	struct labmodel *lm = v->app->labm;
-	const char *host = host_name(v);
-	const struct lfault *f;
-	const struct ljob *j;
-	struct cell *c;
-	size_t i;
-	int s, ci;
-
-	memset(v->cells, 0, LAB_NSCENARIOS * v->nchips * sizeof *v->cells);
-	for (i = 0; i < labmodel_nfaults(lm); i++) {
-		f = labmodel_fault(lm, i);
-		if (strcmp(f->host, host) == 0 &&
-		    (s = scenario_index(f->scenario)) >= 0 &&
-		    (ci = chip_index(v, f->chip)) >= 0)
-			cell_at(v, (size_t)s, (size_t)ci)->last = f;
-	}
-	for (i = 0; i < labmodel_njobs(lm); i++) {
-		j = labmodel_job(lm, i);
-		if (!ljob_live(j) || strcmp(j->host, host) != 0)
-			continue;
-		if (j->kind == LJOB_GATE && j->gate == 7)
-			mark_gate_job(v, j);
-		if (j->kind != LJOB_FAULT ||
-		    (s = scenario_index(j->scenario)) < 0 ||
-		    (ci = chip_index(v, j->chip)) < 0)
-			continue;
-		c = cell_at(v, (size_t)s, (size_t)ci);
-		if (c->live == NULL || c->live->kind != LJOB_FAULT)
-			c->live = j;
-	}
-	for (i = 0; i < LAB_NSCENARIOS * v->nchips; i++) {
-		c = &v->cells[i];
-		f = c->last;
-		if (c->live != NULL)
-			c->o = c->live->state == LJ_STARTING ? FO_PENDING :
-			    FO_RUNNING;
-		else if (f != NULL)
-			c->o = faultfold_classify(f->scenario, f->structured,
-			    f->error_code, f->aborted, f->recovered);
-		else
-			c->o = FO_NEVER;
-	}
+	faultfold_src_load(&v->src, v->app->labm);
+	faultfold_grid(&v->src, host_name(v), v->chips, v->nchips, v->cells);
 }
 
 /* The glyph and role of an outcome (never colour alone). */
@@ -216,58 +116,27 @@ outcome_glyph(enum fold_outcome o, enum role *r)
 	    ui_glyph("✘", "x");
 }
 
+/* A cell: its glyph and words ("✔ recovered 5.0s", "✘ exit 1"). */
 static void
-format_secs(double ms, char *buf, size_t len)
+cell_text(const struct fold_state *c, bool lng, char *buf, size_t len,
+    enum role *r)
 {
-	if (!isfinite(ms) || ms < 0)
-		snprintf(buf, len, "-");
-	else if (ms < 1000)
-		snprintf(buf, len, "%.0fms", ms);
-	else if (ms < 100000)
-		snprintf(buf, len, "%.1fs", ms / 1000);
-	else
-		snprintf(buf, len, "%.0fs", ms / 1000);
-}
-
-/* A cell's words, long ("✔ recovered 5.0s") or short ("✔ 5.0s"). */
-static void
-cell_text(const struct cell *c, bool lng, char *buf, size_t len, enum role *r)
-{
-	static const char *const shorts[FO_COUNT] = {
-		"never", "starting", "running", "", "no recov", "bad code",
-		"unstruct", "aborted",
-	};
 	const char *g = outcome_glyph(c->o, r);
-	char t[32] = "";
+	char w[64];
 
-	if (c->o == FO_RECOVERED)
-		format_secs(c->last->recover_ms, t, sizeof t);
-	if (lng)
-		snprintf(buf, len, "%s %s%s%s", g, faultfold_word(c->o),
-		    t[0] != '\0' ? " " : "", t);
-	else
-		snprintf(buf, len, "%s %s", g, c->o == FO_RECOVERED ? t :
-		    shorts[c->o]);
+	snprintf(buf, len, "%s %s", g, faultfold_cell_words(c, lng, w,
+	    sizeof w));
 }
 
 /* The folded line of scenario s into buf. */
 static void
 fold_line(struct faults_view *v, size_t s, char *buf, size_t len)
 {
-	struct fold_cell *fc = xcalloc(v->nchips, sizeof *fc);
-	const struct cell *c;
-	size_t i;
 	char sep[8];
 
-	for (i = 0; i < v->nchips; i++) {
-		c = cell_at(v, s, i);
-		fc[i].chip = v->chips[i];
-		fc[i].outcome = c->o;
-		fc[i].recover_ms = c->last != NULL ? c->last->recover_ms : NAN;
-	}
 	snprintf(sep, sizeof sep, " %s ", ui_glyph("·", "|"));
-	faultfold_format(fc, v->nchips, sep, buf, len);
-	free(fc);
+	faultfold_format_row(cell_at(v, s, 0), v->chips, v->nchips, sep, buf,
+	    len);
 }
 
 static void
@@ -346,73 +215,17 @@ disturb_text(struct faults_view *v, int chip, char *buf, size_t len)
 		    n - nitems(js));
 }
 
-static int
-hist_cmp(const void *a, const void *b)
-{
-	const struct hist *x = a, *y = b;
-
-	return (x->ts < y->ts) - (x->ts > y->ts);
-}
-
-/* The selected cell's past, newest first: its results, and its jobs that
- * ended without one (a broken or killed run).  *n set; a new array. */
-static struct hist *
-history(struct faults_view *v, size_t *np)
-{
-	struct labmodel *lm = v->app->labm;
-	const char *host = host_name(v), *sc = lab_scenarios[v->sc];
-	int chip = v->chips[v->ch];
-	const struct lfault *f;
-	const struct ljob *j;
-	struct hist *h;
-	size_t i, k, n = 0;
-
-	h = xcalloc(labmodel_nfaults(lm) + labmodel_njobs(lm) + 1, sizeof *h);
-	for (i = 0; i < labmodel_nfaults(lm); i++) {
-		f = labmodel_fault(lm, i);
-		if (f->chip == chip && strcmp(f->host, host) == 0 &&
-		    strcmp(f->scenario, sc) == 0)
-			h[n++] = (struct hist){ f->ts, f, NULL };
-	}
-	for (i = 0; i < labmodel_njobs(lm); i++) {
-		j = labmodel_job(lm, i);
-		if (j->kind != LJOB_FAULT || j->chip != chip ||
-		    j->scenario == NULL || strcmp(j->host, host) != 0 ||
-		    strcmp(j->scenario, sc) != 0)
-			continue;
-		for (k = 0; k < n && (h[k].f == NULL || j->id == NULL ||
-		    strcmp(h[k].f->job, j->id) != 0); k++)
-			;
-		if (k == n)
-			h[n++] = (struct hist){ j->started, NULL, j };
-	}
-	qsort(h, n, sizeof *h, hist_cmp);
-	*np = n;
-	return h;
-}
-
+/* One line of the history: a result, or what a job that left none did. */
 static void
-format_when(double ts, char *buf, size_t len)
-{
-	struct tm tm;
-	time_t t = (time_t)ts;
-
-	if (!isfinite(ts) || localtime_r(&t, &tm) == NULL)
-		snprintf(buf, len, "-");
-	else
-		strftime(buf, len, "%m-%d %H:%M:%S", &tm);
-}
-
-static void
-hist_line(const struct hist *h, char *buf, size_t len, enum role *r)
+hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 {
 	const struct lfault *f = h->f;
 	enum fold_outcome o;
 	char when[32], t[32];
 
-	format_when(h->ts, when, sizeof when);
 	if (f == NULL) {
-		o = ljob_live(h->j) ? FO_RUNNING : FO_ABORTED;
+		actionpane_when(h->j->started, when, sizeof when);
+		o = ljob_live(h->j) ? FO_RUNNING : FO_NO_RESULT;
 		snprintf(buf, len, "%s %s %-16s %-36s job %s", when,
 		    outcome_glyph(o, r), ljob_state_name(h->j->state),
 		    o == FO_RUNNING ? "" : h->j->err[0] != '\0' ? h->j->err :
@@ -421,9 +234,10 @@ hist_line(const struct hist *h, char *buf, size_t len, enum role *r)
 			*r = ROLE_ERROR;
 		return;
 	}
+	actionpane_when(f->ts, when, sizeof when);
 	o = faultfold_classify(f->scenario, f->structured, f->error_code,
 	    f->aborted, f->recovered);
-	format_secs(f->recover_ms, t, sizeof t);
+	faultfold_ms(f->recover_ms, t, sizeof t);
 	snprintf(buf, len, "%s %s %-16s %-22s %-13s %6s  job %s", when,
 	    outcome_glyph(o, r), faultfold_word(o), f->structured ?
 	    f->error_code : "(unstructured)", f->aborted ? "aborted" :
@@ -467,7 +281,7 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	struct ljob_spec spec;
 	const char *want = faultfold_expected_code(lab_scenarios[v->sc]);
 	char buf[4096], err[256];
-	struct hist *h;
+	struct fold_entry *h;
 	enum role r;
 	size_t n, i;
 	int y = top, end = top + rows;
@@ -501,7 +315,8 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 		    "(%d) in the status bar to trigger; anything else cancels",
 		    v->trig.chip);
 	}
-	h = history(v, &n);
+	h = faultfold_history(&v->src, spec.host, spec.scenario, spec.chip,
+	    &n);
 	if (y < end)
 		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "history on chip "
 		    "%d (%zu, newest first%s)", spec.chip, n, n > 0 ?
@@ -518,117 +333,21 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	free(h);
 }
 
-/* A cheap fingerprint of the jobs: a start or an end changes it, and
- * both append to the action log. */
-static uint64_t
-jobs_sig(struct labmodel *lm)
-{
-	uint64_t sig = labmodel_njobs(lm);
-	const struct ljob *j;
-	size_t i;
-
-	for (i = 0; i < labmodel_njobs(lm); i++) {
-		j = labmodel_job(lm, i);
-		sig = sig * 33 + (uint64_t)j->state;
-		sig = sig * 33 + (uint64_t)(int64_t)j->started;
-	}
-	return sig;
-}
-
-static void
-load_actions(struct faults_view *v)
-{
-	actionlog_list_release(&v->actions);
-	v->actions_err[0] = '\0';
-	actionlog_load(NULL, ACTIONS_MAX, &v->actions, v->actions_err,
-	    sizeof v->actions_err);
-	v->actions_sig = jobs_sig(v->app->labm);
-}
-
-/* An action's outcome: the log's, else "running" while its job is. */
-static const char *
-action_outcome(struct faults_view *v, const struct action_entry *e)
-{
-	const struct ljob *j;
-	size_t i;
-
-	if (e->outcome != NULL)
-		return e->outcome;
-	for (i = 0; e->job != NULL && i < labmodel_njobs(v->app->labm); i++) {
-		j = labmodel_job(v->app->labm, i);
-		if (j->id != NULL && strcmp(j->id, e->job) == 0 &&
-		    e->host != NULL && strcmp(j->host, e->host) == 0)
-			return ljob_live(j) ? "running" : ljob_state_name(
-			    j->state);
-	}
-	return "no outcome yet";
-}
-
-static void
-draw_actions(struct faults_view *v, int top, int rows, int cols)
-{
-	const struct action_entry *e;
-	char buf[512], when[32], where[160];
-	bool wide = cols >= 110;
-	size_t i;
-	int y = top;
-
-	if (jobs_sig(v->app->labm) != v->actions_sig)
-		load_actions(v);
-	ui_fill(stdscr, y, 0, ROLE_HEADER);
-	snprintf(buf, sizeof buf, "ACTION LOG (newest first; A hides)");
-	if (v->actions.skipped > 0)
-		snprintf(buf, sizeof buf, "ACTION LOG (newest first; A hides; "
-		    "%zu unreadable lines skipped)", v->actions.skipped);
-	if (v->actions_err[0] != '\0')
-		snprintf(buf, sizeof buf, "ACTION LOG: %s", v->actions_err);
-	ui_put(stdscr, y++, 1, cols - 2, ROLE_HEADER, buf, false);
-	if (v->actions.n == 0 && y < top + rows)
-		ui_putf(stdscr, y, 2, cols - 3, ROLE_DIM, "no action yet");
-	/* Who, when, where, what and how it went; the command after them,
-	 * or on a row of its own when the screen is narrow. */
-	for (i = 0; i < v->actions.n && y < top + rows; i++, y++) {
-		e = &v->actions.v[i];
-		format_when(e->ts, when, sizeof when);
-		if (e->chip >= 0)
-			snprintf(where, sizeof where, "%s:%d", e->host != NULL ?
-			    e->host : "-", e->chip);
-		else
-			snprintf(where, sizeof where, "%s", e->host != NULL ?
-			    e->host : "-");
-		ui_putf(stdscr, y, 2, 14, ROLE_DIM, "%s", when);
-		ui_put(stdscr, y, 17, 8, ROLE_NORMAL, e->user != NULL ?
-		    e->user : "?", false);
-		ui_put(stdscr, y, 26, 12, ROLE_NORMAL, where, false);
-		snprintf(buf, sizeof buf, "%s %s", ui_glyph("→", "->"),
-		    action_outcome(v, e));
-		ui_put(stdscr, y, wide ? 68 : 39, wide ? 26 : cols - 40, e->outcome
-		    == NULL ? ROLE_RUNNING : ROLE_NORMAL, buf, false);
-		if (!wide && ++y >= top + rows)
-			break;
-		ui_put(stdscr, y, wide ? 39 : 17, 28, ROLE_NORMAL, e->what,
-		    false);
-		ui_put(stdscr, y, wide ? 95 : 46, wide ? cols - 96 : cols - 47,
-		    ROLE_DIM, e->command != NULL ? e->command : "", false);
-	}
-}
-
 static void
 faults_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct faults_view *v = data;
-	int y = top + GRID_ROWS, left = rows - GRID_ROWS, act = 0;
+	int y = top + GRID_ROWS, left = rows - GRID_ROWS, act;
 
 	v->app = a;
 	compute(v);
 	draw_grid(v, top, cols);
 	if (left <= 0)
 		return;
-	if (v->show_actions)
-		act = left >= 14 ? left * 2 / 5 : left >= 8 ? 4 : 0;
+	act = actionpane_height(&v->actions, left);
 	draw_detail(v, y, left - act, cols);
 	if (act > 0)
-		draw_actions(v, y + left - act, act, cols);
+		actionpane_draw(&v->actions, y + left - act, act, cols);
 }
 
 static void
@@ -658,7 +377,7 @@ trigger_answer(struct app *a, const char *answer, void *arg)
 	}
 	app_message(a, false, "triggered %s on %s:%d: %s", sc, j->host,
 	    v->trig.chip, j->command);
-	load_actions(v);
+	actionpane_reload(&v->actions);
 }
 
 /* Ask for the chip id, after checking the trigger could run at all. */
@@ -756,12 +475,10 @@ faults_action(struct app *a, void *data, enum action act)
 	case ACT_HOST:
 		return next_host(a, v);
 	case ACT_ACTIONS:
-		v->show_actions = !v->show_actions;
-		if (v->show_actions)
-			load_actions(v);
+		actionpane_toggle(&v->actions);
 		return R_REDRAW;
 	case ACT_REFRESH:
-		load_actions(v);
+		actionpane_reload(&v->actions);
 		app_message(a, false, "read the action log again");
 		return R_REDRAW;
 	default:
@@ -808,8 +525,7 @@ faults_open(struct app *a, const void *arg)
 		if (strcmp(lab->hosts[i].name, def) == 0)
 			host = i;
 	set_host(v, host);
-	v->show_actions = true;
-	load_actions(v);
+	actionpane_init(&v->actions, a->labm);
 	return v;
 }
 
@@ -818,7 +534,8 @@ faults_close(void *data)
 {
 	struct faults_view *v = data;
 
-	actionlog_list_release(&v->actions);
+	actionpane_release(&v->actions);
+	faultfold_src_release(&v->src);
 	free(v->chips);
 	free(v->cells);
 	free(v);

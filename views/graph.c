@@ -107,6 +107,25 @@ graph_hold(struct mcell *cols, size_t ncols, size_t maxgap)
 	}
 }
 
+size_t
+graph_hold_gap(struct mseries *const *s, size_t n, double span,
+    double colsec)
+{
+	struct mcell tot;
+	uint64_t count = 0;
+	double every;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		mseries_totals(s[i], &tot);
+		count += tot.count;
+	}
+	if (n == 0 || count <= n || !(span > 0) || !(colsec > 0))
+		return 0;
+	every = span / ((double)count / (double)n - 1);
+	return every > 1e9 ? 0 : (size_t)fmin(ceil(1.5 * every / colsec), 1e9);
+}
+
 /* What a column shows: its band, or its mean twice; false for a gap. */
 static bool
 column_span(const struct mcell *c, enum graph_mode mode, double *lo,

@@ -100,6 +100,14 @@ void	 graph_fold(const struct mcell *cells, size_t ncells,
  * a gap.  maxgap 0 holds nothing.
  */
 void	 graph_hold(struct mcell *cols, size_t ncols, size_t maxgap);
+/*
+ * The maxgap for graph_hold() of a gauge: its sample interval and a half
+ * in columns of colsec seconds, the interval estimated from the samples n
+ * series took over span seconds of run.  0 (hold nothing) when there are
+ * too few samples to tell, or no series.
+ */
+size_t	 graph_hold_gap(struct mseries *const *s, size_t n, double span,
+	    double colsec);
 
 /*
  * The y range of spec's mode over the columns and the threshold (when not

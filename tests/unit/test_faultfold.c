@@ -2,16 +2,20 @@
  * test_faultfold.c: fault results per chip folded into one line
  * (faultfold.c): each result is classified by the worst thing it says,
  * chips of one outcome become ranges, groups come in the order of their
- * lowest chip, and recovery times that jitter still fold.
+ * lowest chip, and recovery times that jitter still fold.  A host's grid
+ * and a cell's past go by arrival, not by the tool's timestamps, and a job
+ * that ended without a result shows what it did instead.
  */
 #include "calops.h"
 
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 
 #include <cmocka.h>
 
 #include "faultfold.h"
+#include "labmodel.h"
 
 static void
 expected_codes_are_the_runbooks(void **state)
@@ -51,6 +55,8 @@ classify_takes_the_worst(void **state)
 	assert_false(faultfold_failed(FO_NEVER));
 	assert_true(faultfold_failed(FO_ABORTED));
 	assert_true(faultfold_failed(FO_CODE_MISMATCH));
+	assert_true(faultfold_failed(FO_NO_RESULT));
+	assert_string_equal(faultfold_word(FO_NO_RESULT), "no result");
 	assert_string_equal(faultfold_word(FO_NOT_RECOVERED), "not recovered");
 	assert_string_equal(faultfold_word(FO_COUNT), "?");
 }
@@ -150,6 +156,199 @@ small_buffers_and_nothing(void **state)
 	    "chip0 rec");
 }
 
+/* An ended fault job on host h into *j; returns j. */
+static struct ljob *
+fault_job(struct ljob *j, const char *id, const char *scenario, int chip,
+    enum ljob_state st, int exit_code, int sig)
+{
+	memset(j, 0, sizeof *j);
+	j->host = (char *)"h";
+	j->id = (char *)id;
+	j->kind = LJOB_FAULT;
+	j->gate = -1;
+	j->chip = chip;
+	j->scenario = (char *)scenario;
+	j->state = st;
+	j->exit_code = exit_code;
+	j->sig = sig;
+	return j;
+}
+
+static struct lfault
+result(const char *job, const char *scenario, int chip, double ts)
+{
+	return (struct lfault){ .host = (char *)"h", .job = (char *)job,
+	    .scenario = (char *)scenario, .chip = chip,
+	    .error_code = (char *)faultfold_expected_code(scenario),
+	    .structured = true, .recovered = true, .recover_ms = 5012,
+	    .ts = ts };
+}
+
+/*
+ * kv-full on chip 0: j0 (gone from the model) and j2 left results, j2's
+ * arriving last but stamped earlier by the tool; j1 failed and j3 was
+ * killed without one.  wait-timeout on chip 1: j4 failed without a result,
+ * then a later job (j5) answered.
+ */
+struct lab_fixture {
+	struct lfault	 r[3];
+	struct ljob	 j[5];
+	const struct lfault *faults[3];
+	const struct ljob *jobs[5];
+	struct fold_src	 src;
+};
+
+static void
+fixture(struct lab_fixture *x)
+{
+	size_t i;
+
+	x->r[0] = result("j0", "kv-full", 0, 9999);
+	x->r[1] = result("j2", "kv-full", 0, 5);
+	x->r[2] = result("j5", "wait-timeout", 1, 7);
+	x->jobs[0] = fault_job(&x->j[0], "j5", "wait-timeout", 1, LJ_DONE, 0,
+	    0);
+	x->jobs[1] = fault_job(&x->j[1], "j3", "kv-full", 0, LJ_KILLED, -1,
+	    SIGTERM);
+	x->jobs[2] = fault_job(&x->j[2], "j2", "kv-full", 0, LJ_DONE, 0, 0);
+	x->jobs[3] = fault_job(&x->j[3], "j4", "wait-timeout", 1, LJ_FAILED,
+	    1, 0);
+	x->jobs[4] = fault_job(&x->j[4], "j1", "kv-full", 0, LJ_FAILED, 1, 0);
+	for (i = 0; i < nitems(x->r); i++)
+		x->faults[i] = &x->r[i];
+	x->src = (struct fold_src){ x->faults, nitems(x->faults), x->jobs,
+	    nitems(x->jobs) };
+}
+
+static void
+grid_shows_a_job_that_left_no_result(void **state)
+{
+	struct fold_state cells[LAB_NSCENARIOS * 2], *kv = &cells[3 * 2],
+	    *wt = &cells[5 * 2 + 1];
+	struct lab_fixture x;
+	int chips[] = { 0, 1 };
+	char buf[64];
+
+	(void)state;
+	fixture(&x);
+	faultfold_grid(&x.src, "h", chips, 2, cells);
+	/* j3 started after j2, whose result arrived last: j3 is the latest. */
+	assert_ptr_equal(kv->last, &x.r[1]);
+	assert_ptr_equal(kv->ended, x.jobs[1]);
+	assert_int_equal(kv->o, FO_NO_RESULT);
+	assert_string_equal(faultfold_cell_words(kv, true, buf, sizeof buf),
+	    "killed SIGTERM");
+	assert_string_equal(faultfold_cell_words(kv, false, buf, sizeof buf),
+	    "killed");
+	/* j4 failed, but j5 answered after it. */
+	assert_null(wt->ended);
+	assert_int_equal(wt->o, FO_RECOVERED);
+	assert_string_equal(faultfold_cell_words(wt, true, buf, sizeof buf),
+	    "recovered 5.0s");
+	assert_string_equal(faultfold_cell_words(wt, false, buf, sizeof buf),
+	    "5.0s");
+	assert_int_equal(cells[0].o, FO_NEVER);
+	assert_string_equal(faultfold_cell_words(&cells[0], true, buf,
+	    sizeof buf), "never run");
+	assert_string_equal(faultfold_format_row(kv, chips, 2, " · ", buf,
+	    sizeof buf), "chip0 no result · chip1 never run");
+	/* Without j3, the failed j1 is older than j2's result. */
+	x.src.jobs = &x.jobs[2];
+	x.src.njobs = 3;
+	faultfold_grid(&x.src, "h", chips, 2, cells);
+	assert_null(kv->ended);
+	assert_int_equal(kv->o, FO_RECOVERED);
+	/* Other hosts are not this grid. */
+	faultfold_grid(&x.src, "other", chips, 2, cells);
+	assert_null(kv->last);
+	assert_int_equal(kv->o, FO_NEVER);
+}
+
+/* A live G7 job runs every scenario on its first chip: the cells it has
+ * not answered yet show it running, and a live fault job its own cell. */
+static void
+live_jobs_show_running(void **state)
+{
+	struct fold_state cells[LAB_NSCENARIOS * 2];
+	const struct ljob *jobs[2];
+	struct lab_fixture x;
+	struct ljob g7, f;
+	int chips[] = { 0, 1 }, g7chips[] = { 1 };
+
+	(void)state;
+	fixture(&x);
+	memset(&g7, 0, sizeof g7);
+	g7.host = (char *)"h";
+	g7.id = (char *)"j5";
+	g7.kind = LJOB_GATE;
+	g7.gate = 7;
+	g7.chip = -1;
+	g7.chips = g7chips;
+	g7.nchips = 1;
+	g7.state = LJ_RUNNING;
+	jobs[0] = fault_job(&f, NULL, "kv-full", 0, LJ_STARTING, -1, 0);
+	jobs[1] = &g7;
+	x.src.jobs = jobs;
+	x.src.njobs = nitems(jobs);
+	faultfold_grid(&x.src, "h", chips, 2, cells);
+	assert_int_equal(cells[3 * 2].o, FO_PENDING);
+	assert_int_equal(cells[3 * 2 + 1].o, FO_RUNNING);
+	assert_int_equal(cells[5 * 2 + 1].o, FO_RECOVERED);
+	assert_int_equal(cells[0].o, FO_NEVER);
+}
+
+static void
+failed_job_words(void **state)
+{
+	struct fold_state c = { .o = FO_NO_RESULT };
+	struct ljob j;
+	char buf[64];
+
+	(void)state;
+	c.ended = fault_job(&j, "j", "kv-full", 0, LJ_FAILED, 1, 0);
+	assert_string_equal(faultfold_cell_words(&c, true, buf, sizeof buf),
+	    "failed exit 1");
+	assert_string_equal(faultfold_cell_words(&c, false, buf, sizeof buf),
+	    "exit 1");
+	fault_job(&j, "j", "kv-full", 0, LJ_DONE, 0, 0);
+	assert_string_equal(faultfold_cell_words(&c, true, buf, sizeof buf),
+	    "done, no result");
+	fault_job(&j, NULL, "kv-full", 0, LJ_BROKEN, -1, 0);
+	assert_string_equal(faultfold_cell_words(&c, false, buf, sizeof buf),
+	    "broken");
+	assert_string_equal(faultfold_ms(NAN, buf, sizeof buf), "-");
+	assert_string_equal(faultfold_ms(4.2, buf, sizeof buf), "4ms");
+	assert_string_equal(faultfold_ms(412000, buf, sizeof buf), "412s");
+}
+
+static void
+history_goes_by_arrival(void **state)
+{
+	struct lab_fixture x;
+	struct fold_entry *h;
+	size_t n;
+
+	(void)state;
+	fixture(&x);
+	/* Newest first: j3 (no result), j2's result, j1 (no result), then
+	 * j0's, though the tool stamped j0's the latest. */
+	h = faultfold_history(&x.src, "h", "kv-full", 0, &n);
+	assert_int_equal(n, 4);
+	assert_ptr_equal(h[0].j, x.jobs[1]);
+	assert_ptr_equal(h[1].f, &x.r[1]);
+	assert_ptr_equal(h[2].j, x.jobs[4]);
+	assert_ptr_equal(h[3].f, &x.r[0]);
+	free(h);
+	h = faultfold_history(&x.src, "h", "wait-timeout", 1, &n);
+	assert_int_equal(n, 2);
+	assert_ptr_equal(h[0].f, &x.r[2]);
+	assert_ptr_equal(h[1].j, x.jobs[3]);
+	free(h);
+	h = faultfold_history(&x.src, "h", "kv-full", 1, &n);
+	assert_int_equal(n, 0);
+	free(h);
+}
+
 int
 main(void)
 {
@@ -161,6 +360,10 @@ main(void)
 		cmocka_unit_test(jittered_times_show_a_range),
 		cmocka_unit_test(every_outcome_has_its_group),
 		cmocka_unit_test(small_buffers_and_nothing),
+		cmocka_unit_test(grid_shows_a_job_that_left_no_result),
+		cmocka_unit_test(live_jobs_show_running),
+		cmocka_unit_test(failed_job_words),
+		cmocka_unit_test(history_goes_by_arrival),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,9 @@
  * test_graph.c: the soak view's graphs (views/graph.c) with no terminal:
  * columns folded from cells keep a spike, gaps stay blank and are not
  * joined across, the threshold is a row of its own and a crossing column
- * is drawn as a breach, braille dots land where they should, the ASCII
- * fallback is plain ASCII, and values print in their units.
+ * is drawn as a breach, a gauge holds across the gaps between its
+ * samples, braille dots land where they should, the ASCII fallback is
+ * plain ASCII, and values print in their units.
  */
 #include "calops.h"
 
@@ -192,6 +193,36 @@ test_hold(void **state)
 	assert_int_equal(cols[11].count, 0);
 }
 
+/* A gauge sampled once a minute holds across a minute and a half of
+ * columns; too few samples, no series or no span hold nothing. */
+static void
+test_hold_gap(void **state)
+{
+	struct metrics *m = metrics_new(0);
+	struct mseries *s[2];
+	int i, chip;
+
+	(void)state;
+	for (chip = 0; chip < 2; chip++)
+		assert_int_equal(metrics_add(m, "h", chip, "rss_bytes", 1000,
+		    1, NULL, 0), 0);
+	assert_int_equal(metrics_select(m, "h", MCHIP_ANY, "rss_bytes", s, 2),
+	    2);
+	assert_int_equal(graph_hold_gap(s, 2, 600, 10), 0);	/* 1 each */
+	for (i = 1; i <= 10; i++)
+		for (chip = 0; chip < 2; chip++)
+			assert_int_equal(metrics_add(m, "h", chip, "rss_bytes",
+			    1000 + 60 * i, 1, NULL, 0), 0);
+	/* 11 samples a series over 600 s: one every 60 s, 9 columns of 10 s */
+	assert_int_equal(graph_hold_gap(s, 2, 600, 10), 9);
+	assert_int_equal(graph_hold_gap(s, 1, 600, 10), 9);
+	assert_int_equal(graph_hold_gap(s, 0, 600, 10), 0);
+	assert_int_equal(graph_hold_gap(s, 2, 0, 10), 0);
+	assert_int_equal(graph_hold_gap(s, 2, NAN, 10), 0);
+	assert_int_equal(graph_hold_gap(s, 2, 600, 0), 0);
+	metrics_free(m);
+}
+
 /* The threshold is a dashed row; crossing columns are breaches. */
 static void
 test_threshold(void **state)
@@ -354,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_spike),
 		cmocka_unit_test(test_gaps),
 		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_hold_gap),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_braille_ascii),
 		cmocka_unit_test(test_level),

@@ -1,0 +1,69 @@
+/*
+ * soak_int.h: what the soak view's two files share: soak.c (the view, its
+ * keys and timer, the grid of graphs) and soakpane.c (the header rows, the
+ * alert journal, starting a soak).  Not a public contract: only those two
+ * include it.
+ *
+ * soak.c owns struct soak and the tables behind it (zooms, windows, the
+ * graphs); soakpane.c reads them through the functions below and only
+ * draws.
+ */
+#ifndef CALOPS_SOAK_INT_H
+#define CALOPS_SOAK_INT_H
+
+#include "calops.h"
+
+#include "action.h"
+#include "graph.h"
+#include "labmodel.h"
+#include "list.h"
+#include "sketch.h"
+
+#define SOAK_CHIPS_MAX	64
+#define SOAK_SERIES_MAX	256
+
+struct app;
+struct mseries;
+
+struct soak {
+	struct app	*app;
+	char		*job;		/* "host/id" of the job shown */
+	int		 chip;		/* -1 merged, else an index in chips */
+	int		 chips[SOAK_CHIPS_MAX];
+	size_t		 nchips;
+	size_t		 win;		/* index in soak.c's windows */
+	size_t		 zoom;		/* index in soak.c's zooms */
+	double		 cursor;	/* tool time, NAN: live */
+	bool		 pane;		/* the alert journal shown */
+	struct list	 alerts;
+	long		 timer;
+	struct sketch	 sk;
+	struct mseries	*sel[SOAK_SERIES_MAX];
+};
+
+/* soak.c.  The job's "now" in tool time (NAN before its first sample). */
+double		 soak_job_now(const struct ljob *j);
+/* The series of a metric for the chip shown into v->sel, how many; derived
+ * (a percentile series) takes its own merged one when merged. */
+size_t		 soak_select(struct soak *v, const struct ljob *j,
+		    const char *name, bool derived);
+/* The zoom's span in seconds, the window's name, a metric's unit. */
+double		 soak_zoom(const struct soak *v);
+const char	*soak_window_name(const struct soak *v);
+enum graph_unit	 soak_unit(const char *metric);
+
+/* soakpane.c.  The three header rows from y: state and elapsed time,
+ * freshness and what is shown, the leak verdicts. */
+void		 soak_draw_header(struct soak *v, const struct ljob *j, int y,
+		    int cols);
+/* The alert journal in rows from y. */
+void		 soak_draw_pane(struct soak *v, const struct ljob *j, int y,
+		    int rows, int cols);
+/* The journal's keys (A, a) and movement in it: a reaction. */
+int		 soak_pane_action(struct app *a, struct soak *v,
+		    const struct ljob *j, enum action act);
+/* The screen before any soak has run from this console; the s key. */
+void		 soak_draw_none(struct app *a, int top, int cols);
+int		 soak_ask_start(struct app *a);
+
+#endif

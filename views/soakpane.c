@@ -1,0 +1,437 @@
+/*
+ * soakpane.c: the soak view's words around its graphs (soak.c draws the
+ * graphs): the three header rows (state, elapsed time against the 1 h /
+ * 8 h / 24 h marks with an ETA; freshness by the wall clock, the stream's
+ * bad lines, the alerts, window, chip, zoom and cursor; the G9 leak
+ * verdicts), the alert journal pane and its keys (A, a), and starting a
+ * soak: the screen before any soak and the s key.
+ *
+ * Every string from a host (the job's label, the host's name, the job's
+ * error) goes through ui_put() and so through the sanitiser; ui_putf() only
+ * formats the program's own words and numbers.
+ */
+#include "calops.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include "alerts.h"
+#include "app.h"
+#include "metrics.h"
+#include "soak_int.h"
+#include "ui.h"
+
+#define SOAK_STALE_S	30.0	/* wall seconds without an event: STALE */
+#define SOAK_LOST_S	120.0	/* and: LOST */
+#define SOAK_LABEL_W	40	/* columns the job's label may take */
+#define SOAK_HOST_W	20	/* and the host's name */
+
+/* ---- the first row: the job and its time ---- */
+
+static const char *
+state_glyph(enum ljob_state s, enum role *r)
+{
+	static const struct {
+		const char *utf8, *ascii;
+		enum role role;
+	} t[] = {
+		[LJ_STARTING] = { "…", ".", ROLE_PENDING },
+		[LJ_RUNNING] = { "▶", ">", ROLE_RUNNING },
+		[LJ_DONE] = { "✔", "+", ROLE_PASS },
+		[LJ_FAILED] = { "✘", "x", ROLE_FAIL },
+		[LJ_KILLED] = { "⊘", "#", ROLE_BLOCKED },
+		[LJ_BROKEN] = { "!", "!", ROLE_ERROR },
+	};
+
+	*r = t[s].role;
+	return ui_glyph(t[s].utf8, t[s].ascii);
+}
+
+/* Elapsed against the marks, and when the target will be reached. */
+static int
+draw_elapsed(const struct ljob *j, int y, int x, int w)
+{
+	static const double marks[] = { 3600, 8 * 3600, 86400 };
+	double el = isnan(j->first_ts) ? 0 : j->last_ts - j->first_ts, rate;
+	double target = j->target_s > 0 ? j->target_s : 86400;
+	char e[32], t[32], c[32], in[32];
+	size_t i;
+	int x0 = x;
+
+	graph_fmt_dur(el, e, sizeof e);
+	graph_fmt_dur(target, t, sizeof t);
+	x += ui_putf(stdscr, y, x, w - (x - x0), ROLE_NORMAL, "%s/%s ", e, t);
+	for (i = 0; i < nitems(marks); i++) {
+		graph_fmt_dur(marks[i], c, sizeof c);
+		x += ui_putf(stdscr, y, x, w - (x - x0), el >= marks[i] ?
+		    ROLE_PASS : ROLE_DIM, "%s%s ", c, el >= marks[i] ?
+		    ui_glyph("✔", "+") : ui_glyph("·", "-"));
+	}
+	if (!ljob_live(j) || !(el > 0) || el >= target)
+		return x - x0;
+	/* Tool seconds per wall second so far (the simulator's scale). */
+	rate = el / fmax(j->last_recv - j->started, 1e-3);
+	if (!(rate > 0))
+		return x - x0;
+	graph_fmt_clock(j->last_recv + (target - el) / rate, (target - el) /
+	    rate < 3600, c, sizeof c);
+	graph_fmt_dur((target - el) / rate, in, sizeof in);
+	return x - x0 + ui_putf(stdscr, y, x, w - (x - x0), ROLE_NORMAL,
+	    "ETA %s (%s)", c, in);
+}
+
+/* The label and the host are the lab's words: sanitised, and each within
+ * its share of the row so that the time after them still shows. */
+static void
+draw_job(const struct ljob *j, int y, int cols)
+{
+	enum role r;
+	const char *g = state_glyph(j->state, &r);
+	int x = 1;
+
+	x += ui_putf(stdscr, y, x, cols - x, r, "%s %s", g,
+	    ljob_state_name(j->state));
+	x += ui_putf(stdscr, y, x, cols - x, ROLE_NORMAL, "  ");
+	x += ui_put(stdscr, y, x, cols - x < SOAK_LABEL_W ? cols - x :
+	    SOAK_LABEL_W, ROLE_HEADER, j->label != NULL ? j->label : "soak",
+	    false);
+	x += ui_putf(stdscr, y, x, cols - x, ROLE_DIM, " @");
+	x += ui_put(stdscr, y, x, cols - x < SOAK_HOST_W ? cols - x :
+	    SOAK_HOST_W, ROLE_DIM, j->host, false);
+	x += 2;
+	draw_elapsed(j, y, x, cols - x);
+}
+
+/* ---- the second row: freshness, faults, what is shown ---- */
+
+/* live 2s, STALE 40s, LOST since 14:02 (wall clock), or how it ended. */
+static void
+freshness(const struct ljob *j, char *buf, size_t len, enum role *r)
+{
+	double age = labmodel_now() - j->last_recv;
+	char c[32];
+
+	if (!ljob_live(j)) {
+		*r = ROLE_DIM;
+		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,
+		    false, c, sizeof c);
+		snprintf(buf, len, "ended %s", c);
+	} else if (isnan(j->last_recv)) {
+		*r = ROLE_PENDING;
+		snprintf(buf, len, "no event yet");
+	} else if (age < SOAK_STALE_S) {
+		*r = ROLE_PASS;
+		snprintf(buf, len, "live %.0fs", fmax(age, 0));
+	} else if (age < SOAK_LOST_S) {
+		*r = ROLE_STALE;
+		snprintf(buf, len, "STALE %.0fs", age);
+	} else {
+		*r = ROLE_ERROR;
+		graph_fmt_clock(j->last_recv, false, c, sizeof c);
+		snprintf(buf, len, "LOST since %s", c);
+	}
+}
+
+/* What could hide a fault comes first (bad stream lines, the alerts, the
+ * error of a broken job), so that 80 columns clip only the view's own
+ * settings at the end. */
+static int
+draw_faults(const struct ljob *j, int y, int x, int cols)
+{
+	int x0 = x;
+
+	if (j->bad_lines > 0)
+		x += ui_putf(stdscr, y, x, cols - x, ROLE_ERROR, "  %" PRIu64
+		    " bad line%s", j->bad_lines, j->bad_lines == 1 ? "" : "s");
+	if (j->alerts != NULL && alerts_count(j->alerts) > 0)
+		x += ui_putf(stdscr, y, x, cols - x, alerts_nopen(j->alerts) >
+		    0 ? ROLE_FAIL : ROLE_DIM, "  alerts %zu open %zu unacked",
+		    alerts_nopen(j->alerts), alerts_nunacked(j->alerts));
+	if (j->state == LJ_BROKEN && j->err[0] != '\0') {
+		x += ui_putf(stdscr, y, x, cols - x, ROLE_NORMAL, "  ");
+		x += ui_put(stdscr, y, x, cols - x, ROLE_ERROR, j->err, false);
+	}
+	return x - x0;
+}
+
+/* Freshness, the faults, then what the graphs show: window, chip, zoom and
+ * the cursor (LIVE, or how far back). */
+static void
+draw_shown(struct soak *v, const struct ljob *j, int y, int cols)
+{
+	char f[64], cur[32], chip[32], z[16];
+	enum role r;
+	int x = 1;
+
+	freshness(j, f, sizeof f, &r);
+	x += ui_putf(stdscr, y, x, cols - x, r, "%s", f);
+	x += draw_faults(j, y, x, cols);
+	if (v->chip < 0)
+		snprintf(chip, sizeof chip, "merged/%zu", v->nchips);
+	else
+		snprintf(chip, sizeof chip, "chip %d/%zu", v->chips[v->chip],
+		    v->nchips);
+	if (isnan(v->cursor))
+		snprintf(cur, sizeof cur, "LIVE");
+	else
+		graph_fmt_hms(soak_job_now(j) - v->cursor, '-', cur,
+		    sizeof cur);
+	graph_fmt_dur(soak_zoom(v), z, sizeof z);
+	x += ui_putf(stdscr, y, x, cols - x, ROLE_NORMAL,
+	    "  window %s  %s  zoom %s  ", soak_window_name(v), chip, z);
+	ui_putf(stdscr, y, x, cols - x, isnan(v->cursor) ? ROLE_PASS :
+	    ROLE_WARN, "%s", cur);
+}
+
+/* ---- the third row: the leak rule ---- */
+
+/* The leak verdict of a memory metric: the chip's, or merged the worst
+ * chip's (the one growing, else the largest growth). */
+static int
+leak_text(struct soak *v, const struct ljob *j, const char *name, char *buf,
+    size_t len)
+{
+	struct leak_verdict lv, worst = { 0 };
+	int wchip = -1;
+	size_t i, n = soak_select(v, j, name, false);
+	char g[16], pct[32] = "";
+
+	for (i = 0; i < n; i++) {
+		mseries_leak(v->sel[i], &lv);
+		if (!lv.evaluated)
+			continue;
+		if (!worst.evaluated || (lv.growing && !worst.growing) ||
+		    (lv.growing == worst.growing && lv.growth > worst.growth)) {
+			worst = lv;
+			wchip = mseries_chip(v->sel[i]);
+		}
+	}
+	if (!worst.evaluated) {
+		snprintf(buf, len, "not judged yet (12 windows of samples)");
+		return ROLE_DIM;
+	}
+	graph_format(fabs(worst.growth), GU_BYTES, g, sizeof g);
+	/* A first median of 0 has no percentage: say none rather than inf. */
+	if (worst.medians[0] > 0)
+		snprintf(pct, sizeof pct, " %+.1f%%", 100 * worst.growth /
+		    worst.medians[0]);
+	snprintf(buf, len, "%s %s%s%s %s", worst.growing ? "growing" : "flat",
+	    worst.growth < 0 ? "-" : "+", g, pct, worst.growing ?
+	    ui_glyph("✘ G9.leak", "x G9.leak") : ui_glyph("✔ ok", "+ ok"));
+	if (v->chip < 0 && n > 1 && wchip >= 0 && worst.growing)
+		snprintf(buf + strlen(buf), len - strlen(buf), " chip %d",
+		    wchip);
+	/* The alerts wait for an hour of run (alerts.h): say so. */
+	if (!(j->last_ts - j->first_ts >= ALERT_LEAK_MIN_S))
+		snprintf(buf + strlen(buf), len - strlen(buf), " (early)");
+	return worst.growing ? ROLE_FAIL : ROLE_PASS;
+}
+
+static void
+draw_leak(struct soak *v, const struct ljob *j, int y, int cols)
+{
+	char t[128];
+	int x = 1, r;
+
+	x += ui_putf(stdscr, y, x, cols - x, ROLE_HEADER, "leak  rss ");
+	r = leak_text(v, j, "rss_bytes", t, sizeof t);
+	x += ui_put(stdscr, y, x, cols - x, r, t, false);
+	x += ui_putf(stdscr, y, x, cols - x, ROLE_HEADER, "  device ");
+	r = leak_text(v, j, "device_mem_bytes", t, sizeof t);
+	ui_put(stdscr, y, x, cols - x, r, t, false);
+}
+
+void
+soak_draw_header(struct soak *v, const struct ljob *j, int y, int cols)
+{
+	ui_fill(stdscr, y, 0, ROLE_NORMAL);
+	ui_fill(stdscr, y + 1, 0, ROLE_NORMAL);
+	ui_fill(stdscr, y + 2, 0, ROLE_NORMAL);
+	draw_job(j, y, cols);
+	draw_shown(v, j, y + 1, cols);
+	draw_leak(v, j, y + 2, cols);
+}
+
+/* ---- the alert journal ---- */
+
+/* One alert; its acknowledgement is the last word and still fits in 80
+ * columns with the widest rule, chip and values. */
+static void
+draw_alert(const struct ljob *j, const struct alert *al, int y, int cols,
+    bool sel)
+{
+	char s[32], e[32], w[16], t[16], chip[16];
+	enum graph_unit u = soak_unit(al->metric);
+	enum role r = sel ? ROLE_SELECTION : isnan(al->end) ? ROLE_FAIL :
+	    ROLE_NORMAL;
+
+	graph_fmt_hms(al->start - j->first_ts, '+', s, sizeof s);
+	if (isnan(al->end))
+		snprintf(e, sizeof e, "open");
+	else
+		graph_fmt_hms(al->end - j->first_ts, '+', e, sizeof e);
+	graph_format(al->worst, u, w, sizeof w);
+	graph_format(al->threshold, u, t, sizeof t);
+	if (al->chip == ALERT_MERGED)
+		snprintf(chip, sizeof chip, "merged");
+	else
+		snprintf(chip, sizeof chip, "chip %d", al->chip);
+	if (sel)
+		ui_fill(stdscr, y, 0, ROLE_SELECTION);
+	ui_putf(stdscr, y, 1, cols - 1, r, "%s %-21s %-7s %s%s%-9s worst %s%s%s"
+	    " %s", isnan(al->end) ? ui_glyph("✘", "x") : ui_glyph("·", "-"),
+	    al->rule, chip, s, ui_glyph("→", ">"), e, w, al->below ? "<" : ">",
+	    t, al->acked ? "acked" : "unacked");
+}
+
+void
+soak_draw_pane(struct soak *v, const struct ljob *j, int y, int rows,
+    int cols)
+{
+	size_t n = j->alerts != NULL ? alerts_count(j->alerts) : 0, i;
+	int r;
+
+	list_rebuild(&v->alerts, n, NULL, NULL);
+	ui_fill(stdscr, y, 0, ROLE_HEADER);
+	ui_putf(stdscr, y, 1, cols - 2, ROLE_HEADER, "ALERTS  "
+	    "%zu, %zu open, %zu unacked%s   Up/Down select  a ack  A hide", n,
+	    n > 0 ? alerts_nopen(j->alerts) : 0, n > 0 ?
+	    alerts_nunacked(j->alerts) : 0, j->alerts != NULL &&
+	    alerts_dropped(j->alerts) > 0 ? " (journal full: later ones "
+	    "counted only)" : "");
+	if (n == 0) {
+		ui_putf(stdscr, y + 1, 2, cols - 4, ROLE_DIM, "no alert: SLA "
+		    "and leak rules fire after %.0fs over the line",
+		    ALERT_OPEN_S);
+		return;
+	}
+	list_scroll(&v->alerts, rows - 1);
+	for (i = v->alerts.top, r = 1; i < v->alerts.nmap && r < rows;
+	    i++, r++)
+		draw_alert(j, alerts_get(j->alerts, v->alerts.map[i]), y + r,
+		    cols, i == v->alerts.sel);
+}
+
+/* The journal's keys: A shows or hides it, opened on the newest alert (at
+ * the bottom, as in a log); a acknowledges the selected one; the movement
+ * keys move in it while it is shown. */
+int
+soak_pane_action(struct app *a, struct soak *v, const struct ljob *j,
+    enum action act)
+{
+	size_t i = list_selected(&v->alerts);
+	char err[256];
+
+	switch (act) {
+	case ACT_ALERTS:
+		if ((v->pane = !v->pane) && j->alerts != NULL) {
+			list_rebuild(&v->alerts, alerts_count(j->alerts), NULL,
+			    NULL);
+			list_move(&v->alerts, ACT_END, 1);
+		}
+		return R_REDRAW;
+	case ACT_ACK:
+		if (!v->pane || i == SIZE_MAX || j->alerts == NULL)
+			app_message(a, true, "no alert selected (A shows the "
+			    "journal)");
+		else if (alerts_ack(j->alerts, i, err, sizeof err) != 0)
+			app_message(a, true, "cannot acknowledge: %s", err);
+		return R_REDRAW;
+	default:
+		if (v->pane && list_move(&v->alerts, act, a->rows / 3 - 1))
+			return R_REDRAW;
+		return R_NONE;
+	}
+}
+
+/* ---- starting a soak ---- */
+
+/* Why no soak can be started from here, or NULL: the screen before any
+ * soak and the s key say the same. */
+static const char *
+start_blocked(const struct app *a)
+{
+	if (a->readonly)
+		return "read-only: a soak cannot be started here";
+	if (a->labm == NULL || labmodel_default_host(a->labm) == NULL)
+		return "no host with a workspace to run a soak on (see the lab "
+		    "file)";
+	return NULL;
+}
+
+void
+soak_draw_none(struct app *a, int top, int cols)
+{
+	const char *why = start_blocked(a);
+	int x = 2;
+
+	ui_putf(stdscr, top + 1, 2, cols - 4, ROLE_NORMAL, "No soak has run "
+	    "from this console yet.");
+	if (why != NULL) {
+		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s", why);
+		return;
+	}
+	/* The host's name is the lab file's: through the sanitiser. */
+	x += ui_putf(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
+	    "s: start one on ");
+	x += ui_put(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
+	    labmodel_default_host(a->labm), false);
+	ui_putf(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
+	    " (1h, 8h or 24h)");
+}
+
+/* The duration typed after s: 1h, 8h, 24h (or N with s, m, h). */
+static void
+start_answer(struct app *a, const char *answer, void *arg)
+{
+	struct ljob_spec spec = { 0 };
+	char err[256], unit = 'h';
+	const char *why;
+	double d;
+
+	(void)arg;
+	if (answer == NULL)
+		return;
+	if (sscanf(answer, "%lf%c", &d, &unit) < 1 || !(d > 0) ||
+	    !isfinite(d * 3600) || strchr("smh", unit) == NULL) {
+		app_message(a, true, "'%s' is not a duration (1h, 8h, 24h)",
+		    answer);
+		return;
+	}
+	/* The host may have gone while the question was asked. */
+	if ((why = start_blocked(a)) != NULL) {
+		app_message(a, true, "%s", why);
+		return;
+	}
+	spec.host = labmodel_default_host(a->labm);
+	spec.kind = LJOB_SOAK;
+	spec.gate = -1;
+	spec.chip = -1;
+	spec.duration_s = d * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
+	if (labmodel_start(a->labm, &spec, err, sizeof err) == NULL)
+		app_message(a, true, "cannot start the soak: %s", err);
+	else
+		app_message(a, false, "soak of %s started on %s", answer,
+		    spec.host);
+}
+
+/* The s key: one soak at a time, its duration asked in the status bar. */
+int
+soak_ask_start(struct app *a)
+{
+	const char *why = start_blocked(a);
+	const struct ljob *j;
+
+	if (why != NULL) {
+		app_message(a, true, "%s", why);
+		return R_REDRAW;
+	}
+	j = labmodel_latest(a->labm, LJOB_SOAK, NULL);
+	if (j != NULL && ljob_live(j)) {
+		app_message(a, true, "a soak is already running on %s",
+		    j->host);
+		return R_REDRAW;
+	}
+	app_ask(a, "soak for how long? 1h, 8h or 24h: ", start_answer, NULL);
+	return R_REDRAW;
+}
