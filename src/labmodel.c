@@ -1,15 +1,13 @@
 /*
  * labmodel.c: the console's model of the lab (labmodel.h): the hosts and
- * their transports, the commands of the gate, soak, fault and golden jobs,
- * starting them as durable jobs, and the replay of the mirrors at start.
- * A job's stream itself is labstream.c's.
+ * their transports, starting jobs as durable jobs, and what the views ask
+ * of the model.  The jobs' commands are labcmd.c's, the replay at start
+ * labreplay.c's, a job's stream labstream.c's.
  */
 #include "calops.h"
 
-#include <sys/file.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
@@ -25,30 +23,11 @@
 #include "metrics.h"
 #include "transport.h"
 
-#define REPLAY_LINES	20000	/* mirror lines applied per loop turn */
 
 const char *const lab_scenarios[LAB_NSCENARIOS] = {
 	"missing-tensor", "bad-csr", "oob-slice", "kv-full", "submit-busy",
 	"wait-timeout", "ccu-exception", "reset-warmup",
 };
-
-/*
- * G7's whole job: golden, then every fault scenario on one chip, as one
- * durable job so that it outlives the console.  A fixed script given its
- * values as arguments (never spliced into the text): $1 the package, $2
- * the chip, $3 the runner, the rest the runner's own options (which go
- * after its command: lab.h).
- */
-static const char g7_script[] =
-    "calbin=$1; chip=$2; runner=$3; shift 3; st=0\n"
-    "\"$runner\" golden \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
-    "|| st=1\n"
-    "for s in missing-tensor bad-csr oob-slice kv-full submit-busy "
-    "wait-timeout ccu-exception reset-warmup; do\n"
-    "\t\"$runner\" fault \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
-    "--scenario \"$s\" || st=1\n"
-    "done\n"
-    "exit $st\n";
 
 double
 labmodel_now(void)
@@ -205,244 +184,6 @@ hosts_init(struct labmodel *lm)
 	}
 }
 
-/* ---- commands ---- */
-
-/* A runner named without a slash that sits beside calops (the bundled
- * simulator) is run from there on a local host; a new string. */
-static char *
-runner_program(const struct labmodel *lm, const struct lhost *h,
-    const char *name)
-{
-	char *p;
-
-	if (strchr(name, '/') != NULL || h->h->transport != LAB_LOCAL ||
-	    lm->selfdir == NULL)
-		return xstrdup(name);
-	p = xasprintf("%s/%s", lm->selfdir, name);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return xstrdup(name);
-}
-
-struct strv {
-	char	**v;
-	size_t	  n, cap;
-};
-
-static void
-strv_add(struct strv *s, char *owned)
-{
-	if (s->n + 2 > s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
-		s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
-	}
-	s->v[s->n++] = owned;
-	s->v[s->n] = NULL;
-}
-
-static void
-strv_free(struct strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof *s);
-}
-
-/* The lab's runner with its command: the program, the command (golden,
- * stress, fault), then the runner's own options (lab.h). */
-static void
-add_runner(const struct labmodel *lm, const struct lhost *h, struct strv *s,
-    const char *command)
-{
-	const struct lab *lab = lm->lab;
-	size_t i;
-
-	strv_add(s, runner_program(lm, h, lab->runner_argc > 0 ?
-	    lab->runner_argv[0] : LAB_DEFAULT_RUNNER));
-	if (command != NULL)
-		strv_add(s, xstrdup(command));
-	for (i = 1; i < lab->runner_argc; i++)
-		strv_add(s, xstrdup(lab->runner_argv[i]));
-}
-
-/* "0-3,6" for a list of chips, into buf. */
-static void
-chips_text(const int *chips, size_t n, char *buf, size_t len)
-{
-	size_t i, k, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < len; i = k + 1) {
-		for (k = i; k + 1 < n && chips[k + 1] == chips[k] + 1; k++)
-			;
-		off += (size_t)snprintf(buf + off, len - off, "%s%d", i ? "," :
-		    "", chips[i]);
-		if (k > i && off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%d",
-			    k == i + 1 ? "," : "-", chips[k]);
-	}
-}
-
-/* "24h", "90m" or seconds, as the runner's --duration takes them. */
-static void
-duration_text(double s, char *buf, size_t len)
-{
-	long v = lround(s);
-
-	if (v % 3600 == 0)
-		snprintf(buf, len, "%ldh", v / 3600);
-	else if (v % 60 == 0)
-		snprintf(buf, len, "%ldm", v / 60);
-	else
-		snprintf(buf, len, "%lds", v);
-}
-
-/*
- * The job's argv (what `calops run --` gets) and its label, from a spec.
- * 0, or -1 with err.
- */
-static int
-build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
-    char *label, size_t labellen, char *err, size_t errlen)
-{
-	struct lhost *h = lm_host(lm, spec->host);
-	const struct lab_host *lh;
-	char chips[256], dur[32], *calbin;
-	int first_chip;
-	size_t i;
-
-	memset(argv, 0, sizeof *argv);
-	if (h == NULL) {
-		errbuf_set(err, errlen, "no host '%s' in the lab file",
-		    spec->host != NULL ? spec->host : "");
-		return -1;
-	}
-	if (h->ws == NULL) {
-		errbuf_set(err, errlen, "the lab file names no workspace on "
-		    "host '%s'", h->h->name);
-		return -1;
-	}
-	lh = h->h;
-	first_chip = lh->nchips > 0 ? lh->chips[0] : 0;
-	calbin = xasprintf("%s/05-calbin/package", h->ws);
-	switch (spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
-	    spec->kind) {
-	case LJOB_GATE:
-		if (spec->gate != 7) {
-			errbuf_set(err, errlen, "G%d has no lab job: its "
-			    "evidence is made outside the lab", spec->gate);
-			free(calbin);
-			return -1;
-		}
-		strv_add(argv, xstrdup("/bin/sh"));
-		strv_add(argv, xstrdup("-c"));
-		strv_add(argv, xstrdup(g7_script));
-		strv_add(argv, xstrdup("calops-g7"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xasprintf("%d", first_chip));
-		add_runner(lm, h, argv, NULL);
-		snprintf(label, labellen, "G7 golden + 8 faults · chip %d",
-		    first_chip);
-		break;
-	case LJOB_SOAK:
-		if (lh->nchips > 0)
-			chips_text(lh->chips, lh->nchips, chips, sizeof chips);
-		else
-			snprintf(chips, sizeof chips, "0");
-		duration_text(spec->duration_s > 0 ? spec->duration_s : 86400,
-		    dur, sizeof dur);
-		add_runner(lm, h, argv, "stress");
-		strv_add(argv, xstrdup("--calbin"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xstrdup("--duration"));
-		strv_add(argv, xstrdup(dur));
-		strv_add(argv, xstrdup("--chips"));
-		strv_add(argv, xstrdup(chips));
-		snprintf(label, labellen, "soak %s · chips %s", dur, chips);
-		break;
-	case LJOB_FAULT:
-		for (i = 0; i < LAB_NSCENARIOS; i++)
-			if (spec->scenario != NULL &&
-			    strcmp(spec->scenario, lab_scenarios[i]) == 0)
-				break;
-		if (i == LAB_NSCENARIOS || spec->chip < 0) {
-			errbuf_set(err, errlen, "no such fault scenario or "
-			    "chip");
-			free(calbin);
-			return -1;
-		}
-		add_runner(lm, h, argv, "fault");
-		strv_add(argv, xstrdup("--calbin"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xstrdup("--chips"));
-		strv_add(argv, xasprintf("%d", spec->chip));
-		strv_add(argv, xstrdup("--scenario"));
-		strv_add(argv, xstrdup(lab_scenarios[i]));
-		snprintf(label, labellen, "fault %s · chip %d",
-		    lab_scenarios[i], spec->chip);
-		break;
-	case LJOB_GOLDEN:
-		add_runner(lm, h, argv, "golden");
-		strv_add(argv, xstrdup("--calbin"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xstrdup("--chips"));
-		strv_add(argv, xasprintf("%d", first_chip));
-		snprintf(label, labellen, "golden · chip %d", first_chip);
-		break;
-	}
-	free(calbin);
-	return 0;
-}
-
-/* argv as a person would type it: words quoted for sh where needed. */
-static void
-join_argv(char *const *argv, struct buf *b)
-{
-	const char *p;
-	size_t i;
-
-	for (i = 0; argv[i] != NULL; i++) {
-		if (i > 0)
-			buf_addc(b, ' ');
-		if (argv[i][0] != '\0' && strspn(argv[i], "abcdefghijklmnopqrs"
-		    "tuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=+@%") ==
-		    strlen(argv[i])) {
-			buf_adds(b, argv[i]);
-			continue;
-		}
-		buf_addc(b, '\'');
-		for (p = argv[i]; *p != '\0'; p++) {
-			if (*p == '\'')
-				buf_adds(b, "'\\''");
-			else
-				buf_addc(b, *p);
-		}
-		buf_addc(b, '\'');
-	}
-}
-
-int
-labmodel_command(struct labmodel *lm, const struct ljob_spec *spec,
-    char *buf, size_t len, char *err, size_t errlen)
-{
-	struct strv argv;
-	char label[160];
-	struct buf b;
-
-	if (build_job(lm, spec, &argv, label, sizeof label, err, errlen) != 0)
-		return -1;
-	buf_init(&b, 64 << 10);
-	join_argv(argv.v, &b);
-	snprintf(buf, len, "%.*s", (int)b.len, b.data);
-	buf_release(&b);
-	strv_free(&argv);
-	return 0;
-}
-
 /* ---- jobs ---- */
 
 char *
@@ -453,7 +194,7 @@ lm_job_path(const struct labmodel *lm, const char *host, const char *id,
 }
 
 /* A job as the model keeps it: paths, and a metric store for a soak. */
-static void
+void
 job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 {
 	char *acks;
@@ -533,7 +274,7 @@ job_insert(struct labmodel *lm, struct ljob_int *j)
 }
 
 /* mkdir -p with mode. */
-static int
+int
 mkdir_parents(const char *path, mode_t mode)
 {
 	char *dir = xstrdup(path), *p;
@@ -866,172 +607,7 @@ labmodel_sla(const struct labmodel *lm, double *ttft_ms_p99,
 	*success_rate_min = lm->sla[2];
 }
 
-/* ---- the replay at start ---- */
-
-static int
-by_started(const void *a, const void *b)
-{
-	const struct ljob_int *x = *(struct ljob_int *const *)a;
-	const struct ljob_int *y = *(struct ljob_int *const *)b;
-
-	return (x->pub.started < y->pub.started) - (x->pub.started >
-	    y->pub.started);
-}
-
-/* Every job record of a host's mirror folder, into *v. */
-static void
-scan_host(struct labmodel *lm, const char *host, struct ljob_int ***v,
-    size_t *n)
-{
-	char *dir = xasprintf("%s/%s", lm->streams, host), *path, err[512];
-	struct ljob_int *j;
-	struct dirent *d;
-	size_t len;
-	DIR *dp;
-
-	if ((dp = opendir(dir)) == NULL) {
-		free(dir);
-		return;
-	}
-	while ((d = readdir(dp)) != NULL) {
-		len = strlen(d->d_name);
-		if (d->d_name[0] == '.' || len < 6 ||
-		    strcmp(d->d_name + len - 5, ".json") != 0)
-			continue;
-		path = xasprintf("%s/%s", dir, d->d_name);
-		j = ljob_from_meta(lm, path, err, sizeof err);
-		free(path);
-		if (j == NULL) {
-			lm_warn(lm, "%s", err);
-			continue;
-		}
-		if (strcmp(j->pub.host, host) != 0) {
-			ljob_free(j);
-			continue;
-		}
-		*v = xreallocarray(*v, *n + 1, sizeof **v);
-		(*v)[(*n)++] = j;
-	}
-	closedir(dp);
-	free(dir);
-}
-
-/* Apply up to *budget lines of j's mirror; when done, follow on. */
-static bool
-replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
-{
-	if (!ljob_replay_step(j, budget, lm->observer))
-		return false;
-	if (!j->ended && !lm->observer)
-		ljob_follow(j);
-	return true;
-}
-
-/*
- * Replay the mirrors REPLAY_LINES lines per loop turn, the unfinished jobs
- * first (newest first: their streams resume as soon as they are caught
- * up), then the ended ones oldest first (fault results in their order).
- */
-static void
-replay_fire(struct loop *l, void *arg)
-{
-	struct labmodel *lm = arg;
-	size_t i, budget = REPLAY_LINES;
-	bool all = true;
-
-	lm->replay_timer = -1;
-	for (i = 0; i < lm->njobs && all; i++)
-		if (lm->jobs[i]->replay != NULL && lm->jobs[i]->unfinished)
-			all = replay_one(lm, lm->jobs[i], &budget);
-	for (i = lm->njobs; i-- > 0 && all;)
-		if (lm->jobs[i]->replay != NULL)
-			all = replay_one(lm, lm->jobs[i], &budget);
-	lm_changed(lm);
-	if (!all)
-		lm->replay_timer = loop_add_timer(l, 0, replay_fire, lm);
-}
-
-/*
- * The jobs this console (or an earlier one) started, newest first: every
- * one whose mirror has not ended (it may still run), and the newest ended
- * ones up to LAB_JOBS_MAX in all.  Soaks keep their samples when unfinished
- * or among the newest LAB_SOAKS_LOADED.
- */
-static void
-replay_init(struct labmodel *lm)
-{
-	struct ljob_int **v = NULL, *j;
-	size_t i, n = 0, live = 0, kept = 0, soaks = 0;
-	char *path;
-
-	if (lm->streams == NULL)
-		return;
-	for (i = 0; i < lm->nhosts; i++)
-		scan_host(lm, lm->hosts[i].h->name, &v, &n);
-	if (n > 1)
-		qsort(v, n, sizeof *v, by_started);
-	for (i = 0; i < n; i++) {
-		path = lm_job_path(lm, v[i]->pub.host, v[i]->pub.id, "jsonl");
-		v[i]->unfinished = !mirror_ended(path);
-		free(path);
-		live += v[i]->unfinished;
-		soaks += v[i]->unfinished && v[i]->pub.kind == LJOB_SOAK;
-	}
-	for (i = 0; i < n; i++) {
-		j = v[i];
-		if (!j->unfinished && live + kept >= LAB_JOBS_MAX) {
-			ljob_free(j);
-			continue;
-		}
-		kept += !j->unfinished;
-		job_setup(lm, j, j->pub.kind == LJOB_SOAK && (j->unfinished ||
-		    ++soaks <= LAB_SOAKS_LOADED));
-		j->pub.state = LJ_RUNNING;
-		j->pub.replaying = ljob_replay_open(j) == 0;
-		lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1,
-		    sizeof *lm->jobs);
-		lm->jobs[lm->njobs++] = j;
-	}
-	free(v);
-	/* Jobs without a mirror yet (the console died before the first
-	 * event) are followed from the start at once. */
-	for (i = 0; i < lm->njobs && !lm->observer; i++)
-		if (lm->jobs[i]->replay == NULL)
-			ljob_follow(lm->jobs[i]);
-	if (lm->njobs > 0)
-		lm->replay_timer = loop_add_timer(lm->loop, 0, replay_fire,
-		    lm);
-}
-
 /* ---- the model ---- */
-
-/*
- * One console follows a state folder's jobs: two appending to the same
- * mirrors, or one cutting a mirror the other appends to, would break the
- * exactly-once promise.  A second console shows what is recorded and
- * starts nothing.
- */
-static void
-lock_streams(struct labmodel *lm)
-{
-	char *path;
-
-	if (lm->streams == NULL || mkdir_parents(lm->streams, 0700) != 0)
-		return;
-	path = xasprintf("%s/.lock", lm->streams);
-	lm->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
-	free(path);
-	if (lm->lock_fd == -1)
-		return;
-	if (flock(lm->lock_fd, LOCK_EX | LOCK_NB) == 0)
-		return;
-	close(lm->lock_fd);
-	lm->lock_fd = -1;
-	lm->observer = true;
-	lm_warn(lm, "another calops console follows these jobs: this one "
-	    "shows what it recorded and starts nothing");
-}
 
 struct labmodel *
 labmodel_new(struct loop *l, const struct lab *lab, const char *self,
@@ -1066,8 +642,8 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	lm->streams = labmodel_streams_dir();
 	lm->lock_fd = -1;
 	hosts_init(lm);
-	lock_streams(lm);
-	replay_init(lm);
+	lm_lock_streams(lm);
+	lm_replay_init(lm);
 	return lm;
 }
 

@@ -75,6 +75,28 @@ void		 lm_add_fault(struct labmodel *lm, const struct lfault *f);
 char		*lm_job_path(const struct labmodel *lm, const char *host,
 		    const char *id, const char *ext);
 
+void		 job_setup(struct labmodel *lm, struct ljob_int *j,
+		    bool samples);
+int		 mkdir_parents(const char *path, mode_t mode);
+
+/* labcmd.c: a job's argv (what `calops run --` gets) and its label. */
+struct strv {
+	char	**v;
+	size_t	  n, cap;
+};
+struct buf;
+void		 strv_add(struct strv *s, char *owned);
+void		 strv_free(struct strv *s);
+int		 build_job(struct labmodel *lm, const struct ljob_spec *spec,
+		    struct strv *argv, char *label, size_t labellen, char *err,
+		    size_t errlen);
+/* argv as a person would type it: words quoted for sh where needed. */
+void		 join_argv(char *const *argv, struct buf *b);
+
+/* labreplay.c */
+void		 lm_replay_init(struct labmodel *lm);
+void		 lm_lock_streams(struct labmodel *lm);
+
 /* labstream.c */
 /* Follow a job's stream from its last seq + 1 (mirroring and applying). */
 void		 ljob_follow(struct ljob_int *j);
