@@ -19,7 +19,6 @@
 
 #define SPINNER_MS 120
 
-static void	eval_start(struct app *a);
 
 /* ---- the evaluation child ---- */
 
@@ -97,15 +96,15 @@ eval_done(struct child *c, int status, void *arg)
 	a->dirty = true;
 	if (a->eval_again) {
 		a->eval_again = false;
-		eval_start(a);
+		app_evaluate(a);
 	}
 }
 
 static const struct child_ops eval_ops = { eval_line, eval_done };
 
 /* Evaluate in a child, never in the UI's thread of control. */
-static void
-eval_start(struct app *a)
+void
+app_evaluate(struct app *a)
 {
 	char *argv[] = { a->self, "check", "--stream", "--", a->ws, NULL };
 	char err[256];
@@ -133,7 +132,7 @@ debounced(struct loop *l, void *arg)
 
 	(void)l;
 	a->debounce_timer = 0;
-	eval_start(a);
+	app_evaluate(a);
 }
 
 static void
@@ -231,8 +230,8 @@ pop(struct app *a)
 }
 
 /* Switch the root screen (Tab, digits, :board), closing what was above. */
-static void
-switch_tab(struct app *a, const struct view_ops *ops)
+void
+app_switch_tab(struct app *a, const struct view_ops *ops)
 {
 	while (a->depth > 0)
 		pop(a);
@@ -254,7 +253,7 @@ tab_index(const struct app *a)
 void
 app_next_tab(struct app *a)
 {
-	switch_tab(a, view_tabs[(tab_index(a) + 1) % view_ntabs]);
+	app_switch_tab(a, view_tabs[(tab_index(a) + 1) % view_ntabs]);
 }
 
 void
@@ -306,6 +305,17 @@ app_severity_role(enum severity s)
 	    ROLE_WARN, ROLE_INFO };
 
 	return roles[s];
+}
+
+/* The filter changed, or the board: every view on the stack updates. */
+void
+app_refresh_views(struct app *a)
+{
+	int i;
+
+	for (i = 0; i < a->depth; i++)
+		if (a->stack[i].ops->update != NULL)
+			a->stack[i].ops->update(a, a->stack[i].data);
 }
 
 /* ---- opening an artifact ---- */
@@ -361,181 +371,6 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	a->dirty = true;
 }
 
-/* ---- the prompt ---- */
-
-static const char *const commands[] = { "board", "tickets", "findings",
-    "jobs", "soak", "faults", "help", "theme", "refresh", "q", "quit" };
-
-/* Tab completion for ':': the command, or a theme name after ":theme ".
- * Several matches: as far as they agree, and the list beside the prompt. */
-static void
-complete(struct app *a)
-{
-	char **names = NULL, *word, list[192] = "";
-	const char *match = NULL;
-	size_t i, n = 0, hits = 0, off = 0, common = 0, len;
-
-	if (strncmp(a->input, "theme ", 6) == 0) {
-		names = theme_list(&n);
-		off = 6;
-	}
-	word = a->input + off;
-	len = strlen(word);
-	for (i = 0; i < (off ? n : nitems(commands)); i++) {
-		const char *c = off ? names[i] : commands[i];
-
-		if (strncmp(c, word, len) != 0)
-			continue;
-		if (match == NULL)
-			common = strlen(c);
-		else
-			while (common > len && strncmp(c, match, common) != 0)
-				common--;
-		match = c;
-		hits++;
-		snprintf(list + strlen(list), sizeof list - strlen(list), " %s",
-		    c);
-	}
-	if (hits == 1)
-		a->input_len = off + (size_t)snprintf(word,
-		    sizeof a->input - off, "%s%s", match, off ? "" : " ");
-	else if (hits > 1) {
-		a->input_len = off + (size_t)snprintf(word,
-		    sizeof a->input - off, "%.*s", (int)common, match);
-		app_message(a, false, "%zu matches:%s", hits, list);
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-static void
-set_theme(struct app *a, const char *name)
-{
-	struct theme t;
-	char err[512];
-
-	if (theme_load(&t, name, err, sizeof err) != 0) {
-		app_message(a, true, "%s", err);
-		return;
-	}
-	theme_release(&a->theme);
-	a->theme = t;
-	ui_apply_theme(&a->theme);
-	app_message(a, false, "theme %s", a->theme.name);
-	a->relayout = true;
-}
-
-static int
-run_command(struct app *a, const char *cmd)
-{
-	const struct view_ops *v;
-
-	while (*cmd == ' ')
-		cmd++;
-	if (strcmp(cmd, "q") == 0 || strcmp(cmd, "quit") == 0)
-		return R_QUIT;
-	if (strncmp(cmd, "theme", 5) == 0 && (cmd[5] == ' ' || cmd[5] == '\0')) {
-		if (cmd[5] == '\0')
-			app_message(a, false, "theme %s", ui_theme_name());
-		else
-			set_theme(a, cmd + 6);
-	} else if (strcmp(cmd, "refresh") == 0)
-		eval_start(a);
-	else if (strcmp(cmd, "help") == 0)
-		app_push(a, &help_view, NULL);
-	else if ((v = view_by_name(cmd)) != NULL)
-		switch_tab(a, v);
-	else if (cmd[0] != '\0')
-		app_message(a, true, "unknown command ':%s' (Tab completes)", cmd);
-	return R_REDRAW;
-}
-
-static void
-refresh_views(struct app *a)
-{
-	int i;
-
-	for (i = 0; i < a->depth; i++)
-		if (a->stack[i].ops->update != NULL)
-			a->stack[i].ops->update(a, a->stack[i].data);
-}
-
-void
-app_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
-{
-	snprintf(a->ask, sizeof a->ask, "%s", question);
-	a->ask_fn = fn;
-	a->ask_arg = arg;
-	a->input[0] = '\0';
-	a->input_len = 0;
-	a->mode = MODE_ASK;
-	a->dirty = true;
-}
-
-/* The answer to app_ask(), or NULL: cancelled. */
-static void
-answer(struct app *a, const char *text)
-{
-	app_answer_fn fn = a->ask_fn;
-
-	a->mode = MODE_NORMAL;
-	a->ask_fn = NULL;
-	if (fn != NULL)
-		fn(a, text, a->ask_arg);
-}
-
-/* A key while the prompt is open; a filter applies as it is typed. */
-static int
-prompt_key(struct app *a, int key)
-{
-	bool filtering = a->mode == MODE_FILTER;
-
-	if (key == 27 || key == KEY_CTRL('c') || key == KEY_CTRL('g')) {
-		if (filtering) {
-			a->filter[0] = '\0';
-			refresh_views(a);
-		}
-		if (a->mode == MODE_ASK)
-			answer(a, NULL);
-		a->mode = MODE_NORMAL;
-		return R_REDRAW;
-	}
-	if (key == '\r' || key == '\n' || key == KEY_ENTER) {
-		if (a->mode == MODE_ASK) {
-			answer(a, a->input);
-			return R_REDRAW;
-		}
-		a->mode = MODE_NORMAL;
-		return filtering ? R_REDRAW : run_command(a, a->input);
-	}
-	if (key == KEY_BACKSPACE || key == 127 || key == KEY_CTRL('h')) {
-		if (a->input_len == 0 && a->mode == MODE_ASK)
-			answer(a, NULL);
-		if (a->input_len == 0)
-			a->mode = MODE_NORMAL;
-		/* Drop one UTF-8 character, not one byte. */
-		while (a->input_len > 0 && ((unsigned char)
-		    a->input[--a->input_len] & 0xc0) == 0x80)
-			;
-		a->input[a->input_len] = '\0';
-	} else if (key == KEY_CTRL('u')) {
-		a->input_len = 0;
-		a->input[0] = '\0';
-	} else if (key == '\t' && a->mode == MODE_COMMAND)
-		complete(a);
-	else if (key >= 0x20 && key < 0x100 && key != 0x7f &&
-	    a->input_len + 1 < sizeof a->input) {
-		a->input[a->input_len++] = (char)key;
-		a->input[a->input_len] = '\0';
-	}
-	if (filtering) {
-		snprintf(a->filter, sizeof a->filter, "%s", a->input);
-		refresh_views(a);
-	}
-	return R_REDRAW;
-}
-
 /* ---- keys ---- */
 
 static void
@@ -578,7 +413,7 @@ normal_key(struct app *a, int key)
 		t = tab_index(a);
 		t = act == ACT_NEXT_VIEW ? (t + 1) % view_ntabs :
 		    (t + view_ntabs - 1) % view_ntabs;
-		switch_tab(a, view_tabs[t]);
+		app_switch_tab(a, view_tabs[t]);
 		return R_REDRAW;
 	case ACT_VIEW_BOARD:
 	case ACT_VIEW_TICKETS:
@@ -586,7 +421,7 @@ normal_key(struct app *a, int key)
 	case ACT_VIEW_JOBS:
 	case ACT_VIEW_SOAK:
 	case ACT_VIEW_FAULTS:
-		switch_tab(a, view_tabs[act - ACT_VIEW_BOARD]);
+		app_switch_tab(a, view_tabs[act - ACT_VIEW_BOARD]);
 		return R_REDRAW;
 	case ACT_REDRAW:
 		a->relayout = true;
@@ -595,7 +430,7 @@ normal_key(struct app *a, int key)
 		/* A screen with its own data (the jobs) refreshes that. */
 		if ((r = v->ops->action(a, v->data, act)) != R_NONE)
 			return r;
-		eval_start(a);
+		app_evaluate(a);
 		app_message(a, false, "evaluating the workspace again");
 		return R_REDRAW;
 	case ACT_SUSPEND:
@@ -608,7 +443,7 @@ normal_key(struct app *a, int key)
 	if (r == R_NONE && act == ACT_BACK) {
 		if (a->filter[0] != '\0') {
 			a->filter[0] = '\0';
-			refresh_views(a);
+			app_refresh_views(a);
 			return R_REDRAW;
 		}
 		return a->depth > 1 ? R_POP : R_QUIT;
@@ -749,7 +584,7 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 	(void)lm;
 	app_message(a, j->state != LJ_DONE, "%s on %s: %s", j->label, j->host,
 	    ljob_state_name(j->state));
-	eval_start(a);
+	app_evaluate(a);
 }
 
 static void
@@ -876,7 +711,7 @@ app_main(const struct app_opts *o)
 	bench_init();
 	app_push(&a, view_tabs[0], NULL);
 	watch_start(&a);
-	eval_start(&a);
+	app_evaluate(&a);
 	a.dirty = true;
 	loop_run(a.loop);
 	app_teardown(&a);

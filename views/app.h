@@ -79,6 +79,15 @@ int	 app_main(const struct app_opts *o);
  * (frame.c; called before every sleep). */
 void	 app_paint(struct app *a);
 
+/* For the prompt (prompt.c) and the views: evaluate the workspace again
+ * (once more after the running evaluation, if one runs); show a top-level
+ * screen; tell every view on the stack the filter or the board changed. */
+void	 app_evaluate(struct app *a);
+void	 app_switch_tab(struct app *a, const struct view_ops *ops);
+void	 app_refresh_views(struct app *a);
+/* A key while the prompt is open (prompt.c); returns a reaction. */
+int	 prompt_key(struct app *a, int key);
+
 /* For views. */
 void	 app_next_tab(struct app *a);
 void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
