@@ -118,6 +118,24 @@ level_of(const char *s)
 	return LV_INFO;
 }
 
+/* A value of an event as it came: a number as a number, anything else
+ * (a tool that sent "abc" for a latency) as it is, flagged: never 0. */
+static void
+add_value(struct buf *b, const json_t *v)
+{
+	char *s;
+
+	if (json_is_number(v))
+		buf_addf(b, "%g", json_number_value(v));
+	else if (v == NULL)
+		buf_adds(b, "-");
+	else {
+		s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		buf_addf(b, "%.64s(not a number)", s != NULL ? s : "?");
+		free(s);
+	}
+}
+
 /* A compact summary of an event that is not a log line. */
 static void
 summary(json_t *o, const char *type, struct buf *b)
@@ -133,18 +151,22 @@ summary(json_t *o, const char *type, struct buf *b)
 		else
 			buf_addf(b, "exit %lld", (long long)json_integer_value(
 			    json_object_get(o, "exit_code")));
-	} else if (strcmp(type, "progress") == 0)
-		buf_addf(b, "%s %g/%g %s", json_string_value(json_object_get(o,
+	} else if (strcmp(type, "progress") == 0) {
+		buf_addf(b, "%s ", json_string_value(json_object_get(o,
 		    "phase")) ? json_string_value(json_object_get(o, "phase")) :
-		    "", json_number_value(json_object_get(o, "done")),
-		    json_number_value(json_object_get(o, "total")),
-		    json_string_value(json_object_get(o, "unit")) ?
-		    json_string_value(json_object_get(o, "unit")) : "");
-	else if (strcmp(type, "metric") == 0) {
+		    "");
+		add_value(b, json_object_get(o, "done"));
+		buf_addc(b, '/');
+		add_value(b, json_object_get(o, "total"));
+		buf_addf(b, " %s", json_string_value(json_object_get(o,
+		    "unit")) ? json_string_value(json_object_get(o, "unit")) :
+		    "");
+	} else if (strcmp(type, "metric") == 0) {
 		json_object_foreach(json_object_get(o, "values"), k, m) {
-			if (n++ < 8)
-				buf_addf(b, "%s%s=%g", n > 1 ? " " : "", k,
-				    json_number_value(m));
+			if (n++ < 8) {
+				buf_addf(b, "%s%s=", n > 1 ? " " : "", k);
+				add_value(b, m);
+			}
 		}
 	} else if (strcmp(type, "result") == 0 || strcmp(type, "hello") == 0)
 		buf_addf(b, "%s", json_string_value(json_object_get(o,
@@ -228,6 +250,9 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		lv = LV_WARN;
 	buf_addf(&b, "%-8s %-8.8s %-5s ", when, type, strcmp(type, "log") == 0 ?
 	    level_names[lv] : "");
+	/* The supervisor cut a line past 64 KiB: said first, where it shows. */
+	if (json_is_true(json_object_get(o, "truncated")))
+		buf_adds(&b, "[cut at 64 KiB] ");
 	if (strcmp(type, "log") == 0 || strcmp(type, "fault") == 0)
 		buf_addf(&b, "%s", json_string_value(json_object_get(o,
 		    strcmp(type, "log") == 0 ? "msg" : "scenario")) ?
