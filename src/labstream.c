@@ -52,6 +52,8 @@ ljob_meta_json(const struct ljob_int *ji)
 	    j->label, "started", j->started);
 	if (j->scenario != NULL)
 		json_object_set_new(o, "scenario", json_string(j->scenario));
+	if (ji->outcome_logged)
+		json_object_set_new(o, "outcome_logged", json_true());
 	if (ji->own_sla)
 		json_object_set_new(o, "sla", json_pack("{s:f, s:f, s:f}",
 		    "ttft_ms_p99", ji->sla[0], "tpot_ms_p99", ji->sla[1],
@@ -127,6 +129,7 @@ ljob_from_meta(struct labmodel *lm, const char *path, char *err,
 	j->pub.command = xstrdup(cmd);
 	j->pub.label = xstrdup(label);
 	j->pub.started = json_number_value(json_object_get(o, "started"));
+	j->outcome_logged = json_is_true(json_object_get(o, "outcome_logged"));
 	if (json_is_object(v = json_object_get(o, "sla"))) {
 		j->own_sla = true;
 		j->sla[0] = num_or_nan(json_object_get(v, "ttft_ms_p99"));
@@ -193,6 +196,22 @@ ljob_log_action(const struct ljob_int *j, const char *outcome)
 		lm_warn(j->lm, "%s", err);
 }
 
+/* Say in the job's record that its outcome is in the action log. */
+static void
+mark_outcome_logged(struct ljob_int *j)
+{
+	char err[256], *meta;
+
+	j->outcome_logged = true;
+	if (j->meta_path == NULL || j->lm->observer)
+		return;
+	meta = ljob_meta_json(j);
+	if (file_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
+	    sizeof err) != 0)
+		lm_warn(j->lm, "%s", err);
+	free(meta);
+}
+
 /* The end event: the job's final state, its outcome logged when live. */
 static void
 apply_end(struct ljob_int *j, const json_t *o)
@@ -212,6 +231,13 @@ apply_end(struct ljob_int *j, const json_t *o)
 		j->pub.state = j->pub.exit_code == 0 ? LJ_DONE : LJ_FAILED;
 	if (j->pub.alerts != NULL && !isnan(j->pub.last_ts))
 		alerts_finish(j->pub.alerts, j->pub.last_ts);
+	/* The outcome goes to the action log once: a console that died
+	 * between mirroring the end and logging it logs it on replay. */
+	if (!j->outcome_logged && !lm->observer) {
+		outcome_words(&j->pub, words, sizeof words);
+		ljob_log_action(j, words);
+		mark_outcome_logged(j);
+	}
 	if (j->pub.replaying)
 		return;
 	/* The end is the last event: nothing more is appended. */
@@ -219,8 +245,6 @@ apply_end(struct ljob_int *j, const json_t *o)
 		close(j->mirror_fd);
 		j->mirror_fd = -1;
 	}
-	outcome_words(&j->pub, words, sizeof words);
-	ljob_log_action(j, words);
 	if (lm->cb.ended != NULL)
 		lm->cb.ended(lm, &j->pub, lm->cb.arg);
 }

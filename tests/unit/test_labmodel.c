@@ -92,6 +92,23 @@ static const char fault_mirror[] =
     "\"aborted\":false,\"recovered\":true,\"recover_ms\":9.5}\n"
     "{\"v\":1,\"seq\":3,\"ts\":7,\"type\":\"end\",\"signal\":15}\n";
 
+/* Outcome records in the action log. */
+static int
+count_outcomes(void)
+{
+	char *path = xasprintf("%s/calops/actions.jsonl", tmpdir), line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	free(path);
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		n += strstr(line, "\"outcome\"") != NULL;
+	fclose(f);
+	return n;
+}
+
 static int
 setup(void **state)
 {
@@ -190,6 +207,16 @@ test_replay(void **state)
 	free(path);
 
 	labmodel_free(lm);
+
+	/* Both outcomes reached the action log once, and are not logged
+	 * again by the next console. */
+	assert_int_equal(count_outcomes(), 2);
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	loop_add_timer(l, 200, stop, NULL);
+	loop_run(l);
+	labmodel_free(lm);
+	assert_int_equal(count_outcomes(), 2);
 	lab_release(&lab);
 	loop_free(l);
 }
