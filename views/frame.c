@@ -101,9 +101,10 @@ draw_status(struct app *a)
 	char right[96], s[256] = "";
 
 	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
+	/* A question may name a host, a job or a chip from a lab host. */
 	if (a->mode == MODE_ASK)
-		x = ui_putf(stdscr, y, 0, a->cols - 16, ROLE_STATUSBAR, "%s",
-		    a->ask);
+		x = ui_put(stdscr, y, 0, a->cols - 16, ROLE_STATUSBAR, a->ask,
+		    false);
 	if (a->mode != MODE_NORMAL) {
 		if (a->mode != MODE_ASK)
 			x = ui_putf(stdscr, y, 0, 1, ROLE_STATUSBAR, "%c",

@@ -1,7 +1,9 @@
 /*
- * joblog.c: one job's events (protocol.md §3), pushed by the jobs view:
- * `calops tail ID --from 1 --follow` through the local transport, each event
- * one line (time, type, level, message; a summary for the other types).
+ * joblog.c: one job's events (protocol.md §3), pushed by the jobs view with
+ * { host, id } (two strings, copied): `calops tail ID --from 1 --follow`
+ * through the lab model's transport for the job's host (borrowed, never
+ * closed here), each event one line (time, type, level, message; a summary
+ * for the other types).
  * F follows the end, v cycles the levels shown, w wraps.  Here / searches,
  * as in less and tig, rather than narrowing: the lines matching are marked,
  * the selection jumps to the next one, and n / N go to the next and the
@@ -18,6 +20,7 @@
 
 #include "app.h"
 #include "buf.h"
+#include "labmodel.h"
 #include "list.h"
 #include "text.h"
 #include "transport.h"
@@ -38,8 +41,7 @@ struct log_line {
 
 struct joblog {
 	struct app	*app;
-	char		*id;
-	struct transport *t;
+	char		*host, *id;
 	struct rstream	*rs;
 	struct log_line	*lines;
 	size_t		 n;
@@ -293,19 +295,21 @@ static void *
 joblog_open(struct app *a, const void *arg)
 {
 	struct joblog *v = xcalloc(1, sizeof *v);
-	char err[256];
+	const char *const *job = arg;
 	char *argv[] = { "tail", NULL, "--from", "1", "--follow", NULL };
+	char err[256];
+	struct transport *t;
 
 	v->app = a;
-	v->id = xstrdup(arg != NULL ? arg : "");
+	v->host = xstrdup(job[0]);
+	v->id = xstrdup(job[1]);
 	v->follow = true;
 	v->min_level = LV_DEBUG;
-	v->t = transport_local_new(a->loop, "local", NULL);
 	argv[1] = v->id;
 	snprintf(v->state, sizeof v->state, "following");
-	if (transport_connect(v->t, err, sizeof err) != 0 ||
-	    (v->rs = transport_exec(v->t, argv, &tail_cb, v, err,
-	    sizeof err)) == NULL)
+	if ((t = labmodel_transport(a->labm, v->host, err,
+	    sizeof err)) == NULL || (v->rs = transport_exec(t, argv, &tail_cb,
+	    v, err, sizeof err)) == NULL)
 		snprintf(v->state, sizeof v->state, "cannot read the log: %.100s",
 		    err);
 	return v;
@@ -319,11 +323,11 @@ joblog_close(void *data)
 
 	if (v->rs != NULL)
 		rstream_cancel(v->rs);
-	transport_close(v->t);
 	for (i = 0; i < v->n; i++)
 		free(v->lines[i].text);
 	free(v->lines);
 	list_release(&v->list);
+	free(v->host);
 	free(v->id);
 	free(v);
 }
@@ -420,12 +424,15 @@ joblog_draw(struct app *a, void *data, int top, int rows, int cols)
 	struct joblog *v = data;
 	size_t i;
 	int y, body = rows - 1;
+	char *head;
 
 	(void)a;
+	/* Through the sanitiser: the id came from the host. */
+	head = xasprintf("job %s on %s %s %-8s %-8s %-5s %s", v->id, v->host,
+	    ui_glyph("—", "-"), "TIME", "TYPE", "LEVEL", "MESSAGE");
 	ui_fill(stdscr, top, 0, ROLE_HEADER);
-	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "job %s %s %-8s %-8s "
-	    "%-5s %s", v->id, ui_glyph("—", "-"), "TIME", "TYPE", "LEVEL",
-	    "MESSAGE");
+	ui_put(stdscr, top, 1, cols - 2, ROLE_HEADER, head, false);
+	free(head);
 	if (v->follow && v->list.nmap > 0)
 		v->list.sel = v->list.nmap - 1;
 	list_scroll(&v->list, body);

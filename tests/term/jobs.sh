@@ -1,6 +1,9 @@
-# jobs.sh: the jobs screen (4): two durable jobs listed with their states;
-# Enter shows a job's log to its end; K asks for the job's id, a wrong one
-# cancels, the right one kills it; with --readonly K only says read-only.
+# jobs.sh: the jobs screen (4): two durable jobs listed with their states,
+# newest first, on host local; Enter shows a job's log to its end; K asks
+# for the job's id, a wrong one cancels, the right one kills it; with
+# --readonly K only says read-only.  On a lab of two hosts, local and an ssh
+# host, the local jobs show with their host and the ssh host as one row
+# saying it is not reachable.
 . "$(dirname "$0")/lib.sh"
 
 J=$TMP/jobs
@@ -34,18 +37,28 @@ launch "$MIDPROJECT"
 wait_for "3 of 11 gates pass"
 keys 4
 wait_for "[4 Jobs]"
-expect_re "^ ID +STATE +AGE +EXIT +COMMAND"
-wait_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +sh -c for i in 1 2 3"
-wait_re "$(row_re "$SLEEP_ID" running) +[0-9]+s +- +sleep 100"
+expect_re "^ ID +STATE +AGE +EXIT +HOST +COMMAND"
+wait_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +local +sh -c for i in 1 2 3"
+wait_re "$(row_re "$SLEEP_ID" running) +[0-9]+s +- +local +sleep 100"
 expect_re "^ $ECHO_ID +✔ done"
 expect_re "^ $SLEEP_ID +▶ running"
 expect "2 of 2 jobs, 1 running"
+# newer_above A B: job A's row is above job B's.
+newer_above() {
+	local a b
+
+	a=$(screen | grep -n "^ $1 " | cut -d: -f1)
+	b=$(screen | grep -n "^ $2 " | cut -d: -f1)
+	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] ||
+	    fail "job $1 is not listed above job $2"
+}
+newer_above "$SLEEP_ID" "$ECHO_ID"
 keys R
 wait_for "listing the jobs again"
 
-# The first job's log, to its end.
-keys Enter
-wait_for "job $ECHO_ID"
+# The older job's log (the second row), to its end.
+keys j Enter
+wait_for "job $ECHO_ID on local"
 wait_re "^ [0-9:]{8} log +info +line 3"
 expect_re "^ [0-9:]{8} log +info +line 1"
 expect_re "^ [0-9:]{8} log +info +line 2"
@@ -94,8 +107,8 @@ keys q
 wait_for "2 of 2 jobs"
 
 # K on the sleep job: a wrong id cancels, the right one kills.
-keys j K
-wait_for "kill job $SLEEP_ID? type its id:"
+keys g K
+wait_for "kill job $SLEEP_ID on local? type its id:"
 send_text "nope"
 keys Enter
 wait_for "kill cancelled"
@@ -103,7 +116,7 @@ expect_re "$(row_re "$SLEEP_ID" running)"
 [ "$("$CALOPS" jobs --jobs "$J" | grep -c running)" = 1 ] ||
     fail "the sleep job is not running after a cancelled kill"
 keys K
-wait_for "kill job $SLEEP_ID? type its id:"
+wait_for "kill job $SLEEP_ID on local? type its id:"
 send_text "$SLEEP_ID"
 keys Enter
 wait_re "$(row_re "$SLEEP_ID" killed)" 10
@@ -118,13 +131,42 @@ launch --readonly "$MIDPROJECT"
 wait_for "3 of 11 gates pass"
 keys 4
 wait_re "$(row_re "$RO_ID" running)"
-keys G K
+keys g K
 wait_for "read-only: jobs cannot be killed"
 reject "type its id"
 sleep 1
 expect_re "$(row_re "$RO_ID" running)"
 "$CALOPS" jobs --jobs "$J" | grep -q "^$RO_ID  *running" ||
     fail "a read-only console killed a job"
+keys Q
+wait_exit 0
+
+# A lab of two hosts: the local jobs with HOST local, and above them the
+# ssh host as one dim row saying why it is not reachable.
+cat >"$TMP/lab.yaml" <<EOF
+hosts:
+  - {name: local, transport: local}
+  - {name: far, transport: ssh, address: far.example}
+workspaces:
+  - {host: local, path: $MIDPROJECT}
+EOF
+launch "$TMP/lab.yaml"
+wait_for "3 of 11 gates pass"
+keys 4
+wait_re "$(row_re "$RO_ID" running) +[0-9]+s +- +local +sleep 100"
+expect_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +local +sh -c"
+expect_re "$(row_re "$SLEEP_ID" killed) .* local "
+expect_re "^ host far: .*ssh"
+expect "3 of 3 jobs, 1 running · 1 host not reachable"
+newer_above "$RO_ID" "$SLEEP_ID"
+[ "$(screen | grep -n "^ host far: " | cut -d: -f1)" -lt \
+    "$(screen | grep -n "^ $RO_ID " | cut -d: -f1)" ] ||
+    fail "the row of host far is not above the jobs"
+# The jobs are still chosen from the first row under it.
+keys g Enter
+wait_for "job $RO_ID on local"
+keys q
+wait_for "3 of 3 jobs"
 keys Q
 wait_exit 0
 finish
