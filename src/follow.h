@@ -18,14 +18,17 @@
  * handed to the consumer, so it is a lower bound of what was shown: resuming
  * at saved + 1 can never skip an event (nothing lost).  What a crash can
  * cost is the events of the last FOLLOW_FLUSH_MS, handed over again; they
- * are removed by the consumer, which keeps what it shows keyed by seq: the
- * console's model is rebuilt from the stream after a restart (it shows
- * nothing before the replay), and a consumer whose effects outlive it (a
- * file it appends to, as tests/unit/follow_driver.c does) passes the
- * highest seq it has already made durable as from_seq - 1, the follower
- * taking the larger of that and the saved seq.  Persisting before handing
- * over would instead lose the events of a crash window, which nothing could
- * recover.
+ * are removed by the consumer, which keeps what it shows keyed by seq: a
+ * consumer whose effects outlive it (a file it appends to, as
+ * tests/unit/follow_driver.c does) passes the highest seq it has already
+ * made durable as from_seq - 1, the follower taking the larger of that and
+ * the saved seq.  Persisting before handing over would instead lose the
+ * events of a crash window, which nothing could recover.
+ *
+ * A consumer that keeps its own durable position uses follow_start_at(),
+ * which leaves follow.json alone: the console's lab model mirrors every
+ * event before applying it and resumes at the mirror's end (labmodel.h),
+ * since follow.json could run ahead of a mirror whose writes failed.
  *
  * The caller's loop must deliver SIGCHLD to child_reap() for the local
  * transport (see transport.h).  A struct follow is owned by this module: it
