@@ -1,70 +1,35 @@
 /*
- * jobs.c: the durable jobs of every host of the lab (protocol.md §2, §4):
- * one `calops jobs --json` per reachable host, all at once, each through
- * the lab model's transport for that host (borrowed: the view never makes
- * or closes one), merged newest first; a host that cannot be reached is
- * one dim row above them saying why.  The hosts are listed when the view
- * opens, on R (the app hands ACT_REFRESH to the view first), and every
- * JOBS_REFRESH_MS while it is on screen (no timer otherwise: an idle
- * console on another tab stays idle); Enter opens a job's log (joblog.c),
- * K kills a running job on its host once its id has been typed.
+ * jobs.c: the Jobs screen: the durable jobs of every host of the lab,
+ * listed and merged newest first by the job list (src/joblist.h); a host
+ * that cannot be reached is one dim row above them saying why.  The hosts
+ * are listed when the view opens, on R (the app hands ACT_REFRESH to the
+ * view first), and every JOBS_REFRESH_MS while it is on screen (no timer
+ * otherwise: an idle console on another tab stays idle); Enter opens a
+ * job's log (joblog.c), K kills a running job on its host once its id has
+ * been typed.
  */
 #include "calops.h"
 
 #include "app.h"
-#include "buf.h"
+#include "joblist.h"
 #include "labmodel.h"
 #include "list.h"
 #include "text.h"
-#include "transport.h"
 #include "ui.h"
 
 #define JOBS_REFRESH_MS	2000
-#define JOBS_OUT_MAX	(8u << 20)	/* of `jobs --json` output */
-
-struct job_row {
-	const char *host;		/* borrowed from the lab */
-	char	*id, *state, *cmd;
-	double	 age;
-	double	 fetched;		/* when age was true (console clock) */
-	int	 exit_code;		/* -1: none */
-	int	 sig;			/* 0: none */
-};
-
-/* `calops ARGS` run on one host: its output (capped) and why it failed. */
-struct hcmd {
-	struct jobs_view *v;
-	const char	*host;		/* borrowed from the lab */
-	const char	*what;		/* "calops jobs", for messages */
-	struct rstream	*rs;		/* NULL: not running */
-	struct buf	 out;
-	bool		 cut;
-	char		 err[256];	/* its last stderr line, or why not */
-	void		(*done)(struct hcmd *, bool ok);
-};
-
-/* One host of the lab: the listing (first, so that its done hook finds
- * the host) and the rows it gave last. */
-struct host_jobs {
-	struct hcmd	 list;
-	struct job_row	*rows;
-	size_t		 nrows;
-	bool		 loaded;
-	char		 down[256];	/* why it is not reachable, or "" */
-};
 
 struct jobs_view {
 	struct app	*app;
-	struct host_jobs *hosts;	/* one per host of the lab */
-	size_t		 nhosts;
+	struct joblist	*jl;		/* the model: hosts, rows, the kill */
 	int		 hostw;		/* the HOST column: the longest name */
-	const struct job_row **rows;	/* every host's, merged newest first */
-	size_t		 nrows;
 	struct list	 list;
 	int		 ndown;		/* rows of hosts not reachable, drawn */
 	long		 timer;
-	struct hcmd	 kill;		/* `kill ID` */
-	char		*kill_id;
+	char		*kill_id;	/* the job the kill question is about */
+	const char	*kill_host;	/* its host, borrowed from the lab */
+	char		*sel_id;	/* the selected job's, as rows move */
+	const char	*sel_host;
 };
 
 /* The glyph and role of a job state (never colour alone). */
@@ -93,49 +58,16 @@ state_glyph(const char *s, enum role *r)
 	return "?";
 }
 
-static void
-rows_free(struct job_row *rows, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(rows[i].id);
-		free(rows[i].state);
-		free(rows[i].cmd);
-	}
-	free(rows);
-}
-
 static bool
 row_matches(size_t i, void *arg)
 {
 	struct jobs_view *v = arg;
-	const struct job_row *r = v->rows[i];
+	const struct joblist_row *r = joblist_row(v->jl, i);
 
 	return app_filter_match(v->app, r->host) ||
 	    app_filter_match(v->app, r->id) ||
 	    app_filter_match(v->app, r->state) ||
 	    app_filter_match(v->app, r->cmd);
-}
-
-/* Newest first across the hosts, by when each job started on the
- * console's clock (a host's own clock may differ); corrupt ones last. */
-static int
-row_cmp(const void *pa, const void *pb)
-{
-	const struct job_row *a = *(const struct job_row *const *)pa;
-	const struct job_row *b = *(const struct job_row *const *)pb;
-	double sa = a->fetched - a->age, sb = b->fetched - b->age;
-	bool ca = strcmp(a->state, "corrupt") == 0;
-	int c;
-
-	if (ca != (strcmp(b->state, "corrupt") == 0))
-		return ca ? 1 : -1;
-	if (!ca && sa != sb)
-		return sa > sb ? -1 : 1;
-	if ((c = strcmp(a->host, b->host)) != 0)
-		return c;
-	return strcmp(a->id, b->id);
 }
 
 static void
@@ -144,189 +76,47 @@ jobs_update(struct app *a, void *data)
 	struct jobs_view *v = data;
 
 	v->app = a;
-	list_rebuild(&v->list, v->nrows, row_matches, v);
+	list_rebuild(&v->list, joblist_nrows(v->jl), row_matches, v);
 }
 
-static char *
-json_str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return xstrdup(s != NULL ? s : "");
-}
-
-/* One job of `jobs --json` into a row. */
+/* A host's rows are about to move: remember the selected job. */
 static void
-row_from_json(struct job_row *r, json_t *o)
+rows_replacing(struct joblist *jl, void *arg)
 {
-	json_t *argv = json_object_get(o, "argv"), *m;
-	struct buf b = BUF_INIT;
+	struct jobs_view *v = arg;
 	size_t i;
-
-	r->id = json_str(o, "id");
-	r->state = json_str(o, "state");
-	r->age = json_number_value(json_object_get(o, "age"));
-	m = json_object_get(o, "exit_code");
-	r->exit_code = json_is_integer(m) ? (int)json_integer_value(m) : -1;
-	m = json_object_get(o, "signal");
-	r->sig = json_is_integer(m) ? (int)json_integer_value(m) : 0;
-	buf_add(&b, "", 0);
-	json_array_foreach(argv, i, m)
-		buf_addf(&b, "%s%s", i > 0 ? " " : "",
-		    json_string_value(m) != NULL ? json_string_value(m) : "?");
-	if ((m = json_object_get(o, "reason")) != NULL)
-		buf_addf(&b, "(%s)", json_string_value(m) != NULL ?
-		    json_string_value(m) : "?");
-	r->cmd = buf_detach(&b, NULL);
-}
-
-/* Host h's rows become rows (n of them) and every host's are merged
- * again; the selection stays on its job. */
-static void
-set_rows(struct host_jobs *h, struct job_row *rows, size_t n)
-{
-	struct jobs_view *v = h->list.v;
-	const struct job_row *r;
-	const char *host = NULL;
-	char *id = NULL;
-	size_t i, k, total = 0;
 
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
-		host = v->rows[i]->host;
-		id = xstrdup(v->rows[i]->id);
+		v->sel_host = joblist_row(jl, i)->host;
+		v->sel_id = xstrdup(joblist_row(jl, i)->id);
 	}
-	rows_free(h->rows, h->nrows);
-	h->rows = rows;
-	h->nrows = n;
-	h->loaded = true;
-	for (k = 0; k < v->nhosts; k++)
-		total += v->hosts[k].nrows;
-	v->rows = xreallocarray(v->rows, total + 1, sizeof *v->rows);
-	v->nrows = 0;
-	for (k = 0; k < v->nhosts; k++)
-		for (i = 0; i < v->hosts[k].nrows; i++)
-			v->rows[v->nrows++] = &v->hosts[k].rows[i];
-	qsort(v->rows, v->nrows, sizeof *v->rows, row_cmp);
-	jobs_update(v->app, v);
-	for (i = 0; id != NULL && i < v->list.nmap; i++) {
-		r = v->rows[v->list.map[i]];
-		if (r->host == host && strcmp(r->id, id) == 0)
-			v->list.sel = i;
-	}
-	free(id);
 }
 
-/* The listing ended: the host's rows are replaced, or its err says why
- * not. */
+/* They moved: the selection stays on its job. */
 static void
-list_done(struct hcmd *c, bool ok)
+rows_replaced(struct joblist *jl, void *arg)
 {
-	struct host_jobs *h = (struct host_jobs *)c;
-	json_error_t je;
-	json_t *doc, *jobs, *o;
-	struct job_row *rows;
-	const char *schema;
-	size_t i, n;
-
-	if (!ok)
-		return;
-	doc = json_loadb(c->out.data != NULL ? c->out.data : "", c->out.len, 0,
-	    &je);
-	jobs = json_object_get(doc, "jobs");
-	schema = json_string_value(json_object_get(doc, "schema"));
-	if (c->cut || !json_is_array(jobs) || schema == NULL ||
-	    strcmp(schema, "calops-jobs/v1") != 0) {
-		snprintf(c->err, sizeof c->err, "cannot read the job list: %s",
-		    c->cut ? "too long" : doc == NULL ? je.text :
-		    "not calops-jobs/v1");
-		json_decref(doc);
-		return;
-	}
-	n = json_array_size(jobs);
-	rows = xcalloc(n + 1, sizeof *rows);
-	json_array_foreach(jobs, i, o) {
-		row_from_json(&rows[i], o);
-		rows[i].host = c->host;
-		rows[i].fetched = labmodel_now();
-	}
-	json_decref(doc);
-	c->err[0] = '\0';
-	set_rows(h, rows, n);
-}
-
-static void
-hcmd_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
-    bool cut, void *arg)
-{
-	struct hcmd *c = arg;
-
-	(void)rs;
-	(void)cut;
-	if (from_stderr) {
-		if (len > 0)
-			snprintf(c->err, sizeof c->err, "%.*s",
-			    (int)(len > 200 ? 200 : len), line);
-		return;
-	}
-	if (c->out.len + len + 1 > JOBS_OUT_MAX) {
-		c->cut = true;
-		return;
-	}
-	buf_add(&c->out, line, len);
-	buf_add(&c->out, "\n", 1);
-}
-
-static void
-hcmd_end(struct rstream *rs, const struct rstream_exit *e, void *arg)
-{
-	struct hcmd *c = arg;
-
-	(void)rs;
-	c->rs = NULL;
-	if (e->code != 0 && c->err[0] == '\0')
-		snprintf(c->err, sizeof c->err, "%s failed: %s", c->what,
-		    e->err != NULL ? e->err : "exit status not 0");
-	c->done(c, e->code == 0);
-	buf_release(&c->out);
-	c->cut = false;
-	c->v->app->dirty = true;
-}
-
-static const struct rstream_cb hcmd_cb = { hcmd_line, hcmd_end };
-
-/* Run `calops ARGV` on c's host through the lab model's transport; false
- * with c->err saying why when it cannot start. */
-static bool
-hcmd_start(struct hcmd *c, char *const argv[])
-{
-	struct transport *t;
-
-	buf_release(&c->out);
-	c->cut = false;
-	if ((t = labmodel_transport(c->v->app->labm, c->host, c->err,
-	    sizeof c->err)) == NULL)
-		return false;
-	return (c->rs = transport_exec(t, argv, &hcmd_cb, c, c->err,
-	    sizeof c->err)) != NULL;
-}
-
-/* List the jobs of every host not being listed already. */
-static void
-reload(struct jobs_view *v)
-{
-	char *argv[] = { "jobs", "--json", NULL };
-	struct host_jobs *h;
+	struct jobs_view *v = arg;
+	const struct joblist_row *r;
 	size_t i;
 
-	for (i = 0; i < v->nhosts; i++) {
-		h = &v->hosts[i];
-		if (labmodel_transport(v->app->labm, h->list.host, h->down,
-		    sizeof h->down) == NULL)
-			continue;
-		h->down[0] = '\0';
-		if (h->list.rs == NULL)
-			hcmd_start(&h->list, argv);
+	jobs_update(v->app, v);
+	for (i = 0; v->sel_id != NULL && i < v->list.nmap; i++) {
+		r = joblist_row(jl, v->list.map[i]);
+		if (r->host == v->sel_host && strcmp(r->id, v->sel_id) == 0)
+			v->list.sel = i;
 	}
+	free(v->sel_id);
+	v->sel_id = NULL;
+	v->sel_host = NULL;
+}
+
+static void
+rows_changed(struct joblist *jl, void *arg)
+{
+	struct jobs_view *v = arg;
+
+	(void)jl;
 	v->app->dirty = true;
 }
 
@@ -339,21 +129,21 @@ tick(struct loop *l, void *arg)
 	(void)l;
 	v->timer = 0;
 	if (v->app->depth > 0 && v->app->stack[v->app->depth - 1].data == v)
-		reload(v);
+		joblist_reload(v->jl);
 }
 
+/* The kill ended: say how, and list the jobs again to show it. */
 static void
-kill_done(struct hcmd *c, bool ok)
+killed(struct joblist *jl, const char *host, const char *id, bool ok,
+    const char *err, void *arg)
 {
-	struct jobs_view *v = c->v;
+	struct jobs_view *v = arg;
 
 	if (ok)
-		app_message(v->app, false, "killed job %s on %s", v->kill_id,
-		    c->host);
+		app_message(v->app, false, "killed job %s on %s", id, host);
 	else
-		app_message(v->app, true, "cannot kill job %s: %s", v->kill_id,
-		    c->err);
-	reload(v);
+		app_message(v->app, true, "cannot kill job %s: %s", id, err);
+	joblist_reload(jl);
 }
 
 static void *
@@ -361,57 +151,36 @@ jobs_open(struct app *a, const void *arg)
 {
 	struct jobs_view *v = xcalloc(1, sizeof *v);
 	const struct lab *lab = labmodel_lab(a->labm);
-	struct hcmd *c;
+	struct joblist_cb cb = { rows_replacing, rows_replaced, killed,
+	    rows_changed, NULL };
 	size_t i, n;
 
 	(void)arg;
 	v->app = a;
-	v->hosts = xcalloc(lab->nhosts + 1, sizeof *v->hosts);
-	v->nhosts = lab->nhosts;
+	cb.arg = v;
+	v->jl = joblist_new(a->labm, &cb);
 	v->hostw = 4;
-	for (i = 0; i < v->nhosts; i++) {
+	for (i = 0; i < lab->nhosts; i++) {
 		/* Names are ASCII (lab.h): bytes are columns; at most 16. */
 		n = strlen(lab->hosts[i].name);
 		if ((int)n > v->hostw)
 			v->hostw = n < 16 ? (int)n : 16;
-		c = &v->hosts[i].list;
-		c->v = v;
-		c->host = lab->hosts[i].name;
-		c->what = "calops jobs";
-		c->done = list_done;
 	}
-	v->kill.v = v;
-	v->kill.what = "calops kill";
-	v->kill.done = kill_done;
-	reload(v);
+	joblist_reload(v->jl);
 	return v;
-}
-
-static void
-hcmd_release(struct hcmd *c)
-{
-	if (c->rs != NULL)
-		rstream_cancel(c->rs);
-	buf_release(&c->out);
 }
 
 static void
 jobs_close(void *data)
 {
 	struct jobs_view *v = data;
-	size_t i;
 
 	if (v->timer != 0)
 		loop_del_timer(v->app->loop, v->timer);
-	for (i = 0; i < v->nhosts; i++) {
-		hcmd_release(&v->hosts[i].list);
-		rows_free(v->hosts[i].rows, v->hosts[i].nrows);
-	}
-	hcmd_release(&v->kill);
-	free(v->hosts);
-	free(v->rows);
+	joblist_free(v->jl);
 	list_release(&v->list);
 	free(v->kill_id);
+	free(v->sel_id);
 	free(v);
 }
 
@@ -431,7 +200,7 @@ format_age(double s, char *buf, size_t len)
 }
 
 static void
-draw_row(struct jobs_view *v, const struct job_row *r, int y, int cols,
+draw_row(struct jobs_view *v, const struct joblist_row *r, int y, int cols,
     bool sel)
 {
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
@@ -467,6 +236,7 @@ jobs_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct jobs_view *v = data;
 	bool loaded = false;
+	const char *down;
 	size_t i;
 	char *s;
 	int y;
@@ -478,30 +248,32 @@ jobs_draw(struct app *a, void *data, int top, int rows, int cols)
 	    "%-*s %s", "ID", "STATE", "AGE", "EXIT", v->hostw, "HOST",
 	    "COMMAND");
 	/* The hosts not reachable first, where scrolling cannot hide them. */
-	for (i = 0, y = top + 1; i < v->nhosts; i++) {
-		loaded |= v->hosts[i].loaded || v->hosts[i].down[0] != '\0';
-		if (v->hosts[i].down[0] == '\0' || y >= top + rows - 2)
+	for (i = 0, y = top + 1; i < joblist_nhosts(v->jl); i++) {
+		down = joblist_host_down(v->jl, i);
+		loaded |= joblist_host_loaded(v->jl, i) || down[0] != '\0';
+		if (down[0] == '\0' || y >= top + rows - 2)
 			continue;
-		s = xasprintf("host %s: %s", v->hosts[i].list.host,
-		    v->hosts[i].down);
+		s = xasprintf("host %s: %s", joblist_host(v->jl, i), down);
 		ui_put(stdscr, y++, 1, cols - 2, ROLE_DIM, s, false);
 		free(s);
 	}
 	v->ndown = y - top - 1;
 	list_scroll(&v->list, rows - 2 - v->ndown);
 	for (i = v->list.top; i < v->list.nmap && y < top + rows - 1; i++, y++)
-		draw_row(v, v->rows[v->list.map[i]], y, cols, i == v->list.sel);
+		draw_row(v, joblist_row(v->jl, v->list.map[i]), y, cols,
+		    i == v->list.sel);
 	if (v->list.nmap == 0)
 		ui_putf(stdscr, y + 1, 2, cols - 4, ROLE_DIM, "%s",
-		    !loaded ? "listing the jobs…" : v->nrows == 0 ?
+		    !loaded ? "listing the jobs…" : joblist_nrows(v->jl) == 0 ?
 		    "no jobs on any host (calops run -- CMD starts one)" :
 		    "no job matches the filter");
 	/* The bottom line: why the first host that failed to list failed. */
-	for (i = 0; i < v->nhosts && v->hosts[i].list.err[0] == '\0'; i++)
+	for (i = 0; i < joblist_nhosts(v->jl) &&
+	    joblist_host_err(v->jl, i)[0] == '\0'; i++)
 		;
-	if (i < v->nhosts) {
-		s = xasprintf("%s: %s", v->hosts[i].list.host,
-		    v->hosts[i].list.err);
+	if (i < joblist_nhosts(v->jl)) {
+		s = xasprintf("%s: %s", joblist_host(v->jl, i),
+		    joblist_host_err(v->jl, i));
 		ui_fill(stdscr, top + rows - 1, 0, ROLE_ERROR);
 		ui_put(stdscr, top + rows - 1, 1, cols - 2, ROLE_ERROR, s,
 		    false);
@@ -514,27 +286,26 @@ static void
 kill_answer(struct app *a, const char *answer, void *arg)
 {
 	struct jobs_view *v = arg;
-	char *argv[] = { "kill", v->kill_id, NULL };
+	char err[256];
 
 	if (answer == NULL || strcmp(answer, v->kill_id) != 0) {
 		app_message(a, false, "kill cancelled: '%s' is not the job's id",
 		    answer != NULL ? answer : "");
 		return;
 	}
-	v->kill.err[0] = '\0';
-	if (!hcmd_start(&v->kill, argv))
+	if (!joblist_kill(v->jl, v->kill_host, v->kill_id, err, sizeof err))
 		app_message(a, true, "cannot kill job %s: %s", v->kill_id,
-		    v->kill.err);
+		    err);
 	else
 		app_message(a, false, "killing job %s on %s…", v->kill_id,
-		    v->kill.host);
+		    v->kill_host);
 }
 
 static int
 ask_kill(struct app *a, struct jobs_view *v)
 {
 	size_t i = list_selected(&v->list);
-	const struct job_row *r;
+	const struct joblist_row *r;
 	char q[128], *id;
 
 	if (a->readonly) {
@@ -543,18 +314,18 @@ ask_kill(struct app *a, struct jobs_view *v)
 	}
 	if (i == SIZE_MAX)
 		return R_NONE;
-	r = v->rows[i];
+	r = joblist_row(v->jl, i);
 	if (strcmp(r->state, "running") != 0) {
 		app_message(a, true, "job %s is not running", r->id);
 		return R_REDRAW;
 	}
-	if (v->kill.rs != NULL) {
+	if (joblist_killing(v->jl)) {
 		app_message(a, true, "a kill is under way");
 		return R_REDRAW;
 	}
 	free(v->kill_id);
 	v->kill_id = xstrdup(r->id);
-	v->kill.host = r->host;
+	v->kill_host = r->host;
 	/* The question is drawn as trusted text: the id came from the host. */
 	id = text_sanitize_str(r->id);
 	snprintf(q, sizeof q, "kill job %s on %s? type its id: ", id, r->host);
@@ -567,13 +338,13 @@ static int
 jobs_action(struct app *a, void *data, enum action act)
 {
 	struct jobs_view *v = data;
-	const struct job_row *r;
+	const struct joblist_row *r;
 	const char *job[2];
 	size_t i;
 
 	switch (act) {
 	case ACT_REFRESH:
-		reload(v);
+		joblist_reload(v->jl);
 		app_message(a, false, "listing the jobs again");
 		return R_REDRAW;
 	case ACT_KILL:
@@ -581,7 +352,7 @@ jobs_action(struct app *a, void *data, enum action act)
 	case ACT_ENTER:
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
 			return R_NONE;
-		r = v->rows[i];
+		r = joblist_row(v->jl, i);
 		if (strcmp(r->state, "corrupt") == 0) {
 			app_message(a, true, "job %s is corrupt: no log",
 			    r->id);
@@ -616,16 +387,16 @@ jobs_status(struct app *a, void *data, char *buf, size_t len)
 	size_t i, running = 0, down = 0;
 	char hosts[64] = "";
 
-	for (i = 0; i < v->nrows; i++)
-		running += strcmp(v->rows[i]->state, "running") == 0;
-	for (i = 0; i < v->nhosts; i++)
-		down += v->hosts[i].down[0] != '\0';
+	for (i = 0; i < joblist_nrows(v->jl); i++)
+		running += strcmp(joblist_row(v->jl, i)->state, "running") == 0;
+	for (i = 0; i < joblist_nhosts(v->jl); i++)
+		down += joblist_host_down(v->jl, i)[0] != '\0';
 	if (down > 0)
 		snprintf(hosts, sizeof hosts, " %s %zu host%s not reachable",
 		    dot, down, down > 1 ? "s" : "");
 	snprintf(buf, len, "%zu of %zu jobs, %zu running%s %s Enter: log%s",
-	    v->list.nmap, v->nrows, running, hosts, dot, a->readonly ? "" :
-	    "  K: kill");
+	    v->list.nmap, joblist_nrows(v->jl), running, hosts, dot,
+	    a->readonly ? "" : "  K: kill");
 }
 
 static const struct keybinding jobs_keys[] = {
