@@ -58,21 +58,6 @@ signal_name(int sig, char *buf, size_t len)
 		snprintf(buf, len, "signal %d", sig);
 }
 
-static void
-format_age(double secs, char *buf, size_t len)
-{
-	long s = secs < 0 ? 0 : (long)secs;
-
-	if (s < 60)
-		snprintf(buf, len, "%lds", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
-	else if (s < 86400)
-		snprintf(buf, len, "%ldh%02ldm", s / 3600, s % 3600 / 60);
-	else
-		snprintf(buf, len, "%ldd%02ldh", s / 86400, s % 86400 / 3600);
-}
-
 static int
 compare_entries(const void *pa, const void *pb)
 {
@@ -173,7 +158,7 @@ print_entry(const struct entry *e, int width, double now)
 	t = (time_t)e->rec.started;
 	localtime_r(&t, &tm);
 	strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S", &tm);
-	format_age(now - e->rec.started, age, sizeof age);
+	job_format_age(now - e->rec.started, age, sizeof age);
 	if (e->rec.signal > 0)
 		signal_name(e->rec.signal, exit_s, sizeof exit_s);
 	else if (e->rec.exit_code >= 0)

@@ -50,6 +50,9 @@ const char	*job_state_name(enum job_state s);
 bool	 job_id_valid(const char *id);
 /* A readable unique id, YYYYmmdd-HHMMSS-<6 hex> (UTC), into buf. */
 void	 job_id_generate(char *buf, size_t len);
+/* A job's age as `jobs` and the Jobs screen show it: 42s, 3m07s, 5h12m,
+ * 2d03h (a negative or absurd age is 0s). */
+void	 job_format_age(double secs, char *buf, size_t len);
 
 /*
  * The jobs folder: opt when given, else $CALOPS_JOBS_DIR, else

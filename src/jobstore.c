@@ -435,3 +435,18 @@ job_list(const char *root, char *err, size_t errlen)
 	qsort(names, n, sizeof *names, compare_names);
 	return names;
 }
+
+void
+job_format_age(double secs, char *buf, size_t len)
+{
+	long s = secs > 0 && secs < 1e12 ? (long)secs : 0;
+
+	if (s < 60)
+		snprintf(buf, len, "%lds", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%ldd%02ldh", s / 86400, s % 86400 / 3600);
+}

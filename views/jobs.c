@@ -11,6 +11,7 @@
 #include "calops.h"
 
 #include "app.h"
+#include "job.h"
 #include "joblist.h"
 #include "labmodel.h"
 #include "list.h"
@@ -185,21 +186,6 @@ jobs_close(void *data)
 }
 
 static void
-format_age(double s, char *buf, size_t len)
-{
-	long t = s > 0 ? (long)s : 0;
-
-	if (t < 60)
-		snprintf(buf, len, "%lds", t);
-	else if (t < 3600)
-		snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
-	else if (t < 86400)
-		snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
-	else
-		snprintf(buf, len, "%ldd%02ldh", t / 86400, t / 3600 % 24);
-}
-
-static void
 draw_row(struct jobs_view *v, const struct joblist_row *r, int y, int cols,
     bool sel)
 {
@@ -216,7 +202,7 @@ draw_row(struct jobs_view *v, const struct joblist_row *r, int y, int cols,
 	if (strcmp(r->state, "corrupt") == 0)
 		snprintf(age, sizeof age, "-");
 	else
-		format_age(r->age + (r->state[0] == 'r' ? labmodel_now() -
+		job_format_age(r->age + (r->state[0] == 'r' ? labmodel_now() -
 		    r->fetched : 0), age, sizeof age);
 	if (r->exit_code >= 0)
 		snprintf(ex, sizeof ex, "%d", r->exit_code);
