@@ -18,60 +18,10 @@
 #define CHUNK		(64u << 10)	/* read backwards this much at a time */
 #define OUTCOMES_MAX	16384		/* outcomes remembered while reading */
 
-/* The state folder, $XDG_STATE_HOME/calops (a new string), or NULL. */
-static char *
-state_dir(char *err, size_t errlen)
-{
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-	if (state != NULL && state[0] == '/')
-		return xasprintf("%s/calops", state);
-	if (home != NULL && home[0] == '/')
-		return xasprintf("%s/.local/state/calops", home);
-	errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
-	return NULL;
-}
-
 char *
 actionlog_path(char *err, size_t errlen)
 {
-	char *dir, *path;
-
-	if ((dir = state_dir(err, errlen)) == NULL)
-		return NULL;
-	path = xasprintf("%s/actions.jsonl", dir);
-	free(dir);
-	return path;
-}
-
-/* mkdir -p of the folder holding path, each level made 0700. */
-static int
-make_parent(const char *path, char *err, size_t errlen)
-{
-	char *dir = xstrdup(path), *p, *slash;
-	int rc = 0;
-
-	if ((slash = strrchr(dir, '/')) == NULL || slash == dir) {
-		free(dir);
-		return 0;
-	}
-	*slash = '\0';
-	for (p = dir + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
-			errbuf_set(err, errlen, "cannot make '%s': %s", dir,
-			    strerror(errno));
-			rc = -1;
-			break;
-		}
-		if (p == slash)
-			break;
-		*p = '/';
-	}
-	free(dir);
-	return rc;
+	return fileio_state_path("actions.jsonl", err, errlen);
 }
 
 /* Who is acting: the password entry's name, else $USER, else the uid. */
@@ -198,7 +148,7 @@ actionlog_append_to(const char *path, const struct action_rec *rec,
 	/* The other fields are short: a command of 0 bytes always fits. */
 	while ((line = record_line(rec, user, cmd_max, &len)) == NULL)
 		cmd_max /= 2;
-	if (make_parent(path, err, errlen) == -1)
+	if (fileio_make_parent(path, 0700, err, errlen) == -1)
 		goto out;
 	if ((fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC,
 	    0600)) == -1) {

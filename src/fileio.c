@@ -357,3 +357,30 @@ fileio_make_dirs(const char *path, mode_t mode, char *err, size_t errlen)
 	free(p);
 	return rc;
 }
+
+int
+fileio_make_parent(const char *path, mode_t mode, char *err, size_t errlen)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int rc = 0;
+
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		rc = fileio_make_dirs(dir, mode, err, errlen);
+	}
+	free(dir);
+	return rc;
+}
+
+char *
+fileio_state_path(const char *rel, char *err, size_t errlen)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (state != NULL && state[0] == '/')
+		return xasprintf("%s/calops/%s", state, rel);
+	if (home != NULL && home[0] == '/')
+		return xasprintf("%s/.local/state/calops/%s", home, rel);
+	errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
+	return NULL;
+}

@@ -50,5 +50,16 @@ void	 fileio_remove_tree(const char *path);
 /* mkdir -p path, each missing folder made with mode; 0, or -1 with err. */
 int	 fileio_make_dirs(const char *path, mode_t mode, char *err,
 	    size_t errlen);
+/* The same for the folder holding path. */
+int	 fileio_make_parent(const char *path, mode_t mode, char *err,
+	    size_t errlen);
+
+/*
+ * Where the console and the lab side keep their state: rel under
+ * $XDG_STATE_HOME/calops, else ~/.local/state/calops (an XDG_STATE_HOME
+ * that is not absolute is ignored, as the spec says).  A new string, or
+ * NULL with err when neither XDG_STATE_HOME nor HOME is set.
+ */
+char	*fileio_state_path(const char *rel, char *err, size_t errlen);
 
 #endif

@@ -40,13 +40,7 @@ static long		 flush_timer;
 char *
 follow_state_path(void)
 {
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-	if (state != NULL && state[0] == '/')
-		return xasprintf("%s/calops/follow.json", state);
-	if (home != NULL && home[0] == '/')
-		return xasprintf("%s/.local/state/calops/follow.json", home);
-	return NULL;
+	return fileio_state_path("follow.json", NULL, 0);
 }
 
 /* Read follow.json once; a missing file is an empty list. */
@@ -113,26 +107,6 @@ store_set(const char *host, const char *job, int64_t last_seq)
 	store_dirty = true;
 }
 
-/* Make the folders of path's parent. */
-static int
-make_parent(const char *path)
-{
-	char *dir = xstrdup(path), *p;
-
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
-			free(dir);
-			return -1;
-		}
-		*p = '/';
-	}
-	free(dir);
-	return 0;
-}
-
 int
 follow_flush(char *err, size_t errlen)
 {
@@ -152,10 +126,7 @@ follow_flush(char *err, size_t errlen)
 	if (text == NULL)
 		fatal("follow_flush: cannot encode follow.json");
 	/* Synced: after a crash the position must not be older than shown. */
-	if ((rc = make_parent(path)) != 0)
-		errbuf_set(err, errlen, "cannot make the folder of '%s': %s",
-		    path, strerror(errno));
-	else
+	if ((rc = fileio_make_parent(path, 0700, err, errlen)) == 0)
 		rc = file_replace(path, text, strlen(text), 0600, true, err,
 		    errlen);
 	if (rc == 0)

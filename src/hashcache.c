@@ -357,24 +357,6 @@ hc_collect(struct hashcache *c, size_t *np)
 	return out;
 }
 
-/* Create the directories above path (mode 0700), like mkdir -p. */
-static int
-mkdir_parents(const char *path)
-{
-	char *p = xstrdup(path), *s;
-
-	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}
-
 /* The file image: header and checked entries. */
 static unsigned char *
 hc_image(struct hashcache *c, size_t *sizep)
@@ -422,11 +404,8 @@ hashcache_save(struct hashcache *c, const char *path, char *err,
 	    st.st_mtim.tv_sec != c->fst.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != c->fst.st_mtim.tv_nsec))
 		hashcache_load(c, path);
-	if (mkdir_parents(path) != 0) {
-		errbuf_set(err, errlen, "cannot create the folder of '%s': %s",
-		    path, strerror(errno));
+	if (fileio_make_parent(path, 0700, err, errlen) != 0)
 		return -1;
-	}
 	data = hc_image(c, &size);
 	rc = file_replace(path, data, size, 0600, true, err, errlen);
 	free(data);

@@ -14,29 +14,9 @@
 
 #define HISTORY_LINE_MAX (4u << 20)
 
-/* mkdir -p for the state folder. */
-static int
-make_dirs(char *path)
-{
-	char *p;
-
-	for (p = path + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) == -1 && errno != EEXIST ? -1 : 0;
-}
-
 char *
 history_path(const char *workspace, char *err, size_t errlen)
 {
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	char hex[HASH_HEX_LEN + 1], *real, *dir, *path;
 
 	if ((real = realpath(workspace, NULL)) == NULL) {
@@ -46,17 +26,9 @@ history_path(const char *workspace, char *err, size_t errlen)
 	}
 	hash_bytes(real, strlen(real), hex);
 	free(real);
-	if (state != NULL && state[0] == '/')
-		dir = xasprintf("%s/calops/history", state);
-	else if (home != NULL && home[0] == '/')
-		dir = xasprintf("%s/.local/state/calops/history", home);
-	else {
-		errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
+	if ((dir = fileio_state_path("history", err, errlen)) == NULL)
 		return NULL;
-	}
-	if (make_dirs(dir) != 0) {
-		errbuf_set(err, errlen, "cannot make '%s': %s", dir,
-		    strerror(errno));
+	if (fileio_make_dirs(dir, 0700, err, errlen) != 0) {
 		free(dir);
 		return NULL;
 	}

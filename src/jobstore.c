@@ -70,49 +70,25 @@ job_id_generate(char *buf, size_t len)
 	snprintf(buf, len, "%s-%02x%02x%02x", stamp, r[0], r[1], r[2]);
 }
 
-/* mkdir -p, each level 0700. */
-static int
-make_dirs(const char *dir)
-{
-	char *path = xstrdup(dir), *p;
-	int rc = 0;
-
-	for (p = path + 1; *p != '\0' && rc == 0; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) == -1 && errno != EEXIST)
-			rc = -1;
-		*p = '/';
-	}
-	if (rc == 0 && mkdir(path, 0700) == -1 && errno != EEXIST)
-		rc = -1;
-	free(path);
-	return rc;
-}
-
 char *
 job_root(const char *opt, bool create, char *err, size_t errlen)
 {
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	char *dir, *real;
 
 	if (opt == NULL || opt[0] == '\0')
 		opt = getenv("CALOPS_JOBS_DIR");
 	if (opt != NULL && opt[0] != '\0')
 		dir = xstrdup(opt);
-	else if (state != NULL && state[0] == '/')
-		dir = xasprintf("%s/calops/jobs", state);
-	else if (home != NULL && home[0] == '/')
-		dir = xasprintf("%s/.local/state/calops/jobs", home);
-	else {
-		errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
+	else if ((dir = fileio_state_path("jobs", err, errlen)) == NULL)
 		return NULL;
-	}
 	if (!create)
 		return dir;
-	if (make_dirs(dir) != 0 || (real = realpath(dir, NULL)) == NULL) {
-		errbuf_set(err, errlen, "cannot make '%s': %s", dir,
+	if (fileio_make_dirs(dir, 0700, err, errlen) != 0) {
+		free(dir);
+		return NULL;
+	}
+	if ((real = realpath(dir, NULL)) == NULL) {
+		errbuf_set(err, errlen, "cannot resolve '%s': %s", dir,
 		    strerror(errno));
 		free(dir);
 		return NULL;

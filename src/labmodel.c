@@ -41,13 +41,7 @@ labmodel_now(void)
 char *
 labmodel_streams_dir(void)
 {
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-	if (state != NULL && state[0] == '/')
-		return xasprintf("%s/calops/streams", state);
-	if (home != NULL && home[0] == '/')
-		return xasprintf("%s/.local/state/calops/streams", home);
-	return NULL;
+	return fileio_state_path("streams", NULL, 0);
 }
 
 const char *
@@ -273,29 +267,6 @@ job_insert(struct labmodel *lm, struct ljob_int *j)
 	unload_old_soaks(lm);
 }
 
-/* mkdir -p with mode. */
-int
-mkdir_parents(const char *path, mode_t mode)
-{
-	char *dir = xstrdup(path), *p;
-	int rc = 0;
-
-	for (p = dir + 1; rc == 0; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(dir, mode) == -1 && errno != EEXIST)
-			rc = -1;
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-	free(dir);
-	return rc;
-}
-
 /* Make a host's mirror folder (and the streams folder). */
 static int
 make_host_dir(const struct labmodel *lm, const char *host, char *err,
@@ -310,11 +281,7 @@ make_host_dir(const struct labmodel *lm, const char *host, char *err,
 		return -1;
 	}
 	dir = xasprintf("%s/%s", lm->streams, host);
-	if (mkdir_parents(dir, 0700) != 0) {
-		errbuf_set(err, errlen, "cannot make '%s': %s", dir,
-		    strerror(errno));
-		rc = -1;
-	}
+	rc = fileio_make_dirs(dir, 0700, err, errlen);
 	free(dir);
 	return rc;
 }

@@ -78,7 +78,6 @@ char		*lm_job_path(const struct labmodel *lm, const char *host,
 
 void		 job_setup(struct labmodel *lm, struct ljob_int *j,
 		    bool samples);
-int		 mkdir_parents(const char *path, mode_t mode);
 
 /* labcmd.c: a job's argv (what `calops run --` gets) and its label. */
 struct strv {

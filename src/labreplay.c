@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "labmodel_int.h"
 
 #define REPLAY_LINES	20000	/* mirror lines applied per loop turn */
@@ -163,7 +164,8 @@ lm_lock_streams(struct labmodel *lm)
 {
 	char *path;
 
-	if (lm->streams == NULL || mkdir_parents(lm->streams, 0700) != 0)
+	if (lm->streams == NULL ||
+	    fileio_make_dirs(lm->streams, 0700, NULL, 0) != 0)
 		return;
 	path = xasprintf("%s/.lock", lm->streams);
 	lm->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,

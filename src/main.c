@@ -65,21 +65,6 @@ usage(FILE *f)
 	    "console for its keys.  See calops(1).\n", f);
 }
 
-/* $XDG_STATE_HOME/calops/demo (else ~/.local/state/...), a new string, or
- * NULL with err. */
-static char *
-demo_dir(char *err, size_t errlen)
-{
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-
-	if (state != NULL && state[0] == '/')
-		return xasprintf("%s/calops/demo", state);
-	if (home != NULL && home[0] == '/')
-		return xasprintf("%s/.local/state/calops/demo", home);
-	errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
-	return NULL;
-}
-
 /* Fill the new folder tmp: the demo workspace and the lab file naming it. */
 static int
 demo_fill(const char *tmp, char *err, size_t errlen)
@@ -124,7 +109,7 @@ demo_lab(char *err, size_t errlen)
 	struct stat st;
 	int saved;
 
-	if ((dir = demo_dir(err, errlen)) == NULL)
+	if ((dir = fileio_state_path("demo", err, errlen)) == NULL)
 		return NULL;
 	lab = xasprintf("%s/lab.yaml", dir);
 	parent = xstrdup(dir);
