@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "job.h"
 #include "joblist.h"
 #include "labmodel.h"
 #include "transport.h"
@@ -166,7 +167,7 @@ joblist_feed(struct joblist *jl, size_t k, const char *out, size_t len,
 	json_array_foreach(jobs, i, o) {
 		row_from_json(&rows[i], o);
 		rows[i].host = c->host;
-		rows[i].fetched = labmodel_now();
+		rows[i].fetched = job_now();
 	}
 	json_decref(doc);
 	c->err[0] = '\0';

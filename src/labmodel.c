@@ -12,7 +12,6 @@
 #include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "alerts.h"
@@ -28,15 +27,6 @@ const char *const lab_scenarios[LAB_NSCENARIOS] = {
 	"missing-tensor", "bad-csr", "oob-slice", "kv-full", "submit-busy",
 	"wait-timeout", "ccu-exception", "reset-warmup",
 };
-
-double
-labmodel_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 char *
 labmodel_streams_dir(void)
@@ -399,7 +389,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	buf_addc(&b, '\0');
 	j->pub.command = buf_detach(&b, NULL);
 	j->pub.label = xstrdup(label);
-	j->pub.started = labmodel_now();
+	j->pub.started = job_now();
 	j->pub.state = LJ_STARTING;
 	if (!isnan(lm->sla[0]) || !isnan(lm->sla[1]) || !isnan(lm->sla[2])) {
 		memcpy(j->sla, lm->sla, sizeof j->sla);

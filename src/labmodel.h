@@ -206,8 +206,6 @@ void		 labmodel_sla(const struct labmodel *lm, double *ttft_ms_p99,
 /* Problems reported through the warn hook so far. */
 uint64_t	 labmodel_nwarnings(const struct labmodel *lm);
 
-/* The wall clock, Unix seconds. */
-double		 labmodel_now(void);
 /* $XDG_STATE_HOME/calops/streams (a new string), or NULL. */
 char		*labmodel_streams_dir(void);
 

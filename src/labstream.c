@@ -185,7 +185,7 @@ ljob_log_action(const struct ljob_int *j, const char *outcome)
 	struct action_rec rec = { 0 };
 	char err[256];
 
-	rec.ts = outcome != NULL ? labmodel_now() : j->pub.started;
+	rec.ts = outcome != NULL ? job_now() : j->pub.started;
 	rec.host = j->pub.host;
 	rec.chip = j->pub.chip;
 	rec.job = j->pub.id;
@@ -570,7 +570,7 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	struct ljob_int *j = arg;
 
 	mirror_append(j, line, len);
-	j->pub.last_recv = labmodel_now();
+	j->pub.last_recv = job_now();
 	j->retries = 0;
 	/* Lines the follower could not read as events (it drops them; the
 	 * job's log still shows them): counted on the job, never silent. */

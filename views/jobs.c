@@ -202,7 +202,7 @@ draw_row(struct jobs_view *v, const struct joblist_row *r, int y, int cols,
 	if (strcmp(r->state, "corrupt") == 0)
 		snprintf(age, sizeof age, "-");
 	else
-		job_format_age(r->age + (r->state[0] == 'r' ? labmodel_now() -
+		job_format_age(r->age + (r->state[0] == 'r' ? job_now() -
 		    r->fetched : 0), age, sizeof age);
 	if (r->exit_code >= 0)
 		snprintf(ex, sizeof ex, "%d", r->exit_code);

@@ -20,6 +20,7 @@
 
 #include "alerts.h"
 #include "app.h"
+#include "job.h"
 #include "metrics.h"
 #include "soak_int.h"
 #include "ui.h"
@@ -77,7 +78,7 @@ soak_job_now(const struct ljob *j)
 		return NAN;
 	if (!ljob_live(j) || isnan(j->last_recv))
 		return j->last_ts;
-	return j->last_ts + fmax(0, labmodel_now() - j->last_recv);
+	return j->last_ts + fmax(0, job_now() - j->last_recv);
 }
 
 /* Where the graphs end: the cursor, or now. */

@@ -17,6 +17,7 @@
 
 #include "alerts.h"
 #include "app.h"
+#include "job.h"
 #include "metrics.h"
 #include "soak_int.h"
 #include "ui.h"
@@ -108,7 +109,7 @@ draw_job(const struct ljob *j, int y, int cols)
 static void
 freshness(const struct ljob *j, char *buf, size_t len, enum role *r)
 {
-	double age = labmodel_now() - j->last_recv;
+	double age = job_now() - j->last_recv;
 	char c[32];
 
 	if (!ljob_live(j)) {
