@@ -13,6 +13,7 @@
 #include "labmodel.h"
 
 struct follow;
+struct lines;
 struct rstream;
 
 struct lhost {
@@ -34,7 +35,7 @@ struct ljob_int {
 	off_t			 mirror_size;	/* bytes of whole lines in it */
 	bool			 mirror_failed;	/* no longer written: said once */
 	char			*mirror_path, *meta_path;
-	struct mirror_reader	*replay;	/* the mirror being replayed */
+	struct lines		*replay;	/* the mirror being replayed */
 	long			 retry_timer;	/* -1: none */
 	int			 retries;
 	unsigned		 results;	/* result events seen (G7 suite) */

@@ -22,6 +22,7 @@
 #include "follow.h"
 #include "job.h"
 #include "labmodel_int.h"
+#include "lines.h"
 #include "metrics.h"
 #include "transport.h"
 
@@ -325,20 +326,6 @@ apply(struct ljob_int *j, const struct event *ev, const char *line,
 
 /* ---- the mirror ---- */
 
-#define READ_CHUNK	(128u << 10)
-
-/* A mirror read a whole line at a time with its exact byte offsets: a line
- * longer than any event (a corrupt file) is skipped without being held. */
-struct mirror_reader {
-	int	 fd;
-	char	*buf;		/* EVENT_LINE_MAX + READ_CHUNK bytes */
-	size_t	 start, len;	/* unread bytes: buf[start, start + len) */
-	off_t	 off;		/* file offset of buf[start] */
-	off_t	 whole;		/* just past the last newline read */
-	bool	 skipping;	/* inside a line too long to keep */
-	bool	 eof, error;
-};
-
 int
 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen)
 {
@@ -397,7 +384,6 @@ mirror_append(struct ljob_int *j, const char *line, size_t len)
 int
 ljob_replay_open(struct ljob_int *j)
 {
-	struct mirror_reader *r;
 	struct stat st;
 	int fd;
 
@@ -411,97 +397,37 @@ ljob_replay_open(struct ljob_int *j)
 	}
 	j->pub.last_recv = (double)st.st_mtim.tv_sec +
 	    (double)st.st_mtim.tv_nsec / 1e9;
-	r = xcalloc(1, sizeof *r);
-	r->fd = fd;
-	r->buf = xmalloc(EVENT_LINE_MAX + READ_CHUNK);
-	j->replay = r;
+	/* A line longer than any event (a corrupt file) is cut by the
+	 * reader and counted bad here, never held whole. */
+	j->replay = xcalloc(1, sizeof *j->replay);
+	lines_open_fd(j->replay, fd, EVENT_LINE_MAX);
 	return 0;
 }
 
 static void
-reader_free(struct mirror_reader *r)
+replay_close(struct ljob_int *j)
 {
-	close(r->fd);
-	free(r->buf);
-	free(r);
-}
-
-/* Read more after what is buffered; false at the end or on an error. */
-static bool
-reader_fill(struct mirror_reader *r)
-{
-	ssize_t n;
-
-	if (r->start > 0) {
-		memmove(r->buf, r->buf + r->start, r->len);
-		r->start = 0;
-	}
-	do
-		n = read(r->fd, r->buf + r->len, EVENT_LINE_MAX + READ_CHUNK -
-		    r->len);
-	while (n == -1 && errno == EINTR);
-	if (n <= 0) {
-		r->eof = n == 0;
-		r->error = n < 0;
-		return false;
-	}
-	r->len += (size_t)n;
-	return true;
-}
-
-/*
- * The next whole line (without its newline) into *line and *len; 1, 0 at
- * the end (a last line without its newline is left unread), 2 for a line
- * too long to be an event (skipped, counted by the caller).
- */
-static int
-reader_line(struct mirror_reader *r, const char **line, size_t *len)
-{
-	char *nl;
-	size_t n;
-
-	for (;;) {
-		nl = memchr(r->buf + r->start, '\n', r->len);
-		if (nl != NULL) {
-			n = (size_t)(nl - (r->buf + r->start));
-			*line = r->buf + r->start;
-			*len = n;
-			r->start += n + 1;
-			r->len -= n + 1;
-			r->off += (off_t)(n + 1);
-			r->whole = r->off;
-			if (r->skipping) {
-				r->skipping = false;
-				return 2;
-			}
-			return 1;
-		}
-		if (r->len >= EVENT_LINE_MAX + 1) {
-			/* Too long: drop what is buffered, keep skipping. */
-			r->off += (off_t)r->len;
-			r->start = r->len = 0;
-			r->skipping = true;
-		}
-		if (!reader_fill(r))
-			return 0;
-	}
+	lines_close(j->replay);
+	free(j->replay);
+	j->replay = NULL;
 }
 
 bool
 ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
 {
-	struct mirror_reader *r = j->replay;
+	struct lines *r = j->replay;
 	struct event ev;
 	const char *line;
 	size_t len;
-	int rc;
+	bool cut;
+	int rc = 0;
 
 	if (r == NULL)
 		return true;
 	for (; *budget > 0; (*budget)--) {
-		if ((rc = reader_line(r, &line, &len)) == 0)
+		if ((rc = lines_next(r, &line, &len, &cut)) <= 0 || !r->lf)
 			break;
-		if (rc == 2 || memchr(line, '\0', len) != NULL ||
+		if (cut || memchr(line, '\0', len) != NULL ||
 		    event_parse(line, len, &ev) != EVENT_OK ||
 		    ev.seq <= j->pub.last_seq) {
 			j->pub.bad_lines++;
@@ -511,18 +437,17 @@ ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
 	}
 	if (*budget == 0)
 		return false;
-	/* At the end: a last line cut by a crash goes, so that appending
-	 * starts on a whole line; a read error keeps the file whole. */
-	if (r->error)
+	/* At the end: a last line cut by a crash (no LF) goes, so that
+	 * appending starts on a whole line; a read error keeps the file. */
+	if (rc == -1)
 		lm_warn(j->lm, "cannot read '%s': %s", j->mirror_path,
 		    strerror(errno));
-	else if (!keep_file && (r->len > 0 || r->skipping) &&
-	    ftruncate(r->fd, r->whole) != 0)
+	else if (!keep_file && rc == 1 &&
+	    ftruncate(r->fd, (off_t)r->whole) != 0)
 		lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
 		    strerror(errno));
-	j->mirror_size = r->whole;
-	reader_free(r);
-	j->replay = NULL;
+	j->mirror_size = (off_t)r->whole;
+	replay_close(j);
 	j->pub.replaying = false;
 	return true;
 }
@@ -687,7 +612,7 @@ ljob_free(struct ljob_int *j)
 	if (j->retry_timer != -1)
 		loop_del_timer(j->lm->loop, j->retry_timer);
 	if (j->replay != NULL)
-		reader_free(j->replay);
+		replay_close(j);
 	if (j->mirror_fd != -1)
 		close(j->mirror_fd);
 	if (j->pub.metrics != NULL)

@@ -8,16 +8,23 @@
 
 #define LINES_READ_SIZE (1u << 20)
 
+void
+lines_open_fd(struct lines *l, int fd, size_t cap)
+{
+	memset(l, 0, sizeof *l);
+	l->fd = fd;
+	l->size = LINES_READ_SIZE;
+	l->cap = cap == 0 ? LINES_DEFAULT_CAP : cap;
+}
+
 int
 lines_open(struct lines *l, const char *path, size_t cap)
 {
-	memset(l, 0, sizeof *l);
-	l->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (l->fd == -1)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd == -1)
 		return -1;
-	l->size = LINES_READ_SIZE;
-	l->buf = xmalloc(l->size);
-	l->cap = cap == 0 ? LINES_DEFAULT_CAP : cap;
+	lines_open_fd(l, fd, cap);
 	return 0;
 }
 
@@ -37,6 +44,11 @@ refill(struct lines *l)
 {
 	ssize_t n;
 
+	/* The buffer is made at the first read: a reader opened and not yet
+	 * read (the console's queued replays) costs no memory. */
+	if (l->buf == NULL)
+		l->buf = xmalloc(l->size);
+	l->base += l->end;
 	l->start = l->end = 0;
 	do
 		n = read(l->fd, l->buf, l->size);
@@ -82,6 +94,7 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
 	char *nl, *p;
 
 	*cut = false;
+	l->lf = true;
 	for (;;) {
 		if (l->start == l->end) {
 			if (!l->eof && refill(l) == -1)
@@ -89,6 +102,7 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
 			if (l->eof) {
 				if (!spanning)
 					return 0;
+				l->lf = false;
 				break;
 			}
 		}
@@ -102,6 +116,7 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
 		if (nl != NULL && !spanning && n <= l->cap) {
 			/* The fast path: the whole line is in the buffer. */
 			l->start += (size_t)(nl - p) + 1;
+			l->whole = l->base + l->start;
 			p[n] = '\0';
 			l->lineno++;
 			*line = p;
@@ -112,6 +127,7 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *cut)
 		if (nl != NULL) {
 			keep(l, &have, p, (size_t)(nl - p), cut);
 			l->start += (size_t)(nl - p) + 1;
+			l->whole = l->base + l->start;
 			break;
 		}
 		keep(l, &have, p, l->end - l->start, cut);

@@ -6,7 +6,10 @@
  * are returned) and the rest of it is skipped, so reading goes on.
  *
  * Line ends are LF; a CR before it is dropped.  The last line may lack its
- * LF.  A struct lines is owned by the caller; lines_close releases it.
+ * LF (l->lf says whether the line returned had one), and l->whole is where
+ * the whole lines read so far end: a file appended a line at a time can be
+ * cut back there when its last line was cut short by a crash.  A struct
+ * lines is owned by the caller; lines_close releases it.
  */
 #ifndef CALOPS_LINES_H
 #define CALOPS_LINES_H
@@ -24,10 +27,16 @@ struct lines {
 	size_t	 cap;
 	size_t	 lineno;	/* of the line last returned, 1-based */
 	bool	 eof;
+	bool	 lf;		/* the line last returned ended with a LF */
+	uint64_t base;		/* file offset of buf[0] */
+	uint64_t whole;		/* file offset just past the last LF read */
 };
 
 /* Returns 0, or -1 with errno set. */
 int	lines_open(struct lines *l, const char *path, size_t cap);
+/* The same on an open fd, read from its current offset (counted as 0);
+ * lines_close closes it. */
+void	lines_open_fd(struct lines *l, int fd, size_t cap);
 /*
  * Next line in *line (len bytes, NUL-terminated, borrowed until the next
  * call).  Returns 1 for a line, 0 at the end, -1 on a read error (errno).

@@ -316,6 +316,40 @@ test_cut_at_boundary(void **state)
 	}
 }
 
+/* Where the whole lines end, and whether the last had its LF, at every
+ * read size: what the console needs to cut a mirror after a crash. */
+static void
+test_whole_offsets(void **state)
+{
+	static const char data[] = "one\ntwo two\n\nthree\nhalf a li";
+	static const size_t ends[] = { 4, 12, 13, 19, 19 };
+	static const bool lfs[] = { true, true, true, true, false };
+	static const size_t sizes[] = { 0, 1, 2, 3, 5, 7 };
+	char *path = tmpfile_with(data, sizeof data - 1);
+	struct lines l;
+	const char *line;
+	size_t len, i, k;
+	bool cut;
+
+	(void)state;
+	for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		assert_int_equal(lines_open(&l, path, 0), 0);
+		if (sizes[k] != 0)
+			l.size = sizes[k];
+		assert_int_equal(l.whole, 0);
+		for (i = 0; i < 5; i++) {
+			assert_int_equal(lines_next(&l, &line, &len, &cut), 1);
+			assert_int_equal(l.whole, ends[i]);
+			assert_int_equal(l.lf, lfs[i]);
+		}
+		assert_string_equal(line, "half a li");
+		assert_int_equal(lines_next(&l, &line, &len, &cut), 0);
+		assert_int_equal(l.whole, 19);
+		lines_close(&l);
+	}
+	drop(path);
+}
+
 int
 main(void)
 {
@@ -326,6 +360,7 @@ main(void)
 		cmocka_unit_test(test_many_lines),
 		cmocka_unit_test(test_boundaries),
 		cmocka_unit_test(test_cut_at_boundary),
+		cmocka_unit_test(test_whole_offsets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
