@@ -289,6 +289,33 @@ app_status_glyph(enum gate_status s)
 	}
 }
 
+const char *
+app_job_glyph(const char *s, enum role *r)
+{
+	static const struct {
+		const char *name, *utf8, *ascii;
+		enum role role;
+	} t[] = {
+		{ "starting", "…", ".", ROLE_PENDING },
+		{ "running", "▶", ">", ROLE_RUNNING },
+		{ "done", "✔", "+", ROLE_PASS },
+		{ "failed", "✘", "x", ROLE_FAIL },
+		{ "killed", "⊘", "#", ROLE_BLOCKED },
+		{ "lost", "?", "?", ROLE_STALE },
+		{ "corrupt", "!", "!", ROLE_ERROR },
+		{ "broken", "!", "!", ROLE_ERROR },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(t); i++)
+		if (strcmp(s, t[i].name) == 0) {
+			*r = t[i].role;
+			return ui_glyph(t[i].utf8, t[i].ascii);
+		}
+	*r = ROLE_DIM;
+	return "?";
+}
+
 int
 app_status_role(enum gate_status s)
 {

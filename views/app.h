@@ -105,6 +105,10 @@ void	 app_open_file(struct app *a, const char *rel, const char *where);
 /* Glyph and role for a status (status is never told by colour alone). */
 const char *app_status_glyph(enum gate_status s);
 int	 app_status_role(enum gate_status s);
+/* Glyph and role for a job's state by name, as `calops jobs` and the lab
+ * model say it (running, done, failed, killed, lost, corrupt, starting,
+ * broken); "?" and ROLE_DIM for another. */
+const char *app_job_glyph(const char *state, enum role *r);
 int	 app_severity_role(enum severity s);
 
 #endif

@@ -33,32 +33,6 @@ struct jobs_view {
 	const char	*sel_host;
 };
 
-/* The glyph and role of a job state (never colour alone). */
-static const char *
-state_glyph(const char *s, enum role *r)
-{
-	static const struct {
-		const char *name, *utf8, *ascii;
-		enum role role;
-	} t[] = {
-		{ "running", "▶", ">", ROLE_RUNNING },
-		{ "done", "✔", "+", ROLE_PASS },
-		{ "failed", "✘", "x", ROLE_FAIL },
-		{ "killed", "⊘", "#", ROLE_BLOCKED },
-		{ "lost", "?", "?", ROLE_STALE },
-		{ "corrupt", "!", "!", ROLE_ERROR },
-	};
-	size_t i;
-
-	for (i = 0; i < nitems(t); i++)
-		if (strcmp(s, t[i].name) == 0) {
-			*r = t[i].role;
-			return ui_glyph(t[i].utf8, t[i].ascii);
-		}
-	*r = ROLE_DIM;
-	return "?";
-}
-
 static bool
 row_matches(size_t i, void *arg)
 {
@@ -190,7 +164,7 @@ draw_row(struct jobs_view *v, const struct joblist_row *r, int y, int cols,
     bool sel)
 {
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
-	const char *g = state_glyph(r->state, &sr);
+	const char *g = app_job_glyph(r->state, &sr);
 	char age[32], ex[32], *s;
 
 	if (sel)

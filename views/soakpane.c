@@ -29,25 +29,6 @@
 
 /* ---- the first row: the job and its time ---- */
 
-static const char *
-state_glyph(enum ljob_state s, enum role *r)
-{
-	static const struct {
-		const char *utf8, *ascii;
-		enum role role;
-	} t[] = {
-		[LJ_STARTING] = { "…", ".", ROLE_PENDING },
-		[LJ_RUNNING] = { "▶", ">", ROLE_RUNNING },
-		[LJ_DONE] = { "✔", "+", ROLE_PASS },
-		[LJ_FAILED] = { "✘", "x", ROLE_FAIL },
-		[LJ_KILLED] = { "⊘", "#", ROLE_BLOCKED },
-		[LJ_BROKEN] = { "!", "!", ROLE_ERROR },
-	};
-
-	*r = t[s].role;
-	return ui_glyph(t[s].utf8, t[s].ascii);
-}
-
 /* Elapsed against the marks, and when the target will be reached. */
 static int
 draw_elapsed(const struct ljob *j, int y, int x, int w)
@@ -87,7 +68,7 @@ static void
 draw_job(const struct ljob *j, int y, int cols)
 {
 	enum role r;
-	const char *g = state_glyph(j->state, &r);
+	const char *g = app_job_glyph(ljob_state_name(j->state), &r);
 	int x = 1;
 
 	x += ui_putf(stdscr, y, x, cols - x, r, "%s %s", g,
