@@ -127,13 +127,25 @@ labmodel_workspace(const struct labmodel *lm, const char *host)
 	return h != NULL ? h->ws : NULL;
 }
 
+static bool
+usable(const struct lhost *h)
+{
+	return h != NULL && h->t != NULL && h->ws != NULL;
+}
+
+bool
+labmodel_host_usable(const struct labmodel *lm, const char *host)
+{
+	return usable(lm_host(lm, host));
+}
+
 const char *
 labmodel_default_host(const struct labmodel *lm)
 {
 	size_t i;
 
 	for (i = 0; i < lm->nhosts; i++)
-		if (lm->hosts[i].t != NULL && lm->hosts[i].ws != NULL)
+		if (usable(&lm->hosts[i]))
 			return lm->hosts[i].h->name;
 	return NULL;
 }

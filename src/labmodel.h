@@ -151,7 +151,10 @@ struct transport *labmodel_transport(struct labmodel *lm, const char *host,
 /* The workspace of a host (the lab file's first on it), or NULL. */
 const char	*labmodel_workspace(const struct labmodel *lm,
 		    const char *host);
-/* The first host with a reachable transport and a workspace, or NULL. */
+/* Whether jobs can run on a host: reachable, with a workspace. */
+bool		 labmodel_host_usable(const struct labmodel *lm,
+		    const char *host);
+/* The first usable host, or NULL. */
 const char	*labmodel_default_host(const struct labmodel *lm);
 
 /*

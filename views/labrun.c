@@ -21,17 +21,13 @@ static size_t
 run_hosts(struct app *a, const char **out, size_t max)
 {
 	const struct lab *lab = labmodel_lab(a->labm);
-	char err[256];
 	size_t i, n = 0;
 
 	for (i = 0; i < lab->nhosts; i++) {
-		const char *name = lab->hosts[i].name;
-
-		if (labmodel_transport(a->labm, name, err, sizeof err) == NULL ||
-		    labmodel_workspace(a->labm, name) == NULL)
+		if (!labmodel_host_usable(a->labm, lab->hosts[i].name))
 			continue;
 		if (n < max)
-			out[n] = name;
+			out[n] = lab->hosts[i].name;
 		n++;
 	}
 	return n;
