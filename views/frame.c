@@ -194,4 +194,3 @@ app_paint(struct app *a)
 	else
 		refresh();
 }
-
