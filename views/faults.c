@@ -246,29 +246,35 @@ hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 
 /* Untrusted text over rows [y, end) from column x, width w: the exact
  * command must be seen whole, its last words name the chip and scenario.
+ * A row that goes on below ends in a backslash, as a shell continues a
+ * line, so the rows read back exactly: "--calbin \" then "path" is
+ * "--calbin path", "05-calbin/\" then "package" is "05-calbin/package".
  * Returns the row after it. */
 static int
 draw_wrapped(int y, int end, int x, int w, enum role r, const char *s)
 {
 	char *clean = text_sanitize_str(s), *p = clean, *part;
 	size_t n, k;
+	bool last;
 
-	while (y < end && *p != '\0' && w > 0) {
+	while (y < end && *p != '\0' && w > 1) {
 		/* The last row takes the rest, clipped with an ellipsis. */
-		n = y + 1 == end ? strlen(p) : ui_fit(p, w);
+		last = y + 1 == end || p[ui_fit(p, w)] == '\0';
+		n = last ? strlen(p) : ui_fit(p, w - 1);
 		if (n == 0)
 			break;
-		/* Between words when one ends in the second half. */
-		for (k = n; p[n] != '\0' && k > n / 2 && p[k] != ' '; k--)
+		/* After a blank, when one is in the second half. */
+		for (k = n; !last && k > n / 2 && p[k - 1] != ' '; k--)
 			;
-		if (p[n] != '\0' && k > n / 2)
+		if (!last && k > n / 2)
 			n = k;
-		part = xstrndup(p, n);
+		part = xmalloc(n + 2);
+		memcpy(part, p, n);
+		part[n] = last ? '\0' : '\\';
+		part[n + 1] = '\0';
 		ui_put(stdscr, y++, x, w, r, part, false);
 		free(part);
 		p += n;
-		if (*p == ' ')
-			p++;
 	}
 	free(clean);
 	return y;

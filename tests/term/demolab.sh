@@ -57,7 +57,16 @@ wait_for "[6 Faults]"
 wait_re "^ SCENARIO +chip 0 +chip 1 +chip 2 +chip 3"
 keys g j j j j j
 wait_re "^ wait-timeout on local:0 · expects CALRT_E_WAIT_TIMEOUT"
-expect_re "fault --time-scale 3000 --calbin"
+# The command wraps where the pane is narrow, and where depends on the
+# length of the build's path; each row that goes on ends in a backslash, as
+# in a shell: read the rows back as one line.
+command_shown() {
+	screen | awk '/^ command  /{on=1; sub(/^ command/, "")}
+		on {sub(/^ +/, ""); sub(/ +$/, "");
+		if (sub(/\\$/, "")) {printf "%s", $0; next} print; exit}'
+}
+[[ "$(command_shown)" =~ calrt-sim\ fault\ --time-scale\ 3000\ --calbin\ [^\ ]*/05-calbin/package\ --chips\ 0\ --scenario\ wait-timeout$ ]] ||
+    fail "the exact fault command is not shown: '$(command_shown)'"
 keys t
 wait_for "type the chip id (0) to trigger wait-timeout on local:0"
 expect "soak 24h"
