@@ -286,11 +286,11 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 {
 	struct ljob_spec spec;
 	const char *want = faultfold_expected_code(lab_scenarios[v->sc]);
-	char buf[4096], err[256];
+	char buf[4096], disturb[512], err[256];
 	struct fold_entry *h;
 	enum role r;
 	size_t n, i;
-	int y = top, end = top + rows;
+	int y = top, end = top + rows, keep;
 
 	cell_spec(v, &spec);
 	ui_fill(stdscr, y, 0, ROLE_HEADER);
@@ -298,23 +298,27 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	    spec.host, spec.chip, ui_glyph("·", "-"), want != NULL ? want :
 	    "?");
 	ui_put(stdscr, y++, 1, cols - 2, ROLE_HEADER, buf, false);
+	/* The command is what the operator approves: it takes every row it
+	 * needs, short of the rows naming the chips, the job it would
+	 * disturb and the question; only the history gives way. */
+	disturb_text(v, spec.chip, disturb, sizeof disturb);
+	keep = 1 + (disturb[0] != '\0') + v->asking;
 	if (y < end) {
 		if (labmodel_command(v->app->labm, &spec, buf, sizeof buf, err,
 		    sizeof err) != 0)
 			snprintf(buf, sizeof buf, "cannot run here: %s", err);
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
-		y = draw_wrapped(y, end - y > 4 ? y + 3 : end, 10, cols - 11,
-		    v->asking ? ROLE_WARN : ROLE_NORMAL, buf);
+		y = draw_wrapped(y, end - y > keep ? end - keep : y + 1, 10,
+		    cols - 11, v->asking ? ROLE_WARN : ROLE_NORMAL, buf);
 	}
 	if (y < end) {
 		fold_line(v, v->sc, buf, sizeof buf);
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "chips");
 		ui_put(stdscr, y++, 10, cols - 11, ROLE_NORMAL, buf, false);
 	}
-	disturb_text(v, spec.chip, buf, sizeof buf);
-	if (y < end && buf[0] != '\0') {
+	if (y < end && disturb[0] != '\0') {
 		ui_putf(stdscr, y, 1, 2, ROLE_WARN, "%s", ui_glyph("⚠", "!"));
-		ui_put(stdscr, y++, 3, cols - 4, ROLE_WARN, buf, false);
+		ui_put(stdscr, y++, 3, cols - 4, ROLE_WARN, disturb, false);
 	}
 	if (y < end && v->asking) {
 		ui_putf(stdscr, y++, 1, cols - 2, ROLE_WARN, "type the chip id "
