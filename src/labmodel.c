@@ -92,6 +92,20 @@ lm_warn(struct labmodel *lm, const char *fmt, ...)
 		lm->cb.warn(lm, msg, lm->cb.arg);
 }
 
+bool
+labmodel_watching(const struct labmodel *lm)
+{
+	return lm->observer;
+}
+
+const char *
+labmodel_start_refused(const struct labmodel *lm)
+{
+	return lm->observer ? "another calops console follows this lab's "
+	    "jobs: start them there, or quit it and this one takes over" :
+	    NULL;
+}
+
 uint64_t
 labmodel_nwarnings(const struct labmodel *lm)
 {
@@ -245,9 +259,8 @@ unload_old_soaks(struct labmodel *lm)
 	}
 }
 
-/* Put a job first; past LAB_JOBS_MAX the oldest ended one goes. */
-static void
-job_insert(struct labmodel *lm, struct ljob_int *j)
+void
+lm_job_insert(struct labmodel *lm, struct ljob_int *j)
 {
 	size_t i;
 
@@ -369,9 +382,8 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	struct buf b;
 	size_t i;
 
-	if (lm->observer) {
-		errbuf_set(err, errlen, "another calops console follows this "
-		    "lab's jobs: start them there");
+	if (labmodel_start_refused(lm) != NULL) {
+		errbuf_set(err, errlen, "%s", labmodel_start_refused(lm));
 		return NULL;
 	}
 	if (build_job(lm, spec, &argv, label, sizeof label, err, errlen) != 0)
@@ -437,7 +449,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		ljob_free(j);
 		return NULL;
 	}
-	job_insert(lm, j);
+	lm_job_insert(lm, j);
 	ljob_log_action(j, NULL);
 	lm_changed(lm);
 	return &j->pub;
@@ -611,7 +623,7 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	lm->streams = labmodel_streams_dir();
 	lm->lock_fd = -1;
 	hosts_init(lm);
-	lm_lock_streams(lm);
+	lm_share_start(lm);
 	lm_replay_init(lm);
 	return lm;
 }
@@ -623,6 +635,7 @@ labmodel_free(struct labmodel *lm)
 
 	if (lm == NULL)
 		return;
+	lm_share_stop(lm);
 	if (lm->replay_timer != -1)
 		loop_del_timer(lm->loop, lm->replay_timer);
 	for (i = 0; i < lm->njobs; i++)

@@ -206,6 +206,13 @@ void		 labmodel_set_sla(struct labmodel *lm, double ttft_ms_p99,
 void		 labmodel_sla(const struct labmodel *lm, double *ttft_ms_p99,
 		    double *tpot_ms_p99, double *success_rate_min);
 
+/* Whether another console follows this lab's jobs: this one watches them
+ * live, starts nothing, and takes over when the other quits (the warn hook
+ * says so, and changed is called). */
+bool		 labmodel_watching(const struct labmodel *lm);
+/* Why this console cannot start jobs now (it is watching), or NULL. */
+const char	*labmodel_start_refused(const struct labmodel *lm);
+
 /* Problems reported through the warn hook so far. */
 uint64_t	 labmodel_nwarnings(const struct labmodel *lm);
 

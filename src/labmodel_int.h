@@ -15,6 +15,7 @@
 struct follow;
 struct lines;
 struct rstream;
+struct lshare;
 
 struct lhost {
 	const struct lab_host	*h;		/* borrowed from the lab */
@@ -33,6 +34,11 @@ struct ljob_int {
 	char			 run_err[200];	/* its last stderr line */
 	int			 mirror_fd;	/* open for appending, or -1 */
 	off_t			 mirror_size;	/* bytes of whole lines in it */
+	/* The last seq in the mirror.  Equal to pub.last_seq while this
+	 * console writes it; a console that watched another's jobs and then
+	 * took over may have applied events the mirror lacks (or lack some
+	 * the mirror has): its follow starts at the lower of the two. */
+	int64_t			 mirror_seq;
 	bool			 mirror_failed;	/* no longer written: said once */
 	char			*mirror_path, *meta_path;
 	struct lines		*replay;	/* the mirror being replayed */
@@ -63,8 +69,9 @@ struct labmodel {
 	char			*streams;	/* the mirrors' folder, or NULL */
 	long			 replay_timer;	/* -1: none */
 	uint64_t		 nwarnings;
-	int			 lock_fd;	/* holds streams/.lock, or -1 */
+	int			 lock_fd;	/* streams/.lock, or -1 */
 	bool			 observer;	/* another console holds it */
+	struct lshare		*share;		/* while observer (labshare.c) */
 };
 
 /* labmodel.c */
@@ -79,6 +86,8 @@ char		*lm_job_path(const struct labmodel *lm, const char *host,
 
 void		 job_setup(struct labmodel *lm, struct ljob_int *j,
 		    bool samples);
+/* Put a job first; past LAB_JOBS_MAX the oldest ended one goes. */
+void		 lm_job_insert(struct labmodel *lm, struct ljob_int *j);
 
 /* labcmd.c: a job's argv (what `calops run --` gets) and its label. */
 struct strv {
@@ -96,7 +105,20 @@ void		 join_argv(char *const *argv, struct buf *b);
 
 /* labreplay.c */
 void		 lm_replay_init(struct labmodel *lm);
-void		 lm_lock_streams(struct labmodel *lm);
+/* Replay the mirrors of jobs not replayed yet, a chunk per loop turn. */
+void		 lm_replay_schedule(struct labmodel *lm);
+/* Every job record in a host's mirror folder into *v (grown), but those
+ * whose id skip() says to leave (NULL: none). */
+void		 lm_scan_host(struct labmodel *lm, const char *host,
+		    bool (*skip)(struct labmodel *, const char *id),
+		    struct ljob_int ***v, size_t *n);
+
+/* labshare.c: two consoles on one state folder.  The first holds the
+ * lock and follows the jobs; another watches: it follows the same
+ * streams without writing, sees the jobs the first starts, and takes over
+ * when the first quits. */
+void		 lm_share_start(struct labmodel *lm);
+void		 lm_share_stop(struct labmodel *lm);
 
 /* labstream.c */
 /* Follow a job's stream from its last seq + 1 (mirroring and applying). */
@@ -111,6 +133,10 @@ bool		 ljob_replay_step(struct ljob_int *j, size_t *budget,
 		    bool keep_file);
 /* Whether the mirror at path ends with the job's end event. */
 bool		 mirror_ended(const char *path);
+/* This console now writes the mirror another one wrote: cut a last line a
+ * crash left, learn its last seq, and follow the job again where the
+ * mirror lacks events (they are mirrored, not applied twice). */
+void		 ljob_take_over(struct ljob_int *j);
 /* Open the mirror for appending (made when missing); 0 or -1 with err. */
 int		 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen);
 /* Append the job's action (outcome NULL: its start) to the action log. */

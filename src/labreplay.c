@@ -1,19 +1,12 @@
 /*
  * labreplay.c: the lab model at start (labmodel.h): the job records and
  * mirrors an earlier console left, replayed a chunk per loop turn before
- * their streams resume, and the lock that keeps a second console from
- * following the same jobs.
+ * their streams resume.
  */
 #include "calops.h"
 
-#include <sys/file.h>
-#include <sys/stat.h>
-
 #include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
 
-#include "fileio.h"
 #include "labmodel_int.h"
 
 #define REPLAY_LINES	20000	/* mirror lines applied per loop turn */
@@ -28,9 +21,9 @@ by_started(const void *a, const void *b)
 	    y->pub.started);
 }
 
-/* Every job record of a host's mirror folder, into *v. */
-static void
-scan_host(struct labmodel *lm, const char *host, struct ljob_int ***v,
+void
+lm_scan_host(struct labmodel *lm, const char *host,
+    bool (*skip)(struct labmodel *, const char *id), struct ljob_int ***v,
     size_t *n)
 {
 	char *dir = xasprintf("%s/%s", lm->streams, host), *path, err[512];
@@ -48,6 +41,12 @@ scan_host(struct labmodel *lm, const char *host, struct ljob_int ***v,
 		if (d->d_name[0] == '.' || len < 6 ||
 		    strcmp(d->d_name + len - 5, ".json") != 0)
 			continue;
+		if (skip != NULL) {
+			d->d_name[len - 5] = '\0';
+			if (skip(lm, d->d_name))
+				continue;
+			d->d_name[len - 5] = '.';
+		}
 		path = xasprintf("%s/%s", dir, d->d_name);
 		j = ljob_from_meta(lm, path, err, sizeof err);
 		free(path);
@@ -66,14 +65,14 @@ scan_host(struct labmodel *lm, const char *host, struct ljob_int ***v,
 	free(dir);
 }
 
-/* Apply up to *budget lines of j's mirror; when done, follow on. */
+/* Apply up to *budget lines of j's mirror; when done, follow on (a console
+ * watching another's jobs follows them too, without writing). */
 static bool
 replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
 {
 	if (!ljob_replay_step(j, budget, lm->observer))
 		return false;
-	if (!j->ended && !lm->observer)
-		ljob_follow(j);
+	ljob_follow(j);
 	return true;
 }
 
@@ -117,7 +116,7 @@ lm_replay_init(struct labmodel *lm)
 	if (lm->streams == NULL)
 		return;
 	for (i = 0; i < lm->nhosts; i++)
-		scan_host(lm, lm->hosts[i].h->name, &v, &n);
+		lm_scan_host(lm, lm->hosts[i].h->name, NULL, &v, &n);
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_started);
 	for (i = 0; i < n; i++) {
@@ -145,39 +144,16 @@ lm_replay_init(struct labmodel *lm)
 	free(v);
 	/* Jobs without a mirror yet (the console died before the first
 	 * event) are followed from the start at once. */
-	for (i = 0; i < lm->njobs && !lm->observer; i++)
+	for (i = 0; i < lm->njobs; i++)
 		if (lm->jobs[i]->replay == NULL)
 			ljob_follow(lm->jobs[i]);
-	if (lm->njobs > 0)
-		lm->replay_timer = loop_add_timer(lm->loop, 0, replay_fire,
-		    lm);
+	lm_replay_schedule(lm);
 }
 
-/*
- * One console follows a state folder's jobs: two appending to the same
- * mirrors, or one cutting a mirror the other appends to, would break the
- * exactly-once promise.  A second console shows what is recorded and
- * starts nothing.
- */
 void
-lm_lock_streams(struct labmodel *lm)
+lm_replay_schedule(struct labmodel *lm)
 {
-	char *path;
-
-	if (lm->streams == NULL ||
-	    fileio_make_dirs(lm->streams, 0700, NULL, 0) != 0)
-		return;
-	path = xasprintf("%s/.lock", lm->streams);
-	lm->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
-	free(path);
-	if (lm->lock_fd == -1)
-		return;
-	if (flock(lm->lock_fd, LOCK_EX | LOCK_NB) == 0)
-		return;
-	close(lm->lock_fd);
-	lm->lock_fd = -1;
-	lm->observer = true;
-	lm_warn(lm, "another calops console follows these jobs: this one "
-	    "shows what it recorded and starts nothing");
+	if (lm->replay_timer == -1)
+		lm->replay_timer = loop_add_timer(lm->loop, 0, replay_fire,
+		    lm);
 }

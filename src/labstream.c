@@ -447,60 +447,122 @@ ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
 		lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
 		    strerror(errno));
 	j->mirror_size = (off_t)r->whole;
+	j->mirror_seq = j->pub.last_seq;
 	replay_close(j);
 	j->pub.replaying = false;
 	return true;
 }
 
+/*
+ * The end of a mirror of size bytes: *whole is where its last whole line
+ * ends (a line after it was cut by a crash), *seq that line's seq and
+ * *type its type.  False when the last line is not an event (a corrupt
+ * file): *seq is then -1.  An empty mirror ends at seq 0.
+ */
+static bool
+mirror_tail(int fd, off_t size, off_t *whole, int64_t *seq,
+    enum event_type *type)
+{
+	size_t cap = EVENT_LINE_MAX + 2;
+	off_t at = size > (off_t)cap ? size - (off_t)cap : 0;
+	char *buf = xmalloc(cap), *nl, *line;
+	struct event ev;
+	ssize_t n;
+	bool ok = false;
+
+	*whole = size;
+	*seq = -1;
+	*type = EVENT_LOG;
+	if (size == 0) {
+		*seq = 0;
+		free(buf);
+		return true;
+	}
+	if ((n = pread(fd, buf, cap, at)) <= 0 ||
+	    (nl = memrchr(buf, '\n', (size_t)n)) == NULL) {
+		/* No line at all: none when the file is that short. */
+		if (n > 0 && at == 0) {
+			*whole = 0;
+			*seq = 0;
+			ok = true;
+		}
+		free(buf);
+		return ok;
+	}
+	*whole = at + (nl - buf) + 1;
+	line = memrchr(buf, '\n', (size_t)(nl - buf));
+	line = line != NULL ? line + 1 : buf;
+	/* A line that starts before what was read is longer than any
+	 * event: not one. */
+	if ((line != buf || at == 0) && memchr(line, '\0', (size_t)(nl -
+	    line)) == NULL && event_parse(line, (size_t)(nl - line), &ev) ==
+	    EVENT_OK) {
+		*seq = ev.seq;
+		*type = ev.type;
+		ok = true;
+	}
+	free(buf);
+	return ok;
+}
+
 bool
 mirror_ended(const char *path)
 {
-	char buf[4096], *p, *last;
+	enum event_type type;
 	struct stat st;
-	ssize_t n;
-	off_t at;
+	int64_t seq;
+	off_t whole;
+	bool ended;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return false;
-	if (fstat(fd, &st) != 0 || st.st_size == 0) {
-		close(fd);
-		return false;
-	}
-	at = st.st_size > (off_t)sizeof buf - 1 ? st.st_size -
-	    (off_t)sizeof buf + 1 : 0;
-	n = pread(fd, buf, sizeof buf - 1, at);
+	ended = fstat(fd, &st) == 0 && mirror_tail(fd, st.st_size, &whole,
+	    &seq, &type) && type == EVENT_END;
 	close(fd);
-	if (n <= 0)
-		return false;
-	/* A last line cut by a crash is not a line: look before it. */
-	buf[n] = '\0';
-	if ((p = strrchr(buf, '\n')) == NULL)
-		return false;
-	*p = '\0';
-	last = (p = strrchr(buf, '\n')) != NULL ? p + 1 : buf;
-	/* The end event is the supervisor's own, short and written last. */
-	return strstr(last, "\"type\":\"end\"") != NULL;
+	return ended;
 }
 
 /* ---- following ---- */
 
 static void	retry_later(struct ljob_int *j, const char *why);
 
-/* One live event: to the mirror first, then into the model. */
+/* Whether this console writes the mirror and it lacks events applied. */
+static bool
+mirror_lacks(const struct ljob_int *j)
+{
+	return !j->lm->observer && !j->mirror_failed &&
+	    j->mirror_seq < j->pub.last_seq;
+}
+
+/*
+ * One live event: to the mirror first, then into the model.  A console
+ * that took over from another mirrors events it already applied while
+ * watching (they are not applied again), and applies those it missed.
+ */
 static void
 on_event(struct follow *f, const struct event *ev, const char *line,
     size_t len, void *arg)
 {
 	struct ljob_int *j = arg;
 
-	mirror_append(j, line, len);
+	if (!j->lm->observer && ev->seq > j->mirror_seq) {
+		mirror_append(j, line, len);
+		j->mirror_seq = ev->seq;
+		/* The end is the last event: nothing more is appended. */
+		if (ev->type == EVENT_END && j->mirror_fd != -1) {
+			close(j->mirror_fd);
+			j->mirror_fd = -1;
+		}
+	}
 	j->pub.last_recv = job_now();
 	j->retries = 0;
 	/* Lines the follower could not read as events (it drops them; the
 	 * job's log still shows them): counted on the job, never silent. */
 	j->pub.bad_lines += follow_stats(f)->bad - j->follow_bad;
 	j->follow_bad = follow_stats(f)->bad;
+	if (ev->seq <= j->pub.last_seq)
+		return;
 	apply(j, ev, line, len);
 	lm_changed(j->lm);
 }
@@ -512,13 +574,26 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 
 	(void)f;
 	j->follow = NULL;
-	if (finished || j->ended) {
+	if (finished || (j->ended && !mirror_lacks(j))) {
 		lm_changed(j->lm);
 		return;
 	}
-	/* The host has no such job: trying again will not bring it back. */
 	if (strstr(err, "no job '") != NULL) {
-		ljob_gone(j, err);
+		/* Watching another console's jobs: it writes the record
+		 * before the host knows the job, so not yet is not never;
+		 * a record it took back was never started. */
+		if (j->lm->observer && j->meta_path != NULL &&
+		    access(j->meta_path, F_OK) != 0) {
+			snprintf(j->pub.err, sizeof j->pub.err, "not started "
+			    "by the console that owns it");
+			j->pub.state = LJ_BROKEN;
+			lm_changed(j->lm);
+		} else if (j->lm->observer)
+			retry_later(j, err);
+		else
+			/* The host has no such job: trying again will not
+			 * bring it back. */
+			ljob_gone(j, err);
 		return;
 	}
 	retry_later(j, err);
@@ -582,8 +657,10 @@ ljob_follow(struct ljob_int *j)
 {
 	struct transport *t;
 	char err[256];
+	int64_t from;
 
-	if (j->follow != NULL || j->ended || j->pub.id == NULL)
+	if (j->follow != NULL || j->pub.id == NULL ||
+	    (j->ended && !mirror_lacks(j)))
 		return;
 	if ((t = labmodel_transport(j->lm, j->pub.host, err,
 	    sizeof err)) == NULL) {
@@ -595,11 +672,75 @@ ljob_follow(struct ljob_int *j)
 		j->pub.state = LJ_RUNNING;
 	j->follow_bad = 0;
 	/* The mirror is the position, not follow.json: the two could differ
-	 * after a mirror write failed, and follow.json would skip. */
-	j->follow = follow_start_at(j->lm->loop, t, j->pub.id,
-	    j->pub.last_seq + 1, &follow_ops, j, err, sizeof err);
+	 * after a mirror write failed, and follow.json would skip.  From the
+	 * lower of what is applied and what is mirrored (they differ only
+	 * after a takeover, see on_event). */
+	from = mirror_lacks(j) ? j->mirror_seq : j->pub.last_seq;
+	j->follow = follow_start_at(j->lm->loop, t, j->pub.id, from + 1,
+	    &follow_ops, j, err, sizeof err);
 	if (j->follow == NULL)
 		retry_later(j, err);
+}
+
+void
+ljob_take_over(struct ljob_int *j)
+{
+	enum event_type type;
+	struct ljob_int *rec;
+	struct stat st;
+	char err[512];
+	int64_t seq;
+	off_t whole;
+	int fd;
+
+	/* A replay under way ends as this console's (labreplay.c). */
+	if (j->replay != NULL || j->mirror_path == NULL)
+		return;
+	if ((fd = open(j->mirror_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) ==
+	    -1 && errno != ENOENT) {
+		lm_warn(j->lm, "cannot open '%s': %s", j->mirror_path,
+		    strerror(errno));
+		j->mirror_failed = true;
+	} else if (fd == -1)
+		j->mirror_seq = j->mirror_size = 0;
+	else if (fstat(fd, &st) != 0 || !mirror_tail(fd, st.st_size, &whole,
+	    &seq, &type)) {
+		lm_warn(j->lm, "'%s' does not end in an event: it is not "
+		    "written any more", j->mirror_path);
+		j->mirror_failed = true;
+	} else {
+		if (whole < st.st_size && ftruncate(fd, whole) != 0)
+			lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
+			    strerror(errno));
+		j->mirror_size = whole;
+		j->mirror_seq = seq;
+	}
+	if (fd != -1)
+		close(fd);
+	/* Whether the other console logged the outcome, as it last said. */
+	if (j->meta_path != NULL &&
+	    (rec = ljob_from_meta(j->lm, j->meta_path, err, sizeof err)) !=
+	    NULL) {
+		j->outcome_logged = rec->outcome_logged;
+		ljob_free(rec);
+	}
+	if (j->ended && !j->outcome_logged) {
+		outcome_words(&j->pub, err, sizeof err);
+		ljob_log_action(j, err);
+		mark_outcome_logged(j);
+	}
+	if (j->follow != NULL) {
+		follow_stop(j->follow);
+		j->follow = NULL;
+	}
+	if (j->retry_timer != -1) {
+		loop_del_timer(j->lm->loop, j->retry_timer);
+		j->retry_timer = -1;
+	}
+	j->retries = 0;
+	if (j->pub.state == LJ_BROKEN)
+		j->pub.state = LJ_RUNNING;
+	ljob_follow(j);
 }
 
 void

@@ -91,7 +91,7 @@ eval_done(struct child *c, int status, void *arg)
 		    "the evaluation was killed" :
 		    "the evaluation ended without a result");
 	}
-	if (a->watch != NULL && !watch_root_ok(a->watch))
+	if (a->watch != NULL && !watch_root_ok(watchloop_watch(a->watch)))
 		board_fail(&a->board, "the workspace is gone or unreadable");
 	a->dirty = true;
 	if (a->eval_again) {
@@ -135,63 +135,16 @@ debounced(struct loop *l, void *arg)
 	app_evaluate(a);
 }
 
+/* The workspace changed: evaluate once it has been quiet a while. */
 static void
-changed(struct app *a)
+changed(void *arg)
 {
+	struct app *a = arg;
+
 	if (a->debounce_timer != 0)
 		loop_del_timer(a->loop, a->debounce_timer);
 	a->debounce_timer = loop_add_timer(a->loop,
 	    a->config.refresh_debounce_ms, debounced, a);
-}
-
-static void	watch_rearm(struct app *a);
-
-static void
-watch_readable(struct loop *l, int fd, short revents, void *arg)
-{
-	struct app *a = arg;
-
-	(void)l;
-	(void)fd;
-	(void)revents;
-	if (watch_read(a->watch))
-		changed(a);
-	watch_rearm(a);
-}
-
-static void
-watch_tick(struct loop *l, void *arg)
-{
-	struct app *a = arg;
-
-	(void)l;
-	a->poll_timer = 0;
-	if (watch_poll(a->watch))
-		changed(a);
-	watch_rearm(a);
-}
-
-/* The watcher may switch between inotify and polling (the workspace went
- * away, or came back): follow it with the loop's fd or timer. */
-static void
-watch_rearm(struct app *a)
-{
-	int fd = watch_fd(a->watch);
-
-	if (fd != a->watch_fd) {
-		if (a->watch_fd != -1)
-			loop_del_fd(a->loop, a->watch_fd);
-		if (fd != -1)
-			loop_add_fd(a->loop, fd, POLLIN, watch_readable, a);
-		a->watch_fd = fd;
-	}
-	if (fd == -1 && a->poll_timer == 0)
-		a->poll_timer = loop_add_timer(a->loop,
-		    watch_timeout_ms(a->watch), watch_tick, a);
-	else if (fd != -1 && a->poll_timer != 0) {
-		loop_del_timer(a->loop, a->poll_timer);
-		a->poll_timer = 0;
-	}
 }
 
 static void
@@ -199,12 +152,10 @@ watch_start(struct app *a)
 {
 	char err[256];
 
-	a->watch_fd = -1;
-	if ((a->watch = watch_new(a->ws, err, sizeof err)) == NULL) {
+	a->watch = watchloop_new(a->loop, a->ws, changed, a, err,
+	    sizeof err);
+	if (a->watch == NULL)
 		app_message(a, true, "not watching for changes: %s", err);
-		return;
-	}
-	watch_rearm(a);
 }
 
 /* ---- views and the stack ---- */
@@ -708,8 +659,7 @@ app_teardown(struct app *a)
 	if (a->eval != NULL)
 		child_abandon(a->eval);
 	ui_end();
-	if (a->watch != NULL)
-		watch_free(a->watch);
+	watchloop_free(a->watch);
 	labmodel_free(a->labm);
 	lab_release(&a->lab);
 	loop_free(a->loop);

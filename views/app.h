@@ -17,6 +17,7 @@
 #include "theme.h"
 #include "view.h"
 #include "watch.h"
+#include "watchloop.h"
 
 #define APP_STACK_MAX 8
 
@@ -64,9 +65,8 @@ struct app {
 	bool		 dirty, relayout;
 	struct child	*eval;
 	bool		 eval_again;	/* a change arrived while evaluating */
-	struct watch	*watch;
-	int		 watch_fd;	/* registered with the loop, or -1 */
-	long		 debounce_timer, poll_timer, spinner_timer;
+	struct watchloop *watch;	/* the workspace's, or NULL */
+	long		 debounce_timer, spinner_timer;
 	int		 spinner;
 	char		*self;		/* this program, to run `check --stream` */
 	int		 rows, cols;

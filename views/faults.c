@@ -401,6 +401,10 @@ trigger(struct app *a, struct faults_view *v)
 		app_message(a, true, "read-only: faults cannot be triggered");
 		return R_REDRAW;
 	}
+	if (labmodel_start_refused(a->labm) != NULL) {
+		app_message(a, true, "%s", labmodel_start_refused(a->labm));
+		return R_REDRAW;
+	}
 	cell_spec(v, &spec);
 	if (labmodel_transport(a->labm, spec.host, err, sizeof err) == NULL ||
 	    labmodel_command(a->labm, &spec, cmd, sizeof cmd, err,

@@ -8,6 +8,7 @@
 
 #include "app.h"
 #include "bench.h"
+#include "labmodel.h"
 #include "ui.h"
 
 /* The tab bar, right-aligned after column x: every tab with its title;
@@ -97,8 +98,10 @@ static void
 draw_status(struct app *a)
 {
 	struct view *v = &a->stack[a->depth - 1];
-	int y = a->rows - 1, x = 0, room, fw = 0;
-	char right[96], s[256] = "";
+	int y = a->rows - 1, x = 0, room, fw = 0, rw;
+	char right[192], s[256] = "";
+	/* Another console follows the lab's jobs: this one only watches. */
+	bool watching = a->labm != NULL && labmodel_watching(a->labm);
 
 	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
 	/* A question may name a host, a job or a chip from a lab host. */
@@ -133,12 +136,16 @@ draw_status(struct app *a)
 			snprintf(right, sizeof right, "%s evaluating ",
 			    spin[a->spinner % 4]);
 	} else
-		snprintf(right, sizeof right, "%s%s%s ? help ",
+		snprintf(right, sizeof right, "%s%s%s%s%s ? help ",
 		    a->readonly ? "read-only " : "",
 		    a->readonly ? ui_glyph("· ", "- ") : "",
-		    a->watch != NULL ? watch_describe(a->watch) : "not watching");
+		    watching ? "jobs watched " : "",
+		    watching ? ui_glyph("· ", "- ") : "",
+		    a->watch != NULL ?
+		    watch_describe(watchloop_watch(a->watch)) : "not watching");
+	rw = ui_width(right);
 	/* An applied filter is always shown: it takes its room first. */
-	room = a->cols - 2 - (int)strlen(right);
+	room = a->cols - 2 - rw;
 	if (a->filter[0] != '\0') {
 		fw = (int)strlen("filter: ") + (int)strlen(a->filter);
 		if (fw > room / 2)
@@ -155,9 +162,8 @@ draw_status(struct app *a)
 	if (a->filter[0] != '\0')
 		x += ui_putf(stdscr, y, x + 2, fw, ROLE_MATCH, "filter: %s",
 		    a->filter);
-	ui_putf(stdscr, y, a->cols - (int)strlen(right) > x ? a->cols -
-	    (int)strlen(right) : x, (int)strlen(right), ROLE_STATUSBAR, "%s",
-	    right);
+	ui_putf(stdscr, y, a->cols - rw > x ? a->cols - rw : x, rw,
+	    ROLE_STATUSBAR, "%s", right);
 }
 
 void

@@ -115,6 +115,10 @@ labrun_gate(struct app *a, int gate)
 		app_message(a, true, "read-only: jobs cannot be started");
 		return;
 	}
+	if (labmodel_start_refused(a->labm) != NULL) {
+		app_message(a, true, "%s", labmodel_start_refused(a->labm));
+		return;
+	}
 	if (!labmodel_gate_has_job(gate)) {
 		app_message(a, true, "G%d has no lab job: its evidence is made "
 		    "outside the lab", gate);

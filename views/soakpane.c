@@ -335,6 +335,8 @@ start_blocked(const struct app *a)
 {
 	if (a->readonly)
 		return "read-only: a soak cannot be started here";
+	if (a->labm != NULL && labmodel_start_refused(a->labm) != NULL)
+		return labmodel_start_refused(a->labm);
 	if (a->labm == NULL || labmodel_default_host(a->labm) == NULL)
 		return "no host with a workspace to run a soak on (see the lab "
 		    "file)";

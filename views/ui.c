@@ -2,6 +2,7 @@
 #include "calops.h"
 
 #include <langinfo.h>
+#include <limits.h>
 #include <signal.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -206,8 +207,9 @@ text_cols(const char *s)
 }
 
 /* Bytes of sanitised text that fit in width columns, like text_cols. */
-size_t
-ui_fit(const char *s, int width)
+/* How many bytes of s fit in width columns; their columns into *used. */
+static size_t
+fit(const char *s, int width, int *used)
 {
 	mbstate_t mb;
 	wchar_t wc;
@@ -228,7 +230,25 @@ ui_fit(const char *s, int width)
 		cols += w;
 		off += n;
 	}
+	*used = cols;
 	return off;
+}
+
+size_t
+ui_fit(const char *s, int width)
+{
+	int used;
+
+	return fit(s, width, &used);
+}
+
+int
+ui_width(const char *s)
+{
+	int used;
+
+	(void)fit(s, INT_MAX, &used);
+	return used;
 }
 
 int

@@ -51,6 +51,8 @@ int	 ui_put(WINDOW *w, int y, int x, int width, enum role r, const char *s,
 /* How many bytes of s, already sanitised, fit in width columns: where to
  * break it over rows without cutting a character. */
 size_t	 ui_fit(const char *s, int width);
+/* The columns s, already sanitised, takes on the screen. */
+int	 ui_width(const char *s);
 /* Trusted text from the program itself (labels, numbers): no sanitising
  * needed, but clipped the same way. */
 int	 ui_putf(WINDOW *w, int y, int x, int width, enum role r,

@@ -8,17 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 J=$TMP/jobs
-mkdir -p "$J"
-stop_jobs() {
-	local d
-
-	for d in "$J"/*/; do
-		[ -d "$d" ] && "$CALOPS" kill "$(basename "$d")" --jobs "$J" \
-		    --grace 1 >/dev/null 2>&1
-	done
-	cleanup
-}
-trap stop_jobs EXIT
+jobs_dir "$J"
 
 start CALOPS_JOBS_DIR="$J"
 launch

@@ -7,18 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 J=$TMP/jobs
-mkdir -p "$J"
-# Whatever is still running at the end is killed (the sleep job, on failure).
-stop_jobs() {
-	local id
-
-	for id in "${ECHO_ID:-}" "${SLEEP_ID:-}" "${RO_ID:-}"; do
-		[ -n "$id" ] && "$CALOPS" kill "$id" --jobs "$J" --grace 1 \
-		    >/dev/null 2>&1
-	done
-	cleanup
-}
-trap stop_jobs EXIT
+jobs_dir "$J"
 
 ECHO_ID=$("$CALOPS" run --jobs "$J" -- sh -c 'for i in 1 2 3; do echo line $i; done') ||
     fail "cannot start the echo job"

@@ -9,6 +9,9 @@
 #                         the VAR=value given
 #   run LINE              type a shell command line into the pane, then Enter
 #   launch [ARG...]       run calops ARG... in the pane's shell
+#   second [ARG...]       run calops ARG... in a second session, same size
+#                         and environment; ON=second points the helpers at
+#                         it, ON=test back at the first
 #   wait_exit STATUS      wait for the last launch to end with STATUS
 #   sh_cmd LINE [STATUS]  run a shell command line, wait for it to end (with
 #                         STATUS, default 0)
@@ -23,6 +26,8 @@
 #   screen_all            the pane and its history, wrapped lines joined
 #   calops_pid            the pid of the calops this pane's shell runs (other
 #                         tests may run calops at the same time)
+#   jobs_dir DIR          make DIR the test's jobs folder; jobs still running
+#                         there are killed on exit
 #   copy_ws DIR           cp -a an example workspace into the temp dir; $WS
 #                         is the copy
 #   fail MESSAGE          say what failed and what the pane showed; exit 1
@@ -71,12 +76,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
+ON=test
+
 screen() {
-	tm capture-pane -p -t test
+	tm capture-pane -p -t "$ON"
 }
 
 screen_e() {
-	tm capture-pane -p -e -t test
+	tm capture-pane -p -e -t "$ON"
 }
 
 screen_all() {
@@ -151,11 +158,11 @@ reject_re() {
 }
 
 keys() {
-	tm send-keys -t test "$@"
+	tm send-keys -t "$ON" "$@"
 }
 
 send_text() {
-	tm send-keys -t test -l -- "$1"
+	tm send-keys -t "$ON" -l -- "$1"
 }
 
 run() {
@@ -163,22 +170,35 @@ run() {
 	keys Enter
 }
 
-start() {
+# The environment of start's pane (and of second's), with its VAR=value.
+PANE_ENV=()
+pane_env() {
 	local san=log_path=$TMP/sanitizer
 
+	PANE_ENV=(env -i PATH="$PATH" HOME="$TMP/home" TERM=xterm-256color
+	    LANG=C.UTF-8 XDG_STATE_HOME="$TMP/state"
+	    XDG_CONFIG_HOME="$TMP/config" XDG_CACHE_HOME="$TMP/cache"
+	    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$san"
+	    UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}$san" "$@")
+}
+
+start() {
 	mkdir -p "$TMP/state" "$TMP/config" "$TMP/cache" "$TMP/home"
-	tm new-session -d -s test -x "$COLS" -y "$ROWS" \
-	    env -i PATH="$PATH" HOME="$TMP/home" TERM=xterm-256color \
-	    LANG=C.UTF-8 XDG_STATE_HOME="$TMP/state" \
-	    XDG_CONFIG_HOME="$TMP/config" XDG_CACHE_HOME="$TMP/cache" \
-	    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$san" \
-	    UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}$san" \
-	    PS1='$ ' HISTFILE=/dev/null "$@" \
-	    bash --norc --noprofile -i ||
+	pane_env "$@"
+	tm new-session -d -s test -x "$COLS" -y "$ROWS" "${PANE_ENV[@]}" \
+	    PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i ||
 	    fail "cannot start tmux"
 	# So that an OSC 52 from the pane would set a paste buffer.
 	tm set-option -g set-clipboard on
 	wait_for '$'
+}
+
+# second [ARG...]: calops with these arguments in a second session of the
+# same size and environment as start's (a second console beside the first);
+# the helpers act on it while ON=second, on start's pane while ON=test.
+second() {
+	tm new-session -d -s second -x "$COLS" -y "$ROWS" "${PANE_ENV[@]}" \
+	    "$CALOPS" "$@" || fail "cannot start a second tmux session"
 }
 
 # launch [ARG...]: calops with these arguments, from the pane's shell; the
@@ -206,6 +226,24 @@ sh_cmd() {
 
 calops_pid() {
 	pgrep -P "$(tm display -p -t test '#{pane_pid}')" -x calops
+}
+
+# jobs_dir DIR: the durable jobs' folder of the test (CALOPS_JOBS_DIR); the
+# jobs still running in it are killed on exit, before the cleanup.
+jobs_dir() {
+	JOBS_DIR=$1
+	mkdir -p "$JOBS_DIR"
+	trap kill_jobs EXIT
+}
+
+kill_jobs() {
+	local d
+
+	for d in "$JOBS_DIR"/*/; do
+		[ -d "$d" ] && "$CALOPS" kill "$(basename "$d")" \
+		    --jobs "$JOBS_DIR" --grace 1 >/dev/null 2>&1
+	done
+	cleanup
 }
 
 copy_ws() {

@@ -14,18 +14,16 @@
 #include "calops.h"
 
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
-#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <unistd.h>
+#include <stdarg.h>
+#include <stddef.h>
 
 #include <cmocka.h>
 
-#include "child.h"
 #include "fileio.h"
+#include "jobfixture.h"
 #include "lab.h"
 #include "labmodel.h"
 #include "loop.h"
@@ -47,14 +45,6 @@ on_warn(struct labmodel *lm, const char *msg, void *arg)
 		snprintf(warned, sizeof warned, "%s", msg);
 }
 
-static void
-on_signal(struct loop *l, int sig, void *arg)
-{
-	(void)sig;
-	(void)arg;
-	child_reap(l);
-}
-
 /* Every 50 ms: stop once the job has ended and the replay is done. */
 static void
 check(struct loop *l, void *arg)
@@ -69,13 +59,6 @@ check(struct loop *l, void *arg)
 	loop_add_timer(l, 50, check, lm);
 }
 
-static void
-timeout(struct loop *l, void *arg)
-{
-	(void)arg;
-	loop_stop(l);
-}
-
 /* A model of one local host run until the job ends (or ms). */
 static struct labmodel *
 run_model(struct loop *l, struct lab *lab, long ms)
@@ -87,24 +70,9 @@ run_model(struct loop *l, struct lab *lab, long ms)
 	lm = labmodel_new(l, lab, calops, &cb, err, sizeof err);
 	assert_non_null(lm);
 	loop_add_timer(l, 50, check, lm);
-	loop_add_timer(l, ms, timeout, NULL);
+	loop_add_timer(l, ms, jobfix_stop, NULL);
 	loop_run(l);
 	return lm;
-}
-
-static char *
-slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd != -1 && fstat(fd, &st) == 0);
-	buf = xmalloc((size_t)st.st_size + 1);
-	assert_int_equal(read_full(fd, buf, (size_t)st.st_size), 0);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
 }
 
 static void
@@ -123,22 +91,12 @@ test_resume_after_failed_writes(void **state)
 	struct lab lab;
 	struct ljob *j;
 	size_t alen, blen;
-	pid_t pid;
-	int st;
 
 	(void)state;
 	/* The job, started as an earlier console would have. */
 	snprintf(script, sizeof script, "i=0; while [ $i -lt %d ]; do echo "
 	    "line $i; i=$((i+1)); sleep 0.01; done", NLINES);
-	if ((pid = fork()) == 0) {
-		if (freopen("/dev/null", "w", stdout) == NULL)
-			_exit(127);
-		execl(calops, calops, "run", "--id", JOB, "--", "sh", "-c",
-		    script, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	jobfix_run(calops, JOB, script);
 	dir = xasprintf("%s/calops/streams/local", tmpdir);
 	assert_int_equal(fileio_make_dirs(dir, 0700, err, sizeof err), 0);
 	free(dir);
@@ -152,7 +110,7 @@ test_resume_after_failed_writes(void **state)
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
 	l = loop_new();
-	loop_watch_signal(l, SIGCHLD, on_signal, NULL);
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
 	lm = run_model(l, &lab, 1500);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &big), 0);
 	j = labmodel_job(lm, 0);
@@ -166,8 +124,8 @@ test_resume_after_failed_writes(void **state)
 
 	mirror = xasprintf("%s/calops/streams/local/" JOB ".jsonl", tmpdir);
 	events = xasprintf("%s/jobs/" JOB "/events.jsonl", tmpdir);
-	a = slurp(mirror, &alen);
-	b = slurp(events, &blen);
+	a = jobfix_slurp(mirror, &alen);
+	b = jobfix_slurp(events, &blen);
 	assert_true(alen > 0 && alen <= 4096);
 	assert_memory_equal(a, b, alen);	/* a prefix of whole lines */
 	assert_int_equal(a[alen - 1], '\n');
@@ -175,7 +133,7 @@ test_resume_after_failed_writes(void **state)
 
 	/* Started again: the rest comes from the host, each event once. */
 	l = loop_new();
-	loop_watch_signal(l, SIGCHLD, on_signal, NULL);
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
 	lm = run_model(l, &lab, 30000);
 	j = labmodel_job(lm, 0);
 	assert_int_equal(j->state, LJ_DONE);
@@ -185,8 +143,8 @@ test_resume_after_failed_writes(void **state)
 	labmodel_free(lm);
 	loop_free(l);
 	free(b);
-	b = slurp(events, &blen);
-	a = slurp(mirror, &alen);
+	b = jobfix_slurp(events, &blen);
+	a = jobfix_slurp(mirror, &alen);
 	assert_int_equal(alen, blen);
 	assert_memory_equal(a, b, blen);
 	free(a);
@@ -197,28 +155,6 @@ test_resume_after_failed_writes(void **state)
 	lab_release(&lab);
 }
 
-static int
-setup(void **state)
-{
-	char *jobs;
-
-	(void)state;
-	assert_non_null(mkdtemp(tmpdir));
-	setenv("XDG_STATE_HOME", tmpdir, 1);
-	jobs = xasprintf("%s/jobs", tmpdir);
-	setenv("CALOPS_JOBS_DIR", jobs, 1);
-	free(jobs);
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	fileio_remove_tree(tmpdir);
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -226,10 +162,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_resume_after_failed_writes),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_labresume CALOPS_BINARY\n");
-		return 2;
-	}
-	calops = argv[1];
-	return cmocka_run_group_tests(tests, setup, teardown);
+	calops = jobfix_main_args(argc, argv, tmpdir);
+	return cmocka_run_group_tests(tests, jobfix_group_setup,
+	    jobfix_group_teardown);
 }

@@ -1,0 +1,318 @@
+/*
+ * test_labshare.c: two consoles on one state folder, with the real calops
+ * binary (argv[1]) running durable jobs and `calops tail` feeding both lab
+ * models (one loop, as two consoles would each have theirs).
+ *
+ * The first model holds the lock and follows a long job.  The second one
+ * watches: it follows the same job live without writing, and sees a job
+ * started after it (its record appears in the streams folder), again
+ * without writing a mirror for it.  The first model is then stopped (its
+ * console quit) while the long job still runs (it waits for a file the
+ * test makes afterwards) and after the short one has ended.  The second takes over: both jobs end with every event applied
+ * once, both mirrors are the same bytes as the jobs' own events.jsonl
+ * (the short job's made whole from the host, the long job's first lines
+ * written by the first model), and each outcome is in the action log once.
+ *
+ *	test_labshare CALOPS_BINARY
+ */
+#include "calops.h"
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fileio.h"
+#include "job.h"
+#include "jobfixture.h"
+#include "lab.h"
+#include "labmodel.h"
+#include "loop.h"
+
+#define LONG_JOB	"share1"
+#define LONG_LINES	300
+#define SHORT_JOB	"share2"
+#define SHORT_LINES	40
+
+static const char *calops;
+static char tmpdir[] = "/tmp/calops-labshare.XXXXXX";
+static char warned[8][512];
+static int nwarn;
+
+static void
+on_warn(struct labmodel *lm, const char *msg, void *arg)
+{
+	(void)lm;
+	(void)arg;
+	if (nwarn < (int)nitems(warned))
+		snprintf(warned[nwarn], sizeof warned[0], "%s", msg);
+	nwarn++;
+}
+
+static bool
+warned_of(const char *s)
+{
+	int i;
+
+	for (i = 0; i < nwarn && i < (int)nitems(warned); i++)
+		if (strstr(warned[i], s) != NULL)
+			return true;
+	return false;
+}
+
+static void
+run_for(struct loop *l, long ms)
+{
+	loop_add_timer(l, ms, jobfix_stop, NULL);
+	loop_run(l);
+}
+
+struct until {
+	bool		(*holds)(struct labmodel *);
+	struct labmodel	*lm;
+	bool		  done;
+};
+
+static void
+until_check(struct loop *l, void *arg)
+{
+	struct until *u = arg;
+
+	if (u->holds(u->lm)) {
+		u->done = true;
+		loop_stop(l);
+		return;
+	}
+	loop_add_timer(l, 20, until_check, u);
+}
+
+/* Run the loop until holds(lm), checked every 20 ms; at most 30 s. */
+static bool
+run_until(struct loop *l, bool (*holds)(struct labmodel *),
+    struct labmodel *lm)
+{
+	struct until u = { holds, lm, false };
+	long t = loop_add_timer(l, 30000, jobfix_stop, NULL);
+
+	loop_add_timer(l, 0, until_check, &u);
+	loop_run(l);
+	if (u.done)
+		loop_del_timer(l, t);
+	return u.done;
+}
+
+static struct ljob *
+job_of(struct labmodel *lm, const char *id)
+{
+	struct ljob *j;
+	size_t i;
+
+	for (i = 0; (j = labmodel_job(lm, i)) != NULL; i++)
+		if (strcmp(j->id, id) == 0)
+			return j;
+	return NULL;
+}
+
+/* A durable job printing n lines (half of them, then the rest once the
+ * file go exists, when go is set), and its record, as a console makes
+ * them (the record first). */
+static void
+start_job(const char *id, int n, const char *go)
+{
+	char *meta, *path, script[512], err[256];
+
+	meta = xasprintf("{\"v\":1,\"id\":\"%s\",\"host\":\"local\","
+	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
+	    "\"target_s\":0,\"command\":\"sh\",\"label\":\"lines %s\","
+	    "\"started\":%.3f}", id, id, job_now());
+	path = xasprintf("%s/calops/streams/local/%s.json", tmpdir, id);
+	assert_int_equal(file_replace(path, meta, strlen(meta), 0600, false,
+	    err, sizeof err), 0);
+	free(path);
+	free(meta);
+	snprintf(script, sizeof script, "i=0; while [ $i -lt %d ]; do echo "
+	    "line $i; i=$((i+1)); [ $i = %d ] && while [ ! -e '%s' ]; do "
+	    "sleep 0.01; done; sleep 0.01; done", n, go != NULL ? n / 2 : -1,
+	    go != NULL ? go : "");
+	jobfix_run(calops, id, script);
+}
+
+static char *
+mirror_of(const char *id)
+{
+	return xasprintf("%s/calops/streams/local/%s.jsonl", tmpdir, id);
+}
+
+static char *
+events_of(const char *id)
+{
+	return xasprintf("%s/jobs/%s/events.jsonl", tmpdir, id);
+}
+
+/* Whether a job's mirror is its events.jsonl, byte for byte. */
+static bool
+mirror_whole(const char *id)
+{
+	char *m = mirror_of(id), *e = events_of(id), *a = NULL, *b = NULL;
+	struct stat sm, se;
+	size_t alen, blen;
+	bool same = false;
+
+	if (stat(m, &sm) == 0 && stat(e, &se) == 0 &&
+	    sm.st_size == se.st_size) {
+		a = jobfix_slurp(m, &alen);
+		b = jobfix_slurp(e, &blen);
+		same = alen == blen && memcmp(a, b, alen) == 0;
+	}
+	free(a);
+	free(b);
+	free(m);
+	free(e);
+	return same;
+}
+
+static bool
+long_job_halfway(struct labmodel *lm)
+{
+	struct ljob *j = job_of(lm, LONG_JOB);
+
+	return j != NULL && j->events > LONG_LINES / 2;
+}
+
+static bool
+short_job_done(struct labmodel *lm)
+{
+	struct ljob *j = job_of(lm, SHORT_JOB);
+
+	return j != NULL && !ljob_live(j);
+}
+
+/* Both jobs ended and both mirrors whole. */
+static bool
+all_done(struct labmodel *lm)
+{
+	struct ljob *a = job_of(lm, LONG_JOB), *b = job_of(lm, SHORT_JOB);
+
+	return a != NULL && b != NULL && !ljob_live(a) && !ljob_live(b) &&
+	    mirror_whole(LONG_JOB) && mirror_whole(SHORT_JOB);
+}
+
+/* Lines of the action log naming job id with an outcome. */
+static int
+outcomes_of(const char *id)
+{
+	char *path = xasprintf("%s/calops/actions.jsonl", tmpdir), *text, *p,
+	    *nl, *want = xasprintf("\"job\":\"%s\"", id);
+	size_t len;
+	int n = 0;
+
+	text = jobfix_slurp(path, &len);
+	for (p = text; *p != '\0'; p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		n += strstr(p, want) != NULL && strstr(p, "\"outcome\"") != NULL;
+	}
+	free(text);
+	free(want);
+	free(path);
+	return n;
+}
+
+static void
+test_watch_then_take_over(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct labmodel *owner, *watcher;
+	struct ljob *j;
+	struct lab lab;
+	struct loop *l;
+	struct stat st;
+	char err[512], *dir, *path, *go;
+	int fd;
+
+	(void)state;
+	dir = xasprintf("%s/calops/streams/local", tmpdir);
+	assert_int_equal(fileio_make_dirs(dir, 0700, err, sizeof err), 0);
+	free(dir);
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	go = xasprintf("%s/go", tmpdir);
+	start_job(LONG_JOB, LONG_LINES, go);
+
+	l = loop_new();
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
+	owner = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
+	assert_non_null(owner);
+	assert_false(labmodel_watching(owner));
+	watcher = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
+	assert_non_null(watcher);
+	assert_true(labmodel_watching(watcher));
+	assert_true(warned_of("another calops console follows these jobs"));
+
+	/* Watching: the long job live in both, and nothing to start. */
+	assert_true(run_until(l, long_job_halfway, watcher));
+	assert_true(run_until(l, long_job_halfway, owner));
+	assert_null(labmodel_start(watcher, &(struct ljob_spec){ .host =
+	    "local", .kind = LJOB_GOLDEN }, err, sizeof err));
+	assert_non_null(strstr(err, "another calops console"));
+
+	/* A job the owner starts shows up in the watcher, not mirrored. */
+	start_job(SHORT_JOB, SHORT_LINES, NULL);
+	assert_true(run_until(l, short_job_done, watcher));
+	j = job_of(watcher, SHORT_JOB);
+	assert_int_equal(j->state, LJ_DONE);
+	assert_int_equal(j->events, SHORT_LINES + 2);
+	path = mirror_of(SHORT_JOB);
+	assert_int_equal(stat(path, &st), -1);
+	free(path);
+	assert_true(ljob_live(job_of(owner, LONG_JOB)));
+	assert_true(ljob_live(job_of(watcher, LONG_JOB)));
+
+	/* The owner quits mid-job: the watcher takes over, and the job goes
+	 * on to its end. */
+	labmodel_free(owner);
+	run_for(l, 200);
+	assert_false(labmodel_watching(watcher));
+	assert_true(warned_of("this one follows the lab's jobs now"));
+	assert_true(ljob_live(job_of(watcher, LONG_JOB)));
+	fd = open(go, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd != -1);
+	close(fd);
+	assert_true(run_until(l, all_done, watcher));
+	j = job_of(watcher, LONG_JOB);
+	assert_int_equal(j->state, LJ_DONE);
+	assert_int_equal(j->events, LONG_LINES + 2);
+	assert_int_equal(j->last_seq, LONG_LINES + 2);
+	assert_int_equal(j->bad_lines, 0);
+	j = job_of(watcher, SHORT_JOB);
+	assert_int_equal(j->events, SHORT_LINES + 2);
+	assert_int_equal(j->bad_lines, 0);
+	assert_true(mirror_whole(LONG_JOB));
+	assert_true(mirror_whole(SHORT_JOB));
+	assert_int_equal(outcomes_of(LONG_JOB), 1);
+	assert_int_equal(outcomes_of(SHORT_JOB), 1);
+	labmodel_free(watcher);
+	loop_free(l);
+	lab_release(&lab);
+	free(go);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_watch_then_take_over),
+	};
+
+	calops = jobfix_main_args(argc, argv, tmpdir);
+	return cmocka_run_group_tests(tests, jobfix_group_setup,
+	    jobfix_group_teardown);
+}
