@@ -8,9 +8,9 @@
  *
  * t (or Enter) triggers the selected scenario on the selected chip once the
  * chip id has been typed in the status bar; anything else cancels, and
- * --readonly refuses.  H moves to the next reachable host.  The screen is
- * redrawn when the lab model says something changed, so it needs no timer:
- * it shows times, not ages.
+ * --readonly refuses.  H moves to the next host that can run faults.  The
+ * screen is redrawn when the lab model says something changed, so it needs
+ * no timer: it shows times, not ages.
  */
 #include "calops.h"
 
@@ -426,28 +426,29 @@ trigger(struct app *a, struct faults_view *v)
 	return R_REDRAW;
 }
 
-/* H: the next host whose transport is up. */
+/* H: the next host that can run faults: reachable, with a workspace (as
+ * the gate-job question offers). */
 static int
 next_host(struct app *a, struct faults_view *v)
 {
 	const struct lab *lab = labmodel_lab(a->labm);
-	char err[256];
 	size_t k, i;
 
 	for (k = 1; k <= lab->nhosts; k++) {
 		i = (v->host + k) % lab->nhosts;
-		if (labmodel_transport(a->labm, lab->hosts[i].name, err,
-		    sizeof err) == NULL)
+		if (!labmodel_host_usable(a->labm, lab->hosts[i].name))
 			continue;
 		if (i == v->host) {
-			app_message(a, false, "%s is the only reachable host",
+			app_message(a, false, "%s is the only host that can run "
+			    "faults (reachable, with a workspace)",
 			    lab->hosts[i].name);
 			return R_REDRAW;
 		}
 		set_host(v, i);
 		return R_REDRAW;
 	}
-	app_message(a, true, "no reachable host");
+	app_message(a, true, "no host can run faults: none is reachable with "
+	    "a workspace (see the lab file)");
 	return R_REDRAW;
 }
 

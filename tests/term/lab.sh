@@ -33,6 +33,27 @@ keys q
 wait_exit 0
 rm "$TMP/config/calops/lab.yaml"
 
+# The faults screen's H moves only between hosts that can run faults:
+# `spare` is reachable but has no workspace, `far` is not reachable.
+cat >"$TMP/three-hosts.yaml" <<YAML
+hosts:
+  - {name: local, transport: local, chips: [0, 1]}
+  - {name: spare, transport: local}
+  - {name: far, transport: ssh, address: far.example.net}
+workspaces:
+  - {host: local, path: $COMPLETE}
+YAML
+launch "$TMP/three-hosts.yaml"
+wait_for "11 of 11 gates pass"
+keys 6
+wait_for "[6 Faults]"
+expect "host local · chips 0-1"
+keys H
+wait_for "local is the only host that can run faults"
+expect "host local · chips 0-1"
+keys q
+wait_exit 0
+
 # A lab with only SSH hosts: a clear refusal, status 2.
 cat >"$TMP/ssh-lab.yaml" <<YAML
 hosts:
