@@ -259,6 +259,8 @@ unload_old_soaks(struct labmodel *lm)
 	}
 }
 
+/* A job being replayed, or still followed (an ended one whose mirror is
+ * caught up after a takeover), is not the oldest to go. */
 void
 lm_job_insert(struct labmodel *lm, struct ljob_int *j)
 {
@@ -267,7 +269,9 @@ lm_job_insert(struct labmodel *lm, struct ljob_int *j)
 	if (lm->njobs >= LAB_JOBS_MAX) {
 		for (i = lm->njobs; i-- > 0;)
 			if (!ljob_live(&lm->jobs[i]->pub) &&
-			    lm->jobs[i]->replay == NULL) {
+			    lm->jobs[i]->replay == NULL &&
+			    lm->jobs[i]->follow == NULL &&
+			    lm->jobs[i]->retry_timer == -1) {
 				ljob_free(lm->jobs[i]);
 				memmove(&lm->jobs[i], &lm->jobs[i + 1],
 				    (lm->njobs - i - 1) * sizeof *lm->jobs);

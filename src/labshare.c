@@ -100,6 +100,7 @@ rescan(struct labmodel *lm)
 	for (i = 0; i < n; i++) {
 		j = v[i];
 		job_setup(lm, j, j->pub.kind == LJOB_SOAK);
+		j->adopted = true;	/* the other console's job */
 		j->pub.state = LJ_RUNNING;
 		j->pub.replaying = ljob_replay_open(j) == 0;
 		lm_job_insert(lm, j);
@@ -121,12 +122,14 @@ streams_changed(void *arg)
 
 /* ---- waiting for the lock ---- */
 
+static int	start_waiter(struct labmodel *lm, char *err, size_t errlen);
+
 static void
 waiter_readable(struct loop *l, int fd, short revents, void *arg)
 {
 	struct labmodel *lm = arg;
 	struct lshare *s = lm->share;
-	char c;
+	char c, err[256];
 	ssize_t n;
 
 	(void)l;
@@ -138,27 +141,40 @@ waiter_readable(struct loop *l, int fd, short revents, void *arg)
 	loop_del_fd(lm->loop, fd);
 	close(fd);
 	s->waiter_fd = -1;
-	/* Reaped here or by the loop's SIGCHLD handler, whichever is first. */
-	waitpid(s->waiter, NULL, WNOHANG);
+	/* It has written or died: this does not wait long.  ECHILD when the
+	 * loop's SIGCHLD handler reaped it first. */
+	while (waitpid(s->waiter, NULL, 0) == -1 && errno == EINTR)
+		;
 	s->waiter = -1;
-	if (n == 1)
+	/* Killed before it wrote, it may have taken the lock all the same
+	 * (it is this console's): ask the lock itself. */
+	if (n == 1 || flock(lm->lock_fd, LOCK_EX | LOCK_NB) == 0) {
 		take_over(lm);
-	else
+		return;
+	}
+	if (start_waiter(lm, err, sizeof err) != 0)
 		lm_warn(lm, "stopped waiting for the other calops console to "
-		    "quit: restart this one to take over its jobs");
+		    "quit (%s): restart this one to take over its jobs", err);
 }
 
 /* Close every fd from 3 up but a and b. */
 static void
 keep_only(int a, int b)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	int lo = a < b ? a : b, hi = a < b ? b : a, fd;
+	long max;
 
-	if (lo > 3)
-		close_range(3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
-	close_range((unsigned)hi + 1, ~0U, 0);
+	if ((lo <= 3 || close_range(3, (unsigned)lo - 1, 0) == 0) &&
+	    (hi <= lo + 1 || close_range((unsigned)lo + 1, (unsigned)hi - 1,
+	    0) == 0) && close_range((unsigned)hi + 1, ~0U, 0) == 0)
+		return;
+	/* A kernel without close_range (before 5.9). */
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = 3; fd < max; fd++)
+		if (fd != a && fd != b)
+			close(fd);
 }
 
 /* Fork the child that blocks in flock() for us. */
@@ -225,6 +241,12 @@ lm_share_start(struct labmodel *lm)
 	free(path);
 	if (lm->lock_fd == -1 || flock(lm->lock_fd, LOCK_EX | LOCK_NB) == 0)
 		return;
+	if (errno != EWOULDBLOCK) {
+		/* No locks on this file system: one console is the rule. */
+		lm_warn(lm, "cannot lock '%s/.lock' (%s): run one console on "
+		    "this state folder", lm->streams, strerror(errno));
+		return;
+	}
 	lm->observer = true;
 	lm->share = s = xcalloc(1, sizeof *s);
 	s->waiter_fd = -1;
@@ -274,11 +296,14 @@ take_over(struct labmodel *lm)
 {
 	size_t i;
 
-	rescan(lm);	/* records it wrote just before it went */
-	lm_share_stop(lm);
 	lm->observer = false;
 	for (i = 0; i < lm->njobs; i++)
 		ljob_take_over(lm->jobs[i]);
+	/* Records it wrote just before it went: followed as this console's
+	 * (a job inserted here may push out an ended one, never one whose
+	 * mirror is being caught up). */
+	rescan(lm);
+	lm_share_stop(lm);
 	lm_warn(lm, "the other calops console quit: this one follows the "
 	    "lab's jobs now");
 	lm_changed(lm);

@@ -443,9 +443,13 @@ ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
 		lm_warn(j->lm, "cannot read '%s': %s", j->mirror_path,
 		    strerror(errno));
 	else if (!keep_file && rc == 1 &&
-	    ftruncate(r->fd, (off_t)r->whole) != 0)
+	    ftruncate(r->fd, (off_t)r->whole) != 0) {
+		/* Appending after the cut line would merge it with the next
+		 * event: written no more (the next start fetches the rest). */
 		lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
 		    strerror(errno));
+		j->mirror_failed = true;
+	}
 	j->mirror_size = (off_t)r->whole;
 	j->mirror_seq = j->pub.last_seq;
 	replay_close(j);
@@ -463,9 +467,11 @@ static bool
 mirror_tail(int fd, off_t size, off_t *whole, int64_t *seq,
     enum event_type *type)
 {
+	/* A line the console wrote is at most an event and its LF: a cut one
+	 * is shorter, the whole one before it no longer. */
 	size_t cap = EVENT_LINE_MAX + 2;
-	off_t at = size > (off_t)cap ? size - (off_t)cap : 0;
 	char *buf = xmalloc(cap), *nl, *line;
+	off_t at = size > (off_t)cap ? size - (off_t)cap : 0;
 	struct event ev;
 	ssize_t n;
 	bool ok = false;
@@ -473,34 +479,39 @@ mirror_tail(int fd, off_t size, off_t *whole, int64_t *seq,
 	*whole = size;
 	*seq = -1;
 	*type = EVENT_LOG;
-	if (size == 0) {
-		*seq = 0;
-		free(buf);
-		return true;
-	}
-	if ((n = pread(fd, buf, cap, at)) <= 0 ||
-	    (nl = memrchr(buf, '\n', (size_t)n)) == NULL) {
-		/* No line at all: none when the file is that short. */
-		if (n > 0 && at == 0) {
+	/* Where the last whole line ends. */
+	if ((n = pread(fd, buf, (size_t)(size - at), at)) != size - at)
+		goto out;
+	if ((nl = memrchr(buf, '\n', (size_t)n)) == NULL) {
+		/* No LF at all is an empty mirror (or one cut line) when the
+		 * file is that short; longer, it is not a mirror. */
+		if (at == 0) {
 			*whole = 0;
 			*seq = 0;
 			ok = true;
 		}
-		free(buf);
-		return ok;
+		goto out;
 	}
 	*whole = at + (nl - buf) + 1;
+	/* That line, read whole with the LF before it. */
+	at = *whole > (off_t)cap ? *whole - (off_t)cap : 0;
+	if ((n = pread(fd, buf, (size_t)(*whole - at), at)) != *whole - at)
+		goto out;
+	nl = buf + n - 1;
 	line = memrchr(buf, '\n', (size_t)(nl - buf));
-	line = line != NULL ? line + 1 : buf;
-	/* A line that starts before what was read is longer than any
-	 * event: not one. */
-	if ((line != buf || at == 0) && memchr(line, '\0', (size_t)(nl -
-	    line)) == NULL && event_parse(line, (size_t)(nl - line), &ev) ==
-	    EVENT_OK) {
+	if (line != NULL)
+		line++;
+	else if (at == 0)
+		line = buf;
+	else
+		goto out;	/* longer than any event */
+	if (memchr(line, '\0', (size_t)(nl - line)) == NULL &&
+	    event_parse(line, (size_t)(nl - line), &ev) == EVENT_OK) {
 		*seq = ev.seq;
 		*type = ev.type;
 		ok = true;
 	}
+out:
 	free(buf);
 	return ok;
 }
@@ -571,6 +582,7 @@ static void
 on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 {
 	struct ljob_int *j = arg;
+	bool no_job = strstr(err != NULL ? err : "", "no job '") != NULL;
 
 	(void)f;
 	j->follow = NULL;
@@ -578,25 +590,29 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 		lm_changed(j->lm);
 		return;
 	}
-	if (strstr(err, "no job '") != NULL) {
-		/* Watching another console's jobs: it writes the record
-		 * before the host knows the job, so not yet is not never;
-		 * a record it took back was never started. */
-		if (j->lm->observer && j->meta_path != NULL &&
-		    access(j->meta_path, F_OK) != 0) {
-			snprintf(j->pub.err, sizeof j->pub.err, "not started "
-			    "by the console that owns it");
-			j->pub.state = LJ_BROKEN;
-			lm_changed(j->lm);
-		} else if (j->lm->observer)
-			retry_later(j, err);
-		else
-			/* The host has no such job: trying again will not
-			 * bring it back. */
-			ljob_gone(j, err);
+	if (j->ended && no_job) {
+		/* Catching up a mirror after a takeover: the job's outcome is
+		 * known, only its mirror stays short. */
+		lm_warn(j->lm, "'%s' cannot be completed: %s", j->mirror_path,
+		    err);
+		j->mirror_failed = true;
 		return;
 	}
-	retry_later(j, err);
+	if (no_job && j->lm->observer && j->meta_path != NULL &&
+	    access(j->meta_path, F_OK) != 0) {
+		/* The console that owns it took its record back. */
+		snprintf(j->pub.err, sizeof j->pub.err, "not started by the "
+		    "console that owns it");
+		j->pub.state = LJ_BROKEN;
+		lm_changed(j->lm);
+	} else if (no_job && !j->lm->observer && !j->adopted)
+		/* The host has no such job: trying again will not bring it
+		 * back. */
+		ljob_gone(j, err);
+	else
+		/* Another console writes the record before the host knows
+		 * the job (or did, and quit): not yet is not never. */
+		retry_later(j, err);
 }
 
 static const struct follow_ops follow_ops = {
@@ -640,6 +656,12 @@ retry_fire(struct loop *l, void *arg)
 static void
 retry_later(struct ljob_int *j, const char *why)
 {
+	if (j->retries >= RETRY_MAX && j->ended) {
+		lm_warn(j->lm, "'%s' cannot be completed: %s", j->mirror_path,
+		    why);
+		j->mirror_failed = true;
+		return;
+	}
 	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
 	if (j->retries >= RETRY_MAX) {
 		j->pub.state = LJ_BROKEN;
@@ -693,6 +715,16 @@ ljob_take_over(struct ljob_int *j)
 	off_t whole;
 	int fd;
 
+	j->adopted = true;
+	/* Whether the other console logged the outcome, as it last said
+	 * (also for a job whose replay is under way: its end is applied as
+	 * this console's). */
+	if (j->meta_path != NULL &&
+	    (rec = ljob_from_meta(j->lm, j->meta_path, err, sizeof err)) !=
+	    NULL) {
+		j->outcome_logged = rec->outcome_logged;
+		ljob_free(rec);
+	}
 	/* A replay under way ends as this console's (labreplay.c). */
 	if (j->replay != NULL || j->mirror_path == NULL)
 		return;
@@ -708,22 +740,16 @@ ljob_take_over(struct ljob_int *j)
 		lm_warn(j->lm, "'%s' does not end in an event: it is not "
 		    "written any more", j->mirror_path);
 		j->mirror_failed = true;
+	} else if (whole < st.st_size && ftruncate(fd, whole) != 0) {
+		lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
+		    strerror(errno));
+		j->mirror_failed = true;
 	} else {
-		if (whole < st.st_size && ftruncate(fd, whole) != 0)
-			lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
-			    strerror(errno));
 		j->mirror_size = whole;
 		j->mirror_seq = seq;
 	}
 	if (fd != -1)
 		close(fd);
-	/* Whether the other console logged the outcome, as it last said. */
-	if (j->meta_path != NULL &&
-	    (rec = ljob_from_meta(j->lm, j->meta_path, err, sizeof err)) !=
-	    NULL) {
-		j->outcome_logged = rec->outcome_logged;
-		ljob_free(rec);
-	}
 	if (j->ended && !j->outcome_logged) {
 		outcome_words(&j->pub, err, sizeof err);
 		ljob_log_action(j, err);

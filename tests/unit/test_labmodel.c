@@ -19,9 +19,12 @@
 
 #include <cmocka.h>
 
+#include "buf.h"
+#include "event.h"
 #include "fileio.h"
 #include "lab.h"
 #include "labmodel.h"
+#include "labmodel_int.h"
 #include "loop.h"
 #include "metrics.h"
 
@@ -107,6 +110,70 @@ count_outcomes(void)
 		n += strstr(line, "\"outcome\"") != NULL;
 	fclose(f);
 	return n;
+}
+
+/* mirror_ended() on a file of these bytes (n of them). */
+static bool
+ended_with(const char *bytes, size_t n)
+{
+	char *path = xasprintf("%s/ended.jsonl", tmpdir), err[256];
+	bool ended;
+
+	assert_int_equal(file_replace(path, bytes, n, 0600, false, err,
+	    sizeof err), 0);
+	ended = mirror_ended(path);
+	free(path);
+	return ended;
+}
+
+/* Whether a mirror ends with the job's end, whatever a crash left after
+ * it and however long its lines are. */
+static void
+test_mirror_ended(void **state)
+{
+	const char hello[] = "{\"v\":1,\"seq\":1,\"ts\":1,\"type\":\"hello\"}\n";
+	const char end[] = "{\"v\":1,\"seq\":2,\"ts\":2,\"type\":\"end\","
+	    "\"exit_code\":0}\n";
+	struct buf b;
+	size_t i;
+
+	(void)state;
+	assert_false(ended_with("", 0));
+	assert_false(ended_with(hello, strlen(hello)));
+	buf_init(&b, 256 << 10);
+	buf_add(&b, hello, strlen(hello));
+	buf_add(&b, end, strlen(end));
+	assert_true(ended_with(b.data, b.len));
+	/* A line cut by a crash after the end. */
+	buf_add(&b, "{\"v\":1,\"seq\":3,", 15);
+	assert_true(ended_with(b.data, b.len));
+	assert_false(ended_with(b.data, strlen(hello) + 20));
+	/* An end near the longest event, then 20 KiB a crash cut: more
+	 * than one event's length from the file's end to the end's start. */
+	buf_reset(&b);
+	buf_add(&b, hello, strlen(hello));
+	buf_adds(&b, "{\"v\":1,\"seq\":2,\"ts\":2,\"type\":\"end\","
+	    "\"exit_code\":0,\"note\":\"");
+	for (i = 0; i < EVENT_LINE_MAX - 200; i++)
+		buf_addc(&b, 'x');
+	buf_adds(&b, "\"}\n");
+	for (i = 0; i < 20000; i++)
+		buf_addc(&b, 'y');
+	assert_true(ended_with(b.data, b.len));
+	/* A last line longer than any event is not an end. */
+	buf_reset(&b);
+	buf_add(&b, hello, strlen(hello));
+	for (i = 0; i < EVENT_LINE_MAX + 100; i++)
+		buf_addc(&b, 'z');
+	buf_add(&b, end, strlen(end) - 1);
+	buf_addc(&b, '\n');
+	assert_false(ended_with(b.data, b.len));
+	/* Garbage with no LF at all, longer than an event. */
+	buf_reset(&b);
+	for (i = 0; i < 3 * EVENT_LINE_MAX; i++)
+		buf_addc(&b, 'q');
+	assert_false(ended_with(b.data, b.len));
+	buf_release(&b);
 }
 
 static int
@@ -352,6 +419,7 @@ main(void)
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_soaks_loaded),
+		cmocka_unit_test(test_mirror_ended),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,6 +17,7 @@
  */
 #include "calops.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <fcntl.h>
@@ -39,6 +40,7 @@
 #define LONG_LINES	300
 #define SHORT_JOB	"share2"
 #define SHORT_LINES	40
+#define LATE_JOB	"share3"
 
 static const char *calops;
 static char tmpdir[] = "/tmp/calops-labshare.XXXXXX";
@@ -119,13 +121,11 @@ job_of(struct labmodel *lm, const char *id)
 	return NULL;
 }
 
-/* A durable job printing n lines (half of them, then the rest once the
- * file go exists, when go is set), and its record, as a console makes
- * them (the record first). */
+/* A job's record, as a console writes it before the job starts. */
 static void
-start_job(const char *id, int n, const char *go)
+write_record(const char *id)
 {
-	char *meta, *path, script[512], err[256];
+	char *meta, *path, err[256];
 
 	meta = xasprintf("{\"v\":1,\"id\":\"%s\",\"host\":\"local\","
 	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
@@ -136,11 +136,28 @@ start_job(const char *id, int n, const char *go)
 	    err, sizeof err), 0);
 	free(path);
 	free(meta);
+}
+
+/* A durable job printing n lines (half of them, then the rest once the
+ * file go exists, when go is set). */
+static void
+run_job(const char *id, int n, const char *go)
+{
+	char script[512];
+
 	snprintf(script, sizeof script, "i=0; while [ $i -lt %d ]; do echo "
 	    "line $i; i=$((i+1)); [ $i = %d ] && while [ ! -e '%s' ]; do "
 	    "sleep 0.01; done; sleep 0.01; done", n, go != NULL ? n / 2 : -1,
 	    go != NULL ? go : "");
 	jobfix_run(calops, id, script);
+}
+
+/* Both, as a console starts a job: the record first. */
+static void
+start_job(const char *id, int n, const char *go)
+{
+	write_record(id);
+	run_job(id, n, go);
 }
 
 static char *
@@ -305,11 +322,77 @@ test_watch_then_take_over(void **state)
 	free(go);
 }
 
+static bool
+late_job_done(struct labmodel *lm)
+{
+	struct ljob *j = job_of(lm, LATE_JOB);
+
+	return j != NULL && !ljob_live(j) && mirror_whole(LATE_JOB);
+}
+
+/*
+ * The other console wrote a job's record and quit before the host knew
+ * the job (its `calops run` still on the way).  Taking over, this one
+ * must wait for the job, not drop its record: it follows the job once it
+ * starts, and mirrors all of it.
+ */
+static void
+test_take_over_before_the_job_starts(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	char err[512], *path, *lockpath;
+	struct labmodel *lm;
+	struct ljob *j;
+	struct lab lab;
+	struct loop *l;
+	int lockfd;
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	/* The other console: the lock, and a record. */
+	lockpath = xasprintf("%s/calops/streams/.lock", tmpdir);
+	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(lockfd != -1 && flock(lockfd, LOCK_EX) == 0);
+	write_record(LATE_JOB);
+
+	l = loop_new();
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
+	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
+	assert_non_null(lm);
+	assert_true(labmodel_watching(lm));
+	run_for(l, 300);
+	close(lockfd);		/* it quits */
+	run_for(l, 1500);
+	assert_false(labmodel_watching(lm));
+	j = job_of(lm, LATE_JOB);
+	assert_non_null(j);
+	assert_int_equal(j->events, 0);
+	assert_int_not_equal(j->state, LJ_BROKEN);
+	path = xasprintf("%s/calops/streams/local/%s.json", tmpdir, LATE_JOB);
+	assert_int_equal(access(path, F_OK), 0);
+
+	/* Its `calops run` gets there. */
+	run_job(LATE_JOB, SHORT_LINES, NULL);
+	assert_true(run_until(l, late_job_done, lm));
+	j = job_of(lm, LATE_JOB);
+	assert_int_equal(j->state, LJ_DONE);
+	assert_int_equal(j->events, SHORT_LINES + 2);
+	assert_int_equal(outcomes_of(LATE_JOB), 1);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	free(path);
+	free(lockpath);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_watch_then_take_over),
+		cmocka_unit_test(test_take_over_before_the_job_starts),
 	};
 
 	calops = jobfix_main_args(argc, argv, tmpdir);
