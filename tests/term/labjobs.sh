@@ -2,7 +2,8 @@
 # lost across a console crash (§2): on a workspace whose G7 and G9 evidence
 # is missing, r on G7 and on G9 (the simulator at --time-scale 3000: a 24 h
 # soak in about 30 s) shows the gates running with progress; the console is
-# SIGKILLed in the middle of the soak and started again; the streams resume,
+# SIGKILLed in the middle of the soak and started again, then its stream
+# reader (`calops tail`) is SIGKILLed as a dropped link; the streams resume,
 # both gates turn green when their jobs end, and each job's mirror in
 # $XDG_STATE_HOME/calops/streams holds every event of the job exactly once,
 # in order: the same bytes as the job's own events.jsonl.
@@ -62,6 +63,21 @@ done
 # Started again: both streams resume where the mirror ends.
 launch "$TMP/lab.yaml"
 wait_re "^ G9 +▶ run"
+
+# A dropped stream (a dead link, on a local host): the console's `calops
+# tail` children are SIGKILLed mid-soak; it follows again from the
+# mirror's last seq + 1 after its backoff.
+pid=$(calops_pid) || fail "no calops running"
+tails=$(pgrep -P "$pid" -f "calops tail ") ||
+    fail "no calops tail under the console"
+kill -9 $tails
+for i in $(seq 1 50); do
+	again=$(pgrep -P "$pid" -f "calops tail ") &&
+	    [ "$again" != "$tails" ] && break
+	sleep 0.1
+done
+[ -n "$again" ] && [ "$again" != "$tails" ] ||
+    fail "the console did not follow again after its tail was killed"
 WAIT_SECS=120 wait_re "^ G7 +✔ pass"
 WAIT_SECS=120 wait_re "^ G9 +✔ pass"
 
