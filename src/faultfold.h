@@ -11,13 +11,14 @@
  * code of each scenario is the real runner's (runbook §11.3, the table in
  * share/sim/README.md); a structured error with another code is a mismatch.
  *
- * Which is the latest.  Results count in the order they arrived:
- * their timestamps are the tool's clock (a remote host's, or a simulator's
- * scaled one), not the console's, so they cannot be sorted against a job's
- * start.  A fault job that ended without a result (the runner crashed, was
- * killed, or the job never started) has no arrival of its own: it stands
- * just above the results of the jobs started before it, so a result from a
- * later job still covers it.
+ * Which is the latest.  Results count in the order the lab model keeps
+ * them: by their jobs' starts (the console's clock), then in the order each
+ * job reported them.  Their timestamps are the tool's clock (a remote
+ * host's, or a simulator's scaled one), so they cannot be sorted against
+ * each other across jobs.  A fault job that ended without a result (the
+ * runner crashed, was killed, or the job never started) stands just above
+ * the results of the jobs started before it, so a result from a later job
+ * still covers it.
  */
 #ifndef CALOPS_FAULTFOLD_H
 #define CALOPS_FAULTFOLD_H

@@ -531,6 +531,7 @@ void
 lm_add_fault(struct labmodel *lm, const struct lfault *f)
 {
 	struct lfault *d;
+	size_t i;
 
 	if (lm->nfaults == LAB_FAULTS_MAX) {
 		d = &lm->faults[0];
@@ -545,7 +546,16 @@ lm_add_fault(struct labmodel *lm, const struct lfault *f)
 	if (lm->nfaults == 0 || (lm->nfaults & (lm->nfaults - 1)) == 0)
 		lm->faults = xreallocarray(lm->faults, lm->nfaults ?
 		    lm->nfaults * 2 : 16, sizeof *lm->faults);
-	d = &lm->faults[lm->nfaults++];
+	/* After every result of a job started before or with its own: a
+	 * restart replays unfinished jobs first, and a result of an older
+	 * job replayed after must not pass for the latest. */
+	for (i = lm->nfaults; i > 0 &&
+	    lm->faults[i - 1].job_started > f->job_started; i--)
+		;
+	memmove(&lm->faults[i + 1], &lm->faults[i], (lm->nfaults - i) *
+	    sizeof *lm->faults);
+	lm->nfaults++;
+	d = &lm->faults[i];
 	*d = *f;
 	d->host = xstrdup(f->host);
 	d->job = xstrdup(f->job);

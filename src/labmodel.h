@@ -118,6 +118,7 @@ struct lfault {
 	bool		 structured, aborted, recovered;
 	double		 recover_ms;
 	double		 ts;		/* the event's ts */
+	double		 job_started;	/* its job's start (job_now) */
 };
 
 /* What the model tells its owner; any hook may be NULL. */
@@ -190,7 +191,9 @@ const struct ljob *labmodel_gate_job(const struct labmodel *lm, int gate);
 bool		 ljob_live(const struct ljob *j);
 const char	*ljob_state_name(enum ljob_state s);
 
-/* Fault results in arrival order (i < labmodel_nfaults). */
+/* Fault results (i < labmodel_nfaults) in the order their jobs started,
+ * then in the order each job reported them: the same live and after a
+ * restart, whatever order the mirrors are replayed in. */
 size_t		 labmodel_nfaults(const struct labmodel *lm);
 const struct lfault *labmodel_fault(const struct labmodel *lm, size_t i);
 /* The live jobs on host that use chip (a soak on it, a fault on it), for the

@@ -165,6 +165,7 @@ apply_fault(struct ljob_int *j, const json_t *o, double ts)
 	f.recovered = json_is_true(json_object_get(o, "recovered"));
 	f.recover_ms = json_number_value(json_object_get(o, "recover_ms"));
 	f.ts = ts;
+	f.job_started = j->pub.started;
 	lm_add_fault(j->lm, &f);
 }
 

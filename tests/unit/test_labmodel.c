@@ -112,6 +112,84 @@ count_outcomes(void)
 	return n;
 }
 
+/* Write text (freed here) as a local host's file under state dir dir. */
+static void
+put_in(const char *dir, const char *name, char *text)
+{
+	char *path = xasprintf("%s/calops/streams/local/%s", dir, name);
+	char err[256];
+
+	assert_int_equal(file_replace(path, text, strlen(text), 0600, false,
+	    err, sizeof err), 0);
+	free(path);
+	free(text);
+}
+
+/*
+ * Two fault jobs on one cell: the older ended with its result, the newer
+ * is still running with its own.  A restart replays the unfinished one
+ * first, yet the newer job's result is the latest, as it was live.
+ */
+static void
+test_fault_order(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [2]}\n";
+	const char meta[] = "{\"v\":1,\"id\":\"%s\",\"host\":\"local\","
+	    "\"kind\":\"fault\",\"gate\":7,\"chip\":2,\"chips\":[2],"
+	    "\"target_s\":0,\"scenario\":\"kv-full\",\"command\":\"x\","
+	    "\"label\":\"fault kv-full\",\"started\":%d}";
+	/* hello, the result (ts, aborted), and the end when asked. */
+	const char mirror[] = "{\"v\":1,\"seq\":1,\"ts\":1,\"type\":"
+	    "\"hello\"}\n{\"v\":1,\"seq\":2,\"ts\":%d,\"type\":\"fault\","
+	    "\"scenario\":\"kv-full\",\"chip\":2,\"error_code\":"
+	    "\"CALRT_E_KV_FULL\",\"structured_error\":true,\"aborted\":%s,"
+	    "\"recovered\":true,\"recover_ms\":1}\n%s";
+	const char end[] = "{\"v\":1,\"seq\":3,\"ts\":901,\"type\":\"end\","
+	    "\"exit_code\":0}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	char dir[] = "/tmp/calops-faultorder.XXXXXX", err[512], *p;
+	char *old_state = xstrdup(getenv("XDG_STATE_HOME"));
+	struct labmodel *lm;
+	struct loop *l;
+	struct lab lab;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_STATE_HOME", dir, 1);
+	p = xasprintf("%s/calops/streams/local", dir);
+	assert_int_equal(fileio_make_dirs(p, 0700, err, sizeof err), 0);
+	free(p);
+	/* The older job: ended, aborted (at a later ts of the tool's clock);
+	 * the newer one: still running, recovered. */
+	put_in(dir, "fault-old.json", xasprintf(meta, "fault-old", 3000));
+	put_in(dir, "fault-old.jsonl", xasprintf(mirror, 900, "true", end));
+	put_in(dir, "fault-new.json", xasprintf(meta, "fault-new", 4000));
+	put_in(dir, "fault-new.jsonl", xasprintf(mirror, 5, "false", ""));
+
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	l = loop_new();
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	loop_add_timer(l, 200, stop, NULL);
+	loop_run(l);
+	n = labmodel_nfaults(lm);
+	assert_int_equal(n, 2);
+	assert_string_equal(labmodel_fault(lm, 0)->job, "fault-old");
+	assert_true(labmodel_fault(lm, 0)->aborted);
+	assert_string_equal(labmodel_fault(lm, n - 1)->job, "fault-new");
+	assert_false(labmodel_fault(lm, n - 1)->aborted);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	fileio_remove_tree(dir);
+	setenv("XDG_STATE_HOME", old_state, 1);
+	free(old_state);
+}
+
 /* mirror_ended() on a file of these bytes (n of them). */
 static bool
 ended_with(const char *bytes, size_t n)
@@ -420,6 +498,7 @@ main(void)
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_soaks_loaded),
 		cmocka_unit_test(test_mirror_ended),
+		cmocka_unit_test(test_fault_order),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
