@@ -15,6 +15,11 @@
  * A mirror line that is cut or broken (a crash mid-write) is dropped and the
  * stream resumed from the last whole line.
  *
+ * One console writes a state folder's mirrors: the one holding the flock
+ * on streams/.lock.  Another one watches (labmodel_watching): it follows
+ * the same streams without writing, sees the jobs the first starts, starts
+ * none, and takes over the mirrors when the first quits (labshare.c).
+ *
  * Jobs run as durable jobs (`calops run`), so they outlive the console; the
  * model shows at most LAB_JOBS_MAX of them, the newest.  The runner is the
  * lab file's (`runner:`, argv split on blanks); on a local host a runner
