@@ -199,6 +199,8 @@ start_waiter(struct labmodel *lm, char *err, size_t errlen)
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
 		    getppid() != parent)
 			_exit(1);
+		/* What top and ps -o comm show for it. */
+		(void)prctl(PR_SET_NAME, "calops-lockwait");
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
