@@ -6,6 +6,7 @@
 #include "calops.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include "labmodel_int.h"
 
@@ -101,6 +102,29 @@ replay_fire(struct loop *l, void *arg)
 }
 
 /*
+ * An ended job past those the console shows: its files go, the record
+ * first (a mirror without one is never read), so that the mirrors of 24 h
+ * soaks (gigabytes each) do not pile up.  Nothing is lost: the job's own
+ * events stay on its host and its outcome is in the action log.  A
+ * watching console leaves this to the one that writes.
+ */
+static void
+forget_files(struct labmodel *lm, const struct ljob_int *j)
+{
+	static const char *const exts[] = { "json", "jsonl", "acks" };
+	char *path;
+	size_t i;
+
+	for (i = 0; i < nitems(exts) && !lm->observer; i++) {
+		path = lm_job_path(lm, j->pub.host, j->pub.id, exts[i]);
+		if (unlink(path) != 0 && errno != ENOENT)
+			lm_warn(lm, "cannot remove '%s': %s", path,
+			    strerror(errno));
+		free(path);
+	}
+}
+
+/*
  * The jobs this console (or an earlier one) started, newest first: every
  * one whose mirror has not ended (it may still run), and the newest ended
  * ones up to LAB_JOBS_MAX in all.  Soaks keep their samples when unfinished
@@ -129,6 +153,7 @@ lm_replay_init(struct labmodel *lm)
 	for (i = 0; i < n; i++) {
 		j = v[i];
 		if (!j->unfinished && live + kept >= LAB_JOBS_MAX) {
+			forget_files(lm, j);
 			ljob_free(j);
 			continue;
 		}

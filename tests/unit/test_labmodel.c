@@ -10,8 +10,10 @@
  */
 #include "calops.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -112,6 +114,29 @@ count_outcomes(void)
 	return n;
 }
 
+/* A state folder of the test's own (dir a mkdtemp template) with the local
+ * host's streams folder; returns the XDG_STATE_HOME to go back to. */
+static char *
+private_state(char *dir)
+{
+	char *old = xstrdup(getenv("XDG_STATE_HOME")), *p, err[256];
+
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_STATE_HOME", dir, 1);
+	p = xasprintf("%s/calops/streams/local", dir);
+	assert_int_equal(fileio_make_dirs(p, 0700, err, sizeof err), 0);
+	free(p);
+	return old;
+}
+
+static void
+end_private_state(const char *dir, char *old)
+{
+	fileio_remove_tree(dir);
+	setenv("XDG_STATE_HOME", old, 1);
+	free(old);
+}
+
 /* Write text (freed here) as a local host's file under state dir dir. */
 static void
 put_in(const char *dir, const char *name, char *text)
@@ -148,19 +173,15 @@ test_fault_order(void **state)
 	const char end[] = "{\"v\":1,\"seq\":3,\"ts\":901,\"type\":\"end\","
 	    "\"exit_code\":0}\n";
 	const struct labmodel_cb cb = { .warn = on_warn };
-	char dir[] = "/tmp/calops-faultorder.XXXXXX", err[512], *p;
-	char *old_state = xstrdup(getenv("XDG_STATE_HOME"));
+	char dir[] = "/tmp/calops-faultorder.XXXXXX", err[512];
+	char *old_state;
 	struct labmodel *lm;
 	struct loop *l;
 	struct lab lab;
 	size_t n;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	setenv("XDG_STATE_HOME", dir, 1);
-	p = xasprintf("%s/calops/streams/local", dir);
-	assert_int_equal(fileio_make_dirs(p, 0700, err, sizeof err), 0);
-	free(p);
+	old_state = private_state(dir);
 	/* The older job: ended, aborted (at a later ts of the tool's clock);
 	 * the newer one: still running, recovered. */
 	put_in(dir, "fault-old.json", xasprintf(meta, "fault-old", 3000));
@@ -185,9 +206,105 @@ test_fault_order(void **state)
 	labmodel_free(lm);
 	loop_free(l);
 	lab_release(&lab);
-	fileio_remove_tree(dir);
-	setenv("XDG_STATE_HOME", old_state, 1);
-	free(old_state);
+	end_private_state(dir, old_state);
+}
+
+/* Files of a job in state dir dir that exist, of .json, .jsonl, .acks. */
+static int
+files_of(const char *dir, const char *id)
+{
+	static const char *const exts[] = { "json", "jsonl", "acks" };
+	char *path;
+	int i, n = 0;
+
+	for (i = 0; i < 3; i++) {
+		path = xasprintf("%s/calops/streams/local/%s.%s", dir, id,
+		    exts[i]);
+		n += access(path, F_OK) == 0;
+		free(path);
+	}
+	return n;
+}
+
+/*
+ * The files of ended jobs past the LAB_JOBS_MAX newest go when a console
+ * starts; an unfinished job's stay however old it is, and a watching
+ * console removes nothing.
+ */
+static void
+test_old_files_go(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const char meta[] = "{\"v\":1,\"id\":\"old%02d\",\"host\":\"local\","
+	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
+	    "\"target_s\":0,\"command\":\"x\",\"label\":\"golden\","
+	    "\"started\":%d,\"outcome_logged\":true}";
+	const char ended[] = "{\"v\":1,\"seq\":1,\"ts\":1,\"type\":\"hello\"}\n"
+	    "{\"v\":1,\"seq\":2,\"ts\":2,\"type\":\"end\",\"exit_code\":0}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	char dir[] = "/tmp/calops-oldfiles.XXXXXX", err[512], *p, id[16];
+	char *old_state;
+	struct labmodel *lm, *watcher;
+	struct loop *l;
+	struct lab lab;
+	int i, lockfd, n = LAB_JOBS_MAX + 3;
+
+	(void)state;
+	old_state = private_state(dir);
+	/* old00 is the oldest and still running; old01 … ended. */
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "old%02d", i);
+		p = xasprintf("%s.json", id);
+		put_in(dir, p, xasprintf(meta, i, 1000 + i));
+		free(p);
+		p = xasprintf("%s.jsonl", id);
+		put_in(dir, p, xstrdup(i == 0 ? "{\"v\":1,\"seq\":1,\"ts\":1,"
+		    "\"type\":\"hello\"}\n" : ended));
+		free(p);
+		p = xasprintf("%s.acks", id);
+		put_in(dir, p, xstrdup(""));
+		free(p);
+	}
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	l = loop_new();
+	/* While another console holds the lock, a watching one removes
+	 * nothing. */
+	p = xasprintf("%s/calops/streams/.lock", dir);
+	lockfd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(p);
+	assert_true(lockfd != -1 && flock(lockfd, LOCK_EX) == 0);
+	watcher = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_true(labmodel_watching(watcher));
+	labmodel_free(watcher);
+	close(lockfd);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "old%02d", i);
+		assert_int_equal(files_of(dir, id), 3);
+	}
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	assert_false(labmodel_watching(lm));
+	loop_add_timer(l, 100, stop, NULL);
+	loop_run(l);
+	/* old00 (running) and the newest 63 ended ones are shown; the
+	 * three oldest ended ones are not, and their files are gone. */
+	assert_int_equal(labmodel_njobs(lm), LAB_JOBS_MAX);
+	assert_int_equal(files_of(dir, "old00"), 3);
+	for (i = 1; i <= 3; i++) {
+		snprintf(id, sizeof id, "old%02d", i);
+		assert_int_equal(files_of(dir, id), 0);
+	}
+	for (i = 4; i < n; i++) {
+		snprintf(id, sizeof id, "old%02d", i);
+		assert_int_equal(files_of(dir, id), 3);
+	}
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	end_private_state(dir, old_state);
 }
 
 /* mirror_ended() on a file of these bytes (n of them). */
@@ -499,6 +616,7 @@ main(void)
 		cmocka_unit_test(test_soaks_loaded),
 		cmocka_unit_test(test_mirror_ended),
 		cmocka_unit_test(test_fault_order),
+		cmocka_unit_test(test_old_files_go),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
