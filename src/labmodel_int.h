@@ -47,7 +47,6 @@ struct ljob_int {
 	unsigned		 results;	/* result events seen (G7 suite) */
 	bool			 ended;		/* its end event was applied */
 	bool			 unfinished;	/* its mirror had no end at start */
-	bool			 adopted;	/* started by a console that quit */
 	bool			 outcome_logged; /* in the action log (its record says) */
 	/* The SLA its alerts judge by, recorded with the job when it started
 	 * so that a replay gives the same journal (NAN: not known then). */

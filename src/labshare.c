@@ -100,7 +100,6 @@ rescan(struct labmodel *lm)
 	for (i = 0; i < n; i++) {
 		j = v[i];
 		job_setup(lm, j, j->pub.kind == LJOB_SOAK);
-		j->adopted = true;	/* the other console's job */
 		j->pub.state = LJ_RUNNING;
 		j->pub.replaying = ljob_replay_open(j) == 0;
 		lm_job_insert(lm, j);

@@ -606,13 +606,16 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 		    "console that owns it");
 		j->pub.state = LJ_BROKEN;
 		lm_changed(j->lm);
-	} else if (no_job && !j->lm->observer && !j->adopted)
-		/* The host has no such job: trying again will not bring it
-		 * back. */
+	} else if (no_job && !j->lm->observer && (j->pub.events > 0 ||
+	    j->retries >= RETRY_MAX))
+		/* The host had the job and lost it, or never had it in a
+		 * minute of asking: trying again will not bring it back. */
 		ljob_gone(j, err);
 	else
-		/* Another console writes the record before the host knows
-		 * the job (or did, and quit): not yet is not never. */
+		/* A record is written before `calops run` makes the job: a
+		 * console that died or quit in between (this one before a
+		 * restart, or the one taken over from) left a job that may
+		 * be there in a moment.  Not yet is not never. */
 		retry_later(j, err);
 }
 
@@ -622,10 +625,10 @@ static const struct follow_ops follow_ops = {
 };
 
 /*
- * The host does not know the job (its jobs folder was cleaned, or the
- * console died before `calops run` made it): broken for good, and when
- * nothing of it was ever received its record goes, so that it does not
- * come back at every start.
+ * The host does not know the job (its jobs folder was cleaned, or a
+ * console died before `calops run` made it and a minute of asking did not
+ * bring it): broken for good, and when nothing of it was ever received its
+ * record goes, so that it does not come back at every start.
  */
 void
 ljob_gone(struct ljob_int *j, const char *why)
@@ -716,7 +719,6 @@ ljob_take_over(struct ljob_int *j)
 	off_t whole;
 	int fd;
 
-	j->adopted = true;
 	/* Whether the other console logged the outcome, as it last said
 	 * (also for a job whose replay is under way: its end is applied as
 	 * this console's). */

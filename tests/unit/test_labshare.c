@@ -13,6 +13,9 @@
  * (the short job's made whole from the host, the long job's first lines
  * written by the first model), and each outcome is in the action log once.
  *
+ * Then the race of a record written just before a console went, its job
+ * not made yet: at a takeover, and at a console's own restart.
+ *
  *	test_labshare CALOPS_BINARY
  */
 #include "calops.h"
@@ -41,6 +44,7 @@
 #define SHORT_JOB	"share2"
 #define SHORT_LINES	40
 #define LATE_JOB	"share3"
+#define RESTART_JOB	"share4"
 
 static const char *calops;
 static char tmpdir[] = "/tmp/calops-labshare.XXXXXX";
@@ -387,12 +391,65 @@ test_take_over_before_the_job_starts(void **state)
 	free(lockpath);
 }
 
+static bool
+restarted_job_done(struct labmodel *lm)
+{
+	struct ljob *j = job_of(lm, RESTART_JOB);
+
+	return j != NULL && !ljob_live(j) && mirror_whole(RESTART_JOB);
+}
+
+/*
+ * The same race without a second console: a console killed between
+ * writing a record and its `calops run` making the job, and started again
+ * at once.  The job is waited for, not dropped, and mirrored whole once it
+ * starts.
+ */
+static void
+test_restart_before_the_job_starts(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct labmodel *lm;
+	struct ljob *j;
+	struct lab lab;
+	struct loop *l;
+	char err[512], *path;
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	write_record(RESTART_JOB);
+	l = loop_new();
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
+	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
+	assert_non_null(lm);
+	assert_false(labmodel_watching(lm));
+	run_for(l, 1500);
+	j = job_of(lm, RESTART_JOB);
+	assert_non_null(j);
+	assert_int_not_equal(j->state, LJ_BROKEN);
+	path = xasprintf("%s/calops/streams/local/%s.json", tmpdir,
+	    RESTART_JOB);
+	assert_int_equal(access(path, F_OK), 0);
+	free(path);
+	run_job(RESTART_JOB, SHORT_LINES, NULL);
+	assert_true(run_until(l, restarted_job_done, lm));
+	j = job_of(lm, RESTART_JOB);
+	assert_int_equal(j->state, LJ_DONE);
+	assert_int_equal(j->events, SHORT_LINES + 2);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_watch_then_take_over),
 		cmocka_unit_test(test_take_over_before_the_job_starts),
+		cmocka_unit_test(test_restart_before_the_job_starts),
 	};
 
 	calops = jobfix_main_args(argc, argv, tmpdir);
