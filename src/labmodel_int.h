@@ -123,6 +123,32 @@ void		 lm_share_stop(struct labmodel *lm);
 /* labstream.c */
 /* Follow a job's stream from its last seq + 1 (mirroring and applying). */
 void		 ljob_follow(struct ljob_int *j);
+/* One event, in seq order, into the model. */
+struct event;
+void		 ljob_apply(struct ljob_int *j, const struct event *ev,
+		    const char *line, size_t len);
+/* This console now writes the mirror another one wrote (ljob_mirror_adopt)
+ * and follows the job again where the mirror lacks events (they are
+ * mirrored, not applied twice). */
+void		 ljob_take_over(struct ljob_int *j);
+/* Append the job's action (outcome NULL: its start) to the action log. */
+void		 ljob_log_action(const struct ljob_int *j, const char *outcome);
+/* The host does not know the job: broken for good. */
+void		 ljob_gone(struct ljob_int *j, const char *why);
+/* Stop following, close files, free the job. */
+void		 ljob_free(struct ljob_int *j);
+/* The record written beside the mirror, and read back at start. */
+char		*ljob_meta_json(const struct ljob_int *j);
+struct ljob_int	*ljob_from_meta(struct labmodel *lm, const char *path,
+		    char *err, size_t errlen);
+
+/* labmirror.c */
+/* Open the mirror for appending (made when missing); 0 or -1 with err. */
+int		 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen);
+/* Append one event; a write that fails or falls short is undone and the
+ * mirror written no more (it says so through the warn hook). */
+void		 ljob_mirror_append(struct ljob_int *j, const char *line,
+		    size_t len);
 /* Open a job's mirror for the replay (O_NOFOLLOW); -1 with errno.  With
  * last_recv set to when it was last written. */
 int		 ljob_replay_open(struct ljob_int *j);
@@ -131,23 +157,12 @@ int		 ljob_replay_open(struct ljob_int *j);
  * whole line unless keep_file. */
 bool		 ljob_replay_step(struct ljob_int *j, size_t *budget,
 		    bool keep_file);
+void		 ljob_replay_close(struct ljob_int *j);
 /* Whether the mirror at path ends with the job's end event. */
 bool		 mirror_ended(const char *path);
-/* This console now writes the mirror another one wrote: cut a last line a
- * crash left, learn its last seq, and follow the job again where the
- * mirror lacks events (they are mirrored, not applied twice). */
-void		 ljob_take_over(struct ljob_int *j);
-/* Open the mirror for appending (made when missing); 0 or -1 with err. */
-int		 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen);
-/* Append the job's action (outcome NULL: its start) to the action log. */
-void		 ljob_log_action(const struct ljob_int *j, const char *outcome);
-/* The host does not know the job: broken for good (labstream.c). */
-void		 ljob_gone(struct ljob_int *j, const char *why);
-/* Stop following, close files, free the job. */
-void		 ljob_free(struct ljob_int *j);
-/* The record written beside the mirror, and read back at start. */
-char		*ljob_meta_json(const struct ljob_int *j);
-struct ljob_int	*ljob_from_meta(struct labmodel *lm, const char *path,
-		    char *err, size_t errlen);
+/* A mirror another console wrote, now this one's: a last line a crash
+ * left is cut off, mirror_size and mirror_seq say where it ends, and a
+ * mirror that cannot be read to its end is written no more. */
+void		 ljob_mirror_adopt(struct ljob_int *j);
 
 #endif

@@ -38,7 +38,11 @@ wait_re "^ G7 +(▶ run|✔ pass)"
 keys j j r
 wait_for "run G9's 24 h soak on local? [y/N]"
 keys n Enter
-wait_for "G9's job not started"
+# The answer's message may be replaced at once (the G7 job ending, an
+# evaluation): what counts is that nothing started.
+wait_gone "run G9's 24 h soak on local? [y/N]"
+reject_re "^ G9 +▶ run"
+[ "$(ls "$J" | wc -l)" -eq 1 ] || fail "a no started a job: $(ls "$J")"
 keys r
 wait_for "run G9's 24 h soak on local? [y/N]"
 keys y Enter

@@ -27,7 +27,7 @@ wait_re "^ G9 +▶ run"
 ON=second
 second
 wait_re "^ demo lab"
-wait_for "another calops console follows these jobs"
+wait_for "another calops console follows th"  # clipped at 80 columns
 keys 5
 wait_for "[5 Soak]"
 expect "jobs watched"
