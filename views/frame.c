@@ -99,7 +99,7 @@ draw_status(struct app *a)
 {
 	struct view *v = &a->stack[a->depth - 1];
 	int y = a->rows - 1, x = 0, room, fw = 0, rw;
-	char right[192], s[256] = "";
+	char right[192], marks[64], s[256] = "";
 	/* Another console follows the lab's jobs: this one only watches. */
 	bool watching = a->labm != NULL && labmodel_watching(a->labm);
 
@@ -124,23 +124,26 @@ draw_status(struct app *a)
 		return;
 	}
 	curs_set(0);
+	/* The marks of what this console may do stay through an evaluation;
+	 * the progress takes the watcher's place. */
+	snprintf(marks, sizeof marks, "%s%s%s%s",
+	    a->readonly ? "read-only " : "",
+	    a->readonly ? ui_glyph("· ", "- ") : "",
+	    watching ? "jobs watched " : "",
+	    watching ? ui_glyph("· ", "- ") : "");
 	if (a->board.running) {
 		static const char *const spin[] = { "|", "/", "-", "\\" };
 
 		if (a->board.progress_total > 0)
-			snprintf(right, sizeof right, "%s evaluating %3.0f%% ",
-			    spin[a->spinner % 4], 100.0 *
+			snprintf(right, sizeof right, "%s%s evaluating %3.0f%% ",
+			    marks, spin[a->spinner % 4], 100.0 *
 			    (double)a->board.progress_done /
 			    (double)a->board.progress_total);
 		else
-			snprintf(right, sizeof right, "%s evaluating ",
+			snprintf(right, sizeof right, "%s%s evaluating ", marks,
 			    spin[a->spinner % 4]);
 	} else
-		snprintf(right, sizeof right, "%s%s%s%s%s ? help ",
-		    a->readonly ? "read-only " : "",
-		    a->readonly ? ui_glyph("· ", "- ") : "",
-		    watching ? "jobs watched " : "",
-		    watching ? ui_glyph("· ", "- ") : "",
+		snprintf(right, sizeof right, "%s%s ? help ", marks,
 		    a->watch != NULL ?
 		    watch_describe(watchloop_watch(a->watch)) : "not watching");
 	rw = ui_width(right);
