@@ -534,6 +534,9 @@ lm_add_fault(struct labmodel *lm, const struct lfault *f)
 	size_t i;
 
 	if (lm->nfaults == LAB_FAULTS_MAX) {
+		/* The oldest goes: this one, when its job started first. */
+		if (f->job_started < lm->faults[0].job_started)
+			return;
 		d = &lm->faults[0];
 		free(d->host);
 		free(d->job);

@@ -55,7 +55,15 @@ lm_scan_host(struct labmodel *lm, const char *host,
 			lm_warn(lm, "%s", err);
 			continue;
 		}
-		if (strcmp(j->pub.host, host) != 0) {
+		/* A record is its job's <id>.json on its host: a copy under
+		 * another name would stand for the job twice, and removing
+		 * one's files would remove the other's. */
+		d->d_name[len - 5] = '\0';
+		if (strcmp(j->pub.host, host) != 0 ||
+		    strcmp(j->pub.id, d->d_name) != 0) {
+			lm_warn(lm, "'%s/%s.json' is not a record of its own "
+			    "(job '%s' on '%s'): left alone", dir, d->d_name,
+			    j->pub.id, j->pub.host);
 			ljob_free(j);
 			continue;
 		}
@@ -102,11 +110,11 @@ replay_fire(struct loop *l, void *arg)
 }
 
 /*
- * An ended job past those the console shows: its files go, the record
- * first (a mirror without one is never read), so that the mirrors of 24 h
- * soaks (gigabytes each) do not pile up.  Nothing is lost: the job's own
- * events stay on its host and its outcome is in the action log.  A
- * watching console leaves this to the one that writes.
+ * An ended job past those the console shows, its outcome logged: its
+ * files go, the record first (a mirror without one is never read), so that
+ * the mirrors of 24 h soaks (gigabytes each) do not pile up.  Nothing is
+ * lost: the job's own events stay on its host and its outcome is in the
+ * action log.  A watching console leaves this to the one that writes.
  */
 static void
 forget_files(struct labmodel *lm, const struct ljob_int *j)
@@ -152,7 +160,11 @@ lm_replay_init(struct labmodel *lm)
 	}
 	for (i = 0; i < n; i++) {
 		j = v[i];
-		if (!j->unfinished && live + kept >= LAB_JOBS_MAX) {
+		/* An outcome not logged yet (a console died between
+		 * mirroring the end and logging it) is logged by the replay
+		 * first; the files go at a later start. */
+		if (!j->unfinished && live + kept >= LAB_JOBS_MAX &&
+		    j->outcome_logged) {
 			forget_files(lm, j);
 			ljob_free(j);
 			continue;

@@ -498,6 +498,16 @@ ljob_take_over(struct ljob_int *j)
 	struct ljob_int *rec;
 	char err[512];
 
+	/* A record gone while this console watched: the console that wrote
+	 * removed an ended job's files, its outcome logged (labreplay.c).
+	 * Still shown here, it is written nowhere again. */
+	if (j->meta_path != NULL && access(j->meta_path, F_OK) != 0 &&
+	    errno == ENOENT) {
+		free(j->meta_path);
+		j->meta_path = NULL;
+		j->mirror_failed = true;
+		j->outcome_logged = true;
+	}
 	/* Whether the other console logged the outcome, as it last said
 	 * (also for a job whose replay is under way: its end is applied as
 	 * this console's). */
@@ -510,7 +520,8 @@ ljob_take_over(struct ljob_int *j)
 	/* A replay under way ends as this console's (labreplay.c). */
 	if (j->replay != NULL || j->mirror_path == NULL)
 		return;
-	ljob_mirror_adopt(j);
+	if (!j->mirror_failed)
+		ljob_mirror_adopt(j);
 	if (j->ended && !j->outcome_logged) {
 		outcome_words(&j->pub, err, sizeof err);
 		ljob_log_action(j, err);

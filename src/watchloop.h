@@ -8,7 +8,8 @@
  * and the streams folder's (src/labshare.c) are both driven this way.
  *
  * Owned by its creator; watchloop_free() takes the fd and timer off the
- * loop, which must outlive it.
+ * loop, which must outlive it.  changed() must not free the watchloop: it
+ * is re-armed after the callback returns.
  */
 #ifndef CALOPS_WATCHLOOP_H
 #define CALOPS_WATCHLOOP_H

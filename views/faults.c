@@ -16,6 +16,7 @@
 
 #include "actionpane.h"
 #include "app.h"
+#include "buf.h"
 #include "faultfold.h"
 #include "text.h"
 #include "ui.h"
@@ -244,38 +245,82 @@ hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 	    f->recovered ? "recovered" : "not recovered", t, f->job);
 }
 
-/* Untrusted text over rows [y, end) from column x, width w: the exact
- * command must be seen whole, its last words name the chip and scenario.
- * A row that goes on below ends in a backslash, as a shell continues a
- * line, so the rows read back exactly: "--calbin \" then "path" is
- * "--calbin path", "05-calbin/\" then "package" is "05-calbin/package".
- * Returns the row after it. */
+/* Whether the bytes [s, e) leave a shell word in single quotes, starting
+ * in them or not (inq), as join_argv() quotes: outside quotes a backslash
+ * takes the next byte as it is. */
+static bool
+quoted_after(const char *s, const char *e, bool inq)
+{
+	for (; s < e; s++) {
+		if (inq)
+			inq = *s != '\'';
+		else if (*s == '\\' && s + 1 < e)
+			s++;
+		else if (*s == '\'')
+			inq = true;
+	}
+	return inq;
+}
+
+/*
+ * The exact command over rows [y, end) from column x, width w: it must be
+ * seen whole, its last words name the chip and scenario.  Rows read back
+ * as a shell reads them: a row that goes on ends in a backslash ("--calbin
+ * \" then "path" is "--calbin path"); one that breaks inside single quotes
+ * closes them first and the next row opens them again ("'/srv/lab '\" then
+ * "'data/pkg'" is the one word "/srv/lab data/pkg").  Returns the row after
+ * it.
+ */
 static int
 draw_wrapped(int y, int end, int x, int w, enum role r, const char *s)
 {
-	char *clean = text_sanitize_str(s), *p = clean, *part;
+	char *clean = text_sanitize_str(s), *p = clean;
+	bool last, inq = false, reopen, closes;
+	struct buf row;
 	size_t n, k;
-	bool last;
+	int room;
 
-	while (y < end && *p != '\0' && w > 1) {
-		/* The last row takes the rest, clipped with an ellipsis. */
-		last = y + 1 == end || p[ui_fit(p, w)] == '\0';
-		n = last ? strlen(p) : ui_fit(p, w - 1);
-		if (n == 0)
+	buf_init(&row, 0);
+	while (y < end && *p != '\0') {
+		reopen = inq;
+		room = w - reopen;
+		last = y + 1 == end || (room > 0 && p[ui_fit(p, room)] == '\0');
+		/* A continued row keeps two columns: a quote that closes, and
+		 * the backslash. */
+		n = last ? strlen(p) : room > 2 ? ui_fit(p, room - 2) : 0;
+		if (n == 0) {
+			/* Too narrow for one character: the rest, clipped. */
+			ui_put(stdscr, y++, x, w, r, p, false);
 			break;
-		/* After a blank, when one is in the second half. */
-		for (k = n; !last && k > n / 2 && p[k - 1] != ' '; k--)
-			;
-		if (!last && k > n / 2)
-			n = k;
-		part = xmalloc(n + 2);
-		memcpy(part, p, n);
-		part[n] = last ? '\0' : '\\';
-		part[n + 1] = '\0';
-		ui_put(stdscr, y++, x, w, r, part, false);
-		free(part);
+		}
+		if (!last) {
+			/* After a blank, when one is in the second half. */
+			for (k = n; k > n / 2 && p[k - 1] != ' '; k--)
+				;
+			if (k > n / 2)
+				n = k;
+			/* Not between a backslash and the byte it escapes. */
+			if (n > 1 && p[n - 1] == '\\' &&
+			    !quoted_after(p, p + n - 1, inq))
+				n--;
+		}
+		closes = quoted_after(p, p + n, inq);
+		/* A blank the break falls on ends this row, where the eye sees
+		 * it: the next would start with it, lost in the indent.  The
+		 * column the closing quote would take is free. */
+		if (!last && !closes && p[n] == ' ')
+			n++;
+		buf_reset(&row);
+		if (reopen)
+			buf_addc(&row, '\'');
+		buf_add(&row, p, n);
+		if (!last)
+			buf_adds(&row, closes ? "'\\" : "\\");
+		ui_put(stdscr, y++, x, w, r, row.data, false);
+		inq = closes;
 		p += n;
 	}
+	buf_release(&row);
 	free(clean);
 	return y;
 }

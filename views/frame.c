@@ -99,7 +99,7 @@ draw_status(struct app *a)
 {
 	struct view *v = &a->stack[a->depth - 1];
 	int y = a->rows - 1, x = 0, room, fw = 0, rw;
-	char right[192], marks[64], s[256] = "";
+	char right[384], marks[64], s[256] = "";
 	/* Another console follows the lab's jobs: this one only watches. */
 	bool watching = a->labm != NULL && labmodel_watching(a->labm);
 
@@ -165,8 +165,8 @@ draw_status(struct app *a)
 	if (a->filter[0] != '\0')
 		x += ui_putf(stdscr, y, x + 2, fw, ROLE_MATCH, "filter: %s",
 		    a->filter);
-	ui_putf(stdscr, y, a->cols - rw > x ? a->cols - rw : x, rw,
-	    ROLE_STATUSBAR, "%s", right);
+	x = a->cols - rw > x ? a->cols - rw : x;
+	ui_putf(stdscr, y, x, a->cols - x, ROLE_STATUSBAR, "%s", right);
 }
 
 void

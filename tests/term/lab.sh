@@ -54,6 +54,35 @@ expect "host local · chips 0-1"
 keys q
 wait_exit 0
 
+# A workspace whose path has blanks and a quote: the fault's command is
+# shell-quoted, and its rows, wrapped where a blank or the width falls,
+# read back through the shell as the very words the runner gets.
+QDIR="$TMP/lab data/it's a long folder name for the command to wrap inside quotes"
+mkdir -p "$QDIR"
+cp -a "$COMPLETE" "$QDIR/" || fail "cannot copy the workspace"
+cat >"$TMP/quoted.yaml" <<YAML
+hosts:
+  - {name: local, transport: local, chips: [0]}
+workspaces:
+  - {host: local, path: "$QDIR/complete"}
+runner: calrt-sim --time-scale 3000
+YAML
+launch "$TMP/quoted.yaml"
+wait_for "11 of 11 gates pass"
+keys 6
+wait_for "[6 Faults]"
+wait_re "^ command  "
+rows=$(screen | awk '/^ command  /{on=1; sub(/^ command/, "")}
+	on && /^ chips /{exit} on {sub(/^ +/, ""); sub(/ +$/, ""); print}')
+[ "$(printf '%s\n' "$rows" | wc -l)" -gt 1 ] ||
+    fail "the command did not wrap: $rows"
+eval "set -- $rows" || fail "the rows are not shell words: $rows"
+while [ $# -gt 0 ] && [ "$1" != --calbin ]; do shift; done
+[ "${2:-}" = "$QDIR/complete/05-calbin/package" ] ||
+    fail "--calbin reads back as '${2:-}', not '$QDIR/complete/05-calbin/package'"
+keys q
+wait_exit 0
+
 # A lab with only SSH hosts: a clear refusal, status 2.
 cat >"$TMP/ssh-lab.yaml" <<YAML
 hosts:

@@ -239,6 +239,10 @@ test_old_files_go(void **state)
 	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
 	    "\"target_s\":0,\"command\":\"x\",\"label\":\"golden\","
 	    "\"started\":%d,\"outcome_logged\":true}";
+	const char unlogged[] = "{\"v\":1,\"id\":\"old99\",\"host\":"
+	    "\"local\",\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":"
+	    "[0],\"target_s\":0,\"command\":\"x\",\"label\":\"golden\","
+	    "\"started\":%d}";
 	const char ended[] = "{\"v\":1,\"seq\":1,\"ts\":1,\"type\":\"hello\"}\n"
 	    "{\"v\":1,\"seq\":2,\"ts\":2,\"type\":\"end\",\"exit_code\":0}\n";
 	const struct labmodel_cb cb = { .warn = on_warn };
@@ -265,6 +269,14 @@ test_old_files_go(void **state)
 		put_in(dir, p, xstrdup(""));
 		free(p);
 	}
+	/* A copy of old10's record under another name, older than all: it
+	 * is not a record of its own, and must not stand for old10 (whose
+	 * files would go with it). */
+	put_in(dir, "copy.json", xasprintf(meta, 10, 999));
+	/* The oldest ended job, its outcome not logged yet (a console died
+	 * between mirroring its end and logging it). */
+	put_in(dir, "old99.json", xasprintf(unlogged, 500));
+	put_in(dir, "old99.jsonl", xstrdup(ended));
 	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
 	    sizeof err), 0);
 	l = loop_new();
@@ -290,8 +302,9 @@ test_old_files_go(void **state)
 	loop_add_timer(l, 100, stop, NULL);
 	loop_run(l);
 	/* old00 (running) and the newest 63 ended ones are shown; the
-	 * three oldest ended ones are not, and their files are gone. */
-	assert_int_equal(labmodel_njobs(lm), LAB_JOBS_MAX);
+	 * three oldest ended ones are not, and their files are gone.  old99
+	 * is shown until its replay has logged its outcome. */
+	assert_int_equal(labmodel_njobs(lm), LAB_JOBS_MAX + 1);
 	assert_int_equal(files_of(dir, "old00"), 3);
 	for (i = 1; i <= 3; i++) {
 		snprintf(id, sizeof id, "old%02d", i);
@@ -301,6 +314,16 @@ test_old_files_go(void **state)
 		snprintf(id, sizeof id, "old%02d", i);
 		assert_int_equal(files_of(dir, id), 3);
 	}
+	assert_int_equal(files_of(dir, "old99"), 2);	/* no acks */
+	p = xasprintf("%s/calops/streams/local/copy.json", dir);
+	assert_int_equal(access(p, F_OK), 0);
+	free(p);
+	labmodel_free(lm);
+	/* Its outcome logged, the next start removes old99's files. */
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_int_equal(labmodel_njobs(lm), LAB_JOBS_MAX);
+	assert_int_equal(files_of(dir, "old99"), 0);
 	labmodel_free(lm);
 	loop_free(l);
 	lab_release(&lab);

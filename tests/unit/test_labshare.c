@@ -45,6 +45,7 @@
 #define SHORT_LINES	40
 #define LATE_JOB	"share3"
 #define RESTART_JOB	"share4"
+#define GONE_JOB	"share5"
 
 static const char *calops;
 static char tmpdir[] = "/tmp/calops-labshare.XXXXXX";
@@ -326,6 +327,19 @@ test_watch_then_take_over(void **state)
 	free(go);
 }
 
+/* The lock of the console that writes, held by the test (another
+ * console, as far as a lab model can tell); close the fd to let go. */
+static int
+hold_lock(void)
+{
+	char *path = xasprintf("%s/calops/streams/.lock", tmpdir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	assert_true(fd != -1 && flock(fd, LOCK_EX) == 0);
+	free(path);
+	return fd;
+}
+
 static bool
 late_job_done(struct labmodel *lm)
 {
@@ -345,7 +359,7 @@ test_take_over_before_the_job_starts(void **state)
 {
 	const char *text = "hosts:\n  - {name: local, transport: local}\n";
 	const struct labmodel_cb cb = { .warn = on_warn };
-	char err[512], *path, *lockpath;
+	char err[512], *path;
 	struct labmodel *lm;
 	struct ljob *j;
 	struct lab lab;
@@ -356,9 +370,7 @@ test_take_over_before_the_job_starts(void **state)
 	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
 	    sizeof err), 0);
 	/* The other console: the lock, and a record. */
-	lockpath = xasprintf("%s/calops/streams/.lock", tmpdir);
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	assert_true(lockfd != -1 && flock(lockfd, LOCK_EX) == 0);
+	lockfd = hold_lock();
 	write_record(LATE_JOB);
 
 	l = loop_new();
@@ -388,7 +400,6 @@ test_take_over_before_the_job_starts(void **state)
 	loop_free(l);
 	lab_release(&lab);
 	free(path);
-	free(lockpath);
 }
 
 static bool
@@ -443,6 +454,60 @@ test_restart_before_the_job_starts(void **state)
 	lab_release(&lab);
 }
 
+static bool
+gone_job_done(struct labmodel *lm)
+{
+	struct ljob *j = job_of(lm, GONE_JOB);
+
+	return j != NULL && !ljob_live(j);
+}
+
+/*
+ * The console that writes removed the files of an ended job the watching
+ * one still shows (it keeps only the newest).  Taking over, the watcher
+ * must not write them again: no record, no mirror fetched anew from the
+ * host, no second outcome.
+ */
+static void
+test_take_over_after_files_went(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	char err[512], *record, *mirror;
+	struct labmodel *lm;
+	struct lab lab;
+	struct loop *l;
+	int lockfd;
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	lockfd = hold_lock();
+	start_job(GONE_JOB, SHORT_LINES, NULL);
+	l = loop_new();
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
+	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
+	assert_true(labmodel_watching(lm));
+	assert_true(run_until(l, gone_job_done, lm));
+
+	record = xasprintf("%s/calops/streams/local/%s.json", tmpdir,
+	    GONE_JOB);
+	mirror = mirror_of(GONE_JOB);
+	assert_int_equal(unlink(record), 0);
+	close(lockfd);
+	run_for(l, 1500);
+	assert_false(labmodel_watching(lm));
+	assert_int_equal(job_of(lm, GONE_JOB)->state, LJ_DONE);
+	assert_int_equal(access(record, F_OK), -1);
+	assert_int_equal(access(mirror, F_OK), -1);
+	assert_int_equal(outcomes_of(GONE_JOB), 0);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	free(record);
+	free(mirror);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -450,6 +515,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_watch_then_take_over),
 		cmocka_unit_test(test_take_over_before_the_job_starts),
 		cmocka_unit_test(test_restart_before_the_job_starts),
+		cmocka_unit_test(test_take_over_after_files_went),
 	};
 
 	calops = jobfix_main_args(argc, argv, tmpdir);
