@@ -11,13 +11,13 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "actionlog.h"
+#include "fileio.h"
 
 struct fixture {
 	char	*base;		/* a temp folder: XDG_STATE_HOME */
@@ -43,20 +43,11 @@ setup(void **state)
 }
 
 static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	nftw(f->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fileio_remove_tree(f->base);
 	free(f->base);
 	free(f->path);
 	free(f);

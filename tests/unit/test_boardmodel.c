@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include <cmocka.h>
 
 #include "boardmodel.h"
+#include "fileio.h"
 
 /* The stream of one run, split into lines. */
 struct stream {
@@ -114,15 +114,6 @@ group_setup(void **state)
 	return 0;
 }
 
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void
 stream_free(struct stream *s)
 {
@@ -141,7 +132,7 @@ group_teardown(void **state)
 	stream_free(&mid);
 	stream_free(&complete);
 	if (tmpdir != NULL)
-		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fileio_remove_tree(tmpdir);
 	free(tmpdir);
 	tmpdir = NULL;
 	return 0;

@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <time.h>
@@ -13,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "fileio.h"
 #include "hash.h"
 #include "hashcache.h"
 
@@ -28,15 +28,6 @@ struct fixture {
 	char	 dir[PATH_MAX];
 	char	*cache;		/* $XDG_CACHE_HOME/calops/hashes */
 };
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int
 setup(void **state)
@@ -63,7 +54,7 @@ teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fileio_remove_tree(f->dir);
 	free(f->cache);
 	free(f);
 	return 0;

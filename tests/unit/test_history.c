@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "fileio.h"
 #include "history.h"
 
 struct fixture {
@@ -50,20 +50,11 @@ setup(void **state)
 }
 
 static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	nftw(f->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fileio_remove_tree(f->base);
 	if (f->home != NULL)
 		setenv("HOME", f->home, 1);
 	unsetenv("XDG_STATE_HOME");
