@@ -81,8 +81,9 @@ run_for(struct loop *l, long ms)
 }
 
 struct until {
-	bool		(*holds)(struct labmodel *);
+	bool		(*holds)(struct labmodel *, const char *);
 	struct labmodel	*lm;
+	const char	*id;
 	bool		  done;
 };
 
@@ -91,7 +92,7 @@ until_check(struct loop *l, void *arg)
 {
 	struct until *u = arg;
 
-	if (u->holds(u->lm)) {
+	if (u->holds(u->lm, u->id)) {
 		u->done = true;
 		loop_stop(l);
 		return;
@@ -99,12 +100,12 @@ until_check(struct loop *l, void *arg)
 	loop_add_timer(l, 20, until_check, u);
 }
 
-/* Run the loop until holds(lm), checked every 20 ms; at most 30 s. */
+/* Run the loop until holds(lm, id), checked every 20 ms; at most 30 s. */
 static bool
-run_until(struct loop *l, bool (*holds)(struct labmodel *),
-    struct labmodel *lm)
+run_until(struct loop *l, bool (*holds)(struct labmodel *, const char *),
+    struct labmodel *lm, const char *id)
 {
-	struct until u = { holds, lm, false };
+	struct until u = { holds, lm, id, false };
 	long t = loop_add_timer(l, 30000, jobfix_stop, NULL);
 
 	loop_add_timer(l, 0, until_check, &u);
@@ -199,30 +200,61 @@ mirror_whole(const char *id)
 	return same;
 }
 
+/* What run_until() waits for. */
 static bool
-long_job_halfway(struct labmodel *lm)
+halfway(struct labmodel *lm, const char *id)
 {
-	struct ljob *j = job_of(lm, LONG_JOB);
+	struct ljob *j = job_of(lm, id);
 
 	return j != NULL && j->events > LONG_LINES / 2;
 }
 
 static bool
-short_job_done(struct labmodel *lm)
+ended(struct labmodel *lm, const char *id)
 {
-	struct ljob *j = job_of(lm, SHORT_JOB);
+	struct ljob *j = job_of(lm, id);
 
 	return j != NULL && !ljob_live(j);
 }
 
-/* Both jobs ended and both mirrors whole. */
 static bool
-all_done(struct labmodel *lm)
+ended_mirrored(struct labmodel *lm, const char *id)
 {
-	struct ljob *a = job_of(lm, LONG_JOB), *b = job_of(lm, SHORT_JOB);
+	return ended(lm, id) && mirror_whole(id);
+}
 
-	return a != NULL && b != NULL && !ljob_live(a) && !ljob_live(b) &&
-	    mirror_whole(LONG_JOB) && mirror_whole(SHORT_JOB);
+/* The lab of the tests: one local host. */
+static void
+parse_lab(struct lab *lab)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	char err[512];
+
+	assert_int_equal(lab_parse(lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+}
+
+/* A loop that reaps the children the models start. */
+static struct loop *
+new_loop(void)
+{
+	struct loop *l = loop_new();
+
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
+	return l;
+}
+
+/* A console's lab model, its warnings kept for warned_of(). */
+static struct labmodel *
+new_model(struct loop *l, struct lab *lab)
+{
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct labmodel *lm;
+	char err[512];
+
+	lm = labmodel_new(l, lab, calops, &cb, err, sizeof err);
+	assert_non_null(lm);
+	return lm;
 }
 
 /* Lines of the action log naming job id with an outcome. */
@@ -250,8 +282,6 @@ outcomes_of(const char *id)
 static void
 test_watch_then_take_over(void **state)
 {
-	const char *text = "hosts:\n  - {name: local, transport: local}\n";
-	const struct labmodel_cb cb = { .warn = on_warn };
 	struct labmodel *owner, *watcher;
 	struct ljob *j;
 	struct lab lab;
@@ -264,31 +294,27 @@ test_watch_then_take_over(void **state)
 	dir = xasprintf("%s/calops/streams/local", tmpdir);
 	assert_int_equal(fileio_make_dirs(dir, 0700, err, sizeof err), 0);
 	free(dir);
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
+	parse_lab(&lab);
 	go = xasprintf("%s/go", tmpdir);
 	start_job(LONG_JOB, LONG_LINES, go);
 
-	l = loop_new();
-	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
-	owner = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
-	assert_non_null(owner);
+	l = new_loop();
+	owner = new_model(l, &lab);
 	assert_false(labmodel_watching(owner));
-	watcher = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
-	assert_non_null(watcher);
+	watcher = new_model(l, &lab);
 	assert_true(labmodel_watching(watcher));
 	assert_true(warned_of("another calops console follows these jobs"));
 
 	/* Watching: the long job live in both, and nothing to start. */
-	assert_true(run_until(l, long_job_halfway, watcher));
-	assert_true(run_until(l, long_job_halfway, owner));
+	assert_true(run_until(l, halfway, watcher, LONG_JOB));
+	assert_true(run_until(l, halfway, owner, LONG_JOB));
 	assert_null(labmodel_start(watcher, &(struct ljob_spec){ .host =
 	    "local", .kind = LJOB_GOLDEN }, err, sizeof err));
 	assert_non_null(strstr(err, "another calops console"));
 
 	/* A job the owner starts shows up in the watcher, not mirrored. */
 	start_job(SHORT_JOB, SHORT_LINES, NULL);
-	assert_true(run_until(l, short_job_done, watcher));
+	assert_true(run_until(l, ended, watcher, SHORT_JOB));
 	j = job_of(watcher, SHORT_JOB);
 	assert_int_equal(j->state, LJ_DONE);
 	assert_int_equal(j->events, SHORT_LINES + 2);
@@ -308,7 +334,8 @@ test_watch_then_take_over(void **state)
 	fd = open(go, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd != -1);
 	close(fd);
-	assert_true(run_until(l, all_done, watcher));
+	assert_true(run_until(l, ended_mirrored, watcher, LONG_JOB));
+	assert_true(run_until(l, ended_mirrored, watcher, SHORT_JOB));
 	j = job_of(watcher, LONG_JOB);
 	assert_int_equal(j->state, LJ_DONE);
 	assert_int_equal(j->events, LONG_LINES + 2);
@@ -340,14 +367,6 @@ hold_lock(void)
 	return fd;
 }
 
-static bool
-late_job_done(struct labmodel *lm)
-{
-	struct ljob *j = job_of(lm, LATE_JOB);
-
-	return j != NULL && !ljob_live(j) && mirror_whole(LATE_JOB);
-}
-
 /*
  * The other console wrote a job's record and quit before the host knew
  * the job (its `calops run` still on the way).  Taking over, this one
@@ -357,9 +376,7 @@ late_job_done(struct labmodel *lm)
 static void
 test_take_over_before_the_job_starts(void **state)
 {
-	const char *text = "hosts:\n  - {name: local, transport: local}\n";
-	const struct labmodel_cb cb = { .warn = on_warn };
-	char err[512], *path;
+	char *path;
 	struct labmodel *lm;
 	struct ljob *j;
 	struct lab lab;
@@ -367,16 +384,13 @@ test_take_over_before_the_job_starts(void **state)
 	int lockfd;
 
 	(void)state;
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
+	parse_lab(&lab);
 	/* The other console: the lock, and a record. */
 	lockfd = hold_lock();
 	write_record(LATE_JOB);
 
-	l = loop_new();
-	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
-	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
-	assert_non_null(lm);
+	l = new_loop();
+	lm = new_model(l, &lab);
 	assert_true(labmodel_watching(lm));
 	run_for(l, 300);
 	close(lockfd);		/* it quits */
@@ -391,7 +405,7 @@ test_take_over_before_the_job_starts(void **state)
 
 	/* Its `calops run` gets there. */
 	run_job(LATE_JOB, SHORT_LINES, NULL);
-	assert_true(run_until(l, late_job_done, lm));
+	assert_true(run_until(l, ended_mirrored, lm, LATE_JOB));
 	j = job_of(lm, LATE_JOB);
 	assert_int_equal(j->state, LJ_DONE);
 	assert_int_equal(j->events, SHORT_LINES + 2);
@@ -400,14 +414,6 @@ test_take_over_before_the_job_starts(void **state)
 	loop_free(l);
 	lab_release(&lab);
 	free(path);
-}
-
-static bool
-restarted_job_done(struct labmodel *lm)
-{
-	struct ljob *j = job_of(lm, RESTART_JOB);
-
-	return j != NULL && !ljob_live(j) && mirror_whole(RESTART_JOB);
 }
 
 /*
@@ -419,22 +425,17 @@ restarted_job_done(struct labmodel *lm)
 static void
 test_restart_before_the_job_starts(void **state)
 {
-	const char *text = "hosts:\n  - {name: local, transport: local}\n";
-	const struct labmodel_cb cb = { .warn = on_warn };
 	struct labmodel *lm;
 	struct ljob *j;
 	struct lab lab;
 	struct loop *l;
-	char err[512], *path;
+	char *path;
 
 	(void)state;
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
+	parse_lab(&lab);
 	write_record(RESTART_JOB);
-	l = loop_new();
-	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
-	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
-	assert_non_null(lm);
+	l = new_loop();
+	lm = new_model(l, &lab);
 	assert_false(labmodel_watching(lm));
 	run_for(l, 1500);
 	j = job_of(lm, RESTART_JOB);
@@ -445,21 +446,13 @@ test_restart_before_the_job_starts(void **state)
 	assert_int_equal(access(path, F_OK), 0);
 	free(path);
 	run_job(RESTART_JOB, SHORT_LINES, NULL);
-	assert_true(run_until(l, restarted_job_done, lm));
+	assert_true(run_until(l, ended_mirrored, lm, RESTART_JOB));
 	j = job_of(lm, RESTART_JOB);
 	assert_int_equal(j->state, LJ_DONE);
 	assert_int_equal(j->events, SHORT_LINES + 2);
 	labmodel_free(lm);
 	loop_free(l);
 	lab_release(&lab);
-}
-
-static bool
-gone_job_done(struct labmodel *lm)
-{
-	struct ljob *j = job_of(lm, GONE_JOB);
-
-	return j != NULL && !ljob_live(j);
 }
 
 /*
@@ -471,24 +464,20 @@ gone_job_done(struct labmodel *lm)
 static void
 test_take_over_after_files_went(void **state)
 {
-	const char *text = "hosts:\n  - {name: local, transport: local}\n";
-	const struct labmodel_cb cb = { .warn = on_warn };
-	char err[512], *record, *mirror;
+	char *record, *mirror;
 	struct labmodel *lm;
 	struct lab lab;
 	struct loop *l;
 	int lockfd;
 
 	(void)state;
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
+	parse_lab(&lab);
 	lockfd = hold_lock();
 	start_job(GONE_JOB, SHORT_LINES, NULL);
-	l = loop_new();
-	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
-	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
+	l = new_loop();
+	lm = new_model(l, &lab);
 	assert_true(labmodel_watching(lm));
-	assert_true(run_until(l, gone_job_done, lm));
+	assert_true(run_until(l, ended, lm, GONE_JOB));
 
 	record = xasprintf("%s/calops/streams/local/%s.json", tmpdir,
 	    GONE_JOB);
