@@ -149,6 +149,16 @@ ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
 	return true;
 }
 
+/* The bytes before end in fd, want of them at most (fewer at the start of
+ * the file), into buf; their count, or -1.  *at is where they start. */
+static ssize_t
+read_before(int fd, off_t end, size_t want, char *buf, off_t *at)
+{
+	*at = end > (off_t)want ? end - (off_t)want : 0;
+	return pread(fd, buf, (size_t)(end - *at), *at) == end - *at ?
+	    (ssize_t)(end - *at) : -1;
+}
+
 /*
  * The end of a mirror of size bytes: *whole is where its last whole line
  * ends (a line after it was cut by a crash), *seq that line's seq and
@@ -160,21 +170,28 @@ mirror_tail(int fd, off_t size, off_t *whole, int64_t *seq,
     enum event_type *type)
 {
 	/* A line the console wrote is at most an event and its LF: a cut one
-	 * is shorter, the whole one before it no longer. */
-	size_t cap = EVENT_LINE_MAX + 2;
-	char *buf = xmalloc(cap), *nl, *line;
-	off_t at = size > (off_t)cap ? size - (off_t)cap : 0;
+	 * is shorter, the whole one before it no longer.  Most are far
+	 * shorter: a small read first, as every mirror is read at start. */
+	const size_t wants[] = { 4096, EVENT_LINE_MAX + 2 };
+	char *buf = xmalloc(wants[1]), *nl = NULL, *line = NULL;
 	struct event ev;
-	ssize_t n;
 	bool ok = false;
+	ssize_t n;
+	size_t i;
+	off_t at = 0;
 
 	*whole = size;
 	*seq = -1;
 	*type = EVENT_LOG;
 	/* Where the last whole line ends. */
-	if ((n = pread(fd, buf, (size_t)(size - at), at)) != size - at)
-		goto out;
-	if ((nl = memrchr(buf, '\n', (size_t)n)) == NULL) {
+	for (i = 0; i < nitems(wants) && nl == NULL; i++) {
+		if ((n = read_before(fd, size, wants[i], buf, &at)) < 0)
+			goto out;
+		nl = memrchr(buf, '\n', (size_t)n);
+		if (at == 0)
+			break;
+	}
+	if (nl == NULL) {
 		/* No LF at all is an empty mirror (or one cut line) when the
 		 * file is that short; longer, it is not a mirror. */
 		if (at == 0) {
@@ -186,16 +203,16 @@ mirror_tail(int fd, off_t size, off_t *whole, int64_t *seq,
 	}
 	*whole = at + (nl - buf) + 1;
 	/* That line, read whole with the LF before it. */
-	at = *whole > (off_t)cap ? *whole - (off_t)cap : 0;
-	if ((n = pread(fd, buf, (size_t)(*whole - at), at)) != *whole - at)
-		goto out;
-	nl = buf + n - 1;
-	line = memrchr(buf, '\n', (size_t)(nl - buf));
-	if (line != NULL)
-		line++;
-	else if (at == 0)
-		line = buf;
-	else
+	for (i = 0; i < nitems(wants) && line == NULL; i++) {
+		if ((n = read_before(fd, *whole, wants[i], buf, &at)) < 0)
+			goto out;
+		nl = buf + n - 1;
+		if ((line = memrchr(buf, '\n', (size_t)(nl - buf))) != NULL)
+			line++;
+		else if (at == 0)
+			line = buf;
+	}
+	if (line == NULL)
 		goto out;	/* longer than any event */
 	if (memchr(line, '\0', (size_t)(nl - line)) == NULL &&
 	    event_parse(line, (size_t)(nl - line), &ev) == EVENT_OK) {
