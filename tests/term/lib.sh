@@ -7,7 +7,9 @@
 #                         environment: TERM=xterm-256color, LANG=C.UTF-8 and
 #                         XDG_{STATE,CONFIG,CACHE}_HOME in a temp dir, plus
 #                         the VAR=value given
-#   run LINE              type a shell command line into the pane, then Enter
+#   run LINE              have the pane's shell run a command line: LINE goes
+#                         to a file in the temp dir and the shell is typed
+#                         only `. $T/typed.N` (see run below)
 #   launch [ARG...]       run calops ARG... in the pane's shell
 #   second [ARG...]       run calops ARG... in a second session, same size
 #                         and environment; ON=second points the helpers at
@@ -165,8 +167,19 @@ send_text() {
 	tm send-keys -t "$ON" -l -- "$1"
 }
 
+# run LINE: the pane's shell runs LINE, sourced from a file, so that what is
+# typed is always the few columns of `. $T/typed.N`.  Typed in full, a line
+# holding the clone's path (the calops binary, an example workspace) wraps
+# or not by that path's length, and tmux joins a wrapped line with the next
+# one (capture-pane -J): what calops printed next then no longer starts its
+# line.  Sourced, the line runs in the shell itself, as typed would (export,
+# unset, fg and job control all behave the same).
+TYPED=0
 run() {
-	send_text "$1"
+	TYPED=$((TYPED + 1))
+	printf '%s\n' "$1" >"$TMP/typed.$TYPED" ||
+	    fail "cannot write '$TMP/typed.$TYPED'"
+	send_text ". \$T/typed.$TYPED"
 	keys Enter
 }
 
@@ -175,7 +188,7 @@ PANE_ENV=()
 pane_env() {
 	local san=log_path=$TMP/sanitizer
 
-	PANE_ENV=(env -i PATH="$PATH" HOME="$TMP/home" TERM=xterm-256color
+	PANE_ENV=(env -i PATH="$PATH" HOME="$TMP/home" TERM=xterm-256color T="$TMP"
 	    LANG=C.UTF-8 XDG_STATE_HOME="$TMP/state"
 	    XDG_CONFIG_HOME="$TMP/config" XDG_CACHE_HOME="$TMP/cache"
 	    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$san"

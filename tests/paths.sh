@@ -1,0 +1,63 @@
+#!/bin/sh
+# paths.sh: the terminal tests from clones at paths of several lengths.
+#
+#   sh tests/paths.sh [LENGTH...]      default: 12 40 97 120
+#
+# A test that matches a line the shell printed before calops' own output,
+# or a line of calops' that a long path made wrap, passes from one clone and
+# fails from another (CI clones where it likes).  For each LENGTH this
+# clones the repository's HEAD to a folder whose path is exactly LENGTH
+# characters, builds it there (-Werror), and runs every tests/term/*.sh at
+# 120x40 and 80x24 from that clone, two at a time.  It exits 1 if any test
+# failed from any clone, and prints each failure's output.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+[ $# -gt 0 ] || set -- 12 40 97 120
+
+say() { printf 'paths: %s\n' "$*" >&2; }
+
+# clone_at LENGTH: a new folder of a path of exactly LENGTH characters
+# (/tmp/ppp...XXXXX), printed on stdout.
+clone_at() {
+	pad=$(($1 - 10))
+	if [ "$pad" -lt 0 ]; then
+		say "a path needs at least 10 characters, not $1"
+		exit 2
+	fi
+	mktemp -d "/tmp/$(printf "%${pad}s" '' | tr ' ' p)XXXXX"
+}
+
+failed=0
+made=
+trap 'for d in $made; do rm -rf "$d"; done' EXIT
+for len in "$@"; do
+	dir=$(clone_at "$len")
+	made="$made $dir"
+	[ ${#dir} -eq "$len" ] || { say "'$dir' is not $len long"; exit 2; }
+	git clone -q "$top" "$dir"
+	say "$len: $dir"
+	cmake -S "$dir" -B "$dir/build" -DCALOPS_WERROR=ON >/dev/null
+	cmake --build "$dir/build" -j "$jobs" >/dev/null
+	out=$dir/build/paths-out
+	mkdir -p "$out"
+	for t in "$dir"/tests/term/*.sh; do
+		name=$(basename "$t" .sh)
+		[ "$name" = lib ] && continue
+		printf '%s 120 40\n%s 80 24\n' "$name" "$name"
+	done | xargs -P "$jobs" -L 1 sh -c '
+		bash "$0/tests/term/$1.sh" "$0/build/calops" "$2" "$3" \
+		    >"$0/build/paths-out/$1_$2x$3" 2>&1 ||
+		    [ $? = 77 ] || echo "$1_$2x$3" >>"$0/build/paths-out/FAILED"
+	' "$dir" || true
+	touch "$out/FAILED"
+	for f in $(cat "$out/FAILED"); do
+		say "$len: FAILED $f"
+		cat "$out/$f"
+		failed=1
+	done
+	say "$len: $(ls "$out" | grep -c x) term tests run," \
+	    "$(wc -l <"$out/FAILED") failed"
+done
+exit $failed
