@@ -92,6 +92,13 @@ screen_all() {
 	tm capture-pane -p -J -S - -t test
 }
 
+# The shell's screen and history, whether or not a console is on the
+# alternate screen (tmux keeps the other one aside: -a).
+screen_any() {
+	screen_all
+	tm capture-pane -p -a -q -t test
+}
+
 fail() {
 	local f
 
@@ -122,6 +129,7 @@ wait_until() {
 		E) screen | grep -qE -- "$pat" && return 0 ;;
 		!) screen | grep -qF -- "$pat" || return 0 ;;
 		!E) screen | grep -qE -- "$pat" || return 0 ;;
+		H) screen_any | grep -qF -- "$pat" && return 0 ;;
 		esac
 		[ "$(now_ms)" -ge "$end" ] && return 1
 		sleep 0.05
@@ -214,17 +222,25 @@ second() {
 	    "$CALOPS" "$@" || fail "cannot start a second tmux session"
 }
 
-# launch [ARG...]: calops with these arguments, from the pane's shell; the
-# shell then prints "[calops#N exited STATUS]".
+# launch [ARG...]: calops with these arguments, from the pane's shell, on a
+# clean pane: the shell leaves the alternate screen (a console killed before
+# had no chance to), clears the screen and its history, prints
+# "[calops#N starts]" and runs calops, then prints "[calops#N exited
+# STATUS]".  launch returns once the pane was cleared, so that nothing a
+# console killed before left on the screen can pass for this one's.
 launch() {
-	local line a
+	local line a mark
 
 	LAUNCHES=$((LAUNCHES + 1))
 	line=$(printf '%q' "$CALOPS")
 	for a in "$@"; do
 		line="$line $(printf '%q' "$a")"
 	done
-	run "$line; echo \"[calops#$LAUNCHES exited \$?]\""
+	mark="[calops#$LAUNCHES starts]"
+	run "printf '\\033[?1049l\\033[H\\033[2J\\033[3J%s\\n' '$mark'; $line;
+	    echo \"[calops#$LAUNCHES exited \$?]\""
+	wait_until H "$mark" "$WAIT_SECS" ||
+	    fail "waited $WAIT_SECS s for the pane to be cleared for $mark"
 }
 
 wait_exit() {
