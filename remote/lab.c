@@ -3,9 +3,9 @@
 
 #include <libgen.h>
 
-#include "config.h"
-#include "doc.h"
-#include "lab.h"
+#include "base/doc.h"
+#include "base/docfile.h"
+#include "remote/lab.h"
 
 /* What a parse needs at hand: the document for positions, the file's
  * name for messages and its folder for relative paths. */
@@ -18,7 +18,7 @@ struct labparse {
 };
 
 #define LERR(p, ptr, ...) \
-	config_error((p)->err, (p)->errlen, (p)->source, (p)->d, (ptr), \
+	docfile_error((p)->err, (p)->errlen, (p)->source, (p)->d, (ptr), \
 	    __VA_ARGS__)
 
 static const char *const top_keys[] = { "hosts", "workspaces", "runner" };
@@ -77,7 +77,7 @@ get_string(struct labparse *p, json_t *obj, const char *ptr, const char *key,
 	kp = ptr_key(ptr, key);
 	if (!json_is_string(v)) {
 		LERR(p, kp, "'%s' must be a string, not %s", key,
-		    config_kind_name(v));
+		    docfile_kind_name(v));
 		rc = -1;
 	} else if (json_string_length(v) == 0 ||
 	    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -135,7 +135,7 @@ parse_chips(struct labparse *p, struct lab_host *h, json_t *v,
 
 	if (!json_is_array(v)) {
 		LERR(p, ptr, "'chips' must be a list of chip numbers, not %s",
-		    config_kind_name(v));
+		    docfile_kind_name(v));
 		return -1;
 	}
 	h->chips = xcalloc(json_array_size(v) + 1, sizeof *h->chips);
@@ -230,7 +230,7 @@ parse_host(struct labparse *p, struct lab *lab, json_t *obj, const char *ptr)
 
 	if (!json_is_object(obj)) {
 		LERR(p, ptr, "a host must be a mapping, not %s",
-		    config_kind_name(obj));
+		    docfile_kind_name(obj));
 		return -1;
 	}
 	lab->nhosts++;
@@ -277,7 +277,7 @@ parse_workspace(struct labparse *p, struct lab *lab, json_t *obj,
 
 	if (!json_is_object(obj)) {
 		LERR(p, ptr, "a workspace must be a mapping, not %s",
-		    config_kind_name(obj));
+		    docfile_kind_name(obj));
 		return -1;
 	}
 	lab->nworkspaces++;
@@ -364,7 +364,7 @@ runner_list(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
 				    "non-empty string");
 			else
 				LERR(p, ip, "a runner argument must be a "
-				    "string, not %s", config_kind_name(a));
+				    "string, not %s", docfile_kind_name(a));
 			free(ip);
 			return -1;
 		}
@@ -400,7 +400,7 @@ parse_runner(struct labparse *p, struct lab *lab, json_t *root)
 		rc = runner_list(p, lab, v, kp);
 	else {
 		LERR(p, kp, "'runner' must be a string or a list of strings, "
-		    "not %s", config_kind_name(v));
+		    "not %s", docfile_kind_name(v));
 		rc = -1;
 	}
 	free(kp);
@@ -422,7 +422,7 @@ parse_list(struct labparse *p, struct lab *lab, json_t *root, const char *key,
 	kp = ptr_key("", key);
 	if (!json_is_array(list)) {
 		LERR(p, kp, "'%s' must be a list, not %s", key,
-		    config_kind_name(list));
+		    docfile_kind_name(list));
 		free(kp);
 		return -1;
 	}
@@ -448,7 +448,7 @@ parse_root(struct labparse *p, struct lab *lab, json_t *root)
 {
 	if (!json_is_object(root)) {
 		LERR(p, "", "a lab file must be a mapping, not %s",
-		    config_kind_name(root));
+		    docfile_kind_name(root));
 		return -1;
 	}
 	if (check_keys(p, root, "", top_keys, nitems(top_keys)) != 0 ||
@@ -470,7 +470,7 @@ lab_parse(struct lab *lab, const char *data, size_t len, const char *source,
 
 	memset(lab, 0, sizeof *lab);
 	memset(&d, 0, sizeof d);
-	if (config_parse_yaml(&d, data, len, source, err, errlen) != 0)
+	if (docfile_parse_yaml(&d, data, len, source, err, errlen) != 0)
 		return -1;
 	copy = xstrdup(source);
 	p.d = &d;
@@ -496,7 +496,7 @@ lab_load(struct lab *lab, const char *path, char *err, size_t errlen)
 	int rc;
 
 	memset(lab, 0, sizeof *lab);
-	rc = config_read_file(path, LAB_MAX_BYTES, &data, &len, err, errlen);
+	rc = docfile_read(path, LAB_MAX_BYTES, &data, &len, err, errlen);
 	if (rc == 1)
 		errbuf_set(err, errlen, "cannot open '%s': %s", path,
 		    strerror(ENOENT));

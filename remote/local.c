@@ -5,8 +5,8 @@
 
 #include <unistd.h>
 
-#include "child.h"
-#include "transport.h"
+#include "loop/child.h"
+#include "remote/transport.h"
 
 #define LOCAL_ARGS_MAX	64
 

@@ -1,7 +1,7 @@
 /* transport.c: what every transport shares (see transport.h). */
 #include "calops.h"
 
-#include "transport.h"
+#include "remote/transport.h"
 
 int
 transport_connect(struct transport *t, char *err, size_t errlen)

@@ -23,7 +23,7 @@
 
 #include "calops.h"
 
-#include "loop.h"
+#include "loop/loop.h"
 
 struct transport;
 struct rstream;

@@ -5,11 +5,12 @@
 #include <locale.h>
 #include <sys/stat.h>
 
-#include "app.h"
-#include "cmd.h"
-#include "config.h"
-#include "fileio.h"
-#include "lab.h"
+#include "base/docfile.h"
+#include "base/fileio.h"
+#include "cmd/cmd.h"
+#include "remote/lab.h"
+#include "views/app/app.h"
+#include "views/core/config.h"
 
 #ifndef CALOPS_VERSION
 #define CALOPS_VERSION "0.0.0"
@@ -84,7 +85,7 @@ demo_fill(const char *tmp, char *err, size_t errlen)
 		return -1;
 	from = xasprintf("%s/%s", CALOPS_DEMO_DIR, DEMO_LAB);
 	to = xasprintf("%s/lab.yaml", tmp);
-	rc = config_read_file(from, LAB_MAX_BYTES, &data, &len, err, errlen);
+	rc = docfile_read(from, LAB_MAX_BYTES, &data, &len, err, errlen);
 	if (rc == 1)
 		errbuf_set(err, errlen, "cannot open '%s': %s", from,
 		    strerror(ENOENT));

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <time.h>
 
-#include "actionpane.h"
-#include "ui.h"
+#include "views/actionpane.h"
+#include "views/core/ui.h"
 
 #define ACTIONS_MAX	200	/* actions read for the pane */
 #define WIDE_COLS	110	/* an action on one row from this width */

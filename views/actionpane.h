@@ -19,8 +19,8 @@
 
 #include "calops.h"
 
-#include "actionlog.h"
-#include "labmodel.h"
+#include "lab/actionlog.h"
+#include "lab/labmodel.h"
 
 struct actionpane {
 	struct labmodel		*lm;		/* borrowed */

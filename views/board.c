@@ -1,10 +1,10 @@
 /* board.c: the gate board, G0-G10 at a glance; Enter drills into a gate. */
 #include "calops.h"
 
-#include "app.h"
-#include "labrun.h"
-#include "list.h"
-#include "ui.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
+#include "views/labrun.h"
 
 struct board_view {
 	struct list	list;

@@ -14,12 +14,12 @@
  */
 #include "calops.h"
 
-#include "actionpane.h"
-#include "app.h"
-#include "buf.h"
-#include "faultfold.h"
-#include "text.h"
-#include "ui.h"
+#include "base/buf.h"
+#include "base/text.h"
+#include "model/faultfold.h"
+#include "views/actionpane.h"
+#include "views/app/app.h"
+#include "views/core/ui.h"
 
 #define NAME_W		16	/* the scenario column */
 #define CELL_LONG	18	/* "✔ recovered 5.0s" and a gap */

@@ -1,10 +1,10 @@
 /* findings.c: every finding of every gate: sort, filter, open the artifact. */
 #include "calops.h"
 
-#include "app.h"
-#include "list.h"
-#include "text.h"
-#include "ui.h"
+#include "base/text.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
 
 enum sort_key { SORT_GATE, SORT_SEVERITY, SORT_FILE, SORT_CHECK, SORT_N };
 

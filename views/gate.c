@@ -7,11 +7,11 @@
 
 #include <time.h>
 
-#include "app.h"
-#include "history.h"
-#include "labrun.h"
-#include "list.h"
-#include "ui.h"
+#include "model/history.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
+#include "views/labrun.h"
 
 /*
  * What each gate stands on: the artifacts it reads (workspace.md §3) and

@@ -1,9 +1,9 @@
 /* help.c: the help screen, generated from the key tables (action.h). */
 #include "calops.h"
 
-#include "app.h"
-#include "list.h"
-#include "ui.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
 
 struct help_line {
 	char		*keys;		/* "j Down" */

@@ -18,13 +18,13 @@
 
 #include <time.h>
 
-#include "app.h"
-#include "buf.h"
-#include "labmodel.h"
-#include "list.h"
-#include "text.h"
-#include "transport.h"
-#include "ui.h"
+#include "base/buf.h"
+#include "base/text.h"
+#include "lab/labmodel.h"
+#include "remote/transport.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
 
 #define JOBLOG_MAX	10000	/* lines kept */
 #define JOBLOG_DROP	1000	/* dropped at once when full */

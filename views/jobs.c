@@ -1,6 +1,6 @@
 /*
  * jobs.c: the Jobs screen: the durable jobs of every host of the lab,
- * listed and merged newest first by the job list (src/joblist.h); a host
+ * listed and merged newest first by the job list (src/model/joblist.h); a host
  * that cannot be reached is one dim row above them saying why.  The hosts
  * are listed when the view opens, on R (the app hands ACT_REFRESH to the
  * view first), and every JOBS_REFRESH_MS while it is on screen (no timer
@@ -10,13 +10,13 @@
  */
 #include "calops.h"
 
-#include "app.h"
-#include "job.h"
-#include "joblist.h"
-#include "labmodel.h"
-#include "list.h"
-#include "text.h"
-#include "ui.h"
+#include "base/text.h"
+#include "job/job.h"
+#include "lab/labmodel.h"
+#include "model/joblist.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
 
 #define JOBS_REFRESH_MS	2000
 

@@ -5,9 +5,9 @@
  */
 #include "calops.h"
 
-#include "app.h"
-#include "labrun.h"
-#include "ui.h"
+#include "views/app/app.h"
+#include "views/core/ui.h"
+#include "views/labrun.h"
 
 /* The one question open at a time (app_ask keeps every key until it is
  * answered), so its context needs no allocation. */

@@ -18,12 +18,12 @@
 
 #include <math.h>
 
-#include "alerts.h"
-#include "app.h"
-#include "job.h"
-#include "metrics.h"
-#include "soak_int.h"
-#include "ui.h"
+#include "job/job.h"
+#include "metrics/alerts.h"
+#include "metrics/metrics.h"
+#include "views/app/app.h"
+#include "views/core/ui.h"
+#include "views/soak_int.h"
 
 #define SOAK_TICK_MS	1000
 #define SOAK_GRAPH_MIN	4	/* rows of a graph: its title and 3 of plot */

@@ -13,11 +13,11 @@
 
 #include "calops.h"
 
-#include "action.h"
-#include "graph.h"
-#include "labmodel.h"
-#include "list.h"
-#include "sketch.h"
+#include "lab/labmodel.h"
+#include "metrics/sketch.h"
+#include "views/core/action.h"
+#include "views/core/graph.h"
+#include "views/core/list.h"
 
 #define SOAK_CHIPS_MAX	64
 #define SOAK_SERIES_MAX	256

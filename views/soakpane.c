@@ -15,12 +15,12 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "alerts.h"
-#include "app.h"
-#include "job.h"
-#include "metrics.h"
-#include "soak_int.h"
-#include "ui.h"
+#include "job/job.h"
+#include "metrics/alerts.h"
+#include "metrics/metrics.h"
+#include "views/app/app.h"
+#include "views/core/ui.h"
+#include "views/soak_int.h"
 
 #define SOAK_STALE_S	30.0	/* wall seconds without an event: STALE */
 #define SOAK_LOST_S	120.0	/* and: LOST */

@@ -1,9 +1,9 @@
 /* tickets.c: M01-M13 with progress derived from evidence, never typed. */
 #include "calops.h"
 
-#include "app.h"
-#include "list.h"
-#include "ui.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
 
 struct tickets_view {
 	struct list	list;

@@ -1,7 +1,7 @@
 /* view.c: the registry of screens (see view.h). */
 #include "calops.h"
 
-#include "view.h"
+#include "views/view.h"
 
 const struct view_ops *const view_tabs[] = {
 	&board_view,

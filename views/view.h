@@ -14,7 +14,7 @@
 
 #include <curses.h>
 
-#include "action.h"
+#include "views/core/action.h"
 
 struct app;
 

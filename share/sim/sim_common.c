@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "doc.h"
-#include "fileio.h"
+#include "base/doc.h"
+#include "base/fileio.h"
 #include "sim_common.h"
-#include "workspace.h"
+#include "ws/workspace.h"
 
 #define SOURCE_MANIFEST "00-source/source-manifest.json"
 /* Events and artifacts print reals with 15 digits: enough for a Unix time

@@ -27,8 +27,8 @@
 
 #include <jansson.h>
 
-#include "doc.h"
-#include "hash.h"
+#include "base/doc.h"
+#include "ws/hash.h"
 
 #ifndef CALOPS_VERSION
 #define CALOPS_VERSION	"0.0.0"

@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-#include "doc.h"
-#include "gate.h"
+#include "base/doc.h"
+#include "engine/gate.h"
 #include "sim_common.h"
 
 #define GOLDEN_REL	"06-runtime/correctness/golden.json"

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "metrics/soakstats.h"
 #include "sim_common.h"
-#include "soakstats.h"
 
 #define SOAK_REL	"07-serving/soak"
 /* At 16 bytes per request this caps the kept latencies at 256 MiB. */

@@ -3,7 +3,7 @@
 
 #include <sys/stat.h>
 
-#include "gate.h"
+#include "engine/gate.h"
 
 #define MANIFEST "00-source/source-manifest.json"
 

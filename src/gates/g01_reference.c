@@ -1,7 +1,7 @@
 /* g01_reference.c: G1, the reference baseline (runbook §5). */
 #include "calops.h"
 
-#include "gate.h"
+#include "engine/gate.h"
 
 #define PROMPTS "01-reference/prompts.jsonl"
 #define OUTPUTS "01-reference/outputs.jsonl"

@@ -3,7 +3,7 @@
 
 #include <sys/stat.h>
 
-#include "gate.h"
+#include "engine/gate.h"
 
 #define CONFIG "02-onnx/export-config.yaml"
 #define REPORT "02-onnx/onnx-report.json"

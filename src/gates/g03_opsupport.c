@@ -1,8 +1,8 @@
 /* g03_opsupport.c: G3, the op support gap table (runbook §7). */
 #include "calops.h"
 
-#include "csv.h"
-#include "gate.h"
+#include "base/csv.h"
+#include "engine/gate.h"
 
 #define TABLE "02-onnx/op-support.csv"
 

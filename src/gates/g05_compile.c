@@ -3,7 +3,7 @@
 
 #include <sys/stat.h>
 
-#include "gate.h"
+#include "engine/gate.h"
 
 #define MANIFEST "04-compiler/compiler-manifest.json"
 #define CONFIG "04-compiler/compile-config.yaml"

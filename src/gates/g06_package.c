@@ -1,7 +1,7 @@
 /* g06_package.c: G6, static validation of the calbin package (runbook §10). */
 #include "calops.h"
 
-#include "gate.h"
+#include "engine/gate.h"
 
 #define VALIDATION "05-calbin/validation.json"
 #define LISTING "05-calbin/file-sha256.txt"

@@ -1,7 +1,7 @@
 /* g07_runner.c: G7, the runtime runner: golden, faults (runbook §11). */
 #include "calops.h"
 
-#include "gate.h"
+#include "engine/gate.h"
 
 #define GOLDEN "06-runtime/correctness/golden.json"
 

@@ -4,8 +4,8 @@
 #include <dirent.h>
 #include <math.h>
 
-#include "gate.h"
-#include "soakstats.h"
+#include "engine/gate.h"
+#include "metrics/soakstats.h"
 
 #define API "07-serving/conformance/api-matrix.json"
 #define PERF "06-runtime/performance/perf-matrix.json"

@@ -4,9 +4,9 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "gate.h"
-#include "release.h"
-#include "sig.h"
+#include "engine/gate.h"
+#include "release/release.h"
+#include "release/sig.h"
 
 #define REL "08-release"
 #define GENS "08-release/generations"

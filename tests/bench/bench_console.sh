@@ -15,7 +15,7 @@
 #      The < 100 ms target is for the complete board.  Median of $RUNS
 #      (default 7) runs after one cold-cache run, which is shown apart.
 #   2. board frames at 200x60 through a real pty: the console's benchmark
-#      hook (CALOPS_BENCH_FRAMES, views/app.c) paints $FRAMES (default 1000)
+#      hook (CALOPS_BENCH_FRAMES, views/app/app.c) paints $FRAMES (default 1000)
 #      frames back to back, cycling board/tickets/findings as Tab does, and
 #      times each paint (erase + draw + refresh, with the write to the pty);
 #      the helper counts the bytes read from the pty master in that window.

@@ -13,7 +13,7 @@
  *
  *   bench_console_helper frames COLS ROWS OUT -- CALOPS [ARG…]
  *	Run a console whose environment holds CALOPS_BENCH_FRAMES (the
- *	benchmark hook in views/app.c), time-stamp every read from the pty
+ *	benchmark hook in views/app/app.c), time-stamp every read from the pty
  *	master, and when it has ended read OUT ("start_ns end_ns cells", then
  *	"paint_ns changed" per frame).  Prints the paint times, the changed
  *	share of the cells and the bytes read between start and end (+100 ms:

@@ -16,15 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "event.h"
-#include "fileio.h"
-#include "lab.h"
-#include "labmodel.h"
-#include "lines.h"
-#include "loop.h"
-#include "metrics.h"
-#include "sketch.h"
-#include "soakstats.h"
+#include "base/fileio.h"
+#include "base/lines.h"
+#include "lab/labmodel.h"
+#include "loop/loop.h"
+#include "metrics/metrics.h"
+#include "metrics/sketch.h"
+#include "metrics/soakstats.h"
+#include "proto/event.h"
+#include "remote/lab.h"
 
 #define T0	1700000000.0
 

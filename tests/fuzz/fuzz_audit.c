@@ -6,8 +6,8 @@
  */
 #include "calops.h"
 
-#include "release.h"
-#include "sig.h"
+#include "release/release.h"
+#include "release/sig.h"
 
 int	LLVMFuzzerInitialize(int *argc, char ***argv);
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,7 +5,7 @@
  */
 #include "calops.h"
 
-#include "csv.h"
+#include "base/csv.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
  */
 #include "calops.h"
 
-#include "event.h"
+#include "proto/event.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lines.h"
+#include "base/lines.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <locale.h>
 #include <wchar.h>
 
-#include "text.h"
+#include "base/text.h"
 
 int	LLVMFuzzerInitialize(int *argc, char ***argv);
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

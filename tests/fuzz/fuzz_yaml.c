@@ -5,7 +5,7 @@
  */
 #include "calops.h"
 
-#include "doc.h"
+#include "base/doc.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

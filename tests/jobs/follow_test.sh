@@ -1,5 +1,5 @@
 #!/bin/bash
-# follow_test.sh: the resumable follower (src/follow.c) end to end.  A real
+# follow_test.sh: the resumable follower (src/lab/follow.c) end to end.  A real
 # durable job prints numbered lines; tests/unit/follow_driver.c follows it
 # through the local transport, is killed with SIGKILL twice mid-run and
 # restarted; the seqs it handed over must be exactly 1..N, none twice, and

@@ -15,10 +15,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "follow.h"
-#include "loop.h"
-#include "transport.h"
+#include "lab/follow.h"
+#include "loop/child.h"
+#include "loop/loop.h"
+#include "remote/transport.h"
 
 static int	 out_fd = -1;
 static int	 status = 1;

@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "child.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "jobfixture.h"
-#include "loop.h"
+#include "loop/child.h"
+#include "loop/loop.h"
 
 static char *fix_dir;
 

@@ -1,5 +1,5 @@
 /*
- * test_action.c: keys and actions (views/action.c), with no terminal.  A
+ * test_action.c: keys and actions (views/core/action.c), with no terminal.  A
  * view's table is searched before the global one, unknown keys mean
  * nothing, every action has a name and help text, and every key the help
  * screen shows (a binding with a keyname) leads to an action it can
@@ -12,8 +12,8 @@
 #include <cmocka.h>
 #include <curses.h>
 
-#include "action.h"
-#include "view.h"
+#include "views/core/action.h"
+#include "views/view.h"
 
 /* Every screen with its own keys, as the help screen would be opened from
  * it. */

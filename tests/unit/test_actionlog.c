@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "actionlog.h"
-#include "fileio.h"
+#include "base/fileio.h"
+#include "lab/actionlog.h"
 
 struct fixture {
 	char	*base;		/* a temp folder: XDG_STATE_HOME */

@@ -1,5 +1,5 @@
 /*
- * test_alerts.c: the alert journal (src/alerts.c) fed as labmodel feeds it,
+ * test_alerts.c: the alert journal (src/metrics/alerts.c) fed as labmodel feeds it,
  * a metric sample then alerts_observe(): a breach shorter than the minimum
  * does not fire, a long one fires once with its start, end and worst, a
  * flapping rule neither fires on short spells nor splits a long alert, an
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "alerts.h"
-#include "metrics.h"
+#include "metrics/alerts.h"
+#include "metrics/metrics.h"
 
 #define T0	1700000000.0
 #define HOST	"local"

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "boardmodel.h"
-#include "fileio.h"
+#include "base/fileio.h"
+#include "model/boardmodel.h"
 
 /* The stream of one run, split into lines. */
 struct stream {

@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "child.h"
-#include "loop.h"
+#include "loop/child.h"
+#include "loop/loop.h"
 
 struct line {
 	char	*s;

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "csv.h"
+#include "base/csv.h"
 
 /* One table as expected: rows of fields separated by '|', each row with
  * the line it starts on. */

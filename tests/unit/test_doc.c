@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "doc.h"
+#include "base/buf.h"
+#include "base/doc.h"
 
 /* Seconds on the monotonic clock. */
 static double

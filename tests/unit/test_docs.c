@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "action.h"
+#include "views/core/action.h"
 
 /* The man page with roff escapes and font changes removed. */
 static char *

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "event.h"
+#include "proto/event.h"
 
 static bool
 same_double(double a, double b)

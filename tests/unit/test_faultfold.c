@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "faultfold.h"
-#include "labmodel.h"
+#include "lab/labmodel.h"
+#include "model/faultfold.h"
 
 static void
 expected_codes_are_the_runbooks(void **state)

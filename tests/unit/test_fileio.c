@@ -1,5 +1,5 @@
 /*
- * test_fileio.c: copying a folder (src/fileio.c): files, folders and their
+ * test_fileio.c: copying a folder (src/base/fileio.c): files, folders and their
  * permission bits arrive whole; a symlink or a FIFO anywhere is an error
  * naming it and leaves no half-made copy; an existing target is never
  * touched; mkdir -p.
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "fileio.h"
+#include "base/fileio.h"
 
 struct fx {
 	char	*root;		/* a private temp folder */

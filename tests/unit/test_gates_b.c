@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "hash.h"
+#include "ws/hash.h"
 #include "wsfixture.h"
 
 #define VALIDATION "05-calbin/validation.json"

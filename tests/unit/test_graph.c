@@ -1,5 +1,5 @@
 /*
- * test_graph.c: the soak view's graphs (views/graph.c) with no terminal:
+ * test_graph.c: the soak view's graphs (views/core/graph.c) with no terminal:
  * columns folded from cells keep a spike, gaps stay blank and are not
  * joined across, the threshold is a row of its own and a crossing column
  * is drawn as a breach, a gauge holds across the gaps between its
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "graph.h"
+#include "views/core/graph.h"
 
 static void
 cell(struct mcell *c, double v)

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "fileio.h"
-#include "history.h"
+#include "base/fileio.h"
+#include "model/history.h"
 
 struct fixture {
 	char	*base;		/* a temp folder */

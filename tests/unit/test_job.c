@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "job.h"
+#include "job/job.h"
 
 #define TS 1700000000.25
 

@@ -1,5 +1,5 @@
 /*
- * test_joblist.c: the Jobs screen's model (src/joblist.c) without a
+ * test_joblist.c: the Jobs screen's model (src/model/joblist.c) without a
  * transport: calops-jobs/v1 text of two hosts read into rows and merged
  * newest first with the corrupt job last, the hooks told around each
  * merge, and output that cannot be read (bad JSON, another schema, cut)
@@ -11,11 +11,11 @@
 
 #include <cmocka.h>
 
-#include "fileio.h"
-#include "joblist.h"
-#include "lab.h"
-#include "labmodel.h"
-#include "loop.h"
+#include "base/fileio.h"
+#include "lab/labmodel.h"
+#include "loop/loop.h"
+#include "model/joblist.h"
+#include "remote/lab.h"
 
 static char tmpdir[] = "/tmp/calops-joblist.XXXXXX";
 static int nreplacing, nreplaced;

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "lab.h"
+#include "remote/lab.h"
 
 static const char example[] =
     "hosts:\n"

@@ -1,5 +1,5 @@
 /*
- * test_labmodel.c: the console's lab model (src/labmodel.c, labstream.c)
+ * test_labmodel.c: the console's lab model (src/lab/labmodel.c, labstream.c)
  * starting again from what an earlier console left in
  * $XDG_STATE_HOME/calops/streams: a soak's and a fault's mirrors replayed
  * into the model (metrics, fault results, progress, end state), the bad
@@ -21,14 +21,14 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "event.h"
-#include "fileio.h"
-#include "lab.h"
-#include "labmodel.h"
-#include "labmodel_int.h"
-#include "loop.h"
-#include "metrics.h"
+#include "base/buf.h"
+#include "base/fileio.h"
+#include "lab/labmodel.h"
+#include "lab/labmodel_int.h"
+#include "loop/loop.h"
+#include "metrics/metrics.h"
+#include "proto/event.h"
+#include "remote/lab.h"
 
 static char tmpdir[] = "/tmp/calops-labmodel.XXXXXX";
 static char warned[512];

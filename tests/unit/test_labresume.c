@@ -22,11 +22,11 @@
 
 #include <cmocka.h>
 
-#include "fileio.h"
+#include "base/fileio.h"
 #include "jobfixture.h"
-#include "lab.h"
-#include "labmodel.h"
-#include "loop.h"
+#include "lab/labmodel.h"
+#include "loop/loop.h"
+#include "remote/lab.h"
 
 #define JOB	"resume1"
 #define NLINES	300

@@ -32,12 +32,12 @@
 
 #include <cmocka.h>
 
-#include "fileio.h"
-#include "job.h"
+#include "base/fileio.h"
+#include "job/job.h"
 #include "jobfixture.h"
-#include "lab.h"
-#include "labmodel.h"
-#include "loop.h"
+#include "lab/labmodel.h"
+#include "loop/loop.h"
+#include "remote/lab.h"
 
 #define LONG_JOB	"share1"
 #define LONG_LINES	300

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "lines.h"
+#include "base/lines.h"
 
 /* A temporary file holding len bytes; the path is owned by the caller. */
 static char *

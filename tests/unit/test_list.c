@@ -1,5 +1,5 @@
 /*
- * test_list.c: the generic list engine (views/list.c), with no terminal.
+ * test_list.c: the generic list engine (views/core/list.c), with no terminal.
  * Rebuilding with and without a filter keeps the selection on the same
  * record when it can, and near it when it cannot; moves clamp; scrolling
  * keeps the selection in a window of any height, 1 included; a click
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "list.h"
+#include "views/core/list.h"
 
 static bool
 even(size_t i, void *arg)

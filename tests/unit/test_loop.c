@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "loop.h"
+#include "loop/loop.h"
 
 /* What the callbacks saw. */
 struct seen {

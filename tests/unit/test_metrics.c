@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "event.h"
-#include "metrics.h"
-#include "sketch.h"
-#include "soakstats.h"
+#include "metrics/metrics.h"
+#include "metrics/sketch.h"
+#include "metrics/soakstats.h"
+#include "proto/event.h"
 
 #define T0	1699999800.0	/* a run starts here (a multiple of 600) */
 

@@ -12,9 +12,9 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "buf.h"
-#include "release.h"
-#include "sig.h"
+#include "base/buf.h"
+#include "release/release.h"
+#include "release/sig.h"
 
 /* Two trusted keys and one stranger, for every test. */
 static EVP_PKEY *alice, *bob, *mallory;

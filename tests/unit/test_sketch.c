@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "sketch.h"
-#include "soakstats.h"
+#include "metrics/sketch.h"
+#include "metrics/soakstats.h"
 
 #define N	200000
 

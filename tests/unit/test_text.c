@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "text.h"
+#include "base/text.h"
 
 struct exact {
 	const char	*in;

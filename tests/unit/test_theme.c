@@ -1,5 +1,5 @@
 /*
- * test_theme.c: themes and the config file (views/theme.c, views/config.c).
+ * test_theme.c: themes and the config file (views/core/theme.c, views/core/config.c).
  * The bundled themes parse and give every role, 256-colour values fall back
  * to the 8-colour ones, absent roles and colours come from normal, every
  * kind of bad file is an error that says file:line:col, themes are found in
@@ -15,9 +15,10 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "doc.h"
-#include "theme.h"
+#include "base/doc.h"
+#include "base/docfile.h"
+#include "views/core/config.h"
+#include "views/core/theme.h"
 
 static const char *const bundled[] = {
 	"dark", "high-contrast", "light", "monochrome",
@@ -173,9 +174,9 @@ test_bundled(void **state)
 		assert_null(t.name);
 
 		path = xasprintf("%s/%s.yaml", CALOPS_THEMES_DIR, bundled[i]);
-		assert_int_equal(config_read_file(path, THEME_MAX_BYTES, &data,
+		assert_int_equal(docfile_read(path, THEME_MAX_BYTES, &data,
 		    &len, err, sizeof err), 0);
-		assert_int_equal(config_parse_yaml(&d, data, len, path, err,
+		assert_int_equal(docfile_parse_yaml(&d, data, len, path, err,
 		    sizeof err), 0);
 		assert_int_equal(strncmp(data, "# ", 2), 0);	/* a header */
 		roles = json_object_get(d.root, "roles");

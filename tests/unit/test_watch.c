@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "watch.h"
+#include "loop/watch.h"
 
 #define POLL_MS		40
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "workspace.h"
+#include "ws/workspace.h"
 
 /* base/ holds ws/ (the workspace) and out/ (a sibling outside it). */
 struct fixture {

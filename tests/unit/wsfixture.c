@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <openssl/pem.h>
 
-#include "hash.h"
+#include "ws/hash.h"
 #include "wsfixture.h"
 
 struct templates tpl;

@@ -19,8 +19,8 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
-#include "gate.h"
-#include "tickets.h"
+#include "engine/gate.h"
+#include "engine/tickets.h"
 
 /* A test's workspace copy and what was evaluated from it. */
 struct wsfix {

@@ -1,0 +1,38 @@
+/*
+ * docfile.h: the files a user writes by hand (the config file, themes, the
+ * lab file) read as one document, with every message located as
+ * "SOURCE:LINE:COL: message" and made safe to show.
+ */
+#ifndef CALOPS_DOCFILE_H
+#define CALOPS_DOCFILE_H
+
+#include "calops.h"
+
+#include <jansson.h>
+
+#include "base/doc.h"
+
+/*
+ * docfile_read reads a whole regular file of at most max bytes into
+ * *data (NUL-terminated, owned by the caller); it returns 0, 1 when there is
+ * no such file, or -1 with a message in err.  docfile_parse_yaml parses YAML
+ * into d (released by the caller on success) or returns -1 with
+ * "SOURCE:LINE:COL: message" in err.  docfile_kind_name says what a value is
+ * for messages such as "must be a string, not a list".
+ */
+int	 docfile_read(const char *path, size_t max, char **data,
+	    size_t *len, char *err, size_t errlen);
+int	 docfile_parse_yaml(struct doc *d, const char *data, size_t len,
+	    const char *source, char *err, size_t errlen);
+const char *docfile_kind_name(const json_t *v);
+
+/*
+ * Write "SOURCE:LINE:COL: message" to err for the node at pointer in d (1:1
+ * when d has no position for it), sanitised: keys quoted in the message come
+ * from a file.
+ */
+void	 docfile_error(char *err, size_t errlen, const char *source,
+	    const struct doc *d, const char *pointer, const char *fmt, ...)
+	    PRINTFLIKE(6, 7);
+
+#endif

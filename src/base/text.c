@@ -1,0 +1,203 @@
+/* text.c: the one sanitiser for untrusted text (see text.h). */
+#include "calops.h"
+
+#include <jansson.h>
+
+#include <langinfo.h>
+#include <wchar.h>
+
+#include "base/buf.h"
+#include "base/text.h"
+
+size_t
+utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	uint32_t c;
+	size_t n, i;
+
+	if (len == 0)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		c = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		c = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		c = s[0] & 0x07;
+	} else
+		return 0;
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+bool
+utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (p[i] == 0)
+			return false;
+		if ((n = utf8_decode(p + i, len - i, &cp)) == 0)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+static bool
+is_bidi_control(uint32_t cp)
+{
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0x200e || cp == 0x200f || cp == 0x061c;
+}
+
+static bool ascii_ellipsis;
+
+void
+text_ascii_ellipsis(bool on)
+{
+	ascii_ellipsis = on;
+}
+
+static bool
+locale_is_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs != NULL && strcmp(cs, "UTF-8") == 0;
+}
+
+/* Append one visible piece of `cols` columns unless it would pass the limit. */
+static bool
+emit(struct buf *out, const char *piece, size_t n, size_t cols, size_t *width,
+    const size_t *limit)
+{
+	if (limit != NULL && *width + cols > *limit)
+		return false;
+	buf_add(out, piece, n);
+	*width += cols;
+	return true;
+}
+
+/*
+ * Sanitise len bytes into out, stopping before the first piece that would
+ * take the width past *limit (no limit when NULL).  Returns false when it
+ * stopped early.
+ */
+static bool
+sanitize_into(struct buf *out, const unsigned char *p, size_t len,
+    const size_t *limit, bool utf8)
+{
+	size_t i = 0, n, width = 0;
+	char tmp[16];
+	uint32_t cp;
+	bool fits = true;
+
+	while (i < len && fits) {
+		n = utf8_decode(p + i, len - i, &cp);
+		if (n == 0) {
+			snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
+			fits = emit(out, tmp, 4, 4, &width, limit);
+			i++;
+			continue;
+		}
+		if (cp == '\t') {
+			size_t sp = 8 - width % 8;
+
+			/* Blanks can be cut: fill up to the limit. */
+			if (!(fits = emit(out, "        ", sp, sp, &width, limit)))
+				emit(out, "        ", *limit - width,
+				    *limit - width, &width, limit);
+		} else if (cp < 0x20 || cp == 0x7f) {
+			tmp[0] = '^';
+			tmp[1] = cp == 0x7f ? '?' : (char)(cp + '@');
+			fits = emit(out, tmp, 2, 2, &width, limit);
+		} else if ((cp >= 0x80 && cp < 0xa0) || is_bidi_control(cp) ||
+		    cp == 0xfeff || cp == 0x2028 || cp == 0x2029) {
+			int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
+
+			fits = emit(out, tmp, (size_t)k, (size_t)k, &width, limit);
+		} else if (cp < 0x80) {
+			fits = emit(out, (const char *)p + i, 1, 1, &width, limit);
+		} else if (!utf8) {
+			fits = emit(out, "?", 1, 1, &width, limit);
+		} else {
+			int w = wcwidth((wchar_t)cp);
+
+			if (w < 0) {
+				int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
+
+				fits = emit(out, tmp, (size_t)k, (size_t)k, &width, limit);
+			} else
+				fits = emit(out, (const char *)p + i, n, (size_t)w,
+				    &width, limit);
+		}
+		if (fits)
+			i += n;
+	}
+	return fits;
+}
+
+char *
+text_sanitize(const char *s, size_t len, size_t max_width)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool utf8 = locale_is_utf8();
+	struct buf out = BUF_INIT;
+	size_t limit;
+
+	/*
+	 * When the whole text does not fit, start again with one column less
+	 * and end with the ellipsis in that column.
+	 */
+	if (!sanitize_into(&out, p, len, max_width != 0 ? &max_width : NULL,
+	    utf8)) {
+		limit = max_width - 1;
+		buf_reset(&out);
+		sanitize_into(&out, p, len, &limit, utf8);
+		buf_adds(&out, utf8 && !ascii_ellipsis ? "\xe2\x80\xa6" : "~");
+	}
+	return buf_detach(&out, NULL);
+}
+
+char *
+text_sanitize_str(const char *s)
+{
+	return text_sanitize(s, strlen(s), 0);
+}
+
+/* A JSON string that stays valid JSON whatever s holds. */
+json_t *
+text_json(const char *s)
+{
+	json_t *v;
+	char *clean;
+
+	if (s == NULL)
+		return json_null();
+	if ((v = json_string(s)) != NULL)
+		return v;
+	clean = text_sanitize(s, strlen(s), 0);
+	v = json_string(clean);
+	free(clean);
+	return v != NULL ? v : json_string("(unprintable)");
+}

@@ -1,0 +1,36 @@
+/*
+ * text.h: THE sanitiser.  Every string that came from a file or a host goes
+ * through text_sanitize() before it reaches a screen, a log or a terminal.
+ *
+ * It decodes UTF-8 and makes visible, instead of passing through: C0 and C1
+ * controls and DEL (as ^X caret notation or <U+0085>), bytes that are not
+ * valid UTF-8 (as \xHH), and the bidirectional overrides and isolates
+ * (U+202A..U+202E, U+2066..U+2069, as <U+202E>) that reorder what a reader
+ * sees.  Tabs become spaces to the next multiple of eight.  With max_width
+ * non-zero the result is clipped to that many terminal columns (wcwidth in
+ * the current locale), ending in "…" (or "~" outside UTF-8 locales).
+ */
+#ifndef CALOPS_TEXT_H
+#define CALOPS_TEXT_H
+
+#include "calops.h"
+
+#include <jansson.h>
+
+/* Clip with "~" even in a UTF-8 locale (the console's --ascii). */
+void	 text_ascii_ellipsis(bool on);
+
+/* Returns a new string owned by the caller. */
+char	*text_sanitize(const char *s, size_t len, size_t max_width);
+char	*text_sanitize_str(const char *s);
+/* A JSON string of s (JSON null for NULL); bytes that are not UTF-8 become
+ * \xHH text so that the output stays valid JSON.  New reference. */
+json_t	*text_json(const char *s);
+
+/* Decode one UTF-8 code point at s (len bytes left); returns its length or
+ * 0 when the bytes there are not valid UTF-8 (overlong, surrogate, > U+10FFFF). */
+size_t	 utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
+/* True when the len bytes at s are valid UTF-8 with no NUL byte. */
+bool	 utf8_valid(const char *s, size_t len);
+
+#endif

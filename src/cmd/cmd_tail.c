@@ -1,0 +1,289 @@
+/*
+ * cmd_tail.c: `calops tail`, a job's events from a seq on (protocol.md §2),
+ * what the console runs, locally and over SSH, to resume a stream with
+ * --from last+1: every complete event line with seq >= SEQ exactly once, as
+ * it is in events.jsonl.
+ */
+#include "calops.h"
+
+#include <sys/inotify.h>
+
+#include <getopt.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "job/job.h"
+
+#define POLL_MS		200	/* without inotify */
+#define CHECK_MS	1000	/* inotify: the longest wait between looks */
+
+static const char tail_usage[] =
+    "usage: calops tail ID [--from SEQ] [--follow] [--jobs DIR]\n"
+    "\n"
+    "Print the events of job ID with seq >= SEQ (default 1), one JSON line\n"
+    "each, as they are in its events.jsonl.\n"
+    "\n"
+    "  --from SEQ   the first seq to print\n"
+    "  --follow     keep printing new events until the job's end event\n"
+    "  --jobs DIR   the jobs folder (default: $CALOPS_JOBS_DIR, else\n"
+    "               $XDG_STATE_HOME/calops/jobs)\n"
+    "  -h, --help   this help\n"
+    "\n"
+    "Exit status: 0 when done (with --follow: once the end event is read),\n"
+    "1 when the job is unknown or its events cannot be read, 2 on a usage\n"
+    "error, 3 with --follow when the job is lost (its supervisor is gone\n"
+    "before the end).\n";
+
+struct tail {
+	const char		*id;
+	char			*root, *dir;
+	struct job_reader	 rd;
+	uint64_t		 from, last;
+	bool			 end;
+};
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+report(const struct tail *t, const char *why)
+{
+	fprintf(stderr, "calops: job '%s': events.jsonl line %zu: %s, "
+	    "skipped\n", t->id, t->rd.lineno, why);
+}
+
+/* Print the complete lines there are, up to the end event; -1 on a read
+ * or write error.  A corrupt line is reported and skipped. */
+static int
+pump(struct tail *t)
+{
+	const char *line;
+	char why[256];
+	uint64_t seq;
+	size_t len;
+	bool is_end;
+	int rc = 0;
+
+	while (!t->end && (rc = job_reader_next(&t->rd, &line, &len)) > 0) {
+		if (rc == 2) {
+			snprintf(why, sizeof why, "longer than %u bytes",
+			    JOB_READ_MAX);
+			report(t, why);
+		} else if (job_event_check(line, len, &seq, &is_end, why,
+		    sizeof why) != 0)
+			report(t, why);
+		else if (seq <= t->last) {
+			snprintf(why, sizeof why, "seq %llu after %llu",
+			    (unsigned long long)seq,
+			    (unsigned long long)t->last);
+			report(t, why);
+		} else {
+			t->last = seq;
+			t->end = is_end;
+			if (seq >= t->from) {
+				fwrite(line, 1, len, stdout);
+				fputc('\n', stdout);
+			}
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "calops: cannot write: %s\n", strerror(errno));
+		return -1;
+	}
+	if (rc == -1) {
+		fprintf(stderr, "calops: cannot read the events of job '%s': "
+		    "%s\n", t->id, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Look at a quiet job: 0 to go on waiting, else the exit status. */
+static int
+check_job(struct tail *t)
+{
+	struct job_record r;
+	char err[512];
+	int state;
+
+	state = job_look(t->root, t->id, &r, err, sizeof err);
+	job_record_release(&r);
+	if (state == JOB_RUNNING ||
+	    (state == JOB_CORRUPT && job_supervisor_alive(t->dir)))
+		return 0;
+	/* Ended or gone: the end event, if any, is written by now. */
+	if (pump(t) != 0)
+		return 1;
+	if (t->end)
+		return 0;
+	if (state == JOB_LOST) {
+		fprintf(stderr, "calops: job '%s' is lost: its supervisor is "
+		    "gone\n", t->id);
+		return 3;
+	}
+	if (state == -1)
+		fprintf(stderr, "calops: %s\n", err);
+	else if (state == JOB_CORRUPT)
+		fprintf(stderr, "calops: job '%s' is corrupt (%s) and its "
+		    "supervisor is gone\n", t->id, err);
+	else
+		fprintf(stderr, "calops: job '%s' has ended but its events have "
+		    "no end\n", t->id);
+	return 1;
+}
+
+/* An inotify watch on the job folder, or -1 to poll. */
+static int
+watch_dir(const char *dir)
+{
+	const char *force = getenv("CALOPS_WATCH_POLL");
+	int fd;
+
+	if (force != NULL && force[0] != '\0' && strcmp(force, "0") != 0)
+		return -1;
+	if ((fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return -1;
+	if (inotify_add_watch(fd, dir, IN_MODIFY | IN_CLOSE_WRITE |
+	    IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Wait for the file to grow, until the end event.  When a wake-up brings no
+ * new line (a timeout, the supervisor's lock closed) the job is looked at,
+ * so that a job whose supervisor died is noticed; and when our reader has
+ * gone (an SSH channel closed) we go too, even while the job is quiet.
+ */
+static int
+follow(struct tail *t)
+{
+	char events[4096] __attribute__((aligned(8)));
+	int64_t checked = now_ms();
+	struct pollfd pfd[2];
+	uint64_t before;
+	int rc = 0;
+
+	pfd[0].fd = STDOUT_FILENO;
+	pfd[0].events = 0;		/* POLLERR, POLLHUP: the reader left */
+	pfd[1].fd = watch_dir(t->dir);
+	pfd[1].events = POLLIN;
+	while (rc == 0 && !t->end) {
+		if (poll(pfd, pfd[1].fd != -1 ? 2 : 1, pfd[1].fd != -1 ?
+		    CHECK_MS : POLL_MS) > 0 && pfd[1].revents != 0)
+			while (read(pfd[1].fd, events, sizeof events) > 0)
+				;
+		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			rc = 1;
+			break;
+		}
+		before = t->last;
+		if (pump(t) != 0)
+			rc = 1;
+		else if (!t->end && t->last == before &&
+		    now_ms() - checked >= POLL_MS) {
+			checked = now_ms();
+			rc = check_job(t);
+		}
+	}
+	if (pfd[1].fd != -1)
+		close(pfd[1].fd);
+	return rc;
+}
+
+static int
+parse_args(int argc, char **argv, struct tail *t, const char **jobs,
+    bool *follow_it)
+{
+	static const struct option opts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "follow", no_argument, NULL, 'F' },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			errno = 0;
+			t->from = strtoull(optarg, &end, 10);
+			if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
+			    errno != 0) {
+				fprintf(stderr, "calops: --from wants a seq, "
+				    "not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'F': *follow_it = true; break;
+		case 'J': *jobs = optarg; break;
+		case 'h':
+			fputs(tail_usage, stdout);
+			exit(0);
+		default:
+			fputs(tail_usage, stderr);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(tail_usage, stderr);
+		return -1;
+	}
+	t->id = argv[optind];
+	return 0;
+}
+
+int
+cmd_tail(int argc, char **argv)
+{
+	struct tail t = { .from = 1 };
+	const char *jobs = NULL;
+	bool follow_it = false;
+	char err[512], *path;
+	int rc;
+
+	t.rd.fd = -1;
+	if (parse_args(argc, argv, &t, &jobs, &follow_it) != 0)
+		return 2;
+	if (!job_id_valid(t.id)) {
+		fprintf(stderr, "calops: no job '%s'\n", t.id);
+		return 1;
+	}
+	if ((t.root = job_root(jobs, false, err, sizeof err)) == NULL) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	t.dir = xasprintf("%s/%s", t.root, t.id);
+	path = xasprintf("%s/events.jsonl", t.dir);
+	if (job_reader_open(&t.rd, path) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			fprintf(stderr, "calops: no job '%s'\n", t.id);
+		else
+			fprintf(stderr, "calops: cannot read '%s': %s\n", path,
+			    strerror(errno));
+		rc = 1;
+	} else {
+		job_reader_seek(&t.rd, t.from);
+		rc = pump(&t) != 0 ? 1 : 0;
+		if (rc == 0 && follow_it && !t.end)
+			rc = follow(&t);
+	}
+	job_reader_close(&t.rd);
+	free(path);
+	free(t.dir);
+	free(t.root);
+	return rc;
+}

@@ -1,0 +1,400 @@
+/* artifact.c: loading a gate's artifacts once per evaluation, path-safely. */
+#include "calops.h"
+
+#include <sys/stat.h>
+
+#include "base/lines.h"
+#include "engine/gate.h"
+
+static char *
+gate_check_id(const struct gate_result *gr, const char *name)
+{
+	return xasprintf("%s.%s", gr->def->id, name);
+}
+
+/* Report a path or parse problem as G<n>.path or G<n>.parse. */
+static void
+report_broken(struct gate_result *gr, const struct artifact *a)
+{
+	char *check;
+
+	check = gate_check_id(gr, a->status == WS_OUTSIDE ? "path" : "parse");
+	gate_add(gr, SEV_ERROR, check, a->rel, a->where, "%s", a->msg);
+	free(check);
+}
+
+static bool
+has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static struct artifact *
+find_artifact(struct eval *ev, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nartifacts; i++)
+		if (strcmp(ev->artifacts[i]->rel, rel) == 0)
+			return ev->artifacts[i];
+	return NULL;
+}
+
+struct artifact *
+eval_artifact(struct eval *ev, const char *rel, bool parse)
+{
+	struct artifact *a = find_artifact(ev, rel);
+	struct doc_error de = { "", "" };
+	int rc;
+
+	if (a != NULL)
+		return a;
+	ev->artifacts = xreallocarray(ev->artifacts, ev->nartifacts + 1,
+	    sizeof *ev->artifacts);
+	a = xcalloc(1, sizeof *a);
+	ev->artifacts[ev->nartifacts++] = a;
+	a->rel = xstrdup(rel);
+	a->status = ws_read(&ev->ws, rel, DOC_MAX_BYTES, &a->data, &a->size,
+	    a->msg, sizeof a->msg);
+	if (a->status == WS_OK)
+		hash_bytes(a->data, a->size, a->hex);
+	if (a->status != WS_OK || !parse)
+		return a;
+	if (has_suffix(rel, ".yaml") || has_suffix(rel, ".yml"))
+		rc = doc_parse_yaml(&a->doc, a->data, a->size, &de);
+	else
+		rc = doc_parse_json(&a->doc, a->data, a->size, &de);
+	if (rc == 0)
+		a->parsed = true;
+	else {
+		snprintf(a->msg, sizeof a->msg, "cannot parse '%s': %s", rel,
+		    de.msg);
+		snprintf(a->where, sizeof a->where, "%s", de.where);
+	}
+	return a;
+}
+
+void
+gate_note_input(struct gate_result *gr, const char *rel, const char *hex)
+{
+	struct gate_input *in;
+	struct stat st;
+	char msg[320];
+	size_t i;
+
+	for (i = 0; i < gr->ninputs; i++)
+		if (strcmp(gr->inputs[i].rel, rel) == 0)
+			return;
+	gr->inputs = xreallocarray(gr->inputs, gr->ninputs + 1,
+	    sizeof *gr->inputs);
+	in = &gr->inputs[gr->ninputs++];
+	memset(in, 0, sizeof *in);
+	in->rel = xstrdup(rel);
+	in->present = ws_locate(&gr->ev->ws, rel, &st, msg, sizeof msg) == WS_OK;
+	if (in->present) {
+		in->size = (uint64_t)st.st_size;
+		in->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		    st.st_mtim.tv_nsec;
+	}
+	if (in->present && hex != NULL)
+		snprintf(in->hex, sizeof in->hex, "%s", hex);
+}
+
+const struct artifact *
+gate_doc(struct gate_result *gr, const char *rel)
+{
+	struct artifact *a = eval_artifact(gr->ev, rel, true);
+
+	gate_note_input(gr, rel, a->hex);
+	if (a->status == WS_ABSENT)
+		return NULL;
+	if (a->status != WS_OK || !a->parsed) {
+		report_broken(gr, a);
+		return NULL;
+	}
+	return a;
+}
+
+const struct artifact *
+gate_raw(struct gate_result *gr, const char *rel)
+{
+	struct artifact *a = eval_artifact(gr->ev, rel, false);
+
+	gate_note_input(gr, rel, a->hex);
+	if (a->status == WS_ABSENT)
+		return NULL;
+	if (a->status != WS_OK) {
+		report_broken(gr, a);
+		return NULL;
+	}
+	return a;
+}
+
+/* A needed artifact that is absent is a finding; a broken one was already
+ * reported by the loader. */
+static const struct artifact *
+needed(struct gate_result *gr, const struct artifact *a, const char *rel,
+    const char *check, enum severity sev, const char *fmt, va_list ap)
+{
+	if (a == NULL && eval_artifact(gr->ev, rel, false)->status == WS_ABSENT) {
+		char *msg = xvasprintf(fmt, ap);
+
+		gate_add(gr, sev, check, rel, "", "%s", msg);
+		free(msg);
+	}
+	return a;
+}
+
+const struct artifact *
+gate_doc_needed(struct gate_result *gr, const char *rel, const char *check,
+    enum severity sev, const char *fmt, ...)
+{
+	const struct artifact *a = gate_doc(gr, rel);
+	va_list ap;
+
+	va_start(ap, fmt);
+	a = needed(gr, a, rel, check, sev, fmt, ap);
+	va_end(ap);
+	return a;
+}
+
+const struct artifact *
+gate_raw_needed(struct gate_result *gr, const char *rel, const char *check,
+    enum severity sev, const char *fmt, ...)
+{
+	const struct artifact *a = gate_raw(gr, rel);
+	va_list ap;
+
+	va_start(ap, fmt);
+	a = needed(gr, a, rel, check, sev, fmt, ap);
+	va_end(ap);
+	return a;
+}
+
+const struct artifact *
+gate_input(struct gate_result *gr, const char *rel, const char *check)
+{
+	struct artifact *a = eval_artifact(gr->ev, rel, true);
+
+	gate_note_input(gr, rel, a->hex);
+	if (a->status == WS_OK && a->parsed)
+		return a;
+	gate_add(gr, SEV_WARN, check, rel, "",
+	    "check skipped: its input '%s' is %s", rel,
+	    a->status == WS_ABSENT ? "missing" : "unreadable");
+	return NULL;
+}
+
+bool
+gate_exists(struct gate_result *gr, const char *rel, struct stat *st)
+{
+	struct stat sb;
+	char msg[320], *check;
+	enum ws_status s;
+
+	s = ws_locate(&gr->ev->ws, rel, st != NULL ? st : &sb, msg, sizeof msg);
+	if (s == WS_OUTSIDE) {
+		check = gate_check_id(gr, "path");
+		gate_add(gr, SEV_ERROR, check, rel, "", "%s", msg);
+		free(check);
+	}
+	return s == WS_OK;
+}
+
+int
+gate_join(struct gate_result *gr, const char *from, const char *where,
+    const char *ref, char **rel)
+{
+	char msg[320], *check;
+	int rc;
+
+	rc = ws_join(from, ref, rel, msg, sizeof msg);
+	if (rc == -1) {
+		check = gate_check_id(gr, "path");
+		gate_add(gr, SEV_ERROR, check, from, where, "%s", msg);
+		free(check);
+	}
+	return rc;
+}
+
+int
+gate_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1],
+    char *err, size_t errlen)
+{
+	struct hash_result res;
+	struct stat st;
+	enum ws_status s;
+	char *abs;
+
+	hex[0] = '\0';
+	s = ws_locate(&gr->ev->ws, rel, &st, err, errlen);
+	if (s == WS_OK && !S_ISREG(st.st_mode)) {
+		errbuf_set(err, errlen, "'%s' is not a regular file", rel);
+		return -1;
+	}
+	if (s != WS_OK)
+		return -1;
+	abs = ws_abs(&gr->ev->ws, rel);
+	if (hasher_file(gr->ev->hasher, abs, &res) != 0) {
+		errbuf_set(err, errlen, "cannot read '%s': %s", rel,
+		    strerror(res.err));
+		free(abs);
+		return -1;
+	}
+	free(abs);
+	memcpy(hex, res.hex, sizeof res.hex);
+	gate_note_input(gr, rel, hex);
+	return 0;
+}
+
+const struct tree *
+gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
+{
+	struct eval *ev = gr->ev;
+	struct tree *t;
+	struct stat st;
+	size_t i;
+	char *abs;
+
+	for (i = 0; i < ev->ntrees; i++)
+		if (strcmp(ev->tree_paths[i], rel) == 0)
+			goto found;
+	if (ws_locate(&ev->ws, rel, &st, err, errlen) != WS_OK)
+		return NULL;
+	if (!S_ISDIR(st.st_mode)) {
+		errbuf_set(err, errlen, "'%s' is not a folder", rel);
+		return NULL;
+	}
+	t = xcalloc(1, sizeof *t);
+	abs = ws_abs(&ev->ws, rel);
+	(void)hasher_tree(ev->hasher, abs, ev->ws.root, t);
+	free(abs);
+	ev->trees = xreallocarray(ev->trees, ev->ntrees + 1, sizeof *ev->trees);
+	ev->tree_paths = xreallocarray(ev->tree_paths, ev->ntrees + 1,
+	    sizeof *ev->tree_paths);
+	ev->trees[ev->ntrees] = t;
+	ev->tree_paths[ev->ntrees] = xstrdup(rel);
+	i = ev->ntrees++;
+found:
+	gate_note_input(gr, rel, ev->trees[i]->hex);
+	if (ev->trees[i]->err[0] != '\0') {
+		errbuf_set(err, errlen, "%s", ev->trees[i]->err);
+		return NULL;
+	}
+	return ev->trees[i];
+}
+
+/* One JSON Lines record: parse it, or report why not. */
+static void
+jsonl_line(struct gate_result *gr, const char *rel, const char *line,
+    size_t len, size_t lineno, bool cut, jsonl_fn fn, void *arg)
+{
+	json_error_t je;
+	char where[48], *check = gate_check_id(gr, "parse");
+	json_t *obj;
+
+	if (cut) {
+		snprintf(where, sizeof where, "%zu:1", lineno);
+		gate_add(gr, SEV_ERROR, check, rel, where,
+		    "line is longer than %u bytes", LINES_DEFAULT_CAP);
+	} else if ((obj = json_loadb(line, len, JSON_REJECT_DUPLICATES,
+	    &je)) == NULL) {
+		snprintf(where, sizeof where, "%zu:%d", lineno,
+		    je.column > 0 ? je.column : 1);
+		gate_add(gr, SEV_ERROR, check, rel, where, "invalid JSON: %s",
+		    je.text);
+	} else if (!json_is_object(obj)) {
+		snprintf(where, sizeof where, "%zu:1", lineno);
+		gate_add(gr, SEV_ERROR, check, rel, where,
+		    "line is not a JSON object");
+		json_decref(obj);
+	} else {
+		fn(gr, obj, lineno, arg);
+		json_decref(obj);
+	}
+	free(check);
+}
+
+/* Read a JSON Lines file; `owned` says whether its problems are this
+ * gate's to report (else bad lines are skipped silently). */
+static long
+read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
+    void *arg)
+{
+	struct lines l;
+	struct stat st;
+	const char *line;
+	char msg[320], *abs, *check;
+	enum ws_status s;
+	json_t *obj;
+	size_t len;
+	long n = 0;
+	bool cut;
+	int rc;
+
+	/* Streams may be many GB: noted by size and mtime, not hashed. */
+	gate_note_input(gr, rel, NULL);
+	s = ws_locate(&gr->ev->ws, rel, &st, msg, sizeof msg);
+	if (s == WS_OK && !S_ISREG(st.st_mode)) {
+		snprintf(msg, sizeof msg, "'%s' is not a regular file", rel);
+		s = WS_NOT_FILE;
+	}
+	if (s == WS_ABSENT)
+		return -1;
+	abs = ws_abs(&gr->ev->ws, rel);
+	if (s == WS_OK && lines_open(&l, abs, LINES_DEFAULT_CAP) == -1) {
+		snprintf(msg, sizeof msg, "cannot read '%s': %s", rel,
+		    strerror(errno));
+		s = WS_UNREADABLE;
+	}
+	free(abs);
+	if (s != WS_OK) {
+		if (owned) {
+			check = gate_check_id(gr, s == WS_OUTSIDE ? "path" :
+			    "parse");
+			gate_add(gr, SEV_ERROR, check, rel, "", "%s", msg);
+			free(check);
+		}
+		return -1;
+	}
+	while ((rc = lines_next(&l, &line, &len, &cut)) == 1) {
+		if (len == 0 || strspn(line, " \t") == len)
+			continue;
+		n++;
+		if (owned)
+			jsonl_line(gr, rel, line, len, l.lineno, cut, fn, arg);
+		else if (!cut && (obj = json_loadb(line, len, 0, NULL)) != NULL) {
+			if (json_is_object(obj))
+				fn(gr, obj, l.lineno, arg);
+			json_decref(obj);
+		}
+	}
+	if (rc == -1 && owned) {
+		check = gate_check_id(gr, "parse");
+		gate_add(gr, SEV_ERROR, check, rel, "", "cannot read '%s': %s",
+		    rel, strerror(errno));
+		free(check);
+	}
+	lines_close(&l);
+	return rc == -1 ? -1 : n;
+}
+
+long
+gate_jsonl(struct gate_result *gr, const char *rel, jsonl_fn fn, void *arg)
+{
+	return read_jsonl(gr, rel, true, fn, arg);
+}
+
+long
+gate_jsonl_input(struct gate_result *gr, const char *rel, const char *check,
+    jsonl_fn fn, void *arg)
+{
+	long n = read_jsonl(gr, rel, false, fn, arg);
+
+	if (n < 0)
+		gate_add(gr, SEV_WARN, check, rel, "",
+		    "check skipped: its input '%s' is missing or unreadable", rel);
+	return n;
+}

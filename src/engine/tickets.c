@@ -1,0 +1,150 @@
+/* tickets.c: ticket progress derived from evidence (see tickets.h). */
+#include "calops.h"
+
+#include "engine/tickets.h"
+
+const struct ticket_def ticket_table[TICKET_COUNT] = {
+	{ "M01", "source/tokenizer freeze", { "G0.schema", "G0.model_id",
+	    "G0.license", "G0.files", "G0.tokenizer" } },
+	{ "M02", "reference harness", { "G1.prompts", "G1.coverage",
+	    "G1.outputs", "G1.golden" } },
+	{ "M03", "ONNX exporter", { "G2.*" } },
+	{ "M04", "op support matrix", { "G3.csv", "G3.coverage",
+	    "G3.row_owner" } },
+	{ "M05", "quant calibration", { "G4.*" } },
+	/* One check: the SBOM (a warning for the gate) is part of it here. */
+	{ "M06", "compiler container", { "G5.manifest!" } },
+	{ "M07", "reproducible compile", { "G5.config", "G5.script",
+	    "G5.builds" } },
+	{ "M08", "package validator", { "G6.*" } },
+	{ "M09", "CalRT runner", { "G7.golden", "G7.faults" } },
+	{ "M10", "async/stable adapter", { "G8.*", "G9.duration" } },
+	{ "M11", "service conformance", { "G9.api" } },
+	{ "M12", "performance report", { "G9.perf", "G9.soak" } },
+	{ "M13", "release/rollback", { "G10.signature", "G10.rollback",
+	    "G10.audit" } },
+};
+
+static bool
+counts_against(const struct finding *f, bool strict)
+{
+	return f->severity == SEV_ERROR || f->severity == SEV_BLOCKED ||
+	    f->severity == SEV_STALE || (strict && f->severity == SEV_WARN);
+}
+
+bool
+ticket_check_holds(const struct eval *ev, const char *spec)
+{
+	char gate[8], *id, *parse, *path;
+	const struct gate_result *gr;
+	size_t n = strcspn(spec, "."), i, len;
+	bool strict, all, holds = true;
+
+	if (n == 0 || n >= sizeof gate)
+		return false;
+	memcpy(gate, spec, n);
+	gate[n] = '\0';
+	if ((gr = eval_gate(ev, gate)) == NULL || gr->status == GS_PENDING)
+		return false;
+	id = xstrdup(spec);
+	len = strlen(id);
+	strict = len > 0 && id[len - 1] == '!';
+	if (strict)
+		id[--len] = '\0';
+	all = strcmp(id + n, ".*") == 0;
+	parse = xasprintf("%s.parse", gate);
+	path = xasprintf("%s.path", gate);
+	for (i = 0; i < gr->findings.n && holds; i++) {
+		const struct finding *f = &gr->findings.v[i];
+
+		if (!counts_against(f, strict))
+			continue;
+		if (all || check_covers(id, f->check) ||
+		    (f->severity == SEV_ERROR && (check_covers(parse, f->check) ||
+		    check_covers(path, f->check))))
+			holds = false;
+	}
+	free(parse);
+	free(path);
+	free(id);
+	return holds;
+}
+
+/* tickets.yaml's entry for one ticket: owner, estimate, state. */
+static void
+read_entry(struct ticket *t, json_t *tickets, const struct artifact *a)
+{
+	static const char *const states[] = { "todo", "doing", "done",
+	    "blocked" };
+	json_t *e = json_object_get(tickets, t->def->id), *v;
+	char *ptr = xasprintf("/tickets/%s", t->def->id), where[64];
+	size_t i;
+
+	if (!json_is_object(e)) {
+		t->problem = xasprintf("%s has no entry in tickets.yaml",
+		    t->def->id);
+		goto out;
+	}
+	if (json_is_string(v = json_object_get(e, "owner")))
+		t->owner = xstrdup(json_string_value(v));
+	if (json_is_number(v = json_object_get(e, "estimate_days")))
+		t->estimate_days = json_number_value(v);
+	if (json_is_string(v = json_object_get(e, "state"))) {
+		for (i = 0; i < nitems(states); i++)
+			if (strcmp(json_string_value(v), states[i]) == 0)
+				t->state = xstrdup(states[i]);
+		if (t->state == NULL)
+			t->problem = xasprintf("state '%s' is not todo, doing, "
+			    "done or blocked", json_string_value(v));
+	}
+out:
+	if (t->problem != NULL)
+		t->problem_where = xstrdup(a != NULL ? doc_where(&a->doc, ptr,
+		    where, sizeof where) : "");
+	free(ptr);
+}
+
+void
+tickets_derive(struct eval *ev, struct ticket out[TICKET_COUNT])
+{
+	struct artifact *a = eval_artifact(ev, "tickets.yaml", true);
+	json_t *tickets = NULL;
+	size_t i, k;
+
+	if (a->parsed)
+		tickets = json_object_get(a->doc.root, "tickets");
+	for (i = 0; i < TICKET_COUNT; i++) {
+		struct ticket *t = &out[i];
+
+		memset(t, 0, sizeof *t);
+		t->def = &ticket_table[i];
+		t->estimate_days = -1;
+		if (tickets != NULL)
+			read_entry(t, tickets, a);
+		else if (a->status != WS_ABSENT || i == 0)
+			t->problem = xstrdup(a->status == WS_ABSENT ?
+			    "tickets.yaml is missing" : a->parsed ?
+			    "tickets.yaml has no 'tickets' mapping" : a->msg);
+		for (k = 0; k < TICKET_MAX_CHECKS && t->def->checks[k]; k++) {
+			t->holds[k] = ticket_check_holds(ev, t->def->checks[k]);
+			t->holding += t->holds[k];
+			t->total++;
+		}
+		t->progress = t->total > 0 ? (double)t->holding / t->total : 0;
+		t->claimed_done_without_evidence = t->state != NULL &&
+		    strcmp(t->state, "done") == 0 && t->holding < t->total;
+	}
+}
+
+void
+tickets_release(struct ticket t[TICKET_COUNT])
+{
+	size_t i;
+
+	for (i = 0; i < TICKET_COUNT; i++) {
+		free(t[i].owner);
+		free(t[i].state);
+		free(t[i].problem);
+		free(t[i].problem_where);
+	}
+}

@@ -1,0 +1,224 @@
+/*
+ * job.h: durable jobs (protocol.md §2 and §3), the lab side of `calops run`,
+ * `tail`, `jobs` and `kill`.
+ *
+ * A job is a folder <jobs>/<ID>/ holding job.json (the record, replaced
+ * atomically), events.jsonl (the event stream, appended a whole line at a
+ * time), lock (held with flock(2) by the supervisor for as long as it lives:
+ * a job whose record says running while nobody holds its lock is "lost") and
+ * supervisor.log (the supervisor's own complaints).  A job is made in a
+ * hidden folder and renamed into place, so a folder named like an id always
+ * holds a record.
+ *
+ * The supervisor runs the tool in its own process group, turns every line
+ * the tool writes into exactly one event numbered from 1 without gaps, and
+ * records the end.  Memory stays bounded whatever the tool writes: a line is
+ * kept up to JOB_LINE_MAX bytes, and an event line is at most JOB_EVENT_MAX
+ * bytes (a longer one is cut and flagged "truncated").
+ *
+ * Strings returned are owned by the caller unless said otherwise; structs
+ * are owned by whoever declared them and released with their _release.
+ */
+#ifndef CALOPS_JOB_H
+#define CALOPS_JOB_H
+
+#include "calops.h"
+
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#define JOB_ID_MAX	64		/* characters in an id */
+#define JOB_LINE_MAX	(64u << 10)	/* bytes of one tool line kept */
+#define JOB_EVENT_MAX	(64u << 10)	/* bytes of an event line, with its LF */
+#define JOB_READ_MAX	(1u << 20)	/* a longer line in events.jsonl is corrupt */
+
+enum job_state {
+	JOB_RUNNING,
+	JOB_DONE,		/* the tool exited 0 */
+	JOB_FAILED,		/* it exited non-zero, or could not start */
+	JOB_KILLED,		/* killed by a signal, or stopped by `kill` */
+	JOB_LOST,		/* running, says job.json; its supervisor is gone */
+	JOB_CORRUPT,		/* job.json is missing or unreadable */
+};
+
+const char	*job_state_name(enum job_state s);
+
+/* --- Ids and folders (jobstore.c) --- */
+
+/* [A-Za-z0-9._-], 1 to JOB_ID_MAX characters, no leading dot. */
+bool	 job_id_valid(const char *id);
+/* A readable unique id, YYYYmmdd-HHMMSS-<6 hex> (UTC), into buf. */
+void	 job_id_generate(char *buf, size_t len);
+/* A job's age as `jobs` and the Jobs screen show it: 42s, 3m07s, 5h12m,
+ * 2d03h (a negative or absurd age is 0s). */
+void	 job_format_age(double secs, char *buf, size_t len);
+
+/*
+ * The jobs folder: opt when given, else $CALOPS_JOBS_DIR, else
+ * $XDG_STATE_HOME/calops/jobs, else ~/.local/state/calops/jobs.  With create,
+ * it is made (mode 0700) and returned as an absolute path.  NULL with err.
+ */
+char	*job_root(const char *opt, bool create, char *err, size_t errlen);
+
+/* --- The record, job.json (jobstore.c) --- */
+
+struct job_record {
+	char		 *id;
+	char		**argv;		/* NULL-terminated */
+	char		 *cwd;
+	double		  started;	/* Unix seconds */
+	double		  ended;	/* 0 while running */
+	long		  pid;		/* the tool's; 0 before it started */
+	long		  supervisor_pid;
+	enum job_state	  state;	/* RUNNING, DONE, FAILED or KILLED */
+	int		  exit_code;	/* -1 when none */
+	int		  signal;	/* 0 when none */
+};
+
+void	 job_record_release(struct job_record *r);
+/* As JSON (new reference). */
+json_t	*job_record_json(const struct job_record *r);
+/* Parse job.json's text into r (zeroed first); -1 with the reason in err
+ * (r then holds nothing to release). */
+int	 job_record_parse(struct job_record *r, const char *text, size_t len,
+	    char *err, size_t errlen);
+/* Read <dir>/job.json; -1 with err (ENOENT in errno when it is missing). */
+int	 job_record_read(struct job_record *r, const char *dir, char *err,
+	    size_t errlen);
+/* Replace job.json in the folder dirfd atomically (temp file, fsync,
+ * rename, fsync of the folder); -1 with err. */
+int	 job_record_write(const struct job_record *r, int dirfd, char *err,
+	    size_t errlen);
+
+/* Whether somebody (the supervisor) holds the lock of the job folder. */
+bool	 job_supervisor_alive(const char *dir);
+
+/*
+ * What `calops jobs` shows of job id under root: the record's state, or
+ * JOB_LOST, or JOB_CORRUPT with the reason in err (r then empty).  Returns
+ * -1 when there is no such job.  The caller releases r.
+ */
+int	 job_look(const char *root, const char *id, struct job_record *r,
+	    char *err, size_t errlen);
+
+/* The names of the job folders under root, sorted (NULL-terminated, free
+ * each and the array); an empty list when root does not exist.  NULL with
+ * err when it cannot be read. */
+char	**job_list(const char *root, char *err, size_t errlen);
+
+/* --- Events (jobevent.c) --- */
+
+/* Current time as Unix seconds. */
+double	 job_now(void);
+
+/*
+ * The len bytes at s made valid UTF-8: kept as they are, except that bytes
+ * that are not UTF-8, and NUL, become the text \xHH (as text_json does).
+ * New string.
+ */
+char	*job_utf8_escape(const char *s, size_t len);
+
+/*
+ * One line the tool wrote (len bytes, no LF; cut when it was longer than it
+ * is) as event number seq, a JSON line with its LF, at most JOB_EVENT_MAX
+ * bytes; *outlen gets its length.  A JSON object with a string "type" keeps
+ * its members in its order but gets v, seq (and ts when it has no number
+ * there); the supervisor's own types, hello and end, are not taken from a
+ * tool.  Anything else becomes a log event at level info (stdout) or warn
+ * (stderr) with the text as msg, "truncated": true when cut.
+ */
+char	*job_event_from_line(uint64_t seq, double ts, const char *line,
+	    size_t len, bool cut, bool from_stderr, size_t *outlen);
+/* An event of the supervisor's own (fields is stolen, may be NULL). */
+char	*job_event_make(uint64_t seq, double ts, const char *type,
+	    json_t *fields, size_t *outlen);
+
+/*
+ * Check one line of events.jsonl: a JSON object with an integer seq >= 1 and
+ * a string type.  0 with its seq and whether it is the end event, or -1 with
+ * the reason in err.
+ */
+int	 job_event_check(const char *line, size_t len, uint64_t *seq,
+	    bool *is_end, char *err, size_t errlen);
+
+/* Splits a stream into lines of at most JOB_LINE_MAX bytes; the rest of a
+ * longer line is dropped and the line flagged cut. */
+struct job_split {
+	char	*line;
+	size_t	 len;
+	bool	 cut;
+};
+
+typedef void	(*job_line_fn)(const char *line, size_t len, bool cut,
+		    void *arg);
+
+void	 job_split_feed(struct job_split *s, const char *p, size_t n,
+	    job_line_fn fn, void *arg);
+/* At end of file: a last line without its LF. */
+void	 job_split_end(struct job_split *s, job_line_fn fn, void *arg);
+void	 job_split_release(struct job_split *s);
+
+/*
+ * events.jsonl as the supervisor writes it: each event in one write(2) with
+ * O_APPEND; a write that fails is undone (the file cut back) and its seq is
+ * given to the next event, so the numbers have no gaps.
+ */
+struct job_sink {
+	int		 fd;
+	off_t		 size;
+	uint64_t	 seq;		/* of the last event written */
+};
+
+int	 job_sink_open(struct job_sink *k, int dirfd, const char *name,
+	    char *err, size_t errlen);
+void	 job_sink_close(struct job_sink *k);
+/* Append one tool line, or an event of our own (fields stolen); 0 or -1
+ * with errno. */
+int	 job_sink_line(struct job_sink *k, const char *line, size_t len,
+	    bool cut, bool from_stderr);
+int	 job_sink_event(struct job_sink *k, const char *type, json_t *fields);
+
+/*
+ * Reads events.jsonl as it grows: only complete lines (a last line still
+ * being written waits for its LF); a line over JOB_READ_MAX is skipped.
+ */
+struct job_reader {
+	int		 fd;
+	char		*buf;
+	size_t		 start, len, alloc;
+	size_t		 lineno;	/* of the line last returned */
+	bool		 skipping;	/* inside an over-long line */
+};
+
+int	 job_reader_open(struct job_reader *r, const char *path);
+void	 job_reader_close(struct job_reader *r);
+/*
+ * Move to the last line whose seq is below from, by bisection when the file
+ * is large (its seqs increase); line numbers then count from that seq.
+ */
+void	 job_reader_seek(struct job_reader *r, uint64_t from);
+/* 1 with a line (borrowed until the next call, NUL-terminated, no LF), 2
+ * when an over-long line was skipped, 0 when no complete line is there yet,
+ * -1 on a read error (errno). */
+int	 job_reader_next(struct job_reader *r, const char **line, size_t *len);
+
+/* --- The supervisor (job.c) --- */
+
+struct job_spec {
+	const char	 *root;		/* the jobs folder, made already */
+	const char	 *id;		/* NULL: generate one */
+	char *const	 *argv;		/* the tool and its arguments */
+	const char	 *version;	/* for the hello event */
+};
+
+/*
+ * Start a durable job and return once its record says running: 0 with the
+ * id in idbuf; 1 when the job was made but its tool could not be started
+ * (recorded as failed; the id in idbuf, the reason in err); -1 with err when
+ * no job was made (an existing id, a folder that cannot be written).
+ */
+int	 job_start(const struct job_spec *spec, char *idbuf, size_t idlen,
+	    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,428 @@
+/* jobstore.c: job ids, the jobs folder and job.json (see job.h). */
+#include "calops.h"
+
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/text.h"
+#include "job/job.h"
+
+#define RECORD_MAX	(1u << 20)	/* a bigger job.json is corrupt */
+
+static const char *const state_names[] = {
+	[JOB_RUNNING] = "running",
+	[JOB_DONE] = "done",
+	[JOB_FAILED] = "failed",
+	[JOB_KILLED] = "killed",
+	[JOB_LOST] = "lost",
+	[JOB_CORRUPT] = "corrupt",
+};
+
+const char *
+job_state_name(enum job_state s)
+{
+	return (size_t)s < nitems(state_names) ? state_names[s] : "corrupt";
+}
+
+bool
+job_id_valid(const char *id)
+{
+	size_t i;
+
+	if (id == NULL || id[0] == '\0' || id[0] == '.')
+		return false;
+	for (i = 0; id[i] != '\0'; i++) {
+		if (i == JOB_ID_MAX)
+			return false;
+		if (strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", id[i]) == NULL)
+			return false;
+	}
+	return true;
+}
+
+void
+job_id_generate(char *buf, size_t len)
+{
+	unsigned char r[3];
+	time_t t = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		/* No entropy yet (early boot): the pid and clock will do. */
+		uint32_t x = (uint32_t)getpid() * 2654435761u ^
+		    (uint32_t)clock();
+
+		r[0] = (unsigned char)x;
+		r[1] = (unsigned char)(x >> 8);
+		r[2] = (unsigned char)(x >> 16);
+	}
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "%s-%02x%02x%02x", stamp, r[0], r[1], r[2]);
+}
+
+char *
+job_root(const char *opt, bool create, char *err, size_t errlen)
+{
+	char *dir, *real;
+
+	if (opt == NULL || opt[0] == '\0')
+		opt = getenv("CALOPS_JOBS_DIR");
+	if (opt != NULL && opt[0] != '\0')
+		dir = xstrdup(opt);
+	else if ((dir = fileio_state_path("jobs", err, errlen)) == NULL)
+		return NULL;
+	if (!create)
+		return dir;
+	if (fileio_make_dirs(dir, 0700, err, errlen) != 0) {
+		free(dir);
+		return NULL;
+	}
+	if ((real = realpath(dir, NULL)) == NULL) {
+		errbuf_set(err, errlen, "cannot resolve '%s': %s", dir,
+		    strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	free(dir);
+	return real;
+}
+
+void
+job_record_release(struct job_record *r)
+{
+	size_t i;
+
+	if (r->argv != NULL)
+		for (i = 0; r->argv[i] != NULL; i++)
+			free(r->argv[i]);
+	free(r->argv);
+	free(r->id);
+	free(r->cwd);
+	memset(r, 0, sizeof *r);
+}
+
+json_t *
+job_record_json(const struct job_record *r)
+{
+	json_t *o = json_object(), *argv = json_array();
+	size_t i;
+
+	for (i = 0; r->argv != NULL && r->argv[i] != NULL; i++)
+		json_array_append_new(argv, text_json(r->argv[i]));
+	json_object_set_new(o, "id", text_json(r->id));
+	json_object_set_new(o, "argv", argv);
+	json_object_set_new(o, "cwd", text_json(r->cwd));
+	json_object_set_new(o, "started", json_real(r->started));
+	json_object_set_new(o, "pid", r->pid > 0 ? json_integer(r->pid) :
+	    json_null());
+	json_object_set_new(o, "supervisor_pid", json_integer(r->supervisor_pid));
+	json_object_set_new(o, "state", json_string(job_state_name(r->state)));
+	json_object_set_new(o, "exit_code", r->exit_code >= 0 ?
+	    json_integer(r->exit_code) : json_null());
+	json_object_set_new(o, "signal", r->signal > 0 ?
+	    json_integer(r->signal) : json_null());
+	json_object_set_new(o, "ended", r->ended > 0 ? json_real(r->ended) :
+	    json_null());
+	return o;
+}
+
+/* An integer member, or null (none) when null_ok; -1 when neither. */
+static int
+get_int(json_t *o, const char *key, bool null_ok, long lo, long *v)
+{
+	json_t *m = json_object_get(o, key);
+
+	if (null_ok && json_is_null(m)) {
+		*v = lo - 1;
+		return 0;
+	}
+	if (!json_is_integer(m) || json_integer_value(m) < lo ||
+	    json_integer_value(m) > INT_MAX)
+		return -1;
+	*v = (long)json_integer_value(m);
+	return 0;
+}
+
+static int
+get_argv(struct job_record *r, json_t *a)
+{
+	size_t i, n = json_array_size(a);
+
+	if (!json_is_array(a) || n == 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!json_is_string(json_array_get(a, i)))
+			return -1;
+	r->argv = xcalloc(n + 1, sizeof *r->argv);
+	for (i = 0; i < n; i++)
+		r->argv[i] = xstrdup(json_string_value(json_array_get(a, i)));
+	return 0;
+}
+
+static int
+get_state(json_t *o, enum job_state *s)
+{
+	const char *name = json_string_value(json_object_get(o, "state"));
+	int i;
+
+	for (i = JOB_RUNNING; name != NULL && i <= JOB_KILLED; i++) {
+		if (strcmp(name, state_names[i]) == 0) {
+			*s = (enum job_state)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The members of a parsed record into r; the name of the first bad one. */
+static const char *
+record_members(struct job_record *r, json_t *o)
+{
+	json_t *ended = json_object_get(o, "ended");
+	long v;
+
+	if (!json_is_string(json_object_get(o, "id")) ||
+	    !job_id_valid(json_string_value(json_object_get(o, "id"))))
+		return "id";
+	r->id = xstrdup(json_string_value(json_object_get(o, "id")));
+	if (get_argv(r, json_object_get(o, "argv")) != 0)
+		return "argv";
+	if (!json_is_string(json_object_get(o, "cwd")))
+		return "cwd";
+	r->cwd = xstrdup(json_string_value(json_object_get(o, "cwd")));
+	if (!json_is_number(json_object_get(o, "started")))
+		return "started";
+	r->started = json_number_value(json_object_get(o, "started"));
+	if (get_int(o, "pid", true, 1, &r->pid) != 0)
+		return "pid";
+	r->pid = r->pid < 0 ? 0 : r->pid;
+	if (get_int(o, "supervisor_pid", false, 1, &r->supervisor_pid) != 0)
+		return "supervisor_pid";
+	if (get_state(o, &r->state) != 0)
+		return "state";
+	if (get_int(o, "exit_code", true, 0, &v) != 0)
+		return "exit_code";
+	r->exit_code = (int)v;
+	if (get_int(o, "signal", true, 1, &v) != 0)
+		return "signal";
+	r->signal = v < 0 ? 0 : (int)v;
+	if (!json_is_null(ended) && !json_is_number(ended))
+		return "ended";
+	r->ended = json_is_number(ended) ? json_number_value(ended) : 0;
+	if (r->state != JOB_RUNNING && r->ended <= 0)
+		return "ended";
+	return NULL;
+}
+
+int
+job_record_parse(struct job_record *r, const char *text, size_t len,
+    char *err, size_t errlen)
+{
+	const char *bad;
+	json_error_t je;
+	json_t *o;
+
+	memset(r, 0, sizeof *r);
+	if ((o = json_loadb(text, len, 0, &je)) == NULL) {
+		errbuf_set(err, errlen, "job.json is not JSON: %s (line %d)",
+		    je.text, je.line);
+		return -1;
+	}
+	if (!json_is_object(o))
+		bad = "";
+	else
+		bad = record_members(r, o);
+	json_decref(o);
+	if (bad == NULL)
+		return 0;
+	job_record_release(r);
+	if (bad[0] == '\0')
+		errbuf_set(err, errlen, "job.json is not a JSON object");
+	else
+		errbuf_set(err, errlen, "job.json: '%s' is missing or wrong",
+		    bad);
+	return -1;
+}
+
+int
+job_record_read(struct job_record *r, const char *dir, char *err,
+    size_t errlen)
+{
+	char *path = xasprintf("%s/job.json", dir), *text;
+	ssize_t n;
+	size_t len = 0;
+	int fd, rc;
+
+	memset(r, 0, sizeof *r);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			errbuf_set(err, errlen, "no job.json");
+		else
+			errbuf_set(err, errlen, "cannot read job.json: %s",
+			    strerror(errno));
+		free(path);
+		return -1;
+	}
+	free(path);
+	text = xmalloc(RECORD_MAX + 1);
+	while (len <= RECORD_MAX &&
+	    (n = read(fd, text + len, RECORD_MAX + 1 - len)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len > RECORD_MAX) {
+		errbuf_set(err, errlen, "job.json is too big");
+		rc = -1;
+	} else
+		rc = job_record_parse(r, text, len, err, errlen);
+	free(text);
+	return rc;
+}
+
+
+int
+job_record_write(const struct job_record *r, int dirfd, char *err,
+    size_t errlen)
+{
+	json_t *o = job_record_json(r);
+	char *text, tmp[64];
+	int fd, rc = -1;
+
+	text = json_dumps(o, JSON_INDENT(2));
+	json_decref(o);
+	if (text == NULL)
+		fatal("cannot encode job.json");
+	snprintf(tmp, sizeof tmp, "job.json.%ld.tmp", (long)getpid());
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd != -1 && write_full(fd, text, strlen(text)) == 0 &&
+	    write_full(fd, "\n", 1) == 0 && fsync(fd) == 0 && close(fd) == 0) {
+		fd = -1;
+		if (renameat(dirfd, tmp, dirfd, "job.json") == 0) {
+			(void)fsync(dirfd);
+			rc = 0;
+		}
+	}
+	if (rc != 0) {
+		errbuf_set(err, errlen, "cannot write job.json: %s",
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		unlinkat(dirfd, tmp, 0);
+	}
+	free(text);
+	return rc;
+}
+
+bool
+job_supervisor_alive(const char *dir)
+{
+	char *path = xasprintf("%s/lock", dir);
+	bool alive;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd == -1)
+		return false;
+	alive = flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
+}
+
+int
+job_look(const char *root, const char *id, struct job_record *r, char *err,
+    size_t errlen)
+{
+	char *dir = xasprintf("%s/%s", root, id);
+	struct stat st;
+	int state;
+
+	memset(r, 0, sizeof *r);
+	if (!job_id_valid(id) || stat(dir, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		errbuf_set(err, errlen, "no job '%s'", id);
+		free(dir);
+		return -1;
+	}
+	if (job_record_read(r, dir, err, errlen) != 0)
+		state = JOB_CORRUPT;
+	else if (strcmp(r->id, id) != 0) {
+		errbuf_set(err, errlen, "job.json is for job '%s'", r->id);
+		job_record_release(r);
+		state = JOB_CORRUPT;
+	} else if (r->state == JOB_RUNNING && !job_supervisor_alive(dir)) {
+		/* It may just have ended: read the record once more. */
+		job_record_release(r);
+		if (job_record_read(r, dir, err, errlen) != 0)
+			state = JOB_CORRUPT;
+		else
+			state = r->state == JOB_RUNNING ? JOB_LOST :
+			    (int)r->state;
+	} else
+		state = (int)r->state;
+	free(dir);
+	return state;
+}
+
+static int
+compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **
+job_list(const char *root, char *err, size_t errlen)
+{
+	char **names = xcalloc(1, sizeof *names);
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	if ((d = opendir(root)) == NULL) {
+		if (errno == ENOENT)
+			return names;
+		errbuf_set(err, errlen, "cannot read '%s': %s", root,
+		    strerror(errno));
+		free(names);
+		return NULL;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR &&
+		    de->d_type != DT_UNKNOWN && de->d_type != DT_LNK))
+			continue;
+		names = xreallocarray(names, n + 2, sizeof *names);
+		names[n++] = xstrdup(de->d_name);
+		names[n] = NULL;
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, compare_names);
+	return names;
+}
+
+void
+job_format_age(double secs, char *buf, size_t len)
+{
+	long s = secs > 0 && secs < 1e12 ? (long)secs : 0;
+
+	if (s < 60)
+		snprintf(buf, len, "%lds", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%ldd%02ldh", s / 86400, s % 86400 / 3600);
+}

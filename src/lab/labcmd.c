@@ -1,0 +1,261 @@
+/*
+ * labcmd.c: the commands of the lab model's jobs (labmodel.h): the runner
+ * of the lab file with its command and options, the package under the
+ * host's workspace, the chips, and the command line as a person reads it.
+ */
+#include "calops.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "lab/labmodel_int.h"
+
+/*
+ * G7's whole job: golden, then every fault scenario on one chip, as one
+ * durable job so that it outlives the console.  A fixed script given its
+ * values as arguments (never spliced into the text): $1 the package, $2
+ * the chip, $3 the runner, the rest the runner's own options (which go
+ * after its command: lab.h).
+ */
+static const char g7_script[] =
+    "calbin=$1; chip=$2; runner=$3; shift 3; st=0\n"
+    "\"$runner\" golden \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
+    "|| st=1\n"
+    "for s in missing-tensor bad-csr oob-slice kv-full submit-busy "
+    "wait-timeout ccu-exception reset-warmup; do\n"
+    "\t\"$runner\" fault \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
+    "--scenario \"$s\" || st=1\n"
+    "done\n"
+    "exit $st\n";
+
+/* A runner named without a slash that sits beside calops (the bundled
+ * simulator) is run from there on a local host; a new string. */
+static char *
+runner_program(const struct labmodel *lm, const struct lhost *h,
+    const char *name)
+{
+	char *p;
+
+	if (strchr(name, '/') != NULL || h->h->transport != LAB_LOCAL ||
+	    lm->selfdir == NULL)
+		return xstrdup(name);
+	p = xasprintf("%s/%s", lm->selfdir, name);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return xstrdup(name);
+}
+
+void
+strv_add(struct strv *s, char *owned)
+{
+	if (s->n + 2 > s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
+	}
+	s->v[s->n++] = owned;
+	s->v[s->n] = NULL;
+}
+
+void
+strv_free(struct strv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+/* The lab's runner with its command: the program, the command (golden,
+ * stress, fault), then the runner's own options (lab.h). */
+static void
+add_runner(const struct labmodel *lm, const struct lhost *h, struct strv *s,
+    const char *command)
+{
+	const struct lab *lab = lm->lab;
+	size_t i;
+
+	strv_add(s, runner_program(lm, h, lab->runner_argc > 0 ?
+	    lab->runner_argv[0] : LAB_DEFAULT_RUNNER));
+	if (command != NULL)
+		strv_add(s, xstrdup(command));
+	for (i = 1; i < lab->runner_argc; i++)
+		strv_add(s, xstrdup(lab->runner_argv[i]));
+}
+
+/* "0-3,6" for a list of chips, into buf. */
+static void
+chips_text(const int *chips, size_t n, char *buf, size_t len)
+{
+	size_t i, k, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i = k + 1) {
+		for (k = i; k + 1 < n && chips[k + 1] == chips[k] + 1; k++)
+			;
+		off += (size_t)snprintf(buf + off, len - off, "%s%d", i ? "," :
+		    "", chips[i]);
+		if (k > i && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%d",
+			    k == i + 1 ? "," : "-", chips[k]);
+	}
+}
+
+/* "24h", "90m" or seconds, as the runner's --duration takes them. */
+static void
+duration_text(double s, char *buf, size_t len)
+{
+	long v = lround(s);
+
+	if (v % 3600 == 0)
+		snprintf(buf, len, "%ldh", v / 3600);
+	else if (v % 60 == 0)
+		snprintf(buf, len, "%ldm", v / 60);
+	else
+		snprintf(buf, len, "%lds", v);
+}
+
+/*
+ * The job's argv (what `calops run --` gets) and its label, from a spec.
+ * 0, or -1 with err.
+ */
+int
+build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
+    char *label, size_t labellen, char *err, size_t errlen)
+{
+	struct lhost *h = lm_host(lm, spec->host);
+	const struct lab_host *lh;
+	char chips[256], dur[32], *calbin;
+	int first_chip;
+	size_t i;
+
+	memset(argv, 0, sizeof *argv);
+	if (h == NULL) {
+		errbuf_set(err, errlen, "no host '%s' in the lab file",
+		    spec->host != NULL ? spec->host : "");
+		return -1;
+	}
+	if (h->ws == NULL) {
+		errbuf_set(err, errlen, "the lab file names no workspace on "
+		    "host '%s'", h->h->name);
+		return -1;
+	}
+	lh = h->h;
+	first_chip = lh->nchips > 0 ? lh->chips[0] : 0;
+	calbin = xasprintf("%s/05-calbin/package", h->ws);
+	switch (spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
+	    spec->kind) {
+	case LJOB_GATE:
+		if (spec->gate != 7) {
+			errbuf_set(err, errlen, "G%d has no lab job: its "
+			    "evidence is made outside the lab", spec->gate);
+			free(calbin);
+			return -1;
+		}
+		strv_add(argv, xstrdup("/bin/sh"));
+		strv_add(argv, xstrdup("-c"));
+		strv_add(argv, xstrdup(g7_script));
+		strv_add(argv, xstrdup("calops-g7"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xasprintf("%d", first_chip));
+		add_runner(lm, h, argv, NULL);
+		snprintf(label, labellen, "G7 golden + 8 faults · chip %d",
+		    first_chip);
+		break;
+	case LJOB_SOAK:
+		if (lh->nchips > 0)
+			chips_text(lh->chips, lh->nchips, chips, sizeof chips);
+		else
+			snprintf(chips, sizeof chips, "0");
+		duration_text(spec->duration_s > 0 ? spec->duration_s : 86400,
+		    dur, sizeof dur);
+		add_runner(lm, h, argv, "stress");
+		strv_add(argv, xstrdup("--calbin"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xstrdup("--duration"));
+		strv_add(argv, xstrdup(dur));
+		strv_add(argv, xstrdup("--chips"));
+		strv_add(argv, xstrdup(chips));
+		snprintf(label, labellen, "soak %s · chips %s", dur, chips);
+		break;
+	case LJOB_FAULT:
+		for (i = 0; i < LAB_NSCENARIOS; i++)
+			if (spec->scenario != NULL &&
+			    strcmp(spec->scenario, lab_scenarios[i]) == 0)
+				break;
+		if (i == LAB_NSCENARIOS || spec->chip < 0) {
+			errbuf_set(err, errlen, "no such fault scenario or "
+			    "chip");
+			free(calbin);
+			return -1;
+		}
+		add_runner(lm, h, argv, "fault");
+		strv_add(argv, xstrdup("--calbin"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xstrdup("--chips"));
+		strv_add(argv, xasprintf("%d", spec->chip));
+		strv_add(argv, xstrdup("--scenario"));
+		strv_add(argv, xstrdup(lab_scenarios[i]));
+		snprintf(label, labellen, "fault %s · chip %d",
+		    lab_scenarios[i], spec->chip);
+		break;
+	case LJOB_GOLDEN:
+		add_runner(lm, h, argv, "golden");
+		strv_add(argv, xstrdup("--calbin"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xstrdup("--chips"));
+		strv_add(argv, xasprintf("%d", first_chip));
+		snprintf(label, labellen, "golden · chip %d", first_chip);
+		break;
+	}
+	free(calbin);
+	return 0;
+}
+
+/* argv as a person would type it: words quoted for sh where needed. */
+void
+join_argv(char *const *argv, struct buf *b)
+{
+	const char *p;
+	size_t i;
+
+	for (i = 0; argv[i] != NULL; i++) {
+		if (i > 0)
+			buf_addc(b, ' ');
+		if (argv[i][0] != '\0' && strspn(argv[i], "abcdefghijklmnopqrs"
+		    "tuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=+@%") ==
+		    strlen(argv[i])) {
+			buf_adds(b, argv[i]);
+			continue;
+		}
+		buf_addc(b, '\'');
+		for (p = argv[i]; *p != '\0'; p++) {
+			if (*p == '\'')
+				buf_adds(b, "'\\''");
+			else
+				buf_addc(b, *p);
+		}
+		buf_addc(b, '\'');
+	}
+}
+
+int
+labmodel_command(struct labmodel *lm, const struct ljob_spec *spec,
+    char *buf, size_t len, char *err, size_t errlen)
+{
+	struct strv argv;
+	char label[160];
+	struct buf b;
+
+	if (build_job(lm, spec, &argv, label, sizeof label, err, errlen) != 0)
+		return -1;
+	buf_init(&b, 64 << 10);
+	join_argv(argv.v, &b);
+	snprintf(buf, len, "%.*s", (int)b.len, b.data);
+	buf_release(&b);
+	strv_free(&argv);
+	return 0;
+}

@@ -1,0 +1,678 @@
+/*
+ * labmodel.c: the console's model of the lab (labmodel.h): the hosts and
+ * their transports, starting jobs as durable jobs, and what the views ask
+ * of the model.  The jobs' commands are labcmd.c's, the replay at start
+ * labreplay.c's, a job's stream labstream.c's.
+ */
+#include "calops.h"
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/fileio.h"
+#include "job/job.h"
+#include "lab/labmodel_int.h"
+#include "metrics/alerts.h"
+#include "metrics/metrics.h"
+#include "remote/transport.h"
+
+
+const char *const lab_scenarios[LAB_NSCENARIOS] = {
+	"missing-tensor", "bad-csr", "oob-slice", "kv-full", "submit-busy",
+	"wait-timeout", "ccu-exception", "reset-warmup",
+};
+
+char *
+labmodel_streams_dir(void)
+{
+	return fileio_state_path("streams", NULL, 0);
+}
+
+const char *
+ljob_state_name(enum ljob_state s)
+{
+	static const char *const names[] = {
+		[LJ_STARTING] = "starting", [LJ_RUNNING] = "running",
+		[LJ_DONE] = "done", [LJ_FAILED] = "failed",
+		[LJ_KILLED] = "killed", [LJ_BROKEN] = "broken",
+	};
+
+	return (size_t)s < nitems(names) ? names[s] : "?";
+}
+
+bool
+ljob_live(const struct ljob *j)
+{
+	return j->state == LJ_STARTING || j->state == LJ_RUNNING;
+}
+
+bool
+labmodel_gate_has_job(int gate)
+{
+	return gate == 7 || gate == 9;
+}
+
+/* ---- hosts ---- */
+
+struct lhost *
+lm_host(const struct labmodel *lm, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < lm->nhosts; i++)
+		if (strcmp(lm->hosts[i].h->name, name) == 0)
+			return &lm->hosts[i];
+	return NULL;
+}
+
+void
+lm_changed(struct labmodel *lm)
+{
+	if (lm->cb.changed != NULL)
+		lm->cb.changed(lm, lm->cb.arg);
+}
+
+void
+lm_warn(struct labmodel *lm, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	lm->nwarnings++;
+	if (lm->cb.warn != NULL)
+		lm->cb.warn(lm, msg, lm->cb.arg);
+}
+
+bool
+labmodel_watching(const struct labmodel *lm)
+{
+	return lm->observer;
+}
+
+const char *
+labmodel_start_refused(const struct labmodel *lm)
+{
+	return lm->observer ? "another calops console follows this lab's "
+	    "jobs: start them there, or quit it and this one takes over" :
+	    NULL;
+}
+
+uint64_t
+labmodel_nwarnings(const struct labmodel *lm)
+{
+	return lm->nwarnings;
+}
+
+const struct lab *
+labmodel_lab(const struct labmodel *lm)
+{
+	return lm->lab;
+}
+
+struct transport *
+labmodel_transport(struct labmodel *lm, const char *host, char *err,
+    size_t errlen)
+{
+	struct lhost *h = lm_host(lm, host);
+
+	if (h == NULL) {
+		errbuf_set(err, errlen, "no host '%s' in the lab file", host);
+		return NULL;
+	}
+	if (h->t == NULL)
+		errbuf_set(err, errlen, "%s", h->err);
+	return h->t;
+}
+
+const char *
+labmodel_workspace(const struct labmodel *lm, const char *host)
+{
+	struct lhost *h = lm_host(lm, host);
+
+	return h != NULL ? h->ws : NULL;
+}
+
+static bool
+usable(const struct lhost *h)
+{
+	return h != NULL && h->t != NULL && h->ws != NULL;
+}
+
+bool
+labmodel_host_usable(const struct labmodel *lm, const char *host)
+{
+	return usable(lm_host(lm, host));
+}
+
+const char *
+labmodel_default_host(const struct labmodel *lm)
+{
+	size_t i;
+
+	for (i = 0; i < lm->nhosts; i++)
+		if (usable(&lm->hosts[i]))
+			return lm->hosts[i].h->name;
+	return NULL;
+}
+
+/* Connect what this version can reach: local hosts. */
+static void
+hosts_init(struct labmodel *lm)
+{
+	const struct lab *lab = lm->lab;
+	struct lhost *h;
+	size_t i, k;
+
+	lm->hosts = xcalloc(lab->nhosts + 1, sizeof *lm->hosts);
+	lm->nhosts = lab->nhosts;
+	for (i = 0; i < lab->nhosts; i++) {
+		h = &lm->hosts[i];
+		h->h = &lab->hosts[i];
+		for (k = 0; k < lab->nworkspaces && h->ws == NULL; k++)
+			if (strcmp(lab->workspaces[k].host, h->h->name) == 0)
+				h->ws = lab->workspaces[k].path;
+		if (h->h->transport != LAB_LOCAL) {
+			errbuf_set(h->err, sizeof h->err, "host '%s' is reached "
+			    "over ssh, which this version cannot do yet",
+			    h->h->name);
+			continue;
+		}
+		h->t = transport_local_new(lm->loop, h->h->name, lm->self);
+		if (transport_connect(h->t, h->err, sizeof h->err) != 0) {
+			transport_close(h->t);
+			h->t = NULL;
+		}
+	}
+}
+
+/* ---- jobs ---- */
+
+char *
+lm_job_path(const struct labmodel *lm, const char *host, const char *id,
+    const char *ext)
+{
+	return xasprintf("%s/%s/%s.%s", lm->streams, host, id, ext);
+}
+
+/* A job as the model keeps it: paths, and a metric store for a soak. */
+void
+job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
+{
+	char *acks;
+
+	j->lm = lm;
+	j->mirror_fd = -1;
+	j->retry_timer = -1;
+	j->pub.exit_code = -1;
+	j->pub.last_recv = j->pub.first_ts = j->pub.last_ts = NAN;
+	if (lm->streams != NULL && j->pub.id != NULL) {
+		j->mirror_path = lm_job_path(lm, j->pub.host, j->pub.id,
+		    "jsonl");
+		j->meta_path = lm_job_path(lm, j->pub.host, j->pub.id, "json");
+	}
+	if (j->pub.kind == LJOB_SOAK && samples) {
+		j->pub.metrics = metrics_new(0);
+		acks = lm->streams != NULL && j->pub.id != NULL ?
+		    lm_job_path(lm, j->pub.host, j->pub.id, "acks") : NULL;
+		j->pub.alerts = alerts_new(acks);
+		if (j->own_sla)
+			alerts_set_sla(j->pub.alerts, j->sla[0], j->sla[1],
+			    j->sla[2]);
+		else
+			alerts_set_sla(j->pub.alerts, lm->sla[0], lm->sla[1],
+			    lm->sla[2]);
+		free(acks);
+	}
+}
+
+/*
+ * Only the newest LAB_SOAKS_LOADED soaks keep their samples (a few MiB
+ * each, whatever their length): an older one that has ended keeps its
+ * state, progress and result, and says its samples are not loaded.
+ */
+static void
+unload_old_soaks(struct labmodel *lm)
+{
+	struct ljob_int *j;
+	size_t i, n = 0;
+
+	for (i = 0; i < lm->njobs; i++) {
+		j = lm->jobs[i];
+		if (j->pub.kind != LJOB_SOAK || j->pub.metrics == NULL)
+			continue;
+		if (++n <= LAB_SOAKS_LOADED || ljob_live(&j->pub) ||
+		    j->replay != NULL)
+			continue;
+		alerts_free(j->pub.alerts);
+		metrics_free(j->pub.metrics);
+		j->pub.alerts = NULL;
+		j->pub.metrics = NULL;
+	}
+}
+
+/* A job being replayed, or still followed (an ended one whose mirror is
+ * caught up after a takeover), is not the oldest to go. */
+void
+lm_job_insert(struct labmodel *lm, struct ljob_int *j)
+{
+	size_t i;
+
+	if (lm->njobs >= LAB_JOBS_MAX) {
+		for (i = lm->njobs; i-- > 0;)
+			if (!ljob_live(&lm->jobs[i]->pub) &&
+			    lm->jobs[i]->replay == NULL &&
+			    lm->jobs[i]->follow == NULL &&
+			    lm->jobs[i]->retry_timer == -1) {
+				ljob_free(lm->jobs[i]);
+				memmove(&lm->jobs[i], &lm->jobs[i + 1],
+				    (lm->njobs - i - 1) * sizeof *lm->jobs);
+				lm->njobs--;
+				break;
+			}
+	}
+	lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1, sizeof *lm->jobs);
+	memmove(&lm->jobs[1], &lm->jobs[0], lm->njobs * sizeof *lm->jobs);
+	lm->jobs[0] = j;
+	lm->njobs++;
+	unload_old_soaks(lm);
+}
+
+/* Make a host's mirror folder (and the streams folder). */
+static int
+make_host_dir(const struct labmodel *lm, const char *host, char *err,
+    size_t errlen)
+{
+	char *dir;
+	int rc = 0;
+
+	if (lm->streams == NULL) {
+		errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is "
+		    "set");
+		return -1;
+	}
+	dir = xasprintf("%s/%s", lm->streams, host);
+	rc = fileio_make_dirs(dir, 0700, err, errlen);
+	free(dir);
+	return rc;
+}
+
+/* `calops run` said something: its id on stdout, complaints on stderr. */
+static void
+run_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct ljob_int *j = arg;
+
+	(void)rs;
+	(void)cut;
+	if (from_stderr)
+		snprintf(j->run_err, sizeof j->run_err, "%.*s",
+		    (int)(len > 190 ? 190 : len), line);
+	else if (strlen(j->pub.id) == len && memcmp(line, j->pub.id, len) == 0)
+		j->run_printed = true;
+	else
+		snprintf(j->run_err, sizeof j->run_err, "calops run printed "
+		    "'%.*s', not the id asked", (int)(len > 80 ? 80 : len),
+		    line);
+}
+
+/* `calops run` answered: follow the job it started, or say why not. */
+static void
+run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct ljob_int *j = arg;
+
+	(void)rs;
+	j->run = NULL;
+	if (j->run_printed) {
+		ljob_follow(j);
+		lm_changed(j->lm);
+		return;
+	}
+	j->pub.state = LJ_BROKEN;
+	snprintf(j->pub.err, sizeof j->pub.err, "not started: %s",
+	    ex->err != NULL ? ex->err : j->run_err[0] != '\0' ? j->run_err :
+	    "calops run failed");
+	if (j->meta_path != NULL)
+		unlink(j->meta_path);
+	if (j->mirror_path != NULL)
+		unlink(j->mirror_path);
+	ljob_log_action(j, j->pub.err);
+	lm_changed(j->lm);
+}
+
+static const struct rstream_cb run_cb = {
+	.line = run_line,
+	.done = run_done,
+};
+
+/* The chips a spec's job uses. */
+static void
+spec_chips(const struct lhost *h, const struct ljob_spec *spec,
+    struct ljob *j)
+{
+	size_t i;
+
+	j->chips = xcalloc(h->h->nchips + 1, sizeof *j->chips);
+	if (j->kind == LJOB_FAULT) {
+		j->chips[j->nchips++] = spec->chip;
+		return;
+	}
+	if (j->kind != LJOB_SOAK || h->h->nchips == 0) {
+		j->chips[j->nchips++] = h->h->nchips > 0 ? h->h->chips[0] : 0;
+		return;
+	}
+	for (i = 0; i < h->h->nchips; i++)
+		j->chips[j->nchips++] = h->h->chips[i];
+}
+
+const struct ljob *
+labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
+    size_t errlen)
+{
+	struct lhost *h = lm_host(lm, spec->host);
+	struct strv argv, run = { 0 };
+	struct ljob_int *j;
+	char label[160], id[JOB_ID_MAX + 1], *meta, why[256];
+	struct buf b;
+	size_t i;
+
+	if (labmodel_start_refused(lm) != NULL) {
+		errbuf_set(err, errlen, "%s", labmodel_start_refused(lm));
+		return NULL;
+	}
+	if (build_job(lm, spec, &argv, label, sizeof label, err, errlen) != 0)
+		return NULL;
+	if (h->t == NULL || make_host_dir(lm, h->h->name, err, errlen) != 0) {
+		if (h->t == NULL)
+			errbuf_set(err, errlen, "%s", h->err);
+		strv_free(&argv);
+		return NULL;
+	}
+	job_id_generate(id, sizeof id);
+	j = xcalloc(1, sizeof *j);
+	j->pub.host = xstrdup(h->h->name);
+	j->pub.id = xstrdup(id);
+	j->pub.kind = spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
+	    spec->kind;
+	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : 7;
+	j->pub.chip = j->pub.kind == LJOB_FAULT ? spec->chip : -1;
+	if (j->pub.kind == LJOB_FAULT)
+		j->pub.scenario = xstrdup(spec->scenario);
+	spec_chips(h, spec, &j->pub);
+	if (j->pub.kind == LJOB_SOAK)
+		j->pub.target_s = spec->duration_s > 0 ? spec->duration_s :
+		    86400;
+	buf_init(&b, 64 << 10);
+	join_argv(argv.v, &b);
+	buf_addc(&b, '\0');
+	j->pub.command = buf_detach(&b, NULL);
+	j->pub.label = xstrdup(label);
+	j->pub.started = job_now();
+	j->pub.state = LJ_STARTING;
+	if (!isnan(lm->sla[0]) || !isnan(lm->sla[1]) || !isnan(lm->sla[2])) {
+		memcpy(j->sla, lm->sla, sizeof j->sla);
+		j->own_sla = true;
+	}
+	job_setup(lm, j, true);
+
+	/* The record first: a console killed right after this still finds
+	 * and follows the job. */
+	meta = ljob_meta_json(j);
+	if (file_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
+	    errlen) != 0 || ljob_open_mirror(j, err, errlen) != 0) {
+		unlink(j->meta_path);
+		free(meta);
+		strv_free(&argv);
+		ljob_free(j);
+		return NULL;
+	}
+	free(meta);
+	strv_add(&run, xstrdup("run"));
+	strv_add(&run, xstrdup("--id"));
+	strv_add(&run, xstrdup(id));
+	strv_add(&run, xstrdup("--"));
+	for (i = 0; i < argv.n; i++)
+		strv_add(&run, xstrdup(argv.v[i]));
+	strv_free(&argv);
+	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);
+	strv_free(&run);
+	if (j->run == NULL) {
+		errbuf_set(err, errlen, "%s", why);
+		unlink(j->meta_path);
+		unlink(j->mirror_path);
+		ljob_free(j);
+		return NULL;
+	}
+	lm_job_insert(lm, j);
+	ljob_log_action(j, NULL);
+	lm_changed(lm);
+	return &j->pub;
+}
+
+size_t
+labmodel_njobs(const struct labmodel *lm)
+{
+	return lm->njobs;
+}
+
+struct ljob *
+labmodel_job(const struct labmodel *lm, size_t i)
+{
+	return i < lm->njobs ? &lm->jobs[i]->pub : NULL;
+}
+
+struct ljob *
+labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
+    const char *host)
+{
+	struct ljob *newest = NULL, *j;
+	size_t i;
+
+	for (i = 0; i < lm->njobs; i++) {
+		j = &lm->jobs[i]->pub;
+		if (j->kind != k || (host != NULL && strcmp(j->host, host)))
+			continue;
+		if (ljob_live(j))
+			return j;
+		if (newest == NULL)
+			newest = j;
+	}
+	return newest;
+}
+
+const struct ljob *
+labmodel_gate_job(const struct labmodel *lm, int gate)
+{
+	size_t i;
+
+	for (i = 0; i < lm->njobs; i++)
+		if (lm->jobs[i]->pub.gate == gate &&
+		    ljob_live(&lm->jobs[i]->pub))
+			return &lm->jobs[i]->pub;
+	return NULL;
+}
+
+size_t
+labmodel_jobs_on_chip(const struct labmodel *lm, const char *host, int chip,
+    const struct ljob **out, size_t max)
+{
+	const struct ljob *j;
+	size_t i, k, n = 0;
+
+	for (i = 0; i < lm->njobs; i++) {
+		j = &lm->jobs[i]->pub;
+		if (!ljob_live(j) || strcmp(j->host, host) != 0)
+			continue;
+		for (k = 0; k < j->nchips; k++)
+			if (j->chips[k] == chip)
+				break;
+		if (k == j->nchips)
+			continue;
+		if (n < max)
+			out[n] = j;
+		n++;
+	}
+	return n;
+}
+
+/* ---- fault results ---- */
+
+void
+lm_add_fault(struct labmodel *lm, const struct lfault *f)
+{
+	struct lfault *d;
+	size_t i;
+
+	if (lm->nfaults == LAB_FAULTS_MAX) {
+		/* The oldest goes: this one, when its job started first. */
+		if (f->job_started < lm->faults[0].job_started)
+			return;
+		d = &lm->faults[0];
+		free(d->host);
+		free(d->job);
+		free(d->scenario);
+		free(d->error_code);
+		memmove(&lm->faults[0], &lm->faults[1],
+		    (lm->nfaults - 1) * sizeof *lm->faults);
+		lm->nfaults--;
+	}
+	if (lm->nfaults == 0 || (lm->nfaults & (lm->nfaults - 1)) == 0)
+		lm->faults = xreallocarray(lm->faults, lm->nfaults ?
+		    lm->nfaults * 2 : 16, sizeof *lm->faults);
+	/* After every result of a job started before or with its own: a
+	 * restart replays unfinished jobs first, and a result of an older
+	 * job replayed after must not pass for the latest. */
+	for (i = lm->nfaults; i > 0 &&
+	    lm->faults[i - 1].job_started > f->job_started; i--)
+		;
+	memmove(&lm->faults[i + 1], &lm->faults[i], (lm->nfaults - i) *
+	    sizeof *lm->faults);
+	lm->nfaults++;
+	d = &lm->faults[i];
+	*d = *f;
+	d->host = xstrdup(f->host);
+	d->job = xstrdup(f->job);
+	d->scenario = xstrdup(f->scenario);
+	d->error_code = xstrdup(f->error_code);
+}
+
+size_t
+labmodel_nfaults(const struct labmodel *lm)
+{
+	return lm->nfaults;
+}
+
+const struct lfault *
+labmodel_fault(const struct labmodel *lm, size_t i)
+{
+	return i < lm->nfaults ? &lm->faults[i] : NULL;
+}
+
+/* ---- the SLA ---- */
+
+void
+labmodel_set_sla(struct labmodel *lm, double ttft_ms_p99, double tpot_ms_p99,
+    double success_rate_min)
+{
+	size_t i;
+
+	lm->sla[0] = ttft_ms_p99;
+	lm->sla[1] = tpot_ms_p99;
+	lm->sla[2] = success_rate_min;
+	/* A job started before the SLA was known judges by it from now. */
+	for (i = 0; i < lm->njobs; i++)
+		if (lm->jobs[i]->pub.alerts != NULL && !lm->jobs[i]->own_sla)
+			alerts_set_sla(lm->jobs[i]->pub.alerts, ttft_ms_p99,
+			    tpot_ms_p99, success_rate_min);
+}
+
+void
+labmodel_sla(const struct labmodel *lm, double *ttft_ms_p99,
+    double *tpot_ms_p99, double *success_rate_min)
+{
+	*ttft_ms_p99 = lm->sla[0];
+	*tpot_ms_p99 = lm->sla[1];
+	*success_rate_min = lm->sla[2];
+}
+
+/* ---- the model ---- */
+
+struct labmodel *
+labmodel_new(struct loop *l, const struct lab *lab, const char *self,
+    const struct labmodel_cb *cb, char *err, size_t errlen)
+{
+	struct labmodel *lm;
+	char *copy;
+
+	(void)err;
+	(void)errlen;
+	lm = xcalloc(1, sizeof *lm);
+	lm->loop = l;
+	lm->lab = lab;
+	lm->self = self != NULL ? xstrdup(self) : NULL;
+	if (self != NULL) {
+		copy = xstrdup(self);
+		lm->selfdir = xstrdup(dirname(copy));
+		free(copy);
+	} else {
+		char buf[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			lm->selfdir = xstrdup(dirname(buf));
+		}
+	}
+	if (cb != NULL)
+		lm->cb = *cb;
+	lm->sla[0] = lm->sla[1] = lm->sla[2] = NAN;
+	lm->replay_timer = -1;
+	lm->streams = labmodel_streams_dir();
+	lm->lock_fd = -1;
+	hosts_init(lm);
+	lm_share_start(lm);
+	lm_replay_init(lm);
+	return lm;
+}
+
+void
+labmodel_free(struct labmodel *lm)
+{
+	size_t i;
+
+	if (lm == NULL)
+		return;
+	lm_share_stop(lm);
+	if (lm->replay_timer != -1)
+		loop_del_timer(lm->loop, lm->replay_timer);
+	for (i = 0; i < lm->njobs; i++)
+		ljob_free(lm->jobs[i]);
+	free(lm->jobs);
+	for (i = 0; i < lm->nfaults; i++) {
+		free(lm->faults[i].host);
+		free(lm->faults[i].job);
+		free(lm->faults[i].scenario);
+		free(lm->faults[i].error_code);
+	}
+	free(lm->faults);
+	for (i = 0; i < lm->nhosts; i++)
+		if (lm->hosts[i].t != NULL)
+			transport_close(lm->hosts[i].t);
+	free(lm->hosts);
+	if (lm->lock_fd != -1)
+		close(lm->lock_fd);
+	free(lm->streams);
+	free(lm->self);
+	free(lm->selfdir);
+	free(lm);
+}

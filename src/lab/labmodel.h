@@ -1,0 +1,230 @@
+/*
+ * labmodel.h: the console's model of the lab (design.md §1 "model: jobs ·
+ * metrics"): the hosts of the lab file with a transport each, the jobs the
+ * console started on them, every such job's event stream followed through
+ * follow.c, and what the streams say: progress, results, a metric store per
+ * soak, the fault results per chip, the alerts of a soak.
+ *
+ * Nothing lost, nothing twice.  Each followed stream is mirrored, event by
+ * event, in $XDG_STATE_HOME/calops/streams/<host>/<job>.jsonl (appended a
+ * whole line at a time, before the event is applied), beside <job>.json,
+ * the job's record as the console started it (kind, gate, chip, scenario,
+ * command).  A console started again replays every mirror into a fresh
+ * model, then resumes each unfinished stream at the mirror's last seq + 1
+ * (follow.h: the consumer's durable position): every event applied once.
+ * A mirror line that is cut or broken (a crash mid-write) is dropped and the
+ * stream resumed from the last whole line.
+ *
+ * One console writes a state folder's mirrors: the one holding the flock
+ * on streams/.lock.  Another one watches (labmodel_watching): it follows
+ * the same streams without writing, sees the jobs the first starts, starts
+ * none, and takes over the mirrors when the first quits (labshare.c).
+ *
+ * Jobs run as durable jobs (`calops run`), so they outlive the console; the
+ * model shows at most LAB_JOBS_MAX of them, the newest.  The runner is the
+ * lab file's (`runner:`, argv split on blanks); on a local host a runner
+ * named without a slash that sits beside this calops binary (the bundled
+ * simulator, calrt-sim) is run from there.
+ *
+ * Ownership: struct labmodel is made by labmodel_new() and freed by
+ * labmodel_free(); it borrows the loop and the lab (which must outlive it).
+ * struct ljob and struct lfault pointers are borrowed and valid only until
+ * the model next changes (an event arrives, a job starts: an ended job past
+ * LAB_JOBS_MAX is freed then, and the fault array moves): look them up
+ * again in each callback or draw, never keep them.
+ */
+#ifndef CALOPS_LABMODEL_H
+#define CALOPS_LABMODEL_H
+
+#include "calops.h"
+
+#include "loop/loop.h"
+#include "remote/lab.h"
+
+#define LAB_JOBS_MAX	64	/* jobs kept in the model, newest first */
+#define LAB_FAULTS_MAX	4096	/* fault results kept, oldest dropped */
+#define LAB_SOAKS_LOADED 4	/* soaks whose samples are kept, newest first */
+
+struct metrics;
+struct alerts;
+struct transport;
+struct labmodel;
+
+/* The eight fault scenarios of runbook §11.3 (workspace.md G7.faults). */
+#define LAB_NSCENARIOS	8
+extern const char *const lab_scenarios[LAB_NSCENARIOS];
+
+enum ljob_kind {
+	LJOB_GATE,		/* a gate's whole job (G7: golden + faults) */
+	LJOB_SOAK,		/* runner stress */
+	LJOB_FAULT,		/* runner fault --scenario S on one chip */
+	LJOB_GOLDEN,		/* runner golden */
+};
+
+enum ljob_state {
+	LJ_STARTING,		/* `calops run` has not answered yet */
+	LJ_RUNNING,
+	LJ_DONE,		/* end with exit 0 */
+	LJ_FAILED,		/* end with another exit code */
+	LJ_KILLED,		/* end with a signal */
+	LJ_BROKEN,		/* could not start, or the stream broke: err */
+};
+
+/* What to start; the model builds the command from it (labmodel_command). */
+struct ljob_spec {
+	const char	*host;		/* a lab host's name */
+	enum ljob_kind	 kind;
+	int		 gate;		/* LJOB_GATE: its index (7 or 9) */
+	int		 chip;		/* LJOB_FAULT: the target chip */
+	const char	*scenario;	/* LJOB_FAULT */
+	double		 duration_s;	/* LJOB_SOAK (and G9): 0 = 24 h */
+};
+
+struct ljob {
+	char		*host, *id;	/* id NULL while LJ_STARTING */
+	enum ljob_kind	 kind;
+	int		 gate;		/* -1, or the gate it produces evidence for */
+	int		 chip;		/* LJOB_FAULT: the target, else -1 */
+	char		*scenario;	/* LJOB_FAULT, else NULL */
+	int		*chips;		/* LJOB_SOAK: the chips it runs on */
+	size_t		 nchips;
+	double		 target_s;	/* LJOB_SOAK: the duration asked */
+	char		*command;	/* the command line, for people (sanitise) */
+	char		*label;		/* "soak 24h · chips 0-3", "fault kv-full · chip 2" */
+	double		 started;	/* wall clock, Unix seconds */
+	enum ljob_state	 state;
+	int		 exit_code;	/* -1: none */
+	int		 sig;		/* 0: none */
+	char		 err[256];	/* LJ_BROKEN: why */
+
+	/* From the stream. */
+	int64_t		 last_seq;
+	double		 last_recv;	/* wall clock of the last event (NAN: none) */
+	double		 first_ts, last_ts; /* of the samples (tool time; NAN) */
+	char		 phase[32];	/* the last progress event's */
+	double		 done, total;	/* its done/total (total 0: unknown) */
+	char		 result[8];	/* "", pass, fail, error */
+	uint64_t	 events;
+	uint64_t	 bad_lines;	/* lines of the stream that were not events */
+	bool		 replaying;	/* applied from the mirror, not live */
+
+	/* LJOB_SOAK: its samples and alert journal; NULL for other kinds and
+	 * for a soak older than the newest LAB_SOAKS_LOADED that has ended. */
+	struct metrics	*metrics;
+	struct alerts	*alerts;
+};
+
+/* One fault result (a `fault` event of protocol.md §3). */
+struct lfault {
+	char		*host, *job;
+	char		*scenario;
+	int		 chip;
+	char		*error_code;	/* "" when unstructured */
+	bool		 structured, aborted, recovered;
+	double		 recover_ms;
+	double		 ts;		/* the event's ts */
+	double		 job_started;	/* its job's start (job_now) */
+};
+
+/* What the model tells its owner; any hook may be NULL. */
+struct labmodel_cb {
+	/* Something shown changed (mark dirty). */
+	void	(*changed)(struct labmodel *, void *arg);
+	/* A job ended live (not during a replay): re-evaluate the board. */
+	void	(*ended)(struct labmodel *, const struct ljob *, void *arg);
+	/* Something went wrong that is not fatal (a corrupt job record, a
+	 * mirror that cannot be written): say it (never on stderr, which is
+	 * the console's screen). */
+	void	(*warn)(struct labmodel *, const char *msg, void *arg);
+	void	*arg;
+};
+
+/*
+ * A model of lab's hosts driven through loop; self is this calops binary
+ * (NULL: /proc/self/exe).  SSH hosts are listed but not reachable from this
+ * version (labmodel_host_err says so).  Replays the mirrors and resumes the
+ * unfinished streams.  NULL with err.
+ */
+struct labmodel	*labmodel_new(struct loop *l, const struct lab *lab,
+		    const char *self, const struct labmodel_cb *cb,
+		    char *err, size_t errlen);
+void		 labmodel_free(struct labmodel *lm);
+
+const struct lab *labmodel_lab(const struct labmodel *lm);
+/* The transport of a host, or NULL when it is not reachable (err why). */
+struct transport *labmodel_transport(struct labmodel *lm, const char *host,
+		    char *err, size_t errlen);
+/* The workspace of a host (the lab file's first on it), or NULL. */
+const char	*labmodel_workspace(const struct labmodel *lm,
+		    const char *host);
+/* Whether jobs can run on a host: reachable, with a workspace. */
+bool		 labmodel_host_usable(const struct labmodel *lm,
+		    const char *host);
+/* The first usable host, or NULL. */
+const char	*labmodel_default_host(const struct labmodel *lm);
+
+/*
+ * The exact command a spec runs as a durable job (what `calops run --`
+ * is given: the argv joined by spaces, shell-quoted where needed, as
+ * ljob.command and the action log have it) into buf; 0, or -1 with err (no
+ * runner, no workspace on the host, no such gate job).
+ */
+int		 labmodel_command(struct labmodel *lm,
+		    const struct ljob_spec *spec, char *buf, size_t len,
+		    char *err, size_t errlen);
+/* Whether a gate index has a lab job (G7, G9). */
+bool		 labmodel_gate_has_job(int gate);
+
+/*
+ * Start a job; it shows as LJ_STARTING at once.  The action is appended to
+ * the action log (actionlog.h), and its outcome when it ends.  Returns the
+ * job (borrowed), or NULL with err.
+ */
+const struct ljob *labmodel_start(struct labmodel *lm,
+		    const struct ljob_spec *spec, char *err, size_t errlen);
+
+/* Jobs, newest first. */
+size_t		 labmodel_njobs(const struct labmodel *lm);
+struct ljob	*labmodel_job(const struct labmodel *lm, size_t i);
+/* The newest job of a kind that is running, else the newest of the kind;
+ * host NULL: any host.  NULL when none. */
+struct ljob	*labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
+		    const char *host);
+/* The running (or starting) job for a gate, or NULL. */
+const struct ljob *labmodel_gate_job(const struct labmodel *lm, int gate);
+/* Whether a job is still going (starting or running). */
+bool		 ljob_live(const struct ljob *j);
+const char	*ljob_state_name(enum ljob_state s);
+
+/* Fault results (i < labmodel_nfaults) in the order their jobs started,
+ * then in the order each job reported them: the same live and after a
+ * restart, whatever order the mirrors are replayed in. */
+size_t		 labmodel_nfaults(const struct labmodel *lm);
+const struct lfault *labmodel_fault(const struct labmodel *lm, size_t i);
+/* The live jobs on host that use chip (a soak on it, a fault on it), for the
+ * "this would disturb" warning: up to max into out, returns how many. */
+size_t		 labmodel_jobs_on_chip(const struct labmodel *lm,
+		    const char *host, int chip, const struct ljob **out,
+		    size_t max);
+
+/* The G0 SLA the alerts and graphs use (from the board evaluation);
+ * NAN for a value not known. */
+void		 labmodel_set_sla(struct labmodel *lm, double ttft_ms_p99,
+		    double tpot_ms_p99, double success_rate_min);
+void		 labmodel_sla(const struct labmodel *lm, double *ttft_ms_p99,
+		    double *tpot_ms_p99, double *success_rate_min);
+
+/* Whether another console follows this lab's jobs: this one watches them
+ * live, starts nothing, and takes over when the other quits (the warn hook
+ * says so, and changed is called). */
+bool		 labmodel_watching(const struct labmodel *lm);
+/* Why this console cannot start jobs now (it is watching), or NULL. */
+const char	*labmodel_start_refused(const struct labmodel *lm);
+
+/* Problems reported through the warn hook so far. */
+uint64_t	 labmodel_nwarnings(const struct labmodel *lm);
+
+/* $XDG_STATE_HOME/calops/streams (a new string), or NULL. */
+char		*labmodel_streams_dir(void);
+
+#endif

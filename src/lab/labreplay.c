@@ -1,0 +1,196 @@
+/*
+ * labreplay.c: the lab model at start (labmodel.h): the job records and
+ * mirrors an earlier console left, replayed a chunk per loop turn before
+ * their streams resume.
+ */
+#include "calops.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "lab/labmodel_int.h"
+
+#define REPLAY_LINES	20000	/* mirror lines applied per loop turn */
+
+static int
+by_started(const void *a, const void *b)
+{
+	const struct ljob_int *x = *(struct ljob_int *const *)a;
+	const struct ljob_int *y = *(struct ljob_int *const *)b;
+
+	return (x->pub.started < y->pub.started) - (x->pub.started >
+	    y->pub.started);
+}
+
+void
+lm_scan_host(struct labmodel *lm, const char *host,
+    bool (*skip)(struct labmodel *, const char *id), struct ljob_int ***v,
+    size_t *n)
+{
+	char *dir = xasprintf("%s/%s", lm->streams, host), *path, err[512];
+	struct ljob_int *j;
+	struct dirent *d;
+	size_t len;
+	DIR *dp;
+
+	if ((dp = opendir(dir)) == NULL) {
+		free(dir);
+		return;
+	}
+	while ((d = readdir(dp)) != NULL) {
+		len = strlen(d->d_name);
+		if (d->d_name[0] == '.' || len < 6 ||
+		    strcmp(d->d_name + len - 5, ".json") != 0)
+			continue;
+		if (skip != NULL) {
+			d->d_name[len - 5] = '\0';
+			if (skip(lm, d->d_name))
+				continue;
+			d->d_name[len - 5] = '.';
+		}
+		path = xasprintf("%s/%s", dir, d->d_name);
+		j = ljob_from_meta(lm, path, err, sizeof err);
+		free(path);
+		if (j == NULL) {
+			lm_warn(lm, "%s", err);
+			continue;
+		}
+		/* A record is its job's <id>.json on its host: a copy under
+		 * another name would stand for the job twice, and removing
+		 * one's files would remove the other's. */
+		d->d_name[len - 5] = '\0';
+		if (strcmp(j->pub.host, host) != 0 ||
+		    strcmp(j->pub.id, d->d_name) != 0) {
+			lm_warn(lm, "'%s/%s.json' is not a record of its own "
+			    "(job '%s' on '%s'): left alone", dir, d->d_name,
+			    j->pub.id, j->pub.host);
+			ljob_free(j);
+			continue;
+		}
+		*v = xreallocarray(*v, *n + 1, sizeof **v);
+		(*v)[(*n)++] = j;
+	}
+	closedir(dp);
+	free(dir);
+}
+
+/* Apply up to *budget lines of j's mirror; when done, follow on (a console
+ * watching another's jobs follows them too, without writing). */
+static bool
+replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
+{
+	if (!ljob_replay_step(j, budget, lm->observer))
+		return false;
+	ljob_follow(j);
+	return true;
+}
+
+/*
+ * Replay the mirrors REPLAY_LINES lines per loop turn, the unfinished jobs
+ * first (newest first: their streams resume as soon as they are caught
+ * up), then the ended ones oldest first (fault results in their order).
+ */
+static void
+replay_fire(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+	size_t i, budget = REPLAY_LINES;
+	bool all = true;
+
+	lm->replay_timer = -1;
+	for (i = 0; i < lm->njobs && all; i++)
+		if (lm->jobs[i]->replay != NULL && lm->jobs[i]->unfinished)
+			all = replay_one(lm, lm->jobs[i], &budget);
+	for (i = lm->njobs; i-- > 0 && all;)
+		if (lm->jobs[i]->replay != NULL)
+			all = replay_one(lm, lm->jobs[i], &budget);
+	lm_changed(lm);
+	if (!all)
+		lm->replay_timer = loop_add_timer(l, 0, replay_fire, lm);
+}
+
+/*
+ * An ended job past those the console shows, its outcome logged: its
+ * files go, the record first (a mirror without one is never read), so that
+ * the mirrors of 24 h soaks (gigabytes each) do not pile up.  Nothing is
+ * lost: the job's own events stay on its host and its outcome is in the
+ * action log.  A watching console leaves this to the one that writes.
+ */
+static void
+forget_files(struct labmodel *lm, const struct ljob_int *j)
+{
+	static const char *const exts[] = { "json", "jsonl", "acks" };
+	char *path;
+	size_t i;
+
+	for (i = 0; i < nitems(exts) && !lm->observer; i++) {
+		path = lm_job_path(lm, j->pub.host, j->pub.id, exts[i]);
+		if (unlink(path) != 0 && errno != ENOENT)
+			lm_warn(lm, "cannot remove '%s': %s", path,
+			    strerror(errno));
+		free(path);
+	}
+}
+
+/*
+ * The jobs this console (or an earlier one) started, newest first: every
+ * one whose mirror has not ended (it may still run), and the newest ended
+ * ones up to LAB_JOBS_MAX in all.  Soaks keep their samples when unfinished
+ * or among the newest LAB_SOAKS_LOADED.
+ */
+void
+lm_replay_init(struct labmodel *lm)
+{
+	struct ljob_int **v = NULL, *j;
+	size_t i, n = 0, live = 0, kept = 0, soaks = 0;
+	char *path;
+
+	if (lm->streams == NULL)
+		return;
+	for (i = 0; i < lm->nhosts; i++)
+		lm_scan_host(lm, lm->hosts[i].h->name, NULL, &v, &n);
+	if (n > 1)
+		qsort(v, n, sizeof *v, by_started);
+	for (i = 0; i < n; i++) {
+		path = lm_job_path(lm, v[i]->pub.host, v[i]->pub.id, "jsonl");
+		v[i]->unfinished = !mirror_ended(path);
+		free(path);
+		live += v[i]->unfinished;
+		soaks += v[i]->unfinished && v[i]->pub.kind == LJOB_SOAK;
+	}
+	for (i = 0; i < n; i++) {
+		j = v[i];
+		/* An outcome not logged yet (a console died between
+		 * mirroring the end and logging it) is logged by the replay
+		 * first; the files go at a later start. */
+		if (!j->unfinished && live + kept >= LAB_JOBS_MAX &&
+		    j->outcome_logged) {
+			forget_files(lm, j);
+			ljob_free(j);
+			continue;
+		}
+		kept += !j->unfinished;
+		job_setup(lm, j, j->pub.kind == LJOB_SOAK && (j->unfinished ||
+		    ++soaks <= LAB_SOAKS_LOADED));
+		j->pub.state = LJ_RUNNING;
+		j->pub.replaying = ljob_replay_open(j) == 0;
+		lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1,
+		    sizeof *lm->jobs);
+		lm->jobs[lm->njobs++] = j;
+	}
+	free(v);
+	/* Jobs without a mirror yet (the console died before the first
+	 * event) are followed from the start at once. */
+	for (i = 0; i < lm->njobs; i++)
+		if (lm->jobs[i]->replay == NULL)
+			ljob_follow(lm->jobs[i]);
+	lm_replay_schedule(lm);
+}
+
+void
+lm_replay_schedule(struct labmodel *lm)
+{
+	if (lm->replay_timer == -1)
+		lm->replay_timer = loop_add_timer(lm->loop, 0, replay_fire,
+		    lm);
+}

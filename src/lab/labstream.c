@@ -1,0 +1,570 @@
+/*
+ * labstream.c: one job's event stream in the lab model (labmodel.h): its
+ * record, the follow (follow.h) that resumes at the mirror's last seq + 1
+ * (labmirror.c keeps the mirror), what each event changes in the model,
+ * and a job taken over from another console.
+ */
+#include "calops.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/fileio.h"
+#include "job/job.h"
+#include "lab/actionlog.h"
+#include "lab/follow.h"
+#include "lab/labmodel_int.h"
+#include "metrics/alerts.h"
+#include "metrics/metrics.h"
+#include "proto/event.h"
+#include "remote/transport.h"
+
+#define RETRY_MAX	6	/* follow restarts before the stream is broken */
+#define G7_STEPS	9	/* golden, then the eight faults */
+
+static const char *const kind_names[] = {
+	[LJOB_GATE] = "gate", [LJOB_SOAK] = "soak", [LJOB_FAULT] = "fault",
+	[LJOB_GOLDEN] = "golden",
+};
+
+/* ---- the record beside the mirror ---- */
+
+char *
+ljob_meta_json(const struct ljob_int *ji)
+{
+	const struct ljob *j = &ji->pub;
+	json_t *o, *chips = json_array();
+	char *s;
+	size_t i;
+
+	for (i = 0; i < j->nchips; i++)
+		json_array_append_new(chips, json_integer(j->chips[i]));
+	o = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:o, s:f, s:s, s:s, "
+	    "s:f}", "v", 1, "id", j->id, "host", j->host, "kind",
+	    kind_names[j->kind], "gate", j->gate, "chip", j->chip, "chips",
+	    chips, "target_s", j->target_s, "command", j->command, "label",
+	    j->label, "started", j->started);
+	if (j->scenario != NULL)
+		json_object_set_new(o, "scenario", json_string(j->scenario));
+	if (ji->outcome_logged)
+		json_object_set_new(o, "outcome_logged", json_true());
+	if (ji->own_sla)
+		json_object_set_new(o, "sla", json_pack("{s:f, s:f, s:f}",
+		    "ttft_ms_p99", ji->sla[0], "tpot_ms_p99", ji->sla[1],
+		    "success_rate_min", ji->sla[2]));
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
+}
+
+/* A string member, or NULL. */
+static const char *
+str_of(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static double
+num_or_nan(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+struct ljob_int *
+ljob_from_meta(struct labmodel *lm, const char *path, char *err,
+    size_t errlen)
+{
+	json_error_t je;
+	json_t *o, *v;
+	struct ljob_int *j;
+	const char *id, *host, *kind, *cmd, *label;
+	size_t i, k;
+
+	if ((o = json_load_file(path, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+		errbuf_set(err, errlen, "'%s': %s at line %d, column %d",
+		    path, je.text, je.line, je.column);
+		return NULL;
+	}
+	id = str_of(o, "id");
+	host = str_of(o, "host");
+	kind = str_of(o, "kind");
+	cmd = str_of(o, "command");
+	label = str_of(o, "label");
+	for (k = 0; kind != NULL && k < nitems(kind_names); k++)
+		if (strcmp(kind, kind_names[k]) == 0)
+			break;
+	if (id == NULL || !job_id_valid(id) || host == NULL ||
+	    kind == NULL || k == nitems(kind_names) || cmd == NULL ||
+	    label == NULL || !json_is_number(json_object_get(o, "started"))) {
+		errbuf_set(err, errlen, "'%s': not a job record (id, host, "
+		    "kind, command, label, started)", path);
+		json_decref(o);
+		return NULL;
+	}
+	j = xcalloc(1, sizeof *j);
+	j->lm = lm;
+	j->mirror_fd = -1;
+	j->retry_timer = -1;
+	j->pub.id = xstrdup(id);
+	j->pub.host = xstrdup(host);
+	j->pub.kind = (enum ljob_kind)k;
+	j->pub.gate = (int)json_integer_value(json_object_get(o, "gate"));
+	j->pub.chip = json_is_integer(json_object_get(o, "chip")) ?
+	    (int)json_integer_value(json_object_get(o, "chip")) : -1;
+	if (str_of(o, "scenario") != NULL)
+		j->pub.scenario = xstrdup(str_of(o, "scenario"));
+	v = json_object_get(o, "chips");
+	j->pub.chips = xcalloc(json_array_size(v) + 1, sizeof *j->pub.chips);
+	for (i = 0; i < json_array_size(v); i++)
+		if (json_is_integer(json_array_get(v, i)))
+			j->pub.chips[j->pub.nchips++] =
+			    (int)json_integer_value(json_array_get(v, i));
+	j->pub.target_s = json_number_value(json_object_get(o, "target_s"));
+	j->pub.command = xstrdup(cmd);
+	j->pub.label = xstrdup(label);
+	j->pub.started = json_number_value(json_object_get(o, "started"));
+	j->outcome_logged = json_is_true(json_object_get(o, "outcome_logged"));
+	if (json_is_object(v = json_object_get(o, "sla"))) {
+		j->own_sla = true;
+		j->sla[0] = num_or_nan(json_object_get(v, "ttft_ms_p99"));
+		j->sla[1] = num_or_nan(json_object_get(v, "tpot_ms_p99"));
+		j->sla[2] = num_or_nan(json_object_get(v, "success_rate_min"));
+	}
+	json_decref(o);
+	return j;
+}
+
+/* ---- applying events ---- */
+
+/* A fault event (protocol.md §3) into the model's results. */
+static void
+apply_fault(struct ljob_int *j, const json_t *o, double ts)
+{
+	struct lfault f = { 0 };
+	const json_t *chip = json_object_get(o, "chip");
+
+	f.host = j->pub.host;
+	f.job = j->pub.id;
+	f.scenario = (char *)str_of(o, "scenario");
+	f.error_code = (char *)str_of(o, "error_code");
+	if (f.scenario == NULL)
+		return;
+	if (f.error_code == NULL)
+		f.error_code = "";
+	f.chip = json_is_integer(chip) ? (int)json_integer_value(chip) :
+	    j->pub.chip;
+	f.structured = json_is_true(json_object_get(o, "structured_error"));
+	f.aborted = json_is_true(json_object_get(o, "aborted"));
+	f.recovered = json_is_true(json_object_get(o, "recovered"));
+	f.recover_ms = json_number_value(json_object_get(o, "recover_ms"));
+	f.ts = ts;
+	f.job_started = j->pub.started;
+	lm_add_fault(j->lm, &f);
+}
+
+/* The words of the action log's outcome for an end. */
+static void
+outcome_words(const struct ljob *j, char *buf, size_t len)
+{
+	if (j->sig != 0)
+		errbuf_set(buf, len, "killed by signal %d", j->sig);
+	else
+		errbuf_set(buf, len, "%s exit %d%s%s",
+		    j->exit_code == 0 ? "done" : "failed", j->exit_code,
+		    j->result[0] != '\0' ? ", result " : "", j->result);
+}
+
+void
+ljob_log_action(const struct ljob_int *j, const char *outcome)
+{
+	struct action_rec rec = { 0 };
+	char err[256];
+
+	rec.ts = outcome != NULL ? job_now() : j->pub.started;
+	rec.host = j->pub.host;
+	rec.chip = j->pub.chip;
+	rec.job = j->pub.id;
+	rec.what = j->pub.label;
+	rec.command = j->pub.command;
+	rec.outcome = outcome;
+	if (actionlog_append(&rec, err, sizeof err) != 0)
+		lm_warn(j->lm, "%s", err);
+}
+
+/* Say in the job's record that its outcome is in the action log. */
+static void
+mark_outcome_logged(struct ljob_int *j)
+{
+	char err[256], *meta;
+
+	j->outcome_logged = true;
+	if (j->meta_path == NULL || j->lm->observer)
+		return;
+	meta = ljob_meta_json(j);
+	if (file_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
+	    sizeof err) != 0)
+		lm_warn(j->lm, "%s", err);
+	free(meta);
+}
+
+/* The end event: the job's final state, its outcome logged when live. */
+static void
+apply_end(struct ljob_int *j, const json_t *o)
+{
+	struct labmodel *lm = j->lm;
+	const json_t *code = json_object_get(o, "exit_code");
+	const json_t *sig = json_object_get(o, "signal");
+	char words[160];
+
+	j->ended = true;
+	j->pub.exit_code = json_is_integer(code) ?
+	    (int)json_integer_value(code) : -1;
+	j->pub.sig = json_is_integer(sig) ? (int)json_integer_value(sig) : 0;
+	if (j->pub.sig != 0)
+		j->pub.state = LJ_KILLED;
+	else
+		j->pub.state = j->pub.exit_code == 0 ? LJ_DONE : LJ_FAILED;
+	if (j->pub.alerts != NULL && !isnan(j->pub.last_ts))
+		alerts_finish(j->pub.alerts, j->pub.last_ts);
+	/* The outcome goes to the action log once: a console that died
+	 * between mirroring the end and logging it logs it on replay. */
+	if (!j->outcome_logged && !lm->observer) {
+		outcome_words(&j->pub, words, sizeof words);
+		ljob_log_action(j, words);
+		mark_outcome_logged(j);
+	}
+	if (j->pub.replaying)
+		return;
+	/* The end is the last event: nothing more is appended. */
+	if (j->mirror_fd != -1) {
+		close(j->mirror_fd);
+		j->mirror_fd = -1;
+	}
+	if (lm->cb.ended != NULL)
+		lm->cb.ended(lm, &j->pub, lm->cb.arg);
+}
+
+/* The events other than metrics: rare, so jansson reads them. */
+static void
+apply_other(struct ljob_int *j, const struct event *ev, const char *line,
+    size_t len)
+{
+	json_t *o = json_loadb(line, len, 0, NULL);
+	double done, total;
+	const char *s;
+
+	if (o == NULL)
+		return;
+	switch (ev->type) {
+	case EVENT_PROGRESS:
+		if ((s = str_of(o, "phase")) != NULL)
+			snprintf(j->pub.phase, sizeof j->pub.phase, "%s", s);
+		done = json_number_value(json_object_get(o, "done"));
+		total = json_number_value(json_object_get(o, "total"));
+		if (j->pub.kind == LJOB_GATE) {
+			/* The suite's steps, the running one in part. */
+			j->pub.done = j->results + (total > 0 && done <= total ?
+			    done / total : 0);
+			j->pub.total = G7_STEPS;
+			break;
+		}
+		j->pub.done = done;
+		j->pub.total = total;
+		break;
+	case EVENT_FAULT:
+		apply_fault(j, o, ev->ts);
+		break;
+	case EVENT_RESULT:
+		if ((s = str_of(o, "status")) != NULL)
+			snprintf(j->pub.result, sizeof j->pub.result, "%s", s);
+		if (j->pub.kind == LJOB_GATE) {
+			j->results++;
+			j->pub.done = j->results;
+			j->pub.total = G7_STEPS;
+		}
+		break;
+	case EVENT_END:
+		apply_end(j, o);
+		break;
+	default:
+		break;
+	}
+	json_decref(o);
+}
+
+void
+ljob_apply(struct ljob_int *j, const struct event *ev, const char *line,
+    size_t len)
+{
+	struct ljob *p = &j->pub;
+
+	p->last_seq = ev->seq;
+	p->events++;
+	if (ev->type == EVENT_METRIC) {
+		if (p->metrics == NULL)
+			return;
+		metrics_add_event(p->metrics, p->host, ev, NULL, 0);
+		if (isnan(p->first_ts) || ev->ts < p->first_ts)
+			p->first_ts = ev->ts;
+		if (isnan(p->last_ts) || ev->ts > p->last_ts)
+			p->last_ts = ev->ts;
+		if (p->alerts != NULL)
+			alerts_observe(p->alerts, p->metrics, ev->ts);
+		return;
+	}
+	if (p->state == LJ_STARTING || p->state == LJ_BROKEN)
+		p->state = LJ_RUNNING;
+	apply_other(j, ev, line, len);
+}
+
+/* ---- following ---- */
+
+static void	retry_later(struct ljob_int *j, const char *why);
+
+/* Whether this console writes the mirror and it lacks events applied. */
+static bool
+mirror_lacks(const struct ljob_int *j)
+{
+	return !j->lm->observer && !j->mirror_failed &&
+	    j->mirror_seq < j->pub.last_seq;
+}
+
+/*
+ * One live event: to the mirror first, then into the model.  A console
+ * that took over from another mirrors events it already applied while
+ * watching (they are not applied again), and applies those it missed.
+ */
+static void
+on_event(struct follow *f, const struct event *ev, const char *line,
+    size_t len, void *arg)
+{
+	struct ljob_int *j = arg;
+
+	if (!j->lm->observer && ev->seq > j->mirror_seq) {
+		ljob_mirror_append(j, line, len);
+		j->mirror_seq = ev->seq;
+		/* The end is the last event: nothing more is appended. */
+		if (ev->type == EVENT_END && j->mirror_fd != -1) {
+			close(j->mirror_fd);
+			j->mirror_fd = -1;
+		}
+	}
+	j->pub.last_recv = job_now();
+	j->retries = 0;
+	/* Lines the follower could not read as events (it drops them; the
+	 * job's log still shows them): counted on the job, never silent. */
+	j->pub.bad_lines += follow_stats(f)->bad - j->follow_bad;
+	j->follow_bad = follow_stats(f)->bad;
+	if (ev->seq <= j->pub.last_seq)
+		return;
+	ljob_apply(j, ev, line, len);
+	lm_changed(j->lm);
+}
+
+static void
+on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
+{
+	struct ljob_int *j = arg;
+	bool no_job = strstr(err != NULL ? err : "", "no job '") != NULL;
+
+	(void)f;
+	j->follow = NULL;
+	if (finished || (j->ended && !mirror_lacks(j))) {
+		lm_changed(j->lm);
+		return;
+	}
+	if (j->ended && no_job) {
+		/* Catching up a mirror after a takeover: the job's outcome is
+		 * known, only its mirror stays short. */
+		lm_warn(j->lm, "'%s' cannot be completed: %s", j->mirror_path,
+		    err);
+		j->mirror_failed = true;
+		return;
+	}
+	if (no_job && j->lm->observer && j->meta_path != NULL &&
+	    access(j->meta_path, F_OK) != 0) {
+		/* The console that owns it took its record back. */
+		snprintf(j->pub.err, sizeof j->pub.err, "not started by the "
+		    "console that owns it");
+		j->pub.state = LJ_BROKEN;
+		lm_changed(j->lm);
+	} else if (no_job && !j->lm->observer && (j->pub.events > 0 ||
+	    j->retries >= RETRY_MAX))
+		/* The host had the job and lost it, or never had it in a
+		 * minute of asking: trying again will not bring it back. */
+		ljob_gone(j, err);
+	else
+		/* A record is written before `calops run` makes the job: a
+		 * console that died or quit in between (this one before a
+		 * restart, or the one taken over from) left a job that may
+		 * be there in a moment.  Not yet is not never. */
+		retry_later(j, err);
+}
+
+static const struct follow_ops follow_ops = {
+	.event = on_event,
+	.done = on_follow_done,
+};
+
+/*
+ * The host does not know the job (its jobs folder was cleaned, or a
+ * console died before `calops run` made it and a minute of asking did not
+ * bring it): broken for good, and when nothing of it was ever received its
+ * record goes, so that it does not come back at every start.
+ */
+void
+ljob_gone(struct ljob_int *j, const char *why)
+{
+	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
+	j->pub.state = LJ_BROKEN;
+	if (j->pub.events == 0) {
+		if (j->meta_path != NULL)
+			unlink(j->meta_path);
+		if (j->mirror_path != NULL)
+			unlink(j->mirror_path);
+	}
+	lm_changed(j->lm);
+}
+
+static void
+retry_fire(struct loop *l, void *arg)
+{
+	struct ljob_int *j = arg;
+
+	(void)l;
+	j->retry_timer = -1;
+	ljob_follow(j);
+}
+
+/* A broken stream: try again with backoff (1 s, 2 s, … 32 s), then give up
+ * and say why; R on the jobs or soak screen does not bring it back, a new
+ * console does. */
+static void
+retry_later(struct ljob_int *j, const char *why)
+{
+	if (j->retries >= RETRY_MAX && j->ended) {
+		lm_warn(j->lm, "'%s' cannot be completed: %s", j->mirror_path,
+		    why);
+		j->mirror_failed = true;
+		return;
+	}
+	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
+	if (j->retries >= RETRY_MAX) {
+		j->pub.state = LJ_BROKEN;
+		lm_changed(j->lm);
+		return;
+	}
+	j->retry_timer = loop_add_timer(j->lm->loop, 1000L << j->retries,
+	    retry_fire, j);
+	j->retries++;
+	lm_changed(j->lm);
+}
+
+void
+ljob_follow(struct ljob_int *j)
+{
+	struct transport *t;
+	char err[256];
+	int64_t from;
+
+	if (j->follow != NULL || j->pub.id == NULL ||
+	    (j->ended && !mirror_lacks(j)))
+		return;
+	if ((t = labmodel_transport(j->lm, j->pub.host, err,
+	    sizeof err)) == NULL) {
+		snprintf(j->pub.err, sizeof j->pub.err, "%s", err);
+		j->pub.state = LJ_BROKEN;
+		return;
+	}
+	if (j->pub.state == LJ_STARTING)
+		j->pub.state = LJ_RUNNING;
+	j->follow_bad = 0;
+	/* The mirror is the position, not follow.json: the two could differ
+	 * after a mirror write failed, and follow.json would skip.  From the
+	 * lower of what is applied and what is mirrored (they differ only
+	 * after a takeover, see on_event). */
+	from = mirror_lacks(j) ? j->mirror_seq : j->pub.last_seq;
+	j->follow = follow_start_at(j->lm->loop, t, j->pub.id, from + 1,
+	    &follow_ops, j, err, sizeof err);
+	if (j->follow == NULL)
+		retry_later(j, err);
+}
+
+void
+ljob_take_over(struct ljob_int *j)
+{
+	struct ljob_int *rec;
+	char err[512];
+
+	/* A record gone while this console watched: the console that wrote
+	 * removed an ended job's files, its outcome logged (labreplay.c).
+	 * Still shown here, it is written nowhere again. */
+	if (j->meta_path != NULL && access(j->meta_path, F_OK) != 0 &&
+	    errno == ENOENT) {
+		free(j->meta_path);
+		j->meta_path = NULL;
+		j->mirror_failed = true;
+		j->outcome_logged = true;
+	}
+	/* Whether the other console logged the outcome, as it last said
+	 * (also for a job whose replay is under way: its end is applied as
+	 * this console's). */
+	if (j->meta_path != NULL &&
+	    (rec = ljob_from_meta(j->lm, j->meta_path, err, sizeof err)) !=
+	    NULL) {
+		j->outcome_logged = rec->outcome_logged;
+		ljob_free(rec);
+	}
+	/* A replay under way ends as this console's (labreplay.c). */
+	if (j->replay != NULL || j->mirror_path == NULL)
+		return;
+	if (!j->mirror_failed)
+		ljob_mirror_adopt(j);
+	if (j->ended && !j->outcome_logged) {
+		outcome_words(&j->pub, err, sizeof err);
+		ljob_log_action(j, err);
+		mark_outcome_logged(j);
+	}
+	if (j->follow != NULL) {
+		follow_stop(j->follow);
+		j->follow = NULL;
+	}
+	if (j->retry_timer != -1) {
+		loop_del_timer(j->lm->loop, j->retry_timer);
+		j->retry_timer = -1;
+	}
+	j->retries = 0;
+	if (j->pub.state == LJ_BROKEN)
+		j->pub.state = LJ_RUNNING;
+	ljob_follow(j);
+}
+
+void
+ljob_free(struct ljob_int *j)
+{
+	if (j->follow != NULL)
+		follow_stop(j->follow);
+	if (j->run != NULL)
+		rstream_cancel(j->run);
+	if (j->retry_timer != -1)
+		loop_del_timer(j->lm->loop, j->retry_timer);
+	if (j->replay != NULL)
+		ljob_replay_close(j);
+	if (j->mirror_fd != -1)
+		close(j->mirror_fd);
+	if (j->pub.metrics != NULL)
+		metrics_free(j->pub.metrics);
+	if (j->pub.alerts != NULL)
+		alerts_free(j->pub.alerts);
+	free(j->pub.host);
+	free(j->pub.id);
+	free(j->pub.scenario);
+	free(j->pub.chips);
+	free(j->pub.command);
+	free(j->pub.label);
+	free(j->mirror_path);
+	free(j->meta_path);
+	free(j);
+}

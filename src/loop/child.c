@@ -1,0 +1,243 @@
+/* child.c: child processes in the event loop (see child.h). */
+#include "calops.h"
+
+#include <sys/wait.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "loop/child.h"
+
+extern char **environ;
+
+struct stream {
+	int		 fd;		/* -1 at end-of-file */
+	struct buf	 line;
+	bool		 cut;
+};
+
+struct child {
+	struct loop		*loop;
+	pid_t			 pid;
+	struct stream		 out, err;
+	bool			 exited, abandoned;
+	int			 status;
+	const struct child_ops	*ops;
+	void			*arg;
+	struct child		*next;
+};
+
+static struct child *children;
+
+pid_t
+child_pid(const struct child *c)
+{
+	return c->pid;
+}
+
+static void
+unlink_child(struct child *c)
+{
+	struct child **pp;
+
+	for (pp = &children; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			return;
+		}
+	}
+}
+
+static void
+close_stream(struct child *c, struct stream *s)
+{
+	if (s->fd != -1) {
+		loop_del_fd(c->loop, s->fd);
+		close(s->fd);
+		s->fd = -1;
+	}
+	buf_release(&s->line);
+}
+
+/* Complete: both ends read and the status known. */
+static void
+maybe_done(struct child *c)
+{
+	if (!c->exited || c->out.fd != -1 || c->err.fd != -1)
+		return;
+	unlink_child(c);
+	if (!c->abandoned && c->ops->done != NULL)
+		c->ops->done(c, c->status, c->arg);
+	close_stream(c, &c->out);
+	close_stream(c, &c->err);
+	free(c);
+}
+
+static void
+emit_line(struct child *c, struct stream *s)
+{
+	if (!c->abandoned && c->ops->line != NULL)
+		c->ops->line(c, s->line.data != NULL ? s->line.data : "",
+		    s->line.len, s == &c->err, s->cut, c->arg);
+	buf_reset(&s->line);
+	s->cut = false;
+}
+
+/* Split what arrived into lines; bytes past the cap are dropped. */
+static void
+take(struct child *c, struct stream *s, const char *p, size_t n)
+{
+	const char *nl;
+	size_t k, room;
+
+	while (n > 0) {
+		nl = memchr(p, '\n', n);
+		k = nl != NULL ? (size_t)(nl - p) : n;
+		room = CHILD_LINE_MAX - s->line.len;
+		if (k > room) {
+			buf_add(&s->line, p, room);
+			s->cut = true;
+		} else
+			buf_add(&s->line, p, k);
+		if (nl == NULL)
+			return;
+		emit_line(c, s);
+		p += k + 1;
+		n -= k + 1;
+	}
+}
+
+/* Read at most this much per wakeup, so that a child flooding its output
+ * cannot keep the loop from its other fds and timers; poll() is
+ * level-triggered and the rest is read in the next iteration. */
+#define CHILD_READ_BURST (1u << 20)
+
+static void
+readable(struct loop *l, int fd, short revents, void *arg)
+{
+	struct child *c = arg;
+	struct stream *s = fd == c->out.fd ? &c->out : &c->err;
+	char chunk[65536];
+	size_t total = 0;
+	ssize_t n;
+
+	(void)l;
+	(void)revents;
+	for (;;) {
+		if (total >= CHILD_READ_BURST)
+			return;
+		n = read(fd, chunk, sizeof chunk);
+		if (n > 0) {
+			take(c, s, chunk, (size_t)n);
+			total += (size_t)n;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		break;		/* end-of-file, or an error that ends it */
+	}
+	if (s->line.len > 0 || s->cut)
+		emit_line(c, s);
+	close_stream(c, s);
+	maybe_done(c);
+}
+
+static int
+make_pipe(int p[2], char *err, size_t errlen)
+{
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		errbuf_set(err, errlen, "cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct child *
+child_start(struct loop *l, char *const argv[], const struct child_ops *ops,
+    void *arg, char *err, size_t errlen)
+{
+	posix_spawn_file_actions_t fa;
+	int out[2], errp[2], rc;
+	struct child *c;
+	pid_t pid;
+
+	if (make_pipe(out, err, errlen) != 0)
+		return NULL;
+	if (make_pipe(errp, err, errlen) != 0) {
+		close(out[0]);
+		close(out[1]);
+		return NULL;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(out[1]);
+	close(errp[1]);
+	if (rc != 0) {
+		errbuf_set(err, errlen, "cannot run '%s': %s", argv[0],
+		    strerror(rc));
+		close(out[0]);
+		close(errp[0]);
+		return NULL;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->loop = l;
+	c->pid = pid;
+	c->ops = ops;
+	c->arg = arg;
+	c->out.fd = out[0];
+	c->err.fd = errp[0];
+	buf_init(&c->out.line, CHILD_LINE_MAX);
+	buf_init(&c->err.line, CHILD_LINE_MAX);
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	fcntl(errp[0], F_SETFL, O_NONBLOCK);
+	loop_add_fd(l, out[0], POLLIN, readable, c);
+	loop_add_fd(l, errp[0], POLLIN, readable, c);
+	c->next = children;
+	children = c;
+	return c;
+}
+
+void
+child_signal(struct child *c, int sig)
+{
+	if (!c->exited)
+		kill(c->pid, sig);
+}
+
+void
+child_abandon(struct child *c)
+{
+	c->abandoned = true;
+	child_signal(c, SIGTERM);
+}
+
+void
+child_reap(struct loop *l)
+{
+	struct child *c, *next;
+	int status;
+	pid_t pid;
+
+	(void)l;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (c = children; c != NULL; c = next) {
+			next = c->next;
+			if (c->pid != pid)
+				continue;
+			c->exited = true;
+			c->status = status;
+			maybe_done(c);
+			break;
+		}
+	}
+}

@@ -1,0 +1,183 @@
+/*
+ * metrics.h: the live metric store behind the soak view: one series per
+ * (host, chip, metric name), fed from metric events (protocol.md §3), with
+ * memory that stays flat however long the run and however fast the samples.
+ *
+ * Every series keeps history at three resolutions, each a ring of cells
+ * {count, sum, min, max, last}: MLEVEL_1S (1 s x 120, for the 1 min view),
+ * MLEVEL_10S (10 s x 384, for 10 min and 1 h) and MLEVEL_5M (300 s x 300,
+ * for 24 h).  A cell nobody wrote is a gap (count 0, the rest NAN), so a
+ * graph can show it rather than join across it.  A graph column wider than
+ * a cell folds its cells: the min of their mins and the max of their maxes,
+ * so a one-sample spike survives any zoom.
+ *
+ * Latencies (ttft_ms, tpot_ms) also keep sketches (sketch.h): one for the
+ * whole run and one for each sliding window, 1 min, 10 min and 1 h.  A
+ * window is a ring of 7 slot sketches of a sixth of its width (10 s, 100 s,
+ * 600 s) and their running sum: a sample goes into its slot and the sum,
+ * and when a slot leaves the ring it is subtracted from the sum, exactly.
+ * A window thus covers the current slot and the 6 before it: at least its
+ * width, at most 7/6 of it (Prometheus summaries' age buckets, finer).  Its
+ * min, max and sum are recomputed from the slots.  Means over a window
+ * (request_ok's success rate) come from the history cells on the same rule:
+ * the current cell and the width's worth before it.
+ *
+ * The leak rule: rss_bytes and device_mem_bytes keep, for it, up to
+ * MLEAK_SAMPLES raw samples: when full, every other one is dropped and only
+ * every 2nd (4th, ...) sample is kept from then on, so the kept ones stay
+ * evenly spread over the run.  The leak rule (soakstats.h, workspace.md G9)
+ * runs on them unchanged: exact while the run has at most MLEAK_SAMPLES
+ * samples (34 min at 1 Hz), and afterwards the same rule over a uniform
+ * subsample of 1,024 to 2,048 samples, whose window medians are medians of
+ * 75 to 150 samples instead of thousands: the same verdict unless a run
+ * sits on the rule's edge (a growth within noise of the threshold, or
+ * medians that dip by less than their noise); test_metrics.c holds it to
+ * the exact rule on flat, noisy, leaking, step and sawtooth runs.  The
+ * bucketed history was the other choice; it cannot give a median, and the
+ * 1 % sketch error is as large as the rule's 1 % threshold.
+ *
+ * So a series costs its cells (31 KiB); a latency adds 25 sketches, 21
+ * slots of 512 bytes and 4 sums of 1 KiB for a usual spread (sketch.h),
+ * and a memory metric its 32 KiB of leak samples: about 48 KiB a latency
+ * series, whatever the rate and however long the run.  The series count
+ * is capped (metrics_new).
+ *
+ * Time is the samples' own ts.  Sliding windows move on when a sample of
+ * their series arrives or when the owner calls metrics_tick(), which the
+ * console does once a second so that a host gone quiet shows its windows
+ * emptying.  Samples may come out of order: one still inside a window's or
+ * a level's ring counts there; an older one counts only in the totals and
+ * the coarser rings that still hold it.
+ *
+ * Ownership: struct metrics is opaque, made by metrics_new() and freed by
+ * metrics_free(); series pointers are borrowed from it and stay valid until
+ * metrics_free().  Merged views take arrays of series, so a view merges any
+ * selection (the chips of a host, all hosts): sketches merge exactly,
+ * cells by count, sum, min and max.
+ */
+#ifndef CALOPS_METRICS_H
+#define CALOPS_METRICS_H
+
+#include "calops.h"
+
+#include "metrics/sketch.h"
+#include "metrics/soakstats.h"
+#include "proto/event.h"
+
+#define METRICS_MAX_SERIES	65536	/* metrics_new(0) */
+#define METRICS_HOST_MAX	255	/* bytes of a host name */
+#define MLEAK_SAMPLES		2048
+#define MCHIP_NONE		(-1)	/* a host-wide series (no chip) */
+
+enum mwin {
+	MWIN_1M,
+	MWIN_10M,
+	MWIN_1H,
+	MWIN_RUN,
+};
+#define MWIN_COUNT 4
+
+enum mlevel {
+	MLEVEL_1S,
+	MLEVEL_10S,
+	MLEVEL_5M,
+};
+#define MLEVEL_COUNT 3
+
+/* One cell of history, or one folded graph column; count 0 is a gap. */
+struct mcell {
+	uint64_t	 count;
+	double		 sum;
+	double		 min, max;
+	double		 last;	/* merged series: the mean of their lasts */
+};
+
+struct metrics;
+struct mseries;
+
+/* Make c a gap: no samples. */
+void	mcell_gap(struct mcell *c);
+
+/* max_series 0 means METRICS_MAX_SERIES. */
+struct metrics	*metrics_new(size_t max_series);
+void		 metrics_free(struct metrics *m);
+
+/*
+ * One sample.  0, or -1 with a message in err (which may be NULL): a ts not
+ * in [0, 1e12], a value that is not finite, a negative latency, a name too
+ * long or empty, too many series.
+ */
+int	metrics_add(struct metrics *m, const char *host, int chip,
+	    const char *name, double ts, double v, char *err, size_t errlen);
+/* Every value of a metric event (chip MCHIP_NONE when it has none); 0, or
+ * -1 with the first error (the other values are still added). */
+int	metrics_add_event(struct metrics *m, const char *host,
+	    const struct event *ev, char *err, size_t errlen);
+/* Move every series' sliding windows to now. */
+void	metrics_tick(struct metrics *m, double now);
+
+/* The series, or NULL. */
+struct mseries	*metrics_find(const struct metrics *m, const char *host,
+		    int chip, const char *name);
+/* Series in creation order, i < metrics_count(m). */
+size_t		 metrics_count(const struct metrics *m);
+struct mseries	*metrics_series(const struct metrics *m, size_t i);
+/*
+ * Up to max series of `name` on `host` (NULL: every host) and `chip`
+ * (MCHIP_ANY: every chip) into out; returns how many matched in all.
+ */
+#define MCHIP_ANY	(-2)
+size_t	metrics_select(const struct metrics *m, const char *host, int chip,
+	    const char *name, struct mseries **out, size_t max);
+/* Bytes held by the store, the structures and every sketch's buckets. */
+size_t	metrics_memory(const struct metrics *m);
+
+const char	*mseries_host(const struct mseries *s);
+int		 mseries_chip(const struct mseries *s);
+const char	*mseries_name(const struct mseries *s);
+/* Freshness: the latest sample ts (NAN before any). */
+double		 mseries_last_ts(const struct mseries *s);
+/* The whole run: count, sum, min, max, and the last value that arrived. */
+void		 mseries_totals(const struct mseries *s, struct mcell *out);
+/* The sketch of a window (borrowed), or NULL if s is not a latency. */
+const struct sketch *mseries_window(const struct mseries *s, enum mwin w);
+/*
+ * The leak rule over what s kept (soakstats.h); not evaluated for a series
+ * other than rss_bytes and device_mem_bytes.  Cached until the next sample.
+ */
+void	mseries_leak(struct mseries *s, struct leak_verdict *out);
+
+/* Whether a metric name gets sketches, and the leak rule. */
+bool	metrics_is_latency(const char *name);
+bool	metrics_is_memory(const char *name);
+/* A level's cell width in seconds and its number of cells. */
+unsigned metrics_level_res(enum mlevel l);
+unsigned metrics_level_cells(enum mlevel l);
+/* A window's width in seconds (0 for MWIN_RUN). */
+unsigned metrics_window_width(enum mwin w);
+
+/* The exact merge of n series' window sketches into out (initialised). */
+void	metrics_merge_window(struct mseries *const *s, size_t n, enum mwin w,
+	    struct sketch *out);
+/*
+ * The mean of n series' samples over a window (MWIN_RUN: the whole run),
+ * counted from the cells at now; NAN with no samples.  For request_ok this
+ * is the success rate.
+ */
+double	metrics_mean(struct mseries *const *s, size_t n, enum mwin w,
+	    double now);
+/*
+ * The last ncells cells of a level, the last one holding now, merged over
+ * n series.  out[ncells - 1] is now's cell.
+ */
+void	metrics_history(struct mseries *const *s, size_t n, enum mlevel l,
+	    double now, struct mcell *out, size_t ncells);
+/*
+ * ncols graph columns over (now - span, now], from the finest level that
+ * holds the span (else the coarsest), cells folded into columns; returns
+ * the level used.
+ */
+enum mlevel metrics_graph(struct mseries *const *s, size_t n, double now,
+	    double span, struct mcell *out, size_t ncols);
+
+#endif

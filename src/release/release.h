@@ -1,0 +1,31 @@
+/*
+ * release.h: the release side of release.md that needs no terminal: the
+ * audit log's hash chain and signatures.  (Promote and rollback build on it.)
+ */
+#ifndef CALOPS_RELEASE_H
+#define CALOPS_RELEASE_H
+
+#include "calops.h"
+
+#include "release/sig.h"
+
+struct audit_state {
+	size_t		 records;
+	long long	 last_switch_to;	/* -1: no promote/rollback yet */
+	char		 last_line_sha256[65];
+	/* The first broken link, when verification fails. */
+	size_t		 bad_line;		/* 1-based, 0 when intact */
+	char		 problem[256];
+};
+
+/*
+ * Walk audit.jsonl (len bytes): every record compact JSON with seq from 1,
+ * prev_sha256 the SHA-256 of the previous line's bytes (64 zeros first),
+ * action promote|rollback|refused, and sig an Ed25519 signature by the
+ * trusted key named key_id over the line up to ',"sig":' followed by '}'.
+ * Returns 0 when intact, -1 with out->bad_line and out->problem set.
+ */
+int	 audit_verify(const char *data, size_t len, const struct keyring *kr,
+	    struct audit_state *out);
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * hashtree.c: the tree hash of a folder (workspace.md §1): walk it like
+ * find -type f, hash its files through the hasher's pool and cache, and
+ * digest the canonical listing.
+ */
+#include "calops.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "ws/hash_int.h"
+
+/*
+ * Trees are listed by a few threads at once (the stat() of every file is
+ * most of the cost of a warm check): a shared stack of directories still to
+ * list, each thread keeping what it finds; the findings are merged and
+ * sorted afterwards, so the result does not depend on the scheduling.
+ */
+
+/* A regular file met by the walk. */
+struct walk_file {
+	char			*path;	/* relative to the root */
+	struct hashcache_key	 key;
+};
+
+/* What one walking thread found. */
+struct walker {
+	struct walk		*w;
+	struct walk_file	*files;
+	size_t			 nfiles;
+	size_t			 filealloc;
+	struct tree_link	*links;
+	size_t			 nlinks;
+	size_t			 linkalloc;
+	char			*errpath;	/* the failure first in order */
+	const char		*errwhat;
+	int			 err;
+};
+
+/* The state shared by the threads walking one tree. */
+struct walk {
+	const char		*dir;		/* as given by the caller */
+	char			*within;	/* links must stay under it */
+	int			 rootfd;
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;
+	char			**stack;	/* directories to list */
+	size_t			 nstack;
+	size_t			 stackalloc;
+	size_t			 pending;	/* stacked or being listed */
+};
+
+/* dir/rel, or dir alone when rel is empty; a new string. */
+static char *
+path_join(const char *dir, const char *rel)
+{
+	size_t len = strlen(dir);
+
+	if (rel[0] == '\0')
+		return xstrdup(dir);
+	if (len > 0 && dir[len - 1] == '/')
+		return xasprintf("%s%s", dir, rel);
+	return xasprintf("%s/%s", dir, rel);
+}
+
+/* rel/name, or name alone at the root; a new string. */
+static char *
+path_child(const char *rel, const char *name)
+{
+	size_t rlen = strlen(rel), nlen = strlen(name);
+	char *p;
+
+	if (rlen == 0)
+		return xstrndup(name, nlen);
+	p = xmalloc(rlen + 1 + nlen + 1);
+	memcpy(p, rel, rlen);
+	p[rlen] = '/';
+	memcpy(p + rlen + 1, name, nlen + 1);
+	return p;
+}
+
+/* Keep the failure whose path sorts first, so the report is stable. */
+static void
+walker_error(struct walker *k, const char *what, const char *rel, int err)
+{
+	if (k->errpath != NULL && strcmp(rel, k->errpath) >= 0)
+		return;
+	free(k->errpath);
+	k->errpath = xstrdup(rel);
+	k->errwhat = what;
+	k->err = err;
+}
+
+/* Whether the real path `real` is dir or lies below it. */
+static bool
+path_under(const char *real, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(real, dir, len) == 0 &&
+	    (real[len] == '\0' || real[len] == '/');
+}
+
+/* Record a symbolic link and whether it leads outside w->within; one that
+ * dangles or loops cannot be shown to stay inside, so it counts as out. */
+static void
+walker_link(struct walker *k, int dfd, const char *name, char *rel)
+{
+	struct tree_link *l;
+	char target[PATH_MAX + 1], *full, *real;
+	ssize_t n;
+
+	if ((n = readlinkat(dfd, name, target, sizeof target - 1)) < 0)
+		n = 0;
+	target[n] = '\0';
+	full = path_join(k->w->dir, rel);
+	real = realpath(full, NULL);
+	if (k->nlinks == k->linkalloc) {
+		k->linkalloc = k->linkalloc == 0 ? 16 : k->linkalloc * 2;
+		k->links = xreallocarray(k->links, k->linkalloc, sizeof *l);
+	}
+	l = &k->links[k->nlinks++];
+	l->path = rel;
+	l->target = xstrdup(target);
+	l->outside = real == NULL || !path_under(real, k->w->within);
+	free(real);
+	free(full);
+}
+
+static void
+walker_file(struct walker *k, char *rel, const struct stat *st)
+{
+	if (k->nfiles == k->filealloc) {
+		k->filealloc = k->filealloc == 0 ? 256 : k->filealloc * 2;
+		k->files = xreallocarray(k->files, k->filealloc,
+		    sizeof *k->files);
+	}
+	k->files[k->nfiles].path = rel;
+	hash_stat_key(st, &k->files[k->nfiles++].key);
+}
+
+/* Stack a directory to be listed by whichever thread is free. */
+static void
+walk_push(struct walk *w, char *rel)
+{
+	pthread_mutex_lock(&w->mu);
+	if (w->nstack == w->stackalloc) {
+		w->stackalloc = w->stackalloc == 0 ? 64 : w->stackalloc * 2;
+		w->stack = xreallocarray(w->stack, w->stackalloc,
+		    sizeof *w->stack);
+	}
+	w->stack[w->nstack++] = rel;
+	w->pending++;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Sort one directory entry into files, links and subdirectories, like
+ * find -type f: nothing else counts and no link is followed. */
+static void
+walker_entry(struct walker *k, int dfd, const char *name, unsigned char type,
+    char *rel)
+{
+	struct stat st;
+
+	if (type == DT_UNKNOWN || type == DT_REG) {
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			walker_error(k, "read", rel, errno);
+			free(rel);
+			return;
+		}
+		type = IFTODT(st.st_mode);
+	}
+	if (type == DT_REG)
+		walker_file(k, rel, &st);
+	else if (type == DT_LNK)
+		walker_link(k, dfd, name, rel);
+	else if (type == DT_DIR)
+		walk_push(k->w, rel);
+	else
+		free(rel);
+}
+
+/* List one directory, relative to the root. */
+static void
+walker_dir(struct walker *k, const char *rel)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	fd = openat(k->w->rootfd, rel[0] == '\0' ? "." : rel,
+	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		walker_error(k, "open", rel, errno);
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		walker_entry(k, dirfd(d), de->d_name, de->d_type,
+		    path_child(rel, de->d_name));
+	}
+	if (errno != 0)
+		walker_error(k, "list", rel, errno);
+	closedir(d);
+}
+
+/* A walking thread: list directories until none is left or pending. */
+static void *
+walker_run(void *arg)
+{
+	struct walker *k = arg;
+	struct walk *w = k->w;
+	char *rel;
+
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		while (w->nstack == 0 && w->pending > 0)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->nstack == 0) {
+			pthread_mutex_unlock(&w->mu);
+			return NULL;
+		}
+		rel = w->stack[--w->nstack];
+		pthread_mutex_unlock(&w->mu);
+		walker_dir(k, rel);
+		free(rel);
+		pthread_mutex_lock(&w->mu);
+		if (--w->pending == 0)
+			pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	}
+}
+
+/* Walk from the root on up to n threads (the caller's among them). */
+static void
+walk_run(struct walk *w, struct walker *ks, size_t n)
+{
+	pthread_t *tids = xcalloc(n, sizeof *tids);
+	size_t i, started = 0;
+
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	walk_push(w, xstrdup(""));
+	for (i = 0; i < n; i++)
+		ks[i].w = w;
+	for (i = 1; i < n; i++) {
+		if (pthread_create(&tids[i], NULL, walker_run, &ks[i]) != 0)
+			break;
+		started++;
+	}
+	walker_run(&ks[0]);
+	for (i = 1; i <= started; i++)
+		pthread_join(tids[i], NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w->stack);
+	free(tids);
+}
+
+static int
+walk_file_cmp(const void *a, const void *b)
+{
+	const struct walk_file *x = *(const struct walk_file *const *)a;
+	const struct walk_file *y = *(const struct walk_file *const *)b;
+
+	return strcmp(x->path, y->path);
+}
+
+static int
+tree_link_cmp(const void *a, const void *b)
+{
+	const struct tree_link *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+/* Merge what the walkers found into one sorted list of files (returned,
+ * pointing into the walkers) and t->links; report the first failure in
+ * path order. */
+static struct walk_file **
+walk_merge(struct walk *w, struct walker *ks, size_t n, struct tree *t,
+    size_t *nfiles)
+{
+	struct walk_file **files;
+	struct walker *bad = NULL;
+	size_t i, j, nf = 0, nl = 0;
+	char *full;
+
+	for (i = 0; i < n; i++) {
+		nf += ks[i].nfiles;
+		nl += ks[i].nlinks;
+		if (ks[i].errpath != NULL && (bad == NULL ||
+		    strcmp(ks[i].errpath, bad->errpath) < 0))
+			bad = &ks[i];
+	}
+	files = xcalloc(nf, sizeof *files);
+	t->links = xcalloc(nl, sizeof *t->links);
+	for (i = 0, nf = 0; i < n; i++) {
+		for (j = 0; j < ks[i].nfiles; j++)
+			files[nf++] = &ks[i].files[j];
+		if (ks[i].nlinks != 0)
+			memcpy(t->links + t->nlinks, ks[i].links,
+			    ks[i].nlinks * sizeof *t->links);
+		t->nlinks += ks[i].nlinks;
+	}
+	qsort(files, nf, sizeof *files, walk_file_cmp);
+	qsort(t->links, t->nlinks, sizeof *t->links, tree_link_cmp);
+	if (bad != NULL) {
+		full = path_join(w->dir, bad->errpath);
+		errbuf_set(t->err, sizeof t->err, "cannot %s '%s': %s",
+		    bad->errwhat, full, strerror(bad->err));
+		free(full);
+	}
+	*nfiles = nf;
+	return files;
+}
+
+/* The tree hash: SHA-256 of the canonical listing, fed in large pieces. */
+static void
+tree_digest(struct tree *t)
+{
+	EVP_MD_CTX *ctx;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	struct buf b;
+	size_t i;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		fatal("out of memory allocating a digest context");
+	if (EVP_DigestInit_ex(ctx, hash_sha256_md(), NULL) != 1)
+		fatal("SHA-256 failed");
+	buf_init(&b, 0);
+	for (i = 0; i < t->nfiles; i++) {
+		if (buf_add(&b, t->files[i].hash.hex, HASH_HEX_LEN) != 0 ||
+		    buf_add(&b, "  ", 2) != 0 ||
+		    buf_adds(&b, t->files[i].path) != 0 ||
+		    buf_addc(&b, '\n') != 0)
+			fatal("tree listing too long");
+		if (b.len < (64u << 10) && i + 1 < t->nfiles)
+			continue;
+		if (EVP_DigestUpdate(ctx, b.data, b.len) != 1)
+			fatal("SHA-256 failed");
+		buf_reset(&b);
+	}
+	if (EVP_DigestFinal_ex(ctx, md, NULL) != 1)
+		fatal("SHA-256 failed");
+	buf_release(&b);
+	EVP_MD_CTX_free(ctx);
+	hash_md_hex(md, t->hex);
+}
+
+/* Hash the sorted files relative to the open root, those the cache does
+ * not know in parallel; -1 when one fails. */
+static int
+tree_hash_files(struct hasher *h, struct walk *w, struct walk_file **files,
+    struct tree *t)
+{
+	struct job *jobs, **todo;
+	uint64_t done = 0, total = 0;
+	size_t i, m = 0;
+	char *full;
+	int rc = 0;
+
+	for (i = 0; i < t->nfiles; i++) {
+		t->files[i].path = files[i]->path;
+		total += files[i]->key.size;
+		if (hasher_lookup(h, &files[i]->key, &t->files[i].hash))
+			done += files[i]->key.size;
+		else
+			m++;
+	}
+	jobs = xcalloc(m, sizeof *jobs);
+	todo = xcalloc(m, sizeof *todo);
+	for (i = 0, m = 0; i < t->nfiles; i++) {
+		if (t->files[i].hash.hex[0] != '\0')
+			continue;
+		jobs[m].dirfd = w->rootfd;
+		jobs[m].path = t->files[i].path;
+		jobs[m].oflags = O_NOFOLLOW;
+		jobs[m].size = files[i]->key.size;
+		jobs[m].res = &t->files[i].hash;
+		todo[m] = &jobs[m];
+		m++;
+	}
+	hasher_run_jobs(h, todo, m, done, total);
+	for (i = 0; i < t->nfiles && rc == 0; i++) {
+		if (t->files[i].hash.err == 0)
+			continue;
+		rc = -1;
+		if (t->err[0] != '\0')
+			break;
+		full = path_join(w->dir, t->files[i].path);
+		errbuf_set(t->err, sizeof t->err, "cannot read '%s': %s",
+		    full, strerror(t->files[i].hash.err));
+		free(full);
+	}
+	free(todo);
+	free(jobs);
+	return rc;
+}
+
+/* Open the root and settle `within`; -1 with t->err set. */
+static int
+walk_open(struct walk *w, const char *dir, const char *within,
+    struct tree *t)
+{
+	size_t len;
+
+	memset(w, 0, sizeof *w);
+	w->dir = dir;
+	if ((w->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (within == NULL && (w->within = realpath(dir, NULL)) == NULL)) {
+		errbuf_set(t->err, sizeof t->err, "cannot open '%s': %s", dir,
+		    strerror(errno));
+		if (w->rootfd != -1)
+			close(w->rootfd);
+		return -1;
+	}
+	if (within != NULL)
+		w->within = xstrdup(within);
+	len = strlen(w->within);
+	while (len > 1 && w->within[len - 1] == '/')
+		w->within[--len] = '\0';
+	return 0;
+}
+
+int
+hasher_tree(struct hasher *h, const char *dir, const char *within,
+    struct tree *t)
+{
+	struct walk w;
+	struct walker *ks;
+	struct walk_file **files;
+	size_t i, n;
+	int rc;
+
+	n = h->threads < MAX_WALKERS ? (size_t)h->threads : MAX_WALKERS;
+	memset(t, 0, sizeof *t);
+	if (walk_open(&w, dir, within, t) != 0)
+		return -1;
+	ks = xcalloc(n, sizeof *ks);
+	walk_run(&w, ks, n);
+	files = walk_merge(&w, ks, n, t, &t->nfiles);
+	t->files = xcalloc(t->nfiles, sizeof *t->files);
+	rc = tree_hash_files(h, &w, files, t);
+	if (t->err[0] != '\0')
+		rc = -1;
+	if (rc == 0)
+		tree_digest(t);
+	for (i = 0; i < n; i++) {
+		free(ks[i].files);
+		free(ks[i].links);
+		free(ks[i].errpath);
+	}
+	free(ks);
+	free(files);
+	close(w.rootfd);
+	free(w.within);
+	return rc;
+}
+
+void
+tree_release(struct tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfiles; i++)
+		free(t->files[i].path);
+	for (i = 0; i < t->nlinks; i++) {
+		free(t->links[i].path);
+		free(t->links[i].target);
+	}
+	free(t->files);
+	free(t->links);
+	memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,347 @@
+/* workspace.c: file access inside a workspace, with path safety. */
+#include "calops.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "ws/workspace.h"
+
+int
+ws_open(struct workspace *ws, const char *path, char *err, size_t len)
+{
+	struct stat st;
+
+	memset(ws, 0, sizeof *ws);
+	if (stat(path, &st) == -1) {
+		errbuf_set(err, len, "cannot open workspace '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		errbuf_set(err, len, "workspace '%s' is not a directory", path);
+		return -1;
+	}
+	if ((ws->root = realpath(path, NULL)) == NULL) {
+		errbuf_set(err, len, "cannot resolve workspace '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (access(ws->root, R_OK | X_OK) == -1) {
+		errbuf_set(err, len, "cannot read workspace '%s': %s", path,
+		    strerror(errno));
+		free(ws->root);
+		ws->root = NULL;
+		return -1;
+	}
+	ws->given = xstrdup(path);
+	return 0;
+}
+
+void
+ws_close(struct workspace *ws)
+{
+	free(ws->root);
+	free(ws->given);
+	memset(ws, 0, sizeof *ws);
+}
+
+char *
+ws_abs(const struct workspace *ws, const char *rel)
+{
+	if (rel[0] == '\0' || strcmp(rel, ".") == 0)
+		return xstrdup(ws->root);
+	return xasprintf("%s/%s", ws->root, rel);
+}
+
+static bool
+within(const char *root, const char *real)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return true;
+	return strncmp(real, root, n) == 0 &&
+	    (real[n] == '\0' || real[n] == '/');
+}
+
+/* An absolute path with "." and ".." applied by name; a new string. */
+static char *
+normalise(const char *path)
+{
+	char *copy = xstrdup(path), *tok, *save = NULL, **parts = NULL;
+	struct buf out = BUF_INIT;
+	size_t n = 0, i;
+
+	for (tok = strtok_r(copy, "/", &save); tok != NULL;
+	    tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			if (n > 0)
+				n--;
+			continue;
+		}
+		parts = xreallocarray(parts, n + 1, sizeof *parts);
+		parts[n++] = tok;
+	}
+	for (i = 0; i < n; i++) {
+		buf_addc(&out, '/');
+		buf_adds(&out, parts[i]);
+	}
+	if (n == 0)
+		buf_addc(&out, '/');
+	free(parts);
+	free(copy);
+	return buf_detach(&out, NULL);
+}
+
+/*
+ * Where an absolute path that does not exist would be: the real path of its
+ * longest existing prefix, with the rest applied by name.  NULL when not
+ * even that resolves.
+ */
+static char *
+resolve_missing(const char *path)
+{
+	char *prefix = xstrdup(path), *real, *slash, *joined, *out = NULL;
+
+	while ((real = realpath(prefix, NULL)) == NULL) {
+		if ((slash = strrchr(prefix, '/')) == NULL ||
+		    strcmp(prefix, "/") == 0)
+			break;
+		slash[slash == prefix ? 1 : 0] = '\0';
+	}
+	if (real != NULL) {
+		joined = xasprintf("%s/%s", real, path + strlen(prefix));
+		out = normalise(joined);
+		free(joined);
+		free(real);
+	}
+	free(prefix);
+	return out;
+}
+
+/*
+ * A path that does not resolve: follow its chain of links by hand to where
+ * it ends, which may be outside the workspace even though nothing is there.
+ */
+static enum ws_status
+locate_missing(const struct workspace *ws, const char *rel, const char *abs,
+    char *err, size_t len)
+{
+	char target[PATH_MAX], *cur = xstrdup(abs), *next, *slash, *end;
+	struct stat lst;
+	ssize_t n;
+	int hops = 0;
+	enum ws_status s = WS_ABSENT;
+
+	while (lstat(cur, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		if (++hops > 40) {
+			errbuf_set(err, len, "'%s': symbolic link loop", rel);
+			free(cur);
+			return WS_LOOP;
+		}
+		if ((n = readlink(cur, target, sizeof target - 1)) < 0)
+			break;
+		target[n] = '\0';
+		if (target[0] == '/')
+			next = xstrdup(target);
+		else {
+			if ((slash = strrchr(cur, '/')) != NULL)
+				*slash = '\0';
+			next = xasprintf("%s/%s", cur, target);
+		}
+		free(cur);
+		cur = next;
+	}
+	end = resolve_missing(cur);
+	if (end == NULL || !within(ws->root, end)) {
+		s = WS_OUTSIDE;
+		errbuf_set(err, len, "%s'%s' leads outside the workspace",
+		    hops > 0 ? "symbolic link " : "", rel);
+	} else if (hops > 0)
+		errbuf_set(err, len, "'%s' is a dangling symbolic link", rel);
+	else
+		errbuf_set(err, len, "'%s' does not exist", rel);
+	free(end);
+	free(cur);
+	return s;
+}
+
+enum ws_status
+ws_locate(const struct workspace *ws, const char *rel, struct stat *st,
+    char *err, size_t len)
+{
+	char *abs = ws_abs(ws, rel), *real;
+	enum ws_status s = WS_OK;
+
+	real = realpath(abs, NULL);
+	if (real == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			s = locate_missing(ws, rel, abs, err, len);
+		else if (errno == ELOOP) {
+			errbuf_set(err, len, "'%s': symbolic link loop", rel);
+			s = WS_LOOP;
+		} else {
+			errbuf_set(err, len, "cannot resolve '%s': %s", rel,
+			    strerror(errno));
+			s = WS_UNREADABLE;
+		}
+	} else if (!within(ws->root, real)) {
+		errbuf_set(err, len, "'%s' leads outside the workspace "
+		    "(through a symbolic link)", rel);
+		s = WS_OUTSIDE;
+	} else if (stat(real, st) == -1) {
+		errbuf_set(err, len, "cannot stat '%s': %s", rel, strerror(errno));
+		s = WS_UNREADABLE;
+	}
+	free(real);
+	free(abs);
+	return s;
+}
+
+/* Read everything from fd, up to max bytes. */
+static int
+read_all(int fd, size_t max, struct buf *b)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	buf_init(b, max);
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (buf_add(b, chunk, (size_t)n) != 0) {
+			errno = EFBIG;
+			return -1;
+		}
+	}
+}
+
+enum ws_status
+ws_read(const struct workspace *ws, const char *rel, size_t max, char **data,
+    size_t *size, char *err, size_t len)
+{
+	struct stat st;
+	enum ws_status s;
+	struct buf b;
+	char *abs;
+	int fd;
+
+	*data = NULL;
+	*size = 0;
+	if ((s = ws_locate(ws, rel, &st, err, len)) != WS_OK)
+		return s;
+	if (!S_ISREG(st.st_mode)) {
+		errbuf_set(err, len, "'%s' is not a regular file", rel);
+		return WS_NOT_FILE;
+	}
+	if ((uint64_t)st.st_size > max) {
+		errbuf_set(err, len, "'%s' is larger than %zu bytes", rel, max);
+		return WS_TOO_BIG;
+	}
+	/*
+	 * The file may have been swapped for a FIFO or a device since it was
+	 * located: open without blocking and look again at what was opened.
+	 */
+	abs = ws_abs(ws, rel);
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	free(abs);
+	if (fd != -1 && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errbuf_set(err, len, "'%s' is not a regular file", rel);
+		return WS_NOT_FILE;
+	}
+	if (fd == -1 || read_all(fd, max, &b) == -1) {
+		int e = errno;
+
+		errbuf_set(err, len, "cannot read '%s': %s", rel, strerror(e));
+		if (fd != -1) {
+			buf_release(&b);
+			close(fd);
+		}
+		return e == EFBIG ? WS_TOO_BIG : WS_UNREADABLE;
+	}
+	close(fd);
+	*data = buf_detach(&b, size);
+	return WS_OK;
+}
+
+bool
+ws_is_uri(const char *ref)
+{
+	static const char *const schemes[] = {
+		"sha256:", "oci://", "s3://", "https://", "http://", "gs://",
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(schemes); i++)
+		if (strncmp(ref, schemes[i], strlen(schemes[i])) == 0)
+			return true;
+	return false;
+}
+
+int
+ws_join(const char *from_file, const char *ref, char **rel, char *err,
+    size_t len)
+{
+	char *joined, *tok, *save = NULL, *dir, *slash;
+	char **parts = NULL;
+	size_t n = 0, i;
+	struct buf out = BUF_INIT;
+	int rc = 0;
+
+	*rel = NULL;
+	if (ws_is_uri(ref))
+		return 1;
+	if (ref[0] == '\0') {
+		errbuf_set(err, len, "empty path");
+		return -1;
+	}
+	if (ref[0] == '/') {
+		errbuf_set(err, len, "path '%s' is absolute", ref);
+		return -1;
+	}
+	dir = xstrdup(from_file);
+	slash = strrchr(dir, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	else
+		dir[0] = '\0';
+	joined = dir[0] != '\0' ? xasprintf("%s/%s", dir, ref) : xstrdup(ref);
+	free(dir);
+	for (tok = strtok_r(joined, "/", &save); tok != NULL;
+	    tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			if (n == 0) {
+				errbuf_set(err, len, "path '%s' climbs out of the "
+				    "workspace", ref);
+				rc = -1;
+				break;
+			}
+			n--;
+			continue;
+		}
+		parts = xreallocarray(parts, n + 1, sizeof *parts);
+		parts[n++] = tok;
+	}
+	if (rc == 0) {
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				buf_addc(&out, '/');
+			buf_adds(&out, parts[i]);
+		}
+		*rel = buf_detach(&out, NULL);
+	}
+	free(parts);
+	free(joined);
+	return rc;
+}

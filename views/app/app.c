@@ -1,0 +1,696 @@
+/* app.c: the console: loop, evaluation child, watcher, prompt, frame. */
+#include "calops.h"
+
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/text.h"
+#include "model/history.h"
+#include "views/app/app.h"
+#include "views/app/bench.h"
+#include "views/core/ui.h"
+
+#define SPINNER_MS 120
+
+
+/* ---- the evaluation child ---- */
+
+/* Remember this evaluation, so a red gate can say what changed since it
+ * was last green. */
+static void
+record_history(struct app *a)
+{
+	const struct board_eval *e = &a->board.now;
+	json_t *gates = json_object();
+	char err[256], *path;
+	size_t i;
+
+	for (i = 0; i < GATE_COUNT; i++)
+		json_object_set_new(gates, e->gates[i].id, json_pack("{s:s,s:O}",
+		    "status", gate_status_name(e->gates[i].status), "inputs",
+		    e->gates[i].inputs != NULL ? e->gates[i].inputs :
+		    json_array()));
+	if ((path = history_path(a->ws, err, sizeof err)) == NULL ||
+	    history_append(path, gates, e->finished_at, a->config.history, err,
+	    sizeof err) != 0)
+		app_message(a, true, "history not kept: %s", err);
+	free(path);
+	json_decref(gates);
+}
+
+static void
+eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct app *a = arg;
+	int r;
+
+	(void)c;
+	if (from_stderr || cut) {
+		if (len > 0) {
+			app_message(a, true, "%.*s", (int)(len > 200 ? 200 :
+			    len), line);
+			a->message_eval = true;
+		}
+		return;
+	}
+	r = board_event(&a->board, line, len);
+	if ((r & BOARD_CHANGED) && a->board.now.valid && a->board.error == NULL)
+		record_history(a);
+	if ((r & BOARD_CHANGED) && a->board.now.valid && a->labm != NULL)
+		labmodel_set_sla(a->labm, a->board.now.sla_ttft_ms_p99,
+		    a->board.now.sla_tpot_ms_p99,
+		    a->board.now.sla_success_rate_min);
+	if (r & BOARD_CHANGED) {
+		size_t i;
+
+		for (i = 0; i < (size_t)a->depth; i++)
+			if (a->stack[i].ops->update != NULL)
+				a->stack[i].ops->update(a, a->stack[i].data);
+	}
+	if (r != 0)
+		a->dirty = true;
+}
+
+static void
+eval_done(struct child *c, int status, void *arg)
+{
+	struct app *a = arg;
+
+	(void)c;
+	a->eval = NULL;
+	if (a->board.running) {
+		board_fail(&a->board, WIFSIGNALED(status) ?
+		    "the evaluation was killed" :
+		    "the evaluation ended without a result");
+	}
+	if (a->watch != NULL && !watch_root_ok(watchloop_watch(a->watch)))
+		board_fail(&a->board, "the workspace is gone or unreadable");
+	a->dirty = true;
+	if (a->eval_again) {
+		a->eval_again = false;
+		app_evaluate(a);
+	}
+}
+
+static const struct child_ops eval_ops = { eval_line, eval_done };
+
+/* Evaluate in a child, never in the UI's thread of control. */
+void
+app_evaluate(struct app *a)
+{
+	char *argv[] = { a->self, "check", "--stream", "--", a->ws, NULL };
+	char err[256];
+
+	if (a->eval != NULL) {
+		a->eval_again = true;
+		return;
+	}
+	/* What the last evaluation said is stale now. */
+	if (a->message_eval)
+		a->message[0] = '\0';
+	board_begin(&a->board);
+	a->eval = child_start(a->loop, argv, &eval_ops, a, err, sizeof err);
+	if (a->eval == NULL)
+		board_fail(&a->board, err);
+	a->dirty = true;
+}
+
+/* ---- watching the workspace ---- */
+
+static void
+debounced(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	a->debounce_timer = 0;
+	app_evaluate(a);
+}
+
+/* The workspace changed: evaluate once it has been quiet a while. */
+static void
+changed(void *arg)
+{
+	struct app *a = arg;
+
+	if (a->debounce_timer != 0)
+		loop_del_timer(a->loop, a->debounce_timer);
+	a->debounce_timer = loop_add_timer(a->loop,
+	    a->config.refresh_debounce_ms, debounced, a);
+}
+
+static void
+watch_start(struct app *a)
+{
+	char err[256];
+
+	a->watch = watchloop_new(a->loop, a->ws, changed, a, err,
+	    sizeof err);
+	if (a->watch == NULL)
+		app_message(a, true, "not watching for changes: %s", err);
+}
+
+/* ---- views and the stack ---- */
+
+void
+app_push(struct app *a, const struct view_ops *ops, const void *arg)
+{
+	if (a->depth == APP_STACK_MAX)
+		return;
+	a->stack[a->depth].ops = ops;
+	a->stack[a->depth].data = ops->open(a, arg);
+	a->depth++;
+	a->dirty = true;
+}
+
+static void
+pop(struct app *a)
+{
+	struct view *v = &a->stack[--a->depth];
+
+	v->ops->close(v->data);
+	a->dirty = true;
+}
+
+/* Switch the root screen (Tab, digits, :board), closing what was above. */
+void
+app_switch_tab(struct app *a, const struct view_ops *ops)
+{
+	while (a->depth > 0)
+		pop(a);
+	a->filter[0] = '\0';
+	app_push(a, ops, NULL);
+}
+
+static size_t
+tab_index(const struct app *a)
+{
+	size_t i;
+
+	for (i = 0; i < view_ntabs; i++)
+		if (view_tabs[i] == a->stack[0].ops)
+			return i;
+	return 0;
+}
+
+void
+app_next_tab(struct app *a)
+{
+	app_switch_tab(a, view_tabs[(tab_index(a) + 1) % view_ntabs]);
+}
+
+void
+app_message(struct app *a, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->message, sizeof a->message, fmt, ap);
+	va_end(ap);
+	a->message_error = error;
+	a->message_eval = false;
+	a->dirty = true;
+}
+
+bool
+app_filter_match(const struct app *a, const char *s)
+{
+	return a->filter[0] == '\0' || (s != NULL && strcasestr(s,
+	    a->filter) != NULL);
+}
+
+const char *
+app_status_glyph(enum gate_status s)
+{
+	switch (s) {
+	case GS_PASS: return ui_glyph("✔", "+");
+	case GS_FAIL: return ui_glyph("✘", "x");
+	case GS_BLOCKED: return ui_glyph("⊘", "#");
+	case GS_STALE: return ui_glyph("≈", "~");
+	case GS_RUNNING: return ui_glyph("▶", ">");
+	default: return ui_glyph("·", ".");
+	}
+}
+
+const char *
+app_job_glyph(const char *s, enum role *r)
+{
+	static const struct {
+		const char *name, *utf8, *ascii;
+		enum role role;
+	} t[] = {
+		{ "starting", "…", ".", ROLE_PENDING },
+		{ "running", "▶", ">", ROLE_RUNNING },
+		{ "done", "✔", "+", ROLE_PASS },
+		{ "failed", "✘", "x", ROLE_FAIL },
+		{ "killed", "⊘", "#", ROLE_BLOCKED },
+		{ "lost", "?", "?", ROLE_STALE },
+		{ "corrupt", "!", "!", ROLE_ERROR },
+		{ "broken", "!", "!", ROLE_ERROR },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(t); i++)
+		if (strcmp(s, t[i].name) == 0) {
+			*r = t[i].role;
+			return ui_glyph(t[i].utf8, t[i].ascii);
+		}
+	*r = ROLE_DIM;
+	return "?";
+}
+
+int
+app_status_role(enum gate_status s)
+{
+	static const int roles[] = { ROLE_PENDING, ROLE_FAIL, ROLE_BLOCKED,
+	    ROLE_STALE, ROLE_PASS, ROLE_RUNNING };
+
+	return roles[s];
+}
+
+int
+app_severity_role(enum severity s)
+{
+	static const int roles[] = { ROLE_ERROR, ROLE_BLOCKED, ROLE_STALE,
+	    ROLE_WARN, ROLE_INFO };
+
+	return roles[s];
+}
+
+/* The filter changed, or the board: every view on the stack updates. */
+void
+app_refresh_views(struct app *a)
+{
+	int i;
+
+	for (i = 0; i < a->depth; i++)
+		if (a->stack[i].ops->update != NULL)
+			a->stack[i].ops->update(a, a->stack[i].data);
+}
+
+/* ---- opening an artifact ---- */
+
+void
+app_open_file(struct app *a, const char *rel, const char *where)
+{
+	const char *editor = getenv("VISUAL"), *pager = getenv("PAGER");
+	char *path, line[32] = "", *argv[4];
+	struct stat st;
+	long ln = 0;
+	pid_t pid;
+	int status, i = 0;
+
+	if (rel == NULL || rel[0] == '\0' || strstr(rel, "..") != NULL) {
+		app_message(a, true, "this finding names no file");
+		return;
+	}
+	path = xasprintf("%s/%s", a->ws, rel);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		app_message(a, true, "cannot open '%s': not a regular file", rel);
+		free(path);
+		return;
+	}
+	if (editor == NULL || editor[0] == '\0')
+		editor = getenv("EDITOR");
+	/* A position is "LINE:COL", or "row N" in a CSV file (the header is
+	 * row 1, one record a line); a JSON pointer names no line. */
+	if (where != NULL && strncmp(where, "row ", 4) == 0)
+		where += 4;
+	if (where != NULL && isdigit((unsigned char)where[0]) &&
+	    (ln = strtol(where, NULL, 10)) > 0)
+		snprintf(line, sizeof line, "+%ld", ln);
+	argv[i++] = (char *)(editor != NULL && editor[0] != '\0' ? editor :
+	    pager != NULL && pager[0] != '\0' ? pager : "less");
+	if (line[0] != '\0')
+		argv[i++] = line;
+	argv[i++] = path;
+	argv[i] = NULL;
+	ui_suspend();
+	if ((pid = fork()) == 0) {
+		signal(SIGINT, SIG_DFL);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+			;
+	ui_resume();
+	if (pid < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127))
+		app_message(a, true, "cannot run '%s'", argv[0]);
+	free(path);
+	a->dirty = true;
+}
+
+/* ---- keys ---- */
+
+static void
+suspend(struct app *a)
+{
+	ui_suspend();
+	signal(SIGTSTP, SIG_DFL);
+	kill(0, SIGTSTP);
+	/* Here again after fg. */
+	ui_resume();
+	a->relayout = true;
+}
+
+static int
+normal_key(struct app *a, int key)
+{
+	struct view *v = &a->stack[a->depth - 1];
+	enum action act = action_for_key(v->ops->keys, key);
+	size_t t;
+	int r;
+
+	switch (act) {
+	case ACT_QUIT:
+		return R_QUIT;
+	case ACT_HELP:
+		/* ? on the help screen closes it. */
+		if (v->ops == &help_view)
+			return R_POP;
+		app_push(a, &help_view, v->ops);
+		return R_REDRAW;
+	case ACT_FILTER:
+	case ACT_COMMAND:
+		a->mode = act == ACT_FILTER ? MODE_FILTER : MODE_COMMAND;
+		snprintf(a->input, sizeof a->input, "%s", act == ACT_FILTER ?
+		    a->filter : "");
+		a->input_len = strlen(a->input);
+		return R_REDRAW;
+	case ACT_NEXT_VIEW:
+	case ACT_PREV_VIEW:
+		t = tab_index(a);
+		t = act == ACT_NEXT_VIEW ? (t + 1) % view_ntabs :
+		    (t + view_ntabs - 1) % view_ntabs;
+		app_switch_tab(a, view_tabs[t]);
+		return R_REDRAW;
+	case ACT_VIEW_BOARD:
+	case ACT_VIEW_TICKETS:
+	case ACT_VIEW_FINDINGS:
+	case ACT_VIEW_JOBS:
+	case ACT_VIEW_SOAK:
+	case ACT_VIEW_FAULTS:
+		app_switch_tab(a, view_tabs[act - ACT_VIEW_BOARD]);
+		return R_REDRAW;
+	case ACT_REDRAW:
+		a->relayout = true;
+		return R_REDRAW;
+	case ACT_REFRESH:
+		/* A screen with its own data (the jobs) refreshes that. */
+		if ((r = v->ops->action(a, v->data, act)) != R_NONE)
+			return r;
+		app_evaluate(a);
+		app_message(a, false, "evaluating the workspace again");
+		return R_REDRAW;
+	case ACT_SUSPEND:
+		suspend(a);
+		return R_REDRAW;
+	default:
+		break;
+	}
+	r = v->ops->action(a, v->data, act);
+	if (r == R_NONE && act == ACT_BACK) {
+		if (a->filter[0] != '\0') {
+			a->filter[0] = '\0';
+			app_refresh_views(a);
+			return R_REDRAW;
+		}
+		return a->depth > 1 ? R_POP : R_QUIT;
+	}
+	return r;
+}
+
+static int
+mouse(struct app *a)
+{
+	struct view *v = &a->stack[a->depth - 1];
+	MEVENT ev;
+	int r = R_NONE, i;
+
+	if (getmouse(&ev) != OK)
+		return R_NONE;
+	if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		for (i = 0; i < 3; i++)
+			r |= v->ops->action(a, v->data,
+			    (ev.bstate & BUTTON4_PRESSED) ? ACT_UP : ACT_DOWN);
+		return r;
+	}
+	if (v->ops->click != NULL && ev.y >= 1 && ev.y < a->rows - 1)
+		r = v->ops->click(a, v->data, ev.y - 1,
+		    (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
+	return r;
+}
+
+static void
+resize(struct app *a)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+	a->relayout = true;
+	a->dirty = true;
+}
+
+static void
+react(struct app *a, int r)
+{
+	if (r & R_POP && a->depth > 1)
+		pop(a);
+	if (r & R_QUIT)
+		loop_stop(a->loop);
+	if (r != R_NONE)
+		a->dirty = true;
+}
+
+static void
+tty_readable(struct loop *l, int fd, short revents, void *arg)
+{
+	struct app *a = arg;
+	int key;
+
+	(void)l;
+	(void)fd;
+	(void)revents;
+	while ((key = getch()) != ERR) {
+		a->message[0] = '\0';
+		if (key == KEY_RESIZE) {
+			/* ncurses has resized already: resizeterm queues this
+			 * key, so resizing again here would never end. */
+			a->relayout = true;
+			a->dirty = true;
+		} else if (key == KEY_MOUSE)
+			react(a, mouse(a));
+		else if (a->mode != MODE_NORMAL)
+			react(a, prompt_key(a, key));
+		else
+			react(a, normal_key(a, key));
+		if (a->depth == 0)
+			break;
+	}
+}
+
+static void
+spin(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	a->spinner_timer = 0;
+	if (!a->board.running)
+		return;
+	a->spinner++;
+	a->dirty = true;
+	a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
+}
+
+static void
+before_sleep(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	/* The spinner ticks only while an evaluation runs: idle is idle. */
+	if (a->board.running && a->spinner_timer == 0)
+		a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
+	app_paint(a);
+}
+
+/* ---- signals ---- */
+
+static void
+on_signal(struct loop *l, int sig, void *arg)
+{
+	struct app *a = arg;
+
+	if (sig == SIGCHLD)
+		child_reap(l);
+	else if (sig == SIGWINCH)
+		resize(a);
+	else if (sig == SIGCONT) {
+		a->relayout = true;
+		a->dirty = true;
+	} else
+		loop_stop(l);
+}
+
+/* ---- the lab ---- */
+
+static void
+lab_changed(struct labmodel *lm, void *arg)
+{
+	struct app *a = arg;
+
+	(void)lm;
+	a->dirty = true;
+}
+
+/* A job ended: what it wrote is evidence, so evaluate again now (the
+ * watcher would, after its debounce; this says why). */
+static void
+lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
+{
+	struct app *a = arg;
+
+	(void)lm;
+	app_message(a, j->state != LJ_DONE, "%s on %s: %s", j->label, j->host,
+	    ljob_state_name(j->state));
+	app_evaluate(a);
+}
+
+static void
+lab_warn(struct labmodel *lm, const char *msg, void *arg)
+{
+	(void)lm;
+	app_message(arg, true, "%s", msg);
+}
+
+/*
+ * The lab behind the console: the lab file when path is one (its first
+ * workspace on a local host is the board's), else a lab of one local host
+ * holding the workspace path, with the bundled simulator as its runner.
+ */
+static int
+lab_open(struct app *a, const char *path, char *err, size_t errlen)
+{
+	const struct labmodel_cb cb = { lab_changed, lab_ended, lab_warn, a };
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (lab_load(&a->lab, path, err, errlen) != 0)
+			return -1;
+		for (i = 0; i < a->lab.nworkspaces && a->ws == NULL; i++) {
+			const struct lab_host *h = lab_host(&a->lab,
+			    a->lab.workspaces[i].host);
+
+			if (h != NULL && h->transport == LAB_LOCAL)
+				a->ws = xstrdup(a->lab.workspaces[i].path);
+		}
+		if (a->ws == NULL) {
+			errbuf_set(err, errlen, "'%s' names no workspace on a "
+			    "local host (SSH hosts are not reachable from this "
+			    "version yet)", path);
+			return -1;
+		}
+	} else {
+		memset(&a->lab, 0, sizeof a->lab);
+		a->lab.hosts = xcalloc(1, sizeof *a->lab.hosts);
+		a->lab.hosts[0].name = xstrdup("local");
+		a->lab.hosts[0].transport = LAB_LOCAL;
+		a->lab.nhosts = 1;
+		a->lab.workspaces = xcalloc(1, sizeof *a->lab.workspaces);
+		a->lab.workspaces[0].host = xstrdup("local");
+		a->lab.workspaces[0].path = xstrdup(path);
+		a->lab.nworkspaces = 1;
+		a->ws = xstrdup(path);
+	}
+	a->labm = labmodel_new(a->loop, &a->lab, a->self, &cb, err, errlen);
+	return a->labm != NULL ? 0 : -1;
+}
+
+/* ---- start and end ---- */
+
+static int
+app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
+{
+	const char *theme;
+	struct ui_opts uo;
+
+	memset(a, 0, sizeof *a);
+	board_init(&a->board);
+	a->demo = o->demo;
+	a->readonly = o->readonly;
+	if ((a->self = realpath("/proc/self/exe", NULL)) == NULL)
+		a->self = xstrdup("calops");
+	if (config_load(&a->config, o->config_path, err, errlen) != 0)
+		return -1;
+	theme = o->theme != NULL ? o->theme : a->config.theme;
+	if (theme_load(&a->theme, theme, err, errlen) != 0)
+		return -1;
+	uo.ascii = o->ascii || a->config.ascii;
+	uo.mouse = a->config.mouse;
+	uo.no_colour = colour_disabled();
+	if (ui_init(&uo, &a->theme, err, errlen) != 0)
+		return -1;
+	a->loop = loop_new();
+	loop_add_fd(a->loop, STDIN_FILENO, POLLIN, tty_readable, a);
+	loop_watch_signal(a->loop, SIGCHLD, on_signal, a);
+	loop_watch_signal(a->loop, SIGWINCH, on_signal, a);
+	loop_watch_signal(a->loop, SIGCONT, on_signal, a);
+	loop_watch_signal(a->loop, SIGTERM, on_signal, a);
+	loop_watch_signal(a->loop, SIGHUP, on_signal, a);
+	loop_set_before_sleep(a->loop, before_sleep, a);
+	return lab_open(a, o->path, err, errlen);
+}
+
+static void
+app_teardown(struct app *a)
+{
+	while (a->depth > 0)
+		pop(a);
+	if (a->eval != NULL)
+		child_abandon(a->eval);
+	ui_end();
+	watchloop_free(a->watch);
+	labmodel_free(a->labm);
+	lab_release(&a->lab);
+	loop_free(a->loop);
+	board_release(&a->board);
+	theme_release(&a->theme);
+	config_release(&a->config);
+	free(a->self);
+	free(a->ws);
+}
+
+int
+app_main(const struct app_opts *o)
+{
+	struct app a;
+	char err[512];
+
+	if (app_setup(&a, o, err, sizeof err) != 0) {
+		ui_end();
+		fprintf(stderr, "calops: %s\n", err);
+		labmodel_free(a.labm);
+		lab_release(&a.lab);
+		free(a.self);
+		free(a.ws);
+		return 2;
+	}
+	bench_init();
+	app_push(&a, view_tabs[0], NULL);
+	watch_start(&a);
+	app_evaluate(&a);
+	a.dirty = true;
+	loop_run(a.loop);
+	app_teardown(&a);
+	return 0;
+}

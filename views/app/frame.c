@@ -1,0 +1,205 @@
+/*
+ * frame.c: what is around every screen: the title line with the tab bar,
+ * the banners under it (BLOCKED_COMPILER, the demo, an evaluation error),
+ * the status bar with the prompt, progress and messages; and the one paint
+ * per loop iteration that draws them and the top view.
+ */
+#include "calops.h"
+
+#include "lab/labmodel.h"
+#include "views/app/app.h"
+#include "views/app/bench.h"
+#include "views/core/ui.h"
+
+/* The tab bar, right-aligned after column x: every tab with its title;
+ * when they do not all fit, the others by their digit only; when even that
+ * does not fit, only the current one (it must never be the one left out). */
+static void
+draw_tabs(struct app *a, int x)
+{
+	char label[32];
+	int i, w, full = 0, digits = 0;
+	bool on, titles, others;
+
+	for (i = 0; i < (int)view_ntabs; i++) {
+		on = a->stack[0].ops == view_tabs[i];
+		full += snprintf(label, sizeof label, " %d %s ", i + 1,
+		    view_tabs[i]->title);
+		digits += on ? (int)strlen(label) : snprintf(label,
+		    sizeof label, " %d ", i + 1);
+	}
+	titles = x + 1 + full <= a->cols;
+	others = titles || x + 1 + digits <= a->cols;
+	for (i = (int)view_ntabs - 1, w = a->cols; i >= 0; i--) {
+		on = a->stack[0].ops == view_tabs[i];
+		if (on)
+			snprintf(label, sizeof label, "[%d %s]", i + 1,
+			    view_tabs[i]->title);
+		else if (!others)
+			continue;
+		else if (titles)
+			snprintf(label, sizeof label, " %d %s ", i + 1,
+			    view_tabs[i]->title);
+		else
+			snprintf(label, sizeof label, " %d ", i + 1);
+		w -= (int)strlen(label);
+		if (w <= x + 1)
+			break;
+		ui_putf(stdscr, 0, w, (int)strlen(label), on ? ROLE_SELECTION :
+		    ROLE_TITLE, "%s", label);
+	}
+}
+
+static void
+draw_title(struct app *a)
+{
+	const struct board_eval *e = &a->board.now;
+	int x;
+
+	ui_fill(stdscr, 0, 0, ROLE_TITLE);
+	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
+	x += ui_put(stdscr, 0, x, a->cols / 3, ROLE_TITLE,
+	    e->valid && e->model_id != NULL ? e->model_id : a->ws, false);
+	if (e->valid)
+		x += ui_putf(stdscr, 0, x, a->cols - x, ROLE_TITLE,
+		    "  project: %s", e->project_status);
+	draw_tabs(a, x);
+}
+
+/* Banners under the title; returns how many rows they took. */
+static int
+draw_banners(struct app *a)
+{
+	int row = 1;
+
+	if (a->board.now.valid && a->board.now.project_status != NULL &&
+	    strcmp(a->board.now.project_status, "BLOCKED_COMPILER") == 0) {
+		ui_fill(stdscr, row, 0, ROLE_BANNER);
+		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_BANNER, "%s "
+		    "BLOCKED_COMPILER %s no launch date may be promised",
+		    ui_glyph("⊘", "#"), ui_glyph("—", "-"));
+	}
+	if (a->board.error != NULL) {
+		ui_fill(stdscr, row, 0, ROLE_ERROR);
+		ui_put(stdscr, row++, 1, a->cols - 2, ROLE_ERROR,
+		    a->board.error, false);
+	}
+	if (a->demo && row < 3) {
+		ui_fill(stdscr, row, 0, ROLE_DIM);
+		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_DIM, "demo lab: a "
+		    "private copy of the example, the simulator as runner %s "
+		    "r on G7/G9 runs a job %s your own: 'calops PATH'",
+		    ui_glyph("—", "-"), ui_glyph("·", "-"));
+	}
+	return row - 1;
+}
+
+static void
+draw_status(struct app *a)
+{
+	struct view *v = &a->stack[a->depth - 1];
+	int y = a->rows - 1, x = 0, room, fw = 0, rw;
+	char right[384], marks[64], s[256] = "";
+	/* Another console follows the lab's jobs: this one only watches. */
+	bool watching = a->labm != NULL && labmodel_watching(a->labm);
+
+	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
+	/* A question may name a host, a job or a chip from a lab host. */
+	if (a->mode == MODE_ASK)
+		x = ui_put(stdscr, y, 0, a->cols - 16, ROLE_STATUSBAR, a->ask,
+		    false);
+	if (a->mode != MODE_NORMAL) {
+		if (a->mode != MODE_ASK)
+			x = ui_putf(stdscr, y, 0, 1, ROLE_STATUSBAR, "%c",
+			    a->mode == MODE_FILTER ? '/' : ':');
+		x += ui_put(stdscr, y, x, a->cols - 2, ROLE_STATUSBAR, a->input,
+		    false);
+		/* What Tab found, beside the input. */
+		if (a->message[0] != '\0' && a->cols - x - 3 > 0)
+			ui_put(stdscr, y, x + 2, a->cols - x - 3,
+			    a->message_error ? ROLE_ERROR : ROLE_STATUSBAR,
+			    a->message, false);
+		curs_set(1);
+		move(y, x);
+		return;
+	}
+	curs_set(0);
+	/* The marks of what this console may do stay through an evaluation;
+	 * the progress takes the watcher's place. */
+	snprintf(marks, sizeof marks, "%s%s%s%s",
+	    a->readonly ? "read-only " : "",
+	    a->readonly ? ui_glyph("· ", "- ") : "",
+	    watching ? "jobs watched " : "",
+	    watching ? ui_glyph("· ", "- ") : "");
+	if (a->board.running) {
+		static const char *const spin[] = { "|", "/", "-", "\\" };
+
+		if (a->board.progress_total > 0)
+			snprintf(right, sizeof right, "%s%s evaluating %3.0f%% ",
+			    marks, spin[a->spinner % 4], 100.0 *
+			    (double)a->board.progress_done /
+			    (double)a->board.progress_total);
+		else
+			snprintf(right, sizeof right, "%s%s evaluating ", marks,
+			    spin[a->spinner % 4]);
+	} else
+		snprintf(right, sizeof right, "%s%s ? help ", marks,
+		    a->watch != NULL ?
+		    watch_describe(watchloop_watch(a->watch)) : "not watching");
+	rw = ui_width(right);
+	/* An applied filter is always shown: it takes its room first. */
+	room = a->cols - 2 - rw;
+	if (a->filter[0] != '\0') {
+		fw = (int)strlen("filter: ") + (int)strlen(a->filter);
+		if (fw > room / 2)
+			fw = room / 2;
+		room -= fw + 1;
+	}
+	if (a->message[0] != '\0')
+		x = ui_put(stdscr, y, 1, room, a->message_error ? ROLE_ERROR :
+		    ROLE_STATUSBAR, a->message, false);
+	else if (v->ops->status != NULL) {
+		v->ops->status(a, v->data, s, sizeof s);
+		x = ui_put(stdscr, y, 1, room, ROLE_STATUSBAR, s, false);
+	}
+	if (a->filter[0] != '\0')
+		x += ui_putf(stdscr, y, x + 2, fw, ROLE_MATCH, "filter: %s",
+		    a->filter);
+	x = a->cols - rw > x ? a->cols - rw : x;
+	ui_putf(stdscr, y, x, a->cols - x, ROLE_STATUSBAR, "%s", right);
+}
+
+void
+app_paint(struct app *a)
+{
+	struct view *v;
+	int banner;
+	int64_t t0;
+
+	if (!a->dirty || a->depth == 0)
+		return;
+	t0 = bench_active() ? bench_now() : 0;
+	a->dirty = false;
+	getmaxyx(stdscr, a->rows, a->cols);
+	if (a->relayout) {
+		clearok(curscr, TRUE);
+		a->relayout = false;
+	}
+	erase();
+	if (a->cols < UI_MIN_COLS || a->rows < UI_MIN_ROWS) {
+		ui_putf(stdscr, 0, 0, a->cols, ROLE_ERROR, "terminal too small: "
+		    "%dx%d, calops needs %dx%d", a->cols, a->rows, UI_MIN_COLS,
+		    UI_MIN_ROWS);
+		refresh();
+		return;
+	}
+	v = &a->stack[a->depth - 1];
+	draw_title(a);
+	banner = draw_banners(a);
+	v->ops->draw(a, v->data, 1 + banner, a->rows - 2 - banner, a->cols);
+	draw_status(a);
+	if (bench_active())
+		bench_refresh(a, t0);
+	else
+		refresh();
+}

@@ -1,0 +1,173 @@
+/*
+ * prompt.c: the status bar's prompt: the live filter after '/', the command
+ * line after ':' with Tab completion, and the answers app_ask() waits for.
+ */
+#include "calops.h"
+
+#include <curses.h>
+
+#include "views/app/app.h"
+#include "views/core/ui.h"
+
+static const char *const commands[] = { "board", "tickets", "findings",
+    "jobs", "soak", "faults", "help", "theme", "refresh", "q", "quit" };
+
+/* Tab completion for ':': the command, or a theme name after ":theme ".
+ * Several matches: as far as they agree, and the list beside the prompt. */
+static void
+complete(struct app *a)
+{
+	char **names = NULL, *word, list[192] = "";
+	const char *match = NULL;
+	size_t i, n = 0, hits = 0, off = 0, common = 0, len;
+
+	if (strncmp(a->input, "theme ", 6) == 0) {
+		names = theme_list(&n);
+		off = 6;
+	}
+	word = a->input + off;
+	len = strlen(word);
+	for (i = 0; i < (off ? n : nitems(commands)); i++) {
+		const char *c = off ? names[i] : commands[i];
+
+		if (strncmp(c, word, len) != 0)
+			continue;
+		if (match == NULL)
+			common = strlen(c);
+		else
+			while (common > len && strncmp(c, match, common) != 0)
+				common--;
+		match = c;
+		hits++;
+		snprintf(list + strlen(list), sizeof list - strlen(list), " %s",
+		    c);
+	}
+	if (hits == 1)
+		a->input_len = off + (size_t)snprintf(word,
+		    sizeof a->input - off, "%s%s", match, off ? "" : " ");
+	else if (hits > 1) {
+		a->input_len = off + (size_t)snprintf(word,
+		    sizeof a->input - off, "%.*s", (int)common, match);
+		app_message(a, false, "%zu matches:%s", hits, list);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void
+set_theme(struct app *a, const char *name)
+{
+	struct theme t;
+	char err[512];
+
+	if (theme_load(&t, name, err, sizeof err) != 0) {
+		app_message(a, true, "%s", err);
+		return;
+	}
+	theme_release(&a->theme);
+	a->theme = t;
+	ui_apply_theme(&a->theme);
+	app_message(a, false, "theme %s", a->theme.name);
+	a->relayout = true;
+}
+
+static int
+run_command(struct app *a, const char *cmd)
+{
+	const struct view_ops *v;
+
+	while (*cmd == ' ')
+		cmd++;
+	if (strcmp(cmd, "q") == 0 || strcmp(cmd, "quit") == 0)
+		return R_QUIT;
+	if (strncmp(cmd, "theme", 5) == 0 && (cmd[5] == ' ' || cmd[5] == '\0')) {
+		if (cmd[5] == '\0')
+			app_message(a, false, "theme %s", ui_theme_name());
+		else
+			set_theme(a, cmd + 6);
+	} else if (strcmp(cmd, "refresh") == 0)
+		app_evaluate(a);
+	else if (strcmp(cmd, "help") == 0)
+		app_push(a, &help_view, NULL);
+	else if ((v = view_by_name(cmd)) != NULL)
+		app_switch_tab(a, v);
+	else if (cmd[0] != '\0')
+		app_message(a, true, "unknown command ':%s' (Tab completes)", cmd);
+	return R_REDRAW;
+}
+
+void
+app_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
+{
+	snprintf(a->ask, sizeof a->ask, "%s", question);
+	a->ask_fn = fn;
+	a->ask_arg = arg;
+	a->input[0] = '\0';
+	a->input_len = 0;
+	a->mode = MODE_ASK;
+	a->dirty = true;
+}
+
+/* The answer to app_ask(), or NULL: cancelled. */
+static void
+answer(struct app *a, const char *text)
+{
+	app_answer_fn fn = a->ask_fn;
+
+	a->mode = MODE_NORMAL;
+	a->ask_fn = NULL;
+	if (fn != NULL)
+		fn(a, text, a->ask_arg);
+}
+
+/* A key while the prompt is open; a filter applies as it is typed. */
+int
+prompt_key(struct app *a, int key)
+{
+	bool filtering = a->mode == MODE_FILTER;
+
+	if (key == 27 || key == KEY_CTRL('c') || key == KEY_CTRL('g')) {
+		if (filtering) {
+			a->filter[0] = '\0';
+			app_refresh_views(a);
+		}
+		if (a->mode == MODE_ASK)
+			answer(a, NULL);
+		a->mode = MODE_NORMAL;
+		return R_REDRAW;
+	}
+	if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+		if (a->mode == MODE_ASK) {
+			answer(a, a->input);
+			return R_REDRAW;
+		}
+		a->mode = MODE_NORMAL;
+		return filtering ? R_REDRAW : run_command(a, a->input);
+	}
+	if (key == KEY_BACKSPACE || key == 127 || key == KEY_CTRL('h')) {
+		if (a->input_len == 0 && a->mode == MODE_ASK)
+			answer(a, NULL);
+		if (a->input_len == 0)
+			a->mode = MODE_NORMAL;
+		/* Drop one UTF-8 character, not one byte. */
+		while (a->input_len > 0 && ((unsigned char)
+		    a->input[--a->input_len] & 0xc0) == 0x80)
+			;
+		a->input[a->input_len] = '\0';
+	} else if (key == KEY_CTRL('u')) {
+		a->input_len = 0;
+		a->input[0] = '\0';
+	} else if (key == '\t' && a->mode == MODE_COMMAND)
+		complete(a);
+	else if (key >= 0x20 && key < 0x100 && key != 0x7f &&
+	    a->input_len + 1 < sizeof a->input) {
+		a->input[a->input_len++] = (char)key;
+		a->input[a->input_len] = '\0';
+	}
+	if (filtering) {
+		snprintf(a->filter, sizeof a->filter, "%s", a->input);
+		app_refresh_views(a);
+	}
+	return R_REDRAW;
+}

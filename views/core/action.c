@@ -1,0 +1,101 @@
+/* action.c: the action table and the global keys (see action.h). */
+#include "calops.h"
+
+#include <curses.h>
+
+#include "views/core/action.h"
+
+const struct action_info action_info[ACT_COUNT] = {
+	[ACT_NONE] = { "none", "" },
+	[ACT_UP] = { "up", "move up" },
+	[ACT_DOWN] = { "down", "move down" },
+	[ACT_PAGE_UP] = { "page-up", "one page up" },
+	[ACT_PAGE_DOWN] = { "page-down", "one page down" },
+	[ACT_HOME] = { "first", "to the first line" },
+	[ACT_END] = { "last", "to the last line" },
+	[ACT_LEFT] = { "left", "scroll left / previous" },
+	[ACT_RIGHT] = { "right", "scroll right / next" },
+	[ACT_ENTER] = { "enter", "open the selected line" },
+	[ACT_BACK] = { "back", "close this screen; quit from the first" },
+	[ACT_QUIT] = { "quit", "quit calops" },
+	[ACT_HELP] = { "help", "this help" },
+	[ACT_FILTER] = { "filter", "filter the lines (Esc clears)" },
+	[ACT_COMMAND] = { "command", "command line (:board :tickets :findings :soak :faults "
+	    ":jobs :theme NAME :q)" },
+	[ACT_NEXT_VIEW] = { "next-view", "next screen" },
+	[ACT_PREV_VIEW] = { "prev-view", "previous screen" },
+	[ACT_VIEW_BOARD] = { "board", "the gate board" },
+	[ACT_VIEW_TICKETS] = { "tickets", "tickets M01-M13" },
+	[ACT_VIEW_FINDINGS] = { "findings", "every finding of every gate" },
+	[ACT_VIEW_JOBS] = { "jobs", "the durable jobs of this host" },
+	[ACT_VIEW_SOAK] = { "soak", "the live soak: graphs, SLA, leak verdict, alerts" },
+	[ACT_VIEW_FAULTS] = { "faults", "fault scenarios x chips, results, action log" },
+	[ACT_REDRAW] = { "redraw", "redraw the screen" },
+	[ACT_REFRESH] = { "refresh", "evaluate the workspace again now (the jobs: "
+	    "list them again)" },
+	[ACT_SUSPEND] = { "suspend", "suspend calops (fg to return)" },
+	[ACT_OPEN] = { "open", "open the artifact at the finding in $EDITOR/$PAGER" },
+	[ACT_SORT] = { "sort", "change the sort order" },
+	[ACT_SEVERITY] = { "severity", "cycle the severity shown" },
+	[ACT_WHY] = { "why", "why is this gate not green?" },
+	[ACT_KILL] = { "kill", "kill the selected running job (type its id to "
+	    "confirm)" },
+	[ACT_FOLLOW] = { "follow", "follow the end of the log (toggle)" },
+	[ACT_LEVEL] = { "level", "cycle the levels shown: all, info, warn, "
+	    "error and up" },
+	[ACT_WRAP] = { "wrap", "wrap long lines (toggle)" },
+	[ACT_SEARCH_NEXT] = { "search-next", "next line matching the filter" },
+	[ACT_SEARCH_PREV] = { "search-prev", "previous line matching the filter" },
+	[ACT_RUN] = { "run", "start this screen's job: the gate's lab job (board, gate), a soak (soak)" },
+	[ACT_TRIGGER] = { "trigger", "trigger the selected fault scenario (type the chip id to confirm)" },
+	[ACT_HOST] = { "host", "choose the host" },
+	[ACT_CHIP] = { "chip", "cycle the chip shown: merged, then each chip" },
+	[ACT_WINDOW] = { "window", "cycle the window: 1 min, 10 min, 1 h, whole run" },
+	[ACT_ZOOM_IN] = { "zoom-in", "zoom the graphs in" },
+	[ACT_ZOOM_OUT] = { "zoom-out", "zoom the graphs out" },
+	[ACT_LIVE] = { "live", "back to live (the cursor to now)" },
+	[ACT_ACK] = { "ack", "acknowledge the selected alert" },
+	[ACT_ALERTS] = { "alerts", "show or hide the alerts journal" },
+	[ACT_ACTIONS] = { "actions", "show or hide the action log" },
+};
+
+const struct keybinding global_keys[] = {
+	{ KEY_UP, ACT_UP, "Up" }, { 'k', ACT_UP, "k" },
+	{ KEY_DOWN, ACT_DOWN, "Down" }, { 'j', ACT_DOWN, "j" },
+	{ KEY_PPAGE, ACT_PAGE_UP, "PgUp" }, { KEY_CTRL('b'), ACT_PAGE_UP, "^B" },
+	{ KEY_NPAGE, ACT_PAGE_DOWN, "PgDn" }, { KEY_CTRL('f'), ACT_PAGE_DOWN, "^F" },
+	{ ' ', ACT_PAGE_DOWN, "Space" },
+	{ KEY_HOME, ACT_HOME, "Home" }, { 'g', ACT_HOME, "g" },
+	{ KEY_END, ACT_END, "End" }, { 'G', ACT_END, "G" },
+	{ KEY_LEFT, ACT_LEFT, "Left" }, { 'h', ACT_LEFT, "h" },
+	{ KEY_RIGHT, ACT_RIGHT, "Right" }, { 'l', ACT_RIGHT, "l" },
+	{ '\r', ACT_ENTER, "Enter" }, { '\n', ACT_ENTER, NULL },
+	{ KEY_ENTER, ACT_ENTER, NULL },
+	{ 'q', ACT_BACK, "q" }, { 27, ACT_BACK, "Esc" },
+	{ 'Q', ACT_QUIT, "Q" }, { KEY_CTRL('c'), ACT_QUIT, "^C" },
+	{ '?', ACT_HELP, "?" }, { KEY_F(1), ACT_HELP, "F1" },
+	{ '/', ACT_FILTER, "/" },
+	{ ':', ACT_COMMAND, ":" },
+	{ '\t', ACT_NEXT_VIEW, "Tab" }, { KEY_BTAB, ACT_PREV_VIEW, "S-Tab" },
+	{ '1', ACT_VIEW_BOARD, "1" }, { '2', ACT_VIEW_TICKETS, "2" },
+	{ '3', ACT_VIEW_FINDINGS, "3" }, { '4', ACT_VIEW_JOBS, "4" },
+	{ '5', ACT_VIEW_SOAK, "5" }, { '6', ACT_VIEW_FAULTS, "6" },
+	{ KEY_CTRL('l'), ACT_REDRAW, "^L" },
+	{ 'R', ACT_REFRESH, "R" },
+	{ KEY_CTRL('z'), ACT_SUSPEND, "^Z" },
+	{ 0, ACT_NONE, NULL },
+};
+
+enum action
+action_for_key(const struct keybinding *view_keys, int key)
+{
+	const struct keybinding *k;
+
+	for (k = view_keys; k != NULL && k->key != 0; k++)
+		if (k->key == key)
+			return k->action;
+	for (k = global_keys; k->key != 0; k++)
+		if (k->key == key)
+			return k->action;
+	return ACT_NONE;
+}

@@ -1,0 +1,104 @@
+/* list.c: selection, scrolling and filtering for list views (list.h). */
+#include "calops.h"
+
+#include "views/core/list.h"
+
+void
+list_release(struct list *l)
+{
+	free(l->map);
+	memset(l, 0, sizeof *l);
+}
+
+size_t
+list_selected(const struct list *l)
+{
+	return l->sel < l->nmap ? l->map[l->sel] : SIZE_MAX;
+}
+
+void
+list_rebuild(struct list *l, size_t n, bool (*match)(size_t, void *),
+    void *arg)
+{
+	size_t keep = list_selected(l), i;
+
+	if (n > l->alloc) {
+		l->alloc = n;
+		l->map = xreallocarray(l->map, l->alloc, sizeof *l->map);
+	}
+	l->nmap = 0;
+	for (i = 0; i < n; i++)
+		if (match == NULL || match(i, arg))
+			l->map[l->nmap++] = i;
+	/* the same record, else the next one shown, else the last */
+	l->sel = keep != SIZE_MAX ? l->nmap : 0;
+	for (i = 0; keep != SIZE_MAX && i < l->nmap; i++) {
+		if (l->map[i] >= keep) {
+			l->sel = i;
+			break;
+		}
+	}
+	if (l->nmap > 0 && l->sel >= l->nmap)
+		l->sel = l->nmap - 1;
+	if (l->top > l->sel)
+		l->top = l->sel;
+}
+
+void
+list_scroll(struct list *l, int rows)
+{
+	size_t h = rows > 0 ? (size_t)rows : 1;
+
+	if (l->sel < l->top)
+		l->top = l->sel;
+	else if (l->sel >= l->top + h)
+		l->top = l->sel - h + 1;
+	if (l->nmap <= h)
+		l->top = 0;
+	else if (l->top > l->nmap - h)
+		l->top = l->nmap - h;
+}
+
+bool
+list_move(struct list *l, enum action a, int rows)
+{
+	size_t old = l->sel, page = rows > 1 ? (size_t)rows - 1 : 1;
+
+	if (l->nmap == 0)
+		return false;
+	switch (a) {
+	case ACT_UP:
+		if (l->sel > 0)
+			l->sel--;
+		break;
+	case ACT_DOWN:
+		if (l->sel + 1 < l->nmap)
+			l->sel++;
+		break;
+	case ACT_PAGE_UP:
+		l->sel = l->sel > page ? l->sel - page : 0;
+		break;
+	case ACT_PAGE_DOWN:
+		l->sel = l->sel + page < l->nmap ? l->sel + page : l->nmap - 1;
+		break;
+	case ACT_HOME:
+		l->sel = 0;
+		break;
+	case ACT_END:
+		l->sel = l->nmap - 1;
+		break;
+	default:
+		return false;
+	}
+	list_scroll(l, rows);
+	return l->sel != old;
+}
+
+bool
+list_select_row(struct list *l, size_t row)
+{
+	if (l->top >= l->nmap || row >= l->nmap - l->top)
+		return false;
+	l->sel = l->top + row;
+	return true;
+}

@@ -1,0 +1,300 @@
+/* ui.c: ncurses, roles and the drawing primitives (see ui.h). */
+#include "calops.h"
+
+#include <langinfo.h>
+#include <limits.h>
+#include <signal.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "base/text.h"
+#include "views/core/ui.h"
+
+static bool active;
+static bool utf8;
+static bool no_colour;
+static attr_t role_attr[ROLE_COUNT];
+static char theme_name[64];
+
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+    SIGABRT };
+
+bool
+ui_active(void)
+{
+	return active;
+}
+
+bool
+ui_utf8(void)
+{
+	return utf8;
+}
+
+const char *
+ui_glyph(const char *u, const char *ascii)
+{
+	return utf8 ? u : ascii;
+}
+
+attr_t
+ui_attr(enum role r)
+{
+	return role_attr[r];
+}
+
+const char *
+ui_theme_name(void)
+{
+	return theme_name;
+}
+
+static attr_t
+attrs_of(unsigned a)
+{
+	attr_t r = A_NORMAL;
+
+	if (a & THEME_BOLD)
+		r |= A_BOLD;
+	if (a & THEME_DIM)
+		r |= A_DIM;
+	if (a & THEME_REVERSE)
+		r |= A_REVERSE;
+	if (a & THEME_UNDERLINE)
+		r |= A_UNDERLINE;
+	if (a & THEME_ITALIC)
+		r |= A_ITALIC;
+	return r;
+}
+
+void
+ui_apply_theme(const struct theme *t)
+{
+	const struct role_style *s;
+	bool many = COLORS >= 256;
+	int r;
+
+	snprintf(theme_name, sizeof theme_name, "%s", t->name);
+	for (r = 0; r < ROLE_COUNT; r++) {
+		s = &t->roles[r];
+		role_attr[r] = attrs_of(s->attrs);
+		if (no_colour || !has_colors()) {
+			/* A band of background colour (the selection, the bars)
+			 * would vanish with the colours: reverse video instead. */
+			if (s->bg8 != t->roles[ROLE_NORMAL].bg8 ||
+			    s->bg256 != t->roles[ROLE_NORMAL].bg256)
+				role_attr[r] |= A_REVERSE;
+			continue;
+		}
+		init_pair((short)(r + 1), many ? s->fg256 : s->fg8,
+		    many ? s->bg256 : s->bg8);
+		role_attr[r] |= COLOR_PAIR(r + 1);
+	}
+	if (!no_colour && has_colors())
+		bkgdset(' ' | role_attr[ROLE_NORMAL]);
+}
+
+/* A crash must not leave the terminal raw: restore it, then die as asked. */
+static void
+crash_handler(int sig)
+{
+	if (active)
+		endwin();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+fatal_cleanup(void)
+{
+	ui_end();
+}
+
+int
+ui_init(const struct ui_opts *o, const struct theme *t, char *err,
+    size_t errlen)
+{
+	const char *cs = nl_langinfo(CODESET);
+	size_t i;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		errbuf_set(err, errlen, "the console needs a terminal "
+		    "(use 'calops check' or --plain for text output)");
+		return -1;
+	}
+	utf8 = !o->ascii && cs != NULL && strcmp(cs, "UTF-8") == 0;
+	text_ascii_ellipsis(!utf8);
+	no_colour = o->no_colour;
+	if (initscr() == NULL) {
+		errbuf_set(err, errlen, "cannot initialise the terminal");
+		return -1;
+	}
+	active = true;
+	fatal_set_cleanup(fatal_cleanup);
+	for (i = 0; i < nitems(crash_signals); i++)
+		signal(crash_signals[i], crash_handler);
+	raw();			/* Ctrl-Z and Ctrl-C come as keys: see app.c */
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	intrflush(stdscr, FALSE);
+	curs_set(0);
+	set_escdelay(25);
+	if (!no_colour && has_colors()) {
+		start_color();
+		use_default_colors();
+	}
+	if (o->mouse)
+		mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED |
+		    BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	ui_apply_theme(t);
+	return 0;
+}
+
+void
+ui_end(void)
+{
+	if (!active)
+		return;
+	active = false;
+	curs_set(1);
+	endwin();
+}
+
+void
+ui_suspend(void)
+{
+	if (active) {
+		def_prog_mode();
+		endwin();
+	}
+}
+
+void
+ui_resume(void)
+{
+	if (active) {
+		reset_prog_mode();
+		clearok(curscr, TRUE);
+		refresh();
+	}
+}
+
+/* Columns of a sanitised string (which holds only printable text). */
+static int
+text_cols(const char *s)
+{
+	mbstate_t mb;
+	wchar_t wc;
+	size_t n;
+	int cols = 0, w;
+
+	memset(&mb, 0, sizeof mb);
+	while (*s != '\0') {
+		n = mbrtowc(&wc, s, MB_CUR_MAX, &mb);
+		if (n == 0 || n == (size_t)-1 || n == (size_t)-2) {
+			s++;
+			cols++;
+			memset(&mb, 0, sizeof mb);
+			continue;
+		}
+		w = wcwidth(wc);
+		cols += w > 0 ? w : 0;
+		s += n;
+	}
+	return cols;
+}
+
+/* Bytes of sanitised text that fit in width columns, like text_cols. */
+/* How many bytes of s fit in width columns; their columns into *used. */
+static size_t
+fit(const char *s, int width, int *used)
+{
+	mbstate_t mb;
+	wchar_t wc;
+	size_t n, off = 0;
+	int cols = 0, w;
+
+	memset(&mb, 0, sizeof mb);
+	while (s[off] != '\0') {
+		n = mbrtowc(&wc, s + off, MB_CUR_MAX, &mb);
+		if (n == 0 || n == (size_t)-1 || n == (size_t)-2) {
+			n = 1;
+			w = 1;
+			memset(&mb, 0, sizeof mb);
+		} else
+			w = wcwidth(wc) > 0 ? wcwidth(wc) : 0;
+		if (cols + w > width)
+			break;
+		cols += w;
+		off += n;
+	}
+	*used = cols;
+	return off;
+}
+
+size_t
+ui_fit(const char *s, int width)
+{
+	int used;
+
+	return fit(s, width, &used);
+}
+
+int
+ui_width(const char *s)
+{
+	int used;
+
+	(void)fit(s, INT_MAX, &used);
+	return used;
+}
+
+int
+ui_put(WINDOW *w, int y, int x, int width, enum role r, const char *s,
+    bool pad)
+{
+	char *clean;
+	int cols;
+
+	if (width <= 0)
+		return 0;
+	clean = text_sanitize(s != NULL ? s : "", s != NULL ? strlen(s) : 0,
+	    (size_t)width);
+	cols = text_cols(clean);
+	wattrset(w, role_attr[r]);
+	mvwaddstr(w, y, x, clean);
+	for (; pad && cols < width; cols++)
+		waddch(w, ' ');
+	wattrset(w, role_attr[ROLE_NORMAL]);
+	free(clean);
+	return cols;
+}
+
+int
+ui_putf(WINDOW *w, int y, int x, int width, enum role r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	n = ui_put(w, y, x, width, r, s, false);
+	free(s);
+	return n;
+}
+
+void
+ui_fill(WINDOW *w, int y, int x, enum role r)
+{
+	int cols = getmaxx(w);
+
+	wattrset(w, role_attr[r]);
+	wmove(w, y, x);
+	for (; x < cols; x++)
+		waddch(w, ' ');
+	wattrset(w, role_attr[ROLE_NORMAL]);
+}
