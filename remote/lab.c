@@ -48,7 +48,7 @@ check_keys(struct labparse *p, json_t *obj, const char *ptr,
 				break;
 		if (i < nkeys)
 			continue;
-		kp = ptr_key(ptr, key);
+		kp = doc_ptr_key(ptr, key);
 		LERR(p, kp, "unknown key '%s'", key);
 		free(kp);
 		return -1;
@@ -74,7 +74,7 @@ get_string(struct labparse *p, json_t *obj, const char *ptr, const char *key,
 		}
 		return 0;
 	}
-	kp = ptr_key(ptr, key);
+	kp = doc_ptr_key(ptr, key);
 	if (!json_is_string(v)) {
 		LERR(p, kp, "'%s' must be a string, not %s", key,
 		    docfile_kind_name(v));
@@ -114,7 +114,7 @@ make_local(struct labparse *p, const char *ptr, const char *key, char **path)
 	if (*path == NULL)
 		return 0;
 	if ((abs = local_path(p, *path)) == NULL) {
-		kp = ptr_key(ptr, key);
+		kp = doc_ptr_key(ptr, key);
 		LERR(p, kp, "'%s': cannot expand '~' when HOME is not set",
 		    key);
 		free(kp);
@@ -142,7 +142,7 @@ parse_chips(struct labparse *p, struct lab_host *h, json_t *v,
 	json_array_foreach(v, i, c) {
 		if (!json_is_integer(c) || json_integer_value(c) < 0 ||
 		    json_integer_value(c) > LAB_CHIP_MAX) {
-			ip = ptr_index(ptr, i);
+			ip = doc_ptr_index(ptr, i);
 			LERR(p, ip, "a chip must be an integer from 0 to %d",
 			    LAB_CHIP_MAX);
 			free(ip);
@@ -167,7 +167,7 @@ parse_transport(struct labparse *p, struct lab_host *h, json_t *obj,
 	else if (strcmp(s, "ssh") == 0)
 		h->transport = LAB_SSH;
 	else {
-		kp = ptr_key(ptr, "transport");
+		kp = doc_ptr_key(ptr, "transport");
 		LERR(p, kp, "unknown transport '%s' (local or ssh)", s);
 		free(kp);
 		rc = -1;
@@ -187,7 +187,7 @@ parse_port(struct labparse *p, struct lab_host *h, json_t *obj,
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 	    json_integer_value(v) > 65535) {
-		kp = ptr_key(ptr, "port");
+		kp = doc_ptr_key(ptr, "port");
 		LERR(p, kp, "'port' must be an integer from 1 to 65535");
 		free(kp);
 		return -1;
@@ -212,7 +212,7 @@ check_host_name(struct labparse *p, const char *ptr, const char *name)
 	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "0123456789._-") == n)
 		return 0;
-	kp = ptr_key(ptr, "name");
+	kp = doc_ptr_key(ptr, "name");
 	LERR(p, kp, "a host name is 1 to %d letters, digits, '.', '_' or "
 	    "'-', not starting with '.'", LAB_HOST_NAME_MAX);
 	free(kp);
@@ -249,7 +249,7 @@ parse_host(struct labparse *p, struct lab *lab, json_t *obj, const char *ptr)
 	    check_host_name(p, ptr, h->name) != 0)
 		return -1;
 	if ((chips = json_object_get(obj, "chips")) != NULL) {
-		kp = ptr_key(ptr, "chips");
+		kp = doc_ptr_key(ptr, "chips");
 		rc = parse_chips(p, h, chips, kp);
 		free(kp);
 		if (rc != 0)
@@ -257,7 +257,7 @@ parse_host(struct labparse *p, struct lab *lab, json_t *obj, const char *ptr)
 	}
 	for (i = 0; i + 1 < lab->nhosts; i++) {
 		if (strcmp(lab->hosts[i].name, h->name) == 0) {
-			kp = ptr_key(ptr, "name");
+			kp = doc_ptr_key(ptr, "name");
 			LERR(p, kp, "duplicate host name '%s'", h->name);
 			free(kp);
 			return -1;
@@ -286,7 +286,7 @@ parse_workspace(struct labparse *p, struct lab *lab, json_t *obj,
 	    get_string(p, obj, ptr, "path", true, &w->path) != 0)
 		return -1;
 	if ((h = lab_host(lab, w->host)) == NULL) {
-		kp = ptr_key(ptr, "host");
+		kp = doc_ptr_key(ptr, "host");
 		LERR(p, kp, "unknown host '%s'", w->host);
 		free(kp);
 		return -1;
@@ -294,7 +294,7 @@ parse_workspace(struct labparse *p, struct lab *lab, json_t *obj,
 	if (h->transport == LAB_LOCAL)
 		return make_local(p, ptr, "path", &w->path);
 	if (w->path[0] != '/') {
-		kp = ptr_key(ptr, "path");
+		kp = doc_ptr_key(ptr, "path");
 		LERR(p, kp, "a workspace on ssh host '%s' must be an absolute "
 		    "path", w->host);
 		free(kp);
@@ -358,7 +358,7 @@ runner_list(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
 	json_array_foreach(v, i, a) {
 		if (!json_is_string(a) || json_string_length(a) == 0 ||
 		    strlen(json_string_value(a)) != json_string_length(a)) {
-			ip = ptr_index(kp, i);
+			ip = doc_ptr_index(kp, i);
 			if (json_is_string(a))
 				LERR(p, ip, "a runner argument must be a "
 				    "non-empty string");
@@ -393,7 +393,7 @@ parse_runner(struct labparse *p, struct lab *lab, json_t *root)
 
 	if (v == NULL)
 		return 0;
-	kp = ptr_key("", "runner");
+	kp = doc_ptr_key("", "runner");
 	if (json_is_string(v))
 		rc = runner_words(p, lab, v, kp);
 	else if (json_is_array(v))
@@ -419,7 +419,7 @@ parse_list(struct labparse *p, struct lab *lab, json_t *root, const char *key,
 
 	if (list == NULL)
 		return 0;
-	kp = ptr_key("", key);
+	kp = doc_ptr_key("", key);
 	if (!json_is_array(list)) {
 		LERR(p, kp, "'%s' must be a list, not %s", key,
 		    docfile_kind_name(list));
@@ -433,7 +433,7 @@ parse_list(struct labparse *p, struct lab *lab, json_t *root, const char *key,
 		lab->workspaces = xcalloc(json_array_size(list) + 1,
 		    sizeof *lab->workspaces);
 	json_array_foreach(list, i, v) {
-		ip = ptr_index(kp, i);
+		ip = doc_ptr_index(kp, i);
 		rc = fn(p, lab, v, ip);
 		free(ip);
 		if (rc != 0)

@@ -15,7 +15,7 @@ struct local {
 };
 
 struct local_stream {
-	struct rstream		 base;	/* first: rstream_cancel casts */
+	struct rstream		 base;	/* first: transport_rstream_cancel casts */
 	struct child		*c;
 	const struct rstream_cb	*cb;
 	void			*arg;
@@ -154,7 +154,7 @@ self_path(void)
 }
 
 struct transport *
-transport_local_new(struct loop *l, const char *host, const char *program)
+local_transport_new(struct loop *l, const char *host, const char *program)
 {
 	struct transport *t = xcalloc(1, sizeof *t);
 	struct local *lo = xcalloc(1, sizeof *lo);

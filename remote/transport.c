@@ -17,7 +17,7 @@ transport_exec(struct transport *t, char *const argv[],
 }
 
 void
-rstream_cancel(struct rstream *rs)
+transport_rstream_cancel(struct rstream *rs)
 {
 	rs->t->ops->cancel(rs);
 }

@@ -16,7 +16,7 @@
  * The local transport uses child.c, so the loop's owner delivers SIGCHLD to
  * child_reap().  A struct transport is owned by whoever made it and freed by
  * transport_close(); a struct rstream is owned by the transport: it is
- * freed after its done callback returns, or by rstream_cancel().
+ * freed after its done callback returns, or by transport_rstream_cancel().
  */
 #ifndef CALOPS_TRANSPORT_H
 #define CALOPS_TRANSPORT_H
@@ -80,7 +80,7 @@ struct transport {
  * The local transport: commands run as children of this process, program
  * being the calops binary (NULL: this very program, /proc/self/exe).
  */
-struct transport	*transport_local_new(struct loop *l, const char *host,
+struct transport	*local_transport_new(struct loop *l, const char *host,
 			    const char *program);
 
 /* Shorthands for t->ops->…. */
@@ -89,10 +89,11 @@ int		 transport_connect(struct transport *t, char *err,
 struct rstream	*transport_exec(struct transport *t, char *const argv[],
 		    const struct rstream_cb *cb, void *arg, char *err,
 		    size_t errlen);
-void		 rstream_cancel(struct rstream *rs);
+void		 transport_rstream_cancel(struct rstream *rs);
 void		 transport_close(struct transport *t);
 
-/* What every rstream starts with, so rstream_cancel finds its transport. */
+/* What every rstream starts with, so transport_rstream_cancel finds its
+ * transport. */
 struct rstream {
 	struct transport	*t;
 };

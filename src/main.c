@@ -90,7 +90,7 @@ demo_fill(const char *tmp, char *err, size_t errlen)
 		errbuf_set(err, errlen, "cannot open '%s': %s", from,
 		    strerror(ENOENT));
 	if (rc == 0)
-		rc = file_replace(to, data, len, 0644, true, err, errlen);
+		rc = fileio_replace(to, data, len, 0644, true, err, errlen);
 	free(data);
 	free(from);
 	free(to);

@@ -93,8 +93,9 @@ outcome(struct actionpane *p, const struct action_entry *e)
 		j = labmodel_job(p->lm, i);
 		if (j->id != NULL && strcmp(j->id, e->job) == 0 &&
 		    e->host != NULL && strcmp(j->host, e->host) == 0)
-			return ljob_live(j) ? "running" : ljob_state_name(
-			    j->state);
+			return labmodel_job_live(j)
+			    ? "running"
+			    : labmodel_job_state_name(j->state);
 	}
 	return "no outcome yet";
 }

@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "model/faultfold.h"
+#include "proto/scenario.h"
 #include "views/actionpane.h"
 #include "views/app/app.h"
 #include "views/core/ui.h"
@@ -25,7 +26,7 @@
 #define CELL_LONG	18	/* "✔ recovered 5.0s" and a gap */
 #define CELL_SHORT	11	/* "✔ 5.0s" and a gap */
 #define SUMMARY_MIN	16	/* the folded line beside the grid, if room */
-#define GRID_ROWS	(2 + LAB_NSCENARIOS)
+#define GRID_ROWS	(2 + SCENARIO_COUNT)
 #define DISTURB_MAX	8	/* live jobs named in the warning */
 
 struct faults_view {
@@ -64,7 +65,7 @@ cell_spec(struct faults_view *v, struct ljob_spec *spec)
 	spec->host = host_name(v);
 	spec->kind = LJOB_FAULT;
 	spec->chip = v->chips[v->ch];
-	spec->scenario = lab_scenarios[v->sc];
+	spec->scenario = scenario_table[v->sc].name;
 }
 
 /* Show host i: its chips (chip 0 when the lab file names none). */
@@ -80,7 +81,7 @@ set_host(struct faults_view *v, size_t i)
 	v->chips = xcalloc(v->nchips, sizeof *v->chips);
 	if (h != NULL && h->nchips > 0)
 		memcpy(v->chips, h->chips, h->nchips * sizeof *v->chips);
-	v->cells = xreallocarray(v->cells, LAB_NSCENARIOS * v->nchips,
+	v->cells = xreallocarray(v->cells, SCENARIO_COUNT * v->nchips,
 	    sizeof *v->cells);
 	v->ch = v->ch_first = v->hist_top = 0;
 }
@@ -175,9 +176,9 @@ draw_grid(struct faults_view *v, int top, int cols)
 		ui_putf(stdscr, top + 1, 1 + NAME_W + v->nvis * cw,
 		    sw - 1, ROLE_HEADER, "ALL CHIPS%s", v->nvis <
 		    (int)v->nchips ? " (scroll: Left/Right)" : "");
-	for (s = 0; s < LAB_NSCENARIOS; s++) {
+	for (s = 0; s < SCENARIO_COUNT; s++) {
 		ui_putf(stdscr, top + 2 + (int)s, 1, NAME_W - 1, s == v->sc ?
-		    ROLE_KEY : ROLE_NORMAL, "%s", lab_scenarios[s]);
+		    ROLE_KEY : ROLE_NORMAL, "%s", scenario_table[s].name);
 		for (k = 0; k < v->nvis; k++) {
 			c = v->ch_first + (size_t)k;
 			cell_text(cell_at(v, s, c), lng, buf, sizeof buf, &r);
@@ -226,9 +227,9 @@ hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 
 	if (f == NULL) {
 		actionpane_when(h->j->started, when, sizeof when);
-		o = ljob_live(h->j) ? FO_RUNNING : FO_NO_RESULT;
+		o = labmodel_job_live(h->j) ? FO_RUNNING : FO_NO_RESULT;
 		snprintf(buf, len, "%s %s %-16s %-36s job %s", when,
-		    outcome_glyph(o, r), ljob_state_name(h->j->state),
+		    outcome_glyph(o, r), labmodel_job_state_name(h->j->state),
 		    o == FO_RUNNING ? "" : h->j->err[0] != '\0' ? h->j->err :
 		    "no result", h->j->id != NULL ? h->j->id : "-");
 		if (h->j->state == LJ_BROKEN)
@@ -246,7 +247,7 @@ hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 }
 
 /* Whether the bytes [s, e) leave a shell word in single quotes, starting
- * in them or not (inq), as join_argv() quotes: outside quotes a backslash
+ * in them or not (inq), as labcmd_join_argv() quotes: outside quotes a backslash
  * takes the next byte as it is. */
 static bool
 quoted_after(const char *s, const char *e, bool inq)
@@ -330,7 +331,7 @@ static void
 draw_detail(struct faults_view *v, int top, int rows, int cols)
 {
 	struct ljob_spec spec;
-	const char *want = faultfold_expected_code(lab_scenarios[v->sc]);
+	const char *want = faultfold_expected_code(scenario_table[v->sc].name);
 	char buf[4096], disturb[512], err[256];
 	struct fold_entry *h;
 	enum role r;
@@ -349,7 +350,7 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	disturb_text(v, spec.chip, disturb, sizeof disturb);
 	keep = 1 + (disturb[0] != '\0') + v->asking;
 	if (y < end) {
-		if (labmodel_command(v->app->labm, &spec, buf, sizeof buf, err,
+		if (labcmd_command(v->app->labm, &spec, buf, sizeof buf, err,
 		    sizeof err) != 0)
 			snprintf(buf, sizeof buf, "cannot run here: %s", err);
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
@@ -411,7 +412,7 @@ trigger_answer(struct app *a, const char *answer, void *arg)
 	struct faults_view *v = arg;
 	struct ljob_spec spec = { 0 };
 	const struct ljob *j;
-	const char *sc = lab_scenarios[v->trig.sc];
+	const char *sc = scenario_table[v->trig.sc].name;
 	char id[16], err[256];
 
 	v->asking = false;
@@ -452,7 +453,7 @@ trigger(struct app *a, struct faults_view *v)
 	}
 	cell_spec(v, &spec);
 	if (labmodel_transport(a->labm, spec.host, err, sizeof err) == NULL ||
-	    labmodel_command(a->labm, &spec, cmd, sizeof cmd, err,
+	    labcmd_command(a->labm, &spec, cmd, sizeof cmd, err,
 	    sizeof err) != 0) {
 		app_message(a, true, "cannot trigger %s here: %s",
 		    spec.scenario, err);
@@ -467,7 +468,7 @@ trigger(struct app *a, struct faults_view *v)
 	snprintf(q, sizeof q, "type the chip id (%d) to trigger %s on %s:%d: ",
 	    spec.chip, spec.scenario, host, spec.chip);
 	free(host);
-	app_ask(a, q, trigger_answer, v);
+	prompt_ask(a, q, trigger_answer, v);
 	return R_REDRAW;
 }
 
@@ -506,7 +507,7 @@ faults_action(struct app *a, void *data, enum action act)
 	switch (act) {
 	case ACT_UP:
 	case ACT_DOWN:
-		if (act == ACT_UP ? v->sc == 0 : v->sc + 1 == LAB_NSCENARIOS)
+		if (act == ACT_UP ? v->sc == 0 : v->sc + 1 == SCENARIO_COUNT)
 			return R_NONE;
 		v->sc = act == ACT_UP ? v->sc - 1 : v->sc + 1;
 		v->hist_top = 0;
@@ -520,7 +521,7 @@ faults_action(struct app *a, void *data, enum action act)
 		return R_REDRAW;
 	case ACT_HOME:
 	case ACT_END:
-		v->sc = act == ACT_HOME ? 0 : LAB_NSCENARIOS - 1;
+		v->sc = act == ACT_HOME ? 0 : SCENARIO_COUNT - 1;
 		v->hist_top = 0;
 		return R_REDRAW;
 	case ACT_PAGE_UP:
@@ -553,7 +554,7 @@ faults_click(struct app *a, void *data, int row, bool twice)
 	struct faults_view *v = data;
 	int s = row - 2;
 
-	if (s < 0 || s >= LAB_NSCENARIOS)
+	if (s < 0 || s >= SCENARIO_COUNT)
 		return R_NONE;
 	v->sc = (size_t)s;
 	v->hist_top = 0;
@@ -566,7 +567,7 @@ faults_status(struct app *a, void *data, char *buf, size_t len)
 	struct faults_view *v = data;
 
 	snprintf(buf, len, "%s %s chip %d %s %sH: host  A: action log  "
-	    "Left/Right: chip", lab_scenarios[v->sc], ui_glyph("·", "-"),
+	    "Left/Right: chip", scenario_table[v->sc].name, ui_glyph("·", "-"),
 	    v->chips[v->ch], ui_glyph("·", "-"), a->readonly ? "" :
 	    "t: trigger  ");
 }

@@ -79,7 +79,7 @@ finding_matches(size_t i, void *arg)
 		return true;
 	return app_filter_match(a, f->check) || app_filter_match(a,
 	    f->message) || app_filter_match(a, f->path) ||
-	    app_filter_match(a, severity_name(f->severity)) ||
+	    app_filter_match(a, finding_severity_name(f->severity)) ||
 	    app_filter_match(a, gate_owner(a, f->gate)) ||
 	    (f->gate >= 0 && app_filter_match(a, gate_table[f->gate].id));
 }
@@ -136,7 +136,7 @@ draw_finding(const struct board_finding *f, int y, int cols, bool sel)
 	x = 6;
 	ui_putf(stdscr, y, x, 7, sel ? base :
 	    (enum role)app_severity_role(f->severity), "%s",
-	    severity_name(f->severity));
+	    finding_severity_name(f->severity));
 	x += 8;
 	ui_put(stdscr, y, x, 20, base, f->check, true);
 	x += 21;
@@ -214,7 +214,7 @@ findings_action(struct app *a, void *data, enum action act)
 		v->min_sev = v->min_sev >= SEV_INFO ? -1 : v->min_sev + 1;
 		findings_refresh(a, v);
 		app_message(a, false, "showing %s", v->min_sev < 0 ?
-		    "every severity" : severity_name(v->min_sev));
+		    "every severity" : finding_severity_name(v->min_sev));
 		return R_REDRAW;
 	case ACT_OPEN:
 	case ACT_ENTER:
@@ -245,9 +245,13 @@ findings_status(struct app *a, void *data, char *buf, size_t len)
 	const char *dot = ui_glyph("·", "-");
 
 	(void)a;
-	snprintf(buf, len, "%zu of %zu findings %s sorted by %s (s) %s %s (e) "
-	    "%s o: open", v->list.nmap, v->norder, dot, sort_names[v->sort], dot,
-	    v->min_sev < 0 ? "all severities" : severity_name(v->min_sev), dot);
+	snprintf(buf, len,
+	    "%zu of %zu findings %s sorted by %s (s) %s %s (e) "
+	    "%s o: open",
+	    v->list.nmap, v->norder, dot, sort_names[v->sort], dot,
+	    v->min_sev < 0 ? "all severities"
+			   : finding_severity_name(v->min_sev),
+	    dot);
 }
 
 static const struct keybinding findings_keys[] = {

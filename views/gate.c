@@ -96,7 +96,7 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 		if (f->gate != d->gate || f->severity > SEV_STALE)
 			continue;
 		add(d, ROLE_HEADER, -1, "First failing check: %s (%s)", f->check,
-		    severity_name(f->severity));
+		    finding_severity_name(f->severity));
 		add(d, app_severity_role(f->severity), (int)i, "  %s",
 		    f->message);
 		if (f->path[0] != '\0')
@@ -214,8 +214,9 @@ gate_refresh(struct app *a, void *data)
 		f = &a->board.now.findings[i];
 		if (f->gate == d->gate)
 			add(d, app_severity_role(f->severity), (int)i,
-			    "  %-7s %-22s %s%s%s  %s", severity_name(f->severity),
-			    f->check, f->path, f->where[0] ? ":" : "", f->where,
+			    "  %-7s %-22s %s%s%s  %s",
+			    finding_severity_name(f->severity), f->check,
+			    f->path, f->where[0] ? ":" : "", f->where,
 			    f->message);
 	}
 	list_rebuild(&d->list, d->n, NULL, NULL);

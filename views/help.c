@@ -66,7 +66,7 @@ help_open(struct app *a, const void *arg)
 		add_table(h, from->keys);
 	}
 	add(h, xstrdup("Everywhere"), "", true);
-	add_table(h, global_keys);
+	add_table(h, action_global_keys);
 	add(h, xstrdup("Mouse"), "", true);
 	add(h, xstrdup("click"), "select a line (double-click opens it)", false);
 	add(h, xstrdup("wheel"), "scroll", false);

@@ -151,8 +151,9 @@ summary(json_t *o, const char *type, struct buf *b)
 			buf_addf(b, "signal %lld", (long long)
 			    json_integer_value(m));
 		else
-			buf_addf(b, "exit %lld", (long long)json_integer_value(
-			    json_object_get(o, "exit_code")));
+			buf_addf(b, "exit %lld",
+			    (long long)json_integer_value(
+				json_object_get(o, "exit_code")));
 	} else if (strcmp(type, "progress") == 0) {
 		buf_addf(b, "%s ", json_string_value(json_object_get(o,
 		    "phase")) ? json_string_value(json_object_get(o, "phase")) :
@@ -322,7 +323,7 @@ joblog_close(void *data)
 	size_t i;
 
 	if (v->rs != NULL)
-		rstream_cancel(v->rs);
+		transport_rstream_cancel(v->rs);
 	for (i = 0; i < v->n; i++)
 		free(v->lines[i].text);
 	free(v->lines);

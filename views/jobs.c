@@ -176,8 +176,9 @@ draw_row(struct jobs_view *v, const struct joblist_row *r, int y, int cols,
 	if (strcmp(r->state, "corrupt") == 0)
 		snprintf(age, sizeof age, "-");
 	else
-		job_format_age(r->age + (r->state[0] == 'r' ? job_now() -
-		    r->fetched : 0), age, sizeof age);
+		jobstore_format_age(r->age +
+			(r->state[0] == 'r' ? jobevent_now() - r->fetched : 0),
+		    age, sizeof age);
 	if (r->exit_code >= 0)
 		snprintf(ex, sizeof ex, "%d", r->exit_code);
 	else if (r->sig > 0)
@@ -290,7 +291,7 @@ ask_kill(struct app *a, struct jobs_view *v)
 	id = text_sanitize_str(r->id);
 	snprintf(q, sizeof q, "kill job %s on %s? type its id: ", id, r->host);
 	free(id);
-	app_ask(a, q, kill_answer, v);
+	prompt_ask(a, q, kill_answer, v);
 	return R_REDRAW;
 }
 

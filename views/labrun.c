@@ -9,7 +9,7 @@
 #include "views/core/ui.h"
 #include "views/labrun.h"
 
-/* The one question open at a time (app_ask keeps every key until it is
+/* The one question open at a time (prompt_ask keeps every key until it is
  * answered), so its context needs no allocation. */
 static struct {
 	int	 gate;
@@ -73,7 +73,7 @@ confirm(struct app *a)
 	spec.host = pending.host;
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
-	if (labmodel_command(a->labm, &spec, cmd, sizeof cmd, err,
+	if (labcmd_command(a->labm, &spec, cmd, sizeof cmd, err,
 	    sizeof err) != 0) {
 		app_message(a, true, "G%d: %s", pending.gate, err);
 		return;
@@ -81,7 +81,7 @@ confirm(struct app *a)
 	snprintf(q, sizeof q, "run G%d's %s on %.64s? [y/N]", pending.gate,
 	    pending.gate == 9 ? "24 h soak" : "golden + 8 faults",
 	    pending.host);
-	app_ask(a, q, confirm_answer, NULL);
+	prompt_ask(a, q, confirm_answer, NULL);
 }
 
 static void
@@ -141,7 +141,7 @@ labrun_gate(struct app *a, int gate)
 	}
 	snprintf(q, sizeof q, "run G%d's job on which host (%s, …)?", gate,
 	    hosts[0]);
-	app_ask(a, q, host_answer, NULL);
+	prompt_ask(a, q, host_answer, NULL);
 }
 
 bool

@@ -76,9 +76,9 @@ soak_job_now(const struct ljob *j)
 {
 	if (isnan(j->last_ts))
 		return NAN;
-	if (!ljob_live(j) || isnan(j->last_recv))
+	if (!labmodel_job_live(j) || isnan(j->last_recv))
 		return j->last_ts;
-	return j->last_ts + fmax(0, job_now() - j->last_recv);
+	return j->last_ts + fmax(0, jobevent_now() - j->last_recv);
 }
 
 /* Where the graphs end: the cursor, or now. */
@@ -134,7 +134,8 @@ find_chips(struct soak *v, const struct ljob *j)
 		v->chips[v->nchips++] = j->chips[i];
 	n = j->metrics != NULL ? metrics_count(j->metrics) : 0;
 	for (i = 0; i < n && v->nchips < SOAK_CHIPS_MAX; i++) {
-		if ((c = mseries_chip(metrics_series(j->metrics, i))) < 0)
+		if ((c = metricsview_series_chip(
+			 metrics_series(j->metrics, i))) < 0)
 			continue;
 		for (k = 0; k < v->nchips && v->chips[k] != c; k++)
 			;
@@ -183,7 +184,7 @@ lasts(struct mseries *const *s, size_t n, bool sum)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		mseries_totals(s[i], &tot);
+		metricsview_series_totals(s[i], &tot);
 		x = sum ? x + tot.last : fmax(x, tot.last);
 	}
 	return n > 0 ? x : NAN;
@@ -203,7 +204,7 @@ headline(struct soak *v, const struct ljob *j, const struct gdef *d,
 
 	age[0] = '\0';
 	for (i = 0; i < n; i++)
-		last = fmax(last, mseries_last_ts(v->sel[i]));
+		last = fmax(last, metricsview_series_last_ts(v->sel[i]));
 	if (isnan(v->cursor) && isfinite(last) && isfinite(now))
 		graph_fmt_dur(now - last, age, alen);
 	if (!isnan(v->cursor)) {
@@ -215,14 +216,14 @@ headline(struct soak *v, const struct ljob *j, const struct gdef *d,
 		snprintf(age, alen, "at cursor");
 	} else if (d->agg == AGG_LAT) {
 		n = soak_select(v, j, d->raw, false);
-		metrics_merge_window(v->sel, n, windows[v->win].w, &v->sk);
+		metricsview_merge_window(v->sel, n, windows[v->win].w, &v->sk);
 		x = sketch_quantile(&v->sk, 0.99);
 		graph_format(x, d->unit, a, sizeof a);
 		graph_format(sketch_quantile(&v->sk, 0.50), d->unit, b,
 		    sizeof b);
 		snprintf(val, vlen, "p99 %s p50 %s", a, b);
 	} else if (d->agg == AGG_RATE) {
-		x = metrics_mean(v->sel, n, windows[v->win].w, now);
+		x = metricsview_mean(v->sel, n, windows[v->win].w, now);
 		graph_format(x, d->unit, val, vlen);
 	} else {
 		x = lasts(v->sel, n, d->agg == AGG_SUM);
@@ -392,18 +393,18 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 	int pane;
 
 	if (j == NULL) {
-		soak_draw_none(a, top, cols);
+		soakpane_draw_none(a, top, cols);
 		return;
 	}
-	if (ljob_live(j) && v->timer == 0)
+	if (labmodel_job_live(j) && v->timer == 0)
 		v->timer = loop_add_timer(a->loop, SOAK_TICK_MS, tick, v);
 	if (j->metrics != NULL && isfinite(soak_job_now(j)))
 		metrics_tick(j->metrics, soak_job_now(j));
-	soak_draw_header(v, j, top, cols);
+	soakpane_draw_header(v, j, top, cols);
 	pane = v->pane ? rows / 3 > 3 ? rows / 3 : 3 : 0;
 	draw_grid(v, j, top + 3, rows - 3 - pane, cols);
 	if (pane > 0)
-		soak_draw_pane(v, j, top + rows - pane, pane, cols);
+		soakpane_draw_pane(v, j, top + rows - pane, pane, cols);
 }
 
 /* Step the cursor by a quarter of the zoom, never before the run. */
@@ -428,7 +429,7 @@ soak_action(struct app *a, void *data, enum action act)
 	struct ljob *j = current(v);
 
 	if (act == ACT_RUN)
-		return soak_ask_start(a);
+		return soakpane_ask_start(a);
 	if (j == NULL)
 		return R_NONE;
 	switch (act) {
@@ -453,7 +454,7 @@ soak_action(struct app *a, void *data, enum action act)
 		v->cursor = NAN;
 		return R_REDRAW;
 	default:
-		return soak_pane_action(a, v, j, act);
+		return soakpane_action(a, v, j, act);
 	}
 }
 

@@ -54,16 +54,17 @@ enum graph_unit	 soak_unit(const char *metric);
 
 /* soakpane.c.  The three header rows from y: state and elapsed time,
  * freshness and what is shown, the leak verdicts. */
-void		 soak_draw_header(struct soak *v, const struct ljob *j, int y,
+void		 soakpane_draw_header(struct soak *v, const struct ljob *j,
+	    int y,
 		    int cols);
 /* The alert journal in rows from y. */
-void		 soak_draw_pane(struct soak *v, const struct ljob *j, int y,
+void		 soakpane_draw_pane(struct soak *v, const struct ljob *j, int y,
 		    int rows, int cols);
 /* The journal's keys (A, a) and movement in it: a reaction. */
-int		 soak_pane_action(struct app *a, struct soak *v,
+int		 soakpane_action(struct app *a, struct soak *v,
 		    const struct ljob *j, enum action act);
 /* The screen before any soak has run from this console; the s key. */
-void		 soak_draw_none(struct app *a, int top, int cols);
-int		 soak_ask_start(struct app *a);
+void		 soakpane_draw_none(struct app *a, int top, int cols);
+int		 soakpane_ask_start(struct app *a);
 
 #endif

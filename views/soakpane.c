@@ -49,7 +49,7 @@ draw_elapsed(const struct ljob *j, int y, int x, int w)
 		    ROLE_PASS : ROLE_DIM, "%s%s ", c, el >= marks[i] ?
 		    ui_glyph("✔", "+") : ui_glyph("·", "-"));
 	}
-	if (!ljob_live(j) || !(el > 0) || el >= target)
+	if (!labmodel_job_live(j) || !(el > 0) || el >= target)
 		return x - x0;
 	/* Tool seconds per wall second so far (the simulator's scale). */
 	rate = el / fmax(j->last_recv - j->started, 1e-3);
@@ -68,11 +68,11 @@ static void
 draw_job(const struct ljob *j, int y, int cols)
 {
 	enum role r;
-	const char *g = app_job_glyph(ljob_state_name(j->state), &r);
+	const char *g = app_job_glyph(labmodel_job_state_name(j->state), &r);
 	int x = 1;
 
 	x += ui_putf(stdscr, y, x, cols - x, r, "%s %s", g,
-	    ljob_state_name(j->state));
+	    labmodel_job_state_name(j->state));
 	x += ui_putf(stdscr, y, x, cols - x, ROLE_NORMAL, "  ");
 	x += ui_put(stdscr, y, x, cols - x < SOAK_LABEL_W ? cols - x :
 	    SOAK_LABEL_W, ROLE_HEADER, j->label != NULL ? j->label : "soak",
@@ -90,10 +90,10 @@ draw_job(const struct ljob *j, int y, int cols)
 static void
 freshness(const struct ljob *j, char *buf, size_t len, enum role *r)
 {
-	double age = job_now() - j->last_recv;
+	double age = jobevent_now() - j->last_recv;
 	char c[32];
 
-	if (!ljob_live(j)) {
+	if (!labmodel_job_live(j)) {
 		*r = ROLE_DIM;
 		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,
 		    false, c, sizeof c);
@@ -179,13 +179,13 @@ leak_text(struct soak *v, const struct ljob *j, const char *name, char *buf,
 	char g[16], pct[32] = "";
 
 	for (i = 0; i < n; i++) {
-		mseries_leak(v->sel[i], &lv);
+		metrics_series_leak(v->sel[i], &lv);
 		if (!lv.evaluated)
 			continue;
 		if (!worst.evaluated || (lv.growing && !worst.growing) ||
 		    (lv.growing == worst.growing && lv.growth > worst.growth)) {
 			worst = lv;
-			wchip = mseries_chip(v->sel[i]);
+			wchip = metricsview_series_chip(v->sel[i]);
 		}
 	}
 	if (!worst.evaluated) {
@@ -224,7 +224,7 @@ draw_leak(struct soak *v, const struct ljob *j, int y, int cols)
 }
 
 void
-soak_draw_header(struct soak *v, const struct ljob *j, int y, int cols)
+soakpane_draw_header(struct soak *v, const struct ljob *j, int y, int cols)
 {
 	ui_fill(stdscr, y, 0, ROLE_NORMAL);
 	ui_fill(stdscr, y + 1, 0, ROLE_NORMAL);
@@ -267,7 +267,7 @@ draw_alert(const struct ljob *j, const struct alert *al, int y, int cols,
 }
 
 void
-soak_draw_pane(struct soak *v, const struct ljob *j, int y, int rows,
+soakpane_draw_pane(struct soak *v, const struct ljob *j, int y, int rows,
     int cols)
 {
 	size_t n = j->alerts != NULL ? alerts_count(j->alerts) : 0, i;
@@ -298,7 +298,7 @@ soak_draw_pane(struct soak *v, const struct ljob *j, int y, int rows,
  * the bottom, as in a log); a acknowledges the selected one; the movement
  * keys move in it while it is shown. */
 int
-soak_pane_action(struct app *a, struct soak *v, const struct ljob *j,
+soakpane_action(struct app *a, struct soak *v, const struct ljob *j,
     enum action act)
 {
 	size_t i = list_selected(&v->alerts);
@@ -344,7 +344,7 @@ start_blocked(const struct app *a)
 }
 
 void
-soak_draw_none(struct app *a, int top, int cols)
+soakpane_draw_none(struct app *a, int top, int cols)
 {
 	const char *why = start_blocked(a);
 	int x = 2;
@@ -401,7 +401,7 @@ start_answer(struct app *a, const char *answer, void *arg)
 
 /* The s key: one soak at a time, its duration asked in the status bar. */
 int
-soak_ask_start(struct app *a)
+soakpane_ask_start(struct app *a)
 {
 	const char *why = start_blocked(a);
 	const struct ljob *j;
@@ -411,11 +411,11 @@ soak_ask_start(struct app *a)
 		return R_REDRAW;
 	}
 	j = labmodel_latest(a->labm, LJOB_SOAK, NULL);
-	if (j != NULL && ljob_live(j)) {
+	if (j != NULL && labmodel_job_live(j)) {
 		app_message(a, true, "a soak is already running on %s",
 		    j->host);
 		return R_REDRAW;
 	}
-	app_ask(a, "soak for how long? 1h, 8h or 24h: ", start_answer, NULL);
+	prompt_ask(a, "soak for how long? 1h, 8h or 24h: ", start_answer, NULL);
 	return R_REDRAW;
 }

@@ -37,7 +37,8 @@ struct view_ops {
 	int	 (*action)(struct app *, void *data, enum action a);
 	/* The board was re-evaluated or the filter changed. */
 	void	 (*update)(struct app *, void *data);
-	/* A mouse click on row `row` of the view's area (0-based); may be NULL. */
+	/* A mouse click on row `row` of the view's area (0-based); may be
+	 * NULL. */
 	int	 (*click)(struct app *, void *data, int row, bool twice);
 	/* One line for the status bar (counts, sort order) into buf; may be
 	 * NULL. */

@@ -434,7 +434,7 @@ sim_inspect(struct sim *s)
 
 	sim_log(s, "info", "CreateVDevice: chip %d", s->o.chips[0]);
 	if (sim_tree_hash(s, &t, err, sizeof err) == -1) {
-		tree_release(&t);
+		hashtree_release(&t);
 		return sim_fail(s, "%s", err);
 	}
 	for (i = 0; i < t.nfiles; i++)
@@ -457,6 +457,6 @@ sim_inspect(struct sim *s)
 	if (s->have_context)
 		json_object_set_new(summary, "max_context",
 		    json_integer(s->max_context));
-	tree_release(&t);
+	hashtree_release(&t);
 	return sim_result(s, "pass", summary, NULL);
 }

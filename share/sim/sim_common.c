@@ -381,10 +381,10 @@ load_source(struct sim *s)
 	char err[256], *data;
 	size_t size;
 
-	if (ws_open(&ws, s->ws, err, sizeof err) == -1)
+	if (workspace_open(&ws, s->ws, err, sizeof err) == -1)
 		return;
-	if (ws_read(&ws, SOURCE_MANIFEST, DOC_MAX_BYTES, &data, &size, err,
-	    sizeof err) == WS_OK) {
+	if (workspace_read(&ws, SOURCE_MANIFEST, DOC_MAX_BYTES, &data, &size,
+		err, sizeof err) == WS_OK) {
 		if (doc_parse_json(&d, data, size, &de) == 0) {
 			read_source(s, d.root);
 			doc_release(&d);
@@ -395,7 +395,7 @@ load_source(struct sim *s)
 		free(data);
 	} else
 		errbuf_set(s->source_msg, sizeof s->source_msg, "%s", err);
-	ws_close(&ws);
+	workspace_close(&ws);
 }
 
 int
@@ -429,13 +429,13 @@ int
 sim_tree_hash(struct sim *s, struct tree *t, char *err, size_t len)
 {
 	struct hasher_opts ho = { .use_cache = !s->o.no_cache };
-	struct hasher *h = hasher_new(&ho);
+	struct hasher *h = hash_new(&ho);
 	int rc;
 
-	if ((rc = hasher_tree(h, s->calbin, s->ws, t)) == -1)
+	if ((rc = hashtree_hash(h, s->calbin, s->ws, t)) == -1)
 		errbuf_set(err, len, "cannot hash calbin '%s': %s", s->calbin,
 		    t->err);
-	hasher_free(h);
+	hash_free(h);
 	return rc;
 }
 
@@ -544,7 +544,7 @@ sim_write_json(const char *path, json_t *o, char *err, size_t len)
 	data = xasprintf("%s\n", text);
 	free(text);
 	/* Artifacts are for the whole team to read: 0644, not private. */
-	rc = file_replace(path, data, strlen(data), 0644, true, err, len);
+	rc = fileio_replace(path, data, strlen(data), 0644, true, err, len);
 	free(data);
 	return rc;
 }

@@ -122,7 +122,7 @@ sim_fault(struct sim *s)
 		return sim_fail(s, "no fault scenario '%s' (runbook §11.3)",
 		    s->o.scenario);
 	if (sim_tree_hash(s, &t, err, sizeof err) == -1) {
-		tree_release(&t);
+		hashtree_release(&t);
 		return sim_fail(s, "%s", err);
 	}
 	sim_log(s, "info", "CreateVDevice chip %d; CreateCalbin tree %.12s…",
@@ -149,7 +149,7 @@ sim_fault(struct sim *s)
 		    rel));
 	}
 	json_decref(doc);
-	tree_release(&t);
+	hashtree_release(&t);
 	free(rel);
 	free(path);
 	return rc;

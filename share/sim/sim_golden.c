@@ -28,8 +28,8 @@ default_cases(const struct sim *s, struct golden *g)
 	    pairs[nitems(prefill) * nitems(decode)][2];
 	size_t i;
 
-	g->n = capped_pairs(prefill, nitems(prefill), decode, nitems(decode),
-	    s->max_context, pairs);
+	g->n = gate_capped_pairs(prefill, nitems(prefill), decode,
+	    nitems(decode), s->max_context, pairs);
 	for (i = 0; i < g->n; i++) {
 		g->c[i].prefill = pairs[i][0];
 		g->c[i].decode = pairs[i][1];
@@ -265,7 +265,7 @@ sim_golden(struct sim *s)
 		return sim_fail(s, "%s", err);
 	}
 	if (sim_tree_hash(s, &t, err, sizeof err) == -1) {
-		tree_release(&t);
+		hashtree_release(&t);
 		free(g);
 		return sim_fail(s, "%s", err);
 	}
@@ -287,7 +287,7 @@ sim_golden(struct sim *s)
 	else
 		rc = finish(s, doc, g->n, matched, t.hex);
 	json_decref(doc);
-	tree_release(&t);
+	hashtree_release(&t);
 	free(g);
 	return rc;
 }

@@ -246,21 +246,20 @@ sample(struct soak *k)
 		    0.6 * rng_gauss(&k->env);
 		power = 36.0 + 2.0 * warm + 3.0 * rng_uniform(&k->env) +
 		    0.1 * (temp - 60.0);
-		series_add(&k->rss, s->now, round(rss));
-		series_add(&k->dev, s->now, round(dev));
+		soakstats_series_add(&k->rss, s->now, round(rss));
+		soakstats_series_add(&k->dev, s->now, round(dev));
 		ev = sim_event(s, "metric");
 		json_object_set_new(ev, "chip", json_integer(c->id));
-		json_object_set_new(ev, "values", json_pack(
-		    "{sIsIsIsIsIsfsfsIsI}",
-		    "rss_bytes", (json_int_t)round(rss),
-		    "device_mem_bytes", (json_int_t)round(dev),
-		    "kv_used", (json_int_t)(900 + 2600 * rng_uniform(&k->env)),
-		    "kv_capacity", k->kv_capacity,
-		    "pool_used", (json_int_t)(40 + 24 * rng_uniform(&k->env)),
-		    "temp_c", round(temp * 10) / 10,
-		    "power_w", round(power * 10) / 10,
-		    "errors", (json_int_t)c->errors,
-		    "resets", (json_int_t)c->resets));
+		json_object_set_new(ev, "values",
+		    json_pack("{sIsIsIsIsIsfsfsIsI}", "rss_bytes",
+			(json_int_t)round(rss), "device_mem_bytes",
+			(json_int_t)round(dev), "kv_used",
+			(json_int_t)(900 + 2600 * rng_uniform(&k->env)),
+			"kv_capacity", k->kv_capacity, "pool_used",
+			(json_int_t)(40 + 24 * rng_uniform(&k->env)), "temp_c",
+			round(temp * 10) / 10, "power_w",
+			round(power * 10) / 10, "errors", (json_int_t)c->errors,
+			"resets", (json_int_t)c->resets));
 		sim_emit(s, ev);
 	}
 }
@@ -303,7 +302,7 @@ leak_json(struct series *sr, const char *name, json_t *reasons)
 	struct leak_verdict lv;
 	char *why;
 
-	leak_rule(sr, &lv);
+	soakstats_leak_rule(sr, &lv);
 	if (lv.evaluated && lv.growing) {
 		why = xasprintf("%s grows %.1f MiB (threshold %.1f MiB)", name,
 		    lv.growth / 1048576.0, lv.threshold / 1048576.0);
@@ -344,10 +343,10 @@ add_stats(struct soak *k, json_t *o, json_t *reasons)
 		reason(reasons, "no successful request");
 		return;
 	}
-	t50 = nearest_rank(k->ttft, k->nlat, 0.50);
-	t99 = nearest_rank(k->ttft, k->nlat, 0.99);
-	p50 = nearest_rank(k->tpot, k->nlat, 0.50);
-	p99 = nearest_rank(k->tpot, k->nlat, 0.99);
+	t50 = soakstats_nearest_rank(k->ttft, k->nlat, 0.50);
+	t99 = soakstats_nearest_rank(k->ttft, k->nlat, 0.99);
+	p50 = soakstats_nearest_rank(k->tpot, k->nlat, 0.50);
+	p99 = soakstats_nearest_rank(k->tpot, k->nlat, 0.99);
 	json_object_set_new(o, "ttft_ms_p50", json_real(t50));
 	json_object_set_new(o, "ttft_ms_p99", json_real(t99));
 	json_object_set_new(o, "tpot_ms_p50", json_real(p50));
@@ -575,11 +574,11 @@ soak(struct sim *s, const char *run, const struct paths *p)
 
 	if (sim_tree_hash(s, &t, err, sizeof err) == -1 ||
 	    load_matrix(s, err, sizeof err) == -1) {
-		tree_release(&t);
+		hashtree_release(&t);
 		return sim_fail(s, "%s", err);
 	}
 	if (s->o.rate * s->o.duration_s > MAX_REQUESTS) {
-		tree_release(&t);
+		hashtree_release(&t);
 		return sim_fail(s, "%.0f requests are too many to keep for exact "
 		    "percentiles (at most %.0f): lower --rate or --duration",
 		    s->o.rate * s->o.duration_s, MAX_REQUESTS);
@@ -598,10 +597,10 @@ soak(struct sim *s, const char *run, const struct paths *p)
 	rc = finish(k, p, t.hex, !done);
 	free(k->ttft);
 	free(k->tpot);
-	series_release(&k->rss);
-	series_release(&k->dev);
+	soakstats_series_release(&k->rss);
+	soakstats_series_release(&k->dev);
 	free(k);
-	tree_release(&t);
+	hashtree_release(&t);
 	return rc;
 }
 

@@ -55,7 +55,7 @@ doc_parse_json(struct doc *d, const char *data, size_t len,
 }
 
 char *
-ptr_key(const char *base, const char *key)
+doc_ptr_key(const char *base, const char *key)
 {
 	struct buf b = BUF_INIT;
 	const char *p;
@@ -74,7 +74,7 @@ ptr_key(const char *base, const char *key)
 }
 
 char *
-ptr_index(const char *base, size_t index)
+doc_ptr_index(const char *base, size_t index)
 {
 	return xasprintf("%s/%zu", strcmp(base, "/") == 0 ? "" : base, index);
 }
@@ -270,8 +270,8 @@ next_ptr(struct builder *b)
 		return xstrdup("");
 	f = &b->stack[b->depth - 1];
 	if (json_is_array(f->node))
-		return ptr_index(f->ptr, json_array_size(f->node));
-	return ptr_key(f->ptr, f->key);
+		return doc_ptr_index(f->ptr, json_array_size(f->node));
+	return doc_ptr_key(f->ptr, f->key);
 }
 
 /* Hang a finished value (stolen) under the top frame, or make it the root. */

@@ -58,7 +58,7 @@ const char *doc_where(const struct doc *d, const char *pointer, char *buf,
 
 /* Append one reference token to a JSON pointer (escaping ~ and /); the
  * result is a new string owned by the caller. */
-char	*ptr_key(const char *base, const char *key);
-char	*ptr_index(const char *base, size_t index);
+char	*doc_ptr_key(const char *base, const char *key);
+char	*doc_ptr_index(const char *base, size_t index);
 
 #endif

@@ -10,7 +10,7 @@
 #include "base/fileio.h"
 
 int
-write_full(int fd, const void *data, size_t len)
+fileio_write_full(int fd, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	ssize_t n;
@@ -28,7 +28,7 @@ write_full(int fd, const void *data, size_t len)
 }
 
 int
-read_full(int fd, void *data, size_t len)
+fileio_read_full(int fd, void *data, size_t len)
 {
 	unsigned char *p = data;
 	ssize_t n;
@@ -67,7 +67,7 @@ sync_parent(const char *path)
 }
 
 int
-file_replace(const char *path, const void *data, size_t len, mode_t mode,
+fileio_replace(const char *path, const void *data, size_t len, mode_t mode,
     bool sync, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
@@ -86,7 +86,7 @@ file_replace(const char *path, const void *data, size_t len, mode_t mode,
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, mode) == 0 && write_full(fd, data, len) == 0 &&
+	if (fchmod(fd, mode) == 0 && fileio_write_full(fd, data, len) == 0 &&
 	    (!sync || fsync(fd) == 0) && close(fd) == 0) {
 		fd = -1;
 		if (rename(tmp, path) == 0) {
@@ -139,13 +139,13 @@ copy_file(const char *from, const char *to, char *err, size_t errlen)
 	chunk = xmalloc(COPY_CHUNK);
 	for (left = st.st_size; left > 0; left -= (off_t)n) {
 		n = left > COPY_CHUNK ? COPY_CHUNK : (size_t)left;
-		if (read_full(in, chunk, n) != 0) {
+		if (fileio_read_full(in, chunk, n) != 0) {
 			errbuf_set(err, errlen, "cannot read '%s': %s", from,
 			    errno == EIO ? "it shrank while being copied" :
 			    strerror(errno));
 			goto out;
 		}
-		if (write_full(out, chunk, n) != 0) {
+		if (fileio_write_full(out, chunk, n) != 0) {
 			errbuf_set(err, errlen, "cannot write '%s': %s", to,
 			    strerror(errno));
 			goto out;

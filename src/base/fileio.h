@@ -15,8 +15,8 @@
 
 /* Write or read exactly len bytes, retrying on EINTR and short counts;
  * 0, or -1 with errno (EIO for an early end of file on read). */
-int	 write_full(int fd, const void *data, size_t len);
-int	 read_full(int fd, void *data, size_t len);
+int	 fileio_write_full(int fd, const void *data, size_t len);
+int	 fileio_read_full(int fd, void *data, size_t len);
 
 /*
  * Replace path with data: a hidden temporary file in the same folder,
@@ -25,7 +25,7 @@ int	 read_full(int fd, void *data, size_t len);
  * (state that is only a hint, written from the console's one thread) no
  * call waits on the disk.  0, or -1 with err set and no temporary left.
  */
-int	 file_replace(const char *path, const void *data, size_t len,
+int	 fileio_replace(const char *path, const void *data, size_t len,
 	    mode_t mode, bool sync, char *err, size_t errlen);
 
 /*

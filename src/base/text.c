@@ -10,7 +10,7 @@
 #include "base/text.h"
 
 size_t
-utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+text_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {
 	uint32_t c;
 	size_t n, i;
@@ -47,7 +47,7 @@ utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 }
 
 bool
-utf8_valid(const char *s, size_t len)
+text_utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	uint32_t cp;
@@ -56,7 +56,7 @@ utf8_valid(const char *s, size_t len)
 	while (i < len) {
 		if (p[i] == 0)
 			return false;
-		if ((n = utf8_decode(p + i, len - i, &cp)) == 0)
+		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0)
 			return false;
 		i += n;
 	}
@@ -113,7 +113,7 @@ sanitize_into(struct buf *out, const unsigned char *p, size_t len,
 	bool fits = true;
 
 	while (i < len && fits) {
-		n = utf8_decode(p + i, len - i, &cp);
+		n = text_utf8_decode(p + i, len - i, &cp);
 		if (n == 0) {
 			snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
 			fits = emit(out, tmp, 4, 4, &width, limit);

@@ -28,9 +28,10 @@ char	*text_sanitize_str(const char *s);
 json_t	*text_json(const char *s);
 
 /* Decode one UTF-8 code point at s (len bytes left); returns its length or
- * 0 when the bytes there are not valid UTF-8 (overlong, surrogate, > U+10FFFF). */
-size_t	 utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
+ * 0 when the bytes there are not valid UTF-8 (overlong, surrogate,
+ * > U+10FFFF). */
+size_t	 text_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
 /* True when the len bytes at s are valid UTF-8 with no NUL byte. */
-bool	 utf8_valid(const char *s, size_t len);
+bool	 text_utf8_valid(const char *s, size_t len);
 
 #endif

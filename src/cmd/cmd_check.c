@@ -116,7 +116,8 @@ exit_status(const struct eval *ev, const struct gate_filter *f)
 	size_t i;
 
 	for (i = 0; i < GATE_COUNT; i++)
-		if (gate_filter_has(f, (int)i) && ev->gates[i].status != GS_PASS)
+		if (report_filter_has(f, (int)i) &&
+		    ev->gates[i].status != GS_PASS)
 			return 1;
 	return 0;
 }
@@ -157,18 +158,20 @@ stream_findings(struct stream *s, const struct eval *ev,
 	size_t i, k;
 
 	for (i = 0; i < ev->project.n; i++)
-		emit(s, "finding", clipped(finding_json(&ev->project.v[i],
-		    "project")));
+		emit(s, "finding",
+		    clipped(report_finding_json(&ev->project.v[i], "project")));
 	for (i = 0; i < GATE_COUNT; i++) {
-		if (!gate_filter_has(f, (int)i))
+		if (!report_filter_has(f, (int)i))
 			continue;
 		gr = &ev->gates[i];
 		for (k = 0; k < gr->findings.n; k++)
-			emit(s, "finding", clipped(finding_json(&gr->findings.v[k],
-			    gr->def->id)));
+			emit(s, "finding",
+			    clipped(report_finding_json(
+				&gr->findings.v[k], gr->def->id)));
 		for (k = 0; k < gr->ninputs; k++)
-			emit(s, "input", clipped(input_json(&gr->inputs[k],
-			    gr->def->id)));
+			emit(s, "input",
+			    clipped(report_input_json(
+				&gr->inputs[k], gr->def->id)));
 	}
 }
 
@@ -256,7 +259,7 @@ cmd_check(int argc, char **argv)
 		eo.progress = stream_progress;
 		eo.progress_arg = &st;
 	}
-	if (eval_run(&ev, argv[idx], &eo, err, sizeof err) != 0) {
+	if (gate_eval_run(&ev, argv[idx], &eo, err, sizeof err) != 0) {
 		if (mode == 's')
 			emit(&st, "result", json_pack("{s:s,s:{s:s},s:[]}",
 			    "status", "error", "summary", "message", err,
@@ -279,7 +282,7 @@ cmd_check(int argc, char **argv)
 	} else
 		report_text(stdout, &ev, tickets, &filter, colour != 0);
 	tickets_release(tickets);
-	eval_release(&ev);
+	gate_eval_release(&ev);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "calops: cannot write the report: %s\n",
 		    strerror(errno));

@@ -81,12 +81,12 @@ hash_folder(struct hasher *h, const char *path, bool list)
 	size_t i, len = strlen(path);
 	char *msg;
 
-	if (hasher_tree(h, path, NULL, &t) != 0) {
+	if (hashtree_hash(h, path, NULL, &t) != 0) {
 		fflush(stdout);
 		msg = text_sanitize_str(t.err);
 		fprintf(stderr, "calops: %s\n", msg);
 		free(msg);
-		tree_release(&t);
+		hashtree_release(&t);
 		return -1;
 	}
 	if (list) {
@@ -97,7 +97,7 @@ hash_folder(struct hasher *h, const char *path, bool list)
 	} else
 		print_line(t.hex, path, len > 0 && path[len - 1] == '/' ?
 		    "" : "/");
-	tree_release(&t);
+	hashtree_release(&t);
 	return 0;
 }
 
@@ -163,7 +163,7 @@ struct arg {
 
 /* Hash the regular files among the arguments in one parallel batch. */
 static void
-hash_files(struct hasher *h, struct arg *args, size_t n)
+hash_args(struct hasher *h, struct arg *args, size_t n)
 {
 	const char **files = xcalloc(n, sizeof *files);
 	struct hash_result *res = xcalloc(n, sizeof *res);
@@ -176,7 +176,7 @@ hash_files(struct hasher *h, struct arg *args, size_t n)
 			files[m++] = args[i].path;
 		}
 	}
-	hasher_files(h, m, files, res);
+	hash_files(h, m, files, res);
 	for (i = 0; i < m; i++)
 		args[index[i]].res = res[i];
 	free(index);
@@ -228,13 +228,13 @@ cmd_hash(int argc, char **argv)
 		if (stat(args[i].path, &args[i].st) != 0)
 			args[i].staterr = errno;
 	}
-	h = hasher_new(&opts);
-	hash_files(h, args, n);
+	h = hash_new(&opts);
+	hash_args(h, args, n);
 	for (i = 0; i < n; i++) {
 		if (hash_arg(h, &args[i], list) != 0)
 			rc = 1;
 	}
-	hasher_free(h);
+	hash_free(h);
 	free(args);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "calops: cannot write the output: %s\n",

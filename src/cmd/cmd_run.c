@@ -59,13 +59,13 @@ cmd_run(int argc, char **argv)
 		fputs(run_usage, stderr);
 		return 2;
 	}
-	if (spec.id != NULL && !job_id_valid(spec.id)) {
+	if (spec.id != NULL && !jobstore_id_valid(spec.id)) {
 		fprintf(stderr, "calops: invalid job id '%s' (letters, digits, "
 		    "'.', '_', '-', at most %d, no leading '.')\n", spec.id,
 		    JOB_ID_MAX);
 		return 2;
 	}
-	if ((root = job_root(jobs, true, err, sizeof err)) == NULL) {
+	if ((root = jobstore_root(jobs, true, err, sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s\n", err);
 		return 1;
 	}

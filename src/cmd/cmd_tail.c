@@ -72,12 +72,13 @@ pump(struct tail *t)
 	bool is_end;
 	int rc = 0;
 
-	while (!t->end && (rc = job_reader_next(&t->rd, &line, &len)) > 0) {
+	while (
+	    !t->end && (rc = jobevent_reader_next(&t->rd, &line, &len)) > 0) {
 		if (rc == 2) {
 			snprintf(why, sizeof why, "longer than %u bytes",
 			    JOB_READ_MAX);
 			report(t, why);
-		} else if (job_event_check(line, len, &seq, &is_end, why,
+		} else if (jobevent_check(line, len, &seq, &is_end, why,
 		    sizeof why) != 0)
 			report(t, why);
 		else if (seq <= t->last) {
@@ -114,10 +115,10 @@ check_job(struct tail *t)
 	char err[512];
 	int state;
 
-	state = job_look(t->root, t->id, &r, err, sizeof err);
-	job_record_release(&r);
+	state = jobstore_look(t->root, t->id, &r, err, sizeof err);
+	jobstore_record_release(&r);
 	if (state == JOB_RUNNING ||
-	    (state == JOB_CORRUPT && job_supervisor_alive(t->dir)))
+	    (state == JOB_CORRUPT && jobstore_supervisor_alive(t->dir)))
 		return 0;
 	/* Ended or gone: the end event, if any, is written by now. */
 	if (pump(t) != 0)
@@ -258,17 +259,17 @@ cmd_tail(int argc, char **argv)
 	t.rd.fd = -1;
 	if (parse_args(argc, argv, &t, &jobs, &follow_it) != 0)
 		return 2;
-	if (!job_id_valid(t.id)) {
+	if (!jobstore_id_valid(t.id)) {
 		fprintf(stderr, "calops: no job '%s'\n", t.id);
 		return 1;
 	}
-	if ((t.root = job_root(jobs, false, err, sizeof err)) == NULL) {
+	if ((t.root = jobstore_root(jobs, false, err, sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s\n", err);
 		return 1;
 	}
 	t.dir = xasprintf("%s/%s", t.root, t.id);
 	path = xasprintf("%s/events.jsonl", t.dir);
-	if (job_reader_open(&t.rd, path) != 0) {
+	if (jobevent_reader_open(&t.rd, path) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			fprintf(stderr, "calops: no job '%s'\n", t.id);
 		else
@@ -276,12 +277,12 @@ cmd_tail(int argc, char **argv)
 			    strerror(errno));
 		rc = 1;
 	} else {
-		job_reader_seek(&t.rd, t.from);
+		jobevent_reader_seek(&t.rd, t.from);
 		rc = pump(&t) != 0 ? 1 : 0;
 		if (rc == 0 && follow_it && !t.end)
 			rc = follow(&t);
 	}
-	job_reader_close(&t.rd);
+	jobevent_reader_close(&t.rd);
 	free(path);
 	free(t.dir);
 	free(t.root);

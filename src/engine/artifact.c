@@ -43,7 +43,7 @@ find_artifact(struct eval *ev, const char *rel)
 }
 
 struct artifact *
-eval_artifact(struct eval *ev, const char *rel, bool parse)
+artifact_eval(struct eval *ev, const char *rel, bool parse)
 {
 	struct artifact *a = find_artifact(ev, rel);
 	struct doc_error de = { "", "" };
@@ -56,8 +56,8 @@ eval_artifact(struct eval *ev, const char *rel, bool parse)
 	a = xcalloc(1, sizeof *a);
 	ev->artifacts[ev->nartifacts++] = a;
 	a->rel = xstrdup(rel);
-	a->status = ws_read(&ev->ws, rel, DOC_MAX_BYTES, &a->data, &a->size,
-	    a->msg, sizeof a->msg);
+	a->status = workspace_read(&ev->ws, rel, DOC_MAX_BYTES, &a->data,
+	    &a->size, a->msg, sizeof a->msg);
 	if (a->status == WS_OK)
 		hash_bytes(a->data, a->size, a->hex);
 	if (a->status != WS_OK || !parse)
@@ -77,7 +77,7 @@ eval_artifact(struct eval *ev, const char *rel, bool parse)
 }
 
 void
-gate_note_input(struct gate_result *gr, const char *rel, const char *hex)
+artifact_note_input(struct gate_result *gr, const char *rel, const char *hex)
 {
 	struct gate_input *in;
 	struct stat st;
@@ -92,7 +92,8 @@ gate_note_input(struct gate_result *gr, const char *rel, const char *hex)
 	in = &gr->inputs[gr->ninputs++];
 	memset(in, 0, sizeof *in);
 	in->rel = xstrdup(rel);
-	in->present = ws_locate(&gr->ev->ws, rel, &st, msg, sizeof msg) == WS_OK;
+	in->present = workspace_locate(
+			  &gr->ev->ws, rel, &st, msg, sizeof msg) == WS_OK;
 	if (in->present) {
 		in->size = (uint64_t)st.st_size;
 		in->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
@@ -103,11 +104,11 @@ gate_note_input(struct gate_result *gr, const char *rel, const char *hex)
 }
 
 const struct artifact *
-gate_doc(struct gate_result *gr, const char *rel)
+artifact_doc(struct gate_result *gr, const char *rel)
 {
-	struct artifact *a = eval_artifact(gr->ev, rel, true);
+	struct artifact *a = artifact_eval(gr->ev, rel, true);
 
-	gate_note_input(gr, rel, a->hex);
+	artifact_note_input(gr, rel, a->hex);
 	if (a->status == WS_ABSENT)
 		return NULL;
 	if (a->status != WS_OK || !a->parsed) {
@@ -118,11 +119,11 @@ gate_doc(struct gate_result *gr, const char *rel)
 }
 
 const struct artifact *
-gate_raw(struct gate_result *gr, const char *rel)
+artifact_raw(struct gate_result *gr, const char *rel)
 {
-	struct artifact *a = eval_artifact(gr->ev, rel, false);
+	struct artifact *a = artifact_eval(gr->ev, rel, false);
 
-	gate_note_input(gr, rel, a->hex);
+	artifact_note_input(gr, rel, a->hex);
 	if (a->status == WS_ABSENT)
 		return NULL;
 	if (a->status != WS_OK) {
@@ -138,7 +139,8 @@ static const struct artifact *
 needed(struct gate_result *gr, const struct artifact *a, const char *rel,
     const char *check, enum severity sev, const char *fmt, va_list ap)
 {
-	if (a == NULL && eval_artifact(gr->ev, rel, false)->status == WS_ABSENT) {
+	if (a == NULL &&
+	    artifact_eval(gr->ev, rel, false)->status == WS_ABSENT) {
 		char *msg = xvasprintf(fmt, ap);
 
 		gate_add(gr, sev, check, rel, "", "%s", msg);
@@ -148,10 +150,10 @@ needed(struct gate_result *gr, const struct artifact *a, const char *rel,
 }
 
 const struct artifact *
-gate_doc_needed(struct gate_result *gr, const char *rel, const char *check,
+artifact_doc_needed(struct gate_result *gr, const char *rel, const char *check,
     enum severity sev, const char *fmt, ...)
 {
-	const struct artifact *a = gate_doc(gr, rel);
+	const struct artifact *a = artifact_doc(gr, rel);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -161,10 +163,10 @@ gate_doc_needed(struct gate_result *gr, const char *rel, const char *check,
 }
 
 const struct artifact *
-gate_raw_needed(struct gate_result *gr, const char *rel, const char *check,
+artifact_raw_needed(struct gate_result *gr, const char *rel, const char *check,
     enum severity sev, const char *fmt, ...)
 {
-	const struct artifact *a = gate_raw(gr, rel);
+	const struct artifact *a = artifact_raw(gr, rel);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -174,11 +176,11 @@ gate_raw_needed(struct gate_result *gr, const char *rel, const char *check,
 }
 
 const struct artifact *
-gate_input(struct gate_result *gr, const char *rel, const char *check)
+artifact_input(struct gate_result *gr, const char *rel, const char *check)
 {
-	struct artifact *a = eval_artifact(gr->ev, rel, true);
+	struct artifact *a = artifact_eval(gr->ev, rel, true);
 
-	gate_note_input(gr, rel, a->hex);
+	artifact_note_input(gr, rel, a->hex);
 	if (a->status == WS_OK && a->parsed)
 		return a;
 	gate_add(gr, SEV_WARN, check, rel, "",
@@ -188,13 +190,14 @@ gate_input(struct gate_result *gr, const char *rel, const char *check)
 }
 
 bool
-gate_exists(struct gate_result *gr, const char *rel, struct stat *st)
+artifact_exists(struct gate_result *gr, const char *rel, struct stat *st)
 {
 	struct stat sb;
 	char msg[320], *check;
 	enum ws_status s;
 
-	s = ws_locate(&gr->ev->ws, rel, st != NULL ? st : &sb, msg, sizeof msg);
+	s = workspace_locate(
+	    &gr->ev->ws, rel, st != NULL ? st : &sb, msg, sizeof msg);
 	if (s == WS_OUTSIDE) {
 		check = gate_check_id(gr, "path");
 		gate_add(gr, SEV_ERROR, check, rel, "", "%s", msg);
@@ -204,13 +207,13 @@ gate_exists(struct gate_result *gr, const char *rel, struct stat *st)
 }
 
 int
-gate_join(struct gate_result *gr, const char *from, const char *where,
+artifact_join(struct gate_result *gr, const char *from, const char *where,
     const char *ref, char **rel)
 {
 	char msg[320], *check;
 	int rc;
 
-	rc = ws_join(from, ref, rel, msg, sizeof msg);
+	rc = workspace_join(from, ref, rel, msg, sizeof msg);
 	if (rc == -1) {
 		check = gate_check_id(gr, "path");
 		gate_add(gr, SEV_ERROR, check, from, where, "%s", msg);
@@ -220,7 +223,7 @@ gate_join(struct gate_result *gr, const char *from, const char *where,
 }
 
 int
-gate_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1],
+artifact_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1],
     char *err, size_t errlen)
 {
 	struct hash_result res;
@@ -229,15 +232,15 @@ gate_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1],
 	char *abs;
 
 	hex[0] = '\0';
-	s = ws_locate(&gr->ev->ws, rel, &st, err, errlen);
+	s = workspace_locate(&gr->ev->ws, rel, &st, err, errlen);
 	if (s == WS_OK && !S_ISREG(st.st_mode)) {
 		errbuf_set(err, errlen, "'%s' is not a regular file", rel);
 		return -1;
 	}
 	if (s != WS_OK)
 		return -1;
-	abs = ws_abs(&gr->ev->ws, rel);
-	if (hasher_file(gr->ev->hasher, abs, &res) != 0) {
+	abs = workspace_abs(&gr->ev->ws, rel);
+	if (hash_file(gr->ev->hasher, abs, &res) != 0) {
 		errbuf_set(err, errlen, "cannot read '%s': %s", rel,
 		    strerror(res.err));
 		free(abs);
@@ -245,12 +248,12 @@ gate_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1],
 	}
 	free(abs);
 	memcpy(hex, res.hex, sizeof res.hex);
-	gate_note_input(gr, rel, hex);
+	artifact_note_input(gr, rel, hex);
 	return 0;
 }
 
 const struct tree *
-gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
+artifact_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 {
 	struct eval *ev = gr->ev;
 	struct tree *t;
@@ -261,15 +264,15 @@ gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 	for (i = 0; i < ev->ntrees; i++)
 		if (strcmp(ev->tree_paths[i], rel) == 0)
 			goto found;
-	if (ws_locate(&ev->ws, rel, &st, err, errlen) != WS_OK)
+	if (workspace_locate(&ev->ws, rel, &st, err, errlen) != WS_OK)
 		return NULL;
 	if (!S_ISDIR(st.st_mode)) {
 		errbuf_set(err, errlen, "'%s' is not a folder", rel);
 		return NULL;
 	}
 	t = xcalloc(1, sizeof *t);
-	abs = ws_abs(&ev->ws, rel);
-	(void)hasher_tree(ev->hasher, abs, ev->ws.root, t);
+	abs = workspace_abs(&ev->ws, rel);
+	(void)hashtree_hash(ev->hasher, abs, ev->ws.root, t);
 	free(abs);
 	ev->trees = xreallocarray(ev->trees, ev->ntrees + 1, sizeof *ev->trees);
 	ev->tree_paths = xreallocarray(ev->tree_paths, ev->ntrees + 1,
@@ -278,7 +281,7 @@ gate_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 	ev->tree_paths[ev->ntrees] = xstrdup(rel);
 	i = ev->ntrees++;
 found:
-	gate_note_input(gr, rel, ev->trees[i]->hex);
+	artifact_note_input(gr, rel, ev->trees[i]->hex);
 	if (ev->trees[i]->err[0] != '\0') {
 		errbuf_set(err, errlen, "%s", ev->trees[i]->err);
 		return NULL;
@@ -335,15 +338,15 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 	int rc;
 
 	/* Streams may be many GB: noted by size and mtime, not hashed. */
-	gate_note_input(gr, rel, NULL);
-	s = ws_locate(&gr->ev->ws, rel, &st, msg, sizeof msg);
+	artifact_note_input(gr, rel, NULL);
+	s = workspace_locate(&gr->ev->ws, rel, &st, msg, sizeof msg);
 	if (s == WS_OK && !S_ISREG(st.st_mode)) {
 		snprintf(msg, sizeof msg, "'%s' is not a regular file", rel);
 		s = WS_NOT_FILE;
 	}
 	if (s == WS_ABSENT)
 		return -1;
-	abs = ws_abs(&gr->ev->ws, rel);
+	abs = workspace_abs(&gr->ev->ws, rel);
 	if (s == WS_OK && lines_open(&l, abs, LINES_DEFAULT_CAP) == -1) {
 		snprintf(msg, sizeof msg, "cannot read '%s': %s", rel,
 		    strerror(errno));
@@ -382,13 +385,13 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 }
 
 long
-gate_jsonl(struct gate_result *gr, const char *rel, jsonl_fn fn, void *arg)
+artifact_jsonl(struct gate_result *gr, const char *rel, jsonl_fn fn, void *arg)
 {
 	return read_jsonl(gr, rel, true, fn, arg);
 }
 
 long
-gate_jsonl_input(struct gate_result *gr, const char *rel, const char *check,
+artifact_jsonl_input(struct gate_result *gr, const char *rel, const char *check,
     jsonl_fn fn, void *arg)
 {
 	long n = read_jsonl(gr, rel, false, fn, arg);

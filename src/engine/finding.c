@@ -12,13 +12,13 @@ static const char *const severity_names[] = {
 };
 
 const char *
-severity_name(enum severity s)
+finding_severity_name(enum severity s)
 {
 	return severity_names[s];
 }
 
 int
-severity_parse(const char *name, enum severity *out)
+finding_severity_parse(const char *name, enum severity *out)
 {
 	size_t i;
 
@@ -32,7 +32,7 @@ severity_parse(const char *name, enum severity *out)
 }
 
 void
-findings_addv(struct findings *f, enum severity sev, const char *check,
+finding_addv(struct findings *f, enum severity sev, const char *check,
     const char *path, const char *where, const char *fmt, va_list ap)
 {
 	struct finding *x;
@@ -50,18 +50,18 @@ findings_addv(struct findings *f, enum severity sev, const char *check,
 }
 
 void
-findings_add(struct findings *f, enum severity sev, const char *check,
+finding_add(struct findings *f, enum severity sev, const char *check,
     const char *path, const char *where, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	findings_addv(f, sev, check, path, where, fmt, ap);
+	finding_addv(f, sev, check, path, where, fmt, ap);
 	va_end(ap);
 }
 
 void
-findings_release(struct findings *f)
+finding_list_release(struct findings *f)
 {
 	size_t i;
 
@@ -76,7 +76,7 @@ findings_release(struct findings *f)
 }
 
 bool
-check_covers(const char *id, const char *check)
+finding_check_covers(const char *id, const char *check)
 {
 	size_t n = strlen(id);
 

@@ -33,19 +33,19 @@ struct findings {
 	size_t		 n, alloc;
 };
 
-const char	*severity_name(enum severity s);
-int		 severity_parse(const char *name, enum severity *out);
+const char	*finding_severity_name(enum severity s);
+int		 finding_severity_parse(const char *name, enum severity *out);
 
-void	 findings_add(struct findings *f, enum severity sev, const char *check,
+void	 finding_add(struct findings *f, enum severity sev, const char *check,
 	    const char *path, const char *where, const char *fmt, ...)
 	    PRINTFLIKE(6, 7);
-void	 findings_addv(struct findings *f, enum severity sev, const char *check,
+void	 finding_addv(struct findings *f, enum severity sev, const char *check,
 	    const char *path, const char *where, const char *fmt, va_list ap)
 	    PRINTFLIKE(6, 0);
-void	 findings_release(struct findings *f);
+void	 finding_list_release(struct findings *f);
 
 /* True when check equals id or is a sub-id of it ("G0.files.hash" under
  * "G0.files"). */
-bool	 check_covers(const char *id, const char *check);
+bool	 finding_check_covers(const char *id, const char *check);
 
 #endif

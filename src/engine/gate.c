@@ -49,7 +49,7 @@ gate_status_name(enum gate_status s)
 }
 
 const struct gate_result *
-eval_gate(const struct eval *ev, const char *id)
+gate_eval(const struct eval *ev, const char *id)
 {
 	size_t i;
 
@@ -60,7 +60,7 @@ eval_gate(const struct eval *ev, const char *id)
 }
 
 char *
-eval_project_status(const struct eval *ev)
+gate_eval_project_status(const struct eval *ev)
 {
 	size_t i;
 
@@ -100,7 +100,7 @@ gate_add(struct gate_result *gr, enum severity sev, const char *check,
 		return;
 	}
 	va_start(ap, fmt);
-	findings_addv(&gr->findings, sev, check, path, where, fmt, ap);
+	finding_addv(&gr->findings, sev, check, path, where, fmt, ap);
 	va_end(ap);
 }
 
@@ -115,9 +115,9 @@ add_suppressed(struct gate_result *gr)
 		if (gr->suppressed[s] == 0)
 			continue;
 		check = xasprintf("%s.more", gr->def->id);
-		findings_add(&gr->findings, (enum severity)s, check, "", "",
+		finding_add(&gr->findings, (enum severity)s, check, "", "",
 		    "%zu more %s findings not listed (over %d for one check)",
-		    gr->suppressed[s], severity_name((enum severity)s),
+		    gr->suppressed[s], finding_severity_name((enum severity)s),
 		    GATE_MAX_PER_CHECK);
 		free(check);
 	}
@@ -154,8 +154,8 @@ run_gate(struct eval *ev, int i, const struct owners *own)
 	gr->index = i;
 	gr->ev = ev;
 	owners_check(own, gr);
-	pending = ws_locate(&ev->ws, gr->def->primary, &st, msg, sizeof msg) ==
-	    WS_ABSENT;
+	pending = workspace_locate(&ev->ws, gr->def->primary, &st, msg,
+		      sizeof msg) == WS_ABSENT;
 	if (!pending)
 		gr->def->eval(ev, gr);
 	add_suppressed(gr);
@@ -163,7 +163,7 @@ run_gate(struct eval *ev, int i, const struct owners *own)
 }
 
 int
-eval_run(struct eval *ev, const char *path, const struct eval_opts *o,
+gate_eval_run(struct eval *ev, const char *path, const struct eval_opts *o,
     char *err, size_t errlen)
 {
 	struct hasher_opts ho = { 0 };
@@ -171,14 +171,14 @@ eval_run(struct eval *ev, const char *path, const struct eval_opts *o,
 	int i;
 
 	memset(ev, 0, sizeof *ev);
-	if (ws_open(&ev->ws, path, err, errlen) != 0)
+	if (workspace_open(&ev->ws, path, err, errlen) != 0)
 		return -1;
 	ho.use_cache = !o->no_cache;
 	ho.cache_path = o->cache_path;
 	ho.threads = o->threads;
 	ho.progress = o->progress;
 	ho.progress_arg = o->progress_arg;
-	ev->hasher = hasher_new(&ho);
+	ev->hasher = hash_new(&ho);
 	ev->scratch = json_array();
 	owners_load(&own, ev);
 	for (i = 0; i < GATE_COUNT; i++)
@@ -189,12 +189,12 @@ eval_run(struct eval *ev, const char *path, const struct eval_opts *o,
 }
 
 void
-eval_release(struct eval *ev)
+gate_eval_release(struct eval *ev)
 {
 	size_t i, k;
 
 	for (i = 0; i < GATE_COUNT; i++) {
-		findings_release(&ev->gates[i].findings);
+		finding_list_release(&ev->gates[i].findings);
 		json_decref(ev->gates[i].check_counts);
 		for (k = 0; k < ev->gates[i].ninputs; k++)
 			free(ev->gates[i].inputs[k].rel);
@@ -202,7 +202,7 @@ eval_release(struct eval *ev)
 		free(ev->gates[i].owner);
 		free(ev->gates[i].due);
 	}
-	findings_release(&ev->project);
+	finding_list_release(&ev->project);
 	for (i = 0; i < ev->nartifacts; i++) {
 		free(ev->artifacts[i]->rel);
 		free(ev->artifacts[i]->data);
@@ -211,7 +211,7 @@ eval_release(struct eval *ev)
 	}
 	free(ev->artifacts);
 	for (i = 0; i < ev->ntrees; i++) {
-		tree_release(ev->trees[i]);
+		hashtree_release(ev->trees[i]);
 		free(ev->trees[i]);
 		free(ev->tree_paths[i]);
 	}
@@ -219,19 +219,19 @@ eval_release(struct eval *ev)
 	free(ev->tree_paths);
 	json_decref(ev->scratch);
 	if (ev->hasher != NULL)
-		hasher_free(ev->hasher);
-	ws_close(&ev->ws);
+		hash_free(ev->hasher);
+	workspace_close(&ev->ws);
 	memset(ev, 0, sizeof *ev);
 }
 
 bool
-is_sha256_hex(const char *s)
+gate_is_sha256_hex(const char *s)
 {
 	return s != NULL && hash_is_hex(s);
 }
 
 size_t
-capped_pairs(const json_int_t *as, size_t na, const json_int_t *bs, size_t nb,
+gate_capped_pairs(const json_int_t *as, size_t na, const json_int_t *bs, size_t nb,
     json_int_t m, json_int_t (*out)[2])
 {
 	size_t i, j, k, n = 0;

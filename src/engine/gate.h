@@ -6,11 +6,12 @@
  * order, each into its struct gate_result, and derives each gate's status by
  * the rules of workspace.md §2.  Artifacts are loaded once per evaluation
  * and shared: a gate that needs another gate's artifact asks for it with
- * gate_input(), which never reports a parse error of that artifact (the
+ * artifact_input(), which never reports a parse error of that artifact (the
  * owning gate does) but notes the skipped check as a warning.
  *
- * Everything handed out by gate_doc(), gate_input(), gate_tree() is borrowed
- * from the evaluation and lives until eval_release().
+ * Everything handed out by artifact_doc(), artifact_input(),
+ * artifact_tree() is borrowed from the evaluation and lives until
+ * gate_eval_release().
  */
 #ifndef CALOPS_GATE_H
 #define CALOPS_GATE_H
@@ -118,21 +119,22 @@ struct eval {
 
 /* Open the workspace and evaluate every gate; returns 0, or -1 with err set
  * when the workspace cannot be read at all. */
-int	 eval_run(struct eval *ev, const char *path, const struct eval_opts *o,
+int	 gate_eval_run(struct eval *ev, const char *path,
+	    const struct eval_opts *o,
 	    char *err, size_t errlen);
-void	 eval_release(struct eval *ev);
+void	 gate_eval_release(struct eval *ev);
 /* "pass", "fail", …; and the project status ("G3", "BLOCKED_COMPILER",
  * "RELEASED") as a new string. */
 const char	*gate_status_name(enum gate_status s);
-char		*eval_project_status(const struct eval *ev);
+char		*gate_eval_project_status(const struct eval *ev);
 /* The gate by id ("G7"), or NULL. */
-const struct gate_result *eval_gate(const struct eval *ev, const char *id);
+const struct gate_result *gate_eval(const struct eval *ev, const char *id);
 
 /* ---- for gate files ---- */
 
 /* Note that the gate read rel (hex may be NULL or "": then rel's size and
  * mtime are taken); repeated notes of one path are kept once. */
-void	 gate_note_input(struct gate_result *gr, const char *rel,
+void	 artifact_note_input(struct gate_result *gr, const char *rel,
 	    const char *hex);
 
 /* Report a finding of this gate; past GATE_MAX_PER_CHECK findings of one
@@ -156,40 +158,44 @@ struct artifact {
 
 /* The artifact rel, read (and parsed when asked) once per evaluation, with
  * no finding reported: callers judge its status themselves. */
-struct artifact *eval_artifact(struct eval *ev, const char *rel, bool parse);
+struct artifact *artifact_eval(struct eval *ev, const char *rel, bool parse);
 
 /*
  * Load a JSON (.json) or YAML (.yaml/.yml) artifact the gate owns.  Returns
  * it when parsed; NULL when absent (no finding) or broken (a G<n>.parse or
  * G<n>.path error is reported).
  */
-const struct artifact *gate_doc(struct gate_result *gr, const char *rel);
+const struct artifact *artifact_doc(struct gate_result *gr, const char *rel);
 /* The same for an artifact a check needs: when it is absent, report `check`
  * at severity sev with the message given; NULL then too. */
-const struct artifact *gate_doc_needed(struct gate_result *gr, const char *rel,
+const struct artifact *artifact_doc_needed(struct gate_result *gr,
+	    const char *rel,
 	    const char *check, enum severity sev, const char *fmt, ...)
 	    PRINTFLIKE(5, 6);
-const struct artifact *gate_raw_needed(struct gate_result *gr, const char *rel,
+const struct artifact *artifact_raw_needed(struct gate_result *gr,
+	    const char *rel,
 	    const char *check, enum severity sev, const char *fmt, ...)
 	    PRINTFLIKE(5, 6);
 /* Load another gate's artifact; NULL when it is missing or unreadable, and
  * then `check` is reported skipped (a warning naming the missing input). */
-const struct artifact *gate_input(struct gate_result *gr, const char *rel,
+const struct artifact *artifact_input(struct gate_result *gr, const char *rel,
 	    const char *check);
 /* Does rel exist inside the workspace?  A path leading outside is reported
  * as G<n>.path and answers false; st may be NULL. */
-bool	 gate_exists(struct gate_result *gr, const char *rel, struct stat *st);
+bool	 artifact_exists(struct gate_result *gr, const char *rel,
+	    struct stat *st);
 /* Raw bytes of a small artifact (at most DOC_MAX_BYTES) the gate owns. */
-const struct artifact *gate_raw(struct gate_result *gr, const char *rel);
+const struct artifact *artifact_raw(struct gate_result *gr, const char *rel);
 /* SHA-256 of a workspace file; 0, or -1 with a message in err. */
-int	 gate_hash(struct gate_result *gr, const char *rel,
+int	 artifact_hash(struct gate_result *gr, const char *rel,
 	    char hex[HASH_HEX_LEN + 1], char *err, size_t errlen);
 /* The hashed tree of a workspace folder (memoised); NULL with err set. */
-const struct tree *gate_tree(struct gate_result *gr, const char *rel,
+const struct tree *artifact_tree(struct gate_result *gr, const char *rel,
 	    char *err, size_t errlen);
-/* Resolve a path named in artifact `from` (see ws_join); a bad path is a
+/* Resolve a path named in artifact `from` (see workspace_join); a bad path is a
  * G<n>.path error at (from, where).  0 ok, 1 content URI, -1 bad. */
-int	 gate_join(struct gate_result *gr, const char *from, const char *where,
+int	 artifact_join(struct gate_result *gr, const char *from,
+	    const char *where,
 	    const char *ref, char **rel);
 
 /* Call fn for each line of a JSON Lines artifact the gate owns; lines that
@@ -198,40 +204,41 @@ int	 gate_join(struct gate_result *gr, const char *from, const char *where,
  * (unreadable is reported). */
 typedef void	(*jsonl_fn)(struct gate_result *gr, json_t *obj, size_t line,
 		    void *arg);
-long	 gate_jsonl(struct gate_result *gr, const char *rel, jsonl_fn fn,
+long	 artifact_jsonl(struct gate_result *gr, const char *rel, jsonl_fn fn,
 	    void *arg);
 /* The same over another gate's JSON Lines artifact: bad lines are skipped
  * (their gate reports them); a missing file skips `check` with a warning. */
-long	 gate_jsonl_input(struct gate_result *gr, const char *rel,
+long	 artifact_jsonl_input(struct gate_result *gr, const char *rel,
 	    const char *check, jsonl_fn fn, void *arg);
 
 /* Typed members of a JSON object at pointer `ptr` in artifact a.  Each
  * reports an error for check when the member is missing or mistyped and
  * then returns NULL/false. */
-json_t		*req_member(struct gate_result *gr, const char *check,
+json_t		*query_member(struct gate_result *gr, const char *check,
 		    const struct artifact *a, json_t *obj, const char *ptr,
 		    const char *key);
-const char	*req_str(struct gate_result *gr, const char *check,
+const char	*query_str(struct gate_result *gr, const char *check,
 		    const struct artifact *a, json_t *obj, const char *ptr,
 		    const char *key);
-bool		 req_int(struct gate_result *gr, const char *check,
+bool		 query_int(struct gate_result *gr, const char *check,
 		    const struct artifact *a, json_t *obj, const char *ptr,
 		    const char *key, json_int_t *out);
-bool		 req_num(struct gate_result *gr, const char *check,
+bool		 query_num(struct gate_result *gr, const char *check,
 		    const struct artifact *a, json_t *obj, const char *ptr,
 		    const char *key, double *out);
-bool		 req_bool(struct gate_result *gr, const char *check,
+bool		 query_bool(struct gate_result *gr, const char *check,
 		    const struct artifact *a, json_t *obj, const char *ptr,
 		    const char *key, bool *out);
-json_t		*req_array(struct gate_result *gr, const char *check,
+json_t		*query_array(struct gate_result *gr, const char *check,
 		    const struct artifact *a, json_t *obj, const char *ptr,
 		    const char *key);
-json_t		*req_object(struct gate_result *gr, const char *check,
+json_t		*query_object(struct gate_result *gr, const char *check,
 		    const struct artifact *a, json_t *obj, const char *ptr,
 		    const char *key);
 /* A finding at a JSON pointer of an artifact (where from doc_where). */
-void		 gate_at(struct gate_result *gr, enum severity sev,
-		    const char *check, const struct artifact *a, const char *ptr,
+void		 query_gate_at(struct gate_result *gr, enum severity sev,
+		    const char *check, const struct artifact *a,
+		    const char *ptr,
 		    const char *fmt, ...) PRINTFLIKE(6, 7);
 
 /* The gate files' entry points, in gate_table order. */
@@ -248,17 +255,17 @@ void	g09_serving(struct eval *, struct gate_result *);
 void	g10_release(struct eval *, struct gate_result *);
 
 /* Helpers shared by gate files. */
-bool	 is_sha256_hex(const char *s);
+bool	 gate_is_sha256_hex(const char *s);
 /* The list "1 16 17 …" capped at max context m, as G7/G9 need: pairs
  * (a, b) with a + b > m become (a, m - a); duplicates collapse. */
-size_t	 capped_pairs(const json_int_t *as, size_t na, const json_int_t *bs,
+size_t	 gate_capped_pairs(const json_int_t *as, size_t na,
+	    const json_int_t *bs,
 	    size_t nb, json_int_t m, json_int_t (*out)[2]);
 
-/* The eight fault scenarios of runbook §11.3, in order. */
-extern const char *const fault_scenarios[8];
 /* `key` of a's root must equal today's tree hash of 05-calbin/package;
  * a mismatch is `stale` under check (G7.bound, G8.bound). */
-void	 check_calbin_bound(struct gate_result *gr, const struct artifact *a,
+void	 g07_runner_calbin_bound(struct gate_result *gr,
+	    const struct artifact *a,
 	    const char *key, const char *check);
 
 #endif

@@ -20,7 +20,7 @@ owners_load(struct owners *o, struct eval *ev)
 	memset(&scratch, 0, sizeof scratch);
 	scratch.def = &gate_table[0];
 	scratch.ev = ev;
-	a = gate_doc(&scratch, OWNERS_FILE);
+	a = artifact_doc(&scratch, OWNERS_FILE);
 	if (a == NULL) {
 		if (scratch.findings.n > 0) {
 			snprintf(o->problem, sizeof o->problem, "%s",
@@ -39,7 +39,7 @@ owners_load(struct owners *o, struct eval *ev)
 		o->file = a;
 		o->gates = json_object_get(a->doc.root, "gates");
 	}
-	findings_release(&scratch.findings);
+	finding_list_release(&scratch.findings);
 	json_decref(scratch.check_counts);
 	while (scratch.ninputs > 0)
 		free(scratch.inputs[--scratch.ninputs].rel);
@@ -71,7 +71,7 @@ fold(const char *s)
 }
 
 bool
-owner_is_generic(const char *name)
+owners_is_generic(const char *name)
 {
 	static const char *const labels[] = {
 		"vendor", "vendor support", "the vendor", "厂商支持", "厂商",
@@ -111,14 +111,14 @@ owners_check(const struct owners *o, struct gate_result *gr)
 	}
 	ptr = xasprintf("/gates/%s", id);
 	if ((entry = json_object_get(o->gates, id)) == NULL) {
-		gate_at(gr, SEV_ERROR, check, o->file, "/gates",
+		query_gate_at(gr, SEV_ERROR, check, o->file, "/gates",
 		    "%s has no owner in '%s'", id, OWNERS_FILE);
 		goto out;
 	}
-	owner = req_str(gr, check, o->file, entry, ptr, "owner");
+	owner = query_str(gr, check, o->file, entry, ptr, "owner");
 	if (owner != NULL) {
-		if (owner_is_generic(owner))
-			gate_at(gr, SEV_ERROR, check, o->file, ptr,
+		if (owners_is_generic(owner))
+			query_gate_at(gr, SEV_ERROR, check, o->file, ptr,
 			    "owner '%s' is not a person or team (runbook §2)",
 			    owner);
 		else
@@ -129,7 +129,7 @@ owners_check(const struct owners *o, struct gate_result *gr)
 		if (json_is_string(due) && valid_date(json_string_value(due)))
 			gr->due = xstrdup(json_string_value(due));
 		else
-			gate_at(gr, SEV_WARN, check, o->file, ptr,
+			query_gate_at(gr, SEV_WARN, check, o->file, ptr,
 			    "'due' is not a date (YYYY-MM-DD)");
 	}
 out:

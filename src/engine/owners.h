@@ -21,6 +21,6 @@ void	owners_check(const struct owners *o, struct gate_result *gr);
 void	owners_release(struct owners *o);
 
 /* True when name is a generic vendor label ("vendor", "厂商支持", …). */
-bool	owner_is_generic(const char *name);
+bool	owners_is_generic(const char *name);
 
 #endif

@@ -7,7 +7,7 @@ static void
 blocked(struct eval *ev, const char *id, const char *path, const char *where,
     const char *why)
 {
-	findings_add(&ev->project, SEV_BLOCKED, id, path, where,
+	finding_add(&ev->project, SEV_BLOCKED, id, path, where,
 	    "vendor deliverable missing: %s", why);
 }
 
@@ -15,7 +15,7 @@ blocked(struct eval *ev, const char *id, const char *path, const char *where,
 static json_t *
 vendor_doc(struct eval *ev, const char *rel, const char **why)
 {
-	struct artifact *a = eval_artifact(ev, rel, true);
+	struct artifact *a = artifact_eval(ev, rel, true);
 
 	if (a->status == WS_ABSENT || (a->status == WS_OK && a->size == 0))
 		*why = "absent or empty";
@@ -31,7 +31,7 @@ vendor_doc(struct eval *ev, const char *rel, const char **why)
 static bool
 nonempty_file(struct eval *ev, const char *rel)
 {
-	struct artifact *a = eval_artifact(ev, rel, false);
+	struct artifact *a = artifact_eval(ev, rel, false);
 
 	return a->status == WS_OK && a->size > 0;
 }
@@ -47,7 +47,7 @@ project_vendor_check(struct eval *ev)
 	s = root != NULL ? json_string_value(json_object_get(root, "oci_digest")) :
 	    NULL;
 	if (root != NULL && (s == NULL || strncmp(s, "sha256:", 7) != 0 ||
-	    !is_sha256_hex(s + 7)))
+	    !gate_is_sha256_hex(s + 7)))
 		why = "no 'oci_digest' of the form sha256:<64 hex>";
 	if (root == NULL || why != NULL) {
 		msg = xasprintf("compiler container (%s)", why);

@@ -4,7 +4,7 @@
 #include "engine/gate.h"
 
 void
-gate_at(struct gate_result *gr, enum severity sev, const char *check,
+query_gate_at(struct gate_result *gr, enum severity sev, const char *check,
     const struct artifact *a, const char *ptr, const char *fmt, ...)
 {
 	char where[64], *msg;
@@ -20,17 +20,19 @@ gate_at(struct gate_result *gr, enum severity sev, const char *check,
 }
 
 json_t *
-req_member(struct gate_result *gr, const char *check, const struct artifact *a,
+query_member(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key)
 {
 	json_t *v;
 
 	if (!json_is_object(obj)) {
-		gate_at(gr, SEV_ERROR, check, a, ptr, "expected an object");
+		query_gate_at(
+		    gr, SEV_ERROR, check, a, ptr, "expected an object");
 		return NULL;
 	}
 	if ((v = json_object_get(obj, key)) == NULL || json_is_null(v)) {
-		gate_at(gr, SEV_ERROR, check, a, ptr, "'%s' is missing", key);
+		query_gate_at(
+		    gr, SEV_ERROR, check, a, ptr, "'%s' is missing", key);
 		return NULL;
 	}
 	return v;
@@ -42,14 +44,15 @@ typed(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key, bool (*is)(const json_t *),
     const char *what)
 {
-	json_t *v = req_member(gr, check, a, obj, ptr, key);
+	json_t *v = query_member(gr, check, a, obj, ptr, key);
 	char *p;
 
 	if (v == NULL)
 		return NULL;
 	if (!is(v)) {
-		p = ptr_key(ptr, key);
-		gate_at(gr, SEV_ERROR, check, a, p, "'%s' must be %s", key, what);
+		p = doc_ptr_key(ptr, key);
+		query_gate_at(
+		    gr, SEV_ERROR, check, a, p, "'%s' must be %s", key, what);
 		free(p);
 		return NULL;
 	}
@@ -64,7 +67,7 @@ static bool is_array(const json_t *v) { return json_is_array(v); }
 static bool is_object(const json_t *v) { return json_is_object(v); }
 
 const char *
-req_str(struct gate_result *gr, const char *check, const struct artifact *a,
+query_str(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key)
 {
 	json_t *v = typed(gr, check, a, obj, ptr, key, is_string, "a string");
@@ -73,7 +76,7 @@ req_str(struct gate_result *gr, const char *check, const struct artifact *a,
 }
 
 bool
-req_int(struct gate_result *gr, const char *check, const struct artifact *a,
+query_int(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key, json_int_t *out)
 {
 	json_t *v = typed(gr, check, a, obj, ptr, key, is_integer,
@@ -85,7 +88,7 @@ req_int(struct gate_result *gr, const char *check, const struct artifact *a,
 }
 
 bool
-req_num(struct gate_result *gr, const char *check, const struct artifact *a,
+query_num(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key, double *out)
 {
 	json_t *v = typed(gr, check, a, obj, ptr, key, is_number, "a number");
@@ -96,7 +99,7 @@ req_num(struct gate_result *gr, const char *check, const struct artifact *a,
 }
 
 bool
-req_bool(struct gate_result *gr, const char *check, const struct artifact *a,
+query_bool(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key, bool *out)
 {
 	json_t *v = typed(gr, check, a, obj, ptr, key, is_boolean,
@@ -108,14 +111,14 @@ req_bool(struct gate_result *gr, const char *check, const struct artifact *a,
 }
 
 json_t *
-req_array(struct gate_result *gr, const char *check, const struct artifact *a,
+query_array(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key)
 {
 	return typed(gr, check, a, obj, ptr, key, is_array, "an array");
 }
 
 json_t *
-req_object(struct gate_result *gr, const char *check, const struct artifact *a,
+query_object(struct gate_result *gr, const char *check, const struct artifact *a,
     json_t *obj, const char *ptr, const char *key)
 {
 	return typed(gr, check, a, obj, ptr, key, is_object, "an object");

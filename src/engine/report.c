@@ -8,20 +8,21 @@
 #include "engine/report.h"
 
 bool
-gate_filter_has(const struct gate_filter *f, int index)
+report_filter_has(const struct gate_filter *f, int index)
 {
 	return f == NULL || f->n == 0 || f->want[index];
 }
 
 json_t *
-finding_json(const struct finding *f, const char *gate)
+report_finding_json(const struct finding *f, const char *gate)
 {
 	json_t *o = json_object();
 
 	if (gate != NULL)
 		json_object_set_new(o, "gate", json_string(gate));
 	json_object_set_new(o, "check", text_json(f->check));
-	json_object_set_new(o, "severity", json_string(severity_name(f->severity)));
+	json_object_set_new(
+	    o, "severity", json_string(finding_severity_name(f->severity)));
 	json_object_set_new(o, "message", text_json(f->message));
 	json_object_set_new(o, "path", text_json(f->path));
 	json_object_set_new(o, "where", text_json(f->where));
@@ -29,7 +30,7 @@ finding_json(const struct finding *f, const char *gate)
 }
 
 json_t *
-input_json(const struct gate_input *in, const char *gate)
+report_input_json(const struct gate_input *in, const char *gate)
 {
 	json_t *o = json_object();
 
@@ -68,13 +69,13 @@ gate_json(const struct gate_result *gr, bool with_findings)
 	if (with_findings) {
 		list = json_array();
 		for (i = 0; i < gr->ninputs; i++)
-			json_array_append_new(list, input_json(&gr->inputs[i],
-			    NULL));
+			json_array_append_new(
+			    list, report_input_json(&gr->inputs[i], NULL));
 		json_object_set_new(o, "inputs", list);
 		list = json_array();
 		for (i = 0; i < gr->findings.n; i++)
-			json_array_append_new(list, finding_json(&gr->findings.v[i],
-			    NULL));
+			json_array_append_new(list,
+			    report_finding_json(&gr->findings.v[i], NULL));
 		json_object_set_new(o, "findings", list);
 	}
 	return o;
@@ -112,7 +113,7 @@ report_json(const struct eval *ev, const struct ticket *t,
 {
 	json_t *o = json_object(), *gates = json_array(), *pf = json_array();
 	json_t *tickets = json_array();
-	char *status = eval_project_status(ev);
+	char *status = gate_eval_project_status(ev);
 	size_t i;
 
 	json_object_set_new(o, "schema", json_string("calops-check/v1"));
@@ -126,10 +127,11 @@ report_json(const struct eval *ev, const struct ticket *t,
 		    ev->src.tpot_ms_p99, "success_rate_min",
 		    ev->src.success_rate_min));
 	for (i = 0; i < ev->project.n; i++)
-		json_array_append_new(pf, finding_json(&ev->project.v[i], NULL));
+		json_array_append_new(
+		    pf, report_finding_json(&ev->project.v[i], NULL));
 	json_object_set_new(o, "project_findings", pf);
 	for (i = 0; i < GATE_COUNT; i++)
-		if (gate_filter_has(f, (int)i))
+		if (report_filter_has(f, (int)i))
 			json_array_append_new(gates, gate_json(&ev->gates[i],
 			    with_findings));
 	json_object_set_new(o, "gates", gates);
@@ -211,7 +213,7 @@ put_finding(FILE *out, const struct finding *f, bool colour)
 
 	fputs("    ", out);
 	sgr(out, colour, severity_sgr[f->severity]);
-	fprintf(out, "%-7s", severity_name(f->severity));
+	fprintf(out, "%-7s", finding_severity_name(f->severity));
 	sgr(out, colour, "0");
 	fputc(' ', out);
 	put_cell(out, f->check, 0);
@@ -288,7 +290,7 @@ void
 report_text(FILE *out, const struct eval *ev, const struct ticket *t,
     const struct gate_filter *f, bool colour)
 {
-	char *status = eval_project_status(ev);
+	char *status = gate_eval_project_status(ev);
 	bool utf8 = utf8_locale();
 	size_t i;
 
@@ -309,10 +311,10 @@ report_text(FILE *out, const struct eval *ev, const struct ticket *t,
 	fprintf(out, "\n%-4s %-10s %-26s %-24s %-10s  %s\n", "GATE", "STATUS",
 	    "NAME", "OWNER", "DUE", "FINDINGS");
 	for (i = 0; i < GATE_COUNT; i++)
-		if (gate_filter_has(f, (int)i))
+		if (report_filter_has(f, (int)i))
 			put_gate(out, &ev->gates[i], colour, utf8);
 	for (i = 0; i < GATE_COUNT; i++)
-		if (gate_filter_has(f, (int)i))
+		if (report_filter_has(f, (int)i))
 			put_details(out, &ev->gates[i], colour);
 	if (f == NULL || f->n == 0) {
 		fputs("\nTICKETS\n", out);

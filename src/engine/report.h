@@ -15,12 +15,12 @@ struct gate_filter {
 	size_t	n;
 };
 
-bool	 gate_filter_has(const struct gate_filter *f, int index);
+bool	 report_filter_has(const struct gate_filter *f, int index);
 
 /* One input a gate read as JSON; gate may be NULL to omit the member. */
-json_t	*input_json(const struct gate_input *in, const char *gate);
+json_t	*report_input_json(const struct gate_input *in, const char *gate);
 /* One finding as JSON; gate may be NULL to omit the member. */
-json_t	*finding_json(const struct finding *f, const char *gate);
+json_t	*report_finding_json(const struct finding *f, const char *gate);
 
 /* The calops-check/v1 object; without findings and inputs when
  * with_findings is false (the --stream result: they went out as events, so

@@ -3,7 +3,7 @@
 
 #include "engine/tickets.h"
 
-const struct ticket_def ticket_table[TICKET_COUNT] = {
+const struct ticket_def tickets_table[TICKET_COUNT] = {
 	{ "M01", "source/tokenizer freeze", { "G0.schema", "G0.model_id",
 	    "G0.license", "G0.files", "G0.tokenizer" } },
 	{ "M02", "reference harness", { "G1.prompts", "G1.coverage",
@@ -33,7 +33,7 @@ counts_against(const struct finding *f, bool strict)
 }
 
 bool
-ticket_check_holds(const struct eval *ev, const char *spec)
+tickets_check_holds(const struct eval *ev, const char *spec)
 {
 	char gate[8], *id, *parse, *path;
 	const struct gate_result *gr;
@@ -44,7 +44,7 @@ ticket_check_holds(const struct eval *ev, const char *spec)
 		return false;
 	memcpy(gate, spec, n);
 	gate[n] = '\0';
-	if ((gr = eval_gate(ev, gate)) == NULL || gr->status == GS_PENDING)
+	if ((gr = gate_eval(ev, gate)) == NULL || gr->status == GS_PENDING)
 		return false;
 	id = xstrdup(spec);
 	len = strlen(id);
@@ -59,9 +59,10 @@ ticket_check_holds(const struct eval *ev, const char *spec)
 
 		if (!counts_against(f, strict))
 			continue;
-		if (all || check_covers(id, f->check) ||
-		    (f->severity == SEV_ERROR && (check_covers(parse, f->check) ||
-		    check_covers(path, f->check))))
+		if (all || finding_check_covers(id, f->check) ||
+		    (f->severity == SEV_ERROR &&
+			(finding_check_covers(parse, f->check) ||
+			    finding_check_covers(path, f->check))))
 			holds = false;
 	}
 	free(parse);
@@ -107,7 +108,7 @@ out:
 void
 tickets_derive(struct eval *ev, struct ticket out[TICKET_COUNT])
 {
-	struct artifact *a = eval_artifact(ev, "tickets.yaml", true);
+	struct artifact *a = artifact_eval(ev, "tickets.yaml", true);
 	json_t *tickets = NULL;
 	size_t i, k;
 
@@ -117,7 +118,7 @@ tickets_derive(struct eval *ev, struct ticket out[TICKET_COUNT])
 		struct ticket *t = &out[i];
 
 		memset(t, 0, sizeof *t);
-		t->def = &ticket_table[i];
+		t->def = &tickets_table[i];
 		t->estimate_days = -1;
 		if (tickets != NULL)
 			read_entry(t, tickets, a);
@@ -126,7 +127,8 @@ tickets_derive(struct eval *ev, struct ticket out[TICKET_COUNT])
 			    "tickets.yaml is missing" : a->parsed ?
 			    "tickets.yaml has no 'tickets' mapping" : a->msg);
 		for (k = 0; k < TICKET_MAX_CHECKS && t->def->checks[k]; k++) {
-			t->holds[k] = ticket_check_holds(ev, t->def->checks[k]);
+			t->holds[k] = tickets_check_holds(
+			    ev, t->def->checks[k]);
 			t->holding += t->holds[k];
 			t->total++;
 		}

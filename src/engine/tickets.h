@@ -21,7 +21,7 @@ struct ticket_def {
 	const char	*checks[TICKET_MAX_CHECKS];
 };
 
-extern const struct ticket_def ticket_table[TICKET_COUNT];
+extern const struct ticket_def tickets_table[TICKET_COUNT];
 
 struct ticket {
 	const struct ticket_def	*def;
@@ -41,6 +41,6 @@ void	tickets_derive(struct eval *ev, struct ticket out[TICKET_COUNT]);
 void	tickets_release(struct ticket t[TICKET_COUNT]);
 
 /* Does the check spec hold on the evaluation?  (Exposed for tests.) */
-bool	ticket_check_holds(const struct eval *ev, const char *spec);
+bool	tickets_check_holds(const struct eval *ev, const char *spec);
 
 #endif

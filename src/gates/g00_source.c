@@ -40,30 +40,31 @@ static void
 check_file_entry(struct gate_result *gr, const struct artifact *a, json_t *e,
     size_t i, struct pending_file *out, size_t *nout)
 {
-	char *ptr = ptr_index("/files", i), *rel = NULL;
+	char *ptr = doc_ptr_index("/files", i), *rel = NULL;
 	const char *path, *sha;
 	json_int_t bytes = 0;
 	bool ok = true;
 
-	path = req_str(gr, "G0.files", a, e, ptr, "path");
-	ok &= req_int(gr, "G0.files", a, e, ptr, "bytes", &bytes);
-	sha = req_str(gr, "G0.files", a, e, ptr, "sha256");
+	path = query_str(gr, "G0.files", a, e, ptr, "path");
+	ok &= query_int(gr, "G0.files", a, e, ptr, "bytes", &bytes);
+	sha = query_str(gr, "G0.files", a, e, ptr, "sha256");
 	if (ok && bytes < 0) {
-		gate_at(gr, SEV_ERROR, "G0.files", a, ptr, "'bytes' is negative");
+		query_gate_at(
+		    gr, SEV_ERROR, "G0.files", a, ptr, "'bytes' is negative");
 		ok = false;
 	}
-	if (sha != NULL && !is_sha256_hex(sha)) {
-		gate_at(gr, SEV_ERROR, "G0.files", a, ptr,
+	if (sha != NULL && !gate_is_sha256_hex(sha)) {
+		query_gate_at(gr, SEV_ERROR, "G0.files", a, ptr,
 		    "'sha256' is not 64 lowercase hex digits");
 		ok = false;
 	}
-	if (path != NULL && gate_join(gr, MANIFEST, ptr, path, &rel) == 0 && ok &&
-	    sha != NULL) {
+	if (path != NULL && artifact_join(gr, MANIFEST, ptr, path, &rel) == 0 &&
+	    ok && sha != NULL) {
 		struct stat st;
 		char msg[320];
 		enum ws_status ws;
 
-		ws = ws_locate(&gr->ev->ws, rel, &st, msg, sizeof msg);
+		ws = workspace_locate(&gr->ev->ws, rel, &st, msg, sizeof msg);
 		if (ws == WS_OK) {
 			out[*nout].rel = rel;
 			out[*nout].index = i;
@@ -72,11 +73,12 @@ check_file_entry(struct gate_result *gr, const struct artifact *a, json_t *e,
 			(*nout)++;
 			rel = NULL;
 		} else if (ws == WS_ABSENT)
-			gate_at(gr, SEV_INFO, "G0.files.hash", a, ptr,
+			query_gate_at(gr, SEV_INFO, "G0.files.hash", a, ptr,
 			    "'%s' is not present here (referenced only)", path);
 		else
-			gate_at(gr, SEV_ERROR, ws == WS_OUTSIDE ? "G0.path" :
-			    "G0.files.hash", a, ptr, "%s", msg);
+			query_gate_at(gr, SEV_ERROR,
+			    ws == WS_OUTSIDE ? "G0.path" : "G0.files.hash", a,
+			    ptr, "%s", msg);
 	}
 	free(rel);
 	free(ptr);
@@ -93,7 +95,7 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 	size_t i, n = 0;
 	char *ptr;
 
-	if ((files = req_array(gr, "G0.files", a, root, "", "files")) == NULL)
+	if ((files = query_array(gr, "G0.files", a, root, "", "files")) == NULL)
 		return;
 	pf = xcalloc(json_array_size(files) + 1, sizeof *pf);
 	json_array_foreach(files, i, e)
@@ -101,22 +103,23 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 	paths = xcalloc(n + 1, sizeof *paths);
 	res = xcalloc(n + 1, sizeof *res);
 	for (i = 0; i < n; i++)
-		paths[i] = ws_abs(&gr->ev->ws, pf[i].rel);
-	hasher_files(gr->ev->hasher, n, paths, res);
+		paths[i] = workspace_abs(&gr->ev->ws, pf[i].rel);
+	hash_files(gr->ev->hasher, n, paths, res);
 	for (i = 0; i < n; i++) {
-		ptr = ptr_index("/files", pf[i].index);
-		gate_note_input(gr, pf[i].rel, res[i].err == 0 ? res[i].hex : NULL);
+		ptr = doc_ptr_index("/files", pf[i].index);
+		artifact_note_input(
+		    gr, pf[i].rel, res[i].err == 0 ? res[i].hex : NULL);
 		if (res[i].err != 0)
-			gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
 			    "cannot read '%s': %s", pf[i].rel,
 			    strerror(res[i].err));
 		else if ((json_int_t)res[i].size != pf[i].bytes)
-			gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
 			    "'%s' has %llu bytes, the manifest says %lld",
 			    pf[i].rel, (unsigned long long)res[i].size,
 			    (long long)pf[i].bytes);
 		else if (strcmp(res[i].hex, pf[i].sha256) != 0)
-			gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
 			    "'%s' has sha256 %.12s…, the manifest says %.12s…",
 			    pf[i].rel, res[i].hex, pf[i].sha256);
 		free(ptr);
@@ -140,19 +143,20 @@ check_architecture(struct gate_result *gr, const struct artifact *a,
 	size_t i;
 
 	for (i = 0; i < nitems(keys); i++) {
-		if (!req_int(gr, "G0.architecture", a, arch, "/architecture",
+		if (!query_int(gr, "G0.architecture", a, arch, "/architecture",
 		    keys[i], &v[i])) {
 			all = false;
 			continue;
 		}
 		if (v[i] <= 0) {
-			gate_at(gr, SEV_ERROR, "G0.architecture", a,
+			query_gate_at(gr, SEV_ERROR, "G0.architecture", a,
 			    "/architecture", "'%s' must be positive", keys[i]);
 			all = false;
 		}
 	}
 	if (all && v[2] % v[3] != 0)
-		gate_at(gr, SEV_ERROR, "G0.architecture", a, "/architecture",
+		query_gate_at(gr, SEV_ERROR, "G0.architecture", a,
+		    "/architecture",
 		    "q_heads %lld is not a multiple of kv_heads %lld",
 		    (long long)v[2], (long long)v[3]);
 }
@@ -161,28 +165,29 @@ static void
 check_tokenizer(struct eval *ev, struct gate_result *gr,
     const struct artifact *a, json_t *root)
 {
-	json_t *tok = req_object(gr, "G0.tokenizer", a, root, "", "tokenizer");
+	json_t *tok = query_object(
+	    gr, "G0.tokenizer", a, root, "", "tokenizer");
 	json_int_t vocab;
 	const char *sha;
 
 	if (tok == NULL)
 		return;
-	if (req_int(gr, "G0.tokenizer", a, tok, "/tokenizer", "vocab_size",
+	if (query_int(gr, "G0.tokenizer", a, tok, "/tokenizer", "vocab_size",
 	    &vocab)) {
 		if (vocab > 0) {
 			ev->src.have_vocab = true;
 			ev->src.vocab_size = vocab;
 		} else
-			gate_at(gr, SEV_ERROR, "G0.tokenizer", a,
+			query_gate_at(gr, SEV_ERROR, "G0.tokenizer", a,
 			    "/tokenizer/vocab_size", "'vocab_size' must be positive");
 	}
-	if ((sha = req_str(gr, "G0.tokenizer", a, tok, "/tokenizer",
+	if ((sha = query_str(gr, "G0.tokenizer", a, tok, "/tokenizer",
 	    "sha256")) != NULL) {
-		if (is_sha256_hex(sha)) {
+		if (gate_is_sha256_hex(sha)) {
 			ev->src.have_tokenizer = true;
 			ev->src.tokenizer_sha256 = sha;
 		} else
-			gate_at(gr, SEV_ERROR, "G0.tokenizer", a,
+			query_gate_at(gr, SEV_ERROR, "G0.tokenizer", a,
 			    "/tokenizer/sha256",
 			    "'sha256' is not 64 lowercase hex digits");
 	}
@@ -198,12 +203,13 @@ int_list(struct gate_result *gr, const struct artifact *a, json_t *targets,
 	size_t i;
 	bool ok = true;
 
-	if ((list = req_array(gr, "G0.targets", a, targets, "/targets",
+	if ((list = query_array(gr, "G0.targets", a, targets, "/targets",
 	    key)) == NULL)
 		return false;
-	ptr = ptr_key("/targets", key);
+	ptr = doc_ptr_key("/targets", key);
 	if (json_array_size(list) == 0) {
-		gate_at(gr, SEV_ERROR, "G0.targets", a, ptr, "'%s' is empty", key);
+		query_gate_at(
+		    gr, SEV_ERROR, "G0.targets", a, ptr, "'%s' is empty", key);
 		ok = false;
 	}
 	*max = 0;
@@ -211,9 +217,9 @@ int_list(struct gate_result *gr, const struct artifact *a, json_t *targets,
 		*all_one = true;
 	json_array_foreach(list, i, v) {
 		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-			char *p = ptr_index(ptr, i);
+			char *p = doc_ptr_index(ptr, i);
 
-			gate_at(gr, SEV_ERROR, "G0.targets", a, p,
+			query_gate_at(gr, SEV_ERROR, "G0.targets", a, p,
 			    "'%s' must hold positive integers", key);
 			free(p);
 			ok = false;
@@ -232,11 +238,12 @@ static void
 check_targets(struct eval *ev, struct gate_result *gr, const struct artifact *a,
     json_t *root)
 {
-	json_t *t = req_object(gr, "G0.targets", a, root, "", "targets"), *sla;
+	json_t *t = query_object(gr, "G0.targets", a, root, "", "targets"),
+	       *sla;
 	bool ok = true;
 
 	if (t == NULL) {
-		gate_at(gr, SEV_ERROR, "G0.sla", a, "",
+		query_gate_at(gr, SEV_ERROR, "G0.sla", a, "",
 		    "no targets, so no product SLA (runbook §4.3)");
 		return;
 	}
@@ -245,14 +252,14 @@ check_targets(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 	ok &= int_list(gr, a, t, "chips", &ev->src.max_chips,
 	    &ev->src.all_chips_one);
 	ev->src.have_targets = ok;
-	if ((sla = req_object(gr, "G0.sla", a, t, "/targets", "sla")) == NULL)
+	if ((sla = query_object(gr, "G0.sla", a, t, "/targets", "sla")) == NULL)
 		return;
-	ok = req_num(gr, "G0.sla", a, sla, "/targets/sla", "ttft_ms_p99",
+	ok = query_num(gr, "G0.sla", a, sla, "/targets/sla", "ttft_ms_p99",
 	    &ev->src.ttft_ms_p99);
-	ok &= req_num(gr, "G0.sla", a, sla, "/targets/sla", "tpot_ms_p99",
+	ok &= query_num(gr, "G0.sla", a, sla, "/targets/sla", "tpot_ms_p99",
 	    &ev->src.tpot_ms_p99);
-	ok &= req_num(gr, "G0.sla", a, sla, "/targets/sla", "success_rate_min",
-	    &ev->src.success_rate_min);
+	ok &= query_num(gr, "G0.sla", a, sla, "/targets/sla",
+	    "success_rate_min", &ev->src.success_rate_min);
 	ev->src.have_sla = ok;
 }
 
@@ -297,13 +304,18 @@ check_complexity(struct eval *ev, struct gate_result *gr,
 	at = score_of(arch, "attention", atts, att_s, nitems(atts), &av);
 	no = score_of(arch, "activation_norm", norms, norm_s, nitems(norms), &nv);
 	if (k < 0 || at < 0 || no < 0) {
-		gate_at(gr, SEV_ERROR, "G0.complexity", a, "/architecture",
-		    "unknown %s '%s'", k < 0 ? "kind" : at < 0 ? "attention" :
-		    "activation_norm", k < 0 ? kv : at < 0 ? av : nv);
+		query_gate_at(gr, SEV_ERROR, "G0.complexity", a,
+		    "/architecture", "unknown %s '%s'",
+		    k < 0	 ? "kind"
+			: at < 0 ? "attention"
+				 : "activation_norm",
+		    k < 0	 ? kv
+			: at < 0 ? av
+				 : nv);
 		return;
 	}
 	if (!ev->src.have_targets) {
-		gate_at(gr, SEV_WARN, "G0.complexity", a, "/targets",
+		query_gate_at(gr, SEV_WARN, "G0.complexity", a, "/targets",
 		    "check skipped: the targets are incomplete");
 		return;
 	}
@@ -316,7 +328,7 @@ check_complexity(struct eval *ev, struct gate_result *gr,
 	else
 		dep = 3;
 	total = k + at + no + ctx + dep;
-	gate_at(gr, total > 3 ? SEV_WARN : SEV_INFO, "G0.complexity", a,
+	query_gate_at(gr, total > 3 ? SEV_WARN : SEV_INFO, "G0.complexity", a,
 	    "/architecture", "complexity %d%s (kind %s %d, attention %s %d, "
 	    "activation/norm %s %d, context %lld %d, deployment batch %lld "
 	    "chips %lld %d)", total, total > 3 ? " > 3: split the port into "
@@ -328,7 +340,7 @@ check_complexity(struct eval *ev, struct gate_result *gr,
 void
 g00_source(struct eval *ev, struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, MANIFEST);
+	const struct artifact *a = artifact_doc(gr, MANIFEST);
 	const char *s;
 	json_t *root, *arch;
 
@@ -336,27 +348,30 @@ g00_source(struct eval *ev, struct gate_result *gr)
 		return;
 	root = a->doc.root;
 	if (!json_is_object(root)) {
-		gate_at(gr, SEV_ERROR, "G0.parse", a, "", "the manifest is not "
+		query_gate_at(gr, SEV_ERROR, "G0.parse", a, "",
+		    "the manifest is not "
 		    "a JSON object");
 		return;
 	}
-	if ((s = req_str(gr, "G0.schema", a, root, "", "schema")) != NULL &&
+	if ((s = query_str(gr, "G0.schema", a, root, "", "schema")) != NULL &&
 	    strcmp(s, "calculet-model-source/v1") != 0)
-		gate_at(gr, SEV_ERROR, "G0.schema", a, "/schema",
+		query_gate_at(gr, SEV_ERROR, "G0.schema", a, "/schema",
 		    "schema is '%s', not 'calculet-model-source/v1'", s);
-	if ((s = req_str(gr, "G0.model_id", a, root, "", "model_id")) != NULL) {
+	if ((s = query_str(gr, "G0.model_id", a, root, "", "model_id")) !=
+	    NULL) {
 		if (valid_model_id(s))
 			ev->src.model_id = s;
 		else
-			gate_at(gr, SEV_ERROR, "G0.model_id", a, "/model_id",
-			    "'%s' is not <org>/<name>@<revision>", s);
+			query_gate_at(gr, SEV_ERROR, "G0.model_id", a,
+			    "/model_id", "'%s' is not <org>/<name>@<revision>",
+			    s);
 	}
-	if ((s = req_str(gr, "G0.license", a, root, "", "license")) != NULL &&
+	if ((s = query_str(gr, "G0.license", a, root, "", "license")) != NULL &&
 	    !valid_spdx(s))
-		gate_at(gr, SEV_ERROR, "G0.license", a, "/license",
+		query_gate_at(gr, SEV_ERROR, "G0.license", a, "/license",
 		    "'%s' is not an SPDX license id", s);
 	check_files(gr, a, root);
-	arch = req_object(gr, "G0.architecture", a, root, "", "architecture");
+	arch = query_object(gr, "G0.architecture", a, root, "", "architecture");
 	if (arch != NULL)
 		check_architecture(gr, a, arch);
 	check_tokenizer(ev, gr, a, root);

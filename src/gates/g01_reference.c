@@ -118,7 +118,7 @@ prompt_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
 		line_error(gr, "G1.prompts", PROMPTS, line,
 		    "'text' is not a string");
 	sha = json_string_value(json_object_get(o, "sha256"));
-	if (sha == NULL || !is_sha256_hex(sha)) {
+	if (sha == NULL || !gate_is_sha256_hex(sha)) {
 		line_error(gr, "G1.prompts", PROMPTS, line,
 		    "'sha256' (of the prompt's UTF-8 text) is missing or not hex");
 	} else if ((text = json_string_value(v)) != NULL) {
@@ -154,11 +154,11 @@ output_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
 		line_error(gr, out->check, out->rel, line,
 		    "'generated_token_ids' is not an array of integers");
 	lsha = json_string_value(json_object_get(o, "logits_sha256"));
-	if (!is_sha256_hex(lsha))
+	if (!gate_is_sha256_hex(lsha))
 		line_error(gr, out->check, out->rel, line,
 		    "'logits_sha256' is missing or not hex");
 	tok = json_string_value(json_object_get(o, "tokenizer_sha256"));
-	if (!is_sha256_hex(tok))
+	if (!gate_is_sha256_hex(tok))
 		line_error(gr, out->check, out->rel, line,
 		    "'tokenizer_sha256' is missing or not hex");
 	else if (out->check_tokenizer && out->tokenizer != NULL &&
@@ -237,23 +237,24 @@ check_golden(struct gate_result *gr)
 	char *ptr;
 	double d;
 
-	if ((a = gate_doc_needed(gr, "01-reference/tensor-golden/index.json",
-	    "G1.golden", SEV_ERROR, "tensor golden index is missing")) == NULL)
+	if ((a = artifact_doc_needed(gr,
+		 "01-reference/tensor-golden/index.json", "G1.golden",
+		 SEV_ERROR, "tensor golden index is missing")) == NULL)
 		return;
 	if (!json_is_array(a->doc.root) || json_array_size(a->doc.root) == 0) {
-		gate_at(gr, SEV_ERROR, "G1.golden", a, "",
+		query_gate_at(gr, SEV_ERROR, "G1.golden", a, "",
 		    "must be a non-empty array");
 		return;
 	}
 	json_array_foreach(a->doc.root, i, e) {
-		ptr = ptr_index("", i);
-		req_str(gr, "G1.golden", a, e, ptr, "name");
-		if (is_sha256_hex(json_string_value(json_object_get(e, "sha256"))) ==
-		    false)
-			gate_at(gr, SEV_ERROR, "G1.golden", a, ptr,
+		ptr = doc_ptr_index("", i);
+		query_str(gr, "G1.golden", a, e, ptr, "name");
+		if (gate_is_sha256_hex(json_string_value(
+			json_object_get(e, "sha256"))) == false)
+			query_gate_at(gr, SEV_ERROR, "G1.golden", a, ptr,
 			    "'sha256' is missing or not hex");
 		for (k = 0; k < nitems(keys); k++)
-			req_num(gr, "G1.golden", a, e, ptr, keys[k], &d);
+			query_num(gr, "G1.golden", a, e, ptr, keys[k], &d);
 		free(ptr);
 	}
 }
@@ -268,11 +269,11 @@ g01_reference(struct eval *ev, struct gate_result *gr)
 	long n;
 	size_t i;
 
-	env = gate_raw(gr, "01-reference/environment.lock");
+	env = artifact_raw(gr, "01-reference/environment.lock");
 	if (env == NULL || env->size == 0)
 		gate_add(gr, SEV_ERROR, "G1.env", "01-reference/environment.lock",
 		    "", "environment.lock is %s", env == NULL ? "missing" : "empty");
-	n = gate_jsonl(gr, PROMPTS, prompt_line, &p);
+	n = artifact_jsonl(gr, PROMPTS, prompt_line, &p);
 	if (n < 0)
 		gate_add(gr, SEV_ERROR, "G1.prompts", PROMPTS, "",
 		    "prompts.jsonl is missing");
@@ -289,9 +290,9 @@ g01_reference(struct eval *ev, struct gate_result *gr)
 		gate_add(gr, SEV_WARN, "G1.tokenizer",
 		    "00-source/source-manifest.json", "/tokenizer/sha256",
 		    "check skipped: G0's tokenizer hash is missing or invalid");
-	if (gate_jsonl(gr, OUTPUTS, output_line, &out) >= 0 && n >= 0)
+	if (artifact_jsonl(gr, OUTPUTS, output_line, &out) >= 0 && n >= 0)
 		check_pairs(gr, &p, &out, "G1.outputs");
-	if (gate_jsonl(gr, RERUN, output_line, &rerun) < 0)
+	if (artifact_jsonl(gr, RERUN, output_line, &rerun) < 0)
 		gate_add(gr, SEV_ERROR, "G1.repro", RERUN, "",
 		    "outputs.rerun.jsonl is missing: reproducibility is unproven");
 	else

@@ -17,25 +17,27 @@ check_config(struct gate_result *gr)
 	const char *s;
 	json_t *opset;
 
-	if ((a = gate_doc_needed(gr, CONFIG, "G2.config", SEV_ERROR,
+	if ((a = artifact_doc_needed(gr, CONFIG, "G2.config", SEV_ERROR,
 	    "export-config.yaml is missing")) == NULL)
 		return NULL;
 	if (!json_is_object(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G2.config", a, "", "not a mapping");
+		query_gate_at(
+		    gr, SEV_ERROR, "G2.config", a, "", "not a mapping");
 		return NULL;
 	}
-	if ((s = req_str(gr, "G2.config", a, a->doc.root, "", "schema")) != NULL &&
+	if ((s = query_str(gr, "G2.config", a, a->doc.root, "", "schema")) !=
+		NULL &&
 	    strcmp(s, "calculet-onnx-export/v1") != 0)
-		gate_at(gr, SEV_ERROR, "G2.config", a, "/schema",
+		query_gate_at(gr, SEV_ERROR, "G2.config", a, "/schema",
 		    "schema is '%s', not 'calculet-onnx-export/v1'", s);
 	opset = json_object_get(a->doc.root, "opset");
 	if (json_is_string(opset) &&
 	    strcmp(json_string_value(opset), "VENDOR_CONFIRMED") == 0)
-		gate_at(gr, SEV_BLOCKED, "G2.config", a, "/opset",
+		query_gate_at(gr, SEV_BLOCKED, "G2.config", a, "/opset",
 		    "opset is VENDOR_CONFIRMED: the vendor's opset matrix is "
 		    "missing");
 	else if (!json_is_integer(opset))
-		gate_at(gr, SEV_ERROR, "G2.config", a, "/opset",
+		query_gate_at(gr, SEV_ERROR, "G2.config", a, "/opset",
 		    "'opset' must be an integer");
 	return json_object_get(a->doc.root, "profiles");
 }
@@ -51,27 +53,33 @@ check_external_data(struct gate_result *gr, const struct artifact *a,
 	char *ptr, *rel;
 	size_t i;
 
-	if ((ext = req_object(gr, "G2.external_data", a, root, "",
-	    "external_data")) == NULL ||
-	    (files = req_array(gr, "G2.external_data", a, ext, "/external_data",
-	    "files")) == NULL)
+	if ((ext = query_object(gr, "G2.external_data", a, root, "",
+		 "external_data")) == NULL ||
+	    (files = query_array(gr, "G2.external_data", a, ext,
+		 "/external_data", "files")) == NULL)
 		return;
 	json_array_foreach(files, i, e) {
-		ptr = ptr_index("/external_data/files", i);
-		path = req_str(gr, "G2.external_data", a, e, ptr, "path");
-		if (req_int(gr, "G2.external_data", a, e, ptr, "bytes", &bytes) &&
-		    path != NULL && gate_join(gr, REPORT, ptr, path, &rel) == 0) {
-			if (!gate_exists(gr, rel, &st))
-				gate_at(gr, SEV_ERROR, "G2.external_data", a, ptr,
-				    "external data '%s' is missing", rel);
+		ptr = doc_ptr_index("/external_data/files", i);
+		path = query_str(gr, "G2.external_data", a, e, ptr, "path");
+		if (query_int(
+			gr, "G2.external_data", a, e, ptr, "bytes", &bytes) &&
+		    path != NULL &&
+		    artifact_join(gr, REPORT, ptr, path, &rel) == 0) {
+			if (!artifact_exists(gr, rel, &st))
+				query_gate_at(gr, SEV_ERROR, "G2.external_data",
+				    a, ptr, "external data '%s' is missing",
+				    rel);
 			else if ((json_int_t)st.st_size != bytes)
-				gate_at(gr, SEV_ERROR, "G2.external_data", a, ptr,
+				query_gate_at(gr, SEV_ERROR, "G2.external_data",
+				    a, ptr,
 				    "'%s' has %lld bytes, the report says %lld",
-				    rel, (long long)st.st_size, (long long)bytes);
+				    rel, (long long)st.st_size,
+				    (long long)bytes);
 			free(rel);
 		}
-		if (!is_sha256_hex(json_string_value(json_object_get(e, "sha256"))))
-			gate_at(gr, SEV_ERROR, "G2.external_data", a, ptr,
+		if (!gate_is_sha256_hex(
+			json_string_value(json_object_get(e, "sha256"))))
+			query_gate_at(gr, SEV_ERROR, "G2.external_data", a, ptr,
 			    "'sha256' is missing or not hex");
 		free(ptr);
 	}
@@ -87,23 +95,23 @@ check_inventory(struct gate_result *gr)
 	size_t i;
 	char *ptr;
 
-	if ((a = gate_doc_needed(gr, INVENTORY, "G2.op_inventory", SEV_ERROR,
-	    "op-inventory.json is missing")) == NULL)
+	if ((a = artifact_doc_needed(gr, INVENTORY, "G2.op_inventory",
+		 SEV_ERROR, "op-inventory.json is missing")) == NULL)
 		return;
 	if (!json_is_array(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G2.op_inventory", a, "",
+		query_gate_at(gr, SEV_ERROR, "G2.op_inventory", a, "",
 		    "must be an array of {op_type, domain, opset, count}");
 		return;
 	}
 	json_array_foreach(a->doc.root, i, e) {
-		ptr = ptr_index("", i);
-		req_str(gr, "G2.op_inventory", a, e, ptr, "op_type");
-		domain = req_str(gr, "G2.op_inventory", a, e, ptr, "domain");
+		ptr = doc_ptr_index("", i);
+		query_str(gr, "G2.op_inventory", a, e, ptr, "op_type");
+		domain = query_str(gr, "G2.op_inventory", a, e, ptr, "domain");
 		if (domain != NULL && domain[0] == '\0')
-			gate_at(gr, SEV_ERROR, "G2.op_inventory", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G2.op_inventory", a, ptr,
 			    "'domain' is empty (use ai.onnx for the default)");
-		req_int(gr, "G2.op_inventory", a, e, ptr, "opset", &opset);
-		req_int(gr, "G2.op_inventory", a, e, ptr, "count", &count);
+		query_int(gr, "G2.op_inventory", a, e, ptr, "opset", &opset);
+		query_int(gr, "G2.op_inventory", a, e, ptr, "count", &count);
 		free(ptr);
 	}
 }
@@ -111,19 +119,19 @@ check_inventory(struct gate_result *gr)
 static void
 check_greedy(struct gate_result *gr, const struct artifact *a, json_t *root)
 {
-	json_t *g = req_object(gr, "G2.greedy", a, root, "", "greedy");
+	json_t *g = query_object(gr, "G2.greedy", a, root, "", "greedy");
 	json_int_t total, matched;
 
 	if (g == NULL ||
-	    !req_int(gr, "G2.greedy", a, g, "/greedy", "total", &total) ||
-	    !req_int(gr, "G2.greedy", a, g, "/greedy", "matched", &matched))
+	    !query_int(gr, "G2.greedy", a, g, "/greedy", "total", &total) ||
+	    !query_int(gr, "G2.greedy", a, g, "/greedy", "matched", &matched))
 		return;
 	if (total < 100)
-		gate_at(gr, SEV_ERROR, "G2.greedy", a, "/greedy/total",
+		query_gate_at(gr, SEV_ERROR, "G2.greedy", a, "/greedy/total",
 		    "only %lld greedy samples, at least 100 are needed",
 		    (long long)total);
 	if (matched != total)
-		gate_at(gr, SEV_ERROR, "G2.greedy", a, "/greedy/matched",
+		query_gate_at(gr, SEV_ERROR, "G2.greedy", a, "/greedy/matched",
 		    "%lld of %lld greedy samples match", (long long)matched,
 		    (long long)total);
 }
@@ -131,7 +139,8 @@ check_greedy(struct gate_result *gr, const struct artifact *a, json_t *root)
 static void
 check_tolerance(struct gate_result *gr, const struct artifact *a, json_t *root)
 {
-	json_t *tensors = req_array(gr, "G2.tolerance", a, root, "", "tensors");
+	json_t *tensors = query_array(
+	    gr, "G2.tolerance", a, root, "", "tensors");
 	json_t *e;
 	double err, tol;
 	size_t i;
@@ -140,14 +149,15 @@ check_tolerance(struct gate_result *gr, const struct artifact *a, json_t *root)
 	if (tensors == NULL)
 		return;
 	json_array_foreach(tensors, i, e) {
-		ptr = ptr_index("/tensors", i);
-		if (req_num(gr, "G2.tolerance", a, e, ptr, "max_abs_err", &err) &&
-		    req_num(gr, "G2.tolerance", a, e, ptr, "tol", &tol) &&
+		ptr = doc_ptr_index("/tensors", i);
+		if (query_num(
+			gr, "G2.tolerance", a, e, ptr, "max_abs_err", &err) &&
+		    query_num(gr, "G2.tolerance", a, e, ptr, "tol", &tol) &&
 		    !(err <= tol)) {
 			const char *name = json_string_value(json_object_get(e,
 			    "name"));
 
-			gate_at(gr, SEV_ERROR, "G2.tolerance", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G2.tolerance", a, ptr,
 			    "tensor '%s': max_abs_err %g exceeds tol %g",
 			    name != NULL ? name : "?", err, tol);
 		}
@@ -161,21 +171,21 @@ check_profile(struct gate_result *gr, const struct artifact *a, json_t *rprof,
     const char *name, json_t *spec)
 {
 	json_t *entries = json_object_get(rprof, name), *e, *lengths, *l;
-	char *ptr = ptr_key("/profiles", name);
+	char *ptr = doc_ptr_key("/profiles", name);
 	size_t i, j;
 	bool found;
 
 	if (!json_is_array(entries) || json_array_size(entries) == 0) {
-		gate_at(gr, SEV_ERROR, "G2.profiles", a, "/profiles",
+		query_gate_at(gr, SEV_ERROR, "G2.profiles", a, "/profiles",
 		    "profile '%s' of the export config has no report entry", name);
 		goto out;
 	}
 	json_array_foreach(entries, i, e) {
 		if (!json_is_integer(json_object_get(e, "seq_len")) ||
 		    !json_is_true(json_object_get(e, "consistent"))) {
-			char *p = ptr_index(ptr, i);
+			char *p = doc_ptr_index(ptr, i);
 
-			gate_at(gr, SEV_ERROR, "G2.profiles", a, p,
+			query_gate_at(gr, SEV_ERROR, "G2.profiles", a, p,
 			    "profile '%s' entry is not {seq_len, consistent: true}",
 			    name);
 			free(p);
@@ -188,7 +198,7 @@ check_profile(struct gate_result *gr, const struct artifact *a, json_t *rprof,
 		json_array_foreach(entries, j, e)
 			found |= json_equal(json_object_get(e, "seq_len"), l);
 		if (!found)
-			gate_at(gr, SEV_ERROR, "G2.profiles", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G2.profiles", a, ptr,
 			    "profile '%s' has no entry for sequence length %lld",
 			    name, (long long)json_integer_value(l));
 	}
@@ -207,7 +217,7 @@ check_profiles(struct gate_result *gr, const struct artifact *a, json_t *root,
 	if (cfg == NULL)
 		return;
 	if (!json_is_object(rprof)) {
-		gate_at(gr, SEV_ERROR, "G2.profiles", a, "",
+		query_gate_at(gr, SEV_ERROR, "G2.profiles", a, "",
 		    "'profiles' is missing or not an object");
 		return;
 	}
@@ -230,13 +240,14 @@ check_bound(struct gate_result *gr, const struct artifact *a, json_t *root)
 	char hex[HASH_HEX_LEN + 1], msg[320];
 	const char *want;
 
-	if ((want = req_str(gr, "G2.bound", a, root, "", "model_sha256")) == NULL)
+	if ((want = query_str(gr, "G2.bound", a, root, "", "model_sha256")) ==
+	    NULL)
 		return;
-	if (gate_hash(gr, "02-onnx/model.onnx", hex, msg, sizeof msg) != 0)
-		gate_at(gr, SEV_STALE, "G2.bound", a, "/model_sha256",
+	if (artifact_hash(gr, "02-onnx/model.onnx", hex, msg, sizeof msg) != 0)
+		query_gate_at(gr, SEV_STALE, "G2.bound", a, "/model_sha256",
 		    "the report is bound to a model.onnx that is gone: %s", msg);
 	else if (strcmp(hex, want) != 0)
-		gate_at(gr, SEV_STALE, "G2.bound", a, "/model_sha256",
+		query_gate_at(gr, SEV_STALE, "G2.bound", a, "/model_sha256",
 		    "model.onnx changed since this report (now %.12s…, report "
 		    "%.12s…): re-run the export checks", hex, want);
 }
@@ -251,15 +262,16 @@ g02_onnx(struct eval *ev, struct gate_result *gr)
 	(void)ev;
 	profiles = check_config(gr);
 	check_inventory(gr);
-	if ((a = gate_doc(gr, REPORT)) == NULL)
+	if ((a = artifact_doc(gr, REPORT)) == NULL)
 		return;
 	if (!json_is_object(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G2.parse", a, "", "not a JSON object");
+		query_gate_at(
+		    gr, SEV_ERROR, "G2.parse", a, "", "not a JSON object");
 		return;
 	}
-	if ((s = req_str(gr, "G2.checker", a, a->doc.root, "", "checker")) !=
+	if ((s = query_str(gr, "G2.checker", a, a->doc.root, "", "checker")) !=
 	    NULL && strcmp(s, "ok") != 0)
-		gate_at(gr, SEV_ERROR, "G2.checker", a, "/checker",
+		query_gate_at(gr, SEV_ERROR, "G2.checker", a, "/checker",
 		    "the ONNX checker said '%s'", s);
 	check_external_data(gr, a, a->doc.root);
 	check_greedy(gr, a, a->doc.root);

@@ -129,7 +129,7 @@ check_coverage(struct gate_result *gr, const struct csv *c)
 	json_t *e;
 	bool found;
 
-	inv = gate_input(gr, "02-onnx/op-inventory.json", "G3.coverage");
+	inv = artifact_input(gr, "02-onnx/op-inventory.json", "G3.coverage");
 	if (inv == NULL || !json_is_array(inv->doc.root))
 		return;
 	json_array_foreach(inv->doc.root, i, e) {
@@ -148,7 +148,7 @@ check_coverage(struct gate_result *gr, const struct csv *c)
 void
 g03_opsupport(struct eval *ev, struct gate_result *gr)
 {
-	const struct artifact *a = gate_raw(gr, TABLE);
+	const struct artifact *a = artifact_raw(gr, TABLE);
 	char msg[256], where[32];
 	struct csv c;
 	size_t i, line = 0;

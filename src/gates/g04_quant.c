@@ -19,20 +19,23 @@ check_config(struct gate_result *gr)
 	const struct artifact *a;
 	const char *s;
 
-	if ((a = gate_doc_needed(gr, CONFIG, "G4.config", SEV_ERROR,
+	if ((a = artifact_doc_needed(gr, CONFIG, "G4.config", SEV_ERROR,
 	    "quant-config.yaml is missing")) == NULL)
 		return;
 	if (!json_is_object(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G4.config", a, "", "not a mapping");
+		query_gate_at(
+		    gr, SEV_ERROR, "G4.config", a, "", "not a mapping");
 		return;
 	}
-	if ((s = req_str(gr, "G4.config", a, a->doc.root, "", "schema")) != NULL &&
+	if ((s = query_str(gr, "G4.config", a, a->doc.root, "", "schema")) !=
+		NULL &&
 	    strcmp(s, "calculet-quant/v1") != 0)
-		gate_at(gr, SEV_ERROR, "G4.config", a, "/schema",
+		query_gate_at(gr, SEV_ERROR, "G4.config", a, "/schema",
 		    "schema is '%s', not 'calculet-quant/v1'", s);
-	if ((s = req_str(gr, "G4.config", a, a->doc.root, "", "method")) != NULL &&
+	if ((s = query_str(gr, "G4.config", a, a->doc.root, "", "method")) !=
+		NULL &&
 	    strcmp(s, "VENDOR_TOOL_METHOD") == 0)
-		gate_at(gr, SEV_BLOCKED, "G4.config", a, "/method",
+		query_gate_at(gr, SEV_BLOCKED, "G4.config", a, "/method",
 		    "method is VENDOR_TOOL_METHOD: the vendor's quantization tool "
 		    "is not delivered");
 }
@@ -92,7 +95,8 @@ prompt_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
 static void
 check_quality(struct gate_result *gr, const struct artifact *a, json_t *root)
 {
-	json_t *q = req_array(gr, "G4.quality", a, root, "", "quality"), *e, *hib;
+	json_t *q = query_array(gr, "G4.quality", a, root, "", "quality"), *e,
+	       *hib;
 	double base, value, drop, loss;
 	const char *metric;
 	size_t i;
@@ -102,21 +106,21 @@ check_quality(struct gate_result *gr, const struct artifact *a, json_t *root)
 	if (q == NULL)
 		return;
 	json_array_foreach(q, i, e) {
-		ptr = ptr_index("/quality", i);
-		metric = req_str(gr, "G4.quality", a, e, ptr, "metric");
-		ok = req_num(gr, "G4.quality", a, e, ptr, "baseline", &base);
-		ok &= req_num(gr, "G4.quality", a, e, ptr, "value", &value);
-		ok &= req_num(gr, "G4.quality", a, e, ptr, "max_drop", &drop);
+		ptr = doc_ptr_index("/quality", i);
+		metric = query_str(gr, "G4.quality", a, e, ptr, "metric");
+		ok = query_num(gr, "G4.quality", a, e, ptr, "baseline", &base);
+		ok &= query_num(gr, "G4.quality", a, e, ptr, "value", &value);
+		ok &= query_num(gr, "G4.quality", a, e, ptr, "max_drop", &drop);
 		hib = json_object_get(e, "higher_is_better");
 		higher = hib == NULL || json_is_null(hib) || json_is_true(hib);
 		if (hib != NULL && !json_is_boolean(hib) && !json_is_null(hib)) {
-			gate_at(gr, SEV_ERROR, "G4.quality", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G4.quality", a, ptr,
 			    "'higher_is_better' must be true or false");
 			ok = false;
 		}
 		loss = higher ? base - value : value - base;
 		if (ok && !(loss <= drop))
-			gate_at(gr, SEV_ERROR, "G4.quality", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G4.quality", a, ptr,
 			    "%s lost %g (baseline %g, now %g), more than max_drop %g",
 			    metric != NULL ? metric : "metric", loss, base, value,
 			    drop);
@@ -140,25 +144,27 @@ g04_quant(struct eval *ev, struct gate_result *gr)
 		    "00-source/source-manifest.json", "/tokenizer/sha256",
 		    "tokenizer check skipped: G0's tokenizer hash is missing or "
 		    "invalid");
-	n = gate_jsonl(gr, CALIB, calib_line, &c);
+	n = artifact_jsonl(gr, CALIB, calib_line, &c);
 	if (n <= 0)
 		gate_add(gr, SEV_ERROR, "G4.calibration", CALIB, "",
 		    "calibration-manifest.jsonl is %s", n < 0 ? "missing" :
 		    "empty: no calibration sample is recorded");
 	else
-		gate_jsonl_input(gr, "01-reference/prompts.jsonl", "G4.disjoint",
-		    prompt_line, &c);
+		artifact_jsonl_input(gr, "01-reference/prompts.jsonl",
+		    "G4.disjoint", prompt_line, &c);
 	json_decref(c.hashes);
 	json_decref(c.overlap);
-	if ((a = gate_doc(gr, REPORT)) == NULL)
+	if ((a = artifact_doc(gr, REPORT)) == NULL)
 		return;
 	if (!json_is_object(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G4.parse", a, "", "not a JSON object");
+		query_gate_at(
+		    gr, SEV_ERROR, "G4.parse", a, "", "not a JSON object");
 		return;
 	}
 	check_quality(gr, a, a->doc.root);
-	layers = req_array(gr, "G4.layers", a, a->doc.root, "", "layer_errors");
+	layers = query_array(
+	    gr, "G4.layers", a, a->doc.root, "", "layer_errors");
 	if (layers != NULL && json_array_size(layers) == 0)
-		gate_at(gr, SEV_ERROR, "G4.layers", a, "/layer_errors",
+		query_gate_at(gr, SEV_ERROR, "G4.layers", a, "/layer_errors",
 		    "layer_errors is empty: per-layer error is unreported");
 }

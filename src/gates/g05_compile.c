@@ -13,12 +13,13 @@ static bool
 nonempty_str(struct gate_result *gr, const struct artifact *a, json_t *obj,
     const char *ptr, const char *key)
 {
-	const char *s = req_str(gr, "G5.manifest", a, obj, ptr, key);
+	const char *s = query_str(gr, "G5.manifest", a, obj, ptr, key);
 	char *p;
 
 	if (s != NULL && s[0] == '\0') {
-		p = ptr_key(ptr, key);
-		gate_at(gr, SEV_ERROR, "G5.manifest", a, p, "'%s' is empty", key);
+		p = doc_ptr_key(ptr, key);
+		query_gate_at(
+		    gr, SEV_ERROR, "G5.manifest", a, p, "'%s' is empty", key);
 		free(p);
 		return false;
 	}
@@ -29,14 +30,15 @@ static void
 check_versioned(struct gate_result *gr, const struct artifact *a, json_t *root,
     const char *key)
 {
-	json_t *o = req_object(gr, "G5.manifest", a, root, "", key);
-	char *ptr = ptr_key("", key), *sp;
+	json_t *o = query_object(gr, "G5.manifest", a, root, "", key);
+	char *ptr = doc_ptr_key("", key), *sp;
 
 	if (o != NULL) {
 		nonempty_str(gr, a, o, ptr, "version");
-		if (!is_sha256_hex(json_string_value(json_object_get(o, "sha256")))) {
-			sp = ptr_key(ptr, "sha256");
-			gate_at(gr, SEV_ERROR, "G5.manifest", a, sp,
+		if (!gate_is_sha256_hex(
+			json_string_value(json_object_get(o, "sha256")))) {
+			sp = doc_ptr_key(ptr, "sha256");
+			query_gate_at(gr, SEV_ERROR, "G5.manifest", a, sp,
 			    "'%s.sha256' is missing or not hex", key);
 			free(sp);
 		}
@@ -52,13 +54,13 @@ check_sbom(struct gate_result *gr, const struct artifact *a, json_t *root)
 	char *rel = NULL;
 
 	if (sbom == NULL) {
-		gate_at(gr, SEV_WARN, "G5.manifest.sbom", a, "",
+		query_gate_at(gr, SEV_WARN, "G5.manifest.sbom", a, "",
 		    "no 'sbom' path: the compiler container's SBOM is not linked");
 		return;
 	}
-	if (gate_join(gr, MANIFEST, "/sbom", sbom, &rel) == 0 &&
-	    !gate_exists(gr, rel, NULL))
-		gate_at(gr, SEV_WARN, "G5.manifest.sbom", a, "/sbom",
+	if (artifact_join(gr, MANIFEST, "/sbom", sbom, &rel) == 0 &&
+	    !artifact_exists(gr, rel, NULL))
+		query_gate_at(gr, SEV_WARN, "G5.manifest.sbom", a, "/sbom",
 		    "the SBOM '%s' is missing", rel);
 	free(rel);
 }
@@ -73,26 +75,29 @@ check_manifest(struct gate_result *gr)
 	json_t *root, *host;
 	size_t i;
 
-	if ((a = gate_doc_needed(gr, MANIFEST, "G5.manifest", SEV_BLOCKED,
+	if ((a = artifact_doc_needed(gr, MANIFEST, "G5.manifest", SEV_BLOCKED,
 	    "the vendor's compiler manifest is not delivered")) == NULL)
 		return;
 	if (!json_is_object(root = a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G5.parse", a, "", "not a JSON object");
+		query_gate_at(
+		    gr, SEV_ERROR, "G5.parse", a, "", "not a JSON object");
 		return;
 	}
-	if ((s = req_str(gr, "G5.manifest", a, root, "", "schema")) != NULL &&
+	if ((s = query_str(gr, "G5.manifest", a, root, "", "schema")) != NULL &&
 	    strcmp(s, "calculet-compiler/v1") != 0)
-		gate_at(gr, SEV_ERROR, "G5.manifest", a, "/schema",
+		query_gate_at(gr, SEV_ERROR, "G5.manifest", a, "/schema",
 		    "schema is '%s', not 'calculet-compiler/v1'", s);
-	if ((s = req_str(gr, "G5.manifest", a, root, "", "oci_digest")) != NULL &&
-	    (strncmp(s, "sha256:", 7) != 0 || !is_sha256_hex(s + 7)))
-		gate_at(gr, SEV_ERROR, "G5.manifest", a, "/oci_digest",
+	if ((s = query_str(gr, "G5.manifest", a, root, "", "oci_digest")) !=
+		NULL &&
+	    (strncmp(s, "sha256:", 7) != 0 || !gate_is_sha256_hex(s + 7)))
+		query_gate_at(gr, SEV_ERROR, "G5.manifest", a, "/oci_digest",
 		    "'oci_digest' is not sha256:<64 hex>");
 	for (i = 0; i < nitems(strs); i++)
 		nonempty_str(gr, a, root, "", strs[i]);
 	check_versioned(gr, a, root, "oplib");
 	check_versioned(gr, a, root, "kernels");
-	if ((host = req_object(gr, "G5.manifest", a, root, "", "host")) != NULL)
+	if ((host = query_object(gr, "G5.manifest", a, root, "", "host")) !=
+	    NULL)
 		nonempty_str(gr, a, host, "/host", "arch");
 	check_sbom(gr, a, root);
 }
@@ -106,31 +111,32 @@ check_config(struct gate_result *gr)
 	const char *s;
 	size_t i;
 
-	if ((a = gate_doc_needed(gr, CONFIG, "G5.config", SEV_BLOCKED,
+	if ((a = artifact_doc_needed(gr, CONFIG, "G5.config", SEV_BLOCKED,
 	    "the compile config is not delivered")) == NULL)
 		return;
 	if (!json_is_object(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G5.config", a, "", "not a mapping");
+		query_gate_at(
+		    gr, SEV_ERROR, "G5.config", a, "", "not a mapping");
 		return;
 	}
 	for (i = 0; i < nitems(paths); i++) {
 		s = json_string_value(json_object_get(a->doc.root, paths[i]));
-		ptr = ptr_key("", paths[i]);
-		if (s != NULL && gate_join(gr, CONFIG, ptr, s, &rel) == 0)
+		ptr = doc_ptr_key("", paths[i]);
+		if (s != NULL && artifact_join(gr, CONFIG, ptr, s, &rel) == 0)
 			free(rel);
 		free(ptr);
 	}
 	s = json_string_value(json_object_get(a->doc.root, "onnx_sha256"));
-	if (s == NULL || strcmp(s, "REQUIRED") == 0 || !is_sha256_hex(s)) {
-		gate_at(gr, SEV_ERROR, "G5.config", a, "/onnx_sha256",
+	if (s == NULL || strcmp(s, "REQUIRED") == 0 || !gate_is_sha256_hex(s)) {
+		query_gate_at(gr, SEV_ERROR, "G5.config", a, "/onnx_sha256",
 		    "'onnx_sha256' is not set to the ONNX model's hash");
 		return;
 	}
-	if (gate_hash(gr, "02-onnx/model.onnx", hex, msg, sizeof msg) != 0)
+	if (artifact_hash(gr, "02-onnx/model.onnx", hex, msg, sizeof msg) != 0)
 		gate_add(gr, SEV_WARN, "G5.bound", "02-onnx/model.onnx", "",
 		    "check skipped: its input is missing or unreadable (%s)", msg);
 	else if (strcmp(hex, s) != 0)
-		gate_at(gr, SEV_STALE, "G5.bound", a, "/onnx_sha256",
+		query_gate_at(gr, SEV_STALE, "G5.bound", a, "/onnx_sha256",
 		    "model.onnx changed since this compile config (now %.12s…, "
 		    "config %.12s…): recompile", hex, s);
 }
@@ -139,22 +145,23 @@ static void
 check_build(struct gate_result *gr, const struct artifact *a, json_t *b,
     size_t i, const char *first)
 {
-	char *ptr = ptr_index("", i), *rel;
+	char *ptr = doc_ptr_index("", i), *rel;
 	const char *tree, *log, *why;
 	json_int_t code;
 
-	req_member(gr, "G5.builds", a, b, ptr, "id");
-	if (req_int(gr, "G5.builds", a, b, ptr, "exit_code", &code) && code != 0)
-		gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
+	query_member(gr, "G5.builds", a, b, ptr, "id");
+	if (query_int(gr, "G5.builds", a, b, ptr, "exit_code", &code) &&
+	    code != 0)
+		query_gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
 		    "build exited with %lld", (long long)code);
-	tree = req_str(gr, "G5.builds", a, b, ptr, "output_tree_sha256");
-	if (tree != NULL && !is_sha256_hex(tree))
-		gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
+	tree = query_str(gr, "G5.builds", a, b, ptr, "output_tree_sha256");
+	if (tree != NULL && !gate_is_sha256_hex(tree))
+		query_gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
 		    "'output_tree_sha256' is not hex");
-	if ((log = req_str(gr, "G5.builds", a, b, ptr, "log")) != NULL &&
-	    gate_join(gr, BUILDS, ptr, log, &rel) == 0) {
-		if (!gate_exists(gr, rel, NULL))
-			gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
+	if ((log = query_str(gr, "G5.builds", a, b, ptr, "log")) != NULL &&
+	    artifact_join(gr, BUILDS, ptr, log, &rel) == 0) {
+		if (!artifact_exists(gr, rel, NULL))
+			query_gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
 			    "build log '%s' is missing", rel);
 		free(rel);
 	}
@@ -163,7 +170,7 @@ check_build(struct gate_result *gr, const struct artifact *a, json_t *b,
 		    "nondeterminism_explained"));
 		if (why == NULL || why[0] == '\0' ||
 		    !json_is_true(json_object_get(b, "golden_equivalent")))
-			gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G5.builds", a, ptr,
 			    "output differs from the first build with no "
 			    "nondeterminism_explained and golden_equivalent: true");
 	}
@@ -173,7 +180,7 @@ check_build(struct gate_result *gr, const struct artifact *a, json_t *b,
 static void
 check_builds(struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, BUILDS);
+	const struct artifact *a = artifact_doc(gr, BUILDS);
 	const char *first = NULL;
 	json_t *b;
 	size_t i;
@@ -181,11 +188,12 @@ check_builds(struct gate_result *gr)
 	if (a == NULL)
 		return;
 	if (!json_is_array(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G5.builds", a, "", "must be an array");
+		query_gate_at(
+		    gr, SEV_ERROR, "G5.builds", a, "", "must be an array");
 		return;
 	}
 	if (json_array_size(a->doc.root) < 2)
-		gate_at(gr, SEV_ERROR, "G5.builds", a, "",
+		query_gate_at(gr, SEV_ERROR, "G5.builds", a, "",
 		    "%zu build(s): reproducibility needs at least two",
 		    json_array_size(a->doc.root));
 	json_array_foreach(a->doc.root, i, b) {
@@ -205,7 +213,8 @@ g05_compile(struct eval *ev, struct gate_result *gr)
 	check_manifest(gr);
 	check_config(gr);
 	/* Empty counts as missing, as for the vendor deliverable (§4). */
-	if (!gate_exists(gr, "04-compiler/compile.sh", &st) || st.st_size == 0)
+	if (!artifact_exists(gr, "04-compiler/compile.sh", &st) ||
+	    st.st_size == 0)
 		gate_add(gr, SEV_BLOCKED, "G5.script", "04-compiler/compile.sh", "",
 		    "compile.sh is missing or empty: the vendor's real compile "
 		    "command is not delivered (runbook §17)");

@@ -21,7 +21,7 @@ surface_findings(struct gate_result *gr, const struct artifact *a,
 	char *ptr;
 
 	json_array_foreach(list, i, f) {
-		ptr = ptr_index("/findings", i);
+		ptr = doc_ptr_index("/findings", i);
 		level = json_string_value(json_object_get(f, "level"));
 		code = json_string_value(json_object_get(f, "code"));
 		file = json_string_value(json_object_get(f, "file"));
@@ -30,17 +30,21 @@ surface_findings(struct gate_result *gr, const struct artifact *a,
 			if (strcmp(level, levels[k]) == 0)
 				break;
 		if (level == NULL || k == nitems(levels)) {
-			gate_at(gr, SEV_ERROR, "G6.errors", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G6.errors", a, ptr,
 			    "validator finding has no level ERROR, WARN or "
 			    "BLOCKED_REPRODUCIBILITY");
 			free(ptr);
 			continue;
 		}
 		counts[k]++;
-		gate_at(gr, k == 0 ? SEV_ERROR : k == 1 ? SEV_WARN : SEV_BLOCKED,
+		query_gate_at(gr,
+		    k == 0	 ? SEV_ERROR
+			: k == 1 ? SEV_WARN
+				 : SEV_BLOCKED,
 		    k == 2 ? "G6.repro" : "G6.errors", a, ptr, "%s %s%s%s: %s",
-		    level, code != NULL ? code : "?", file != NULL ? " in " : "",
-		    file != NULL ? file : "", msg != NULL ? msg : "");
+		    level, code != NULL ? code : "?",
+		    file != NULL ? " in " : "", file != NULL ? file : "",
+		    msg != NULL ? msg : "");
 		free(ptr);
 	}
 }
@@ -48,8 +52,8 @@ surface_findings(struct gate_result *gr, const struct artifact *a,
 static void
 check_summary(struct gate_result *gr, const struct artifact *a, json_t *root)
 {
-	json_t *sum = req_object(gr, "G6.errors", a, root, "", "summary");
-	json_t *list = req_array(gr, "G6.errors", a, root, "", "findings");
+	json_t *sum = query_object(gr, "G6.errors", a, root, "", "summary");
+	json_t *list = query_array(gr, "G6.errors", a, root, "", "findings");
 	json_int_t want[3], got[3] = { 0, 0, 0 };
 	bool have[3];
 	size_t k;
@@ -59,18 +63,18 @@ check_summary(struct gate_result *gr, const struct artifact *a, json_t *root)
 	if (sum == NULL)
 		return;
 	for (k = 0; k < nitems(levels); k++)
-		have[k] = req_int(gr, k == 2 ? "G6.repro" : "G6.errors", a, sum,
-		    "/summary", levels[k], &want[k]);
+		have[k] = query_int(gr, k == 2 ? "G6.repro" : "G6.errors", a,
+		    sum, "/summary", levels[k], &want[k]);
 	if (have[0] && want[0] != 0)
-		gate_at(gr, SEV_ERROR, "G6.errors", a, "/summary/ERROR",
+		query_gate_at(gr, SEV_ERROR, "G6.errors", a, "/summary/ERROR",
 		    "the validator reports %lld error(s)", (long long)want[0]);
 	if (have[2] && want[2] != 0)
-		gate_at(gr, SEV_BLOCKED, "G6.repro", a,
+		query_gate_at(gr, SEV_BLOCKED, "G6.repro", a,
 		    "/summary/BLOCKED_REPRODUCIBILITY", "%lld reproducibility "
 		    "finding(s) block the package", (long long)want[2]);
 	for (k = 0; list != NULL && k < nitems(levels); k++)
 		if (have[k] && want[k] != got[k])
-			gate_at(gr, SEV_ERROR, "G6.errors", a, "/summary",
+			query_gate_at(gr, SEV_ERROR, "G6.errors", a, "/summary",
 			    "summary says %lld %s but findings list %lld",
 			    (long long)want[k], levels[k], (long long)got[k]);
 }
@@ -92,7 +96,7 @@ listing_line(struct gate_result *gr, const struct tree *t, char *line,
 		return NULL;
 	}
 	line[HASH_HEX_LEN] = '\0';
-	if (!is_sha256_hex(line)) {
+	if (!gate_is_sha256_hex(line)) {
 		gate_add(gr, SEV_ERROR, "G6.hashes", LISTING, where,
 		    "the hash is not 64 lowercase hex digits");
 		return NULL;
@@ -130,7 +134,7 @@ check_listing(struct gate_result *gr, const struct tree *t)
 	char *copy, *line, *save = NULL;
 	size_t i, lineno = 0;
 
-	if ((a = gate_raw_needed(gr, LISTING, "G6.hashes", SEV_ERROR,
+	if ((a = artifact_raw_needed(gr, LISTING, "G6.hashes", SEV_ERROR,
 	    "file-sha256.txt is missing")) == NULL)
 		return;
 	seen = xcalloc(t->nfiles + 1, 1);
@@ -160,7 +164,7 @@ check_package(struct gate_result *gr, const struct artifact *a, json_t *root)
 	char msg[320];
 	size_t i;
 
-	if ((t = gate_tree(gr, PACKAGE, msg, sizeof msg)) == NULL) {
+	if ((t = artifact_tree(gr, PACKAGE, msg, sizeof msg)) == NULL) {
 		gate_add(gr, SEV_ERROR, "G6.hashes", PACKAGE, "", "%s", msg);
 		return;
 	}
@@ -170,37 +174,42 @@ check_package(struct gate_result *gr, const struct artifact *a, json_t *root)
 			    "symbolic link '%s' -> '%s' leads outside the "
 			    "workspace", t->links[i].path, t->links[i].target);
 	check_listing(gr, t);
-	want = req_str(gr, "G6.bound", a, root, "", "package_tree_sha256");
+	want = query_str(gr, "G6.bound", a, root, "", "package_tree_sha256");
 	if (want != NULL && strcmp(want, t->hex) != 0)
-		gate_at(gr, SEV_STALE, "G6.bound", a, "/package_tree_sha256",
+		query_gate_at(gr, SEV_STALE, "G6.bound", a,
+		    "/package_tree_sha256",
 		    "package/ changed since validation (tree now %.12s…, "
-		    "validated %.12s…): re-run the validator", t->hex, want);
+		    "validated %.12s…): re-run the validator",
+		    t->hex, want);
 }
 
 void
 g06_package(struct eval *ev, struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, VALIDATION);
+	const struct artifact *a = artifact_doc(gr, VALIDATION);
 	json_int_t chips;
 
 	if (a == NULL)
 		return;
 	if (!json_is_object(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G6.parse", a, "", "not a JSON object");
+		query_gate_at(
+		    gr, SEV_ERROR, "G6.parse", a, "", "not a JSON object");
 		return;
 	}
 	check_summary(gr, a, a->doc.root);
-	if (req_int(gr, "G6.single_chip", a, a->doc.root, "", "chip_nums",
+	if (query_int(gr, "G6.single_chip", a, a->doc.root, "", "chip_nums",
 	    &chips)) {
 		if (!ev->src.have_targets)
 			gate_add(gr, SEV_WARN, "G6.single_chip",
 			    "00-source/source-manifest.json", "/targets/chips",
 			    "check skipped: G0's targets are missing or invalid");
 		else if (ev->src.all_chips_one && chips != 1)
-			gate_at(gr, SEV_ERROR, "G6.single_chip", a, "/chip_nums",
+			query_gate_at(gr, SEV_ERROR, "G6.single_chip", a,
+			    "/chip_nums",
 			    "every target is single-chip but the package has "
 			    "chip_nums %lld: a single-chip calbin must come from "
-			    "the vendor compiler (runbook §1)", (long long)chips);
+			    "the vendor compiler (runbook §1)",
+			    (long long)chips);
 	}
 	check_package(gr, a, a->doc.root);
 }

@@ -2,13 +2,9 @@
 #include "calops.h"
 
 #include "engine/gate.h"
+#include "proto/scenario.h"
 
 #define GOLDEN "06-runtime/correctness/golden.json"
-
-const char *const fault_scenarios[8] = {
-	"missing-tensor", "bad-csr", "oob-slice", "kv-full", "submit-busy",
-	"wait-timeout", "ccu-exception", "reset-warmup",
-};
 
 static bool
 case_has(json_t *cases, json_int_t prefill, json_int_t decode)
@@ -37,16 +33,19 @@ check_cases(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 	char *ptr;
 
 	json_array_foreach(cases, i, c) {
-		ptr = ptr_index("/cases", i);
-		req_int(gr, "G7.golden", a, c, ptr, "prefill_len", &p);
-		req_int(gr, "G7.golden", a, c, ptr, "decode_len", &d);
+		ptr = doc_ptr_index("/cases", i);
+		query_int(gr, "G7.golden", a, c, ptr, "prefill_len", &p);
+		query_int(gr, "G7.golden", a, c, ptr, "decode_len", &d);
 		for (k = 0; k < nitems(matches); k++)
 			if (!json_is_true(json_object_get(c, matches[k])))
-				gate_at(gr, SEV_ERROR, "G7.golden", a, ptr,
+				query_gate_at(gr, SEV_ERROR, "G7.golden", a,
+				    ptr,
 				    "case prefill %lld decode %lld: %s is not true",
-				    (long long)json_integer_value(json_object_get(c,
-				    "prefill_len")), (long long)json_integer_value(
-				    json_object_get(c, "decode_len")), matches[k]);
+				    (long long)json_integer_value(
+					json_object_get(c, "prefill_len")),
+				    (long long)json_integer_value(
+					json_object_get(c, "decode_len")),
+				    matches[k]);
 		free(ptr);
 	}
 	if (!ev->src.have_targets) {
@@ -56,11 +55,11 @@ check_cases(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 		return;
 	}
 	prefill[5] = ev->src.max_context - 1;
-	n = capped_pairs(prefill, nitems(prefill), decode, nitems(decode),
+	n = gate_capped_pairs(prefill, nitems(prefill), decode, nitems(decode),
 	    ev->src.max_context, pairs);
 	for (k = 0; k < n; k++)
 		if (!case_has(cases, pairs[k][0], pairs[k][1]))
-			gate_at(gr, SEV_ERROR, "G7.golden", a, "/cases",
+			query_gate_at(gr, SEV_ERROR, "G7.golden", a, "/cases",
 			    "no case for prefill %lld decode %lld",
 			    (long long)pairs[k][0], (long long)pairs[k][1]);
 }
@@ -75,48 +74,51 @@ check_fault(struct gate_result *gr, const char *scenario)
 	double ms;
 	bool b;
 
-	if ((a = gate_doc_needed(gr, rel, "G7.faults", SEV_ERROR,
+	if ((a = artifact_doc_needed(gr, rel, "G7.faults", SEV_ERROR,
 	    "fault scenario '%s' has no result", scenario)) == NULL)
 		goto out;
 	root = a->doc.root;
-	if ((s = req_str(gr, "G7.faults", a, root, "", "scenario")) != NULL &&
+	if ((s = query_str(gr, "G7.faults", a, root, "", "scenario")) != NULL &&
 	    strcmp(s, scenario) != 0)
-		gate_at(gr, SEV_ERROR, "G7.faults", a, "/scenario",
+		query_gate_at(gr, SEV_ERROR, "G7.faults", a, "/scenario",
 		    "scenario is '%s' in the file for '%s'", s, scenario);
-	if (req_bool(gr, "G7.faults", a, root, "", "structured_error", &b) && !b)
-		gate_at(gr, SEV_ERROR, "G7.faults", a, "/structured_error",
+	if (query_bool(gr, "G7.faults", a, root, "", "structured_error", &b) &&
+	    !b)
+		query_gate_at(gr, SEV_ERROR, "G7.faults", a,
+		    "/structured_error",
 		    "%s: the runner gave no structured error", scenario);
-	req_str(gr, "G7.faults", a, root, "", "error_code");
-	if (req_bool(gr, "G7.faults", a, root, "", "aborted", &b) && b)
-		gate_at(gr, SEV_ERROR, "G7.faults", a, "/aborted",
+	query_str(gr, "G7.faults", a, root, "", "error_code");
+	if (query_bool(gr, "G7.faults", a, root, "", "aborted", &b) && b)
+		query_gate_at(gr, SEV_ERROR, "G7.faults", a, "/aborted",
 		    "%s: the runner aborted", scenario);
-	if (req_bool(gr, "G7.faults", a, root, "", "recovered", &b) && !b)
-		gate_at(gr, SEV_ERROR, "G7.faults", a, "/recovered",
+	if (query_bool(gr, "G7.faults", a, root, "", "recovered", &b) && !b)
+		query_gate_at(gr, SEV_ERROR, "G7.faults", a, "/recovered",
 		    "%s: the runner did not recover", scenario);
-	req_num(gr, "G7.faults", a, root, "", "recover_ms", &ms);
+	query_num(gr, "G7.faults", a, root, "", "recover_ms", &ms);
 out:
 	free(rel);
 }
 
 /* Evidence bound to a package: is it today's package?  Shared by G7, G8. */
 void
-check_calbin_bound(struct gate_result *gr, const struct artifact *a,
+g07_runner_calbin_bound(struct gate_result *gr, const struct artifact *a,
     const char *key, const char *check)
 {
-	const char *want = req_str(gr, check, a, a->doc.root, "", key);
+	const char *want = query_str(gr, check, a, a->doc.root, "", key);
 	const struct tree *t;
 	char msg[320], *ptr;
 
 	if (want == NULL)
 		return;
-	if ((t = gate_tree(gr, "05-calbin/package", msg, sizeof msg)) == NULL) {
+	if ((t = artifact_tree(gr, "05-calbin/package", msg, sizeof msg)) ==
+	    NULL) {
 		gate_add(gr, SEV_WARN, check, "05-calbin/package", "",
 		    "check skipped: its input is missing or unreadable (%s)", msg);
 		return;
 	}
 	if (strcmp(t->hex, want) != 0) {
-		ptr = ptr_key("", key);
-		gate_at(gr, SEV_STALE, check, a, ptr,
+		ptr = doc_ptr_key("", key);
+		query_gate_at(gr, SEV_STALE, check, a, ptr,
 		    "the calbin package changed since this evidence (tree now "
 		    "%.12s…, evidence %.12s…)", t->hex, want);
 		free(ptr);
@@ -126,29 +128,34 @@ check_calbin_bound(struct gate_result *gr, const struct artifact *a,
 void
 g07_runner(struct eval *ev, struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, GOLDEN);
+	const struct artifact *a = artifact_doc(gr, GOLDEN);
 	json_t *cases;
 	size_t i;
 	bool b;
 
 	if (a != NULL && !json_is_object(a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G7.parse", a, "", "not a JSON object");
+		query_gate_at(
+		    gr, SEV_ERROR, "G7.parse", a, "", "not a JSON object");
 		a = NULL;
 	}
 	if (a != NULL) {
-		if ((cases = req_array(gr, "G7.golden", a, a->doc.root, "",
+		if ((cases = query_array(gr, "G7.golden", a, a->doc.root, "",
 		    "cases")) != NULL)
 			check_cases(ev, gr, a, cases);
-		if (req_bool(gr, "G7.golden", a, a->doc.root, "", "reuse_seq", &b) &&
+		if (query_bool(
+			gr, "G7.golden", a, a->doc.root, "", "reuse_seq", &b) &&
 		    !b)
-			gate_at(gr, SEV_ERROR, "G7.golden", a, "/reuse_seq",
-			    "sequence reuse is not verified");
-		if (req_bool(gr, "G7.golden", a, a->doc.root, "", "interleave",
-		    &b) && !b)
-			gate_at(gr, SEV_ERROR, "G7.golden", a, "/interleave",
+			query_gate_at(gr, SEV_ERROR, "G7.golden", a,
+			    "/reuse_seq", "sequence reuse is not verified");
+		if (query_bool(gr, "G7.golden", a, a->doc.root, "",
+			"interleave", &b) &&
+		    !b)
+			query_gate_at(gr, SEV_ERROR, "G7.golden", a,
+			    "/interleave",
 			    "interleaved sequences are not verified");
-		check_calbin_bound(gr, a, "calbin_tree_sha256", "G7.bound");
+		g07_runner_calbin_bound(
+		    gr, a, "calbin_tree_sha256", "G7.bound");
 	}
-	for (i = 0; i < nitems(fault_scenarios); i++)
-		check_fault(gr, fault_scenarios[i]);
+	for (i = 0; i < SCENARIO_COUNT; i++)
+		check_fault(gr, scenario_table[i].name);
 }

@@ -12,12 +12,13 @@ check_submodel(struct gate_result *gr, const struct artifact *a, json_t *subs,
 {
 	static const char *const keys[] = { "exact_name", "input0", "position",
 	    "logits" };
-	json_t *m = req_object(gr, "G8.manifest", a, subs, "/submodels", name);
-	char *ptr = ptr_key("/submodels", name);
+	json_t *m = query_object(
+	    gr, "G8.manifest", a, subs, "/submodels", name);
+	char *ptr = doc_ptr_key("/submodels", name);
 	size_t i;
 
 	for (i = 0; m != NULL && i < nitems(keys); i++)
-		req_str(gr, "G8.manifest", a, m, ptr, keys[i]);
+		query_str(gr, "G8.manifest", a, m, ptr, keys[i]);
 	free(ptr);
 }
 
@@ -25,23 +26,23 @@ static void
 check_limits(struct eval *ev, struct gate_result *gr, const struct artifact *a,
     json_t *root)
 {
-	json_t *limits = req_object(gr, "G8.manifest", a, root, "", "limits");
+	json_t *limits = query_object(gr, "G8.manifest", a, root, "", "limits");
 	json_int_t batch, context, vocab;
 	bool have_ctx, have_vocab;
 
 	if (limits == NULL)
 		return;
-	req_int(gr, "G8.manifest", a, limits, "/limits", "batch", &batch);
-	have_ctx = req_int(gr, "G8.manifest", a, limits, "/limits", "context",
+	query_int(gr, "G8.manifest", a, limits, "/limits", "batch", &batch);
+	have_ctx = query_int(gr, "G8.manifest", a, limits, "/limits", "context",
 	    &context);
-	have_vocab = req_int(gr, "G8.manifest", a, limits, "/limits", "vocab",
+	have_vocab = query_int(gr, "G8.manifest", a, limits, "/limits", "vocab",
 	    &vocab);
 	if (have_vocab && !ev->src.have_vocab)
 		gate_add(gr, SEV_WARN, "G8.limits", "00-source/source-manifest.json",
 		    "/tokenizer/vocab_size", "vocabulary check skipped: G0's "
 		    "vocab_size is missing or invalid");
 	else if (have_vocab && vocab != ev->src.vocab_size)
-		gate_at(gr, SEV_ERROR, "G8.limits", a, "/limits/vocab",
+		query_gate_at(gr, SEV_ERROR, "G8.limits", a, "/limits/vocab",
 		    "vocab %lld is not the tokenizer's %lld", (long long)vocab,
 		    (long long)ev->src.vocab_size);
 	if (have_ctx && !ev->src.have_targets)
@@ -49,7 +50,7 @@ check_limits(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 		    "/targets/context", "context check skipped: G0's targets are "
 		    "missing or invalid");
 	else if (have_ctx && context > ev->src.max_context)
-		gate_at(gr, SEV_ERROR, "G8.limits", a, "/limits/context",
+		query_gate_at(gr, SEV_ERROR, "G8.limits", a, "/limits/context",
 		    "context %lld exceeds the largest target context %lld",
 		    (long long)context, (long long)ev->src.max_context);
 }
@@ -62,30 +63,34 @@ check_conformance(struct gate_result *gr)
 	double err, tol;
 	json_t *root;
 
-	if ((a = gate_doc_needed(gr, CONFORMANCE, "G8.conformance", SEV_ERROR,
-	    "runner-vs-server.json is missing")) == NULL)
+	if ((a = artifact_doc_needed(gr, CONFORMANCE, "G8.conformance",
+		 SEV_ERROR, "runner-vs-server.json is missing")) == NULL)
 		return;
 	root = a->doc.root;
-	if (req_int(gr, "G8.conformance", a, root, "", "cases", &cases) &&
+	if (query_int(gr, "G8.conformance", a, root, "", "cases", &cases) &&
 	    cases < 1)
-		gate_at(gr, SEV_ERROR, "G8.conformance", a, "/cases",
+		query_gate_at(gr, SEV_ERROR, "G8.conformance", a, "/cases",
 		    "no conformance case was run");
-	if (req_int(gr, "G8.conformance", a, root, "", "token_match", &match) &&
+	if (query_int(
+		gr, "G8.conformance", a, root, "", "token_match", &match) &&
 	    json_is_integer(json_object_get(root, "cases")) && match != cases)
-		gate_at(gr, SEV_ERROR, "G8.conformance", a, "/token_match",
+		query_gate_at(gr, SEV_ERROR, "G8.conformance", a,
+		    "/token_match",
 		    "%lld of %lld cases match the runner's tokens",
 		    (long long)match, (long long)cases);
-	if (req_num(gr, "G8.conformance", a, root, "", "logits_max_abs_err",
-	    &err) && req_num(gr, "G8.conformance", a, root, "", "tol", &tol) &&
+	if (query_num(gr, "G8.conformance", a, root, "", "logits_max_abs_err",
+		&err) &&
+	    query_num(gr, "G8.conformance", a, root, "", "tol", &tol) &&
 	    !(err <= tol))
-		gate_at(gr, SEV_ERROR, "G8.conformance", a, "/logits_max_abs_err",
+		query_gate_at(gr, SEV_ERROR, "G8.conformance", a,
+		    "/logits_max_abs_err",
 		    "logits differ by %g, more than tol %g", err, tol);
 }
 
 void
 g08_adapter(struct eval *ev, struct gate_result *gr)
 {
-	const struct artifact *a = gate_doc(gr, MANIFEST);
+	const struct artifact *a = artifact_doc(gr, MANIFEST);
 	json_int_t gen;
 	json_t *root, *subs, *csr;
 
@@ -93,20 +98,22 @@ g08_adapter(struct eval *ev, struct gate_result *gr)
 	if (a == NULL)
 		return;
 	if (!json_is_object(root = a->doc.root)) {
-		gate_at(gr, SEV_ERROR, "G8.parse", a, "", "not a JSON object");
+		query_gate_at(
+		    gr, SEV_ERROR, "G8.parse", a, "", "not a JSON object");
 		return;
 	}
-	req_int(gr, "G8.manifest", a, root, "", "generation", &gen);
-	if ((subs = req_object(gr, "G8.manifest", a, root, "", "submodels")) !=
-	    NULL) {
+	query_int(gr, "G8.manifest", a, root, "", "generation", &gen);
+	if ((subs = query_object(
+		 gr, "G8.manifest", a, root, "", "submodels")) != NULL) {
 		check_submodel(gr, a, subs, "prefill_ids");
 		check_submodel(gr, a, subs, "decode");
 	}
-	if ((csr = req_object(gr, "G8.manifest", a, root, "", "csr")) != NULL) {
+	if ((csr = query_object(gr, "G8.manifest", a, root, "", "csr")) !=
+	    NULL) {
 		/* Runbook §12.1: the CSR slots the adapter writes, by name. */
-		req_str(gr, "G8.manifest", a, csr, "/csr", "cur");
-		req_str(gr, "G8.manifest", a, csr, "/csr", "total");
+		query_str(gr, "G8.manifest", a, csr, "/csr", "cur");
+		query_str(gr, "G8.manifest", a, csr, "/csr", "total");
 	}
 	check_limits(ev, gr, a, root);
-	check_calbin_bound(gr, a, "calbin_sha256", "G8.bound");
+	g07_runner_calbin_bound(gr, a, "calbin_sha256", "G8.bound");
 }

@@ -20,37 +20,40 @@ check_api(struct gate_result *gr)
 	    "deadline", "overlong_reject", "concurrent_slots", "shutdown" };
 	static const char *const undeclarable[] = { "kv_state",
 	    "prompt_sharing" };
-	const struct artifact *a = gate_doc(gr, API);
+	const struct artifact *a = artifact_doc(gr, API);
 	json_t *features, *f;
 	const char *name;
 	size_t i;
 	char *ptr;
 
-	if (a == NULL || (features = req_object(gr, "G9.api", a, a->doc.root, "",
-	    "features")) == NULL)
+	if (a == NULL ||
+	    (features = query_object(
+		 gr, "G9.api", a, a->doc.root, "", "features")) == NULL)
 		return;
 	for (i = 0; i < nitems(needed); i++)
 		if (json_object_get(features, needed[i]) == NULL)
-			gate_at(gr, SEV_ERROR, "G9.api", a, "/features",
+			query_gate_at(gr, SEV_ERROR, "G9.api", a, "/features",
 			    "feature '%s' is not in the matrix", needed[i]);
 	json_object_foreach(features, name, f) {
-		ptr = ptr_key("/features", name);
+		ptr = doc_ptr_key("/features", name);
 		if (!json_is_boolean(json_object_get(f, "declared")) ||
 		    !json_is_boolean(json_object_get(f, "passed")))
-			gate_at(gr, SEV_ERROR, "G9.api", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G9.api", a, ptr,
 			    "'%s' needs boolean 'declared' and 'passed'", name);
 		else if (json_is_true(json_object_get(f, "declared")) &&
 		    !json_is_true(json_object_get(f, "passed")))
-			gate_at(gr, SEV_ERROR, "G9.api", a, ptr,
+			query_gate_at(gr, SEV_ERROR, "G9.api", a, ptr,
 			    "'%s' is declared but did not pass", name);
 		free(ptr);
 	}
 	for (i = 0; i < nitems(undeclarable); i++) {
 		f = json_object_get(features, undeclarable[i]);
 		if (json_is_true(json_object_get(f, "declared"))) {
-			ptr = ptr_key("/features", undeclarable[i]);
-			gate_at(gr, SEV_ERROR, "G9.api", a, ptr, "'%s' is declared "
-			    "but not implemented (runbook §13.1)", undeclarable[i]);
+			ptr = doc_ptr_key("/features", undeclarable[i]);
+			query_gate_at(gr, SEV_ERROR, "G9.api", a, ptr,
+			    "'%s' is declared "
+			    "but not implemented (runbook §13.1)",
+			    undeclarable[i]);
 			free(ptr);
 		}
 	}
@@ -84,19 +87,19 @@ check_perf(struct eval *ev, struct gate_result *gr)
 	char *ptr;
 	double d;
 
-	if ((a = gate_doc_needed(gr, PERF, "G9.perf", SEV_ERROR,
+	if ((a = artifact_doc_needed(gr, PERF, "G9.perf", SEV_ERROR,
 	    "perf-matrix.json is missing")) == NULL)
 		return;
-	if ((cells = req_array(gr, "G9.perf", a, a->doc.root, "", "cells")) ==
+	if ((cells = query_array(gr, "G9.perf", a, a->doc.root, "", "cells")) ==
 	    NULL)
 		return;
 	json_array_foreach(cells, i, c) {
-		ptr = ptr_index("/cells", i);
-		req_int(gr, "G9.perf", a, c, ptr, "prompt", &v);
-		req_int(gr, "G9.perf", a, c, ptr, "output", &v);
-		req_int(gr, "G9.perf", a, c, ptr, "concurrency", &v);
+		ptr = doc_ptr_index("/cells", i);
+		query_int(gr, "G9.perf", a, c, ptr, "prompt", &v);
+		query_int(gr, "G9.perf", a, c, ptr, "output", &v);
+		query_int(gr, "G9.perf", a, c, ptr, "concurrency", &v);
 		for (k = 0; k < nitems(nums); k++)
-			req_num(gr, "G9.perf", a, c, ptr, nums[k], &d);
+			query_num(gr, "G9.perf", a, c, ptr, nums[k], &d);
 		free(ptr);
 	}
 	if (!ev->src.have_targets) {
@@ -106,14 +109,16 @@ check_perf(struct eval *ev, struct gate_result *gr)
 		return;
 	}
 	prompts[6] = ev->src.max_context - 1;
-	n = capped_pairs(prompts, nitems(prompts), outputs, nitems(outputs),
-	    ev->src.max_context, pairs);
+	n = gate_capped_pairs(prompts, nitems(prompts), outputs,
+	    nitems(outputs), ev->src.max_context, pairs);
 	for (i = 0; i < n; i++)
 		for (k = 0; k < nitems(conc); k++)
 			if (!has_cell(cells, pairs[i][0], pairs[i][1], conc[k]))
-				gate_at(gr, SEV_ERROR, "G9.perf", a, "/cells",
+				query_gate_at(gr, SEV_ERROR, "G9.perf", a,
+				    "/cells",
 				    "no cell for prompt %lld output %lld "
-				    "concurrency %lld", (long long)pairs[i][0],
+				    "concurrency %lld",
+				    (long long)pairs[i][0],
 				    (long long)pairs[i][1], (long long)conc[k]);
 }
 
@@ -147,15 +152,15 @@ metric_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
 	s->t0 = fmin(s->t0, t);
 	s->t1 = fmax(s->t1, t);
 	if (json_is_number(v = json_object_get(values, "ttft_ms")))
-		series_add(&s->ttft, t, json_number_value(v));
+		soakstats_series_add(&s->ttft, t, json_number_value(v));
 	if (json_is_number(v = json_object_get(values, "tpot_ms")))
-		series_add(&s->tpot, t, json_number_value(v));
+		soakstats_series_add(&s->tpot, t, json_number_value(v));
 	if (json_is_number(v = json_object_get(values, "request_ok")))
-		series_add(&s->ok, t, json_number_value(v));
+		soakstats_series_add(&s->ok, t, json_number_value(v));
 	if (json_is_number(v = json_object_get(values, "rss_bytes")))
-		series_add(&s->rss, t, json_number_value(v));
+		soakstats_series_add(&s->rss, t, json_number_value(v));
 	if (json_is_number(v = json_object_get(values, "device_mem_bytes")))
-		series_add(&s->dev, t, json_number_value(v));
+		soakstats_series_add(&s->dev, t, json_number_value(v));
 }
 
 static double
@@ -174,12 +179,12 @@ static void
 agree(struct gate_result *gr, const struct artifact *sum, const char *key,
     double computed)
 {
-	char *ptr = ptr_key("", key);
+	char *ptr = doc_ptr_key("", key);
 	double claimed;
 
-	if (req_num(gr, "G9.soak", sum, sum->doc.root, "", key, &claimed) &&
+	if (query_num(gr, "G9.soak", sum, sum->doc.root, "", key, &claimed) &&
 	    fabs(claimed - computed) > 0.02 * fabs(computed) + 1e-12)
-		gate_at(gr, SEV_ERROR, "G9.soak", sum, ptr,
+		query_gate_at(gr, SEV_ERROR, "G9.soak", sum, ptr,
 		    "summary says %s %g, the samples give %g", key, claimed,
 		    computed);
 	free(ptr);
@@ -193,7 +198,7 @@ check_leak(struct gate_result *gr, const char *rel, struct series *s,
 
 	if (s->n == 0)
 		return;
-	leak_rule(s, &lv);
+	soakstats_leak_rule(s, &lv);
 	if (!lv.evaluated)
 		gate_add(gr, SEV_WARN, "G9.leak", rel, "", "%s: too few samples "
 		    "to judge growth over 12 windows", name);
@@ -218,7 +223,7 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 	bool failed = false;
 
 	s.rel = metrics;
-	if (gate_jsonl(gr, metrics, metric_line, &s) < 0) {
+	if (artifact_jsonl(gr, metrics, metric_line, &s) < 0) {
 		gate_add(gr, SEV_ERROR, "G9.soak", metrics, "",
 		    "soak run '%s' has no metrics.jsonl", run);
 		goto out;
@@ -229,11 +234,11 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 		goto out;
 	}
 	ok = mean(&s.ok);
-	ttft50 = nearest_rank(s.ttft.v, s.ttft.n, 0.50);
-	ttft99 = nearest_rank(s.ttft.v, s.ttft.n, 0.99);
-	tpot50 = nearest_rank(s.tpot.v, s.tpot.n, 0.50);
-	tpot99 = nearest_rank(s.tpot.v, s.tpot.n, 0.99);
-	if ((sum = gate_doc(gr, summary)) == NULL)
+	ttft50 = soakstats_nearest_rank(s.ttft.v, s.ttft.n, 0.50);
+	ttft99 = soakstats_nearest_rank(s.ttft.v, s.ttft.n, 0.99);
+	tpot50 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.50);
+	tpot99 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.99);
+	if ((sum = artifact_doc(gr, summary)) == NULL)
 		gate_add(gr, SEV_ERROR, "G9.soak", summary, "",
 		    "soak run '%s' has no readable summary.json", run);
 	else {
@@ -268,11 +273,11 @@ out:
 			failed = true;
 	if (!failed && s.t1 >= s.t0)
 		dur = s.t1 - s.t0;
-	series_release(&s.ttft);
-	series_release(&s.tpot);
-	series_release(&s.ok);
-	series_release(&s.rss);
-	series_release(&s.dev);
+	soakstats_series_release(&s.ttft);
+	soakstats_series_release(&s.tpot);
+	soakstats_series_release(&s.ok);
+	soakstats_series_release(&s.rss);
+	soakstats_series_release(&s.dev);
 	free(metrics);
 	free(summary);
 	return dur;
@@ -294,9 +299,9 @@ list_runs(struct gate_result *gr, size_t *n)
 	DIR *d;
 
 	*n = 0;
-	if (!gate_exists(gr, SOAK, &st) || !S_ISDIR(st.st_mode))
+	if (!artifact_exists(gr, SOAK, &st) || !S_ISDIR(st.st_mode))
 		return NULL;
-	abs = ws_abs(&gr->ev->ws, SOAK);
+	abs = workspace_abs(&gr->ev->ws, SOAK);
 	d = opendir(abs);
 	free(abs);
 	if (d == NULL)
@@ -305,7 +310,7 @@ list_runs(struct gate_result *gr, size_t *n)
 		if (de->d_name[0] == '.')
 			continue;
 		rel = xasprintf("%s/%s", SOAK, de->d_name);
-		if (gate_exists(gr, rel, &st) && S_ISDIR(st.st_mode)) {
+		if (artifact_exists(gr, rel, &st) && S_ISDIR(st.st_mode)) {
 			runs = xreallocarray(runs, *n + 1, sizeof *runs);
 			runs[(*n)++] = xstrdup(de->d_name);
 		}

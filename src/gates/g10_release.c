@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "engine/gate.h"
+#include "release/keyring.h"
 #include "release/release.h"
-#include "release/sig.h"
 
 #define REL "08-release"
 #define GENS "08-release/generations"
@@ -31,8 +31,8 @@ load_keys(struct gate_result *gr, struct keyring *kr)
 	size_t n;
 	DIR *d;
 
-	abs = ws_abs(&gr->ev->ws, KEYS);
-	d = gate_exists(gr, KEYS, NULL) ? opendir(abs) : NULL;
+	abs = workspace_abs(&gr->ev->ws, KEYS);
+	d = artifact_exists(gr, KEYS, NULL) ? opendir(abs) : NULL;
 	free(abs);
 	if (d == NULL) {
 		gate_add(gr, SEV_ERROR, "G10.signature", KEYS, "",
@@ -45,7 +45,7 @@ load_keys(struct gate_result *gr, struct keyring *kr)
 			continue;
 		rel = xasprintf("%s/%s", KEYS, de->d_name);
 		name = xstrndup(de->d_name, n - 4);
-		if ((a = gate_raw(gr, rel)) != NULL &&
+		if ((a = artifact_raw(gr, rel)) != NULL &&
 		    keyring_add_pem(kr, name, a->data, a->size, msg,
 		    sizeof msg) != 0)
 			gate_add(gr, SEV_ERROR, "G10.signature", rel, "", "%s", msg);
@@ -59,7 +59,7 @@ load_keys(struct gate_result *gr, struct keyring *kr)
 static long *
 list_generations(struct gate_result *gr, size_t *n)
 {
-	char *abs = ws_abs(&gr->ev->ws, GENS), *end;
+	char *abs = workspace_abs(&gr->ev->ws, GENS), *end;
 	struct dirent *de;
 	long *v = NULL, x, t;
 	size_t i, j;
@@ -100,7 +100,7 @@ load_generation(struct gate_result *gr, const struct keyring *kr, long n,
 	g->n = n;
 	g->rel = xasprintf("%s/%ld/release-manifest.json", GENS, n);
 	sigrel = xasprintf("%s.sig", g->rel);
-	if ((g->raw = gate_raw(gr, g->rel)) != NULL) {
+	if ((g->raw = artifact_raw(gr, g->rel)) != NULL) {
 		if (doc_parse_json(&g->doc, g->raw->data, g->raw->size,
 		    &de) != 0) {
 			if (report)
@@ -110,7 +110,7 @@ load_generation(struct gate_result *gr, const struct keyring *kr, long n,
 		} else if (!(g->parsed = json_is_object(g->doc.root)) && report)
 			gate_add(gr, SEV_ERROR, "G10.parse", g->rel, "",
 			    "'%s' is not a JSON object", g->rel);
-		sig = gate_raw(gr, sigrel);
+		sig = artifact_raw(gr, sigrel);
 		if (sig != NULL)
 			g->signer = keyring_verify(kr, NULL, g->raw->data,
 			    g->raw->size, sig->data, sig->size);
@@ -146,7 +146,7 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 	ssize_t len;
 	long n;
 
-	abs = ws_abs(&gr->ev->ws, REL "/current");
+	abs = workspace_abs(&gr->ev->ws, REL "/current");
 	len = readlink(abs, target, sizeof target - 1);
 	free(abs);
 	if (len < 0) {
@@ -156,7 +156,7 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 		return -1;
 	}
 	target[len] = '\0';
-	if (!gate_exists(gr, REL "/current", NULL)) {
+	if (!artifact_exists(gr, REL "/current", NULL)) {
 		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
 		    "'current' -> '%s' does not resolve", target);
 		return -1;
@@ -205,13 +205,13 @@ file_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1])
 {
 	char msg[320];
 
-	return gate_hash(gr, rel, hex, msg, sizeof msg) == 0 ? hex : NULL;
+	return artifact_hash(gr, rel, hex, msg, sizeof msg) == 0 ? hex : NULL;
 }
 
 static const char *
 doc_string(struct eval *ev, const char *rel, const char *k1, const char *k2)
 {
-	struct artifact *a = eval_artifact(ev, rel, true);
+	struct artifact *a = artifact_eval(ev, rel, true);
 	json_t *v;
 
 	if (!a->parsed)
@@ -236,9 +236,10 @@ check_reports(struct gate_result *gr, const struct generation *c)
 		return;
 	}
 	json_array_foreach(reports, i, r) {
-		ptr = ptr_index("/reports", i);
+		ptr = doc_ptr_index("/reports", i);
 		path = json_string_value(json_object_get(r, "path"));
-		if (path != NULL && gate_join(gr, c->rel, ptr, path, &rel) == 0) {
+		if (path != NULL &&
+		    artifact_join(gr, c->rel, ptr, path, &rel) == 0) {
 			bind(gr, c, ptr, json_string_value(json_object_get(r,
 			    "sha256")), file_hash(gr, rel, hex), rel);
 			free(rel);
@@ -267,15 +268,18 @@ check_bindings(struct gate_result *gr, const struct generation *c)
 	bind(gr, c, "/quant_config_sha256", json_string_value(json_object_get(m,
 	    "quant_config_sha256")), file_hash(gr, "03-quant/quant-config.yaml",
 	    h2), "03-quant/quant-config.yaml");
-	bind(gr, c, "/calibration_manifest_sha256", json_string_value(
-	    json_object_get(m, "calibration_manifest_sha256")), file_hash(gr,
-	    "03-quant/calibration-manifest.jsonl", h3),
+	bind(gr, c, "/calibration_manifest_sha256",
+	    json_string_value(
+		json_object_get(m, "calibration_manifest_sha256")),
+	    file_hash(gr, "03-quant/calibration-manifest.jsonl", h3),
 	    "03-quant/calibration-manifest.jsonl");
-	bind(gr, c, "/compiler/oci_digest", json_string_value(json_object_get(
-	    json_object_get(m, "compiler"), "oci_digest")), doc_string(gr->ev,
-	    "04-compiler/compiler-manifest.json", "oci_digest", NULL),
+	bind(gr, c, "/compiler/oci_digest",
+	    json_string_value(
+		json_object_get(json_object_get(m, "compiler"), "oci_digest")),
+	    doc_string(gr->ev, "04-compiler/compiler-manifest.json",
+		"oci_digest", NULL),
 	    "the compiler container (oci_digest)");
-	t = gate_tree(gr, "05-calbin/package", msg, sizeof msg);
+	t = artifact_tree(gr, "05-calbin/package", msg, sizeof msg);
 	bind(gr, c, "/calbin_tree_sha256", json_string_value(json_object_get(m,
 	    "calbin_tree_sha256")), t != NULL ? t->hex : NULL,
 	    "the calbin package tree");
@@ -318,7 +322,7 @@ check_rollback(struct gate_result *gr, const struct keyring *kr,
 static void
 check_audit(struct gate_result *gr, const struct keyring *kr, long current)
 {
-	const struct artifact *a = gate_raw(gr, REL "/audit.jsonl");
+	const struct artifact *a = artifact_raw(gr, REL "/audit.jsonl");
 	struct audit_state st;
 	char where[32];
 
@@ -327,7 +331,7 @@ check_audit(struct gate_result *gr, const struct keyring *kr, long current)
 		    "audit.jsonl is missing");
 		return;
 	}
-	if (audit_verify(a->data, a->size, kr, &st) != 0) {
+	if (release_audit_verify(a->data, a->size, kr, &st) != 0) {
 		snprintf(where, sizeof where, "%zu:1", st.bad_line);
 		gate_add(gr, SEV_ERROR, "G10.audit", a->rel, where,
 		    "audit chain broken at record %zu: %s", st.bad_line,
@@ -379,7 +383,7 @@ g10_release(struct eval *ev, struct gate_result *gr)
 	}
 	current = check_current(gr, &kr);
 	check_audit(gr, &kr, current);
-	if (!gate_exists(gr, REL "/decision.md", NULL))
+	if (!artifact_exists(gr, REL "/decision.md", NULL))
 		gate_add(gr, SEV_ERROR, "G10.decision", REL "/decision.md", "",
 		    "decision.md is missing: the release decision is unrecorded");
 	check_upstream(ev, gr);

@@ -123,7 +123,7 @@ record_init(struct sup *s)
 	cwd = getcwd(NULL, 0);
 	r->cwd = xstrdup(cwd != NULL ? cwd : "(unknown)");
 	free(cwd);
-	r->started = job_now();
+	r->started = jobevent_now();
 	r->supervisor_pid = (long)getpid();
 	r->state = JOB_RUNNING;
 	r->exit_code = -1;
@@ -144,10 +144,10 @@ place(struct sup *s, const char *tmp, char *err, size_t errlen)
 		if (s->spec->id != NULL)
 			snprintf(id, sizeof id, "%s", s->spec->id);
 		else
-			job_id_generate(id, sizeof id);
+			jobstore_id_generate(id, sizeof id);
 		free(s->rec.id);
 		s->rec.id = xstrdup(id);
-		if (job_record_write(&s->rec, s->dirfd, err, errlen) != 0)
+		if (jobstore_record_write(&s->rec, s->dirfd, err, errlen) != 0)
 			return -1;
 		dst = xasprintf("%s/%s", s->spec->root, id);
 		rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, dst, RENAME_NOREPLACE);
@@ -181,10 +181,10 @@ hello(struct sup *s)
 	host[sizeof host - 1] = '\0';
 	for (i = 0; s->rec.argv[i] != NULL; i++)
 		json_array_append_new(argv, text_json(s->rec.argv[i]));
-	job_sink_event(&s->sink, "hello", json_pack("{s:s,s:s,s:o,s:s,s:o}",
-	    "tool", "calops", "version", s->spec->version != NULL ?
-	    s->spec->version : "0", "host", text_json(host), "job", s->rec.id,
-	    "argv", argv));
+	jobevent_sink_event(&s->sink, "hello",
+	    json_pack("{s:s,s:s,s:o,s:s,s:o}", "tool", "calops", "version",
+		s->spec->version != NULL ? s->spec->version : "0", "host",
+		text_json(host), "job", s->rec.id, "argv", argv));
 }
 
 /* Lock, record, name and hello, in the hidden folder tmp. */
@@ -199,7 +199,8 @@ setup(struct sup *s, const char *tmp, char *err, size_t errlen)
 		return -1;
 	}
 	record_init(s);
-	if (job_sink_open(&s->sink, s->dirfd, "events.jsonl", err, errlen) != 0)
+	if (jobevent_sink_open(
+		&s->sink, s->dirfd, "events.jsonl", err, errlen) != 0)
 		return -1;
 	if (place(s, tmp, err, errlen) != 0)
 		return -1;
@@ -287,7 +288,7 @@ record_end(struct sup *s, int status)
 	char err[256];
 	json_t *f;
 
-	r->ended = job_now();
+	r->ended = jobevent_now();
 	if (WIFSIGNALED(status)) {
 		r->state = JOB_KILLED;
 		r->signal = WTERMSIG(status);
@@ -296,15 +297,15 @@ record_end(struct sup *s, int status)
 		r->state = s->kill_requested ? JOB_KILLED : r->exit_code == 0 ?
 		    JOB_DONE : JOB_FAILED;
 	}
-	f = json_pack("{s:s}", "state", job_state_name(r->state));
+	f = json_pack("{s:s}", "state", jobstore_state_name(r->state));
 	if (r->signal > 0)
 		json_object_set_new(f, "signal", json_integer(r->signal));
 	else
 		json_object_set_new(f, "exit_code", json_integer(r->exit_code));
-	if (job_sink_event(&s->sink, "end", f) != 0)
+	if (jobevent_sink_event(&s->sink, "end", f) != 0)
 		fprintf(stderr, "calops: cannot append the end event: %s\n",
 		    strerror(errno));
-	if (job_record_write(r, s->dirfd, err, sizeof err) != 0)
+	if (jobstore_record_write(r, s->dirfd, err, sizeof err) != 0)
 		fprintf(stderr, "calops: %s\n", err);
 }
 
@@ -314,7 +315,7 @@ on_line(const char *line, size_t len, bool cut, void *arg)
 	struct input *in = arg;
 	struct sup *s = in->s;
 
-	if (job_sink_line(&s->sink, line, len, cut, in->from_stderr) == 0)
+	if (jobevent_sink_line(&s->sink, line, len, cut, in->from_stderr) == 0)
 		s->write_failed = false;
 	else if (!s->write_failed) {
 		s->write_failed = true;
@@ -328,7 +329,7 @@ close_input(struct sup *s, struct input *in)
 {
 	if (in->fd == -1)
 		return;
-	job_split_end(&in->split, on_line, in);
+	jobevent_split_end(&in->split, on_line, in);
 	loop_del_fd(s->loop, in->fd);
 	close(in->fd);
 	in->fd = -1;
@@ -346,7 +347,8 @@ drain(struct input *in)
 	for (i = 0; i < READS_PER_WAKE; i++) {
 		n = read(in->fd, chunk, sizeof chunk);
 		if (n > 0) {
-			job_split_feed(&in->split, chunk, (size_t)n, on_line, in);
+			jobevent_split_feed(
+			    &in->split, chunk, (size_t)n, on_line, in);
 			continue;
 		}
 		if (n == -1 && errno == EINTR)
@@ -437,7 +439,7 @@ finish(struct sup *s)
 static void
 record_failed_start(struct sup *s, const char *why)
 {
-	job_sink_event(&s->sink, "log", json_pack("{s:s,s:o}", "level",
+	jobevent_sink_event(&s->sink, "log", json_pack("{s:s,s:o}", "level",
 	    "error", "msg", text_json(why)));
 	record_end(s, 127 << 8);
 }
@@ -462,10 +464,10 @@ sup_release(struct sup *s)
 	for (i = 0; i < 2; i++) {
 		if (s->in[i].fd != -1)
 			close(s->in[i].fd);
-		job_split_release(&s->in[i].split);
+		jobevent_split_release(&s->in[i].split);
 	}
-	job_sink_close(&s->sink);
-	job_record_release(&s->rec);
+	jobevent_sink_close(&s->sink);
+	jobstore_record_release(&s->rec);
 	loop_free(s->loop);
 	if (s->dirfd != -1)
 		close(s->dirfd);
@@ -519,7 +521,8 @@ supervise(const struct job_spec *spec, const char *tmp, int sfd)
 		rc = 1;
 	} else {
 		s.rec.pid = (long)s.tool;
-		if (job_record_write(&s.rec, s.dirfd, err, sizeof err) != 0)
+		if (jobstore_record_write(&s.rec, s.dirfd, err, sizeof err) !=
+		    0)
 			fprintf(stderr, "calops: %s\n", err);
 		tell("ok %s\n", s.rec.id);
 		run_loop(&s);
@@ -574,7 +577,7 @@ job_start(const struct job_spec *spec, char *idbuf, size_t idlen, char *err,
 	int st[2], rc, status;
 	pid_t pid;
 
-	if (spec->id != NULL && !job_id_valid(spec->id)) {
+	if (spec->id != NULL && !jobstore_id_valid(spec->id)) {
 		errbuf_set(err, errlen, "invalid job id '%s' (letters, digits, "
 		    "'.', '_', '-', at most %d, no leading '.')", spec->id,
 		    JOB_ID_MAX);

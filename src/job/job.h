@@ -42,24 +42,26 @@ enum job_state {
 	JOB_CORRUPT,		/* job.json is missing or unreadable */
 };
 
-const char	*job_state_name(enum job_state s);
+const char	*jobstore_state_name(enum job_state s);
+/* How a job's signal is written ("SIGTERM", else "signal 42") into buf. */
+void		 jobstore_signal_name(int sig, char *buf, size_t len);
 
 /* --- Ids and folders (jobstore.c) --- */
 
 /* [A-Za-z0-9._-], 1 to JOB_ID_MAX characters, no leading dot. */
-bool	 job_id_valid(const char *id);
+bool	 jobstore_id_valid(const char *id);
 /* A readable unique id, YYYYmmdd-HHMMSS-<6 hex> (UTC), into buf. */
-void	 job_id_generate(char *buf, size_t len);
+void	 jobstore_id_generate(char *buf, size_t len);
 /* A job's age as `jobs` and the Jobs screen show it: 42s, 3m07s, 5h12m,
  * 2d03h (a negative or absurd age is 0s). */
-void	 job_format_age(double secs, char *buf, size_t len);
+void	 jobstore_format_age(double secs, char *buf, size_t len);
 
 /*
  * The jobs folder: opt when given, else $CALOPS_JOBS_DIR, else
  * $XDG_STATE_HOME/calops/jobs, else ~/.local/state/calops/jobs.  With create,
  * it is made (mode 0700) and returned as an absolute path.  NULL with err.
  */
-char	*job_root(const char *opt, bool create, char *err, size_t errlen);
+char	*jobstore_root(const char *opt, bool create, char *err, size_t errlen);
 
 /* --- The record, job.json (jobstore.c) --- */
 
@@ -76,48 +78,49 @@ struct job_record {
 	int		  signal;	/* 0 when none */
 };
 
-void	 job_record_release(struct job_record *r);
+void	 jobstore_record_release(struct job_record *r);
 /* As JSON (new reference). */
-json_t	*job_record_json(const struct job_record *r);
+json_t	*jobstore_record_json(const struct job_record *r);
 /* Parse job.json's text into r (zeroed first); -1 with the reason in err
  * (r then holds nothing to release). */
-int	 job_record_parse(struct job_record *r, const char *text, size_t len,
+int	 jobstore_record_parse(struct job_record *r, const char *text,
+	    size_t len,
 	    char *err, size_t errlen);
 /* Read <dir>/job.json; -1 with err (ENOENT in errno when it is missing). */
-int	 job_record_read(struct job_record *r, const char *dir, char *err,
+int	 jobstore_record_read(struct job_record *r, const char *dir, char *err,
 	    size_t errlen);
 /* Replace job.json in the folder dirfd atomically (temp file, fsync,
  * rename, fsync of the folder); -1 with err. */
-int	 job_record_write(const struct job_record *r, int dirfd, char *err,
+int	 jobstore_record_write(const struct job_record *r, int dirfd, char *err,
 	    size_t errlen);
 
 /* Whether somebody (the supervisor) holds the lock of the job folder. */
-bool	 job_supervisor_alive(const char *dir);
+bool	 jobstore_supervisor_alive(const char *dir);
 
 /*
  * What `calops jobs` shows of job id under root: the record's state, or
  * JOB_LOST, or JOB_CORRUPT with the reason in err (r then empty).  Returns
  * -1 when there is no such job.  The caller releases r.
  */
-int	 job_look(const char *root, const char *id, struct job_record *r,
+int	 jobstore_look(const char *root, const char *id, struct job_record *r,
 	    char *err, size_t errlen);
 
 /* The names of the job folders under root, sorted (NULL-terminated, free
  * each and the array); an empty list when root does not exist.  NULL with
  * err when it cannot be read. */
-char	**job_list(const char *root, char *err, size_t errlen);
+char	**jobstore_list(const char *root, char *err, size_t errlen);
 
 /* --- Events (jobevent.c) --- */
 
 /* Current time as Unix seconds. */
-double	 job_now(void);
+double	 jobevent_now(void);
 
 /*
  * The len bytes at s made valid UTF-8: kept as they are, except that bytes
  * that are not UTF-8, and NUL, become the text \xHH (as text_json does).
  * New string.
  */
-char	*job_utf8_escape(const char *s, size_t len);
+char	*jobevent_utf8_escape(const char *s, size_t len);
 
 /*
  * One line the tool wrote (len bytes, no LF; cut when it was longer than it
@@ -128,10 +131,10 @@ char	*job_utf8_escape(const char *s, size_t len);
  * tool.  Anything else becomes a log event at level info (stdout) or warn
  * (stderr) with the text as msg, "truncated": true when cut.
  */
-char	*job_event_from_line(uint64_t seq, double ts, const char *line,
+char	*jobevent_from_line(uint64_t seq, double ts, const char *line,
 	    size_t len, bool cut, bool from_stderr, size_t *outlen);
 /* An event of the supervisor's own (fields is stolen, may be NULL). */
-char	*job_event_make(uint64_t seq, double ts, const char *type,
+char	*jobevent_make(uint64_t seq, double ts, const char *type,
 	    json_t *fields, size_t *outlen);
 
 /*
@@ -139,7 +142,7 @@ char	*job_event_make(uint64_t seq, double ts, const char *type,
  * a string type.  0 with its seq and whether it is the end event, or -1 with
  * the reason in err.
  */
-int	 job_event_check(const char *line, size_t len, uint64_t *seq,
+int	 jobevent_check(const char *line, size_t len, uint64_t *seq,
 	    bool *is_end, char *err, size_t errlen);
 
 /* Splits a stream into lines of at most JOB_LINE_MAX bytes; the rest of a
@@ -153,11 +156,11 @@ struct job_split {
 typedef void	(*job_line_fn)(const char *line, size_t len, bool cut,
 		    void *arg);
 
-void	 job_split_feed(struct job_split *s, const char *p, size_t n,
+void	 jobevent_split_feed(struct job_split *s, const char *p, size_t n,
 	    job_line_fn fn, void *arg);
 /* At end of file: a last line without its LF. */
-void	 job_split_end(struct job_split *s, job_line_fn fn, void *arg);
-void	 job_split_release(struct job_split *s);
+void	 jobevent_split_end(struct job_split *s, job_line_fn fn, void *arg);
+void	 jobevent_split_release(struct job_split *s);
 
 /*
  * events.jsonl as the supervisor writes it: each event in one write(2) with
@@ -170,14 +173,15 @@ struct job_sink {
 	uint64_t	 seq;		/* of the last event written */
 };
 
-int	 job_sink_open(struct job_sink *k, int dirfd, const char *name,
+int	 jobevent_sink_open(struct job_sink *k, int dirfd, const char *name,
 	    char *err, size_t errlen);
-void	 job_sink_close(struct job_sink *k);
+void	 jobevent_sink_close(struct job_sink *k);
 /* Append one tool line, or an event of our own (fields stolen); 0 or -1
  * with errno. */
-int	 job_sink_line(struct job_sink *k, const char *line, size_t len,
+int	 jobevent_sink_line(struct job_sink *k, const char *line, size_t len,
 	    bool cut, bool from_stderr);
-int	 job_sink_event(struct job_sink *k, const char *type, json_t *fields);
+int	 jobevent_sink_event(struct job_sink *k, const char *type,
+	    json_t *fields);
 
 /*
  * Reads events.jsonl as it grows: only complete lines (a last line still
@@ -191,17 +195,18 @@ struct job_reader {
 	bool		 skipping;	/* inside an over-long line */
 };
 
-int	 job_reader_open(struct job_reader *r, const char *path);
-void	 job_reader_close(struct job_reader *r);
+int	 jobevent_reader_open(struct job_reader *r, const char *path);
+void	 jobevent_reader_close(struct job_reader *r);
 /*
  * Move to the last line whose seq is below from, by bisection when the file
  * is large (its seqs increase); line numbers then count from that seq.
  */
-void	 job_reader_seek(struct job_reader *r, uint64_t from);
+void	 jobevent_reader_seek(struct job_reader *r, uint64_t from);
 /* 1 with a line (borrowed until the next call, NUL-terminated, no LF), 2
  * when an over-long line was skipped, 0 when no complete line is there yet,
  * -1 on a read error (errno). */
-int	 job_reader_next(struct job_reader *r, const char **line, size_t *len);
+int	 jobevent_reader_next(struct job_reader *r, const char **line,
+	    size_t *len);
 
 /* --- The supervisor (job.c) --- */
 

@@ -16,7 +16,7 @@
 #define SEEK_WINDOW	(256u << 10)	/* bisection stops at this much */
 
 double
-job_now(void)
+jobevent_now(void)
 {
 	struct timespec ts;
 
@@ -25,7 +25,7 @@ job_now(void)
 }
 
 char *
-job_utf8_escape(const char *s, size_t len)
+jobevent_utf8_escape(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	struct buf b = BUF_INIT;
@@ -36,7 +36,8 @@ job_utf8_escape(const char *s, size_t len)
 	buf_add(&b, "", 0);
 	while (i < len) {
 		for (run = i; run < len && p[run] != 0; run += n)
-			if ((n = utf8_decode(p + run, len - run, &cp)) == 0)
+			if ((n = text_utf8_decode(p + run, len - run, &cp)) ==
+			    0)
 				break;
 		buf_add(&b, s + i, run - i);
 		if ((i = run) < len) {
@@ -204,7 +205,7 @@ log_event(uint64_t seq, double ts, const char *level, const char *line,
 
 	if (cut)
 		len -= utf8_unfinished(line, len);
-	msg = job_utf8_escape(line, len);
+	msg = jobevent_utf8_escape(line, len);
 	mlen = strlen(msg);
 	e = log_object(seq, ts, level, msg, mlen, cut);
 	out = dump_line(e, outlen);
@@ -235,7 +236,7 @@ log_event(uint64_t seq, double ts, const char *level, const char *line,
 }
 
 char *
-job_event_from_line(uint64_t seq, double ts, const char *line, size_t len,
+jobevent_from_line(uint64_t seq, double ts, const char *line, size_t len,
     bool cut, bool from_stderr, size_t *outlen)
 {
 	char *out;
@@ -276,7 +277,7 @@ largest_member(json_t *fields)
 }
 
 char *
-job_event_make(uint64_t seq, double ts, const char *type, json_t *fields,
+jobevent_make(uint64_t seq, double ts, const char *type, json_t *fields,
     size_t *outlen)
 {
 	const char *key;
@@ -306,7 +307,7 @@ job_event_make(uint64_t seq, double ts, const char *type, json_t *fields,
 }
 
 int
-job_event_check(const char *line, size_t len, uint64_t *seq, bool *is_end,
+jobevent_check(const char *line, size_t len, uint64_t *seq, bool *is_end,
     char *err, size_t errlen)
 {
 	json_error_t je;
@@ -359,7 +360,7 @@ split_keep(struct job_split *s, const char *p, size_t n)
 }
 
 void
-job_split_feed(struct job_split *s, const char *p, size_t n, job_line_fn fn,
+jobevent_split_feed(struct job_split *s, const char *p, size_t n, job_line_fn fn,
     void *arg)
 {
 	const char *nl;
@@ -378,21 +379,21 @@ job_split_feed(struct job_split *s, const char *p, size_t n, job_line_fn fn,
 }
 
 void
-job_split_end(struct job_split *s, job_line_fn fn, void *arg)
+jobevent_split_end(struct job_split *s, job_line_fn fn, void *arg)
 {
 	if (s->len > 0 || s->cut)
 		split_emit(s, fn, arg);
 }
 
 void
-job_split_release(struct job_split *s)
+jobevent_split_release(struct job_split *s)
 {
 	free(s->line);
 	memset(s, 0, sizeof *s);
 }
 
 int
-job_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
+jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
     size_t errlen)
 {
 	struct stat st;
@@ -413,7 +414,7 @@ job_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
 }
 
 void
-job_sink_close(struct job_sink *k)
+jobevent_sink_close(struct job_sink *k)
 {
 	if (k->fd != -1)
 		close(k->fd);
@@ -447,14 +448,14 @@ sink_append(struct job_sink *k, const char *line, size_t len)
 }
 
 int
-job_sink_line(struct job_sink *k, const char *line, size_t len, bool cut,
+jobevent_sink_line(struct job_sink *k, const char *line, size_t len, bool cut,
     bool from_stderr)
 {
 	size_t n;
 	char *ev;
 	int rc;
 
-	ev = job_event_from_line(k->seq + 1, job_now(), line, len, cut,
+	ev = jobevent_from_line(k->seq + 1, jobevent_now(), line, len, cut,
 	    from_stderr, &n);
 	rc = sink_append(k, ev, n);
 	free(ev);
@@ -462,20 +463,20 @@ job_sink_line(struct job_sink *k, const char *line, size_t len, bool cut,
 }
 
 int
-job_sink_event(struct job_sink *k, const char *type, json_t *fields)
+jobevent_sink_event(struct job_sink *k, const char *type, json_t *fields)
 {
 	size_t n;
 	char *ev;
 	int rc;
 
-	ev = job_event_make(k->seq + 1, job_now(), type, fields, &n);
+	ev = jobevent_make(k->seq + 1, jobevent_now(), type, fields, &n);
 	rc = sink_append(k, ev, n);
 	free(ev);
 	return rc;
 }
 
 int
-job_reader_open(struct job_reader *r, const char *path)
+jobevent_reader_open(struct job_reader *r, const char *path)
 {
 	memset(r, 0, sizeof *r);
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -483,7 +484,7 @@ job_reader_open(struct job_reader *r, const char *path)
 }
 
 void
-job_reader_close(struct job_reader *r)
+jobevent_reader_close(struct job_reader *r)
 {
 	if (r->fd != -1)
 		close(r->fd);
@@ -525,7 +526,7 @@ reader_take(struct job_reader *r, const char **line, size_t *len)
 }
 
 int
-job_reader_next(struct job_reader *r, const char **line, size_t *len)
+jobevent_reader_next(struct job_reader *r, const char **line, size_t *len)
 {
 	ssize_t n;
 	int rc;
@@ -572,12 +573,12 @@ probe(struct job_reader *r, off_t off, char *buf, off_t *at, uint64_t *seq)
 	if ((end = memchr(p, '\n', (size_t)(buf + n - p))) == NULL)
 		return -1;
 	*at = off + (p - buf);
-	return job_event_check(p, (size_t)(end - p), seq, &is_end, err,
+	return jobevent_check(p, (size_t)(end - p), seq, &is_end, err,
 	    sizeof err);
 }
 
 void
-job_reader_seek(struct job_reader *r, uint64_t from)
+jobevent_reader_seek(struct job_reader *r, uint64_t from)
 {
 	off_t lo = 0, hi, mid, at;
 	uint64_t lo_seq = 0, seq;

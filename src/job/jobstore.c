@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,13 +27,24 @@ static const char *const state_names[] = {
 };
 
 const char *
-job_state_name(enum job_state s)
+jobstore_state_name(enum job_state s)
 {
 	return (size_t)s < nitems(state_names) ? state_names[s] : "corrupt";
 }
 
+void
+jobstore_signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev != NULL)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+}
+
 bool
-job_id_valid(const char *id)
+jobstore_id_valid(const char *id)
 {
 	size_t i;
 
@@ -49,7 +61,7 @@ job_id_valid(const char *id)
 }
 
 void
-job_id_generate(char *buf, size_t len)
+jobstore_id_generate(char *buf, size_t len)
 {
 	unsigned char r[3];
 	time_t t = time(NULL);
@@ -71,7 +83,7 @@ job_id_generate(char *buf, size_t len)
 }
 
 char *
-job_root(const char *opt, bool create, char *err, size_t errlen)
+jobstore_root(const char *opt, bool create, char *err, size_t errlen)
 {
 	char *dir, *real;
 
@@ -98,7 +110,7 @@ job_root(const char *opt, bool create, char *err, size_t errlen)
 }
 
 void
-job_record_release(struct job_record *r)
+jobstore_record_release(struct job_record *r)
 {
 	size_t i;
 
@@ -112,7 +124,7 @@ job_record_release(struct job_record *r)
 }
 
 json_t *
-job_record_json(const struct job_record *r)
+jobstore_record_json(const struct job_record *r)
 {
 	json_t *o = json_object(), *argv = json_array();
 	size_t i;
@@ -126,7 +138,8 @@ job_record_json(const struct job_record *r)
 	json_object_set_new(o, "pid", r->pid > 0 ? json_integer(r->pid) :
 	    json_null());
 	json_object_set_new(o, "supervisor_pid", json_integer(r->supervisor_pid));
-	json_object_set_new(o, "state", json_string(job_state_name(r->state)));
+	json_object_set_new(
+	    o, "state", json_string(jobstore_state_name(r->state)));
 	json_object_set_new(o, "exit_code", r->exit_code >= 0 ?
 	    json_integer(r->exit_code) : json_null());
 	json_object_set_new(o, "signal", r->signal > 0 ?
@@ -192,7 +205,7 @@ record_members(struct job_record *r, json_t *o)
 	long v;
 
 	if (!json_is_string(json_object_get(o, "id")) ||
-	    !job_id_valid(json_string_value(json_object_get(o, "id"))))
+	    !jobstore_id_valid(json_string_value(json_object_get(o, "id"))))
 		return "id";
 	r->id = xstrdup(json_string_value(json_object_get(o, "id")));
 	if (get_argv(r, json_object_get(o, "argv")) != 0)
@@ -225,7 +238,7 @@ record_members(struct job_record *r, json_t *o)
 }
 
 int
-job_record_parse(struct job_record *r, const char *text, size_t len,
+jobstore_record_parse(struct job_record *r, const char *text, size_t len,
     char *err, size_t errlen)
 {
 	const char *bad;
@@ -245,7 +258,7 @@ job_record_parse(struct job_record *r, const char *text, size_t len,
 	json_decref(o);
 	if (bad == NULL)
 		return 0;
-	job_record_release(r);
+	jobstore_record_release(r);
 	if (bad[0] == '\0')
 		errbuf_set(err, errlen, "job.json is not a JSON object");
 	else
@@ -255,7 +268,7 @@ job_record_parse(struct job_record *r, const char *text, size_t len,
 }
 
 int
-job_record_read(struct job_record *r, const char *dir, char *err,
+jobstore_record_read(struct job_record *r, const char *dir, char *err,
     size_t errlen)
 {
 	char *path = xasprintf("%s/job.json", dir), *text;
@@ -288,17 +301,17 @@ job_record_read(struct job_record *r, const char *dir, char *err,
 		errbuf_set(err, errlen, "job.json is too big");
 		rc = -1;
 	} else
-		rc = job_record_parse(r, text, len, err, errlen);
+		rc = jobstore_record_parse(r, text, len, err, errlen);
 	free(text);
 	return rc;
 }
 
 
 int
-job_record_write(const struct job_record *r, int dirfd, char *err,
+jobstore_record_write(const struct job_record *r, int dirfd, char *err,
     size_t errlen)
 {
-	json_t *o = job_record_json(r);
+	json_t *o = jobstore_record_json(r);
 	char *text, tmp[64];
 	int fd, rc = -1;
 
@@ -308,8 +321,9 @@ job_record_write(const struct job_record *r, int dirfd, char *err,
 		fatal("cannot encode job.json");
 	snprintf(tmp, sizeof tmp, "job.json.%ld.tmp", (long)getpid());
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd != -1 && write_full(fd, text, strlen(text)) == 0 &&
-	    write_full(fd, "\n", 1) == 0 && fsync(fd) == 0 && close(fd) == 0) {
+	if (fd != -1 && fileio_write_full(fd, text, strlen(text)) == 0 &&
+	    fileio_write_full(fd, "\n", 1) == 0 && fsync(fd) == 0 &&
+	    close(fd) == 0) {
 		fd = -1;
 		if (renameat(dirfd, tmp, dirfd, "job.json") == 0) {
 			(void)fsync(dirfd);
@@ -328,7 +342,7 @@ job_record_write(const struct job_record *r, int dirfd, char *err,
 }
 
 bool
-job_supervisor_alive(const char *dir)
+jobstore_supervisor_alive(const char *dir)
 {
 	char *path = xasprintf("%s/lock", dir);
 	bool alive;
@@ -344,7 +358,7 @@ job_supervisor_alive(const char *dir)
 }
 
 int
-job_look(const char *root, const char *id, struct job_record *r, char *err,
+jobstore_look(const char *root, const char *id, struct job_record *r, char *err,
     size_t errlen)
 {
 	char *dir = xasprintf("%s/%s", root, id);
@@ -352,21 +366,22 @@ job_look(const char *root, const char *id, struct job_record *r, char *err,
 	int state;
 
 	memset(r, 0, sizeof *r);
-	if (!job_id_valid(id) || stat(dir, &st) == -1 || !S_ISDIR(st.st_mode)) {
+	if (!jobstore_id_valid(id) || stat(dir, &st) == -1 ||
+	    !S_ISDIR(st.st_mode)) {
 		errbuf_set(err, errlen, "no job '%s'", id);
 		free(dir);
 		return -1;
 	}
-	if (job_record_read(r, dir, err, errlen) != 0)
+	if (jobstore_record_read(r, dir, err, errlen) != 0)
 		state = JOB_CORRUPT;
 	else if (strcmp(r->id, id) != 0) {
 		errbuf_set(err, errlen, "job.json is for job '%s'", r->id);
-		job_record_release(r);
+		jobstore_record_release(r);
 		state = JOB_CORRUPT;
-	} else if (r->state == JOB_RUNNING && !job_supervisor_alive(dir)) {
+	} else if (r->state == JOB_RUNNING && !jobstore_supervisor_alive(dir)) {
 		/* It may just have ended: read the record once more. */
-		job_record_release(r);
-		if (job_record_read(r, dir, err, errlen) != 0)
+		jobstore_record_release(r);
+		if (jobstore_record_read(r, dir, err, errlen) != 0)
 			state = JOB_CORRUPT;
 		else
 			state = r->state == JOB_RUNNING ? JOB_LOST :
@@ -384,7 +399,7 @@ compare_names(const void *a, const void *b)
 }
 
 char **
-job_list(const char *root, char *err, size_t errlen)
+jobstore_list(const char *root, char *err, size_t errlen)
 {
 	char **names = xcalloc(1, sizeof *names);
 	struct dirent *de;
@@ -413,7 +428,7 @@ job_list(const char *root, char *err, size_t errlen)
 }
 
 void
-job_format_age(double secs, char *buf, size_t len)
+jobstore_format_age(double secs, char *buf, size_t len)
 {
 	long s = secs > 0 && secs < 1e12 ? (long)secs : 0;
 

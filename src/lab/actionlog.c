@@ -54,7 +54,7 @@ jstr(const char *s, size_t max, bool *cut)
 		*cut = true;
 	fixed = xmalloc(len * 3 + 1);
 	for (i = 0; i < len; i += n) {
-		if ((n = utf8_decode(p + i, len - i, &cp)) == 0) {
+		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0) {
 			n = 1;
 			if (o + 3 > max)
 				break;
@@ -158,7 +158,7 @@ actionlog_append_to(const char *path, const struct action_rec *rec,
 	}
 	/* One write() per record: O_APPEND keeps concurrent lines whole. */
 	out = ends_cut(fd) ? xasprintf("\n%s", line) : xstrdup(line);
-	if (write_full(fd, out, strlen(out)) == -1)
+	if (fileio_write_full(fd, out, strlen(out)) == -1)
 		errbuf_set(err, errlen, "cannot write '%s': %s", path,
 		    strerror(errno));
 	else

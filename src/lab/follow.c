@@ -127,7 +127,7 @@ follow_flush(char *err, size_t errlen)
 		fatal("follow_flush: cannot encode follow.json");
 	/* Synced: after a crash the position must not be older than shown. */
 	if ((rc = fileio_make_parent(path, 0700, err, errlen)) == 0)
-		rc = file_replace(path, text, strlen(text), 0600, true, err,
+		rc = fileio_replace(path, text, strlen(text), 0600, true, err,
 		    errlen);
 	if (rc == 0)
 		store_dirty = false;
@@ -371,7 +371,7 @@ void
 follow_stop(struct follow *f)
 {
 	if (f->rs != NULL)
-		rstream_cancel(f->rs);
+		transport_rstream_cancel(f->rs);
 	f->rs = NULL;
 	if (f->busy) {
 		f->stopped = true;	/* take_event frees it on return */

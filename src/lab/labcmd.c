@@ -10,20 +10,21 @@
 
 #include "base/buf.h"
 #include "lab/labmodel_int.h"
+#include "proto/scenario.h"
 
 /*
  * G7's whole job: golden, then every fault scenario on one chip, as one
  * durable job so that it outlives the console.  A fixed script given its
  * values as arguments (never spliced into the text): $1 the package, $2
- * the chip, $3 the runner, the rest the runner's own options (which go
- * after its command: lab.h).
+ * the chip, $3 the scenarios (scenario.h's names, blank-separated), $4 the
+ * runner, the rest the runner's own options (which go after its command:
+ * lab.h).
  */
 static const char g7_script[] =
-    "calbin=$1; chip=$2; runner=$3; shift 3; st=0\n"
+    "calbin=$1; chip=$2; scenarios=$3; runner=$4; shift 4; st=0\n"
     "\"$runner\" golden \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
     "|| st=1\n"
-    "for s in missing-tensor bad-csr oob-slice kv-full submit-busy "
-    "wait-timeout ccu-exception reset-warmup; do\n"
+    "for s in $scenarios; do\n"
     "\t\"$runner\" fault \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
     "--scenario \"$s\" || st=1\n"
     "done\n"
@@ -48,7 +49,7 @@ runner_program(const struct labmodel *lm, const struct lhost *h,
 }
 
 void
-strv_add(struct strv *s, char *owned)
+labcmd_strv_add(struct strv *s, char *owned)
 {
 	if (s->n + 2 > s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 16;
@@ -59,7 +60,7 @@ strv_add(struct strv *s, char *owned)
 }
 
 void
-strv_free(struct strv *s)
+labcmd_strv_free(struct strv *s)
 {
 	size_t i;
 
@@ -78,12 +79,12 @@ add_runner(const struct labmodel *lm, const struct lhost *h, struct strv *s,
 	const struct lab *lab = lm->lab;
 	size_t i;
 
-	strv_add(s, runner_program(lm, h, lab->runner_argc > 0 ?
+	labcmd_strv_add(s, runner_program(lm, h, lab->runner_argc > 0 ?
 	    lab->runner_argv[0] : LAB_DEFAULT_RUNNER));
 	if (command != NULL)
-		strv_add(s, xstrdup(command));
+		labcmd_strv_add(s, xstrdup(command));
 	for (i = 1; i < lab->runner_argc; i++)
-		strv_add(s, xstrdup(lab->runner_argv[i]));
+		labcmd_strv_add(s, xstrdup(lab->runner_argv[i]));
 }
 
 /* "0-3,6" for a list of chips, into buf. */
@@ -123,14 +124,14 @@ duration_text(double s, char *buf, size_t len)
  * 0, or -1 with err.
  */
 int
-build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
+labcmd_build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
     char *label, size_t labellen, char *err, size_t errlen)
 {
-	struct lhost *h = lm_host(lm, spec->host);
+	struct lhost *h = labmodel_host_at(lm, spec->host);
 	const struct lab_host *lh;
 	char chips[256], dur[32], *calbin;
 	int first_chip;
-	size_t i;
+	const struct scenario *sc;
 
 	memset(argv, 0, sizeof *argv);
 	if (h == NULL) {
@@ -155,12 +156,13 @@ build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
 			free(calbin);
 			return -1;
 		}
-		strv_add(argv, xstrdup("/bin/sh"));
-		strv_add(argv, xstrdup("-c"));
-		strv_add(argv, xstrdup(g7_script));
-		strv_add(argv, xstrdup("calops-g7"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xasprintf("%d", first_chip));
+		labcmd_strv_add(argv, xstrdup("/bin/sh"));
+		labcmd_strv_add(argv, xstrdup("-c"));
+		labcmd_strv_add(argv, xstrdup(g7_script));
+		labcmd_strv_add(argv, xstrdup("calops-g7"));
+		labcmd_strv_add(argv, xstrdup(calbin));
+		labcmd_strv_add(argv, xasprintf("%d", first_chip));
+		labcmd_strv_add(argv, scenario_names());
 		add_runner(lm, h, argv, NULL);
 		snprintf(label, labellen, "G7 golden + 8 faults · chip %d",
 		    first_chip);
@@ -173,41 +175,38 @@ build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
 		duration_text(spec->duration_s > 0 ? spec->duration_s : 86400,
 		    dur, sizeof dur);
 		add_runner(lm, h, argv, "stress");
-		strv_add(argv, xstrdup("--calbin"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xstrdup("--duration"));
-		strv_add(argv, xstrdup(dur));
-		strv_add(argv, xstrdup("--chips"));
-		strv_add(argv, xstrdup(chips));
+		labcmd_strv_add(argv, xstrdup("--calbin"));
+		labcmd_strv_add(argv, xstrdup(calbin));
+		labcmd_strv_add(argv, xstrdup("--duration"));
+		labcmd_strv_add(argv, xstrdup(dur));
+		labcmd_strv_add(argv, xstrdup("--chips"));
+		labcmd_strv_add(argv, xstrdup(chips));
 		snprintf(label, labellen, "soak %s · chips %s", dur, chips);
 		break;
 	case LJOB_FAULT:
-		for (i = 0; i < LAB_NSCENARIOS; i++)
-			if (spec->scenario != NULL &&
-			    strcmp(spec->scenario, lab_scenarios[i]) == 0)
-				break;
-		if (i == LAB_NSCENARIOS || spec->chip < 0) {
+		if ((sc = scenario_find(spec->scenario)) == NULL ||
+		    spec->chip < 0) {
 			errbuf_set(err, errlen, "no such fault scenario or "
 			    "chip");
 			free(calbin);
 			return -1;
 		}
 		add_runner(lm, h, argv, "fault");
-		strv_add(argv, xstrdup("--calbin"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xstrdup("--chips"));
-		strv_add(argv, xasprintf("%d", spec->chip));
-		strv_add(argv, xstrdup("--scenario"));
-		strv_add(argv, xstrdup(lab_scenarios[i]));
+		labcmd_strv_add(argv, xstrdup("--calbin"));
+		labcmd_strv_add(argv, xstrdup(calbin));
+		labcmd_strv_add(argv, xstrdup("--chips"));
+		labcmd_strv_add(argv, xasprintf("%d", spec->chip));
+		labcmd_strv_add(argv, xstrdup("--scenario"));
+		labcmd_strv_add(argv, xstrdup(sc->name));
 		snprintf(label, labellen, "fault %s · chip %d",
-		    lab_scenarios[i], spec->chip);
+		    sc->name, spec->chip);
 		break;
 	case LJOB_GOLDEN:
 		add_runner(lm, h, argv, "golden");
-		strv_add(argv, xstrdup("--calbin"));
-		strv_add(argv, xstrdup(calbin));
-		strv_add(argv, xstrdup("--chips"));
-		strv_add(argv, xasprintf("%d", first_chip));
+		labcmd_strv_add(argv, xstrdup("--calbin"));
+		labcmd_strv_add(argv, xstrdup(calbin));
+		labcmd_strv_add(argv, xstrdup("--chips"));
+		labcmd_strv_add(argv, xasprintf("%d", first_chip));
 		snprintf(label, labellen, "golden · chip %d", first_chip);
 		break;
 	}
@@ -217,7 +216,7 @@ build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
 
 /* argv as a person would type it: words quoted for sh where needed. */
 void
-join_argv(char *const *argv, struct buf *b)
+labcmd_join_argv(char *const *argv, struct buf *b)
 {
 	const char *p;
 	size_t i;
@@ -243,19 +242,20 @@ join_argv(char *const *argv, struct buf *b)
 }
 
 int
-labmodel_command(struct labmodel *lm, const struct ljob_spec *spec,
+labcmd_command(struct labmodel *lm, const struct ljob_spec *spec,
     char *buf, size_t len, char *err, size_t errlen)
 {
 	struct strv argv;
 	char label[160];
 	struct buf b;
 
-	if (build_job(lm, spec, &argv, label, sizeof label, err, errlen) != 0)
+	if (labcmd_build_job(
+		lm, spec, &argv, label, sizeof label, err, errlen) != 0)
 		return -1;
 	buf_init(&b, 64 << 10);
-	join_argv(argv.v, &b);
+	labcmd_join_argv(argv.v, &b);
 	snprintf(buf, len, "%.*s", (int)b.len, b.data);
 	buf_release(&b);
-	strv_free(&argv);
+	labcmd_strv_free(&argv);
 	return 0;
 }

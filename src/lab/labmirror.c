@@ -19,7 +19,7 @@
 #include "proto/event.h"
 
 int
-ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen)
+labmirror_open(struct ljob_int *j, char *err, size_t errlen)
 {
 	struct stat st;
 
@@ -46,7 +46,7 @@ ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen)
  * resumes at the mirror's end and fetches what it lacks from the host.
  */
 void
-ljob_mirror_append(struct ljob_int *j, const char *line, size_t len)
+labmirror_append(struct ljob_int *j, const char *line, size_t len)
 {
 	struct iovec iov[2] = { { (void *)line, len }, { "\n", 1 } };
 	char err[256];
@@ -54,8 +54,8 @@ ljob_mirror_append(struct ljob_int *j, const char *line, size_t len)
 
 	if (j->mirror_failed)
 		return;
-	if (j->mirror_fd == -1 && ljob_open_mirror(j, err, sizeof err) != 0) {
-		lm_warn(j->lm, "%s", err);
+	if (j->mirror_fd == -1 && labmirror_open(j, err, sizeof err) != 0) {
+		labmodel_warn(j->lm, "%s", err);
 		j->mirror_failed = true;
 		return;
 	}
@@ -63,10 +63,10 @@ ljob_mirror_append(struct ljob_int *j, const char *line, size_t len)
 		j->mirror_size += (off_t)n;
 		return;
 	}
-	lm_warn(j->lm, "cannot append to '%s': %s", j->mirror_path,
+	labmodel_warn(j->lm, "cannot append to '%s': %s", j->mirror_path,
 	    n < 0 ? strerror(errno) : "short write");
 	if (ftruncate(j->mirror_fd, j->mirror_size) != 0)
-		lm_warn(j->lm, "cannot cut '%s' back: %s", j->mirror_path,
+		labmodel_warn(j->lm, "cannot cut '%s' back: %s", j->mirror_path,
 		    strerror(errno));
 	close(j->mirror_fd);
 	j->mirror_fd = -1;
@@ -74,7 +74,7 @@ ljob_mirror_append(struct ljob_int *j, const char *line, size_t len)
 }
 
 int
-ljob_replay_open(struct ljob_int *j)
+labmirror_replay_open(struct ljob_int *j)
 {
 	struct stat st;
 	int fd;
@@ -97,7 +97,7 @@ ljob_replay_open(struct ljob_int *j)
 }
 
 void
-ljob_replay_close(struct ljob_int *j)
+labmirror_replay_close(struct ljob_int *j)
 {
 	lines_close(j->replay);
 	free(j->replay);
@@ -105,7 +105,7 @@ ljob_replay_close(struct ljob_int *j)
 }
 
 bool
-ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
+labmirror_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
 {
 	struct lines *r = j->replay;
 	struct event ev;
@@ -125,26 +125,26 @@ ljob_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
 			j->pub.bad_lines++;
 			continue;
 		}
-		ljob_apply(j, &ev, line, len);
+		labstream_apply(j, &ev, line, len);
 	}
 	if (*budget == 0)
 		return false;
 	/* At the end: a last line cut by a crash (no LF) goes, so that
 	 * appending starts on a whole line; a read error keeps the file. */
 	if (rc == -1)
-		lm_warn(j->lm, "cannot read '%s': %s", j->mirror_path,
+		labmodel_warn(j->lm, "cannot read '%s': %s", j->mirror_path,
 		    strerror(errno));
 	else if (!keep_file && rc == 1 &&
 	    ftruncate(r->fd, (off_t)r->whole) != 0) {
 		/* Appending after the cut line would merge it with the next
 		 * event: written no more (the next start fetches the rest). */
-		lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
+		labmodel_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
 		    strerror(errno));
 		j->mirror_failed = true;
 	}
 	j->mirror_size = (off_t)r->whole;
 	j->mirror_seq = j->pub.last_seq;
-	ljob_replay_close(j);
+	labmirror_replay_close(j);
 	j->pub.replaying = false;
 	return true;
 }
@@ -226,7 +226,7 @@ out:
 }
 
 bool
-mirror_ended(const char *path)
+labmirror_ended(const char *path)
 {
 	enum event_type type;
 	struct stat st;
@@ -244,7 +244,7 @@ mirror_ended(const char *path)
 }
 
 void
-ljob_mirror_adopt(struct ljob_int *j)
+labmirror_adopt(struct ljob_int *j)
 {
 	enum event_type type;
 	struct stat st;
@@ -254,18 +254,18 @@ ljob_mirror_adopt(struct ljob_int *j)
 
 	if ((fd = open(j->mirror_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) ==
 	    -1 && errno != ENOENT) {
-		lm_warn(j->lm, "cannot open '%s': %s", j->mirror_path,
+		labmodel_warn(j->lm, "cannot open '%s': %s", j->mirror_path,
 		    strerror(errno));
 		j->mirror_failed = true;
 	} else if (fd == -1)
 		j->mirror_seq = j->mirror_size = 0;
 	else if (fstat(fd, &st) != 0 || !mirror_tail(fd, st.st_size, &whole,
 	    &seq, &type)) {
-		lm_warn(j->lm, "'%s' does not end in an event: it is not "
+		labmodel_warn(j->lm, "'%s' does not end in an event: it is not "
 		    "written any more", j->mirror_path);
 		j->mirror_failed = true;
 	} else if (whole < st.st_size && ftruncate(fd, whole) != 0) {
-		lm_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
+		labmodel_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
 		    strerror(errno));
 		j->mirror_failed = true;
 	} else {

@@ -23,11 +23,6 @@
 #include "remote/transport.h"
 
 
-const char *const lab_scenarios[LAB_NSCENARIOS] = {
-	"missing-tensor", "bad-csr", "oob-slice", "kv-full", "submit-busy",
-	"wait-timeout", "ccu-exception", "reset-warmup",
-};
-
 char *
 labmodel_streams_dir(void)
 {
@@ -35,7 +30,7 @@ labmodel_streams_dir(void)
 }
 
 const char *
-ljob_state_name(enum ljob_state s)
+labmodel_job_state_name(enum ljob_state s)
 {
 	static const char *const names[] = {
 		[LJ_STARTING] = "starting", [LJ_RUNNING] = "running",
@@ -47,7 +42,7 @@ ljob_state_name(enum ljob_state s)
 }
 
 bool
-ljob_live(const struct ljob *j)
+labmodel_job_live(const struct ljob *j)
 {
 	return j->state == LJ_STARTING || j->state == LJ_RUNNING;
 }
@@ -61,7 +56,7 @@ labmodel_gate_has_job(int gate)
 /* ---- hosts ---- */
 
 struct lhost *
-lm_host(const struct labmodel *lm, const char *name)
+labmodel_host_at(const struct labmodel *lm, const char *name)
 {
 	size_t i;
 
@@ -72,14 +67,14 @@ lm_host(const struct labmodel *lm, const char *name)
 }
 
 void
-lm_changed(struct labmodel *lm)
+labmodel_changed(struct labmodel *lm)
 {
 	if (lm->cb.changed != NULL)
 		lm->cb.changed(lm, lm->cb.arg);
 }
 
 void
-lm_warn(struct labmodel *lm, const char *fmt, ...)
+labmodel_warn(struct labmodel *lm, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -122,7 +117,7 @@ struct transport *
 labmodel_transport(struct labmodel *lm, const char *host, char *err,
     size_t errlen)
 {
-	struct lhost *h = lm_host(lm, host);
+	struct lhost *h = labmodel_host_at(lm, host);
 
 	if (h == NULL) {
 		errbuf_set(err, errlen, "no host '%s' in the lab file", host);
@@ -136,7 +131,7 @@ labmodel_transport(struct labmodel *lm, const char *host, char *err,
 const char *
 labmodel_workspace(const struct labmodel *lm, const char *host)
 {
-	struct lhost *h = lm_host(lm, host);
+	struct lhost *h = labmodel_host_at(lm, host);
 
 	return h != NULL ? h->ws : NULL;
 }
@@ -150,7 +145,7 @@ usable(const struct lhost *h)
 bool
 labmodel_host_usable(const struct labmodel *lm, const char *host)
 {
-	return usable(lm_host(lm, host));
+	return usable(labmodel_host_at(lm, host));
 }
 
 const char *
@@ -186,7 +181,7 @@ hosts_init(struct labmodel *lm)
 			    h->h->name);
 			continue;
 		}
-		h->t = transport_local_new(lm->loop, h->h->name, lm->self);
+		h->t = local_transport_new(lm->loop, h->h->name, lm->self);
 		if (transport_connect(h->t, h->err, sizeof h->err) != 0) {
 			transport_close(h->t);
 			h->t = NULL;
@@ -197,7 +192,7 @@ hosts_init(struct labmodel *lm)
 /* ---- jobs ---- */
 
 char *
-lm_job_path(const struct labmodel *lm, const char *host, const char *id,
+labmodel_job_path(const struct labmodel *lm, const char *host, const char *id,
     const char *ext)
 {
 	return xasprintf("%s/%s/%s.%s", lm->streams, host, id, ext);
@@ -205,7 +200,7 @@ lm_job_path(const struct labmodel *lm, const char *host, const char *id,
 
 /* A job as the model keeps it: paths, and a metric store for a soak. */
 void
-job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
+labmodel_job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 {
 	char *acks;
 
@@ -215,14 +210,16 @@ job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 	j->pub.exit_code = -1;
 	j->pub.last_recv = j->pub.first_ts = j->pub.last_ts = NAN;
 	if (lm->streams != NULL && j->pub.id != NULL) {
-		j->mirror_path = lm_job_path(lm, j->pub.host, j->pub.id,
+		j->mirror_path = labmodel_job_path(lm, j->pub.host, j->pub.id,
 		    "jsonl");
-		j->meta_path = lm_job_path(lm, j->pub.host, j->pub.id, "json");
+		j->meta_path = labmodel_job_path(
+		    lm, j->pub.host, j->pub.id, "json");
 	}
 	if (j->pub.kind == LJOB_SOAK && samples) {
 		j->pub.metrics = metrics_new(0);
-		acks = lm->streams != NULL && j->pub.id != NULL ?
-		    lm_job_path(lm, j->pub.host, j->pub.id, "acks") : NULL;
+		acks = lm->streams != NULL && j->pub.id != NULL
+		    ? labmodel_job_path(lm, j->pub.host, j->pub.id, "acks")
+		    : NULL;
 		j->pub.alerts = alerts_new(acks);
 		if (j->own_sla)
 			alerts_set_sla(j->pub.alerts, j->sla[0], j->sla[1],
@@ -249,7 +246,7 @@ unload_old_soaks(struct labmodel *lm)
 		j = lm->jobs[i];
 		if (j->pub.kind != LJOB_SOAK || j->pub.metrics == NULL)
 			continue;
-		if (++n <= LAB_SOAKS_LOADED || ljob_live(&j->pub) ||
+		if (++n <= LAB_SOAKS_LOADED || labmodel_job_live(&j->pub) ||
 		    j->replay != NULL)
 			continue;
 		alerts_free(j->pub.alerts);
@@ -262,17 +259,17 @@ unload_old_soaks(struct labmodel *lm)
 /* A job being replayed, or still followed (an ended one whose mirror is
  * caught up after a takeover), is not the oldest to go. */
 void
-lm_job_insert(struct labmodel *lm, struct ljob_int *j)
+labmodel_job_insert(struct labmodel *lm, struct ljob_int *j)
 {
 	size_t i;
 
 	if (lm->njobs >= LAB_JOBS_MAX) {
 		for (i = lm->njobs; i-- > 0;)
-			if (!ljob_live(&lm->jobs[i]->pub) &&
+			if (!labmodel_job_live(&lm->jobs[i]->pub) &&
 			    lm->jobs[i]->replay == NULL &&
 			    lm->jobs[i]->follow == NULL &&
 			    lm->jobs[i]->retry_timer == -1) {
-				ljob_free(lm->jobs[i]);
+				labstream_job_free(lm->jobs[i]);
 				memmove(&lm->jobs[i], &lm->jobs[i + 1],
 				    (lm->njobs - i - 1) * sizeof *lm->jobs);
 				lm->njobs--;
@@ -334,8 +331,8 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	(void)rs;
 	j->run = NULL;
 	if (j->run_printed) {
-		ljob_follow(j);
-		lm_changed(j->lm);
+		labstream_follow(j);
+		labmodel_changed(j->lm);
 		return;
 	}
 	j->pub.state = LJ_BROKEN;
@@ -346,8 +343,8 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		unlink(j->meta_path);
 	if (j->mirror_path != NULL)
 		unlink(j->mirror_path);
-	ljob_log_action(j, j->pub.err);
-	lm_changed(j->lm);
+	labstream_log_action(j, j->pub.err);
+	labmodel_changed(j->lm);
 }
 
 static const struct rstream_cb run_cb = {
@@ -379,7 +376,7 @@ const struct ljob *
 labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
     size_t errlen)
 {
-	struct lhost *h = lm_host(lm, spec->host);
+	struct lhost *h = labmodel_host_at(lm, spec->host);
 	struct strv argv, run = { 0 };
 	struct ljob_int *j;
 	char label[160], id[JOB_ID_MAX + 1], *meta, why[256];
@@ -390,15 +387,16 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		errbuf_set(err, errlen, "%s", labmodel_start_refused(lm));
 		return NULL;
 	}
-	if (build_job(lm, spec, &argv, label, sizeof label, err, errlen) != 0)
+	if (labcmd_build_job(
+		lm, spec, &argv, label, sizeof label, err, errlen) != 0)
 		return NULL;
 	if (h->t == NULL || make_host_dir(lm, h->h->name, err, errlen) != 0) {
 		if (h->t == NULL)
 			errbuf_set(err, errlen, "%s", h->err);
-		strv_free(&argv);
+		labcmd_strv_free(&argv);
 		return NULL;
 	}
-	job_id_generate(id, sizeof id);
+	jobstore_id_generate(id, sizeof id);
 	j = xcalloc(1, sizeof *j);
 	j->pub.host = xstrdup(h->h->name);
 	j->pub.id = xstrdup(id);
@@ -413,49 +411,49 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		j->pub.target_s = spec->duration_s > 0 ? spec->duration_s :
 		    86400;
 	buf_init(&b, 64 << 10);
-	join_argv(argv.v, &b);
+	labcmd_join_argv(argv.v, &b);
 	buf_addc(&b, '\0');
 	j->pub.command = buf_detach(&b, NULL);
 	j->pub.label = xstrdup(label);
-	j->pub.started = job_now();
+	j->pub.started = jobevent_now();
 	j->pub.state = LJ_STARTING;
 	if (!isnan(lm->sla[0]) || !isnan(lm->sla[1]) || !isnan(lm->sla[2])) {
 		memcpy(j->sla, lm->sla, sizeof j->sla);
 		j->own_sla = true;
 	}
-	job_setup(lm, j, true);
+	labmodel_job_setup(lm, j, true);
 
 	/* The record first: a console killed right after this still finds
 	 * and follows the job. */
-	meta = ljob_meta_json(j);
-	if (file_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
-	    errlen) != 0 || ljob_open_mirror(j, err, errlen) != 0) {
+	meta = labstream_meta_json(j);
+	if (fileio_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
+	    errlen) != 0 || labmirror_open(j, err, errlen) != 0) {
 		unlink(j->meta_path);
 		free(meta);
-		strv_free(&argv);
-		ljob_free(j);
+		labcmd_strv_free(&argv);
+		labstream_job_free(j);
 		return NULL;
 	}
 	free(meta);
-	strv_add(&run, xstrdup("run"));
-	strv_add(&run, xstrdup("--id"));
-	strv_add(&run, xstrdup(id));
-	strv_add(&run, xstrdup("--"));
+	labcmd_strv_add(&run, xstrdup("run"));
+	labcmd_strv_add(&run, xstrdup("--id"));
+	labcmd_strv_add(&run, xstrdup(id));
+	labcmd_strv_add(&run, xstrdup("--"));
 	for (i = 0; i < argv.n; i++)
-		strv_add(&run, xstrdup(argv.v[i]));
-	strv_free(&argv);
+		labcmd_strv_add(&run, xstrdup(argv.v[i]));
+	labcmd_strv_free(&argv);
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);
-	strv_free(&run);
+	labcmd_strv_free(&run);
 	if (j->run == NULL) {
 		errbuf_set(err, errlen, "%s", why);
 		unlink(j->meta_path);
 		unlink(j->mirror_path);
-		ljob_free(j);
+		labstream_job_free(j);
 		return NULL;
 	}
-	lm_job_insert(lm, j);
-	ljob_log_action(j, NULL);
-	lm_changed(lm);
+	labmodel_job_insert(lm, j);
+	labstream_log_action(j, NULL);
+	labmodel_changed(lm);
 	return &j->pub;
 }
 
@@ -482,7 +480,7 @@ labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
 		j = &lm->jobs[i]->pub;
 		if (j->kind != k || (host != NULL && strcmp(j->host, host)))
 			continue;
-		if (ljob_live(j))
+		if (labmodel_job_live(j))
 			return j;
 		if (newest == NULL)
 			newest = j;
@@ -497,7 +495,7 @@ labmodel_gate_job(const struct labmodel *lm, int gate)
 
 	for (i = 0; i < lm->njobs; i++)
 		if (lm->jobs[i]->pub.gate == gate &&
-		    ljob_live(&lm->jobs[i]->pub))
+		    labmodel_job_live(&lm->jobs[i]->pub))
 			return &lm->jobs[i]->pub;
 	return NULL;
 }
@@ -511,7 +509,7 @@ labmodel_jobs_on_chip(const struct labmodel *lm, const char *host, int chip,
 
 	for (i = 0; i < lm->njobs; i++) {
 		j = &lm->jobs[i]->pub;
-		if (!ljob_live(j) || strcmp(j->host, host) != 0)
+		if (!labmodel_job_live(j) || strcmp(j->host, host) != 0)
 			continue;
 		for (k = 0; k < j->nchips; k++)
 			if (j->chips[k] == chip)
@@ -528,7 +526,7 @@ labmodel_jobs_on_chip(const struct labmodel *lm, const char *host, int chip,
 /* ---- fault results ---- */
 
 void
-lm_add_fault(struct labmodel *lm, const struct lfault *f)
+labmodel_add_fault(struct labmodel *lm, const struct lfault *f)
 {
 	struct lfault *d;
 	size_t i;
@@ -640,8 +638,8 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	lm->streams = labmodel_streams_dir();
 	lm->lock_fd = -1;
 	hosts_init(lm);
-	lm_share_start(lm);
-	lm_replay_init(lm);
+	labshare_start(lm);
+	labreplay_init(lm);
 	return lm;
 }
 
@@ -652,11 +650,11 @@ labmodel_free(struct labmodel *lm)
 
 	if (lm == NULL)
 		return;
-	lm_share_stop(lm);
+	labshare_stop(lm);
 	if (lm->replay_timer != -1)
 		loop_del_timer(lm->loop, lm->replay_timer);
 	for (i = 0; i < lm->njobs; i++)
-		ljob_free(lm->jobs[i]);
+		labstream_job_free(lm->jobs[i]);
 	free(lm->jobs);
 	for (i = 0; i < lm->nfaults; i++) {
 		free(lm->faults[i].host);

@@ -50,10 +50,6 @@ struct alerts;
 struct transport;
 struct labmodel;
 
-/* The eight fault scenarios of runbook §11.3 (workspace.md G7.faults). */
-#define LAB_NSCENARIOS	8
-extern const char *const lab_scenarios[LAB_NSCENARIOS];
-
 enum ljob_kind {
 	LJOB_GATE,		/* a gate's whole job (G7: golden + faults) */
 	LJOB_SOAK,		/* runner stress */
@@ -70,7 +66,7 @@ enum ljob_state {
 	LJ_BROKEN,		/* could not start, or the stream broke: err */
 };
 
-/* What to start; the model builds the command from it (labmodel_command). */
+/* What to start; the model builds the command from it (labcmd_command). */
 struct ljob_spec {
 	const char	*host;		/* a lab host's name */
 	enum ljob_kind	 kind;
@@ -123,7 +119,7 @@ struct lfault {
 	bool		 structured, aborted, recovered;
 	double		 recover_ms;
 	double		 ts;		/* the event's ts */
-	double		 job_started;	/* its job's start (job_now) */
+	double		 job_started;	/* its job's start (jobevent_now) */
 };
 
 /* What the model tells its owner; any hook may be NULL. */
@@ -169,7 +165,7 @@ const char	*labmodel_default_host(const struct labmodel *lm);
  * ljob.command and the action log have it) into buf; 0, or -1 with err (no
  * runner, no workspace on the host, no such gate job).
  */
-int		 labmodel_command(struct labmodel *lm,
+int		 labcmd_command(struct labmodel *lm,
 		    const struct ljob_spec *spec, char *buf, size_t len,
 		    char *err, size_t errlen);
 /* Whether a gate index has a lab job (G7, G9). */
@@ -193,8 +189,8 @@ struct ljob	*labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
 /* The running (or starting) job for a gate, or NULL. */
 const struct ljob *labmodel_gate_job(const struct labmodel *lm, int gate);
 /* Whether a job is still going (starting or running). */
-bool		 ljob_live(const struct ljob *j);
-const char	*ljob_state_name(enum ljob_state s);
+bool		 labmodel_job_live(const struct ljob *j);
+const char	*labmodel_job_state_name(enum ljob_state s);
 
 /* Fault results (i < labmodel_nfaults) in the order their jobs started,
  * then in the order each job reported them: the same live and after a

@@ -75,19 +75,20 @@ struct labmodel {
 };
 
 /* labmodel.c */
-struct lhost	*lm_host(const struct labmodel *lm, const char *name);
-void		 lm_changed(struct labmodel *lm);
-void		 lm_warn(struct labmodel *lm, const char *fmt, ...)
+struct lhost	*labmodel_host_at(const struct labmodel *lm, const char *name);
+void		 labmodel_changed(struct labmodel *lm);
+void		 labmodel_warn(struct labmodel *lm, const char *fmt, ...)
 		    PRINTFLIKE(2, 3);
-void		 lm_add_fault(struct labmodel *lm, const struct lfault *f);
+void		 labmodel_add_fault(struct labmodel *lm,
+	    const struct lfault *f);
 /* Where a job's mirror and record go: <streams>/<host>/<id>.{jsonl,json}. */
-char		*lm_job_path(const struct labmodel *lm, const char *host,
+char		*labmodel_job_path(const struct labmodel *lm, const char *host,
 		    const char *id, const char *ext);
 
-void		 job_setup(struct labmodel *lm, struct ljob_int *j,
+void		 labmodel_job_setup(struct labmodel *lm, struct ljob_int *j,
 		    bool samples);
 /* Put a job first; past LAB_JOBS_MAX the oldest ended one goes. */
-void		 lm_job_insert(struct labmodel *lm, struct ljob_int *j);
+void		 labmodel_job_insert(struct labmodel *lm, struct ljob_int *j);
 
 /* labcmd.c: a job's argv (what `calops run --` gets) and its label. */
 struct strv {
@@ -95,21 +96,22 @@ struct strv {
 	size_t	  n, cap;
 };
 struct buf;
-void		 strv_add(struct strv *s, char *owned);
-void		 strv_free(struct strv *s);
-int		 build_job(struct labmodel *lm, const struct ljob_spec *spec,
+void		 labcmd_strv_add(struct strv *s, char *owned);
+void		 labcmd_strv_free(struct strv *s);
+int		 labcmd_build_job(struct labmodel *lm,
+	    const struct ljob_spec *spec,
 		    struct strv *argv, char *label, size_t labellen, char *err,
 		    size_t errlen);
 /* argv as a person would type it: words quoted for sh where needed. */
-void		 join_argv(char *const *argv, struct buf *b);
+void		 labcmd_join_argv(char *const *argv, struct buf *b);
 
 /* labreplay.c */
-void		 lm_replay_init(struct labmodel *lm);
+void		 labreplay_init(struct labmodel *lm);
 /* Replay the mirrors of jobs not replayed yet, a chunk per loop turn. */
-void		 lm_replay_schedule(struct labmodel *lm);
+void		 labreplay_schedule(struct labmodel *lm);
 /* Every job record in a host's mirror folder into *v (grown), but those
  * whose id skip() says to leave (NULL: none). */
-void		 lm_scan_host(struct labmodel *lm, const char *host,
+void		 labreplay_scan_host(struct labmodel *lm, const char *host,
 		    bool (*skip)(struct labmodel *, const char *id),
 		    struct ljob_int ***v, size_t *n);
 
@@ -117,52 +119,53 @@ void		 lm_scan_host(struct labmodel *lm, const char *host,
  * lock and follows the jobs; another watches: it follows the same
  * streams without writing, sees the jobs the first starts, and takes over
  * when the first quits. */
-void		 lm_share_start(struct labmodel *lm);
-void		 lm_share_stop(struct labmodel *lm);
+void		 labshare_start(struct labmodel *lm);
+void		 labshare_stop(struct labmodel *lm);
 
 /* labstream.c */
 /* Follow a job's stream from its last seq + 1 (mirroring and applying). */
-void		 ljob_follow(struct ljob_int *j);
+void		 labstream_follow(struct ljob_int *j);
 /* One event, in seq order, into the model. */
 struct event;
-void		 ljob_apply(struct ljob_int *j, const struct event *ev,
+void		 labstream_apply(struct ljob_int *j, const struct event *ev,
 		    const char *line, size_t len);
-/* This console now writes the mirror another one wrote (ljob_mirror_adopt)
+/* This console now writes the mirror another one wrote (labmirror_adopt)
  * and follows the job again where the mirror lacks events (they are
  * mirrored, not applied twice). */
-void		 ljob_take_over(struct ljob_int *j);
+void		 labstream_take_over(struct ljob_int *j);
 /* Append the job's action (outcome NULL: its start) to the action log. */
-void		 ljob_log_action(const struct ljob_int *j, const char *outcome);
+void		 labstream_log_action(const struct ljob_int *j,
+	    const char *outcome);
 /* The host does not know the job: broken for good. */
-void		 ljob_gone(struct ljob_int *j, const char *why);
+void		 labstream_gone(struct ljob_int *j, const char *why);
 /* Stop following, close files, free the job. */
-void		 ljob_free(struct ljob_int *j);
+void		 labstream_job_free(struct ljob_int *j);
 /* The record written beside the mirror, and read back at start. */
-char		*ljob_meta_json(const struct ljob_int *j);
-struct ljob_int	*ljob_from_meta(struct labmodel *lm, const char *path,
+char		*labstream_meta_json(const struct ljob_int *j);
+struct ljob_int	*labstream_job_from_meta(struct labmodel *lm, const char *path,
 		    char *err, size_t errlen);
 
 /* labmirror.c */
 /* Open the mirror for appending (made when missing); 0 or -1 with err. */
-int		 ljob_open_mirror(struct ljob_int *j, char *err, size_t errlen);
+int		 labmirror_open(struct ljob_int *j, char *err, size_t errlen);
 /* Append one event; a write that fails or falls short is undone and the
  * mirror written no more (it says so through the warn hook). */
-void		 ljob_mirror_append(struct ljob_int *j, const char *line,
+void		 labmirror_append(struct ljob_int *j, const char *line,
 		    size_t len);
 /* Open a job's mirror for the replay (O_NOFOLLOW); -1 with errno.  With
  * last_recv set to when it was last written. */
-int		 ljob_replay_open(struct ljob_int *j);
+int		 labmirror_replay_open(struct ljob_int *j);
 /* Apply up to *budget lines of the mirror (the lines read are taken off
  * *budget); true when it is all applied, the file then cut after its last
  * whole line unless keep_file. */
-bool		 ljob_replay_step(struct ljob_int *j, size_t *budget,
+bool		 labmirror_replay_step(struct ljob_int *j, size_t *budget,
 		    bool keep_file);
-void		 ljob_replay_close(struct ljob_int *j);
+void		 labmirror_replay_close(struct ljob_int *j);
 /* Whether the mirror at path ends with the job's end event. */
-bool		 mirror_ended(const char *path);
+bool		 labmirror_ended(const char *path);
 /* A mirror another console wrote, now this one's: a last line a crash
  * left is cut off, mirror_size and mirror_seq say where it ends, and a
  * mirror that cannot be read to its end is written no more. */
-void		 ljob_mirror_adopt(struct ljob_int *j);
+void		 labmirror_adopt(struct ljob_int *j);
 
 #endif

@@ -23,7 +23,7 @@ by_started(const void *a, const void *b)
 }
 
 void
-lm_scan_host(struct labmodel *lm, const char *host,
+labreplay_scan_host(struct labmodel *lm, const char *host,
     bool (*skip)(struct labmodel *, const char *id), struct ljob_int ***v,
     size_t *n)
 {
@@ -49,10 +49,10 @@ lm_scan_host(struct labmodel *lm, const char *host,
 			d->d_name[len - 5] = '.';
 		}
 		path = xasprintf("%s/%s", dir, d->d_name);
-		j = ljob_from_meta(lm, path, err, sizeof err);
+		j = labstream_job_from_meta(lm, path, err, sizeof err);
 		free(path);
 		if (j == NULL) {
-			lm_warn(lm, "%s", err);
+			labmodel_warn(lm, "%s", err);
 			continue;
 		}
 		/* A record is its job's <id>.json on its host: a copy under
@@ -61,10 +61,11 @@ lm_scan_host(struct labmodel *lm, const char *host,
 		d->d_name[len - 5] = '\0';
 		if (strcmp(j->pub.host, host) != 0 ||
 		    strcmp(j->pub.id, d->d_name) != 0) {
-			lm_warn(lm, "'%s/%s.json' is not a record of its own "
-			    "(job '%s' on '%s'): left alone", dir, d->d_name,
-			    j->pub.id, j->pub.host);
-			ljob_free(j);
+			labmodel_warn(lm,
+			    "'%s/%s.json' is not a record of its own "
+			    "(job '%s' on '%s'): left alone",
+			    dir, d->d_name, j->pub.id, j->pub.host);
+			labstream_job_free(j);
 			continue;
 		}
 		*v = xreallocarray(*v, *n + 1, sizeof **v);
@@ -79,9 +80,9 @@ lm_scan_host(struct labmodel *lm, const char *host,
 static bool
 replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
 {
-	if (!ljob_replay_step(j, budget, lm->observer))
+	if (!labmirror_replay_step(j, budget, lm->observer))
 		return false;
-	ljob_follow(j);
+	labstream_follow(j);
 	return true;
 }
 
@@ -104,7 +105,7 @@ replay_fire(struct loop *l, void *arg)
 	for (i = lm->njobs; i-- > 0 && all;)
 		if (lm->jobs[i]->replay != NULL)
 			all = replay_one(lm, lm->jobs[i], &budget);
-	lm_changed(lm);
+	labmodel_changed(lm);
 	if (!all)
 		lm->replay_timer = loop_add_timer(l, 0, replay_fire, lm);
 }
@@ -124,9 +125,9 @@ forget_files(struct labmodel *lm, const struct ljob_int *j)
 	size_t i;
 
 	for (i = 0; i < nitems(exts) && !lm->observer; i++) {
-		path = lm_job_path(lm, j->pub.host, j->pub.id, exts[i]);
+		path = labmodel_job_path(lm, j->pub.host, j->pub.id, exts[i]);
 		if (unlink(path) != 0 && errno != ENOENT)
-			lm_warn(lm, "cannot remove '%s': %s", path,
+			labmodel_warn(lm, "cannot remove '%s': %s", path,
 			    strerror(errno));
 		free(path);
 	}
@@ -139,7 +140,7 @@ forget_files(struct labmodel *lm, const struct ljob_int *j)
  * or among the newest LAB_SOAKS_LOADED.
  */
 void
-lm_replay_init(struct labmodel *lm)
+labreplay_init(struct labmodel *lm)
 {
 	struct ljob_int **v = NULL, *j;
 	size_t i, n = 0, live = 0, kept = 0, soaks = 0;
@@ -148,12 +149,13 @@ lm_replay_init(struct labmodel *lm)
 	if (lm->streams == NULL)
 		return;
 	for (i = 0; i < lm->nhosts; i++)
-		lm_scan_host(lm, lm->hosts[i].h->name, NULL, &v, &n);
+		labreplay_scan_host(lm, lm->hosts[i].h->name, NULL, &v, &n);
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_started);
 	for (i = 0; i < n; i++) {
-		path = lm_job_path(lm, v[i]->pub.host, v[i]->pub.id, "jsonl");
-		v[i]->unfinished = !mirror_ended(path);
+		path = labmodel_job_path(
+		    lm, v[i]->pub.host, v[i]->pub.id, "jsonl");
+		v[i]->unfinished = !labmirror_ended(path);
 		free(path);
 		live += v[i]->unfinished;
 		soaks += v[i]->unfinished && v[i]->pub.kind == LJOB_SOAK;
@@ -166,14 +168,15 @@ lm_replay_init(struct labmodel *lm)
 		if (!j->unfinished && live + kept >= LAB_JOBS_MAX &&
 		    j->outcome_logged) {
 			forget_files(lm, j);
-			ljob_free(j);
+			labstream_job_free(j);
 			continue;
 		}
 		kept += !j->unfinished;
-		job_setup(lm, j, j->pub.kind == LJOB_SOAK && (j->unfinished ||
-		    ++soaks <= LAB_SOAKS_LOADED));
+		labmodel_job_setup(lm, j,
+		    j->pub.kind == LJOB_SOAK &&
+			(j->unfinished || ++soaks <= LAB_SOAKS_LOADED));
 		j->pub.state = LJ_RUNNING;
-		j->pub.replaying = ljob_replay_open(j) == 0;
+		j->pub.replaying = labmirror_replay_open(j) == 0;
 		lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1,
 		    sizeof *lm->jobs);
 		lm->jobs[lm->njobs++] = j;
@@ -183,12 +186,12 @@ lm_replay_init(struct labmodel *lm)
 	 * event) are followed from the start at once. */
 	for (i = 0; i < lm->njobs; i++)
 		if (lm->jobs[i]->replay == NULL)
-			ljob_follow(lm->jobs[i]);
-	lm_replay_schedule(lm);
+			labstream_follow(lm->jobs[i]);
+	labreplay_schedule(lm);
 }
 
 void
-lm_replay_schedule(struct labmodel *lm)
+labreplay_schedule(struct labmodel *lm)
 {
 	if (lm->replay_timer == -1)
 		lm->replay_timer = loop_add_timer(lm->loop, 0, replay_fire,

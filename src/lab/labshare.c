@@ -12,7 +12,7 @@
  *    streams folder, which it watches (watchloop.h, inotify or polling);
  *  - it starts nothing;
  *  - when the first console quits or dies, the lock is free and it takes
- *    over: each mirror is caught up from the host (ljob_take_over) and
+ *    over: each mirror is caught up from the host (labstream_take_over) and
  *    outcomes the first did not log are logged.
  *
  * The wait for the lock costs nothing while idle: a child process blocks in
@@ -94,23 +94,24 @@ rescan(struct labmodel *lm)
 	size_t i, n = 0;
 
 	for (i = 0; i < lm->nhosts; i++)
-		lm_scan_host(lm, lm->hosts[i].h->name, seen_before, &v, &n);
+		labreplay_scan_host(
+		    lm, lm->hosts[i].h->name, seen_before, &v, &n);
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_started);	/* oldest first */
 	for (i = 0; i < n; i++) {
 		j = v[i];
-		job_setup(lm, j, j->pub.kind == LJOB_SOAK);
+		labmodel_job_setup(lm, j, j->pub.kind == LJOB_SOAK);
 		j->pub.state = LJ_RUNNING;
-		j->pub.replaying = ljob_replay_open(j) == 0;
-		lm_job_insert(lm, j);
+		j->pub.replaying = labmirror_replay_open(j) == 0;
+		labmodel_job_insert(lm, j);
 		if (j->replay != NULL)
-			lm_replay_schedule(lm);
+			labreplay_schedule(lm);
 		else
-			ljob_follow(j);
+			labstream_follow(j);
 	}
 	free(v);
 	if (n > 0)
-		lm_changed(lm);
+		labmodel_changed(lm);
 }
 
 static void
@@ -152,8 +153,10 @@ waiter_readable(struct loop *l, int fd, short revents, void *arg)
 		return;
 	}
 	if (start_waiter(lm, err, sizeof err) != 0)
-		lm_warn(lm, "stopped waiting for the other calops console to "
-		    "quit (%s): restart this one to take over its jobs", err);
+		labmodel_warn(lm,
+		    "stopped waiting for the other calops console to "
+		    "quit (%s): restart this one to take over its jobs",
+		    err);
 }
 
 /* Close every fd from 3 up but a and b. */
@@ -226,7 +229,7 @@ start_waiter(struct labmodel *lm, char *err, size_t errlen)
 /* ---- the console's part ---- */
 
 void
-lm_share_start(struct labmodel *lm)
+labshare_start(struct labmodel *lm)
 {
 	struct lshare *s;
 	char *path, err[512];
@@ -244,8 +247,10 @@ lm_share_start(struct labmodel *lm)
 		return;
 	if (errno != EWOULDBLOCK) {
 		/* No locks on this file system: one console is the rule. */
-		lm_warn(lm, "cannot lock '%s/.lock' (%s): run one console on "
-		    "this state folder", lm->streams, strerror(errno));
+		labmodel_warn(lm,
+		    "cannot lock '%s/.lock' (%s): run one console on "
+		    "this state folder",
+		    lm->streams, strerror(errno));
 		return;
 	}
 	lm->observer = true;
@@ -253,21 +258,23 @@ lm_share_start(struct labmodel *lm)
 	s->waiter_fd = -1;
 	s->waiter = -1;
 	for (i = 0; i < lm->nhosts; i++)
-		lm_scan_host(lm, lm->hosts[i].h->name, remember, &v, &n);
+		labreplay_scan_host(lm, lm->hosts[i].h->name, remember, &v, &n);
 	free(v);
 	s->watch = watchloop_new(lm->loop, lm->streams, streams_changed, lm,
 	    err, sizeof err);
 	if (s->watch == NULL)
-		lm_warn(lm, "not watching for jobs the other console starts: "
-		    "%s", err);
+		labmodel_warn(lm,
+		    "not watching for jobs the other console starts: "
+		    "%s",
+		    err);
 	if (start_waiter(lm, err, sizeof err) != 0)
-		lm_warn(lm, "cannot wait for the other console: %s", err);
-	lm_warn(lm, "another calops console follows these jobs: this one "
+		labmodel_warn(lm, "cannot wait for the other console: %s", err);
+	labmodel_warn(lm, "another calops console follows these jobs: this one "
 	    "watches them, starts nothing, and takes over when it quits");
 }
 
 void
-lm_share_stop(struct labmodel *lm)
+labshare_stop(struct labmodel *lm)
 {
 	struct lshare *s = lm->share;
 	size_t i;
@@ -299,13 +306,13 @@ take_over(struct labmodel *lm)
 
 	lm->observer = false;
 	for (i = 0; i < lm->njobs; i++)
-		ljob_take_over(lm->jobs[i]);
+		labstream_take_over(lm->jobs[i]);
 	/* Records it wrote just before it went: followed as this console's
 	 * (a job inserted here may push out an ended one, never one whose
 	 * mirror is being caught up). */
 	rescan(lm);
-	lm_share_stop(lm);
-	lm_warn(lm, "the other calops console quit: this one follows the "
+	labshare_stop(lm);
+	labmodel_warn(lm, "the other calops console quit: this one follows the "
 	    "lab's jobs now");
-	lm_changed(lm);
+	labmodel_changed(lm);
 }

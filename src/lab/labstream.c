@@ -32,7 +32,7 @@ static const char *const kind_names[] = {
 /* ---- the record beside the mirror ---- */
 
 char *
-ljob_meta_json(const struct ljob_int *ji)
+labstream_meta_json(const struct ljob_int *ji)
 {
 	const struct ljob *j = &ji->pub;
 	json_t *o, *chips = json_array();
@@ -73,7 +73,7 @@ num_or_nan(const json_t *v)
 }
 
 struct ljob_int *
-ljob_from_meta(struct labmodel *lm, const char *path, char *err,
+labstream_job_from_meta(struct labmodel *lm, const char *path, char *err,
     size_t errlen)
 {
 	json_error_t je;
@@ -95,7 +95,7 @@ ljob_from_meta(struct labmodel *lm, const char *path, char *err,
 	for (k = 0; kind != NULL && k < nitems(kind_names); k++)
 		if (strcmp(kind, kind_names[k]) == 0)
 			break;
-	if (id == NULL || !job_id_valid(id) || host == NULL ||
+	if (id == NULL || !jobstore_id_valid(id) || host == NULL ||
 	    kind == NULL || k == nitems(kind_names) || cmd == NULL ||
 	    label == NULL || !json_is_number(json_object_get(o, "started"))) {
 		errbuf_set(err, errlen, "'%s': not a job record (id, host, "
@@ -161,7 +161,7 @@ apply_fault(struct ljob_int *j, const json_t *o, double ts)
 	f.recover_ms = json_number_value(json_object_get(o, "recover_ms"));
 	f.ts = ts;
 	f.job_started = j->pub.started;
-	lm_add_fault(j->lm, &f);
+	labmodel_add_fault(j->lm, &f);
 }
 
 /* The words of the action log's outcome for an end. */
@@ -177,12 +177,12 @@ outcome_words(const struct ljob *j, char *buf, size_t len)
 }
 
 void
-ljob_log_action(const struct ljob_int *j, const char *outcome)
+labstream_log_action(const struct ljob_int *j, const char *outcome)
 {
 	struct action_rec rec = { 0 };
 	char err[256];
 
-	rec.ts = outcome != NULL ? job_now() : j->pub.started;
+	rec.ts = outcome != NULL ? jobevent_now() : j->pub.started;
 	rec.host = j->pub.host;
 	rec.chip = j->pub.chip;
 	rec.job = j->pub.id;
@@ -190,7 +190,7 @@ ljob_log_action(const struct ljob_int *j, const char *outcome)
 	rec.command = j->pub.command;
 	rec.outcome = outcome;
 	if (actionlog_append(&rec, err, sizeof err) != 0)
-		lm_warn(j->lm, "%s", err);
+		labmodel_warn(j->lm, "%s", err);
 }
 
 /* Say in the job's record that its outcome is in the action log. */
@@ -202,10 +202,10 @@ mark_outcome_logged(struct ljob_int *j)
 	j->outcome_logged = true;
 	if (j->meta_path == NULL || j->lm->observer)
 		return;
-	meta = ljob_meta_json(j);
-	if (file_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
+	meta = labstream_meta_json(j);
+	if (fileio_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
 	    sizeof err) != 0)
-		lm_warn(j->lm, "%s", err);
+		labmodel_warn(j->lm, "%s", err);
 	free(meta);
 }
 
@@ -232,7 +232,7 @@ apply_end(struct ljob_int *j, const json_t *o)
 	 * between mirroring the end and logging it logs it on replay. */
 	if (!j->outcome_logged && !lm->observer) {
 		outcome_words(&j->pub, words, sizeof words);
-		ljob_log_action(j, words);
+		labstream_log_action(j, words);
 		mark_outcome_logged(j);
 	}
 	if (j->pub.replaying)
@@ -295,7 +295,7 @@ apply_other(struct ljob_int *j, const struct event *ev, const char *line,
 }
 
 void
-ljob_apply(struct ljob_int *j, const struct event *ev, const char *line,
+labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
     size_t len)
 {
 	struct ljob *p = &j->pub;
@@ -343,7 +343,7 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	struct ljob_int *j = arg;
 
 	if (!j->lm->observer && ev->seq > j->mirror_seq) {
-		ljob_mirror_append(j, line, len);
+		labmirror_append(j, line, len);
 		j->mirror_seq = ev->seq;
 		/* The end is the last event: nothing more is appended. */
 		if (ev->type == EVENT_END && j->mirror_fd != -1) {
@@ -351,7 +351,7 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 			j->mirror_fd = -1;
 		}
 	}
-	j->pub.last_recv = job_now();
+	j->pub.last_recv = jobevent_now();
 	j->retries = 0;
 	/* Lines the follower could not read as events (it drops them; the
 	 * job's log still shows them): counted on the job, never silent. */
@@ -359,8 +359,8 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	j->follow_bad = follow_stats(f)->bad;
 	if (ev->seq <= j->pub.last_seq)
 		return;
-	ljob_apply(j, ev, line, len);
-	lm_changed(j->lm);
+	labstream_apply(j, ev, line, len);
+	labmodel_changed(j->lm);
 }
 
 static void
@@ -372,14 +372,14 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 	(void)f;
 	j->follow = NULL;
 	if (finished || (j->ended && !mirror_lacks(j))) {
-		lm_changed(j->lm);
+		labmodel_changed(j->lm);
 		return;
 	}
 	if (j->ended && no_job) {
 		/* Catching up a mirror after a takeover: the job's outcome is
 		 * known, only its mirror stays short. */
-		lm_warn(j->lm, "'%s' cannot be completed: %s", j->mirror_path,
-		    err);
+		labmodel_warn(
+		    j->lm, "'%s' cannot be completed: %s", j->mirror_path, err);
 		j->mirror_failed = true;
 		return;
 	}
@@ -389,12 +389,12 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 		snprintf(j->pub.err, sizeof j->pub.err, "not started by the "
 		    "console that owns it");
 		j->pub.state = LJ_BROKEN;
-		lm_changed(j->lm);
+		labmodel_changed(j->lm);
 	} else if (no_job && !j->lm->observer && (j->pub.events > 0 ||
 	    j->retries >= RETRY_MAX))
 		/* The host had the job and lost it, or never had it in a
 		 * minute of asking: trying again will not bring it back. */
-		ljob_gone(j, err);
+		labstream_gone(j, err);
 	else
 		/* A record is written before `calops run` makes the job: a
 		 * console that died or quit in between (this one before a
@@ -415,7 +415,7 @@ static const struct follow_ops follow_ops = {
  * record goes, so that it does not come back at every start.
  */
 void
-ljob_gone(struct ljob_int *j, const char *why)
+labstream_gone(struct ljob_int *j, const char *why)
 {
 	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
 	j->pub.state = LJ_BROKEN;
@@ -425,7 +425,7 @@ ljob_gone(struct ljob_int *j, const char *why)
 		if (j->mirror_path != NULL)
 			unlink(j->mirror_path);
 	}
-	lm_changed(j->lm);
+	labmodel_changed(j->lm);
 }
 
 static void
@@ -435,7 +435,7 @@ retry_fire(struct loop *l, void *arg)
 
 	(void)l;
 	j->retry_timer = -1;
-	ljob_follow(j);
+	labstream_follow(j);
 }
 
 /* A broken stream: try again with backoff (1 s, 2 s, … 32 s), then give up
@@ -445,25 +445,25 @@ static void
 retry_later(struct ljob_int *j, const char *why)
 {
 	if (j->retries >= RETRY_MAX && j->ended) {
-		lm_warn(j->lm, "'%s' cannot be completed: %s", j->mirror_path,
-		    why);
+		labmodel_warn(
+		    j->lm, "'%s' cannot be completed: %s", j->mirror_path, why);
 		j->mirror_failed = true;
 		return;
 	}
 	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
 	if (j->retries >= RETRY_MAX) {
 		j->pub.state = LJ_BROKEN;
-		lm_changed(j->lm);
+		labmodel_changed(j->lm);
 		return;
 	}
 	j->retry_timer = loop_add_timer(j->lm->loop, 1000L << j->retries,
 	    retry_fire, j);
 	j->retries++;
-	lm_changed(j->lm);
+	labmodel_changed(j->lm);
 }
 
 void
-ljob_follow(struct ljob_int *j)
+labstream_follow(struct ljob_int *j)
 {
 	struct transport *t;
 	char err[256];
@@ -493,7 +493,7 @@ ljob_follow(struct ljob_int *j)
 }
 
 void
-ljob_take_over(struct ljob_int *j)
+labstream_take_over(struct ljob_int *j)
 {
 	struct ljob_int *rec;
 	char err[512];
@@ -512,19 +512,19 @@ ljob_take_over(struct ljob_int *j)
 	 * (also for a job whose replay is under way: its end is applied as
 	 * this console's). */
 	if (j->meta_path != NULL &&
-	    (rec = ljob_from_meta(j->lm, j->meta_path, err, sizeof err)) !=
-	    NULL) {
+	    (rec = labstream_job_from_meta(
+		 j->lm, j->meta_path, err, sizeof err)) != NULL) {
 		j->outcome_logged = rec->outcome_logged;
-		ljob_free(rec);
+		labstream_job_free(rec);
 	}
 	/* A replay under way ends as this console's (labreplay.c). */
 	if (j->replay != NULL || j->mirror_path == NULL)
 		return;
 	if (!j->mirror_failed)
-		ljob_mirror_adopt(j);
+		labmirror_adopt(j);
 	if (j->ended && !j->outcome_logged) {
 		outcome_words(&j->pub, err, sizeof err);
-		ljob_log_action(j, err);
+		labstream_log_action(j, err);
 		mark_outcome_logged(j);
 	}
 	if (j->follow != NULL) {
@@ -538,20 +538,20 @@ ljob_take_over(struct ljob_int *j)
 	j->retries = 0;
 	if (j->pub.state == LJ_BROKEN)
 		j->pub.state = LJ_RUNNING;
-	ljob_follow(j);
+	labstream_follow(j);
 }
 
 void
-ljob_free(struct ljob_int *j)
+labstream_job_free(struct ljob_int *j)
 {
 	if (j->follow != NULL)
 		follow_stop(j->follow);
 	if (j->run != NULL)
-		rstream_cancel(j->run);
+		transport_rstream_cancel(j->run);
 	if (j->retry_timer != -1)
 		loop_del_timer(j->lm->loop, j->retry_timer);
 	if (j->replay != NULL)
-		ljob_replay_close(j);
+		labmirror_replay_close(j);
 	if (j->mirror_fd != -1)
 		close(j->mirror_fd);
 	if (j->pub.metrics != NULL)

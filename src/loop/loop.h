@@ -38,7 +38,8 @@ bool	 loop_timer_armed(const struct loop *l, long id);
 
 /* Deliver sig through the self-pipe to fn (signal handlers only write a
  * byte).  Returns 0, or -1 with errno. */
-int	 loop_watch_signal(struct loop *l, int sig, loop_signal_fn fn, void *arg);
+int	 loop_watch_signal(struct loop *l, int sig, loop_signal_fn fn,
+	    void *arg);
 
 /* Called before every sleep in poll(): where the console paints. */
 void	 loop_set_before_sleep(struct loop *l, loop_hook_fn fn, void *arg);

@@ -217,15 +217,20 @@ scan(struct alerts *a, struct metrics *m, double ts)
 	for (i = a->nseries; i < n; i++) {
 		s = metrics_series(m, i);
 		for (r = RULE_LEAK_RSS; r < RULE_COUNT; r++)
-			if (strcmp(mseries_name(s), rules[r].metric) == 0)
+			if (strcmp(metricsview_series_name(s),
+				rules[r].metric) == 0)
 				break;
 		if (r == RULE_COUNT)
 			continue;
 		for (j = 0; j < a->nt && a->t[j].s != s; j++)
 			;
 		if (j == a->nt)
-			tracker_add(a, r, mseries_chip(s) < 0 ? ALERT_MERGED :
-			    mseries_chip(s), s)->first = ts;
+			tracker_add(a, r,
+			    metricsview_series_chip(s) < 0
+				? ALERT_MERGED
+				: metricsview_series_chip(s),
+			    s)
+			    ->first = ts;
 	}
 	a->nseries = n;
 }
@@ -347,13 +352,14 @@ latency_p99(struct alerts *a, struct metrics *m, enum rule_id r, double ts)
 
 	for (i = 0; i < a->nsel[r]; i++) {
 		s = a->sel[r][i];
-		if (mseries_chip(s) >= 0)
-			record(m, mseries_host(s), mseries_chip(s),
-			    rules[r].metric, ts, mseries_window(s, MWIN_1M));
+		if (metricsview_series_chip(s) >= 0)
+			record(m, metricsview_series_host(s),
+			    metricsview_series_chip(s), rules[r].metric, ts,
+			    metricsview_series_window(s, MWIN_1M));
 	}
-	metrics_merge_window(a->sel[r], a->nsel[r], MWIN_1M, &a->merged);
-	record(m, mseries_host(a->sel[r][0]), MCHIP_NONE, rules[r].metric, ts,
-	    &a->merged);
+	metricsview_merge_window(a->sel[r], a->nsel[r], MWIN_1M, &a->merged);
+	record(m, metricsview_series_host(a->sel[r][0]), MCHIP_NONE,
+	    rules[r].metric, ts, &a->merged);
 	return sketch_quantile(&a->merged, 0.99);
 }
 
@@ -370,7 +376,8 @@ eval_sla(struct alerts *a, struct metrics *m, double ts)
 		if (a->nsel[r] == 0)
 			continue;
 		if (r == RULE_SUCCESS)
-			v = metrics_mean(a->sel[r], a->nsel[r], MWIN_10M, ts);
+			v = metricsview_mean(
+			    a->sel[r], a->nsel[r], MWIN_10M, ts);
 		else
 			v = latency_p99(a, m, r, ts);
 		if (isnan(lim = a->sla[r]))
@@ -388,12 +395,12 @@ eval_leak(struct alerts *a, struct tracker *t, double ts)
 	struct leak_verdict lv;
 	struct mcell tot;
 
-	mseries_totals(t->s, &tot);
+	metricsview_series_totals(t->s, &tot);
 	if (tot.count == t->seen || ts < t->next)
 		return;
 	t->seen = tot.count;
 	t->next = ts + ALERT_LEAK_EVAL_S;
-	mseries_leak(t->s, &lv);
+	metrics_series_leak(t->s, &lv);
 	if (!lv.evaluated || ts - t->first < ALERT_LEAK_MIN_S)
 		step(a, t, ts, 0, false, NAN);
 	else
@@ -505,7 +512,7 @@ alerts_ack(struct alerts *a, size_t i, char *err, size_t errlen)
 			    a->ack_path, strerror(errno));
 			return -1;
 		}
-		rc = write_full(fd, line, (size_t)len);
+		rc = fileio_write_full(fd, line, (size_t)len);
 		if (close(fd) != 0)
 			rc = -1;
 		if (rc != 0) {

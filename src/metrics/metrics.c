@@ -8,13 +8,13 @@
 #include "metrics/metrics.h"
 #include "metrics/metrics_int.h"
 
-const struct mlevel_def mlevels[MLEVEL_COUNT] = {
+const struct mlevel_def metrics_levels[MLEVEL_COUNT] = {
 	{ 1, 120 },
 	{ 10, 384 },
 	{ 300, 300 },
 };
 
-const struct mwindow_def mwindows[NLAT_WIN] = {
+const struct mwindow_def metrics_windows[NLAT_WIN] = {
 	{ 60, 10 },
 	{ 600, 100 },
 	{ 3600, 600 },
@@ -49,19 +49,19 @@ metrics_is_memory(const char *name)
 unsigned
 metrics_level_res(enum mlevel l)
 {
-	return mlevels[l].res;
+	return metrics_levels[l].res;
 }
 
 unsigned
 metrics_level_cells(enum mlevel l)
 {
-	return mlevels[l].ncells;
+	return metrics_levels[l].ncells;
 }
 
 unsigned
 metrics_window_width(enum mwin w)
 {
-	return w == MWIN_RUN ? 0 : mwindows[w].width;
+	return w == MWIN_RUN ? 0 : metrics_windows[w].width;
 }
 
 /* ---- History rings ---- */
@@ -265,13 +265,13 @@ leak_eval(struct leak *l)
 		s.ts[l->n] = l->tail_ts;
 		s.v[l->n] = l->tail_v;
 	}
-	leak_rule(&s, &l->verdict);	/* sorts s.v: hence the copy */
-	series_release(&s);
+	soakstats_leak_rule(&s, &l->verdict);	/* sorts s.v: hence the copy */
+	soakstats_series_release(&s);
 	l->fresh = true;
 }
 
 void
-mseries_leak(struct mseries *s, struct leak_verdict *out)
+metrics_series_leak(struct mseries *s, struct leak_verdict *out)
 {
 	if (s->leak == NULL) {
 		memset(out, 0, sizeof *out);
@@ -331,7 +331,7 @@ series_new(const char *host, int chip, const char *name, uint64_t hash)
 	for (i = 0; i < MLEVEL_COUNT; i++) {
 		s->level[i].cur = -1;
 		s->level[i].cells = s->cells + at;
-		at += mlevels[i].ncells;
+		at += metrics_levels[i].ncells;
 	}
 	if (metrics_is_latency(name))
 		s->lat = latency_new();
@@ -378,10 +378,12 @@ series_put(struct mseries *s, double ts, double v)
 	if (isnan(s->last_ts) || ts > s->last_ts)
 		s->last_ts = ts;
 	for (i = 0; i < MLEVEL_COUNT; i++)
-		ring_put(&s->level[i], mlevels[i].res, mlevels[i].ncells, ts, v);
+		ring_put(&s->level[i], metrics_levels[i].res,
+		    metrics_levels[i].ncells, ts, v);
 	if (s->lat != NULL && sketch_prepare(v, &sv) == 0) {
 		for (i = 0; i < NLAT_WIN; i++)
-			window_put(&s->lat->w[i], mwindows[i].slot, ts, &sv);
+			window_put(
+			    &s->lat->w[i], metrics_windows[i].slot, ts, &sv);
 		sketch_add_prepared(&s->lat->run, &sv, 1);
 	}
 	if (s->leak != NULL)
@@ -560,7 +562,7 @@ metrics_tick(struct metrics *m, double now)
 		if ((lat = m->list[i]->lat) == NULL)
 			continue;
 		for (j = 0; j < NLAT_WIN; j++) {
-			k = (int64_t)(now / mwindows[j].slot);
+			k = (int64_t)(now / metrics_windows[j].slot);
 			if (k > lat->w[j].cur)
 				window_move(&lat->w[j], k);
 		}

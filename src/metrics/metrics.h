@@ -96,7 +96,7 @@ struct metrics;
 struct mseries;
 
 /* Make c a gap: no samples. */
-void	mcell_gap(struct mcell *c);
+void	metricsview_cell_gap(struct mcell *c);
 
 /* max_series 0 means METRICS_MAX_SERIES. */
 struct metrics	*metrics_new(size_t max_series);
@@ -132,20 +132,22 @@ size_t	metrics_select(const struct metrics *m, const char *host, int chip,
 /* Bytes held by the store, the structures and every sketch's buckets. */
 size_t	metrics_memory(const struct metrics *m);
 
-const char	*mseries_host(const struct mseries *s);
-int		 mseries_chip(const struct mseries *s);
-const char	*mseries_name(const struct mseries *s);
+const char	*metricsview_series_host(const struct mseries *s);
+int		 metricsview_series_chip(const struct mseries *s);
+const char	*metricsview_series_name(const struct mseries *s);
 /* Freshness: the latest sample ts (NAN before any). */
-double		 mseries_last_ts(const struct mseries *s);
+double		 metricsview_series_last_ts(const struct mseries *s);
 /* The whole run: count, sum, min, max, and the last value that arrived. */
-void		 mseries_totals(const struct mseries *s, struct mcell *out);
+void		 metricsview_series_totals(const struct mseries *s,
+	    struct mcell *out);
 /* The sketch of a window (borrowed), or NULL if s is not a latency. */
-const struct sketch *mseries_window(const struct mseries *s, enum mwin w);
+const struct sketch *metricsview_series_window(const struct mseries *s,
+	    enum mwin w);
 /*
  * The leak rule over what s kept (soakstats.h); not evaluated for a series
  * other than rss_bytes and device_mem_bytes.  Cached until the next sample.
  */
-void	mseries_leak(struct mseries *s, struct leak_verdict *out);
+void	metrics_series_leak(struct mseries *s, struct leak_verdict *out);
 
 /* Whether a metric name gets sketches, and the leak rule. */
 bool	metrics_is_latency(const char *name);
@@ -157,27 +159,28 @@ unsigned metrics_level_cells(enum mlevel l);
 unsigned metrics_window_width(enum mwin w);
 
 /* The exact merge of n series' window sketches into out (initialised). */
-void	metrics_merge_window(struct mseries *const *s, size_t n, enum mwin w,
+void	metricsview_merge_window(struct mseries *const *s, size_t n,
+	    enum mwin w,
 	    struct sketch *out);
 /*
  * The mean of n series' samples over a window (MWIN_RUN: the whole run),
  * counted from the cells at now; NAN with no samples.  For request_ok this
  * is the success rate.
  */
-double	metrics_mean(struct mseries *const *s, size_t n, enum mwin w,
+double	metricsview_mean(struct mseries *const *s, size_t n, enum mwin w,
 	    double now);
 /*
  * The last ncells cells of a level, the last one holding now, merged over
  * n series.  out[ncells - 1] is now's cell.
  */
-void	metrics_history(struct mseries *const *s, size_t n, enum mlevel l,
+void	metricsview_history(struct mseries *const *s, size_t n, enum mlevel l,
 	    double now, struct mcell *out, size_t ncells);
 /*
  * ncols graph columns over (now - span, now], from the finest level that
  * holds the span (else the coarsest), cells folded into columns; returns
  * the level used.
  */
-enum mlevel metrics_graph(struct mseries *const *s, size_t n, double now,
+enum mlevel metricsview_graph(struct mseries *const *s, size_t n, double now,
 	    double span, struct mcell *out, size_t ncols);
 
 #endif

@@ -17,7 +17,7 @@ struct mlevel_def {
 	unsigned	res;
 	unsigned	ncells;
 };
-extern const struct mlevel_def mlevels[MLEVEL_COUNT];
+extern const struct mlevel_def metrics_levels[MLEVEL_COUNT];
 #define NCELLS_ALL	(120 + 384 + 300)
 
 /* Sliding windows: width, and their slots' width (a sixth of it). */
@@ -25,7 +25,7 @@ struct mwindow_def {
 	unsigned	width;
 	unsigned	slot;
 };
-extern const struct mwindow_def mwindows[NLAT_WIN];
+extern const struct mwindow_def metrics_windows[NLAT_WIN];
 
 /*
  * Rings keep key k at index k % n; `at` is cur % n, so that the samples of

@@ -21,31 +21,31 @@ ring_get(const struct ring *r, unsigned n, int64_t k)
 }
 
 const char *
-mseries_host(const struct mseries *s)
+metricsview_series_host(const struct mseries *s)
 {
 	return s->host;
 }
 
 int
-mseries_chip(const struct mseries *s)
+metricsview_series_chip(const struct mseries *s)
 {
 	return s->chip;
 }
 
 const char *
-mseries_name(const struct mseries *s)
+metricsview_series_name(const struct mseries *s)
 {
 	return s->name;
 }
 
 double
-mseries_last_ts(const struct mseries *s)
+metricsview_series_last_ts(const struct mseries *s)
 {
 	return s->last_ts;
 }
 
 void
-mseries_totals(const struct mseries *s, struct mcell *out)
+metricsview_series_totals(const struct mseries *s, struct mcell *out)
 {
 	out->count = s->count;
 	out->sum = s->sum;
@@ -55,7 +55,7 @@ mseries_totals(const struct mseries *s, struct mcell *out)
 }
 
 const struct sketch *
-mseries_window(const struct mseries *s, enum mwin w)
+metricsview_series_window(const struct mseries *s, enum mwin w)
 {
 	if (s->lat == NULL)
 		return NULL;
@@ -65,7 +65,7 @@ mseries_window(const struct mseries *s, enum mwin w)
 /* ---- Merged views ---- */
 
 void
-metrics_merge_window(struct mseries *const *s, size_t n, enum mwin w,
+metricsview_merge_window(struct mseries *const *s, size_t n, enum mwin w,
     struct sketch *out)
 {
 	const struct sketch *k;
@@ -73,12 +73,12 @@ metrics_merge_window(struct mseries *const *s, size_t n, enum mwin w,
 
 	sketch_reset(out);
 	for (i = 0; i < n; i++)
-		if ((k = mseries_window(s[i], w)) != NULL)
+		if ((k = metricsview_series_window(s[i], w)) != NULL)
 			sketch_merge(out, k);
 }
 
 double
-metrics_mean(struct mseries *const *s, size_t n, enum mwin w, double now)
+metricsview_mean(struct mseries *const *s, size_t n, enum mwin w, double now)
 {
 	enum mlevel l = w == MWIN_1M ? MLEVEL_1S : MLEVEL_10S;
 	const struct mcell *c;
@@ -92,12 +92,12 @@ metrics_mean(struct mseries *const *s, size_t n, enum mwin w, double now)
 		sum += s[i]->sum;
 	}
 	if (w != MWIN_RUN && now >= 0 && now <= TS_MAX) {
-		to = (int64_t)(now / mlevels[l].res);
-		from = to - mwindows[w].width / mlevels[l].res;
+		to = (int64_t)(now / metrics_levels[l].res);
+		from = to - metrics_windows[w].width / metrics_levels[l].res;
 		for (i = 0; i < n; i++)
 			for (k = from; k <= to; k++)
 				if ((c = ring_get(&s[i]->level[l],
-				    mlevels[l].ncells, k)) != NULL) {
+				    metrics_levels[l].ncells, k)) != NULL) {
 					count += c->count;
 					sum += c->sum;
 				}
@@ -106,7 +106,7 @@ metrics_mean(struct mseries *const *s, size_t n, enum mwin w, double now)
 }
 
 void
-mcell_gap(struct mcell *c)
+metricsview_cell_gap(struct mcell *c)
 {
 	c->count = 0;
 	c->sum = 0;
@@ -123,7 +123,8 @@ fold_series(const struct mseries *s, enum mlevel l, int64_t a, int64_t b,
 	int64_t k;
 
 	for (k = a; k <= b; k++) {
-		if ((c = ring_get(&s->level[l], mlevels[l].ncells, k)) == NULL)
+		if ((c = ring_get(&s->level[l], metrics_levels[l].ncells, k)) ==
+		    NULL)
 			continue;
 		if (acc->count == 0) {
 			acc->min = c->min;
@@ -156,7 +157,7 @@ fold(struct mseries *const *s, size_t n, enum mlevel l, int64_t to,
 		b = first + ((int64_t)c + 1) * m / (int64_t)ncols - 1;
 		if (b < a)
 			b = a;
-		mcell_gap(&out[c]);
+		metricsview_cell_gap(&out[c]);
 		lastsum = 0;
 		nlast = 0;
 		for (i = 0; i < n; i++)
@@ -170,22 +171,22 @@ fold(struct mseries *const *s, size_t n, enum mlevel l, int64_t to,
 }
 
 void
-metrics_history(struct mseries *const *s, size_t n, enum mlevel l,
+metricsview_history(struct mseries *const *s, size_t n, enum mlevel l,
     double now, struct mcell *out, size_t ncells)
 {
 	size_t i;
 
 	if (!(now >= 0 && now <= TS_MAX)) {
 		for (i = 0; i < ncells; i++)
-			mcell_gap(&out[i]);
+			metricsview_cell_gap(&out[i]);
 		return;
 	}
-	fold(s, n, l, (int64_t)(now / mlevels[l].res), (int64_t)ncells, out,
-	    ncells);
+	fold(s, n, l, (int64_t)(now / metrics_levels[l].res), (int64_t)ncells,
+	    out, ncells);
 }
 
 enum mlevel
-metrics_graph(struct mseries *const *s, size_t n, double now, double span,
+metricsview_graph(struct mseries *const *s, size_t n, double now, double span,
     struct mcell *out, size_t ncols)
 {
 	enum mlevel l;
@@ -195,20 +196,20 @@ metrics_graph(struct mseries *const *s, size_t n, double now, double span,
 	if (!(span >= 1 && span <= TS_MAX))
 		span = 1;
 	for (l = 0; l < MLEVEL_COUNT - 1; l++)
-		if ((double)mlevels[l].res * mlevels[l].ncells >=
-		    span + mlevels[l].res)
+		if ((double)metrics_levels[l].res * metrics_levels[l].ncells >=
+		    span + metrics_levels[l].res)
 			break;
-	cells = ceil(span / mlevels[l].res);
-	if (cells > mlevels[l].ncells)
-		cells = mlevels[l].ncells;
+	cells = ceil(span / metrics_levels[l].res);
+	if (cells > metrics_levels[l].ncells)
+		cells = metrics_levels[l].ncells;
 	if (cells < 1)
 		cells = 1;
 	if (!(now >= 0 && now <= TS_MAX) || ncols == 0) {
 		for (i = 0; i < ncols; i++)
-			mcell_gap(&out[i]);
+			metricsview_cell_gap(&out[i]);
 		return l;
 	}
-	fold(s, n, l, (int64_t)(now / mlevels[l].res), (int64_t)cells, out,
-	    ncols);
+	fold(s, n, l, (int64_t)(now / metrics_levels[l].res), (int64_t)cells,
+	    out, ncols);
 	return l;
 }

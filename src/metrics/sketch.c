@@ -428,7 +428,7 @@ sketch_quantile(const struct sketch *s, double p)
 	if (s->count == 0 || isnan(p))
 		return NAN;
 	p = p < 0 ? 0 : p > 1 ? 1 : p;
-	/* The same rank as nearest_rank() in soakstats.c. */
+	/* The same rank as soakstats_nearest_rank() in soakstats.c. */
 	k = (uint64_t)ceil(p * (double)s->count - 1e-9);
 	if (k < 1)
 		k = 1;

@@ -6,7 +6,7 @@
 #include "metrics/soakstats.h"
 
 void
-series_add(struct series *s, double ts, double v)
+soakstats_series_add(struct series *s, double ts, double v)
 {
 	if (s->n == s->alloc) {
 		s->alloc = s->alloc == 0 ? 1024 : s->alloc * 2;
@@ -19,7 +19,7 @@ series_add(struct series *s, double ts, double v)
 }
 
 void
-series_release(struct series *s)
+soakstats_series_release(struct series *s)
 {
 	free(s->ts);
 	free(s->v);
@@ -35,7 +35,7 @@ cmp_double(const void *a, const void *b)
 }
 
 double
-nearest_rank(double *v, size_t n, double p)
+soakstats_nearest_rank(double *v, size_t n, double p)
 {
 	size_t k;
 
@@ -51,7 +51,7 @@ nearest_rank(double *v, size_t n, double p)
 }
 
 void
-leak_rule(struct series *s, struct leak_verdict *out)
+soakstats_leak_rule(struct series *s, struct leak_verdict *out)
 {
 	double t0 = INFINITY, t1 = -INFINITY, start, width, *win;
 	size_t i, w, counts[LEAK_WINDOWS] = { 0 }, *fill;
@@ -90,7 +90,8 @@ leak_rule(struct series *s, struct leak_verdict *out)
 	for (w = 0; w < LEAK_WINDOWS; w++) {
 		size_t from = fill[w] - counts[w];
 
-		out->medians[w] = nearest_rank(win + from, counts[w], 0.5);
+		out->medians[w] = soakstats_nearest_rank(
+		    win + from, counts[w], 0.5);
 		if (w > 0 && out->medians[w] < out->medians[w - 1])
 			rising = false;
 	}

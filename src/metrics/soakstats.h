@@ -18,11 +18,11 @@ struct series {
 	size_t	 n, alloc;
 };
 
-void	series_add(struct series *s, double ts, double v);
-void	series_release(struct series *s);
+void	soakstats_series_add(struct series *s, double ts, double v);
+void	soakstats_series_release(struct series *s);
 
 /* The ⌈p·n⌉-th smallest of v (sorted in place); NAN when n == 0. */
-double	nearest_rank(double *v, size_t n, double p);
+double	soakstats_nearest_rank(double *v, size_t n, double p);
 
 struct leak_verdict {
 	bool	evaluated;		/* enough samples to judge */
@@ -39,6 +39,6 @@ struct leak_verdict {
  * than max(1 % of the first, 1 MiB).  s need not be sorted by time; it is
  * left in an unspecified order.
  */
-void	leak_rule(struct series *s, struct leak_verdict *out);
+void	soakstats_leak_rule(struct series *s, struct leak_verdict *out);
 
 #endif

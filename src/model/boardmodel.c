@@ -22,7 +22,7 @@ count_value(json_t *v)
 }
 
 enum gate_status
-gate_status_parse(const char *s)
+boardmodel_status_parse(const char *s)
 {
 	static const char *const names[] = { "pending", "fail", "blocked",
 	    "stale", "pass", "running" };
@@ -35,7 +35,7 @@ gate_status_parse(const char *s)
 }
 
 int
-board_gate_index(const char *id)
+boardmodel_gate_index(const char *id)
 {
 	size_t i;
 
@@ -90,13 +90,13 @@ eval_free(struct board_eval *e)
 }
 
 void
-board_init(struct board *b)
+boardmodel_init(struct board *b)
 {
 	memset(b, 0, sizeof *b);
 }
 
 void
-board_release(struct board *b)
+boardmodel_release(struct board *b)
 {
 	eval_free(&b->now);
 	findings_free(b->incoming, b->nincoming);
@@ -106,7 +106,7 @@ board_release(struct board *b)
 }
 
 void
-board_begin(struct board *b)
+boardmodel_begin(struct board *b)
 {
 	findings_free(b->incoming, b->nincoming);
 	b->incoming = NULL;
@@ -118,7 +118,7 @@ board_begin(struct board *b)
 }
 
 void
-board_fail(struct board *b, const char *why)
+boardmodel_fail(struct board *b, const char *why)
 {
 	b->running = false;
 	free(b->error);
@@ -132,13 +132,16 @@ add_finding(struct board *b, json_t *o)
 	const char *gate = json_string_value(json_object_get(o, "gate"));
 	enum severity sev;
 
-	if (severity_parse(json_string_value(json_object_get(o, "severity")) ?
-	    json_string_value(json_object_get(o, "severity")) : "", &sev) != 0)
+	if (finding_severity_parse(
+		json_string_value(json_object_get(o, "severity"))
+		    ? json_string_value(json_object_get(o, "severity"))
+		    : "",
+		&sev) != 0)
 		sev = SEV_ERROR;	/* an unknown severity must not pass */
 	b->incoming = xreallocarray(b->incoming, b->nincoming + 1,
 	    sizeof *b->incoming);
 	f = &b->incoming[b->nincoming++];
-	f->gate = board_gate_index(gate);
+	f->gate = boardmodel_gate_index(gate);
 	f->severity = sev;
 	f->check = dup_or_null(json_object_get(o, "check"));
 	f->message = dup_or_null(json_object_get(o, "message"));
@@ -161,8 +164,8 @@ add_input(struct board *b, json_t *o)
 	const char *gate = json_string_value(json_object_get(o, "gate"));
 	json_t *list;
 
-	if (board_gate_index(gate) < 0 || !json_is_string(json_object_get(o,
-	    "path")))
+	if (boardmodel_gate_index(gate) < 0 ||
+	    !json_is_string(json_object_get(o, "path")))
 		return;
 	if (b->incoming_inputs == NULL)
 		b->incoming_inputs = json_object();
@@ -193,7 +196,7 @@ read_gate(struct board_gate *g, json_t *o, json_t *inputs)
 	g->due = dup_or_null(json_object_get(o, "due"));
 	g->failback = dup_or_null(json_object_get(o, "failback"));
 	g->role = dup_or_null(json_object_get(o, "role"));
-	g->status = gate_status_parse(json_string_value(json_object_get(o,
+	g->status = boardmodel_status_parse(json_string_value(json_object_get(o,
 	    "status")));
 	for (i = 0; i < nitems(sev); i++)
 		g->counts[i] = (size_t)count_value(json_object_get(counts,
@@ -280,7 +283,7 @@ on_result(struct board *b, json_t *o)
 	if (status == NULL || strcmp(status, "error") == 0 ||
 	    !json_is_object(sum)) {
 		v = json_object_get(sum, "message");
-		board_fail(b, json_is_string(v) ? json_string_value(v) :
+		boardmodel_fail(b, json_is_string(v) ? json_string_value(v) :
 		    "the evaluation ended in an error");
 		return BOARD_CHANGED;
 	}
@@ -290,7 +293,8 @@ on_result(struct board *b, json_t *o)
 	e.project_status = dup_or_null(json_object_get(sum, "project_status"));
 	read_sla(&e, json_object_get(sum, "sla"));
 	json_array_foreach(json_object_get(sum, "gates"), i, v) {
-		k = board_gate_index(json_string_value(json_object_get(v, "id")));
+		k = boardmodel_gate_index(
+		    json_string_value(json_object_get(v, "id")));
 		if (k >= 0 && e.gates[k].id[0] == '\0')	/* the first wins */
 			read_gate(&e.gates[k], v, b->incoming_inputs);
 	}
@@ -317,7 +321,7 @@ on_result(struct board *b, json_t *o)
 }
 
 int
-board_event(struct board *b, const char *line, size_t len)
+boardmodel_event(struct board *b, const char *line, size_t len)
 {
 	const char *type;
 	json_t *o;

@@ -70,19 +70,19 @@ enum {
 	BOARD_PROGRESS = 2,	/* progress of the running one */
 };
 
-void	board_init(struct board *b);
-void	board_release(struct board *b);
+void	boardmodel_init(struct board *b);
+void	boardmodel_release(struct board *b);
 /* An evaluation starts: findings collect until its result. */
-void	board_begin(struct board *b);
+void	boardmodel_begin(struct board *b);
 /* One line of the stream; returns BOARD_* flags.  Lines that are not
  * events are ignored (they are the child's business, shown as logs). */
-int	board_event(struct board *b, const char *line, size_t len);
+int	boardmodel_event(struct board *b, const char *line, size_t len);
 /* The evaluation ended without a result (the child died, the workspace
  * vanished): keep the old board and say why. */
-void	board_fail(struct board *b, const char *why);
+void	boardmodel_fail(struct board *b, const char *why);
 
-enum gate_status	gate_status_parse(const char *s);
+enum gate_status	boardmodel_status_parse(const char *s);
 /* Index of gate id ("G7") or -1. */
-int			board_gate_index(const char *id);
+int			boardmodel_gate_index(const char *id);
 
 #endif

@@ -5,20 +5,7 @@
 
 #include "lab/labmodel.h"
 #include "model/faultfold.h"
-
-/* Runbook §11.3: what the real runner reports for each scenario. */
-static const struct {
-	const char	*scenario, *code;
-} expected[] = {
-	{ "missing-tensor", "CALRT_E_TENSOR_MISSING" },
-	{ "bad-csr", "CALRT_E_CSR_INVALID" },
-	{ "oob-slice", "CALRT_E_SLICE_OOB" },
-	{ "kv-full", "CALRT_E_KV_FULL" },
-	{ "submit-busy", "CALRT_E_SUBMIT_BUSY" },
-	{ "wait-timeout", "CALRT_E_WAIT_TIMEOUT" },
-	{ "ccu-exception", "CALRT_E_CCU_EXCEPTION" },
-	{ "reset-warmup", "CALRT_E_DEVICE_RESET" },
-};
+#include "proto/scenario.h"
 
 static const char *const words[FO_COUNT] = {
 	[FO_NEVER] = "never run",
@@ -35,12 +22,9 @@ static const char *const words[FO_COUNT] = {
 const char *
 faultfold_expected_code(const char *scenario)
 {
-	size_t i;
+	const struct scenario *sc = scenario_find(scenario);
 
-	for (i = 0; scenario != NULL && i < nitems(expected); i++)
-		if (strcmp(expected[i].scenario, scenario) == 0)
-			return expected[i].code;
-	return NULL;
+	return sc != NULL ? sc->code : NULL;
 }
 
 enum fold_outcome
@@ -199,8 +183,8 @@ scenario_index(const char *s)
 {
 	int i;
 
-	for (i = 0; s != NULL && i < LAB_NSCENARIOS; i++)
-		if (strcmp(s, lab_scenarios[i]) == 0)
+	for (i = 0; s != NULL && i < SCENARIO_COUNT; i++)
+		if (strcmp(s, scenario_table[i].name) == 0)
 			return i;
 	return -1;
 }
@@ -275,7 +259,7 @@ mark_gate_job(const struct grid *g, const struct ljob *j)
 
 	if (j->nchips == 0 || (ci = chip_index(g, j->chips[0])) < 0)
 		return;
-	for (s = 0; s < LAB_NSCENARIOS; s++) {
+	for (s = 0; s < SCENARIO_COUNT; s++) {
 		c = &g->cells[s * g->nchips + (size_t)ci];
 		if (c->live == NULL && (c->last == NULL || j->id == NULL ||
 		    strcmp(c->last->job, j->id) != 0))
@@ -290,13 +274,13 @@ grid_job(const struct grid *g, const struct fold_src *src, size_t rank)
 	const struct ljob *j = src->jobs[rank];
 	struct fold_state *c;
 
-	if (ljob_live(j) && j->kind == LJOB_GATE && j->gate == 7 &&
+	if (labmodel_job_live(j) && j->kind == LJOB_GATE && j->gate == 7 &&
 	    strcmp(j->host, g->host) == 0)
 		mark_gate_job(g, j);
 	if (j->kind != LJOB_FAULT ||
 	    (c = cell_of(g, j->host, j->scenario, j->chip)) == NULL)
 		return;
-	if (ljob_live(j)) {
+	if (labmodel_job_live(j)) {
 		if (c->live == NULL || c->live->kind != LJOB_FAULT)
 			c->live = j;
 	} else if (c->ended == NULL && (c->last == NULL ||
@@ -313,7 +297,7 @@ faultfold_grid(const struct fold_src *src, const char *host,
 	struct fold_state *c;
 	size_t i;
 
-	memset(cells, 0, LAB_NSCENARIOS * nchips * sizeof *cells);
+	memset(cells, 0, SCENARIO_COUNT * nchips * sizeof *cells);
 	for (i = 0; i < src->nfaults; i++) {
 		f = src->faults[i];
 		if ((c = cell_of(&g, f->host, f->scenario, f->chip)) != NULL)
@@ -321,7 +305,7 @@ faultfold_grid(const struct fold_src *src, const char *host,
 	}
 	for (i = 0; i < src->njobs; i++)
 		grid_job(&g, src, i);
-	for (i = 0; i < LAB_NSCENARIOS * nchips; i++) {
+	for (i = 0; i < SCENARIO_COUNT * nchips; i++) {
 		c = &cells[i];
 		f = c->last;
 		if (c->live != NULL)
@@ -406,7 +390,7 @@ job_words(const struct ljob *j, bool lng, char *buf, size_t len)
 		snprintf(buf, len, "%s", lng ? "done, no result" : "exit 0");
 		break;
 	default:
-		snprintf(buf, len, "%s", ljob_state_name(j->state));
+		snprintf(buf, len, "%s", labmodel_job_state_name(j->state));
 	}
 	return buf;
 }

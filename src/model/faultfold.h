@@ -104,7 +104,7 @@ struct fold_state {
 };
 
 /*
- * Every cell of host's grid, lab_scenarios × chips, into
+ * Every cell of host's grid, scenario_table × chips, into
  * cells[scenario * nchips + chip index].  A live fault job on a cell is
  * shown running; a live G7 job runs every scenario on its first chip, so it
  * is shown on each of those cells it has not answered yet.

@@ -83,7 +83,7 @@ write_entries(const char *path, json_t *all, size_t from, char *err,
 		}
 		free(line);
 	}
-	rc = file_replace(path, b.data != NULL ? b.data : "", b.len, 0600,
+	rc = fileio_replace(path, b.data != NULL ? b.data : "", b.len, 0600,
 	    false, err, errlen);
 	buf_release(&b);
 	return rc;

@@ -167,7 +167,7 @@ joblist_feed(struct joblist *jl, size_t k, const char *out, size_t len,
 	json_array_foreach(jobs, i, o) {
 		row_from_json(&rows[i], o);
 		rows[i].host = c->host;
-		rows[i].fetched = job_now();
+		rows[i].fetched = jobevent_now();
 	}
 	json_decref(doc);
 	c->err[0] = '\0';
@@ -266,7 +266,7 @@ static void
 hcmd_release(struct hcmd *c)
 {
 	if (c->rs != NULL)
-		rstream_cancel(c->rs);
+		transport_rstream_cancel(c->rs);
 	buf_release(&c->out);
 }
 

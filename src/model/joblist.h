@@ -30,7 +30,7 @@ struct joblist_row {
 	char		*id, *state;	/* "" when not given */
 	char		*cmd;		/* argv joined by spaces, (reason) */
 	double		 age;		/* seconds, as of fetched */
-	double		 fetched;	/* when age was true (job_now) */
+	double		 fetched;	/* when age was true (jobevent_now) */
 	int		 exit_code;	/* -1: none */
 	int		 sig;		/* 0: none */
 };

@@ -29,7 +29,7 @@ static const struct {
 /* ---- The rules, shared by both paths ---- */
 
 void
-ev_begin(struct event *ev)
+event_build_begin(struct event *ev)
 {
 	ev->has = 0;
 	ev->type = EVENT_OTHER;
@@ -43,7 +43,7 @@ ev_begin(struct event *ev)
 
 /* Keep the first error only: it is the one the line shows first. */
 void
-ev_fail(struct event *ev, const char *fmt, ...)
+event_build_fail(struct event *ev, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -55,7 +55,7 @@ ev_fail(struct event *ev, const char *fmt, ...)
 }
 
 enum field
-field_of(const char *key, size_t len)
+event_field_of(const char *key, size_t len)
 {
 	enum field f;
 
@@ -90,18 +90,19 @@ ev_set_type(struct event *ev, const char *s, size_t len)
 
 /* A top-level member whose value is a scalar (or, from jansson, any value). */
 void
-ev_field(struct event *ev, enum field f, const struct jv *v)
+event_build_field(struct event *ev, enum field f, const struct jv *v)
 {
 	switch (f) {
 	case F_V:
 		ev->has |= EVENT_HAS_V;
 		if (v->kind != J_INT || v->i != 1)
-			ev_fail(ev, "'v' is not 1 (protocol version 1)");
+			event_build_fail(
+			    ev, "'v' is not 1 (protocol version 1)");
 		break;
 	case F_SEQ:
 		ev->has |= EVENT_HAS_SEQ;
 		if (v->kind != J_INT || v->i < 0)
-			ev_fail(ev, "'seq' is not an integer >= 0");
+			event_build_fail(ev, "'seq' is not an integer >= 0");
 		else
 			ev->seq = v->i;
 		break;
@@ -112,25 +113,26 @@ ev_field(struct event *ev, enum field f, const struct jv *v)
 		else if (v->kind == J_REAL)
 			ev->ts = v->d;
 		else
-			ev_fail(ev, "'ts' is not a number");
+			event_build_fail(ev, "'ts' is not a number");
 		break;
 	case F_TYPE:
 		if (v->kind != J_STR)
-			ev_fail(ev, "'type' is not a string");
+			event_build_fail(ev, "'type' is not a string");
 		else
 			ev_set_type(ev, v->s, v->len);
 		break;
 	case F_CHIP:
 		ev->has |= EVENT_HAS_CHIP;
 		if (v->kind != J_INT || v->i < 0 || v->i > EVENT_CHIP_MAX)
-			ev_fail(ev, "'chip' is not an integer from 0 to %d",
+			event_build_fail(ev,
+			    "'chip' is not an integer from 0 to %d",
 			    EVENT_CHIP_MAX);
 		else
 			ev->chip = (int)v->i;
 		break;
 	case F_VALUES:
 	case F_LABELS:
-		ev_fail(ev, "'%s' is not an object", field_names[f]);
+		event_build_fail(ev, "'%s' is not an object", field_names[f]);
 		break;
 	case F_UNKNOWN:
 		break;
@@ -141,12 +143,12 @@ static bool
 ev_name_ok(struct event *ev, const char *what, const char *name, size_t len)
 {
 	if (len == 0) {
-		ev_fail(ev, "empty %s name", what);
+		event_build_fail(ev, "empty %s name", what);
 		return false;
 	}
 	if (len > EVENT_NAME_MAX) {
-		ev_fail(ev, "%s name '%.20s...' longer than %d bytes", what,
-		    name, EVENT_NAME_MAX);
+		event_build_fail(ev, "%s name '%.20s...' longer than %d bytes",
+		    what, name, EVENT_NAME_MAX);
 		return false;
 	}
 	return true;
@@ -154,7 +156,7 @@ ev_name_ok(struct event *ev, const char *what, const char *name, size_t len)
 
 /* One member of `values`. */
 void
-ev_value(struct event *ev, const char *name, size_t len, const struct jv *v)
+event_build_value(struct event *ev, const char *name, size_t len, const struct jv *v)
 {
 	struct event_value *ev_v;
 	double d;
@@ -174,11 +176,12 @@ ev_value(struct event *ev, const char *name, size_t len, const struct jv *v)
 		d = v->d;
 		break;
 	default:
-		ev_fail(ev, "value '%.*s' is not a number", (int)len, name);
+		event_build_fail(
+		    ev, "value '%.*s' is not a number", (int)len, name);
 		return;
 	}
 	if (ev->nvalues == EVENT_VALUES_MAX) {
-		ev_fail(ev, "more than %d values", EVENT_VALUES_MAX);
+		event_build_fail(ev, "more than %d values", EVENT_VALUES_MAX);
 		return;
 	}
 	ev_v = &ev->values[ev->nvalues++];
@@ -189,19 +192,19 @@ ev_value(struct event *ev, const char *name, size_t len, const struct jv *v)
 
 /* One member of `labels`: strings are kept, anything else ignored. */
 void
-ev_label(struct event *ev, const char *name, size_t len, const struct jv *v)
+event_build_label(struct event *ev, const char *name, size_t len, const struct jv *v)
 {
 	struct event_label *l;
 
 	if (v->kind != J_STR || !ev_name_ok(ev, "label", name, len))
 		return;
 	if (v->len > EVENT_LABEL_MAX) {
-		ev_fail(ev, "label '%.*s' longer than %d bytes", (int)len, name,
-		    EVENT_LABEL_MAX);
+		event_build_fail(ev, "label '%.*s' longer than %d bytes",
+		    (int)len, name, EVENT_LABEL_MAX);
 		return;
 	}
 	if (ev->nlabels == EVENT_LABELS_MAX) {
-		ev_fail(ev, "more than %d labels", EVENT_LABELS_MAX);
+		event_build_fail(ev, "more than %d labels", EVENT_LABELS_MAX);
 		return;
 	}
 	l = &ev->labels[ev->nlabels++];
@@ -212,7 +215,7 @@ ev_label(struct event *ev, const char *name, size_t len, const struct jv *v)
 }
 
 int
-ev_finish(struct event *ev)
+event_build_finish(struct event *ev)
 {
 	static const struct {
 		unsigned	 bit;
@@ -227,18 +230,19 @@ ev_finish(struct event *ev)
 
 	for (i = 0; i < nitems(required); i++)
 		if (!(ev->has & required[i].bit))
-			ev_fail(ev, "missing '%s'", required[i].name);
+			event_build_fail(ev, "missing '%s'", required[i].name);
 	if (ev->type == EVENT_METRIC && !(ev->has & EVENT_HAS_VALUES))
-		ev_fail(ev, "a metric event without 'values'");
+		event_build_fail(ev, "a metric event without 'values'");
 	return ev->err[0] != '\0' ? EVENT_ERROR : EVENT_OK;
 }
 
 bool
-ev_too_long(struct event *ev, size_t len)
+event_build_too_long(struct event *ev, size_t len)
 {
 	if (len <= EVENT_LINE_MAX)
 		return false;
-	ev_fail(ev, "line of %zu bytes, longer than %u", len, EVENT_LINE_MAX);
+	event_build_fail(
+	    ev, "line of %zu bytes, longer than %u", len, EVENT_LINE_MAX);
 	return true;
 }
 
@@ -300,9 +304,9 @@ j_members(struct event *ev, enum field fld, json_t *obj)
 	json_object_foreach(obj, key, val) {
 		jv_of(val, &v);
 		if (fld == F_VALUES)
-			ev_value(ev, key, strlen(key), &v);
+			event_build_value(ev, key, strlen(key), &v);
 		else
-			ev_label(ev, key, strlen(key), &v);
+			event_build_label(ev, key, strlen(key), &v);
 	}
 }
 
@@ -315,41 +319,41 @@ event_parse_jansson(const char *line, size_t len, struct event *ev)
 	enum field fld;
 	struct jv v;
 
-	ev_begin(ev);
-	if (ev_too_long(ev, len))
+	event_build_begin(ev);
+	if (event_build_too_long(ev, len))
 		return EVENT_ERROR;
 	/* jansson skips a NUL that follows a number or a word. */
 	if (memchr(line, '\0', len) != NULL) {
-		ev_fail(ev, "NUL byte in line");
+		event_build_fail(ev, "NUL byte in line");
 		return EVENT_ERROR;
 	}
 	if ((root = json_loadb(line, len, 0, &jerr)) == NULL) {
-		ev_fail(ev, "invalid JSON at column %d: %s", jerr.column,
-		    jerr.text);
+		event_build_fail(ev, "invalid JSON at column %d: %s",
+		    jerr.column, jerr.text);
 		return EVENT_ERROR;
 	}
 	if (!json_is_object(root)) {
 		json_decref(root);
-		ev_fail(ev, "not a JSON object");
+		event_build_fail(ev, "not a JSON object");
 		return EVENT_ERROR;
 	}
 	json_object_foreach(root, key, val) {
-		fld = field_of(key, strlen(key));
+		fld = event_field_of(key, strlen(key));
 		if ((fld == F_VALUES || fld == F_LABELS) && json_is_object(val))
 			j_members(ev, fld, val);
 		else {
 			jv_of(val, &v);
-			ev_field(ev, fld, &v);
+			event_build_field(ev, fld, &v);
 		}
 	}
 	json_decref(root);
-	return ev_finish(ev);
+	return event_build_finish(ev);
 }
 
 int
 event_parse(const char *line, size_t len, struct event *ev)
 {
-	int rc = event_parse_fast(line, len, ev);
+	int rc = eventfast_parse(line, len, ev);
 
 	return rc == EVENT_FALLBACK ? event_parse_jansson(line, len, ev) : rc;
 }

@@ -2,7 +2,7 @@
  * event.h: one protocol event line (protocol.md §3) into a struct event,
  * with a fast path for the metric events that make up nearly all of a soak.
  *
- * event_parse_fast() is a small, strict parser for a flat JSON object whose
+ * eventfast_parse() is a small, strict parser for a flat JSON object whose
  * values are numbers, strings, booleans or null, with `values` and `labels`
  * as flat objects one level down.  It handles the shape every tool writes
  *
@@ -109,7 +109,7 @@ struct event {
 };
 
 /* EVENT_OK, EVENT_ERROR (ev->err says why) or EVENT_FALLBACK. */
-int	event_parse_fast(const char *line, size_t len, struct event *ev);
+int	eventfast_parse(const char *line, size_t len, struct event *ev);
 /* EVENT_OK or EVENT_ERROR, through jansson. */
 int	event_parse_jansson(const char *line, size_t len, struct event *ev);
 /* EVENT_OK or EVENT_ERROR: the fast path, else jansson. */

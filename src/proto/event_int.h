@@ -45,16 +45,20 @@ struct jv {
  * parsing goes on: the fast path may still fall back, and then its verdict
  * does not count.
  */
-void		ev_begin(struct event *);
-void		ev_fail(struct event *, const char *, ...) PRINTFLIKE(2, 3);
-bool		ev_too_long(struct event *, size_t);
-enum field	field_of(const char *, size_t);
+void		event_build_begin(struct event *);
+void		event_build_fail(struct event *, const char *,
+	    ...) PRINTFLIKE(2, 3);
+bool		event_build_too_long(struct event *, size_t);
+enum field	event_field_of(const char *, size_t);
 /* A top-level member whose value is a scalar (from jansson: any value). */
-void		ev_field(struct event *, enum field, const struct jv *);
+void		event_build_field(struct event *, enum field,
+	    const struct jv *);
 /* One member of `values`, of `labels` (strings kept, others ignored). */
-void		ev_value(struct event *, const char *, size_t, const struct jv *);
-void		ev_label(struct event *, const char *, size_t, const struct jv *);
+void		event_build_value(struct event *, const char *, size_t,
+	    const struct jv *);
+void		event_build_label(struct event *, const char *, size_t,
+	    const struct jv *);
 /* EVENT_OK, or EVENT_ERROR for any error recorded or a missing field. */
-int		ev_finish(struct event *);
+int		event_build_finish(struct event *);
 
 #endif

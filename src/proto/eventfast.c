@@ -437,7 +437,7 @@ fp_member(struct fp *f, enum field fld, const char *key, size_t klen)
 		    ev->nvalues == EVENT_VALUES_MAX ||
 		    (klen <= EVENT_NAME_MAX && fp_dup_value(ev, key, klen)))
 			return FB;
-		ev_value(ev, key, klen, &v);
+		event_build_value(ev, key, klen, &v);
 		return 0;
 	}
 	fp_ws(f);
@@ -446,7 +446,7 @@ fp_member(struct fp *f, enum field fld, const char *key, size_t klen)
 	    v.len > EVENT_LABEL_MAX || ev->nlabels == EVENT_LABELS_MAX ||
 	    (klen <= EVENT_NAME_MAX && fp_dup_label(ev, key, klen)))
 		return FB;
-	ev_label(ev, key, klen, &v);
+	event_build_label(ev, key, klen, &v);
 	return 0;
 }
 
@@ -484,7 +484,7 @@ fp_top_member(struct fp *f, unsigned *seen)
 
 	if (fp_key(f, key, &klen) != 0)
 		return FB;
-	fld = klen <= EVENT_NAME_MAX ? field_of(key, klen) : F_UNKNOWN;
+	fld = klen <= EVENT_NAME_MAX ? event_field_of(key, klen) : F_UNKNOWN;
 	if (fld != F_UNKNOWN) {
 		if (*seen & 1u << fld)
 			return FB;	/* jansson keeps the last one */
@@ -497,19 +497,19 @@ fp_top_member(struct fp *f, unsigned *seen)
 	if (fp_value(f, &v, fld == F_TYPE ? sval : NULL,
 	    fld == F_TYPE ? EVENT_TYPE_MAX : 0) != 0)
 		return FB;
-	ev_field(f->ev, fld, &v);
+	event_build_field(f->ev, fld, &v);
 	return 0;
 }
 
 int
-event_parse_fast(const char *line, size_t len, struct event *ev)
+eventfast_parse(const char *line, size_t len, struct event *ev)
 {
 	struct fp f;
 	unsigned seen = 0;
 	int more;
 
-	ev_begin(ev);
-	if (ev_too_long(ev, len))
+	event_build_begin(ev);
+	if (event_build_too_long(ev, len))
 		return EVENT_ERROR;
 	f.p = (const unsigned char *)line;
 	f.end = f.p + len;
@@ -530,5 +530,5 @@ event_parse_fast(const char *line, size_t len, struct event *ev)
 	fp_ws(&f);
 	if (f.p != f.end)
 		return FB;
-	return ev_finish(ev);
+	return event_build_finish(ev);
 }

@@ -128,7 +128,7 @@ out:
 }
 
 int
-audit_verify(const char *data, size_t len, const struct keyring *kr,
+release_audit_verify(const char *data, size_t len, const struct keyring *kr,
     struct audit_state *st)
 {
 	size_t start = 0, end, lineno = 0;

@@ -7,7 +7,7 @@
 
 #include "calops.h"
 
-#include "release/sig.h"
+#include "release/keyring.h"
 
 struct audit_state {
 	size_t		 records;
@@ -25,7 +25,8 @@ struct audit_state {
  * trusted key named key_id over the line up to ',"sig":' followed by '}'.
  * Returns 0 when intact, -1 with out->bad_line and out->problem set.
  */
-int	 audit_verify(const char *data, size_t len, const struct keyring *kr,
+int	 release_audit_verify(const char *data, size_t len,
+	    const struct keyring *kr,
 	    struct audit_state *out);
 
 #endif

@@ -115,7 +115,7 @@ bus_handler(int sig, siginfo_t *si, void *uc)
 	sigaction(sig, &bus_old, NULL);
 }
 
-/* Put the handler in place unless it is: checked by each hasher_new(), as
+/* Put the handler in place unless it is: checked by each hash_new(), as
  * someone (a test harness) may have replaced it since. */
 static void
 bus_install(void)
@@ -173,7 +173,7 @@ hash_is_hex(const char *s)
 }
 
 struct hasher *
-hasher_new(const struct hasher_opts *opts)
+hash_new(const struct hasher_opts *opts)
 {
 	struct hasher *h = xcalloc(1, sizeof *h);
 	long n;
@@ -200,7 +200,7 @@ hasher_new(const struct hasher_opts *opts)
 
 /* Failing to save is not reported: the cache only saves time. */
 void
-hasher_free(struct hasher *h)
+hash_free(struct hasher *h)
 {
 	char err[256];
 
@@ -631,7 +631,7 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 
 /* Answer from the memo or the cache; true on a hit. */
 bool
-hasher_lookup(struct hasher *h, const struct hashcache_key *k,
+hash_lookup(struct hasher *h, const struct hashcache_key *k,
     struct hash_result *res)
 {
 	unsigned char md[HASHCACHE_MDLEN];
@@ -646,7 +646,7 @@ hasher_lookup(struct hasher *h, const struct hashcache_key *k,
 
 /* Hash the jobs that missed, then remember what they gave. */
 void
-hasher_run_jobs(struct hasher *h, struct job **todo, size_t n, uint64_t done0,
+hash_run_jobs(struct hasher *h, struct job **todo, size_t n, uint64_t done0,
     uint64_t total)
 {
 	size_t i;
@@ -665,7 +665,7 @@ hasher_run_jobs(struct hasher *h, struct job **todo, size_t n, uint64_t done0,
 }
 
 size_t
-hasher_files(struct hasher *h, size_t n, const char *const *paths,
+hash_files(struct hasher *h, size_t n, const char *const *paths,
     struct hash_result *res)
 {
 	struct job *jobs = xcalloc(n, sizeof *jobs), **todo;
@@ -689,13 +689,13 @@ hasher_files(struct hasher *h, size_t n, const char *const *paths,
 			hash_stat_key(&st, &k);
 			total += k.size;
 			jobs[i].size = k.size;
-			if (hasher_lookup(h, &k, &res[i]))
+			if (hash_lookup(h, &k, &res[i]))
 				done += k.size;
 			else
 				todo[m++] = &jobs[i];
 		}
 	}
-	hasher_run_jobs(h, todo, m, done, total);
+	hash_run_jobs(h, todo, m, done, total);
 	for (i = 0; i < n; i++)
 		failed += res[i].err != 0;
 	free(todo);
@@ -704,7 +704,7 @@ hasher_files(struct hasher *h, size_t n, const char *const *paths,
 }
 
 int
-hasher_file(struct hasher *h, const char *path, struct hash_result *res)
+hash_file(struct hasher *h, const char *path, struct hash_result *res)
 {
-	return hasher_files(h, 1, &path, res) == 0 ? 0 : -1;
+	return hash_files(h, 1, &path, res) == 0 ? 0 : -1;
 }

@@ -2,14 +2,14 @@
  * hash.h: SHA-256 of files and trees, streaming, parallel and cached.
  *
  * Files are never read whole into memory: they are hashed in large windows
- * with OpenSSL's EVP interface (the digest fetched once).  hasher_files()
+ * with OpenSSL's EVP interface (the digest fetched once).  hash_files()
  * spreads files across a pool of threads (one per online core by default),
  * and a persistent cache keyed by (device, inode, size, mtime ns, ctime ns)
  * makes re-hashing an unchanged file cost one stat().  Within one hasher the
  * results are also memoised, so two gates asking for the same file hash it
  * once.
  *
- * A struct hasher is created by hasher_new() and owned by its caller.  It is
+ * A struct hasher is created by hash_new() and owned by its caller.  It is
  * not itself thread-safe: one thread of control calls into it.
  *
  * Hex digests are lowercase, 64 characters, NUL-terminated (HASH_HEX_LEN+1).
@@ -41,15 +41,15 @@ struct hash_result {
 	int	 err;			/* 0, or the errno of the failure */
 };
 
-struct hasher	*hasher_new(const struct hasher_opts *opts);
+struct hasher	*hash_new(const struct hasher_opts *opts);
 /* Saves the cache (atomically: temp file + rename) and frees everything. */
-void		 hasher_free(struct hasher *h);
+void		 hash_free(struct hasher *h);
 
 /* Hash one file; returns 0, or -1 with res->err set. */
-int	 hasher_file(struct hasher *h, const char *path, struct hash_result *res);
+int	 hash_file(struct hasher *h, const char *path, struct hash_result *res);
 /* Hash n files in parallel; res[i] is for paths[i].  Returns the number of
  * files that failed. */
-size_t	 hasher_files(struct hasher *h, size_t n, const char *const *paths,
+size_t	 hash_files(struct hasher *h, size_t n, const char *const *paths,
 	    struct hash_result *res);
 
 /* One regular file of a tree, path relative to the tree's root. */
@@ -82,9 +82,9 @@ struct tree {
  * path; NULL: outside dir).  Returns 0, or -1 with tree->err set (a file that
  * cannot be read, a directory that cannot be listed).
  */
-int	 hasher_tree(struct hasher *h, const char *dir, const char *within,
+int	 hashtree_hash(struct hasher *h, const char *dir, const char *within,
 	    struct tree *tree);
-void	 tree_release(struct tree *tree);
+void	 hashtree_release(struct tree *tree);
 
 /* SHA-256 of a memory block, as hex. */
 void	 hash_bytes(const void *data, size_t len, char hex[HASH_HEX_LEN + 1]);

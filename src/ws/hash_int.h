@@ -44,11 +44,11 @@ void		 hash_md_hex(const unsigned char *md,
 		    char hex[HASH_HEX_LEN + 1]);
 void		 hash_stat_key(const struct stat *st, struct hashcache_key *k);
 /* Answer from the memo or the cache; true on a hit. */
-bool		 hasher_lookup(struct hasher *h, const struct hashcache_key *k,
+bool		 hash_lookup(struct hasher *h, const struct hashcache_key *k,
 		    struct hash_result *res);
 /* Hash the jobs that missed (in parallel), then remember what they gave;
  * progress is reported from done0 of total bytes. */
-void		 hasher_run_jobs(struct hasher *h, struct job **todo, size_t n,
+void		 hash_run_jobs(struct hasher *h, struct job **todo, size_t n,
 		    uint64_t done0, uint64_t total);
 
 #endif

@@ -282,12 +282,13 @@ hashcache_load(struct hashcache *c, const char *path)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		return 0;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    read_full(fd, &hdr, sizeof hdr) != 0 || !hc_header_ok(&hdr, &st)) {
+	    fileio_read_full(fd, &hdr, sizeof hdr) != 0 ||
+	    !hc_header_ok(&hdr, &st)) {
 		close(fd);
 		return 0;
 	}
 	disk = xreallocarray(NULL, hdr.count, sizeof *disk);
-	if (read_full(fd, disk, hdr.count * sizeof *disk) != 0) {
+	if (fileio_read_full(fd, disk, hdr.count * sizeof *disk) != 0) {
 		close(fd);
 		free(disk);
 		return 0;
@@ -407,7 +408,7 @@ hashcache_save(struct hashcache *c, const char *path, char *err,
 	if (fileio_make_parent(path, 0700, err, errlen) != 0)
 		return -1;
 	data = hc_image(c, &size);
-	rc = file_replace(path, data, size, 0600, true, err, errlen);
+	rc = fileio_replace(path, data, size, 0600, true, err, errlen);
 	free(data);
 	if (rc == 0)
 		c->dirty = false;

@@ -376,7 +376,7 @@ tree_hash_files(struct hasher *h, struct walk *w, struct walk_file **files,
 	for (i = 0; i < t->nfiles; i++) {
 		t->files[i].path = files[i]->path;
 		total += files[i]->key.size;
-		if (hasher_lookup(h, &files[i]->key, &t->files[i].hash))
+		if (hash_lookup(h, &files[i]->key, &t->files[i].hash))
 			done += files[i]->key.size;
 		else
 			m++;
@@ -394,7 +394,7 @@ tree_hash_files(struct hasher *h, struct walk *w, struct walk_file **files,
 		todo[m] = &jobs[m];
 		m++;
 	}
-	hasher_run_jobs(h, todo, m, done, total);
+	hash_run_jobs(h, todo, m, done, total);
 	for (i = 0; i < t->nfiles && rc == 0; i++) {
 		if (t->files[i].hash.err == 0)
 			continue;
@@ -437,7 +437,7 @@ walk_open(struct walk *w, const char *dir, const char *within,
 }
 
 int
-hasher_tree(struct hasher *h, const char *dir, const char *within,
+hashtree_hash(struct hasher *h, const char *dir, const char *within,
     struct tree *t)
 {
 	struct walk w;
@@ -472,7 +472,7 @@ hasher_tree(struct hasher *h, const char *dir, const char *within,
 }
 
 void
-tree_release(struct tree *t)
+hashtree_release(struct tree *t)
 {
 	size_t i;
 

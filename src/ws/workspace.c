@@ -8,7 +8,7 @@
 #include "ws/workspace.h"
 
 int
-ws_open(struct workspace *ws, const char *path, char *err, size_t len)
+workspace_open(struct workspace *ws, const char *path, char *err, size_t len)
 {
 	struct stat st;
 
@@ -39,7 +39,7 @@ ws_open(struct workspace *ws, const char *path, char *err, size_t len)
 }
 
 void
-ws_close(struct workspace *ws)
+workspace_close(struct workspace *ws)
 {
 	free(ws->root);
 	free(ws->given);
@@ -47,7 +47,7 @@ ws_close(struct workspace *ws)
 }
 
 char *
-ws_abs(const struct workspace *ws, const char *rel)
+workspace_abs(const struct workspace *ws, const char *rel)
 {
 	if (rel[0] == '\0' || strcmp(rel, ".") == 0)
 		return xstrdup(ws->root);
@@ -170,10 +170,10 @@ locate_missing(const struct workspace *ws, const char *rel, const char *abs,
 }
 
 enum ws_status
-ws_locate(const struct workspace *ws, const char *rel, struct stat *st,
+workspace_locate(const struct workspace *ws, const char *rel, struct stat *st,
     char *err, size_t len)
 {
-	char *abs = ws_abs(ws, rel), *real;
+	char *abs = workspace_abs(ws, rel), *real;
 	enum ws_status s = WS_OK;
 
 	real = realpath(abs, NULL);
@@ -225,7 +225,7 @@ read_all(int fd, size_t max, struct buf *b)
 }
 
 enum ws_status
-ws_read(const struct workspace *ws, const char *rel, size_t max, char **data,
+workspace_read(const struct workspace *ws, const char *rel, size_t max, char **data,
     size_t *size, char *err, size_t len)
 {
 	struct stat st;
@@ -236,7 +236,7 @@ ws_read(const struct workspace *ws, const char *rel, size_t max, char **data,
 
 	*data = NULL;
 	*size = 0;
-	if ((s = ws_locate(ws, rel, &st, err, len)) != WS_OK)
+	if ((s = workspace_locate(ws, rel, &st, err, len)) != WS_OK)
 		return s;
 	if (!S_ISREG(st.st_mode)) {
 		errbuf_set(err, len, "'%s' is not a regular file", rel);
@@ -250,7 +250,7 @@ ws_read(const struct workspace *ws, const char *rel, size_t max, char **data,
 	 * The file may have been swapped for a FIFO or a device since it was
 	 * located: open without blocking and look again at what was opened.
 	 */
-	abs = ws_abs(ws, rel);
+	abs = workspace_abs(ws, rel);
 	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	free(abs);
 	if (fd != -1 && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
@@ -274,7 +274,7 @@ ws_read(const struct workspace *ws, const char *rel, size_t max, char **data,
 }
 
 bool
-ws_is_uri(const char *ref)
+workspace_is_uri(const char *ref)
 {
 	static const char *const schemes[] = {
 		"sha256:", "oci://", "s3://", "https://", "http://", "gs://",
@@ -288,7 +288,7 @@ ws_is_uri(const char *ref)
 }
 
 int
-ws_join(const char *from_file, const char *ref, char **rel, char *err,
+workspace_join(const char *from_file, const char *ref, char **rel, char *err,
     size_t len)
 {
 	char *joined, *tok, *save = NULL, *dir, *slash;
@@ -298,7 +298,7 @@ ws_join(const char *from_file, const char *ref, char **rel, char *err,
 	int rc = 0;
 
 	*rel = NULL;
-	if (ws_is_uri(ref))
+	if (workspace_is_uri(ref))
 		return 1;
 	if (ref[0] == '\0') {
 		errbuf_set(err, len, "empty path");

@@ -30,23 +30,25 @@ enum ws_status {
 };
 
 /* Opens the workspace at path; returns 0, or -1 with a message in err. */
-int	 ws_open(struct workspace *ws, const char *path, char *err, size_t len);
-void	 ws_close(struct workspace *ws);
+int	 workspace_open(struct workspace *ws, const char *path, char *err,
+	    size_t len);
+void	 workspace_close(struct workspace *ws);
 
 /* root + "/" + rel, a new string owned by the caller. */
-char	*ws_abs(const struct workspace *ws, const char *rel);
+char	*workspace_abs(const struct workspace *ws, const char *rel);
 
 /*
  * Where rel is and what it is.  On WS_OK *st describes the file (following
  * links inside the workspace).  err receives a message for any other status
  * ("symbolic link '…' leads outside the workspace", …).
  */
-enum ws_status ws_locate(const struct workspace *ws, const char *rel,
+enum ws_status workspace_locate(const struct workspace *ws, const char *rel,
 	    struct stat *st, char *err, size_t len);
 
 /* Read a whole regular file of at most max bytes; *data (NUL-terminated)
  * is owned by the caller.  Returns the status, with err set when not WS_OK. */
-enum ws_status ws_read(const struct workspace *ws, const char *rel, size_t max,
+enum ws_status workspace_read(const struct workspace *ws, const char *rel,
+	    size_t max,
 	    char **data, size_t *size, char *err, size_t len);
 
 /*
@@ -56,10 +58,11 @@ enum ws_status ws_read(const struct workspace *ws, const char *rel, size_t max,
  * https://…) that is not resolved, or -1 with a message when ref is empty,
  * absolute or climbs out of the workspace.
  */
-int	 ws_join(const char *from_file, const char *ref, char **rel, char *err,
+int	 workspace_join(const char *from_file, const char *ref, char **rel,
+	    char *err,
 	    size_t len);
 
 /* True for a content URI as above. */
-bool	 ws_is_uri(const char *ref);
+bool	 workspace_is_uri(const char *ref);
 
 #endif

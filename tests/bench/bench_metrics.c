@@ -127,7 +127,7 @@ ingest(const char *path, bool store)
 	}
 	while ((rc = lines_next(&l, &line, &len, &cut)) == 1) {
 		/* event_parse(), the fallbacks counted. */
-		if ((prc = event_parse_fast(line, len, &ev)) == EVENT_FALLBACK) {
+		if ((prc = eventfast_parse(line, len, &ev)) == EVENT_FALLBACK) {
 			nfallback++;
 			prc = event_parse_jansson(line, len, &ev);
 		}
@@ -166,7 +166,7 @@ accuracy_row(const char *name, double (*draw)(void), size_t n)
 		sketch_add(&s, v[i]);
 	}
 	for (i = 0; i < nitems(ps); i++) {
-		exact = nearest_rank(v, n, ps[i]);
+		exact = soakstats_nearest_rank(v, n, ps[i]);
 		got = sketch_quantile(&s, ps[i]);
 		printf("    %-34s P%-5g %12.4f %12.4f %8.4f %%\n", name,
 		    ps[i] * 100, exact, got, 100 * fabs(got - exact) / exact);
@@ -316,7 +316,7 @@ replay(const char *file, const char *state)
 	dir = xasprintf("%s/calops/streams/local", state);
 	path = xasprintf("%s/bench.json", dir);
 	if (fileio_make_dirs(dir, 0700, err, sizeof err) != 0 ||
-	    file_replace(path, meta, strlen(meta), 0600, false, err,
+	    fileio_replace(path, meta, strlen(meta), 0600, false, err,
 	    sizeof err) != 0) {
 		fprintf(stderr, "bench_metrics: %s\n", err);
 		return 1;

@@ -57,7 +57,7 @@ check(const char *line, size_t size)
 	static struct event f, j, e;
 	int rf, rj, re;
 
-	rf = event_parse_fast(line, size, &f);
+	rf = eventfast_parse(line, size, &f);
 	rj = event_parse_jansson(line, size, &j);
 	re = event_parse(line, size, &e);
 	if (rj != EVENT_OK && rj != EVENT_ERROR)

@@ -67,7 +67,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f ||
 		    (!in_utf8 && (unsigned char)out[i] >= 0x80))
 			abort();
-	if (!utf8_valid(out, i))
+	if (!text_utf8_valid(out, i))
 		abort();
 	if (width != 0 && columns(out) > width)
 		abort();

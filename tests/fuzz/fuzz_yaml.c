@@ -26,13 +26,13 @@ walk(const struct doc *d, json_t *v, const char *ptr, int depth)
 		return;
 	if (json_is_object(v)) {
 		json_object_foreach(v, key, child) {
-			sub = ptr_key(ptr, key);
+			sub = doc_ptr_key(ptr, key);
 			walk(d, child, sub, depth + 1);
 			free(sub);
 		}
 	} else if (json_is_array(v)) {
 		json_array_foreach(v, i, child) {
-			sub = ptr_index(ptr, i);
+			sub = doc_ptr_index(ptr, i);
 			walk(d, child, sub, depth + 1);
 			free(sub);
 		}

@@ -104,7 +104,7 @@ main(int argc, char **argv)
 	}
 	l = loop_new();
 	loop_watch_signal(l, SIGCHLD, on_signal, NULL);
-	t = transport_local_new(l, "local", argv[1]);
+	t = local_transport_new(l, "local", argv[1]);
 	if (transport_connect(t, err, sizeof err) != 0 ||
 	    follow_start(l, t, argv[2], shown(argv[3]) + 1, &driver_ops, l,
 	    err, sizeof err) == NULL) {

@@ -81,7 +81,7 @@ jobfix_slurp(const char *path, size_t *len)
 
 	assert_true(fd != -1 && fstat(fd, &st) == 0);
 	buf = xmalloc((size_t)st.st_size + 1);
-	assert_int_equal(read_full(fd, buf, (size_t)st.st_size), 0);
+	assert_int_equal(fileio_read_full(fd, buf, (size_t)st.st_size), 0);
 	close(fd);
 	buf[st.st_size] = '\0';
 	*len = (size_t)st.st_size;

@@ -167,10 +167,10 @@ test_help_tables(void **state)
 	size_t i, n;
 
 	(void)state;
-	check_table("global", global_keys);
+	check_table("global", action_global_keys);
 	/* every global action is on the help screen */
-	for (k = global_keys; k->key != 0; k++)
-		if (!listed(global_keys, k->action))
+	for (k = action_global_keys; k->key != 0; k++)
+		if (!listed(action_global_keys, k->action))
 			fail_msg("'%s' has keys but none the help screen shows",
 			    action_info[k->action].name);
 	v = all_views(&n);
@@ -204,7 +204,7 @@ test_every_action_bound(void **state)
 	(void)state;
 	v = all_views(&n);
 	for (a = ACT_NONE + 1; a < ACT_COUNT; a++) {
-		found = listed(global_keys, (enum action)a);
+		found = listed(action_global_keys, (enum action)a);
 		for (i = 0; i < n && !found; i++)
 			found = listed(v[i]->keys, (enum action)a);
 		if (!found)

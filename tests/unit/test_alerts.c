@@ -185,7 +185,7 @@ test_long_breach(void **state)
 	/* The percentiles went into the store, merged and per chip. */
 	p99 = metrics_find(m, HOST, MCHIP_NONE, "ttft_ms" ALERT_P99);
 	assert_non_null(p99);
-	mseries_totals(p99, &tot);
+	metricsview_series_totals(p99, &tot);
 	assert_true(tot.count >= 890 && tot.count <= 901);
 	assert_true(fabs(tot.max - 500) <= 5);
 	assert_true(fabs(tot.last - 100) <= 1);

@@ -151,7 +151,7 @@ need_streams(void)
 static int
 event(struct board *b, const char *line)
 {
-	return board_event(b, line, strlen(line));
+	return boardmodel_event(b, line, strlen(line));
 }
 
 /* Feed lines [from, to) of s, checking each flag returned. */
@@ -187,7 +187,7 @@ feed(struct board *b, const struct stream *s, size_t from, size_t to)
 static void
 feed_all(struct board *b, const struct stream *s)
 {
-	board_begin(b);
+	boardmodel_begin(b);
 	assert_true(b->running);
 	feed(b, s, 0, s->n);
 	assert_false(b->running);
@@ -243,16 +243,19 @@ assert_matches_summary(const struct board *b, const struct stream *s)
 		assert_string_equal(g->id, gate_table[i].id);
 		assert_string_equal(g->id, json_string_value(json_object_get(v,
 		    "id")));
-		assert_int_equal(g->status, gate_status_parse(
-		    json_string_value(json_object_get(v, "status"))));
+		assert_int_equal(g->status,
+		    boardmodel_status_parse(
+			json_string_value(json_object_get(v, "status"))));
 		assert_string_equal(g->name, json_string_value(json_object_get(v,
 		    "name")));
 		assert_string_equal(g->owner,
 		    json_string_value(json_object_get(v, "owner")));
-		assert_int_equal(g->counts[SEV_ERROR], json_integer_value(
-		    json_object_get(json_object_get(v, "counts"), "error")));
-		assert_int_equal(g->counts[SEV_WARN], json_integer_value(
-		    json_object_get(json_object_get(v, "counts"), "warn")));
+		assert_int_equal(g->counts[SEV_ERROR],
+		    json_integer_value(json_object_get(
+			json_object_get(v, "counts"), "error")));
+		assert_int_equal(g->counts[SEV_WARN],
+		    json_integer_value(
+			json_object_get(json_object_get(v, "counts"), "warn")));
 		/* Inputs come as events, not in the result (64 KiB a line). */
 		assert_null(json_object_get(v, "inputs"));
 		in = stream_inputs(s, g->id);
@@ -373,18 +376,18 @@ test_gate_index(void **state)
 
 	(void)state;
 	for (i = 0; i < nitems(ids); i++)
-		assert_int_equal(board_gate_index(ids[i]), (int)i);
+		assert_int_equal(boardmodel_gate_index(ids[i]), (int)i);
 	for (i = 0; i < nitems(bad); i++)
-		assert_int_equal(board_gate_index(bad[i]), -1);
-	assert_int_equal(board_gate_index(NULL), -1);
-	assert_int_equal(gate_status_parse("pass"), GS_PASS);
-	assert_int_equal(gate_status_parse("fail"), GS_FAIL);
-	assert_int_equal(gate_status_parse("blocked"), GS_BLOCKED);
-	assert_int_equal(gate_status_parse("stale"), GS_STALE);
-	assert_int_equal(gate_status_parse("pending"), GS_PENDING);
-	assert_int_equal(gate_status_parse("running"), GS_RUNNING);
-	assert_int_equal(gate_status_parse("PASS"), GS_PENDING);
-	assert_int_equal(gate_status_parse(NULL), GS_PENDING);
+		assert_int_equal(boardmodel_gate_index(bad[i]), -1);
+	assert_int_equal(boardmodel_gate_index(NULL), -1);
+	assert_int_equal(boardmodel_status_parse("pass"), GS_PASS);
+	assert_int_equal(boardmodel_status_parse("fail"), GS_FAIL);
+	assert_int_equal(boardmodel_status_parse("blocked"), GS_BLOCKED);
+	assert_int_equal(boardmodel_status_parse("stale"), GS_STALE);
+	assert_int_equal(boardmodel_status_parse("pending"), GS_PENDING);
+	assert_int_equal(boardmodel_status_parse("running"), GS_RUNNING);
+	assert_int_equal(boardmodel_status_parse("PASS"), GS_PENDING);
+	assert_int_equal(boardmodel_status_parse(NULL), GS_PENDING);
 }
 
 /* The example workspaces, as the console sees them. */
@@ -396,11 +399,11 @@ test_midproject(void **state)
 	(void)state;
 	need_streams();
 	assert_int_equal(mid.status, 1);
-	board_init(&b);
+	boardmodel_init(&b);
 	feed_all(&b, &mid);
 	assert_matches_summary(&b, &mid);
 	assert_midproject(&b);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 static void
@@ -411,14 +414,14 @@ test_complete(void **state)
 	(void)state;
 	need_streams();
 	assert_int_equal(complete.status, 0);
-	board_init(&b);
+	boardmodel_init(&b);
 	feed_all(&b, &complete);
 	assert_matches_summary(&b, &complete);
 	assert_complete(&b);
 	/* evaluated twice: the same board */
 	feed_all(&b, &complete);
 	assert_complete(&b);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 /* While an evaluation runs, and when it ends without a result, the board
@@ -430,9 +433,9 @@ test_keep_while_running(void **state)
 
 	(void)state;
 	need_streams();
-	board_init(&b);
+	boardmodel_init(&b);
 	/* no evaluation yet: nothing valid, even with findings in */
-	board_begin(&b);
+	boardmodel_begin(&b);
 	feed(&b, &mid, 0, mid.n - 1);
 	assert_false(b.now.valid);
 	assert_int_equal(b.now.nfindings, 0);
@@ -441,7 +444,7 @@ test_keep_while_running(void **state)
 	assert_midproject(&b);
 
 	/* the next one: findings and progress in, no result yet */
-	board_begin(&b);
+	boardmodel_begin(&b);
 	assert_int_equal(b.progress_done, 0);
 	assert_int_equal(b.progress_total, 0);
 	feed(&b, &complete, 0, complete.n - 1);
@@ -449,17 +452,17 @@ test_keep_while_running(void **state)
 	assert_true(b.nincoming > 0);
 	assert_midproject(&b);
 	/* the child dies */
-	board_fail(&b, "the evaluation was killed");
+	boardmodel_fail(&b, "the evaluation was killed");
 	assert_false(b.running);
 	assert_string_equal(b.error, "the evaluation was killed");
 	assert_midproject(&b);
 	/* a new run starts over: the dead run's findings are gone */
-	board_begin(&b);
+	boardmodel_begin(&b);
 	feed(&b, &complete, 0, complete.n);
 	assert_null(b.error);
 	assert_complete(&b);
 	assert_int_equal(b.nincoming, 0);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 /* A result with status "error" (or none) keeps the old board and says
@@ -490,9 +493,9 @@ test_result_error(void **state)
 
 	(void)state;
 	need_streams();
-	board_init(&b);
+	boardmodel_init(&b);
 	/* with no board yet */
-	board_begin(&b);
+	boardmodel_begin(&b);
 	assert_int_equal(event(&b, errs[0].line), BOARD_CHANGED);
 	assert_false(b.now.valid);
 	assert_string_equal(b.error, errs[0].why);
@@ -500,7 +503,7 @@ test_result_error(void **state)
 
 	feed_all(&b, &mid);
 	for (i = 0; i < nitems(errs); i++) {
-		board_begin(&b);
+		boardmodel_begin(&b);
 		feed(&b, &complete, 0, complete.n - 1);
 		assert_int_equal(event(&b, errs[i].line), BOARD_CHANGED);
 		assert_false(b.running);
@@ -508,11 +511,11 @@ test_result_error(void **state)
 		assert_midproject(&b);
 	}
 	/* and a good result clears the error */
-	board_begin(&b);
+	boardmodel_begin(&b);
 	feed(&b, &complete, 0, complete.n);
 	assert_null(b.error);
 	assert_complete(&b);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 /* A finding with an unknown or missing severity counts as an error. */
@@ -539,8 +542,8 @@ test_unknown_severity(void **state)
 	size_t i;
 
 	(void)state;
-	board_init(&b);
-	board_begin(&b);
+	boardmodel_init(&b);
+	boardmodel_begin(&b);
 	for (i = 0; i < nitems(lines); i++)
 		event(&b, lines[i]);
 	assert_true(b.now.valid);
@@ -550,7 +553,7 @@ test_unknown_severity(void **state)
 		assert_int_equal(b.now.findings[i].severity, SEV_ERROR);
 	}
 	assert_int_equal(b.now.findings[6].severity, SEV_INFO);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 /* Lines that are not events, or events of the wrong shape. */
@@ -581,8 +584,8 @@ test_bad_lines(void **state)
 	int r;
 
 	(void)state;
-	board_init(&b);
-	board_begin(&b);
+	boardmodel_init(&b);
+	boardmodel_begin(&b);
 	for (i = 0; i < nitems(lines); i++) {
 		r = event(&b, lines[i]);
 		assert_true(r == 0 || r == BOARD_PROGRESS);
@@ -614,10 +617,10 @@ test_bad_lines(void **state)
 	assert_int_equal(b.progress_done, 10);
 	assert_int_equal(b.progress_total, 10);
 	/* a line with NUL bytes in it */
-	r = board_event(&b, "{\"type\":\"finding\"}\0junk", 23);
+	r = boardmodel_event(&b, "{\"type\":\"finding\"}\0junk", 23);
 	assert_int_equal(r, 0);
 	assert_int_equal(b.nincoming, 3);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 static void	event_f(struct board *, int, const char *, ...) PRINTFLIKE(3, 4);
@@ -632,7 +635,7 @@ event_f(struct board *b, int want, const char *fmt, ...)
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	assert_int_equal(board_event(b, s, strlen(s)), want);
+	assert_int_equal(boardmodel_event(b, s, strlen(s)), want);
 	free(s);
 }
 
@@ -646,8 +649,8 @@ test_bad_summary(void **state)
 	char *big, *tickets;
 
 	(void)state;
-	board_init(&b);
-	board_begin(&b);
+	boardmodel_init(&b);
+	boardmodel_begin(&b);
 	event_f(&b, BOARD_CHANGED, "{\"type\":\"result\",\"status\":\"fail\","
 	    "\"summary\":{\"model_id\":5,\"project_status\":[],\"gates\":"
 	    "\"G0\",\"tickets\":{}}}");
@@ -660,7 +663,7 @@ test_bad_summary(void **state)
 	}
 	assert_int_equal(b.now.ntickets, 0);
 
-	board_begin(&b);
+	boardmodel_begin(&b);
 	event_f(&b, BOARD_CHANGED, "{\"type\":\"result\",\"status\":\"fail\","
 	    "\"summary\":{\"gates\":[1,null,\"G3\",{\"id\":5},"
 	    "{\"id\":\"G99\",\"status\":\"pass\"},"
@@ -697,7 +700,7 @@ test_bad_summary(void **state)
 		free(tickets);
 		tickets = more;
 	}
-	board_begin(&b);
+	boardmodel_begin(&b);
 	event_f(&b, BOARD_CHANGED, "{\"type\":\"result\",\"status\":\"fail\","
 	    "\"summary\":{\"tickets\":%s]}}", tickets);
 	free(tickets);
@@ -720,7 +723,7 @@ test_bad_summary(void **state)
 	big = xmalloc(8u << 20);
 	memset(big, 'A', (8u << 20) - 1);
 	big[(8u << 20) - 1] = '\0';
-	board_begin(&b);
+	boardmodel_begin(&b);
 	event_f(&b, 0, "{\"type\":\"finding\",\"gate\":\"G1\",\"check\":\"%s\","
 	    "\"severity\":\"warn\",\"message\":\"%s\",\"path\":\"%s\"}", big,
 	    big, big);
@@ -740,7 +743,7 @@ test_bad_summary(void **state)
 	assert_int_equal(strlen(b.now.findings[1].check), (8u << 20) - 1);
 	assert_int_equal(strlen(b.now.model_id), (8u << 20) - 1);
 	assert_int_equal(strlen(b.now.tickets[0].id), 7);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 /* Findings come out project first, then gate by gate, and within a gate
@@ -757,8 +760,8 @@ test_finding_order(void **state)
 	unsigned long seq;
 
 	(void)state;
-	board_init(&b);
-	board_begin(&b);
+	boardmodel_init(&b);
+	boardmodel_begin(&b);
 	for (i = 0; i < n; i++)
 		event_f(&b, 0, "{\"type\":\"finding\",\"gate\":\"%s\","
 		    "\"check\":\"c%zu\",\"severity\":\"%s\"}",
@@ -780,7 +783,7 @@ test_finding_order(void **state)
 	assert_int_equal(b.now.findings[0].gate, -1);
 	assert_string_equal(b.now.findings[0].check, "c1");
 	assert_int_equal(b.now.findings[n - 1].gate, 10);
-	board_release(&b);
+	boardmodel_release(&b);
 }
 
 int

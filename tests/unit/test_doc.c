@@ -241,12 +241,17 @@ test_yaml_structure(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "name")),
 	    "calops");
 	assert_int_equal(json_array_size(json_object_get(r, "list")), 3);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(
-	    json_object_get(r, "list"), 2), "k")), "v");
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(
-	    json_object_get(r, "nested"), 0), "a")), 1);
-	assert_string_equal(json_string_value(json_array_get(
-	    json_object_get(r, "nested"), 1)), "plain text");
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_array_get(json_object_get(r, "list"), 2), "k")),
+	    "v");
+	assert_int_equal(
+	    json_integer_value(json_object_get(
+		json_array_get(json_object_get(r, "nested"), 0), "a")),
+	    1);
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(r, "nested"), 1)),
+	    "plain text");
 	assert_true(json_equal(json_object_get(r, "base"),
 	    json_object_get(r, "use")));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(r,
@@ -319,25 +324,25 @@ test_pointers(void **state)
 	char *p;
 
 	(void)state;
-	p = ptr_key("", "a");
+	p = doc_ptr_key("", "a");
 	assert_string_equal(p, "/a");
 	free(p);
-	p = ptr_key("/", "a");
+	p = doc_ptr_key("/", "a");
 	assert_string_equal(p, "/a");
 	free(p);
-	p = ptr_key("/x", "a/b~c");
+	p = doc_ptr_key("/x", "a/b~c");
 	assert_string_equal(p, "/x/a~1b~0c");
 	free(p);
-	p = ptr_key("/x", "");
+	p = doc_ptr_key("/x", "");
 	assert_string_equal(p, "/x/");
 	free(p);
-	p = ptr_index("", 0);
+	p = doc_ptr_index("", 0);
 	assert_string_equal(p, "/0");
 	free(p);
-	p = ptr_index("/", 3);
+	p = doc_ptr_index("/", 3);
 	assert_string_equal(p, "/3");
 	free(p);
-	p = ptr_index("/a/b", 12);
+	p = doc_ptr_index("/a/b", 12);
 	assert_string_equal(p, "/a/b/12");
 	free(p);
 }

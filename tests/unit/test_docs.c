@@ -56,7 +56,7 @@ every_key_is_in_the_man_page(void **state)
 	char *man = man_text();
 
 	(void)state;
-	for (k = global_keys; k->key != 0; k++) {
+	for (k = action_global_keys; k->key != 0; k++) {
 		if (k->keyname == NULL)
 			continue;
 		if (strstr(man, k->keyname) == NULL)
@@ -72,7 +72,7 @@ every_action_has_help(void **state)
 	const struct keybinding *k;
 
 	(void)state;
-	for (k = global_keys; k->key != 0; k++)
+	for (k = action_global_keys; k->key != 0; k++)
 		assert_true(action_info[k->action].help[0] != '\0');
 }
 

@@ -51,7 +51,7 @@ parse2(const char *line, size_t len, struct event *ev, bool *fast)
 	static struct event f, j;
 	int rf, rj;
 
-	rf = event_parse_fast(line, len, &f);
+	rf = eventfast_parse(line, len, &f);
 	rj = event_parse_jansson(line, len, &j);
 	assert_true(rj == EVENT_OK || rj == EVENT_ERROR);
 	if (rj == EVENT_ERROR && j.err[0] == '\0')
@@ -373,7 +373,7 @@ test_fallback(void **state)
 
 	(void)state;
 	for (i = 0; i < nitems(lines); i++) {
-		assert_int_equal(event_parse_fast(lines[i], strlen(lines[i]),
+		assert_int_equal(eventfast_parse(lines[i], strlen(lines[i]),
 		    &ev), EVENT_FALLBACK);
 		ok_any(lines[i], &ev);
 	}

@@ -16,6 +16,7 @@
 
 #include "lab/labmodel.h"
 #include "model/faultfold.h"
+#include "proto/scenario.h"
 
 static void
 expected_codes_are_the_runbooks(void **state)
@@ -223,7 +224,7 @@ fixture(struct lab_fixture *x)
 static void
 grid_shows_a_job_that_left_no_result(void **state)
 {
-	struct fold_state cells[LAB_NSCENARIOS * 2], *kv = &cells[3 * 2],
+	struct fold_state cells[SCENARIO_COUNT * 2], *kv = &cells[3 * 2],
 	    *wt = &cells[5 * 2 + 1];
 	struct lab_fixture x;
 	int chips[] = { 0, 1 };
@@ -269,7 +270,7 @@ grid_shows_a_job_that_left_no_result(void **state)
 static void
 live_jobs_show_running(void **state)
 {
-	struct fold_state cells[LAB_NSCENARIOS * 2];
+	struct fold_state cells[SCENARIO_COUNT * 2];
 	const struct ljob *jobs[2];
 	struct lab_fixture x;
 	struct ljob g7, f;

@@ -249,8 +249,8 @@ g0_files_hash(void **state)
 	expect_status(ev, "G0", GS_FAIL);
 	expect_finding_msg(ev, "G0", "G0.files.hash", SEV_ERROR, "sha256");
 	/* G0.files covers G0.files.hash. */
-	assert_false(ticket_check_holds(ev, "G0.files"));
-	assert_true(ticket_check_holds(ev, "G0.schema"));
+	assert_false(tickets_check_holds(ev, "G0.files"));
+	assert_true(tickets_check_holds(ev, "G0.schema"));
 
 	ws_reset(w, "size differs");
 	ws_append(w, "00-source/hf-config/LICENSE", "appended\n");
@@ -1601,10 +1601,10 @@ eval_unreadable_workspace(void **state)
 	struct eval ev;
 	char err[256], *file = ws_path(w, "owners.yaml"), *none;
 
-	assert_int_equal(eval_run(&ev, file, &o, err, sizeof err), -1);
+	assert_int_equal(gate_eval_run(&ev, file, &o, err, sizeof err), -1);
 	assert_non_null(strstr(err, "not a directory"));
 	none = ws_path(w, "no-such-folder");
-	assert_int_equal(eval_run(&ev, none, &o, err, sizeof err), -1);
+	assert_int_equal(gate_eval_run(&ev, none, &o, err, sizeof err), -1);
 	free(none);
 	free(file);
 }
@@ -1647,9 +1647,10 @@ status_pending_beats_everything(void **state)
 	expect_status(ev, "G4", GS_PENDING);
 	gr = gate_of(ev, "G4");
 	for (i = 0; i < gr->findings.n; i++)
-		assert_true(check_covers("G4.owner", gr->findings.v[i].check));
-	assert_false(ticket_check_holds(ev, "G4.quality"));
-	assert_false(ticket_check_holds(ev, "G4.*"));
+		assert_true(
+		    finding_check_covers("G4.owner", gr->findings.v[i].check));
+	assert_false(tickets_check_holds(ev, "G4.quality"));
+	assert_false(tickets_check_holds(ev, "G4.*"));
 
 	/* Even a broken owner entry does not make a pending gate fail. */
 	ws_reset(w, "pending with an owner problem");

@@ -40,13 +40,13 @@ static void
 relist_package(struct wsfix *w, char hex[HASH_HEX_LEN + 1])
 {
 	struct hasher_opts o = { .use_cache = false, .threads = 1 };
-	struct hasher *h = hasher_new(&o);
+	struct hasher *h = hash_new(&o);
 	char *dir = ws_path(w, PACKAGE), *line, *text = xstrdup("");
 	struct tree t;
 	size_t i;
 
 	memset(&t, 0, sizeof t);
-	assert_int_equal(hasher_tree(h, dir, NULL, &t), 0);
+	assert_int_equal(hashtree_hash(h, dir, NULL, &t), 0);
 	for (i = 0; i < t.nfiles; i++) {
 		line = xasprintf("%s%s  %s\n", text, t.files[i].hash.hex,
 		    t.files[i].path);
@@ -57,8 +57,8 @@ relist_package(struct wsfix *w, char hex[HASH_HEX_LEN + 1])
 	memcpy(hex, t.hex, HASH_HEX_LEN + 1);
 	free(text);
 	free(dir);
-	tree_release(&t);
-	hasher_free(h);
+	hashtree_release(&t);
+	hash_free(h);
 }
 
 /* ---- G6 ---- */
@@ -1271,7 +1271,7 @@ parse_every_gate(void **state)
 		assert_string_equal(f->path, broken[i].rel);
 		/* A parse error counts against every check of the gate. */
 		expect_no_finding(ev, broken[i].gate, broken[i].other);
-		assert_false(ticket_check_holds(ev, broken[i].other));
+		assert_false(tickets_check_holds(ev, broken[i].other));
 		free(check);
 	}
 }
@@ -1323,7 +1323,7 @@ tickets_complete(void **state)
 
 	ws_tickets(w);
 	for (i = 0; i < TICKET_COUNT; i++) {
-		expect_progress(w, ticket_table[i].id, 1.0, false);
+		expect_progress(w, tickets_table[i].id, 1.0, false);
 		assert_string_equal(w->tickets[i].state, "done");
 		assert_null(w->tickets[i].problem);
 		assert_non_null(w->tickets[i].owner);
@@ -1601,8 +1601,9 @@ cli_gate_filter(void **state)
 	o = parse_json(out);
 	gates = json_object_get(o, "gates");
 	assert_int_equal(json_array_size(gates), 1);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(
-	    gates, 0), "status")), "stale");
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(gates, 0), "status")),
+	    "stale");
 	json_decref(o);
 	free(out);
 
@@ -1666,8 +1667,9 @@ cli_stream(void **state)
 	assert_true(inputs >= 5);	/* what G0..G5 read */
 	assert_string_equal(json_string_value(json_object_get(last, "status")),
 	    "fail");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-	    last, "summary"), "schema")), "calops-check/v1");
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(last, "summary"), "schema")),
+	    "calops-check/v1");
 	json_decref(last);
 	free(out);
 

@@ -101,7 +101,7 @@ new_hasher(bool cache, int threads)
 {
 	struct hasher_opts o = { .use_cache = cache, .threads = threads };
 
-	return hasher_new(&o);
+	return hash_new(&o);
 }
 
 /* Run a shell command and return its standard output. */
@@ -191,14 +191,14 @@ test_small_files(void **state)
 	char *empty = put_file(f, "empty", "", 0);
 	char *abc = put_file(f, "abc", "abc", 3);
 
-	assert_int_equal(hasher_file(h, empty, &r), 0);
+	assert_int_equal(hash_file(h, empty, &r), 0);
 	assert_string_equal(r.hex, EMPTY_HEX);
 	assert_int_equal(r.size, 0);
-	assert_int_equal(hasher_file(h, abc, &r), 0);
+	assert_int_equal(hash_file(h, abc, &r), 0);
 	assert_string_equal(r.hex, ABC_HEX);
 	assert_int_equal(r.size, 3);
 	assert_int_equal(r.err, 0);
-	hasher_free(h);
+	hash_free(h);
 	free(empty);
 	free(abc);
 }
@@ -223,10 +223,10 @@ test_large_files(void **state)
 		path = put_file(f, "large", data, sizes[i]);
 		for (threads = 1; threads <= 2; threads++) {
 			h = new_hasher(false, threads);
-			assert_int_equal(hasher_file(h, path, &r), 0);
+			assert_int_equal(hash_file(h, path, &r), 0);
 			assert_string_equal(r.hex, hex);
 			assert_int_equal(r.size, sizes[i]);
-			hasher_free(h);
+			hash_free(h);
 		}
 		free(path);
 		free(data);
@@ -255,12 +255,12 @@ test_many_files(void **state)
 		free(data);
 	}
 	paths[N] = xasprintf("%s/many/missing", f->dir);
-	assert_int_equal(hasher_files(h, N + 1, (const char *const *)paths,
+	assert_int_equal(hash_files(h, N + 1, (const char *const *)paths,
 	    res), 1);
 	for (i = 0; i < N; i++) {
 		assert_int_equal(res[i].err, 0);
 		assert_string_equal(res[i].hex, hexes[i]);
-		assert_int_equal(hasher_file(h1, paths[i], &one), 0);
+		assert_int_equal(hash_file(h1, paths[i], &one), 0);
 		assert_string_equal(one.hex, res[i].hex);
 		assert_int_equal(one.size, res[i].size);
 	}
@@ -268,8 +268,8 @@ test_many_files(void **state)
 	assert_string_equal(res[N].hex, "");
 	for (i = 0; i <= N; i++)
 		free(paths[i]);
-	hasher_free(h);
-	hasher_free(h1);
+	hash_free(h);
+	hash_free(h1);
 }
 
 /* The tree hash is what the spec's shell pipeline prints. */
@@ -304,7 +304,7 @@ test_tree_pipeline(void **state)
 	assert_int_equal(mkdir(p, 0755), 0);
 	free(p);
 
-	assert_int_equal(hasher_tree(h, root, NULL, &t), 0);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t), 0);
 	assert_string_equal(t.err, "");
 	assert_int_equal(t.nfiles, nitems(names));
 	for (i = 1; i < t.nfiles; i++)
@@ -317,9 +317,9 @@ test_tree_pipeline(void **state)
 	assert_string_equal(t.hex, out);
 	free(out);
 	free(cmd);
-	tree_release(&t);
+	hashtree_release(&t);
 	free(root);
-	hasher_free(h);
+	hash_free(h);
 }
 
 static void
@@ -331,23 +331,23 @@ test_tree_empty_and_errors(void **state)
 	char *root = xasprintf("%s/none", f->dir), *file;
 
 	assert_int_equal(mkdir(root, 0755), 0);
-	assert_int_equal(hasher_tree(h, root, NULL, &t), 0);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t), 0);
 	assert_int_equal(t.nfiles, 0);
 	assert_string_equal(t.hex, EMPTY_HEX);
-	tree_release(&t);
+	hashtree_release(&t);
 	assert_int_equal(rmdir(root), 0);
-	assert_int_equal(hasher_tree(h, root, NULL, &t), -1);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t), -1);
 	assert_non_null(strstr(t.err, "cannot open '"));
 	assert_non_null(strstr(t.err, "No such file or directory"));
 	assert_string_equal(t.hex, "");
-	tree_release(&t);
+	hashtree_release(&t);
 	file = put_file(f, "plain", "x", 1);
-	assert_int_equal(hasher_tree(h, file, NULL, &t), -1);
+	assert_int_equal(hashtree_hash(h, file, NULL, &t), -1);
 	assert_non_null(strstr(t.err, "Not a directory"));
-	tree_release(&t);
+	hashtree_release(&t);
 	free(file);
 	free(root);
-	hasher_free(h);
+	hash_free(h);
 }
 
 static const struct tree_link *
@@ -387,7 +387,7 @@ test_tree_links(void **state)
 		assert_int_equal(symlink(links[i][1], p), 0);
 		free(p);
 	}
-	assert_int_equal(hasher_tree(h, root, NULL, &t), 0);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t), 0);
 	assert_int_equal(t.nfiles, 2);
 	assert_int_equal(t.nlinks, nitems(links));
 	assert_false(find_link(&t, "in")->outside);
@@ -402,18 +402,18 @@ test_tree_links(void **state)
 	assert_string_equal(find_link(&t, "out")->target, "/etc/passwd");
 	for (i = 1; i < t.nlinks; i++)
 		assert_true(strcmp(t.links[i - 1].path, t.links[i].path) < 0);
-	tree_release(&t);
+	hashtree_release(&t);
 
 	/* With the parent as `within`, a link into it is no longer out. */
 	assert_non_null(within = realpath(f->dir, NULL));
-	assert_int_equal(hasher_tree(h, root, within, &t), 0);
+	assert_int_equal(hashtree_hash(h, root, within, &t), 0);
 	assert_false(find_link(&t, "escape")->outside);
 	assert_false(find_link(&t, "parent")->outside);
 	assert_true(find_link(&t, "out")->outside);
-	tree_release(&t);
+	hashtree_release(&t);
 	free(within);
 	free(root);
-	hasher_free(h);
+	hash_free(h);
 }
 
 /* A FIFO, a dangling name and a folder are errors, not hangs. */
@@ -434,15 +434,15 @@ test_unreadable(void **state)
 	paths[1] = dangling;
 	paths[2] = f->dir;
 	paths[3] = ok;
-	assert_int_equal(hasher_files(h, 4, paths, res), 3);
+	assert_int_equal(hash_files(h, 4, paths, res), 3);
 	assert_int_equal(res[0].err, EINVAL);
 	assert_int_equal(res[1].err, ENOENT);
 	assert_int_equal(res[2].err, EISDIR);
 	assert_int_equal(res[3].err, 0);
 	assert_string_equal(res[3].hex, ABC_HEX);
-	assert_int_equal(hasher_file(h, fifo, &res[0]), -1);
+	assert_int_equal(hash_file(h, fifo, &res[0]), -1);
 	assert_string_equal(res[0].hex, "");
-	hasher_free(h);
+	hash_free(h);
 	free(fifo);
 	free(dangling);
 	free(ok);
@@ -464,10 +464,10 @@ test_proc_file(void **state)
 	fclose(fp);
 	assert_true(len > 0);
 	hash_bytes(buf, len, hex);
-	assert_int_equal(hasher_file(h, "/proc/version", &r), 0);
+	assert_int_equal(hash_file(h, "/proc/version", &r), 0);
 	assert_string_equal(r.hex, hex);
 	assert_int_equal(r.size, len);
-	hasher_free(h);
+	hash_free(h);
 }
 
 struct shrink {
@@ -505,14 +505,14 @@ test_shrinking_file(void **state)
 		s.delay_us = 2000 + 4000 * i;
 		assert_int_equal(pthread_create(&tid, NULL, shrink_later, &s),
 		    0);
-		hasher_file(h, s.path, &r);
+		hash_file(h, s.path, &r);
 		pthread_join(tid, NULL);
 		if (r.err == 0)
 			assert_true(r.size <= len);
 		free((char *)s.path);
 	}
 	free(data);
-	hasher_free(h);
+	hash_free(h);
 }
 
 /* Save a cache holding one made-up digest for path as it is now. */
@@ -546,30 +546,30 @@ test_cache_version(void **state)
 	age_file(path);
 	poison(f, path);
 	h = new_hasher(true, 0);
-	assert_int_equal(hasher_file(h, path, &r), 0);
+	assert_int_equal(hash_file(h, path, &r), 0);
 	assert_string_equal(r.hex, ZERO_HEX);		/* the cache answered */
-	hasher_free(h);
+	hash_free(h);
 	h = new_hasher(false, 0);
-	assert_int_equal(hasher_file(h, path, &r), 0);
+	assert_int_equal(hash_file(h, path, &r), 0);
 	assert_string_equal(r.hex, ABC_HEX);		/* --no-cache did not */
-	hasher_free(h);
+	hash_free(h);
 
 	assert_true((fd = open(path, O_WRONLY)) >= 0);	/* "abc" -> "xyz" */
 	assert_int_equal(pwrite(fd, "xyz", 3, 0), 3);
 	close(fd);
 	h = new_hasher(true, 0);
-	assert_int_equal(hasher_file(h, path, &r), 0);
+	assert_int_equal(hash_file(h, path, &r), 0);
 	hash_bytes("xyz", 3, hex);
 	assert_string_equal(r.hex, hex);
-	hasher_free(h);
+	hash_free(h);
 
 	age_file(path);
 	poison(f, path);
 	assert_int_equal(utimensat(AT_FDCWD, path, NULL, 0), 0); /* touch */
 	h = new_hasher(true, 0);
-	assert_int_equal(hasher_file(h, path, &r), 0);
+	assert_int_equal(hash_file(h, path, &r), 0);
 	assert_string_equal(r.hex, hex);
-	hasher_free(h);
+	hash_free(h);
 	free(path);
 }
 
@@ -590,11 +590,11 @@ test_cache_persist(void **state)
 	nanosleep(&pause, NULL);
 	fresh = put_file(f, "fresh", "abc", 3);
 	h = new_hasher(true, 2);
-	assert_int_equal(hasher_file(h, old, &r), 0);
-	assert_int_equal(hasher_file(h, fresh, &r), 0);
-	assert_int_equal(hasher_file(h, fresh, &r), 0);	/* memoised */
+	assert_int_equal(hash_file(h, old, &r), 0);
+	assert_int_equal(hash_file(h, fresh, &r), 0);
+	assert_int_equal(hash_file(h, fresh, &r), 0);	/* memoised */
 	assert_string_equal(r.hex, ABC_HEX);
-	hasher_free(h);
+	hash_free(h);
 
 	c = hashcache_new();
 	assert_int_equal(hashcache_load(c, f->cache), 1);
@@ -607,8 +607,8 @@ test_cache_persist(void **state)
 	/* --no-cache neither reads nor writes the file. */
 	assert_int_equal(unlink(f->cache), 0);
 	h = new_hasher(false, 0);
-	assert_int_equal(hasher_file(h, old, &r), 0);
-	hasher_free(h);
+	assert_int_equal(hash_file(h, old, &r), 0);
+	hash_free(h);
 	assert_int_equal(access(f->cache, F_OK), -1);
 	free(old);
 	free(fresh);
@@ -642,9 +642,9 @@ test_cache_corrupt(void **state)
 	age_file(path);
 	free(put_file(f, "xdg/calops/hashes", junk, 5000));
 	h = new_hasher(true, 0);
-	assert_int_equal(hasher_file(h, path, &r), 0);
+	assert_int_equal(hash_file(h, path, &r), 0);
 	assert_string_equal(r.hex, ABC_HEX);
-	hasher_free(h);
+	hash_free(h);
 
 	/* A valid file of three entries, then damaged in several ways. */
 	c = hashcache_new();
@@ -684,9 +684,9 @@ test_cache_corrupt(void **state)
 	assert_int_equal(hits, 2);
 	hashcache_free(c);
 	h = new_hasher(true, 0);			/* still works */
-	assert_int_equal(hasher_file(h, path, &r), 0);
+	assert_int_equal(hash_file(h, path, &r), 0);
 	assert_string_equal(r.hex, ABC_HEX);
-	hasher_free(h);
+	hash_free(h);
 	free(img);
 	free(junk);
 	free(path);
@@ -763,22 +763,22 @@ test_tree_warm(void **state)
 		free(data);
 	}
 	progress_thread = pthread_self();
-	h = hasher_new(&o);
-	assert_int_equal(hasher_tree(h, root, NULL, &t1), 0);
+	h = hash_new(&o);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t1), 0);
 	assert_true(progress_calls > 0);
 	assert_int_equal(progress_done, total);
 	assert_int_equal(progress_total, total);
-	assert_int_equal(hasher_tree(h, root, NULL, &t2), 0);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t2), 0);
 	assert_string_equal(t1.hex, t2.hex);
-	hasher_free(h);
+	hash_free(h);
 	h = new_hasher(true, 1);
-	assert_int_equal(hasher_tree(h, root, NULL, &t3), 0);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t3), 0);
 	assert_string_equal(t1.hex, t3.hex);
 	assert_int_equal(t3.nfiles, 50);
-	hasher_free(h);
-	tree_release(&t1);
-	tree_release(&t2);
-	tree_release(&t3);
+	hash_free(h);
+	hashtree_release(&t1);
+	hashtree_release(&t2);
+	hashtree_release(&t3);
 	free(root);
 }
 

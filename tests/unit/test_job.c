@@ -58,7 +58,7 @@ static json_t *
 event_of(uint64_t seq, const char *line, size_t len, bool cut, bool err)
 {
 	size_t n;
-	char *ev = job_event_from_line(seq, TS, line, len, cut, err, &n);
+	char *ev = jobevent_from_line(seq, TS, line, len, cut, err, &n);
 	json_t *o;
 
 	assert_int_equal(strlen(ev), n);
@@ -147,7 +147,7 @@ test_tool_events(void **state)
 	    "values"), "t")) == 2.5);
 	json_decref(o);
 	line = "{\"type\":\"metric\",\"values\":{},\"chip\":0,\"z\":true}";
-	ev = job_event_from_line(5, TS, line, strlen(line), false, false, &n);
+	ev = jobevent_from_line(5, TS, line, strlen(line), false, false, &n);
 	assert_true(strncmp(ev, "{\"v\":1,\"seq\":5,\"ts\":", 20) == 0);
 	assert_non_null(strstr(ev, ",\"type\":\"metric\",\"values\":{},"
 	    "\"chip\":0,\"z\":true}\n"));
@@ -243,7 +243,7 @@ test_make(void **state)
 	size_t n, i;
 
 	(void)state;
-	ev = job_event_make(1, TS, "end", json_pack("{s:s,s:i}", "state",
+	ev = jobevent_make(1, TS, "end", json_pack("{s:s,s:i}", "state",
 	    "done", "exit_code", 0), &n);
 	o = json_loadb(ev, n, 0, NULL);
 	assert_string_equal(str(o, "type"), "end");
@@ -255,7 +255,7 @@ test_make(void **state)
 	big[4095] = '\0';
 	for (i = 0; i < 100; i++)
 		json_array_append_new(argv, json_string(big));
-	ev = job_event_make(1, TS, "hello", json_pack("{s:s,s:o}", "tool",
+	ev = jobevent_make(1, TS, "hello", json_pack("{s:s,s:o}", "tool",
 	    "calops", "argv", argv), &n);
 	assert_true(n <= JOB_EVENT_MAX);
 	o = json_loadb(ev, n, 0, NULL);
@@ -284,17 +284,17 @@ test_check(void **state)
 
 	(void)state;
 	line = "{\"seq\":4,\"type\":\"log\"}";
-	assert_int_equal(job_event_check(line, strlen(line), &seq, &end, err,
+	assert_int_equal(jobevent_check(line, strlen(line), &seq, &end, err,
 	    sizeof err), 0);
 	assert_int_equal(seq, 4);
 	assert_false(end);
 	line = "{\"seq\":9,\"type\":\"end\"}";
-	assert_int_equal(job_event_check(line, strlen(line), &seq, &end, err,
+	assert_int_equal(jobevent_check(line, strlen(line), &seq, &end, err,
 	    sizeof err), 0);
 	assert_true(end);
 	for (i = 0; i < nitems(bad); i++) {
 		err[0] = '\0';
-		assert_int_equal(job_event_check(bad[i], strlen(bad[i]), &seq,
+		assert_int_equal(jobevent_check(bad[i], strlen(bad[i]), &seq,
 		    &end, err, sizeof err), -1);
 		assert_true(err[0] != '\0');
 	}
@@ -330,9 +330,9 @@ test_split(void **state)
 	size_t i;
 
 	(void)state;
-	job_split_feed(&s, "one\ntw", 6, collect, &g);
-	job_split_feed(&s, "o\n\nthree", 8, collect, &g);
-	job_split_end(&s, collect, &g);
+	jobevent_split_feed(&s, "one\ntw", 6, collect, &g);
+	jobevent_split_feed(&s, "o\n\nthree", 8, collect, &g);
+	jobevent_split_end(&s, collect, &g);
 	assert_int_equal(g.n, 4);
 	assert_string_equal(g.first[0], "one");
 	assert_string_equal(g.first[1], "two");
@@ -342,10 +342,10 @@ test_split(void **state)
 	memset(chunk, 'z', 1 << 20);
 	memset(&g, 0, sizeof g);
 	for (i = 0; i < 10; i++)
-		job_split_feed(&s, chunk, 1 << 20, collect, &g);
+		jobevent_split_feed(&s, chunk, 1 << 20, collect, &g);
 	assert_int_equal(g.n, 0);
 	assert_int_equal(s.len, JOB_LINE_MAX);
-	job_split_feed(&s, "\nafter\n", 7, collect, &g);
+	jobevent_split_feed(&s, "\nafter\n", 7, collect, &g);
 	assert_int_equal(g.n, 2);
 	assert_int_equal(g.lens[0], JOB_LINE_MAX);
 	assert_true(g.cuts[0]);
@@ -353,13 +353,13 @@ test_split(void **state)
 	assert_string_equal(g.first[1], "after");
 	/* A cut last line without its LF still comes out at the end. */
 	memset(&g, 0, sizeof g);
-	job_split_feed(&s, chunk, JOB_LINE_MAX + 1, collect, &g);
-	job_split_end(&s, collect, &g);
+	jobevent_split_feed(&s, chunk, JOB_LINE_MAX + 1, collect, &g);
+	jobevent_split_end(&s, collect, &g);
 	assert_int_equal(g.n, 1);
 	assert_true(g.cuts[0]);
-	job_split_end(&s, collect, &g);
+	jobevent_split_end(&s, collect, &g);
 	assert_int_equal(g.n, 1);
-	job_split_release(&s);
+	jobevent_split_release(&s);
 	free(chunk);
 }
 
@@ -377,35 +377,38 @@ test_sink_numbering(void **state)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY), full;
 
 	(void)state;
-	assert_int_equal(job_sink_open(&k, dfd, "events.jsonl", err,
+	assert_int_equal(jobevent_sink_open(&k, dfd, "events.jsonl", err,
 	    sizeof err), 0);
-	assert_int_equal(job_sink_event(&k, "hello", NULL), 0);
-	assert_int_equal(job_sink_line(&k, "a", 1, false, false), 0);
+	assert_int_equal(jobevent_sink_event(&k, "hello", NULL), 0);
+	assert_int_equal(jobevent_sink_line(&k, "a", 1, false, false), 0);
 	/* A failed write takes no number: the next event gets it. */
 	full = k.fd;
 	if ((k.fd = open("/dev/full", O_WRONLY)) != -1) {
-		assert_int_equal(job_sink_line(&k, "lost", 4, false, false), -1);
+		assert_int_equal(
+		    jobevent_sink_line(&k, "lost", 4, false, false), -1);
 		assert_int_equal(k.seq, 2);
 		close(k.fd);
 	}
 	k.fd = full;
-	assert_int_equal(job_sink_line(&k, "{\"type\":\"metric\",\"seq\":77}",
-	    26, false, false), 0);
-	assert_int_equal(job_sink_line(&k, "b\xff", 2, false, true), 0);
-	assert_int_equal(job_sink_event(&k, "end", json_pack("{s:i}",
+	assert_int_equal(
+	    jobevent_sink_line(
+		&k, "{\"type\":\"metric\",\"seq\":77}", 26, false, false),
+	    0);
+	assert_int_equal(jobevent_sink_line(&k, "b\xff", 2, false, true), 0);
+	assert_int_equal(jobevent_sink_event(&k, "end", json_pack("{s:i}",
 	    "exit_code", 0)), 0);
 	assert_int_equal(k.seq, 5);
-	job_sink_close(&k);
-	assert_int_equal(job_reader_open(&r, path), 0);
-	while (job_reader_next(&r, &line, &len) == 1) {
-		assert_int_equal(job_event_check(line, len, &seq, &end, err,
+	jobevent_sink_close(&k);
+	assert_int_equal(jobevent_reader_open(&r, path), 0);
+	while (jobevent_reader_next(&r, &line, &len) == 1) {
+		assert_int_equal(jobevent_check(line, len, &seq, &end, err,
 		    sizeof err), 0);
 		assert_int_equal(seq, want);
 		assert_int_equal(end, want == 5);
 		want++;
 	}
 	assert_int_equal(want, 6);
-	job_reader_close(&r);
+	jobevent_reader_close(&r);
 	close(dfd);
 	free(path);
 	drop_dir(dir);
@@ -430,20 +433,20 @@ test_reader(void **state)
 
 	(void)state;
 	append(path, "one\ntw");
-	assert_int_equal(job_reader_open(&r, path), 0);
-	assert_int_equal(job_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobevent_reader_open(&r, path), 0);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "one");
 	/* A line still being written is not returned... */
-	assert_int_equal(job_reader_next(&r, &line, &len), 0);
-	assert_int_equal(job_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
 	append(path, "o");
-	assert_int_equal(job_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
 	/* ...until its LF is there. */
 	append(path, "\nthree\n");
-	assert_int_equal(job_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "two");
 	assert_int_equal(r.lineno, 2);
-	assert_int_equal(job_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "three");
 	/* A corrupt line of many MB is skipped, once, and reading goes on. */
 	big = xmalloc(3 * JOB_READ_MAX + 1);
@@ -451,13 +454,13 @@ test_reader(void **state)
 	big[3 * JOB_READ_MAX] = '\0';
 	append(path, big);
 	append(path, "\nfive\n");
-	assert_int_equal(job_reader_next(&r, &line, &len), 2);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 2);
 	assert_int_equal(r.lineno, 4);
-	assert_int_equal(job_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "five");
 	assert_int_equal(r.lineno, 5);
-	assert_int_equal(job_reader_next(&r, &line, &len), 0);
-	job_reader_close(&r);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	jobevent_reader_close(&r);
 	free(big);
 	free(path);
 	drop_dir(dir);
@@ -479,22 +482,22 @@ test_reader_seek(void **state)
 	(void)state;
 	assert_non_null(f = fopen(path, "w"));
 	for (seq = 1; seq <= 40000; seq++) {
-		ev = job_event_from_line(seq, TS, "some log line of text", 21,
+		ev = jobevent_from_line(seq, TS, "some log line of text", 21,
 		    false, false, &n);
 		fwrite(ev, 1, n, f);
 		free(ev);
 	}
 	fclose(f);
 	for (from = 1; from <= 40001; from += 3999) {
-		assert_int_equal(job_reader_open(&r, path), 0);
-		job_reader_seek(&r, from);
-		assert_int_equal(job_reader_next(&r, &line, &len), 1);
-		assert_int_equal(job_event_check(line, len, &first, &end, err,
+		assert_int_equal(jobevent_reader_open(&r, path), 0);
+		jobevent_reader_seek(&r, from);
+		assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+		assert_int_equal(jobevent_check(line, len, &first, &end, err,
 		    sizeof err), 0);
 		assert_true(first <= from);
 		assert_true(first == 1 || from - first < 5000);
 		assert_int_equal(r.lineno, first);
-		job_reader_close(&r);
+		jobevent_reader_close(&r);
 	}
 	free(path);
 	drop_dir(dir);
@@ -527,8 +530,8 @@ test_record_roundtrip(void **state)
 
 	(void)state;
 	fill_record(&w);
-	assert_int_equal(job_record_write(&w, dfd, err, sizeof err), 0);
-	assert_int_equal(job_record_read(&r, dir, err, sizeof err), 0);
+	assert_int_equal(jobstore_record_write(&w, dfd, err, sizeof err), 0);
+	assert_int_equal(jobstore_record_read(&r, dir, err, sizeof err), 0);
 	assert_string_equal(r.id, w.id);
 	assert_string_equal(r.argv[1], "100");
 	assert_null(r.argv[2]);
@@ -540,18 +543,18 @@ test_record_roundtrip(void **state)
 	assert_int_equal(r.exit_code, -1);
 	assert_int_equal(r.signal, 0);
 	assert_true(r.ended == 0);
-	job_record_release(&r);
+	jobstore_record_release(&r);
 	/* Ended, by a signal. */
 	w.state = JOB_KILLED;
 	w.signal = 15;
 	w.ended = TS + 1;
-	assert_int_equal(job_record_write(&w, dfd, err, sizeof err), 0);
-	assert_int_equal(job_record_read(&r, dir, err, sizeof err), 0);
+	assert_int_equal(jobstore_record_write(&w, dfd, err, sizeof err), 0);
+	assert_int_equal(jobstore_record_read(&r, dir, err, sizeof err), 0);
 	assert_int_equal(r.state, JOB_KILLED);
 	assert_int_equal(r.signal, 15);
 	assert_int_equal(r.exit_code, -1);
-	job_record_release(&r);
-	job_record_release(&w);
+	jobstore_record_release(&r);
+	jobstore_record_release(&w);
 	close(dfd);
 	drop_dir(dir);
 }
@@ -591,17 +594,17 @@ test_record_corrupt(void **state)
 	(void)state;
 	for (i = 0; i < nitems(bad); i++) {
 		err[0] = '\0';
-		if (job_record_parse(&r, bad[i], strlen(bad[i]), err,
+		if (jobstore_record_parse(&r, bad[i], strlen(bad[i]), err,
 		    sizeof err) != -1)
 			fail_msg("accepted: %s", bad[i]);
 		assert_true(strncmp(err, "job.json", 8) == 0);
 		assert_null(r.id);
 		assert_null(r.argv);
 	}
-	assert_int_equal(job_record_parse(&r, good, strlen(good), err,
+	assert_int_equal(jobstore_record_parse(&r, good, strlen(good), err,
 	    sizeof err), 0);
 	assert_int_equal(r.pid, 0);
-	job_record_release(&r);
+	jobstore_record_release(&r);
 }
 
 static void
@@ -617,13 +620,13 @@ test_ids(void **state)
 
 	(void)state;
 	for (i = 0; i < nitems(good); i++)
-		assert_true(job_id_valid(good[i]));
+		assert_true(jobstore_id_valid(good[i]));
 	for (i = 0; i < nitems(bad); i++)
-		assert_false(job_id_valid(bad[i]));
-	assert_false(job_id_valid(NULL));
-	job_id_generate(id, sizeof id);
-	job_id_generate(other, sizeof other);
-	assert_true(job_id_valid(id));
+		assert_false(jobstore_id_valid(bad[i]));
+	assert_false(jobstore_id_valid(NULL));
+	jobstore_id_generate(id, sizeof id);
+	jobstore_id_generate(other, sizeof other);
+	assert_true(jobstore_id_valid(id));
 	assert_int_equal(strlen(id), 22);
 	assert_int_equal(id[8], '-');
 	assert_int_equal(id[15], '-');
@@ -662,37 +665,39 @@ test_look(void **state)
 	lock = xasprintf("%s/lock", dir);
 	assert_int_not_equal(fd = open(lock, O_RDWR | O_CREAT, 0600), -1);
 	assert_int_equal(flock(fd, LOCK_EX), 0);
-	assert_int_equal(job_look(root, "live", &r, err, sizeof err),
+	assert_int_equal(jobstore_look(root, "live", &r, err, sizeof err),
 	    JOB_RUNNING);
-	job_record_release(&r);
-	assert_true(job_supervisor_alive(dir));
+	jobstore_record_release(&r);
+	assert_true(jobstore_supervisor_alive(dir));
 	close(fd);
-	assert_false(job_supervisor_alive(dir));
-	assert_int_equal(job_look(root, "live", &r, err, sizeof err), JOB_LOST);
+	assert_false(jobstore_supervisor_alive(dir));
+	assert_int_equal(
+	    jobstore_look(root, "live", &r, err, sizeof err), JOB_LOST);
 	assert_int_equal(r.pid, 5);
-	job_record_release(&r);
+	jobstore_record_release(&r);
 	free(lock);
 	free(dir);
 	free(text);
 	/* Half-made, corrupt, or another job's record. */
 	free(make_job(root, "empty", NULL));
-	assert_int_equal(job_look(root, "empty", &r, err, sizeof err),
+	assert_int_equal(jobstore_look(root, "empty", &r, err, sizeof err),
 	    JOB_CORRUPT);
 	assert_string_equal(err, "no job.json");
 	free(make_job(root, "half", "{\"id\":\"half\",\"argv\":[\"x"));
-	assert_int_equal(job_look(root, "half", &r, err, sizeof err),
+	assert_int_equal(jobstore_look(root, "half", &r, err, sizeof err),
 	    JOB_CORRUPT);
 	text = xasprintf(running, "live");
 	free(make_job(root, "moved", text));
 	free(text);
-	assert_int_equal(job_look(root, "moved", &r, err, sizeof err),
+	assert_int_equal(jobstore_look(root, "moved", &r, err, sizeof err),
 	    JOB_CORRUPT);
 	assert_non_null(strstr(err, "'live'"));
-	assert_int_equal(job_look(root, "nope", &r, err, sizeof err), -1);
-	assert_int_equal(job_look(root, "../etc", &r, err, sizeof err), -1);
+	assert_int_equal(jobstore_look(root, "nope", &r, err, sizeof err), -1);
+	assert_int_equal(
+	    jobstore_look(root, "../etc", &r, err, sizeof err), -1);
 	/* Hidden folders (jobs being made) are not listed. */
 	free(make_job(root, ".new-1-2", NULL));
-	names = job_list(root, err, sizeof err);
+	names = jobstore_list(root, err, sizeof err);
 	assert_non_null(names);
 	assert_string_equal(names[0], "empty");
 	assert_string_equal(names[1], "half");
@@ -711,17 +716,17 @@ test_root(void **state)
 	char *dir = make_dir(), *sub = xasprintf("%s/a/b", dir), *got, err[256];
 
 	(void)state;
-	got = job_root(sub, true, err, sizeof err);
+	got = jobstore_root(sub, true, err, sizeof err);
 	assert_non_null(got);
 	assert_string_equal(got, sub);
 	free(got);
 	setenv("CALOPS_JOBS_DIR", "/from/env", 1);
-	got = job_root(NULL, false, err, sizeof err);
+	got = jobstore_root(NULL, false, err, sizeof err);
 	assert_string_equal(got, "/from/env");
 	free(got);
 	unsetenv("CALOPS_JOBS_DIR");
 	setenv("XDG_STATE_HOME", "/state", 1);
-	got = job_root(NULL, false, err, sizeof err);
+	got = jobstore_root(NULL, false, err, sizeof err);
 	assert_string_equal(got, "/state/calops/jobs");
 	free(got);
 	free(sub);

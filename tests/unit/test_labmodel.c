@@ -144,7 +144,7 @@ put_in(const char *dir, const char *name, char *text)
 	char *path = xasprintf("%s/calops/streams/local/%s", dir, name);
 	char err[256];
 
-	assert_int_equal(file_replace(path, text, strlen(text), 0600, false,
+	assert_int_equal(fileio_replace(path, text, strlen(text), 0600, false,
 	    err, sizeof err), 0);
 	free(path);
 	free(text);
@@ -330,16 +330,16 @@ test_old_files_go(void **state)
 	end_private_state(dir, old_state);
 }
 
-/* mirror_ended() on a file of these bytes (n of them). */
+/* labmirror_ended() on a file of these bytes (n of them). */
 static bool
 ended_with(const char *bytes, size_t n)
 {
 	char *path = xasprintf("%s/ended.jsonl", tmpdir), err[256];
 	bool ended;
 
-	assert_int_equal(file_replace(path, bytes, n, 0600, false, err,
+	assert_int_equal(fileio_replace(path, bytes, n, 0600, false, err,
 	    sizeof err), 0);
-	ended = mirror_ended(path);
+	ended = labmirror_ended(path);
 	free(path);
 	return ended;
 }
@@ -471,7 +471,7 @@ test_replay(void **state)
 	/* The metrics of the soak, the repeated seq's sample not among them. */
 	s = metrics_find(soak->metrics, "local", 1, "ttft_ms");
 	assert_non_null(s);
-	mseries_totals(s, &tot);
+	metricsview_series_totals(s, &tot);
 	assert_int_equal(tot.count, 1);
 	assert_true(tot.max == 300);
 
@@ -531,36 +531,39 @@ test_commands(void **state)
 	spec.kind = LJOB_FAULT;
 	spec.chip = 3;
 	spec.scenario = "wait-timeout";
-	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
 	assert_string_equal(cmd, "calrt-sim fault --time-scale 3000 --calbin "
 	    "/srv/ws/05-calbin/package --chips 3 --scenario wait-timeout");
 	spec.kind = LJOB_SOAK;
 	spec.duration_s = 8 * 3600;
-	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
 	assert_string_equal(cmd, "calrt-sim stress --time-scale 3000 --calbin "
 	    "/srv/ws/05-calbin/package --duration 8h --chips 0-3");
 	spec.kind = LJOB_GATE;
 	spec.gate = 7;
-	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
 	assert_non_null(strstr(cmd, "/bin/sh -c '"));
+	/* The scenarios go as one argument, in the runbook's order. */
 	assert_non_null(strstr(cmd, "' calops-g7 /srv/ws/05-calbin/package 0 "
-	    "calrt-sim --time-scale 3000"));
+	    "'missing-tensor bad-csr oob-slice kv-full submit-busy wait-timeout "
+	    "ccu-exception reset-warmup' calrt-sim --time-scale 3000"));
+	assert_non_null(strstr(cmd, "for s in $scenarios; do"));
 	/* No such scenario; no lab job for G3; no workspace on far. */
 	spec.kind = LJOB_FAULT;
 	spec.scenario = "meltdown";
-	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
 	spec.kind = LJOB_GATE;
 	spec.gate = 3;
-	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
 	assert_non_null(strstr(err, "G3 has no lab job"));
 	spec.gate = 9;
 	spec.host = "far";
-	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
 	assert_null(labmodel_transport(lm, "far", err, sizeof err));
 	assert_non_null(strstr(err, "ssh"));

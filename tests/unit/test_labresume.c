@@ -52,7 +52,7 @@ check(struct loop *l, void *arg)
 	struct labmodel *lm = arg;
 	struct ljob *j = labmodel_job(lm, 0);
 
-	if (j != NULL && !ljob_live(j) && !j->replaying) {
+	if (j != NULL && !labmodel_job_live(j) && !j->replaying) {
 		loop_stop(l);
 		return;
 	}
@@ -101,7 +101,7 @@ test_resume_after_failed_writes(void **state)
 	assert_int_equal(fileio_make_dirs(dir, 0700, err, sizeof err), 0);
 	free(dir);
 	meta_path = xasprintf("%s/calops/streams/local/" JOB ".json", tmpdir);
-	assert_int_equal(file_replace(meta_path, meta, strlen(meta), 0600,
+	assert_int_equal(fileio_replace(meta_path, meta, strlen(meta), 0600,
 	    false, err, sizeof err), 0);
 	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
 	    sizeof err), 0);

@@ -136,9 +136,9 @@ write_record(const char *id)
 	meta = xasprintf("{\"v\":1,\"id\":\"%s\",\"host\":\"local\","
 	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
 	    "\"target_s\":0,\"command\":\"sh\",\"label\":\"lines %s\","
-	    "\"started\":%.3f}", id, id, job_now());
+	    "\"started\":%.3f}", id, id, jobevent_now());
 	path = xasprintf("%s/calops/streams/local/%s.json", tmpdir, id);
-	assert_int_equal(file_replace(path, meta, strlen(meta), 0600, false,
+	assert_int_equal(fileio_replace(path, meta, strlen(meta), 0600, false,
 	    err, sizeof err), 0);
 	free(path);
 	free(meta);
@@ -214,7 +214,7 @@ ended(struct labmodel *lm, const char *id)
 {
 	struct ljob *j = job_of(lm, id);
 
-	return j != NULL && !ljob_live(j);
+	return j != NULL && !labmodel_job_live(j);
 }
 
 static bool
@@ -321,8 +321,8 @@ test_watch_then_take_over(void **state)
 	path = mirror_of(SHORT_JOB);
 	assert_int_equal(stat(path, &st), -1);
 	free(path);
-	assert_true(ljob_live(job_of(owner, LONG_JOB)));
-	assert_true(ljob_live(job_of(watcher, LONG_JOB)));
+	assert_true(labmodel_job_live(job_of(owner, LONG_JOB)));
+	assert_true(labmodel_job_live(job_of(watcher, LONG_JOB)));
 
 	/* The owner quits mid-job: the watcher takes over, and the job goes
 	 * on to its end. */
@@ -330,7 +330,7 @@ test_watch_then_take_over(void **state)
 	run_for(l, 200);
 	assert_false(labmodel_watching(watcher));
 	assert_true(warned_of("this one follows the lab's jobs now"));
-	assert_true(ljob_live(job_of(watcher, LONG_JOB)));
+	assert_true(labmodel_job_live(job_of(watcher, LONG_JOB)));
 	fd = open(go, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd != -1);
 	close(fd);

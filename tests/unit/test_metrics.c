@@ -68,39 +68,39 @@ test_history(void **state)
 	assert_non_null(s = metrics_find(m, "h", 0, "temp_c"));
 	assert_null(metrics_find(m, "h", 1, "temp_c"));
 	assert_null(metrics_find(m, "g", 0, "temp_c"));
-	metrics_history(&s, 1, MLEVEL_1S, 1299.9, out, 120);
+	metricsview_history(&s, 1, MLEVEL_1S, 1299.9, out, 120);
 	assert_int_equal(out[119].count, 4);
 	assert_true(out[119].min == 1299 && out[119].max == 1302);
 	assert_true(out[119].last == 1302 && out[119].sum == 4 * 1299 + 6);
 	assert_int_equal(out[0].count, 4);
 	assert_true(out[0].min == 1180);
 	/* 130 cells back: the first 10 rolled off the 120-cell ring. */
-	metrics_history(&s, 1, MLEVEL_1S, 1299.9, out, 130);
+	metricsview_history(&s, 1, MLEVEL_1S, 1299.9, out, 130);
 	for (k = 0; k < 10; k++) {
 		assert_int_equal(out[k].count, 0);
 		assert_true(isnan(out[k].min) && isnan(out[k].last));
 	}
 	assert_true(out[10].min == 1180);
 	/* 10 s cells hold 40 samples. */
-	metrics_history(&s, 1, MLEVEL_10S, 1299, out, 31);
+	metricsview_history(&s, 1, MLEVEL_10S, 1299, out, 31);
 	assert_int_equal(out[30].count, 40);
 	assert_true(out[30].min == 1290 && out[30].max == 1302);
 	assert_int_equal(out[0].count, 0);	/* 990-999: before the run */
 	assert_int_equal(out[1].count, 40);
 	/* 300 s cells: 900-1199 holds 1000-1199, 1200-1499 the rest. */
-	metrics_history(&s, 1, MLEVEL_5M, 1299, out, 2);
+	metricsview_history(&s, 1, MLEVEL_5M, 1299, out, 2);
 	assert_int_equal(out[0].count, 800);
 	assert_int_equal(out[1].count, 400);
 	assert_true(out[0].min == 1000 && out[0].max == 1202);
 	/* Later than the last sample: the newest cells are gaps. */
-	metrics_history(&s, 1, MLEVEL_1S, 1309.5, out, 20);
+	metricsview_history(&s, 1, MLEVEL_1S, 1309.5, out, 20);
 	for (k = 0; k < 10; k++)
 		assert_int_equal(out[k].count, 4);
 	for (k = 10; k < 20; k++)
 		assert_int_equal(out[k].count, 0);
 	/* A sample far later clears the whole ring. */
 	add(m, "h", 0, "temp_c", 5000, 1);
-	metrics_history(&s, 1, MLEVEL_1S, 5000, out, 120);
+	metricsview_history(&s, 1, MLEVEL_1S, 5000, out, 120);
 	for (k = 0; k < 119; k++)
 		assert_int_equal(out[k].count, 0);
 	assert_int_equal(out[119].count, 1);
@@ -121,16 +121,16 @@ test_gaps(void **state)
 		if (t < 100 || t >= 200)
 			add(m, "h", MCHIP_NONE, "power_w", T0 + t, 100 + t % 3);
 	s = metrics_find(m, "h", MCHIP_NONE, "power_w");
-	metrics_history(&s, 1, MLEVEL_1S, T0 + 299, out, 120);
+	metricsview_history(&s, 1, MLEVEL_1S, T0 + 299, out, 120);
 	for (t = 0; t < 120; t++)
 		assert_int_equal(out[t].count, t < 20 ? 0 : 1);
-	metrics_history(&s, 1, MLEVEL_10S, T0 + 299, out, 30);
+	metricsview_history(&s, 1, MLEVEL_10S, T0 + 299, out, 30);
 	for (t = 0; t < 30; t++) {
 		assert_int_equal(out[t].count, t >= 10 && t < 20 ? 0 : 10);
 		assert_true((out[t].count == 0) == isnan(out[t].max));
 	}
 	/* A 5 min graph of 30 columns: the same gap. */
-	assert_int_equal(metrics_graph(&s, 1, T0 + 299, 300, cols, 30),
+	assert_int_equal(metricsview_graph(&s, 1, T0 + 299, 300, cols, 30),
 	    MLEVEL_10S);
 	for (t = 0; t < 30; t++)
 		assert_int_equal(cols[t].count == 0, t >= 10 && t < 20);
@@ -156,8 +156,9 @@ test_spike(void **state)
 	}
 	s = metrics_find(m, "h", 0, "ttft_ms");
 	for (i = 0; i < 4; i++) {
-		assert_int_equal(metrics_graph(&s, 1, T0 + 86399, 86400, cols,
-		    ncols[i]), MLEVEL_5M);
+		assert_int_equal(
+		    metricsview_graph(&s, 1, T0 + 86399, 86400, cols, ncols[i]),
+		    MLEVEL_5M);
 		for (c = 0, hits = 0; c < ncols[i]; c++) {
 			assert_true(cols[c].min == 10);
 			hits += cols[c].max == 1000;
@@ -173,13 +174,14 @@ test_spike(void **state)
 		add(m, "h", 0, "ttft_ms", T0 + t, t == 5000 ? 1000 : 10);
 	s = metrics_find(m, "h", 0, "ttft_ms");
 	now = T0 + 7199;
-	assert_int_equal(metrics_graph(&s, 1, now, 3600, cols, 60),
+	assert_int_equal(metricsview_graph(&s, 1, now, 3600, cols, 60),
 	    MLEVEL_10S);
 	for (c = 0, hits = 0; c < 60; c++)
 		hits += cols[c].max == 1000;
 	assert_int_equal(hits, 1);
 	/* 10 min ago the 1 s cells are gone: the 1 min graph cannot see it. */
-	assert_int_equal(metrics_graph(&s, 1, now, 60, cols, 60), MLEVEL_1S);
+	assert_int_equal(
+	    metricsview_graph(&s, 1, now, 60, cols, 60), MLEVEL_1S);
 	for (c = 0; c < 60; c++)
 		assert_true(cols[c].max == 10);
 	metrics_free(m);
@@ -188,7 +190,7 @@ test_spike(void **state)
 	for (t = 0; t < 120; t++)
 		add(m, "h", 0, "temp_c", T0 + t, t == 100 ? 95 : 40);
 	s = metrics_find(m, "h", 0, "temp_c");
-	assert_int_equal(metrics_graph(&s, 1, T0 + 119, 60, cols, 120),
+	assert_int_equal(metricsview_graph(&s, 1, T0 + 119, 60, cols, 120),
 	    MLEVEL_1S);
 	for (c = 0, hits = 0; c < 120; c++)
 		hits += cols[c].max == 95;
@@ -226,7 +228,7 @@ exact_p(const double *ts, const double *v, size_t n, unsigned slot,
 		if (k >= cur - 6 && k <= cur)
 			w[m++] = v[i];
 	}
-	r = nearest_rank(w, m, p);
+	r = soakstats_nearest_rank(w, m, p);
 	free(w);
 	return r;
 }
@@ -266,7 +268,7 @@ test_windows(void **state)
 		s = metrics_find(m, "h", 2, "ttft_ms");
 		metrics_tick(m, t);
 		for (win = MWIN_1M; win <= MWIN_1H; win++) {
-			w = mseries_window(s, win);
+			w = metricsview_series_window(s, win);
 			reference(ts, v, n, metrics_window_width(win) / 6, t,
 			    &ref);
 			if (!sketch_equal(w, &ref))
@@ -280,7 +282,7 @@ test_windows(void **state)
 		}
 	}
 	s = metrics_find(m, "h", 2, "ttft_ms");
-	w = mseries_window(s, MWIN_RUN);
+	w = metricsview_series_window(s, MWIN_RUN);
 	assert_int_equal(sketch_count(w), n);
 	want = exact_p(ts, v, n, 0, 0, 0.5);
 	assert_true(fabs(sketch_quantile(w, 0.5) - want) <= 0.01 * want);
@@ -288,21 +290,25 @@ test_windows(void **state)
 	add(m, "h", 2, "ttft_ms", t - 5000, 1);
 	for (win = MWIN_1M; win <= MWIN_1H; win++) {
 		reference(ts, v, n, metrics_window_width(win) / 6, t, &ref);
-		assert_true(sketch_equal(mseries_window(s, win), &ref));
+		assert_true(
+		    sketch_equal(metricsview_series_window(s, win), &ref));
 	}
 	assert_int_equal(sketch_count(w), n + 1);
 	/* A quiet host: the windows empty slot by slot, the run stays. */
 	metrics_tick(m, t + 65);
-	assert_true(sketch_count(mseries_window(s, MWIN_1M)) <
-	    sketch_count(mseries_window(s, MWIN_10M)));
+	assert_true(sketch_count(metricsview_series_window(s, MWIN_1M)) <
+	    sketch_count(metricsview_series_window(s, MWIN_10M)));
 	metrics_tick(m, t + 71);
-	assert_int_equal(sketch_count(mseries_window(s, MWIN_1M)), 0);
-	assert_true(isnan(sketch_quantile(mseries_window(s, MWIN_1M), 0.99)));
+	assert_int_equal(
+	    sketch_count(metricsview_series_window(s, MWIN_1M)), 0);
+	assert_true(isnan(
+	    sketch_quantile(metricsview_series_window(s, MWIN_1M), 0.99)));
 	metrics_tick(m, t + 4201);
 	for (win = MWIN_1M; win <= MWIN_1H; win++)
-		assert_int_equal(sketch_count(mseries_window(s, win)), 0);
+		assert_int_equal(
+		    sketch_count(metricsview_series_window(s, win)), 0);
 	assert_int_equal(sketch_count(w), n + 1);
-	assert_true(mseries_last_ts(s) == t);
+	assert_true(metricsview_series_last_ts(s) == t);
 	sketch_release(&ref);
 	free(ts);
 	free(v);
@@ -346,14 +352,15 @@ test_success_rate(void **state)
 				cnt++;
 			}
 		}
-		got = metrics_mean(&s, 1, wins[w], now);
+		got = metricsview_mean(&s, 1, wins[w], now);
 		assert_true(fabs(got - sum / (double)cnt) < 1e-12);
 	}
 	for (i = 0, sum = 0; i < n; i++)
 		sum += v[i];
-	assert_true(fabs(metrics_mean(&s, 1, MWIN_RUN, now) - sum / n) < 1e-12);
-	assert_true(metrics_mean(&s, 1, MWIN_1M, now) < 0.95);
-	assert_true(isnan(metrics_mean(&s, 1, MWIN_1M, now + 3600)));
+	assert_true(
+	    fabs(metricsview_mean(&s, 1, MWIN_RUN, now) - sum / n) < 1e-12);
+	assert_true(metricsview_mean(&s, 1, MWIN_1M, now) < 0.95);
+	assert_true(isnan(metricsview_mean(&s, 1, MWIN_1M, now + 3600)));
 	free(ts);
 	free(v);
 	metrics_free(m);
@@ -398,20 +405,21 @@ test_merge_chips(void **state)
 	sketch_init(&ref);
 	metrics_tick(m, now);
 	for (win = MWIN_1M; win <= MWIN_1H; win++) {
-		metrics_merge_window(sel, 8, win, &merged);
+		metricsview_merge_window(sel, 8, win, &merged);
 		reference(ts, v, n, metrics_window_width(win) / 6, now, &ref);
 		assert_true(sketch_equal(&merged, &ref));
 	}
-	metrics_merge_window(sel, 8, MWIN_RUN, &merged);
+	metricsview_merge_window(sel, 8, MWIN_RUN, &merged);
 	assert_int_equal(sketch_count(&merged), n);
 	/* Cells: counts and sums add, min of mins, max of maxes. */
-	metrics_history(sel, 8, MLEVEL_10S, now, out, 60);
+	metricsview_history(sel, 8, MLEVEL_10S, now, out, 60);
 	for (c = 0; c < 60; c++) {
 		uint64_t count = 0;
 		double lo = INFINITY, hi = -INFINITY;
 
 		for (i = 0; i < 8; i++) {
-			metrics_history(&sel[i], 1, MLEVEL_10S, now, one, 60);
+			metricsview_history(
+			    &sel[i], 1, MLEVEL_10S, now, one, 60);
 			count += one[c].count;
 			if (one[c].count > 0) {
 				lo = fmin(lo, one[c].min);
@@ -462,7 +470,7 @@ memory_at(enum leak_kind k, double f)
 }
 
 /*
- * The same samples through the store and through leak_rule: identical up
+ * The same samples through the store and through soakstats_leak_rule: identical up
  * to MLEAK_SAMPLES samples, the same verdict and medians within `tol` of
  * the exact ones past it.
  */
@@ -479,12 +487,12 @@ leak_case(enum leak_kind k, size_t n, double dt, double tol)
 	rng_state = 1000 + k;
 	for (i = 0; i < n; i++) {
 		v = memory_at(k, (double)i / n);
-		series_add(&ref, T0 + i * dt, v);
+		soakstats_series_add(&ref, T0 + i * dt, v);
 		add(m, "h", 0, "device_mem_bytes", T0 + i * dt, v);
 	}
-	leak_rule(&ref, &want);
+	soakstats_leak_rule(&ref, &want);
 	s = metrics_find(m, "h", 0, "device_mem_bytes");
-	mseries_leak(s, &got);
+	metrics_series_leak(s, &got);
 	if (got.evaluated != want.evaluated || got.growing != want.growing)
 		fail_msg("%s, %zu samples: growing %d, exact rule %d",
 		    leak_names[k], n, got.growing, want.growing);
@@ -497,9 +505,9 @@ leak_case(enum leak_kind k, size_t n, double dt, double tol)
 		assert_true(got.growth == want.growth &&
 		    got.threshold == want.threshold);
 	/* Cached, and still right after one more sample. */
-	mseries_leak(s, &got);
+	metrics_series_leak(s, &got);
 	assert_int_equal(got.growing, want.growing);
-	series_release(&ref);
+	soakstats_series_release(&ref);
 	metrics_free(m);
 }
 
@@ -525,20 +533,21 @@ test_leak(void **state)
 
 		rng_state = 1000 + k;
 		for (i = 0; i < 86400; i++)
-			series_add(&ref, T0 + i, memory_at(k, i / 86400.0));
-		leak_rule(&ref, &lv);
+			soakstats_series_add(
+			    &ref, T0 + i, memory_at(k, i / 86400.0));
+		soakstats_leak_rule(&ref, &lv);
 		if (lv.growing != growing[k])
 			fail_msg("%s: the exact rule says %d", leak_names[k],
 			    lv.growing);
-		series_release(&ref);
+		soakstats_series_release(&ref);
 	}
 	/* Other metrics have no verdict; too few samples, none either. */
 	m = metrics_new(0);
 	add(m, "h", 0, "temp_c", T0, 1);
 	add(m, "h", 0, "rss_bytes", T0, 1);
-	mseries_leak(metrics_find(m, "h", 0, "temp_c"), &lv);
+	metrics_series_leak(metrics_find(m, "h", 0, "temp_c"), &lv);
 	assert_false(lv.evaluated);
-	mseries_leak(metrics_find(m, "h", 0, "rss_bytes"), &lv);
+	metrics_series_leak(metrics_find(m, "h", 0, "rss_bytes"), &lv);
 	assert_false(lv.evaluated);
 	metrics_free(m);
 }
@@ -628,14 +637,15 @@ test_errors(void **state)
 	assert_int_equal(event_parse(line, sizeof line - 1, &ev), EVENT_OK);
 	assert_int_equal(metrics_add_event(m, "h", &ev, err, sizeof err), 0);
 	assert_int_equal(metrics_count(m), 2);
-	mseries_totals(metrics_find(m, "h", 1, "temp_c"), &tot);
+	metricsview_series_totals(metrics_find(m, "h", 1, "temp_c"), &tot);
 	assert_true(tot.count == 1 && tot.last == 60 && tot.min == 60);
-	assert_true(mseries_last_ts(metrics_find(m, "h", 1, "ttft_ms")) ==
-	    1700000000.5);
-	assert_string_equal(mseries_host(metrics_series(m, 0)), "h");
-	assert_int_equal(mseries_chip(metrics_series(m, 0)), 1);
-	assert_string_equal(mseries_name(metrics_series(m, 1)), "temp_c");
-	assert_null(mseries_window(metrics_series(m, 1), MWIN_1M));
+	assert_true(metricsview_series_last_ts(
+			metrics_find(m, "h", 1, "ttft_ms")) == 1700000000.5);
+	assert_string_equal(metricsview_series_host(metrics_series(m, 0)), "h");
+	assert_int_equal(metricsview_series_chip(metrics_series(m, 0)), 1);
+	assert_string_equal(
+	    metricsview_series_name(metrics_series(m, 1)), "temp_c");
+	assert_null(metricsview_series_window(metrics_series(m, 1), MWIN_1M));
 	assert_int_equal(metrics_add(m, "h", 2, "temp_c", 1, 1, err,
 	    sizeof err), -1);
 	assert_non_null(strstr(err, "more than 2 series"));
@@ -670,7 +680,7 @@ test_many_series(void **state)
 
 			snprintf(host, sizeof host, "lab-%02d", h);
 			assert_non_null(s = metrics_find(m, host, c, "ttft_ms"));
-			mseries_totals(s, &tot);
+			metricsview_series_totals(s, &tot);
 			assert_true(tot.last == h * 8 + c + 1);
 		}
 	metrics_free(m);

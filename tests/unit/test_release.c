@@ -1,5 +1,5 @@
 /*
- * test_release.c: the audit log (release.c) and the keyring (sig.c), with
+ * test_release.c: the audit log (release.c) and the keyring (keyring.c), with
  * real Ed25519 keys made here and logs written exactly as release.md §3
  * says: compact JSON, members in order, a prev_sha256 chain, and sig over
  * the bytes before ',"sig":' followed by '}'.
@@ -13,8 +13,8 @@
 #include <openssl/pem.h>
 
 #include "base/buf.h"
+#include "release/keyring.h"
 #include "release/release.h"
-#include "release/sig.h"
 
 /* Two trusted keys and one stranger, for every test. */
 static EVP_PKEY *alice, *bob, *mallory;
@@ -160,7 +160,7 @@ verify(const char *data, size_t len, struct audit_state *st)
 	int rc;
 
 	ring(&kr);
-	rc = audit_verify(data, len, &kr, st);
+	rc = release_audit_verify(data, len, &kr, st);
 	keyring_release(&kr);
 	return rc;
 }
@@ -527,7 +527,7 @@ test_base64(void **state)
 		if (i == nitems(cases) - 2)
 			len = 5;			/* with its NUL */
 		memset(out, 0, sizeof out);
-		n = base64_decode(cases[i].in, len, out, sizeof out);
+		n = keyring_base64_decode(cases[i].in, len, out, sizeof out);
 		if (n != cases[i].n)
 			fail_msg("'%s': %ld, wanted %ld", cases[i].in, n,
 			    cases[i].n);
@@ -535,16 +535,16 @@ test_base64(void **state)
 			fail_msg("'%s': wrong bytes", cases[i].in);
 	}
 	/* the output must have room, and no more than needed is asked */
-	assert_int_equal(base64_decode("QUJD", 4, out, 2), -1);
-	assert_int_equal(base64_decode("QUJD", 4, out, 3), 3);
-	assert_int_equal(base64_decode("QUI=", 4, out, 3), 2);
+	assert_int_equal(keyring_base64_decode("QUJD", 4, out, 2), -1);
+	assert_int_equal(keyring_base64_decode("QUJD", 4, out, 3), 3);
+	assert_int_equal(keyring_base64_decode("QUI=", 4, out, 3), 2);
 	/* round trips through OpenSSL's encoder, every length to 100 */
 	for (len = 0; len <= sizeof raw; len++) {
 		for (i = 0; i < len; i++)
 			raw[i] = (unsigned char)(i * 37 + len);
 		EVP_EncodeBlock(enc, raw, (int)len);
-		n = base64_decode((const char *)enc, strlen((char *)enc), out,
-		    sizeof out);
+		n = keyring_base64_decode(
+		    (const char *)enc, strlen((char *)enc), out, sizeof out);
 		if (len == 0)
 			assert_int_equal(n, -1);
 		else if (len > sizeof out)

@@ -80,7 +80,7 @@ data(enum shape s, size_t n, uint64_t seed)
 	return v;
 }
 
-/* nearest_rank() on an array already sorted, without sorting it again. */
+/* soakstats_nearest_rank() on an array already sorted, without sorting it again. */
 static double
 ranked(const double *sorted, size_t n, double p)
 {
@@ -119,7 +119,7 @@ test_accuracy(void **state)
 		sorted = xreallocarray(NULL, N, sizeof *sorted);
 		memcpy(sorted, v, N * sizeof *v);
 		for (i = 0; i < nitems(ps); i++) {
-			want = nearest_rank(sorted, N, ps[i]);
+			want = soakstats_nearest_rank(sorted, N, ps[i]);
 			assert_true(want == ranked(sorted, N, ps[i]));
 			check_close(shape_names[sh], ps[i],
 			    sketch_quantile(&s, ps[i]), want);
@@ -153,7 +153,7 @@ test_nearest_rank(void **state)
 		}
 		for (i = 0; i <= 1000; i++) {
 			memcpy(sorted, v, n * sizeof *v);
-			want = nearest_rank(sorted, n, i / 1000.0);
+			want = soakstats_nearest_rank(sorted, n, i / 1000.0);
 			check_close("small", i / 1000.0,
 			    sketch_quantile(&s, i / 1000.0), want);
 		}
@@ -307,7 +307,7 @@ test_collapse(void **state)
 	    (1 - SKETCH_ALPHA)));
 	sorted = xreallocarray(NULL, N, sizeof *sorted);
 	memcpy(sorted, v, N * sizeof *v);
-	nearest_rank(sorted, N, 0.5);
+	soakstats_nearest_rank(sorted, N, 0.5);
 	for (i = 1; i < 1000; i++) {
 		want = ranked(sorted, N, i / 1000.0);
 		got = sketch_quantile(&s, i / 1000.0);

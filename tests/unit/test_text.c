@@ -224,7 +224,7 @@ test_random(void **state)
 		for (i = 0; out[i] != '\0'; i++)
 			if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
 				fail_msg("round %zu: control byte in output", round);
-		assert_true(utf8_valid(out, strlen(out)));
+		assert_true(text_utf8_valid(out, strlen(out)));
 		if (width != 0) {
 			assert_true(mbstowcs(wide, out, nitems(wide)) <
 			    nitems(wide));
@@ -280,23 +280,27 @@ test_utf8_valid(void **state)
 
 	(void)state;
 	for (i = 0; i < nitems(cases); i++)
-		if (utf8_valid(cases[i].s, cases[i].len) != cases[i].valid)
-			fail_msg("case %zu: utf8_valid is %d", i, !cases[i].valid);
-	assert_int_equal(utf8_decode((const unsigned char *)"", 0, &cp), 0);
-	assert_int_equal(utf8_decode((const unsigned char *)"A", 1, &cp), 1);
+		if (text_utf8_valid(cases[i].s, cases[i].len) != cases[i].valid)
+			fail_msg("case %zu: text_utf8_valid is %d", i,
+			    !cases[i].valid);
+	assert_int_equal(
+	    text_utf8_decode((const unsigned char *)"", 0, &cp), 0);
+	assert_int_equal(
+	    text_utf8_decode((const unsigned char *)"A", 1, &cp), 1);
 	assert_int_equal(cp, 'A');
-	assert_int_equal(utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp),
-	    2);
+	assert_int_equal(
+	    text_utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp), 2);
 	assert_int_equal(cp, 0xe9);
-	assert_int_equal(utf8_decode((const unsigned char *)"\xe4\xb8\xad", 3,
-	    &cp), 3);
+	assert_int_equal(
+	    text_utf8_decode((const unsigned char *)"\xe4\xb8\xad", 3, &cp), 3);
 	assert_int_equal(cp, 0x4e2d);
-	assert_int_equal(utf8_decode((const unsigned char *)"\xf4\x8f\xbf\xbf",
-	    4, &cp), 4);
+	assert_int_equal(
+	    text_utf8_decode((const unsigned char *)"\xf4\x8f\xbf\xbf", 4, &cp),
+	    4);
 	assert_int_equal(cp, 0x10ffff);
 	/* The length given is respected, even inside a longer string. */
-	assert_int_equal(utf8_decode((const unsigned char *)"\xe4\xb8\xad", 2,
-	    &cp), 0);
+	assert_int_equal(
+	    text_utf8_decode((const unsigned char *)"\xe4\xb8\xad", 2, &cp), 0);
 }
 
 int

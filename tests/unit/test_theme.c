@@ -143,13 +143,13 @@ test_roles(void **state)
 
 	(void)state;
 	for (i = 0; i < ROLE_COUNT; i++) {
-		assert_string_equal(role_table[i].name, names[i]);
-		assert_non_null(role_table[i].description);
-		assert_true(strlen(role_table[i].description) > 3);
-		assert_int_equal(role_lookup(names[i]), i);
+		assert_string_equal(theme_role_table[i].name, names[i]);
+		assert_non_null(theme_role_table[i].description);
+		assert_true(strlen(theme_role_table[i].description) > 3);
+		assert_int_equal(theme_role_lookup(names[i]), i);
 	}
-	assert_int_equal(role_lookup("passs"), -1);
-	assert_int_equal(role_lookup(""), -1);
+	assert_int_equal(theme_role_lookup("passs"), -1);
+	assert_int_equal(theme_role_lookup(""), -1);
 }
 
 /* Every bundled theme loads by name, has its own name and a description,
@@ -182,9 +182,10 @@ test_bundled(void **state)
 		roles = json_object_get(d.root, "roles");
 		assert_int_equal(json_object_size(roles), ROLE_COUNT);
 		for (r = 0; r < ROLE_COUNT; r++)
-			if (json_object_get(roles, role_table[r].name) == NULL)
+			if (json_object_get(roles, theme_role_table[r].name) ==
+			    NULL)
 				fail_msg("%s lacks role '%s'", path,
-				    role_table[r].name);
+				    theme_role_table[r].name);
 		doc_release(&d);
 		free(data);
 		free(path);
@@ -524,13 +525,13 @@ test_no_color(void **state)
 {
 	(void)state;
 	unsetenv("NO_COLOR");
-	assert_false(colour_disabled());
+	assert_false(theme_colour_disabled());
 	setenv("NO_COLOR", "", 1);
-	assert_false(colour_disabled());
+	assert_false(theme_colour_disabled());
 	setenv("NO_COLOR", "1", 1);
-	assert_true(colour_disabled());
+	assert_true(theme_colour_disabled());
 	setenv("NO_COLOR", "0", 1);
-	assert_true(colour_disabled());
+	assert_true(theme_colour_disabled());
 	unsetenv("NO_COLOR");
 }
 

@@ -99,7 +99,7 @@ setup(void **state)
 	free(t);
 	link_at(f->ws, "fifolink", "fifo");
 
-	if (ws_open(&f->w, f->ws, err, sizeof err) != 0)
+	if (workspace_open(&f->w, f->ws, err, sizeof err) != 0)
 		fail_msg("%s", err);
 	*state = f;
 	return 0;
@@ -126,7 +126,7 @@ teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	ws_close(&f->w);
+	workspace_close(&f->w);
 	rmtree(f->base);
 	free(f->base);
 	free(f->ws);
@@ -143,45 +143,45 @@ test_open(void **state)
 	char err[256], *path, *real;
 
 	/* a missing path, a file, a path through a file */
-	assert_int_equal(ws_open(&w, "/nonexistent/calops/ws", err, sizeof err),
-	    -1);
+	assert_int_equal(
+	    workspace_open(&w, "/nonexistent/calops/ws", err, sizeof err), -1);
 	assert_non_null(strstr(err, "cannot open workspace"));
 	assert_null(w.root);
 	path = xasprintf("%s/a.txt", f->ws);
-	assert_int_equal(ws_open(&w, path, err, sizeof err), -1);
+	assert_int_equal(workspace_open(&w, path, err, sizeof err), -1);
 	assert_non_null(strstr(err, "not a directory"));
 	free(path);
 	path = xasprintf("%s/a.txt/x", f->ws);
-	assert_int_equal(ws_open(&w, path, err, sizeof err), -1);
+	assert_int_equal(workspace_open(&w, path, err, sizeof err), -1);
 	free(path);
-	assert_int_equal(ws_open(&w, "", err, sizeof err), -1);
+	assert_int_equal(workspace_open(&w, "", err, sizeof err), -1);
 
 	/* the root is the real path, whatever way it was named */
 	real = realpath(f->ws, NULL);
 	assert_string_equal(f->w.root, real);
 	assert_string_equal(f->w.given, f->ws);
 	path = xasprintf("%s/./ws/d/..", f->base);
-	assert_int_equal(ws_open(&w, path, err, sizeof err), 0);
+	assert_int_equal(workspace_open(&w, path, err, sizeof err), 0);
 	assert_string_equal(w.root, real);
-	ws_close(&w);
+	workspace_close(&w);
 	assert_null(w.root);
 	free(path);
 	path = xasprintf("%s/wslink", f->base);
 	assert_int_equal(symlink("ws", path), 0);
-	assert_int_equal(ws_open(&w, path, err, sizeof err), 0);
+	assert_int_equal(workspace_open(&w, path, err, sizeof err), 0);
 	assert_string_equal(w.root, real);
-	ws_close(&w);
+	workspace_close(&w);
 	free(path);
 	free(real);
 
-	path = ws_abs(&f->w, "d/b.txt");
+	path = workspace_abs(&f->w, "d/b.txt");
 	assert_int_equal(strncmp(path, f->w.root, strlen(f->w.root)), 0);
 	assert_string_equal(path + strlen(f->w.root), "/d/b.txt");
 	free(path);
-	path = ws_abs(&f->w, "");
+	path = workspace_abs(&f->w, "");
 	assert_string_equal(path, f->w.root);
 	free(path);
-	path = ws_abs(&f->w, ".");
+	path = workspace_abs(&f->w, ".");
 	assert_string_equal(path, f->w.root);
 	free(path);
 }
@@ -227,7 +227,8 @@ test_join(void **state)
 	for (i = 0; i < nitems(cases); i++) {
 		err[0] = '\0';
 		rel = (char *)"unset";
-		rc = ws_join(cases[i].from, cases[i].ref, &rel, err, sizeof err);
+		rc = workspace_join(
+		    cases[i].from, cases[i].ref, &rel, err, sizeof err);
 		if (rc != cases[i].rc)
 			fail_msg("'%s' from '%s': rc %d, wanted %d (%s)",
 			    cases[i].ref, cases[i].from, rc, cases[i].rc, err);
@@ -244,12 +245,12 @@ test_join(void **state)
 		}
 	}
 	/* No message buffer is fine. */
-	assert_int_equal(ws_join("x", "/a", &rel, NULL, 0), -1);
-	assert_true(ws_is_uri("sha256:x"));
-	assert_false(ws_is_uri("sha256"));
-	assert_false(ws_is_uri("SHA256:x"));
-	assert_false(ws_is_uri("oci:/x"));
-	assert_false(ws_is_uri(""));
+	assert_int_equal(workspace_join("x", "/a", &rel, NULL, 0), -1);
+	assert_true(workspace_is_uri("sha256:x"));
+	assert_false(workspace_is_uri("sha256"));
+	assert_false(workspace_is_uri("SHA256:x"));
+	assert_false(workspace_is_uri("oci:/x"));
+	assert_false(workspace_is_uri(""));
 }
 
 static void
@@ -301,7 +302,7 @@ test_locate(void **state)
 
 	for (i = 0; i < nitems(cases); i++) {
 		err[0] = '\0';
-		s = ws_locate(&f->w, cases[i].rel, &st, err, sizeof err);
+		s = workspace_locate(&f->w, cases[i].rel, &st, err, sizeof err);
 		if (s != cases[i].s)
 			fail_msg("'%s': status %d, wanted %d (%s)", cases[i].rel,
 			    s, cases[i].s, err);
@@ -311,15 +312,15 @@ test_locate(void **state)
 			fail_msg("'%s': message '%s' lacks '%s'", cases[i].rel, err,
 			    cases[i].what);
 	}
-	assert_int_equal(ws_locate(&f->w, "inlink", &st, err, sizeof err),
-	    WS_OK);
+	assert_int_equal(
+	    workspace_locate(&f->w, "inlink", &st, err, sizeof err), WS_OK);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_size, 4);
-	assert_int_equal(ws_locate(&f->w, "dlink", &st, err, sizeof err),
+	assert_int_equal(workspace_locate(&f->w, "dlink", &st, err, sizeof err),
 	    WS_OK);
 	assert_true(S_ISDIR(st.st_mode));
-	assert_int_equal(ws_locate(&f->w, "fifolink", &st, err, sizeof err),
-	    WS_OK);
+	assert_int_equal(
+	    workspace_locate(&f->w, "fifolink", &st, err, sizeof err), WS_OK);
 	assert_true(S_ISFIFO(st.st_mode));
 }
 
@@ -356,8 +357,8 @@ test_read(void **state)
 		err[0] = '\0';
 		data = (char *)"unset";
 		size = 99;
-		s = ws_read(&f->w, cases[i].rel, cases[i].max, &data, &size, err,
-		    sizeof err);
+		s = workspace_read(&f->w, cases[i].rel, cases[i].max, &data,
+		    &size, err, sizeof err);
 		if (s != cases[i].s)
 			fail_msg("'%s': status %d, wanted %d (%s)", cases[i].rel,
 			    s, cases[i].s, err);
@@ -367,21 +368,21 @@ test_read(void **state)
 	}
 	alarm(0);
 
-	assert_int_equal(ws_read(&f->w, "a.txt", 10, &data, &size, err,
+	assert_int_equal(workspace_read(&f->w, "a.txt", 10, &data, &size, err,
 	    sizeof err), WS_OK);
 	assert_int_equal(size, 10);
 	assert_string_equal(data, "0123456789");
 	free(data);
-	assert_int_equal(ws_read(&f->w, "d/up", 100, &data, &size, err,
+	assert_int_equal(workspace_read(&f->w, "d/up", 100, &data, &size, err,
 	    sizeof err), WS_OK);
 	assert_string_equal(data, "0123456789");
 	free(data);
-	assert_int_equal(ws_read(&f->w, "empty", 100, &data, &size, err,
+	assert_int_equal(workspace_read(&f->w, "empty", 100, &data, &size, err,
 	    sizeof err), WS_OK);
 	assert_int_equal(size, 0);
 	assert_string_equal(data, "");
 	free(data);
-	assert_int_equal(ws_read(&f->w, "empty", 0, &data, &size, err,
+	assert_int_equal(workspace_read(&f->w, "empty", 0, &data, &size, err,
 	    sizeof err), WS_OK);
 	free(data);
 }

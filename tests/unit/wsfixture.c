@@ -552,15 +552,15 @@ static void
 template_hash(const char *dir, char hex[HASH_HEX_LEN + 1])
 {
 	struct hasher_opts o = { .use_cache = false, .threads = 2 };
-	struct hasher *h = hasher_new(&o);
+	struct hasher *h = hash_new(&o);
 	struct tree t;
 
 	memset(&t, 0, sizeof t);
-	if (hasher_tree(h, dir, NULL, &t) != 0)
+	if (hashtree_hash(h, dir, NULL, &t) != 0)
 		fail_msg("cannot hash '%s': %s", dir, t.err);
 	memcpy(hex, t.hex, HASH_HEX_LEN + 1);
-	tree_release(&t);
-	hasher_free(h);
+	hashtree_release(&t);
+	hash_free(h);
 }
 
 static char complete_hex[HASH_HEX_LEN + 1], mid_hex[HASH_HEX_LEN + 1];
@@ -643,7 +643,7 @@ ws_reset(struct wsfix *w, const char *label)
 	if (w->have_tickets)
 		tickets_release(w->tickets);
 	if (w->evaluated)
-		eval_release(&w->ev);
+		gate_eval_release(&w->ev);
 	w->have_tickets = w->evaluated = false;
 	ws_rmtree(w->dir);
 	ws_copy(w->from, w->dir, true);
@@ -672,7 +672,7 @@ ws_teardown(void **state)
 	if (w->have_tickets)
 		tickets_release(w->tickets);
 	if (w->evaluated)
-		eval_release(&w->ev);
+		gate_eval_release(&w->ev);
 	ws_rmtree(w->dir);
 	free(w->dir);
 	free(w);
@@ -693,10 +693,10 @@ ws_eval(struct wsfix *w)
 		w->have_tickets = false;
 	}
 	if (w->evaluated)
-		eval_release(&w->ev);
+		gate_eval_release(&w->ev);
 	w->evaluated = false;
-	if (eval_run(&w->ev, w->dir, &o, err, sizeof err) != 0)
-		fail_msg("eval_run: %s", err);
+	if (gate_eval_run(&w->ev, w->dir, &o, err, sizeof err) != 0)
+		fail_msg("gate_eval_run: %s", err);
 	w->evaluated = true;
 	return &w->ev;
 }
@@ -726,7 +726,7 @@ ticket_by_id(const struct wsfix *w, const char *id)
 const struct gate_result *
 gate_of(const struct eval *ev, const char *gate)
 {
-	const struct gate_result *gr = eval_gate(ev, gate);
+	const struct gate_result *gr = gate_eval(ev, gate);
 
 	if (gr == NULL)
 		fail_msg("no gate '%s'", gate);
@@ -760,8 +760,9 @@ dump_gate(const struct gate_result *gr)
 	    gate_status_name(gr->status), gr->findings.n);
 	for (i = 0; i < gr->findings.n; i++) {
 		f = &gr->findings.v[i];
-		print_error("  %-7s %s %s %s: %s\n", severity_name(f->severity),
-		    f->check, f->path, f->where, f->message);
+		print_error("  %-7s %s %s %s: %s\n",
+		    finding_severity_name(f->severity), f->check, f->path,
+		    f->where, f->message);
 	}
 }
 
@@ -794,8 +795,9 @@ _expect_finding(const struct eval *ev, const char *gate, const char *check,
 			return;
 	}
 	print_error("%s: expected a %s finding %s%s%s%s\n", gate,
-	    severity_name(sev), check, substr != NULL ? " saying '" : "",
-	    substr != NULL ? substr : "", substr != NULL ? "'" : "");
+	    finding_severity_name(sev), check,
+	    substr != NULL ? " saying '" : "", substr != NULL ? substr : "",
+	    substr != NULL ? "'" : "");
 	dump_gate(gr);
 	_fail(file, line);
 }
@@ -811,9 +813,11 @@ no_finding(const struct eval *ev, const char *gate, const char *check,
 
 	for (i = 0; i < gr->findings.n; i++) {
 		f = &gr->findings.v[i];
-		if (check_covers(check, f->check) && bad(f->severity, sev)) {
+		if (finding_check_covers(check, f->check) &&
+		    bad(f->severity, sev)) {
 			print_error("%s: unexpected %s finding %s: %s\n", gate,
-			    severity_name(f->severity), f->check, f->message);
+			    finding_severity_name(f->severity), f->check,
+			    f->message);
 			dump_gate(gr);
 			_fail(file, line);
 		}
@@ -851,7 +855,7 @@ void
 _expect_project(const struct eval *ev, const char *status,
     const char *vendor_id, const char *file, int line)
 {
-	char *got = eval_project_status(ev);
+	char *got = gate_eval_project_status(ev);
 	bool ok = strcmp(got, status) == 0, found = false;
 	size_t i;
 

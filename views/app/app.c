@@ -61,7 +61,7 @@ eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
 		}
 		return;
 	}
-	r = board_event(&a->board, line, len);
+	r = boardmodel_event(&a->board, line, len);
 	if ((r & BOARD_CHANGED) && a->board.now.valid && a->board.error == NULL)
 		record_history(a);
 	if ((r & BOARD_CHANGED) && a->board.now.valid && a->labm != NULL)
@@ -87,12 +87,13 @@ eval_done(struct child *c, int status, void *arg)
 	(void)c;
 	a->eval = NULL;
 	if (a->board.running) {
-		board_fail(&a->board, WIFSIGNALED(status) ?
+		boardmodel_fail(&a->board, WIFSIGNALED(status) ?
 		    "the evaluation was killed" :
 		    "the evaluation ended without a result");
 	}
 	if (a->watch != NULL && !watch_root_ok(watchloop_watch(a->watch)))
-		board_fail(&a->board, "the workspace is gone or unreadable");
+		boardmodel_fail(
+		    &a->board, "the workspace is gone or unreadable");
 	a->dirty = true;
 	if (a->eval_again) {
 		a->eval_again = false;
@@ -116,10 +117,10 @@ app_evaluate(struct app *a)
 	/* What the last evaluation said is stale now. */
 	if (a->message_eval)
 		a->message[0] = '\0';
-	board_begin(&a->board);
+	boardmodel_begin(&a->board);
 	a->eval = child_start(a->loop, argv, &eval_ops, a, err, sizeof err);
 	if (a->eval == NULL)
-		board_fail(&a->board, err);
+		boardmodel_fail(&a->board, err);
 	a->dirty = true;
 }
 
@@ -520,7 +521,7 @@ before_sleep(struct loop *l, void *arg)
 	/* The spinner ticks only while an evaluation runs: idle is idle. */
 	if (a->board.running && a->spinner_timer == 0)
 		a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
-	app_paint(a);
+	frame_paint(a);
 }
 
 /* ---- signals ---- */
@@ -561,7 +562,7 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 
 	(void)lm;
 	app_message(a, j->state != LJ_DONE, "%s on %s: %s", j->label, j->host,
-	    ljob_state_name(j->state));
+	    labmodel_job_state_name(j->state));
 	app_evaluate(a);
 }
 
@@ -625,7 +626,7 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	struct ui_opts uo;
 
 	memset(a, 0, sizeof *a);
-	board_init(&a->board);
+	boardmodel_init(&a->board);
 	a->demo = o->demo;
 	a->readonly = o->readonly;
 	if ((a->self = realpath("/proc/self/exe", NULL)) == NULL)
@@ -637,7 +638,7 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 		return -1;
 	uo.ascii = o->ascii || a->config.ascii;
 	uo.mouse = a->config.mouse;
-	uo.no_colour = colour_disabled();
+	uo.no_colour = theme_colour_disabled();
 	if (ui_init(&uo, &a->theme, err, errlen) != 0)
 		return -1;
 	a->loop = loop_new();
@@ -663,7 +664,7 @@ app_teardown(struct app *a)
 	labmodel_free(a->labm);
 	lab_release(&a->lab);
 	loop_free(a->loop);
-	board_release(&a->board);
+	boardmodel_release(&a->board);
 	theme_release(&a->theme);
 	config_release(&a->config);
 	free(a->self);

@@ -25,11 +25,11 @@ enum app_mode {
 	MODE_NORMAL,
 	MODE_FILTER,		/* typing after '/' */
 	MODE_COMMAND,		/* typing after ':' */
-	MODE_ASK,		/* typing an answer to app_ask() */
+	MODE_ASK,		/* typing an answer to prompt_ask() */
 };
 
-/* What app_ask() calls with the answer typed, or NULL when it was
- * cancelled (Esc, ^C); arg is app_ask()'s. */
+/* What prompt_ask() calls with the answer typed, or NULL when it was
+ * cancelled (Esc, ^C); arg is prompt_ask()'s. */
 typedef void (*app_answer_fn)(struct app *, const char *answer, void *arg);
 
 struct app_opts {
@@ -77,7 +77,7 @@ int	 app_main(const struct app_opts *o);
 
 /* Mark dirty, paint once: the frame and the top view, if anything changed
  * (frame.c; called before every sleep). */
-void	 app_paint(struct app *a);
+void	 frame_paint(struct app *a);
 
 /* For the prompt (prompt.c) and the views: evaluate the workspace again
  * (once more after the running evaluation, if one runs); show a top-level
@@ -96,7 +96,7 @@ void	 app_message(struct app *a, bool error, const char *fmt, ...)
 /* Ask a question in the status bar; fn gets the answer (see app_answer_fn).
  * Every key goes to the prompt until then, so the asking view is still
  * there when fn runs (unless the console quits: fn is not called). */
-void	 app_ask(struct app *a, const char *question, app_answer_fn fn,
+void	 prompt_ask(struct app *a, const char *question, app_answer_fn fn,
 	    void *arg);
 /* Case-insensitive substring match against the current filter. */
 bool	 app_filter_match(const struct app *a, const char *s);

@@ -170,7 +170,7 @@ draw_status(struct app *a)
 }
 
 void
-app_paint(struct app *a)
+frame_paint(struct app *a)
 {
 	struct view *v;
 	int banner;

@@ -1,6 +1,6 @@
 /*
  * prompt.c: the status bar's prompt: the live filter after '/', the command
- * line after ':' with Tab completion, and the answers app_ask() waits for.
+ * line after ':' with Tab completion, and the answers prompt_ask() waits for.
  */
 #include "calops.h"
 
@@ -98,7 +98,7 @@ run_command(struct app *a, const char *cmd)
 }
 
 void
-app_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
+prompt_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
 {
 	snprintf(a->ask, sizeof a->ask, "%s", question);
 	a->ask_fn = fn;
@@ -109,7 +109,7 @@ app_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
 	a->dirty = true;
 }
 
-/* The answer to app_ask(), or NULL: cancelled. */
+/* The answer to prompt_ask(), or NULL: cancelled. */
 static void
 answer(struct app *a, const char *text)
 {

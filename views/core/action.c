@@ -59,7 +59,7 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_ACTIONS] = { "actions", "show or hide the action log" },
 };
 
-const struct keybinding global_keys[] = {
+const struct keybinding action_global_keys[] = {
 	{ KEY_UP, ACT_UP, "Up" }, { 'k', ACT_UP, "k" },
 	{ KEY_DOWN, ACT_DOWN, "Down" }, { 'j', ACT_DOWN, "j" },
 	{ KEY_PPAGE, ACT_PAGE_UP, "PgUp" }, { KEY_CTRL('b'), ACT_PAGE_UP, "^B" },
@@ -94,7 +94,7 @@ action_for_key(const struct keybinding *view_keys, int key)
 	for (k = view_keys; k != NULL && k->key != 0; k++)
 		if (k->key == key)
 			return k->action;
-	for (k = global_keys; k->key != 0; k++)
+	for (k = action_global_keys; k->key != 0; k++)
 		if (k->key == key)
 			return k->action;
 	return ACT_NONE;

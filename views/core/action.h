@@ -10,9 +10,11 @@
 
 enum action {
 	ACT_NONE,
-	ACT_UP, ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_HOME, ACT_END, ACT_LEFT, ACT_RIGHT,
+	ACT_UP, ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_HOME, ACT_END,
+	    ACT_LEFT, ACT_RIGHT,
 	ACT_ENTER, ACT_BACK, ACT_QUIT, ACT_HELP, ACT_FILTER, ACT_COMMAND,
-	ACT_NEXT_VIEW, ACT_PREV_VIEW, ACT_VIEW_BOARD, ACT_VIEW_TICKETS, ACT_VIEW_FINDINGS, ACT_VIEW_JOBS,
+	ACT_NEXT_VIEW, ACT_PREV_VIEW, ACT_VIEW_BOARD, ACT_VIEW_TICKETS,
+	    ACT_VIEW_FINDINGS, ACT_VIEW_JOBS,
 	ACT_VIEW_SOAK, ACT_VIEW_FAULTS,
 	ACT_REDRAW, ACT_REFRESH, ACT_SUSPEND,
 	/* view-specific */
@@ -37,7 +39,7 @@ struct action_info {
 
 extern const struct action_info action_info[ACT_COUNT];
 /* The keys every view has; ended by a zero key. */
-extern const struct keybinding global_keys[];
+extern const struct keybinding action_global_keys[];
 
 #define KEY_CTRL(c) ((c) & 0x1f)
 

@@ -250,7 +250,7 @@ apply(struct config *c, const struct doc *d, char *err, size_t errlen)
 		return -1;
 	}
 	json_object_foreach(d->root, key, v) {
-		ptr = ptr_key("", key);
+		ptr = doc_ptr_key("", key);
 		for (i = 0; i < config_noptions; i++)
 			if (strcmp(key, config_options[i].name) == 0)
 				break;

@@ -52,7 +52,7 @@ graph_columns(struct mseries *const *s, size_t n, double newest, double end,
 	if (m > metrics_level_cells(l))
 		m = metrics_level_cells(l);
 	cells = xcalloc(m, sizeof *cells);
-	metrics_history(s, n, l, end, cells, m);
+	metricsview_history(s, n, l, end, cells, m);
 	graph_fold(cells, m, cols, ncols);
 	free(cells);
 }
@@ -65,7 +65,7 @@ graph_fold(const struct mcell *cells, size_t ncells, struct mcell *cols,
 	size_t i, a, b, k;
 
 	for (i = 0; i < ncols; i++) {
-		mcell_gap(&cols[i]);
+		metricsview_cell_gap(&cols[i]);
 		if (ncells == 0)
 			continue;
 		a = i * ncells / ncols;
@@ -117,7 +117,7 @@ graph_hold_gap(struct mseries *const *s, size_t n, double span,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		mseries_totals(s[i], &tot);
+		metricsview_series_totals(s[i], &tot);
 		count += tot.count;
 	}
 	if (n == 0 || count <= n || !(span > 0) || !(colsec > 0))

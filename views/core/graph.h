@@ -74,7 +74,7 @@ int	 graph_dots_y(bool ascii);
 
 /*
  * The finest history level (metrics.h) whose ring still holds the cells of
- * (end - span, end] while its newest cell is newest's: metrics_graph()
+ * (end - span, end] while its newest cell is newest's: metricsview_graph()
  * chooses by span alone, which a cursor far back would leave with gaps.
  */
 enum mlevel graph_level(double newest, double end, double span);

@@ -16,7 +16,7 @@
 
 #define THEME_NAME_MAX 64
 
-const struct role_info role_table[ROLE_COUNT] = {
+const struct role_info theme_role_table[ROLE_COUNT] = {
 	[ROLE_NORMAL] = { "normal",
 	    "ordinary text and the background of every view" },
 	[ROLE_TITLE] = { "title", "the title line at the top of a view" },
@@ -42,12 +42,12 @@ const struct role_info role_table[ROLE_COUNT] = {
 };
 
 int
-role_lookup(const char *name)
+theme_role_lookup(const char *name)
 {
 	int i;
 
 	for (i = 0; i < ROLE_COUNT; i++)
-		if (strcmp(name, role_table[i].name) == 0)
+		if (strcmp(name, theme_role_table[i].name) == 0)
 			return i;
 	return -1;
 }
@@ -186,8 +186,8 @@ parse_roles(struct parse *p, const json_t *roles)
 	int r, rc = 0;
 
 	json_object_foreach((json_t *)roles, name, style) {
-		rptr = ptr_key("/roles", name);
-		if ((r = role_lookup(name)) == -1) {
+		rptr = doc_ptr_key("/roles", name);
+		if ((r = theme_role_lookup(name)) == -1) {
 			docfile_error(p->err, p->errlen, p->source, p->d, rptr,
 			    "unknown role '%.60s'", name);
 			rc = -1;
@@ -199,7 +199,7 @@ parse_roles(struct parse *p, const json_t *roles)
 		} else {
 			p->specs[r].present = true;
 			json_object_foreach(style, key, v) {
-				kptr = ptr_key(rptr, key);
+				kptr = doc_ptr_key(rptr, key);
 				rc = parse_style_key(p, &p->specs[r], name, key,
 				    v, kptr);
 				free(kptr);
@@ -276,7 +276,7 @@ parse_text(struct parse *p, const json_t *root, const char *key, char **out)
 
 	if (v == NULL)
 		return 0;
-	ptr = ptr_key("", key);
+	ptr = doc_ptr_key("", key);
 	if (!json_is_string(v)) {
 		docfile_error(p->err, p->errlen, p->source, p->d, ptr,
 		    "'%s' must be a string, not %s", key, docfile_kind_name(v));
@@ -312,7 +312,7 @@ parse_doc(struct theme *t, struct parse *p)
 		    strcmp(key, "description") == 0 ||
 		    strcmp(key, "roles") == 0)
 			continue;
-		ptr = ptr_key("", key);
+		ptr = doc_ptr_key("", key);
 		docfile_error(p->err, p->errlen, p->source, p->d, ptr,
 		    "unknown key '%.60s' (name, description, roles)", key);
 		free(ptr);
@@ -381,7 +381,7 @@ theme_release(struct theme *t)
 }
 
 bool
-colour_disabled(void)
+theme_colour_disabled(void)
 {
 	const char *s = getenv("NO_COLOR");
 

@@ -5,9 +5,9 @@
  * file in themes/ says what each role looks like on an 8-colour and on a
  * 256-colour terminal.  This module is pure (no ncurses): ui.c turns a
  * struct role_style into colour pairs and A_* attributes, and draws roles
- * with their attributes only when colour_disabled().  Status is never told by
- * colour alone: the views also show a glyph and a word, and the monochrome
- * theme tells the statuses apart by attribute.
+ * with their attributes only when theme_colour_disabled().  Status is
+ * never told by colour alone: the views also show a glyph and a word, and
+ * the monochrome theme tells the statuses apart by attribute.
  *
  * A theme file is YAML:
  *
@@ -69,10 +69,10 @@ struct role_info {
 	const char	*description;
 };
 
-extern const struct role_info role_table[ROLE_COUNT];
+extern const struct role_info theme_role_table[ROLE_COUNT];
 
 /* The role called name in theme files, or -1. */
-int	 role_lookup(const char *name);
+int	 theme_role_lookup(const char *name);
 
 #define THEME_BOLD	0x01u
 #define THEME_DIM	0x02u
@@ -129,6 +129,6 @@ char	**theme_list(size_t *n);
 const char *theme_dir_builtin(void);
 
 /* True when NO_COLOR is set to something non-empty (no-color.org). */
-bool	 colour_disabled(void);
+bool	 theme_colour_disabled(void);
 
 #endif

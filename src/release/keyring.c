@@ -1,4 +1,4 @@
-/* sig.c: Ed25519 verification against a ring of trusted keys (sig.h). */
+/* keyring.c: Ed25519 verification against a ring of trusted keys (keyring.h). */
 #include "calops.h"
 
 #include <ctype.h>
@@ -6,7 +6,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "release/sig.h"
+#include "release/keyring.h"
 
 int
 keyring_add_pem(struct keyring *kr, const char *name, const char *pem,
@@ -73,7 +73,7 @@ b64_value(unsigned char c)
  * (OpenSSL's EVP decoder stops silently at a '-' and skips blanks inside.)
  */
 long
-base64_decode(const char *in, size_t len, unsigned char *out, size_t outlen)
+keyring_base64_decode(const char *in, size_t len, unsigned char *out, size_t outlen)
 {
 	const unsigned char *p = (const unsigned char *)in;
 	size_t i, o = 0, pad = 0;
@@ -132,7 +132,7 @@ keyring_verify(const struct keyring *kr, const char *only, const void *msg,
 	long n;
 	size_t i;
 
-	if (siglen > 200 || (n = base64_decode(sig_b64, siglen, sig,
+	if (siglen > 200 || (n = keyring_base64_decode(sig_b64, siglen, sig,
 	    sizeof sig)) != 64)
 		return NULL;
 	for (i = 0; i < kr->n; i++) {

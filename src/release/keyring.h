@@ -1,11 +1,11 @@
 /*
- * sig.h: Ed25519 signatures with OpenSSL, as release.md uses them: PEM
+ * keyring.h: Ed25519 signatures with OpenSSL, as release.md uses them: PEM
  * public keys in trusted-keys/, base64 signatures over exact bytes.
  *
  * A struct keyring owns its keys; keyring_release frees them.
  */
-#ifndef CALOPS_SIG_H
-#define CALOPS_SIG_H
+#ifndef CALOPS_KEYRING_H
+#define CALOPS_KEYRING_H
 
 #include "calops.h"
 
@@ -34,7 +34,7 @@ const char *keyring_verify(const struct keyring *kr, const char *only,
 	    const void *msg, size_t len, const char *sig_b64, size_t siglen);
 
 /* Decode base64 (no line breaks inside); returns the length or -1. */
-long	 base64_decode(const char *in, size_t len, unsigned char *out,
+long	 keyring_base64_decode(const char *in, size_t len, unsigned char *out,
 	    size_t outlen);
 
 #endif
