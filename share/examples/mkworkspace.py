@@ -2,7 +2,7 @@
 """mkworkspace.py: generate the calops example workspaces.
 
 Three profiles of one porting project (qwen/qwen3-1.7b onto a single-chip
-Calculet KS1), written against spec/workspace.md, release.md and protocol.md:
+Calculet KS1), written against share/doc/workspace.md, share/doc/release.md and share/doc/protocol.md:
 
   complete    every gate G0-G10 passes; project status RELEASED.  Generation
               1 (calcc 2.7.2, first export) was a pilot; generation 2 (calcc
@@ -293,7 +293,7 @@ def nearest_rank(sorted_values, pct):
 
 def capped_pairs(first, second, m):
     """Cross product where a pair running past m is capped to m - first;
-    duplicates collapse (workspace.md G7/G9)."""
+    duplicates collapse (share/doc/workspace.md G7/G9)."""
     out = []
     seen = set()
     for a in first:
@@ -412,7 +412,7 @@ class Workspace:
         return os.path.getsize(self.path(rel))
 
     def listing(self, rel):
-        """The canonical tree listing of a folder (workspace.md §1)."""
+        """The canonical tree listing of a folder (share/doc/workspace.md §1)."""
         top = self.path(rel)
         names = []
         for d, dirs, files in os.walk(top):
@@ -954,7 +954,7 @@ def compiler_manifest(version):
 
 def write_compile_log(ws, rel, build_id, ctx, started, profile):
     """A build log: every pass, fallback, warning, kernel choice, memory plan
-    and partition decision (runbook §9.3).  midproject: the vendor's replay of
+    and partition decision (share/doc/runbook.md §9.3).  midproject: the vendor's replay of
     the first export (RoPE still decomposed), before the re-export."""
     man = ctx["compiler"]
     version = man["image"].rsplit(":", 1)[1]
@@ -1431,7 +1431,7 @@ def gen_release(ws, ctx):
 
 
 def gen_project(ws, profile):
-    out = ["# Gate owners (runbook §2: one owner per gate, a person or team, never \"vendor\")", "gates:"]
+    out = ["# Gate owners (share/doc/runbook.md §2: one owner per gate, a person or team, never \"vendor\")", "gates:"]
     for g, (owner, due) in OWNERS.items():
         out.append("  %s: {owner: %s, due: %s}" % (g, yq(owner), due))
     ws.write_text("owners.yaml", "\n".join(out) + "\n")
@@ -1448,7 +1448,7 @@ def gen_project(ws, profile):
         states = {"M01": "done", "M02": "done", "M03": "doing", "M04": "done", "M05": "done",
                   "M06": "done", "M07": "done", "M08": "blocked", "M09": "doing", "M10": "todo",
                   "M11": "doing", "M12": "todo", "M13": "todo"}
-    out = ["# Tickets (runbook §16); progress is derived from gate checks, never from state", "tickets:"]
+    out = ["# Tickets (share/doc/runbook.md §16); progress is derived from gate checks, never from state", "tickets:"]
     for tid, title, owner, est in TICKETS:
         out.append("  %s: {owner: %s, estimate_days: %d, state: %s}   # %s" % (tid, yq(owner), est, states[tid], title))
     ws.write_text("tickets.yaml", "\n".join(out) + "\n")

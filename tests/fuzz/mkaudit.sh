@@ -1,5 +1,5 @@
 #!/bin/sh
-# mkaudit.sh: write signed audit logs (release.md §3) as fuzz_audit seeds,
+# mkaudit.sh: write signed audit logs (share/doc/release.md §3) as fuzz_audit seeds,
 # signed with a key made for this run and thrown away: no private key is
 # kept in the tree.  It prints the new public key, which then replaces
 # fuzz_pub in fuzz_audit.c (the seeds and that key go together).

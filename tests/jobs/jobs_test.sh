@@ -1,5 +1,5 @@
 #!/bin/bash
-# jobs_test.sh: durable jobs end to end with the real binary (protocol.md
+# jobs_test.sh: durable jobs end to end with the real binary (share/doc/protocol.md
 # §2): `calops run` returns at once and the job completes; events numbered
 # 1..N with hello first and end last; a job outlives its starter's SIGHUP;
 # `kill` stops a job within its grace; `tail --from N --follow` started

@@ -1,4 +1,4 @@
-# lab.sh: the console opens a lab file (protocol.md §4) given as PATH, or
+# lab.sh: the console opens a lab file (share/doc/protocol.md §4) given as PATH, or
 # the one the config folder names (lab.yaml there) when no PATH is given,
 # and shows its first workspace on a local host; a lab whose workspaces are
 # all on SSH hosts is refused with a message, not opened empty.
