@@ -79,7 +79,9 @@ test)
 	if [ -f "$top/tests/fuzz/CMakeLists.txt" ]; then
 		say "a short smoke run of each libFuzzer target"
 		(CC=clang; export CC
-		configure_build build-fuzz -DCALOPS_FUZZ=ON \
+		# clang's warnings are not gcc's: the fuzz build reports them
+		# without failing (CI's -Werror builds are the two above).
+		configure_build build-fuzz -DCALOPS_FUZZ=ON -DCALOPS_WERROR=OFF \
 		    -DCALOPS_FUZZ_SECONDS=5 -DCMAKE_BUILD_TYPE=Debug
 		cd "$top/build-fuzz" && ctest --output-on-failure -L fuzz)
 	fi
