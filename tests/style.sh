@@ -47,7 +47,7 @@ for o in $objs; do
 	base=$(basename "$o" .c.o)
 	[ "$base" = xmalloc ] && continue
 	nm -g --defined-only "$o" | awk -v b="$base" -v o="$o" '
-	    $2 ~ /^[TDBRC]$/ && $3 != b && index($3, b "_") != 1 {
+	    $2 ~ /^[TDBRC]$/ && $3 !~ /^__/ && $3 != b && index($3, b "_") != 1 {
 		printf "style: %s.c exports %s, not %s_*\n", b, $3, b; bad = 1
 	    }
 	    END { exit bad }' || bad=1
