@@ -2,9 +2,7 @@
 #include "calops.h"
 
 #include <getopt.h>
-#include <signal.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/text.h"
