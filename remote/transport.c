@@ -27,3 +27,17 @@ transport_close(struct transport *t)
 {
 	t->ops->close(t);
 }
+
+void
+transport_before_sleep(struct transport *t)
+{
+	short events;
+	int fd;
+
+	if (t->ops->deliver != NULL && t->ops->pending(t) > 0)
+		t->ops->deliver(t);
+	if ((fd = t->ops->events(t, &events)) >= 0)
+		loop_set_events(t->loop, fd, events);
+	if (t->ops->pending(t) > 0)
+		loop_no_sleep(t->loop);
+}

@@ -8,10 +8,16 @@
  * initializers; local.c now, an SSH exec channel next) behind a struct
  * transport.  The transport reads its own fds or socket and drains them
  * until EAGAIN; what it has read but not yet handed out it reports through
- * pending(), and the loop's owner then calls loop_no_sleep() (redis
- * has_pending_data).  events() says what the transport's own connection
- * needs from poll() (an SSH socket: libssh2's block directions); the local
- * transport has no connection, its children's pipes are in the loop already.
+ * pending().  events() says what the transport's own connection needs from
+ * poll() (an SSH socket: libssh2's block directions, which change from one
+ * call to the next); the transport adds that fd to the loop itself, and the
+ * local transport has none: its children's pipes are in the loop already.
+ *
+ * The owner of the transports calls transport_before_sleep() on each of them
+ * from the loop's before-sleep hook: data held inside a transport makes no
+ * fd readable, so it is handed out there (deliver()), and the loop does not
+ * sleep while any is left (redis beforeSleep and has_pending_data, curl
+ * has_data_pending).
  *
  * The local transport uses child.c, so the loop's owner delivers SIGCHLD to
  * child_reap().  A struct transport is owned by whoever made it and freed by
@@ -64,6 +70,10 @@ struct transport_ops {
 	int		(*events)(struct transport *, short *events);
 	/* Bytes read and not yet handed out. */
 	size_t		(*pending)(struct transport *);
+	/* Hand out what pending() counts, to the streams' callbacks; it may
+	 * hand out a part only, to keep the console answering keys.  NULL
+	 * when pending() is always 0. */
+	void		(*deliver)(struct transport *);
 	/* Drop the connection and free the transport; its streams must have
 	 * been cancelled or be done. */
 	void		(*close)(struct transport *);
@@ -91,6 +101,11 @@ struct rstream	*transport_exec(struct transport *t, char *const argv[],
 		    size_t errlen);
 void		 transport_rstream_cancel(struct rstream *rs);
 void		 transport_close(struct transport *t);
+
+/* From the loop's before-sleep hook: hand out what t holds, poll its
+ * connection for what it waits for now, and keep the loop from sleeping
+ * while t still holds data. */
+void		 transport_before_sleep(struct transport *t);
 
 /* What every rstream starts with, so transport_rstream_cancel finds its
  * transport. */

@@ -644,6 +644,16 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 }
 
 void
+labmodel_before_sleep(struct labmodel *lm)
+{
+	size_t i;
+
+	for (i = 0; i < lm->nhosts; i++)
+		if (lm->hosts[i].t != NULL)
+			transport_before_sleep(lm->hosts[i].t);
+}
+
+void
 labmodel_free(struct labmodel *lm)
 {
 	size_t i;

@@ -145,6 +145,9 @@ struct labmodel	*labmodel_new(struct loop *l, const struct lab *lab,
 		    const char *self, const struct labmodel_cb *cb,
 		    char *err, size_t errlen);
 void		 labmodel_free(struct labmodel *lm);
+/* From the loop's before-sleep hook, before painting: every host's
+ * transport hands out what it holds (transport_before_sleep). */
+void		 labmodel_before_sleep(struct labmodel *lm);
 
 const struct lab *labmodel_lab(const struct labmodel *lm);
 /* The transport of a host, or NULL when it is not reachable (err why). */

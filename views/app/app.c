@@ -518,6 +518,10 @@ before_sleep(struct loop *l, void *arg)
 {
 	struct app *a = arg;
 
+	/* What a transport holds changes the model: hand it out first, so
+	 * this paint shows it. */
+	if (a->labm != NULL)
+		labmodel_before_sleep(a->labm);
 	/* The spinner ticks only while an evaluation runs: idle is idle. */
 	if (a->board.running && a->spinner_timer == 0)
 		a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
