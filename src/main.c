@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "remote/lab.h"
 #include "views/app/app.h"
+#include "views/app/headless.h"
 #include "views/core/config.h"
 
 #ifndef CALOPS_VERSION
@@ -41,7 +42,8 @@ usage(FILE *f)
 	size_t i;
 
 	fputs("usage: calops [--theme NAME] [--readonly] [--plain] [--ascii]\n"
-	    "              [--config FILE] [PATH]\n"
+	    "              [--config FILE] [--headless COLSxROWS --script FILE]\n"
+	    "              [PATH]\n"
 	    "       calops COMMAND [ARGS]\n"
 	    "       calops --help | --version\n\n"
 	    "With no command, open the console on PATH: a workspace folder, or a\n"
@@ -60,7 +62,11 @@ usage(FILE *f)
 	    "  --readonly     refuse every action that starts or stops a job\n"
 	    "  --plain        print the board as text, no full-screen drawing\n"
 	    "  --ascii        ASCII instead of UTF-8 box drawing and glyphs\n"
-	    "  --config FILE  instead of $XDG_CONFIG_HOME/calops/config.yaml\n\n"
+	    "  --config FILE  instead of $XDG_CONFIG_HOME/calops/config.yaml\n"
+	    "  --headless COLSxROWS --script FILE\n"
+	    "                 no terminal: draw on a virtual screen that size,\n"
+	    "                 take keys and clicks from FILE, write the screen\n"
+	    "                 as text where it says (calops(1), HEADLESS)\n\n"
 	    "commands:\n", f);
 	for (i = 0; i < nitems(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
@@ -243,6 +249,8 @@ console(int argc, char **argv)
 		{ "plain", no_argument, NULL, 'p' },
 		{ "ascii", no_argument, NULL, 'a' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "headless", required_argument, NULL, 'H' },
+		{ "script", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -259,6 +267,15 @@ console(int argc, char **argv)
 		case 'p': plain = true; break;
 		case 'a': o.ascii = true; break;
 		case 'c': o.config_path = optarg; break;
+		case 'H':
+			if (headless_parse_size(optarg, &o.cols,
+			    &o.rows) != 0) {
+				fprintf(stderr, "calops: --headless wants "
+				    "COLSxROWS, at least 20x5: '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 's': o.script = optarg; break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -272,6 +289,10 @@ console(int argc, char **argv)
 	}
 	if (argc - optind > 1) {
 		usage(stderr);
+		return 2;
+	}
+	if ((o.script != NULL) != (o.cols > 0)) {
+		fprintf(stderr, "calops: --headless and --script go together\n");
 		return 2;
 	}
 	path = pick_path(optind < argc ? argv[optind] : NULL, o.config_path,

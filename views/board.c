@@ -14,7 +14,7 @@ static bool
 gate_matches(size_t i, void *arg)
 {
 	struct app *a = arg;
-	const struct board_gate *g = &a->board.now.gates[i];
+	const struct board_gate *g = &app_board(a)->now.gates[i];
 
 	return app_filter_match(a, g->id) || app_filter_match(a, g->name) ||
 	    app_filter_match(a, g->owner) ||
@@ -26,8 +26,8 @@ board_refresh(struct app *a, void *data)
 {
 	struct board_view *b = data;
 
-	list_rebuild(&b->list, a->board.now.valid ? GATE_COUNT : 0,
-	    a->filter[0] != '\0' ? gate_matches : NULL, a);
+	list_rebuild(&b->list, app_board(a)->now.valid ? GATE_COUNT : 0,
+	    app_filter(a)[0] != '\0' ? gate_matches : NULL, a);
 }
 
 static void *
@@ -71,19 +71,27 @@ layout(int cols, bool running, struct cols *c)
 		c->failback = 0;
 }
 
+/* What a row is drawn from. */
+struct board_draw {
+	struct app	*a;
+	struct cols	 c;
+};
+
 static void
-draw_gate(struct app *a, int gate, int y, bool sel, const struct cols *c)
+draw_gate(const void *arg, size_t gate, int y, int x, int cols, bool sel)
 {
-	const struct board_gate *g = &a->board.now.gates[gate];
+	const struct board_draw *d = arg;
+	struct app *a = d->a;
+	const struct cols *c = &d->c;
+	const struct board_gate *g = &app_board(a)->now.gates[gate];
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
-	int x = 1;
 	char counts[48], running[48];
 
-	if (sel)
-		ui_fill(stdscr, y, 0, ROLE_SELECTION);
+	(void)cols;
+	x += 1;
 	x += ui_putf(stdscr, y, x, c->id, base, "%-*s", c->id, g->id) + 1;
 	/* A gate whose lab job runs says so: its evidence is being made. */
-	if (labrun_gate_status(a, gate, running, sizeof running,
+	if (labrun_gate_status(a, (int)gate, running, sizeof running,
 	    c->status < 13))
 		ui_put(stdscr, y, x, c->status, sel ? base : ROLE_RUNNING,
 		    running, false);
@@ -114,32 +122,24 @@ static void
 board_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct board_view *b = data;
-	struct cols c;
-	size_t i;
-	int y;
+	const struct board *bd = app_board(a);
+	struct board_draw d = { a, { 0 } };
+	char header[256], empty[64];
 
-	layout(cols, labmodel_gate_job(a->labm, 7) != NULL ||
-	    labmodel_gate_job(a->labm, 9) != NULL, &c);
-	ui_fill(stdscr, top, 0, ROLE_HEADER);
+	layout(cols, labmodel_gate_job(app_labmodel(a), 7) != NULL ||
+	    labmodel_gate_job(app_labmodel(a), 9) != NULL, &d.c);
 	/* No padding after the last column shown: it would be clipped. */
-	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-*s %-*s %-*s %-*s "
-	    "%-*s %-*s%s", c.id, "GATE", c.status, "STATUS", c.name, "NAME",
-	    c.owner, "OWNER", c.due, "DUE", c.failback > 0 ? c.counts : 0,
-	    "FINDINGS", c.failback > 0 ? " FAILBACK" : "");
-	if (!a->board.now.valid) {
-		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s%s",
-		    a->board.running ? "evaluating the workspace" :
-		    "no evaluation yet", a->board.running ?
-		    ui_glyph("…", "...") : "");
-		return;
-	}
-	list_scroll(&b->list, rows - 1);
-	for (i = b->list.top, y = top + 1; i < b->list.nmap && y < top + rows;
-	    i++, y++)
-		draw_gate(a, (int)b->list.map[i], y, i == b->list.sel, &c);
-	if (b->list.nmap == 0)
-		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM,
-		    "no gate matches the filter");
+	snprintf(header, sizeof header, "%-*s %-*s %-*s %-*s %-*s %-*s%s",
+	    d.c.id, "GATE", d.c.status, "STATUS", d.c.name, "NAME", d.c.owner,
+	    "OWNER", d.c.due, "DUE", d.c.failback > 0 ? d.c.counts : 0,
+	    "FINDINGS", d.c.failback > 0 ? " FAILBACK" : "");
+	if (bd->now.valid)
+		snprintf(empty, sizeof empty, "no gate matches the filter");
+	else
+		snprintf(empty, sizeof empty, "%s%s", bd->running ?
+		    "evaluating the workspace" : "no evaluation yet",
+		    bd->running ? ui_glyph("…", "...") : "");
+	list_draw(&b->list, top, rows, 0, cols, header, draw_gate, &d, empty);
 }
 
 static int
@@ -159,16 +159,15 @@ board_action(struct app *a, void *data, enum action act)
 			labrun_gate(a, (int)g);
 		return R_REDRAW;
 	}
-	return list_move(&b->list, act, a->rows - 4) ? R_REDRAW : R_NONE;
+	return list_action(&b->list, act) ? R_REDRAW : R_NONE;
 }
 
 static int
-board_click(struct app *a, void *data, int row, bool twice)
+board_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct board_view *b = data;
 
-	/* Row 0 of the area is the header. */
-	if (row < 1 || !list_select_row(&b->list, (size_t)row - 1))
+	if (!list_click(&b->list, y, x))
 		return R_NONE;
 	return twice ? board_action(a, data, ACT_ENTER) : R_REDRAW;
 }
@@ -179,10 +178,10 @@ board_status(struct app *a, void *data, char *buf, size_t len)
 	size_t i, pass = 0;
 
 	(void)data;
-	if (!a->board.now.valid)
+	if (!app_board(a)->now.valid)
 		return;
 	for (i = 0; i < GATE_COUNT; i++)
-		pass += a->board.now.gates[i].status == GS_PASS;
+		pass += app_board(a)->now.gates[i].status == GS_PASS;
 	snprintf(buf, len, "%zu of %d gates pass %s Enter: why %s r: run "
 	    "the gate's lab job", pass, GATE_COUNT, ui_glyph("·", "-"),
 	    ui_glyph("·", "-"));
@@ -195,7 +194,6 @@ static const struct keybinding board_keys[] = {
 };
 
 const struct view_ops board_view = {
-	.name = "board",
 	.title = "Board",
 	.keys = board_keys,
 	.open = board_open,

@@ -40,6 +40,8 @@ struct faults_view {
 	size_t			 ch_first;	/* the first chip shown */
 	size_t			 hist_top;	/* history rows scrolled past */
 	int			 nvis;		/* chip columns shown */
+	int			 grid_y;	/* the first scenario row drawn */
+	int			 cell_w;	/* a chip column's width */
 	struct actionpane	 actions;
 	bool			 asking;	/* a trigger awaits the id */
 	struct {
@@ -52,7 +54,7 @@ struct faults_view {
 static const char *
 host_name(struct faults_view *v)
 {
-	const struct lab *lab = labmodel_lab(v->app->labm);
+	const struct lab *lab = labmodel_lab(app_labmodel(v->app));
 
 	return v->host < lab->nhosts ? lab->hosts[v->host].name : "";
 }
@@ -72,7 +74,7 @@ cell_spec(struct faults_view *v, struct ljob_spec *spec)
 static void
 set_host(struct faults_view *v, size_t i)
 {
-	const struct lab *lab = labmodel_lab(v->app->labm);
+	const struct lab *lab = labmodel_lab(app_labmodel(v->app));
 	const struct lab_host *h = i < lab->nhosts ? &lab->hosts[i] : NULL;
 
 	v->host = i;
@@ -97,7 +99,7 @@ cell_at(struct faults_view *v, size_t s, size_t c)
 static void
 compute(struct faults_view *v)
 {
-	faultfold_src_load(&v->src, v->app->labm);
+	faultfold_src_load(&v->src, app_labmodel(v->app));
 	faultfold_grid(&v->src, host_name(v), v->chips, v->nchips, v->cells);
 }
 
@@ -151,6 +153,8 @@ draw_grid(struct faults_view *v, int top, int cols)
 	size_t s, c;
 
 	cw = lng ? CELL_LONG : CELL_SHORT;
+	v->grid_y = top + 2;
+	v->cell_w = cw;
 	v->nvis = avail / cw < 1 ? 1 : avail / cw;
 	if (v->nvis > (int)v->nchips)
 		v->nvis = (int)v->nchips;
@@ -162,8 +166,8 @@ draw_grid(struct faults_view *v, int top, int cols)
 	faultfold_ranges(v->chips, v->nchips, chips, sizeof chips);
 	snprintf(buf, sizeof buf, "host %s %s chips %s %s %s", host_name(v),
 	    ui_glyph("·", "-"), chips, ui_glyph("·", "-"),
-	    labmodel_workspace(v->app->labm, host_name(v)) != NULL ?
-	    labmodel_workspace(v->app->labm, host_name(v)) :
+	    labmodel_workspace(app_labmodel(v->app), host_name(v)) != NULL ?
+	    labmodel_workspace(app_labmodel(v->app), host_name(v)) :
 	    "no workspace on this host");
 	ui_put(stdscr, top, 1, cols - 2, ROLE_NORMAL, buf, true);
 	ui_fill(stdscr, top + 1, 0, ROLE_HEADER);
@@ -203,7 +207,7 @@ disturb_text(struct faults_view *v, int chip, char *buf, size_t len)
 	size_t n, i, off;
 
 	buf[0] = '\0';
-	n = labmodel_jobs_on_chip(v->app->labm, host_name(v), chip, js,
+	n = labmodel_jobs_on_chip(app_labmodel(v->app), host_name(v), chip, js,
 	    nitems(js));
 	if (n == 0)
 		return;
@@ -350,7 +354,7 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	disturb_text(v, spec.chip, disturb, sizeof disturb);
 	keep = 1 + (disturb[0] != '\0') + v->asking;
 	if (y < end) {
-		if (labcmd_command(v->app->labm, &spec, buf, sizeof buf, err,
+		if (labcmd_command(app_labmodel(v->app), &spec, buf, sizeof buf, err,
 		    sizeof err) != 0)
 			snprintf(buf, sizeof buf, "cannot run here: %s", err);
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
@@ -385,7 +389,7 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	}
 	if (n == 0 && y < end)
 		ui_putf(stdscr, y, 2, cols - 3, ROLE_DIM, "never run on this "
-		    "chip%s", v->app->readonly ? "" : " (t triggers it)");
+		    "chip%s", app_readonly(v->app) ? "" : " (t triggers it)");
 	free(h);
 }
 
@@ -426,7 +430,7 @@ trigger_answer(struct app *a, const char *answer, void *arg)
 	spec.kind = LJOB_FAULT;
 	spec.chip = v->trig.chip;
 	spec.scenario = sc;
-	if ((j = labmodel_start(a->labm, &spec, err, sizeof err)) == NULL) {
+	if ((j = labmodel_start(app_labmodel(a), &spec, err, sizeof err)) == NULL) {
 		app_message(a, true, "cannot trigger %s on %s:%d: %s", sc,
 		    v->trig.host, v->trig.chip, err);
 		return;
@@ -443,17 +447,17 @@ trigger(struct app *a, struct faults_view *v)
 	struct ljob_spec spec;
 	char q[128], cmd[4096], err[256], *host;
 
-	if (a->readonly) {
+	if (app_readonly(a)) {
 		app_message(a, true, "read-only: faults cannot be triggered");
 		return R_REDRAW;
 	}
-	if (labmodel_start_refused(a->labm) != NULL) {
-		app_message(a, true, "%s", labmodel_start_refused(a->labm));
+	if (labmodel_start_refused(app_labmodel(a)) != NULL) {
+		app_message(a, true, "%s", labmodel_start_refused(app_labmodel(a)));
 		return R_REDRAW;
 	}
 	cell_spec(v, &spec);
-	if (labmodel_transport(a->labm, spec.host, err, sizeof err) == NULL ||
-	    labcmd_command(a->labm, &spec, cmd, sizeof cmd, err,
+	if (labmodel_transport(app_labmodel(a), spec.host, err, sizeof err) == NULL ||
+	    labcmd_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
 	    sizeof err) != 0) {
 		app_message(a, true, "cannot trigger %s here: %s",
 		    spec.scenario, err);
@@ -477,12 +481,12 @@ trigger(struct app *a, struct faults_view *v)
 static int
 next_host(struct app *a, struct faults_view *v)
 {
-	const struct lab *lab = labmodel_lab(a->labm);
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
 	size_t k, i;
 
 	for (k = 1; k <= lab->nhosts; k++) {
 		i = (v->host + k) % lab->nhosts;
-		if (!labmodel_host_usable(a->labm, lab->hosts[i].name))
+		if (!labmodel_host_usable(app_labmodel(a), lab->hosts[i].name))
 			continue;
 		if (i == v->host) {
 			app_message(a, false, "%s is the only host that can run "
@@ -547,15 +551,19 @@ faults_action(struct app *a, void *data, enum action act)
 	}
 }
 
-/* A click on a cell selects it; a double click triggers it. */
+/* A click on a cell selects it, one elsewhere on a scenario's row (its name,
+ * the chips folded) that scenario on the chip selected; a double click triggers it.  Where the grid was drawn
+ * decides, columns as well as rows. */
 static int
-faults_click(struct app *a, void *data, int row, bool twice)
+faults_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct faults_view *v = data;
-	int s = row - 2;
+	int s = y - v->grid_y, k = x - 1 - NAME_W;
 
-	if (s < 0 || s >= SCENARIO_COUNT)
+	if (s < 0 || s >= SCENARIO_COUNT || x < 1)
 		return R_NONE;
+	if (k >= 0 && (k /= v->cell_w > 0 ? v->cell_w : 1) < v->nvis)
+		v->ch = v->ch_first + (size_t)k;
 	v->sc = (size_t)s;
 	v->hist_top = 0;
 	return twice ? faults_action(a, data, ACT_TRIGGER) : R_REDRAW;
@@ -568,7 +576,7 @@ faults_status(struct app *a, void *data, char *buf, size_t len)
 
 	snprintf(buf, len, "%s %s chip %d %s %sH: host  A: action log  "
 	    "Left/Right: chip", scenario_table[v->sc].name, ui_glyph("·", "-"),
-	    v->chips[v->ch], ui_glyph("·", "-"), a->readonly ? "" :
+	    v->chips[v->ch], ui_glyph("·", "-"), app_readonly(a) ? "" :
 	    "t: trigger  ");
 }
 
@@ -576,8 +584,8 @@ static void *
 faults_open(struct app *a, const void *arg)
 {
 	struct faults_view *v = xcalloc(1, sizeof *v);
-	const struct lab *lab = labmodel_lab(a->labm);
-	const char *def = labmodel_default_host(a->labm);
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
+	const char *def = labmodel_default_host(app_labmodel(a));
 	size_t i, host = 0;
 
 	(void)arg;
@@ -586,7 +594,7 @@ faults_open(struct app *a, const void *arg)
 		if (strcmp(lab->hosts[i].name, def) == 0)
 			host = i;
 	set_host(v, host);
-	actionpane_init(&v->actions, a->labm);
+	actionpane_init(&v->actions, app_labmodel(a));
 	return v;
 }
 
@@ -610,7 +618,6 @@ static const struct keybinding faults_keys[] = {
 };
 
 const struct view_ops faults_view = {
-	.name = "faults",
 	.title = "Faults",
 	.keys = faults_keys,
 	.open = faults_open,

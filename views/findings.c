@@ -63,7 +63,7 @@ cmp_order(const void *x, const void *y, void *arg)
 static const char *
 gate_owner(const struct app *a, int gate)
 {
-	return gate >= 0 ? a->board.now.gates[gate].owner : NULL;
+	return gate >= 0 ? app_board(a)->now.gates[gate].owner : NULL;
 }
 
 static bool
@@ -71,11 +71,11 @@ finding_matches(size_t i, void *arg)
 {
 	struct findings_view *v = arg;
 	struct app *a = v->app;
-	const struct board_finding *f = &a->board.now.findings[v->order[i]];
+	const struct board_finding *f = &app_board(a)->now.findings[v->order[i]];
 
 	if (v->min_sev >= 0 && (int)f->severity != v->min_sev)
 		return false;
-	if (a->filter[0] == '\0')
+	if (app_filter(a)[0] == '\0')
 		return true;
 	return app_filter_match(a, f->check) || app_filter_match(a,
 	    f->message) || app_filter_match(a, f->path) ||
@@ -88,7 +88,7 @@ static void
 findings_refresh(struct app *a, void *data)
 {
 	struct findings_view *v = data;
-	const struct board_eval *e = &a->board.now;
+	const struct board_eval *e = &app_board(a)->now;
 	struct sort_ctx ctx = { e, v->sort };
 	size_t i;
 
@@ -123,17 +123,18 @@ findings_close(void *data)
 }
 
 static void
-draw_finding(const struct board_finding *f, int y, int cols, bool sel)
+draw_finding(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 {
+	const struct findings_view *v = arg;
+	const struct board_finding *f =
+	    &app_board(v->app)->now.findings[v->order[rec]];
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
 	char where[512];
-	int x = 1, w;
+	int w;
 
-	if (sel)
-		ui_fill(stdscr, y, 0, ROLE_SELECTION);
-	x += ui_putf(stdscr, y, x, 4, base, "%s", f->gate >= 0 ?
-	    gate_table[f->gate].id : "proj") + 1;
-	x = 6;
+	ui_putf(stdscr, y, x + 1, 4, base, "%s", f->gate >= 0 ?
+	    gate_table[f->gate].id : "proj");
+	x += 6;
 	ui_putf(stdscr, y, x, 7, sel ? base :
 	    (enum role)app_severity_role(f->severity), "%s",
 	    finding_severity_name(f->severity));
@@ -153,22 +154,16 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct findings_view *v = data;
 	const struct board_finding *f;
+	char header[160];
 	size_t i;
-	int y;
 
-	ui_fill(stdscr, top, 0, ROLE_HEADER);
-	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-4s %-7s %-20s %-*s %s",
-	    "GATE", "LEVEL", "CHECK", cols >= 120 ? 40 : 24, "FILE:POSITION",
+	v->app = a;
+	snprintf(header, sizeof header, "%-4s %-7s %-20s %-*s %s", "GATE",
+	    "LEVEL", "CHECK", cols >= 120 ? 40 : 24, "FILE:POSITION",
 	    "MESSAGE");
-	list_scroll(&v->list, rows - 4);
-	for (i = v->list.top, y = top + 1; i < v->list.nmap &&
-	    y < top + rows - 3; i++, y++)
-		draw_finding(&a->board.now.findings[v->order[v->list.map[i]]],
-		    y, cols, i == v->list.sel);
-	if (v->list.nmap == 0)
-		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s",
-		    a->board.now.nfindings == 0 ? "no findings" :
-		    "no finding matches the filter");
+	list_draw(&v->list, top, rows - 3, 0, cols, header, draw_finding, v,
+	    app_board(a)->now.nfindings == 0 ? "no findings" :
+	    "no finding matches the filter");
 	/* The whole message of the selected finding, on up to three rows,
 	 * broken by columns (never inside a character); the last is clipped. */
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
@@ -177,7 +172,7 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 		size_t n;
 		int row, w = cols - 2;
 
-		f = &a->board.now.findings[v->order[i]];
+		f = &app_board(a)->now.findings[v->order[i]];
 		ui_fill(stdscr, top + rows - 3, 0, ROLE_BORDER);
 		ui_putf(stdscr, top + rows - 3, 1, cols - 2, ROLE_BORDER,
 		    "%s  %s%s%s", f->check, f->path, f->where[0] ? " at " : "",
@@ -220,20 +215,20 @@ findings_action(struct app *a, void *data, enum action act)
 	case ACT_ENTER:
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
 			return R_NONE;
-		f = &a->board.now.findings[v->order[i]];
+		f = &app_board(a)->now.findings[v->order[i]];
 		app_open_file(a, f->path, f->where);
 		return R_REDRAW;
 	default:
-		return list_move(&v->list, act, a->rows - 7) ? R_REDRAW : R_NONE;
+		return list_action(&v->list, act) ? R_REDRAW : R_NONE;
 	}
 }
 
 static int
-findings_click(struct app *a, void *data, int row, bool twice)
+findings_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct findings_view *v = data;
 
-	if (row < 1 || !list_select_row(&v->list, (size_t)row - 1))
+	if (!list_click(&v->list, y, x))
 		return R_NONE;
 	return twice ? findings_action(a, data, ACT_OPEN) : R_REDRAW;
 }
@@ -262,7 +257,6 @@ static const struct keybinding findings_keys[] = {
 };
 
 const struct view_ops findings_view = {
-	.name = "findings",
 	.title = "Findings",
 	.keys = findings_keys,
 	.open = findings_open,

@@ -86,7 +86,7 @@ input_hash(const struct board_gate *g, const char *path)
 static void
 why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 {
-	const struct board_eval *e = &a->board.now;
+	const struct board_eval *e = &app_board(a)->now;
 	const struct board_finding *f;
 	const char *h;
 	size_t i;
@@ -150,7 +150,7 @@ changes(struct app *a, struct gate_detail *d, const struct board_gate *g)
 
 	if (g->status == GS_PASS)
 		return;
-	if ((path = history_path(a->ws, err, sizeof err)) == NULL) {
+	if ((path = history_path(app_workspace(a), err, sizeof err)) == NULL) {
 		add(d, ROLE_DIM, -1, "Since it was last green: %s", err);
 		return;
 	}
@@ -186,12 +186,12 @@ static void
 gate_refresh(struct app *a, void *data)
 {
 	struct gate_detail *d = data;
-	const struct board_gate *g = &a->board.now.gates[d->gate];
+	const struct board_gate *g = &app_board(a)->now.gates[d->gate];
 	const struct board_finding *f;
 	size_t i;
 
 	lines_clear(d);
-	if (!a->board.now.valid) {
+	if (!app_board(a)->now.valid) {
 		list_rebuild(&d->list, 0, NULL, NULL);
 		return;
 	}
@@ -210,8 +210,8 @@ gate_refresh(struct app *a, void *data)
 	changes(a, d, g);
 	add(d, ROLE_NORMAL, -1, "%s", "");
 	add(d, ROLE_HEADER, -1, "All findings (Enter or o opens the artifact):");
-	for (i = 0; i < a->board.now.nfindings; i++) {
-		f = &a->board.now.findings[i];
+	for (i = 0; i < app_board(a)->now.nfindings; i++) {
+		f = &app_board(a)->now.findings[i];
 		if (f->gate == d->gate)
 			add(d, app_severity_role(f->severity), (int)i,
 			    "  %-7s %-22s %s%s%s  %s",
@@ -243,24 +243,21 @@ gate_close(void *data)
 }
 
 static void
+gate_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+{
+	const struct line *l = &((const struct gate_detail *)arg)->lines[rec];
+
+	ui_put(stdscr, y, x + 1, cols - 2, sel ? ROLE_SELECTION :
+	    (enum role)l->role, l->text, false);
+}
+
+static void
 gate_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct gate_detail *d = data;
-	size_t i;
-	int y;
 
 	(void)a;
-	list_scroll(&d->list, rows);
-	for (i = d->list.top, y = top; i < d->list.nmap && y < top + rows;
-	    i++, y++) {
-		const struct line *l = &d->lines[d->list.map[i]];
-		bool sel = i == d->list.sel;
-
-		if (sel)
-			ui_fill(stdscr, y, 0, ROLE_SELECTION);
-		ui_put(stdscr, y, 1, cols - 2, sel ? ROLE_SELECTION :
-		    (enum role)l->role, l->text, false);
-	}
+	list_draw(&d->list, top, rows, 0, cols, NULL, gate_row, d, NULL);
 }
 
 static int
@@ -274,7 +271,7 @@ gate_action(struct app *a, void *data, enum action act)
 		if ((i = list_selected(&d->list)) == SIZE_MAX ||
 		    d->lines[i].finding < 0)
 			return R_NONE;
-		f = &a->board.now.findings[d->lines[i].finding];
+		f = &app_board(a)->now.findings[d->lines[i].finding];
 		app_open_file(a, f->path, f->where);
 		return R_REDRAW;
 	}
@@ -284,7 +281,18 @@ gate_action(struct app *a, void *data, enum action act)
 		labrun_gate(a, d->gate);
 		return R_REDRAW;
 	}
-	return list_move(&d->list, act, a->rows - 3) ? R_REDRAW : R_NONE;
+	return list_action(&d->list, act) ? R_REDRAW : R_NONE;
+}
+
+/* A click selects a line; a double click opens its finding. */
+static int
+gate_click(struct app *a, void *data, int y, int x, bool twice)
+{
+	struct gate_detail *d = data;
+
+	if (!list_click(&d->list, y, x))
+		return R_NONE;
+	return twice ? gate_action(a, data, ACT_OPEN) : R_REDRAW;
 }
 
 static const struct keybinding gate_keys[] = {
@@ -294,7 +302,6 @@ static const struct keybinding gate_keys[] = {
 };
 
 const struct view_ops gate_view = {
-	.name = "gate",
 	.title = "Gate",
 	.keys = gate_keys,
 	.open = gate_open,
@@ -302,4 +309,5 @@ const struct view_ops gate_view = {
 	.draw = gate_draw,
 	.action = gate_action,
 	.update = gate_refresh,
+	.click = gate_click,
 };

@@ -54,6 +54,27 @@ add_table(struct help *h, const struct keybinding *t)
 	}
 }
 
+/* One line per screen of the registry: its digit if it is a tab, and the
+ * command that opens it. */
+static void
+add_screens(struct help *h)
+{
+	const struct view_entry *e;
+	size_t k, tab = 0;
+
+	add(h, xstrdup("Screens"), "", true);
+	for (k = 0; k < view_count; k++) {
+		e = &view_registry[k];
+		if (e->kind == VIEW_DRILL)
+			continue;
+		if (e->kind == VIEW_TAB)
+			add(h, xasprintf("%zu :%s", ++tab, e->name), e->help,
+			    false);
+		else
+			add(h, xasprintf(":%s", e->name), e->help, false);
+	}
+}
+
 static void *
 help_open(struct app *a, const void *arg)
 {
@@ -67,6 +88,7 @@ help_open(struct app *a, const void *arg)
 	}
 	add(h, xstrdup("Everywhere"), "", true);
 	add_table(h, action_global_keys);
+	add_screens(h);
 	add(h, xstrdup("Mouse"), "", true);
 	add(h, xstrdup("click"), "select a line (double-click opens it)", false);
 	add(h, xstrdup("wheel"), "scroll", false);
@@ -88,29 +110,31 @@ help_close(void *data)
 }
 
 static void
+help_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+{
+	const struct help_line *l = &((const struct help *)arg)->lines[rec];
+
+	if (l->heading) {
+		ui_put(stdscr, y, x + 1, cols - 2, sel ? ROLE_SELECTION :
+		    ROLE_TITLE, l->keys, false);
+		return;
+	}
+	ui_put(stdscr, y, x + 3, 18, sel ? ROLE_SELECTION : ROLE_KEY, l->keys,
+	    true);
+	ui_put(stdscr, y, x + 22, cols - 23, sel ? ROLE_SELECTION :
+	    ROLE_NORMAL, l->text, false);
+}
+
+static void
 help_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct help *h = data;
-	const struct help_line *l;
-	size_t i;
-	int y;
+	char header[64];
 
 	(void)a;
-	ui_fill(stdscr, top, 0, ROLE_HEADER);
-	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "Help %s q to close",
+	snprintf(header, sizeof header, "Help %s q to close",
 	    ui_glyph("—", "-"));
-	list_scroll(&h->list, rows - 1);
-	for (i = h->list.top, y = top + 1; i < h->list.nmap && y < top + rows;
-	    i++, y++) {
-		l = &h->lines[h->list.map[i]];
-		if (l->heading) {
-			ui_put(stdscr, y, 1, cols - 2, ROLE_TITLE, l->keys, false);
-			continue;
-		}
-		ui_put(stdscr, y, 3, 18, ROLE_KEY, l->keys, true);
-		ui_put(stdscr, y, 22, cols - 23, i == h->list.sel ?
-		    ROLE_SELECTION : ROLE_NORMAL, l->text, false);
-	}
+	list_draw(&h->list, top, rows, 0, cols, header, help_row, h, NULL);
 }
 
 static int
@@ -118,13 +142,13 @@ help_action(struct app *a, void *data, enum action act)
 {
 	struct help *h = data;
 
+	(void)a;
 	if (act == ACT_HELP)
 		return R_POP;
-	return list_move(&h->list, act, a->rows - 3) ? R_REDRAW : R_NONE;
+	return list_action(&h->list, act) ? R_REDRAW : R_NONE;
 }
 
 const struct view_ops help_view = {
-	.name = "help",
 	.title = "Help",
 	.open = help_open,
 	.close = help_close,

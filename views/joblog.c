@@ -76,7 +76,7 @@ search_jump(struct joblog *v, int dir)
 {
 	size_t i, n = v->list.nmap, k;
 
-	if (v->app->filter[0] == '\0' || n == 0)
+	if (app_filter(v->app)[0] == '\0' || n == 0)
 		return false;
 	for (k = 1; k <= n; k++) {
 		i = (v->list.sel + (dir > 0 ? k : n - k % n)) % n;
@@ -97,14 +97,14 @@ joblog_update(struct app *a, void *data)
 	v->app = a;
 	rebuild(v);
 	/* A new search starts at the selection (a match on it counts). */
-	if (strcmp(a->filter, v->search) != 0) {
-		snprintf(v->search, sizeof v->search, "%s", a->filter);
-		if (v->list.nmap > 0 && a->filter[0] != '\0') {
+	if (strcmp(app_filter(a), v->search) != 0) {
+		snprintf(v->search, sizeof v->search, "%s", app_filter(a));
+		if (v->list.nmap > 0 && app_filter(a)[0] != '\0') {
 			v->list.sel = v->list.sel > 0 ? v->list.sel - 1 :
 			    v->list.nmap - 1;
 			if (!search_jump(v, 1))
 				app_message(a, true, "no line matches '%s'",
-				    a->filter);
+				    app_filter(a));
 		}
 	}
 }
@@ -240,7 +240,7 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		add_line(v, buf_detach(&b, NULL), LV_WARN);
 		json_decref(o);
 		rebuild(v);
-		v->app->dirty = true;
+		app_redraw(v->app);
 		return;
 	}
 	t = (time_t)json_number_value(json_object_get(o, "ts"));
@@ -268,7 +268,7 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 	json_decref(o);
 	add_line(v, buf_detach(&b, NULL), lv);
 	rebuild(v);
-	v->app->dirty = true;
+	app_redraw(v->app);
 }
 
 static void
@@ -287,7 +287,7 @@ tail_done(struct rstream *rs, const struct rstream_exit *e, void *arg)
 		snprintf(v->state, sizeof v->state, "the log stopped: %.100s",
 		    e->err != NULL ? e->err : e->sig > 0 ? "tail was killed" :
 		    "tail failed");
-	v->app->dirty = true;
+	app_redraw(v->app);
 }
 
 static const struct rstream_cb tail_cb = { event_line, tail_done };
@@ -308,7 +308,7 @@ joblog_open(struct app *a, const void *arg)
 	v->min_level = LV_DEBUG;
 	argv[1] = v->id;
 	snprintf(v->state, sizeof v->state, "following");
-	if ((t = labmodel_transport(a->labm, v->host, err,
+	if ((t = labmodel_transport(app_labmodel(a), v->host, err,
 	    sizeof err)) == NULL || (v->rs = transport_exec(t, argv, &tail_cb,
 	    v, err, sizeof err)) == NULL)
 		snprintf(v->state, sizeof v->state, "cannot read the log: %.100s",
@@ -361,7 +361,7 @@ draw_line(struct joblog *v, const struct log_line *l, int y, int end,
 	static const enum role roles[] = { ROLE_DIM, ROLE_NORMAL, ROLE_WARN,
 	    ROLE_ERROR };
 	enum role r = sel ? ROLE_SELECTION : roles[l->level];
-	bool match = v->app->filter[0] != '\0' &&
+	bool match = app_filter(v->app)[0] != '\0' &&
 	    app_filter_match(v->app, l->text);
 	char *clean, *part;
 	const char *m;
@@ -431,11 +431,12 @@ joblog_draw(struct app *a, void *data, int top, int rows, int cols)
 	/* Through the sanitiser: the id came from the host. */
 	head = xasprintf("job %s on %s %s %-8s %-8s %-5s %s", v->id, v->host,
 	    ui_glyph("—", "-"), "TIME", "TYPE", "LEVEL", "MESSAGE");
-	ui_fill(stdscr, top, 0, ROLE_HEADER);
-	ui_put(stdscr, top, 1, cols - 2, ROLE_HEADER, head, false);
+	list_draw_header(top, 0, cols, head);
 	free(head);
 	if (v->follow && v->list.nmap > 0)
 		v->list.sel = v->list.nmap - 1;
+	/* A wrapped line takes several rows: this screen draws its own. */
+	list_place(&v->list, top + 1, 0, body, cols);
 	list_scroll(&v->list, body);
 	if (v->wrap)
 		scroll_wrapped(v, body, cols);
@@ -473,17 +474,18 @@ joblog_action(struct app *a, void *data, enum action act)
 		return R_REDRAW;
 	case ACT_SEARCH_NEXT:
 	case ACT_SEARCH_PREV:
-		if (a->filter[0] == '\0') {
+		if (app_filter(a)[0] == '\0') {
 			app_message(a, true, "no search: / first");
 			return R_REDRAW;
 		}
 		if (!search_jump(v, act == ACT_SEARCH_NEXT ? 1 : -1))
-			app_message(a, true, "no line matches '%s'", a->filter);
+			app_message(a, true, "no line matches '%s'",
+			    app_filter(a));
 		return R_REDRAW;
 	case ACT_ENTER:
 		return R_NONE;
 	default:
-		if (!list_move(&v->list, act, a->rows - 3))
+		if (!list_action(&v->list, act))
 			return R_NONE;
 		/* At the bottom, the log is followed again. */
 		v->follow = v->list.sel + 1 == v->list.nmap;
@@ -519,7 +521,6 @@ static const struct keybinding joblog_keys[] = {
 };
 
 const struct view_ops joblog_view = {
-	.name = "joblog",
 	.title = "Job log",
 	.keys = joblog_keys,
 	.open = joblog_open,

@@ -25,7 +25,6 @@ struct jobs_view {
 	struct joblist	*jl;		/* the model: hosts, rows, the kill */
 	int		 hostw;		/* the HOST column: the longest name */
 	struct list	 list;
-	int		 ndown;		/* rows of hosts not reachable, drawn */
 	long		 timer;
 	char		*kill_id;	/* the job the kill question is about */
 	const char	*kill_host;	/* its host, borrowed from the lab */
@@ -36,7 +35,7 @@ struct jobs_view {
 static bool
 row_matches(size_t i, void *arg)
 {
-	struct jobs_view *v = arg;
+	const struct jobs_view *v = arg;
 	const struct joblist_row *r = joblist_row(v->jl, i);
 
 	return app_filter_match(v->app, r->host) ||
@@ -92,7 +91,7 @@ rows_changed(struct joblist *jl, void *arg)
 	struct jobs_view *v = arg;
 
 	(void)jl;
-	v->app->dirty = true;
+	app_redraw(v->app);
 }
 
 /* Every JOBS_REFRESH_MS, only while on top: draw() arms it again. */
@@ -103,7 +102,7 @@ tick(struct loop *l, void *arg)
 
 	(void)l;
 	v->timer = 0;
-	if (v->app->depth > 0 && v->app->stack[v->app->depth - 1].data == v)
+	if (app_on_top(v->app, v))
 		joblist_reload(v->jl);
 }
 
@@ -125,7 +124,7 @@ static void *
 jobs_open(struct app *a, const void *arg)
 {
 	struct jobs_view *v = xcalloc(1, sizeof *v);
-	const struct lab *lab = labmodel_lab(a->labm);
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
 	struct joblist_cb cb = { rows_replacing, rows_replaced, killed,
 	    rows_changed, NULL };
 	size_t i, n;
@@ -133,7 +132,7 @@ jobs_open(struct app *a, const void *arg)
 	(void)arg;
 	v->app = a;
 	cb.arg = v;
-	v->jl = joblist_new(a->labm, &cb);
+	v->jl = joblist_new(app_labmodel(a), &cb);
 	v->hostw = 4;
 	for (i = 0; i < lab->nhosts; i++) {
 		/* Names are ASCII (lab.h): bytes are columns; at most 16. */
@@ -151,7 +150,7 @@ jobs_close(void *data)
 	struct jobs_view *v = data;
 
 	if (v->timer != 0)
-		loop_del_timer(v->app->loop, v->timer);
+		loop_del_timer(app_loop(v->app), v->timer);
 	joblist_free(v->jl);
 	list_release(&v->list);
 	free(v->kill_id);
@@ -160,15 +159,15 @@ jobs_close(void *data)
 }
 
 static void
-draw_row(struct jobs_view *v, const struct joblist_row *r, int y, int cols,
-    bool sel)
+draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 {
+	const struct jobs_view *v = arg;
+	const struct joblist_row *r = joblist_row(v->jl, rec);
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
 	const char *g = app_job_glyph(r->state, &sr);
 	char age[32], ex[32], *s;
 
-	if (sel)
-		ui_fill(stdscr, y, 0, ROLE_SELECTION);
+	(void)x;
 	ui_put(stdscr, y, 1, 24, base, r->id, true);
 	s = xasprintf("%s %s", g, r->state);
 	ui_put(stdscr, y, 26, 9, sel ? base : sr, s, true);
@@ -199,15 +198,15 @@ jobs_draw(struct app *a, void *data, int top, int rows, int cols)
 	bool loaded = false;
 	const char *down;
 	size_t i;
-	char *s;
+	char *s, header[160];
 	int y;
 
 	if (v->timer == 0)
-		v->timer = loop_add_timer(a->loop, JOBS_REFRESH_MS, tick, v);
-	ui_fill(stdscr, top, 0, ROLE_HEADER);
-	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-24s %-9s %7s %-6s "
-	    "%-*s %s", "ID", "STATE", "AGE", "EXIT", v->hostw, "HOST",
-	    "COMMAND");
+		v->timer = loop_add_timer(app_loop(a), JOBS_REFRESH_MS, tick,
+		    v);
+	snprintf(header, sizeof header, "%-24s %-9s %7s %-6s %-*s %s", "ID",
+	    "STATE", "AGE", "EXIT", v->hostw, "HOST", "COMMAND");
+	list_draw_header(top, 0, cols, header);
 	/* The hosts not reachable first, where scrolling cannot hide them. */
 	for (i = 0, y = top + 1; i < joblist_nhosts(v->jl); i++) {
 		down = joblist_host_down(v->jl, i);
@@ -218,16 +217,10 @@ jobs_draw(struct app *a, void *data, int top, int rows, int cols)
 		ui_put(stdscr, y++, 1, cols - 2, ROLE_DIM, s, false);
 		free(s);
 	}
-	v->ndown = y - top - 1;
-	list_scroll(&v->list, rows - 2 - v->ndown);
-	for (i = v->list.top; i < v->list.nmap && y < top + rows - 1; i++, y++)
-		draw_row(v, joblist_row(v->jl, v->list.map[i]), y, cols,
-		    i == v->list.sel);
-	if (v->list.nmap == 0)
-		ui_putf(stdscr, y + 1, 2, cols - 4, ROLE_DIM, "%s",
-		    !loaded ? "listing the jobs…" : joblist_nrows(v->jl) == 0 ?
-		    "no jobs on any host (calops run -- CMD starts one)" :
-		    "no job matches the filter");
+	list_draw(&v->list, y, top + rows - 1 - y, 0, cols, NULL, draw_row, v,
+	    !loaded ? "listing the jobs…" : joblist_nrows(v->jl) == 0 ?
+	    "no jobs on any host (calops run -- CMD starts one)" :
+	    "no job matches the filter");
 	/* The bottom line: why the first host that failed to list failed. */
 	for (i = 0; i < joblist_nhosts(v->jl) &&
 	    joblist_host_err(v->jl, i)[0] == '\0'; i++)
@@ -269,7 +262,7 @@ ask_kill(struct app *a, struct jobs_view *v)
 	const struct joblist_row *r;
 	char q[128], *id;
 
-	if (a->readonly) {
+	if (app_readonly(a)) {
 		app_message(a, true, "read-only: jobs cannot be killed");
 		return R_REDRAW;
 	}
@@ -325,17 +318,16 @@ jobs_action(struct app *a, void *data, enum action act)
 		app_push(a, &joblog_view, job);
 		return R_REDRAW;
 	default:
-		return list_move(&v->list, act, a->rows - 4) ? R_REDRAW : R_NONE;
+		return list_action(&v->list, act) ? R_REDRAW : R_NONE;
 	}
 }
 
 static int
-jobs_click(struct app *a, void *data, int row, bool twice)
+jobs_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct jobs_view *v = data;
 
-	if (row < 1 + v->ndown || !list_select_row(&v->list, (size_t)(row -
-	    1 - v->ndown)))
+	if (!list_click(&v->list, y, x))
 		return R_NONE;
 	return twice ? jobs_action(a, data, ACT_ENTER) : R_REDRAW;
 }
@@ -357,7 +349,7 @@ jobs_status(struct app *a, void *data, char *buf, size_t len)
 		    dot, down, down > 1 ? "s" : "");
 	snprintf(buf, len, "%zu of %zu jobs, %zu running%s %s Enter: log%s",
 	    v->list.nmap, joblist_nrows(v->jl), running, hosts, dot,
-	    a->readonly ? "" : "  K: kill");
+	    app_readonly(a) ? "" : "  K: kill");
 }
 
 static const struct keybinding jobs_keys[] = {
@@ -366,7 +358,6 @@ static const struct keybinding jobs_keys[] = {
 };
 
 const struct view_ops jobs_view = {
-	.name = "jobs",
 	.title = "Jobs",
 	.keys = jobs_keys,
 	.open = jobs_open,

@@ -20,11 +20,11 @@ static struct {
 static size_t
 run_hosts(struct app *a, const char **out, size_t max)
 {
-	const struct lab *lab = labmodel_lab(a->labm);
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
 	size_t i, n = 0;
 
 	for (i = 0; i < lab->nhosts; i++) {
-		if (!labmodel_host_usable(a->labm, lab->hosts[i].name))
+		if (!labmodel_host_usable(app_labmodel(a), lab->hosts[i].name))
 			continue;
 		if (n < max)
 			out[n] = lab->hosts[i].name;
@@ -43,7 +43,8 @@ start(struct app *a)
 	spec.host = pending.host;
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
-	if ((j = labmodel_start(a->labm, &spec, err, sizeof err)) == NULL) {
+	if ((j = labmodel_start(app_labmodel(a), &spec, err,
+	    sizeof err)) == NULL) {
 		app_message(a, true, "G%d: %s", pending.gate, err);
 		return;
 	}
@@ -73,7 +74,7 @@ confirm(struct app *a)
 	spec.host = pending.host;
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
-	if (labcmd_command(a->labm, &spec, cmd, sizeof cmd, err,
+	if (labcmd_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
 	    sizeof err) != 0) {
 		app_message(a, true, "G%d: %s", pending.gate, err);
 		return;
@@ -111,12 +112,12 @@ labrun_gate(struct app *a, int gate)
 	char q[128];
 	size_t n;
 
-	if (a->readonly) {
+	if (app_readonly(a)) {
 		app_message(a, true, "read-only: jobs cannot be started");
 		return;
 	}
-	if (labmodel_start_refused(a->labm) != NULL) {
-		app_message(a, true, "%s", labmodel_start_refused(a->labm));
+	if (labmodel_start_refused(app_labmodel(a)) != NULL) {
+		app_message(a, true, "%s", labmodel_start_refused(app_labmodel(a)));
 		return;
 	}
 	if (!labmodel_gate_has_job(gate)) {
@@ -124,7 +125,7 @@ labrun_gate(struct app *a, int gate)
 		    "outside the lab", gate);
 		return;
 	}
-	if (labmodel_gate_job(a->labm, gate) != NULL) {
+	if (labmodel_gate_job(app_labmodel(a), gate) != NULL) {
 		app_message(a, true, "G%d's job is already running", gate);
 		return;
 	}
@@ -148,7 +149,7 @@ bool
 labrun_gate_status(struct app *a, int gate, char *buf, size_t len,
     bool narrow)
 {
-	const struct ljob *j = labmodel_gate_job(a->labm, gate);
+	const struct ljob *j = labmodel_gate_job(app_labmodel(a), gate);
 
 	if (j == NULL)
 		return false;

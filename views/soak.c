@@ -289,7 +289,7 @@ draw_graph(struct soak *v, const struct ljob *j, const struct gdef *d,
 static struct ljob *
 current(struct soak *v)
 {
-	struct ljob *j = labmodel_latest(v->app->labm, LJOB_SOAK, NULL);
+	struct ljob *j = labmodel_latest(app_labmodel(v->app), LJOB_SOAK, NULL);
 	char *key;
 
 	if (j == NULL)
@@ -313,8 +313,8 @@ tick(struct loop *l, void *arg)
 
 	(void)l;
 	v->timer = 0;
-	if (v->app->depth > 0 && v->app->stack[v->app->depth - 1].data == v)
-		v->app->dirty = true;
+	if (app_on_top(v->app, v))
+		app_redraw(v->app);
 }
 
 static void *
@@ -337,7 +337,7 @@ soak_close(void *data)
 	struct soak *v = data;
 
 	if (v->timer != 0)
-		loop_del_timer(v->app->loop, v->timer);
+		loop_del_timer(app_loop(v->app), v->timer);
 	sketch_release(&v->sk);
 	list_release(&v->alerts);
 	free(v->job);
@@ -361,7 +361,7 @@ draw_grid(struct soak *v, const struct ljob *j, int top, int rows, int cols)
 	gh = (rows - 1) / gr;
 	gw = cols / gc;
 	shown = gr * gc < (int)nitems(gdefs) ? gr * gc : (int)nitems(gdefs);
-	labmodel_sla(v->app->labm, &sla[0], &sla[1], &sla[2]);
+	labmodel_sla(app_labmodel(v->app), &sla[0], &sla[1], &sla[2]);
 	for (i = 0; i < shown; i++)
 		draw_graph(v, j, &gdefs[i], top + i / gc * gh, i % gc * gw, gh,
 		    gw, sla);
@@ -397,7 +397,7 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 		return;
 	}
 	if (labmodel_job_live(j) && v->timer == 0)
-		v->timer = loop_add_timer(a->loop, SOAK_TICK_MS, tick, v);
+		v->timer = loop_add_timer(app_loop(a), SOAK_TICK_MS, tick, v);
 	if (j->metrics != NULL && isfinite(soak_job_now(j)))
 		metrics_tick(j->metrics, soak_job_now(j));
 	soakpane_draw_header(v, j, top, cols);
@@ -464,7 +464,7 @@ soak_status(struct app *a, void *data, char *buf, size_t len)
 	(void)data;
 	snprintf(buf, len, "c chip  w window  +/- zoom  %s/%s cursor  L live  "
 	    "A alerts  a ack%s", ui_glyph("←", "Left"), ui_glyph("→", "Right"),
-	    a->readonly ? "" : "  s start");
+	    app_readonly(a) ? "" : "  s start");
 }
 
 static const struct keybinding soak_keys[] = {
@@ -480,7 +480,6 @@ static const struct keybinding soak_keys[] = {
 };
 
 const struct view_ops soak_view = {
-	.name = "soak",
 	.title = "Soak",
 	.keys = soak_keys,
 	.open = soak_open,

@@ -239,9 +239,10 @@ soakpane_draw_header(struct soak *v, const struct ljob *j, int y, int cols)
 /* One alert; its acknowledgement is the last word and still fits in 80
  * columns with the widest rule, chip and values. */
 static void
-draw_alert(const struct ljob *j, const struct alert *al, int y, int cols,
-    bool sel)
+draw_alert(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 {
+	const struct ljob *j = arg;
+	const struct alert *al = alerts_get(j->alerts, rec);
 	char s[32], e[32], w[16], t[16], chip[16];
 	enum graph_unit u = soak_unit(al->metric);
 	enum role r = sel ? ROLE_SELECTION : isnan(al->end) ? ROLE_FAIL :
@@ -258,9 +259,7 @@ draw_alert(const struct ljob *j, const struct alert *al, int y, int cols,
 		snprintf(chip, sizeof chip, "merged");
 	else
 		snprintf(chip, sizeof chip, "chip %d", al->chip);
-	if (sel)
-		ui_fill(stdscr, y, 0, ROLE_SELECTION);
-	ui_putf(stdscr, y, 1, cols - 1, r, "%s %-21s %-7s %s%s%-9s worst %s%s%s"
+	ui_putf(stdscr, y, x + 1, cols - 1, r, "%s %-21s %-7s %s%s%-9s worst %s%s%s"
 	    " %s", isnan(al->end) ? ui_glyph("✘", "x") : ui_glyph("·", "-"),
 	    al->rule, chip, s, ui_glyph("→", ">"), e, w, al->below ? "<" : ">",
 	    t, al->acked ? "acked" : "unacked");
@@ -270,28 +269,19 @@ void
 soakpane_draw_pane(struct soak *v, const struct ljob *j, int y, int rows,
     int cols)
 {
-	size_t n = j->alerts != NULL ? alerts_count(j->alerts) : 0, i;
-	int r;
+	size_t n = j->alerts != NULL ? alerts_count(j->alerts) : 0;
+	char header[256], empty[128];
 
 	list_rebuild(&v->alerts, n, NULL, NULL);
-	ui_fill(stdscr, y, 0, ROLE_HEADER);
-	ui_putf(stdscr, y, 1, cols - 2, ROLE_HEADER, "ALERTS  "
-	    "%zu, %zu open, %zu unacked%s   Up/Down select  a ack  A hide", n,
-	    n > 0 ? alerts_nopen(j->alerts) : 0, n > 0 ?
+	snprintf(header, sizeof header, "ALERTS  %zu, %zu open, %zu unacked%s"
+	    "   Up/Down select  a ack  A hide", n, n > 0 ?
+	    alerts_nopen(j->alerts) : 0, n > 0 ?
 	    alerts_nunacked(j->alerts) : 0, j->alerts != NULL &&
 	    alerts_dropped(j->alerts) > 0 ? " (journal full: later ones "
 	    "counted only)" : "");
-	if (n == 0) {
-		ui_putf(stdscr, y + 1, 2, cols - 4, ROLE_DIM, "no alert: SLA "
-		    "and leak rules fire after %.0fs over the line",
-		    ALERT_OPEN_S);
-		return;
-	}
-	list_scroll(&v->alerts, rows - 1);
-	for (i = v->alerts.top, r = 1; i < v->alerts.nmap && r < rows;
-	    i++, r++)
-		draw_alert(j, alerts_get(j->alerts, v->alerts.map[i]), y + r,
-		    cols, i == v->alerts.sel);
+	snprintf(empty, sizeof empty, "no alert: SLA and leak rules fire "
+	    "after %.0fs over the line", ALERT_OPEN_S);
+	list_draw(&v->alerts, y, rows, 0, cols, header, draw_alert, j, empty);
 }
 
 /* The journal's keys: A shows or hides it, opened on the newest alert (at
@@ -320,7 +310,7 @@ soakpane_action(struct app *a, struct soak *v, const struct ljob *j,
 			app_message(a, true, "cannot acknowledge: %s", err);
 		return R_REDRAW;
 	default:
-		if (v->pane && list_move(&v->alerts, act, a->rows / 3 - 1))
+		if (v->pane && list_action(&v->alerts, act))
 			return R_REDRAW;
 		return R_NONE;
 	}
@@ -333,11 +323,13 @@ soakpane_action(struct app *a, struct soak *v, const struct ljob *j,
 static const char *
 start_blocked(const struct app *a)
 {
-	if (a->readonly)
+	struct labmodel *lm = app_labmodel(a);
+
+	if (app_readonly(a))
 		return "read-only: a soak cannot be started here";
-	if (a->labm != NULL && labmodel_start_refused(a->labm) != NULL)
-		return labmodel_start_refused(a->labm);
-	if (a->labm == NULL || labmodel_default_host(a->labm) == NULL)
+	if (lm != NULL && labmodel_start_refused(lm) != NULL)
+		return labmodel_start_refused(lm);
+	if (lm == NULL || labmodel_default_host(lm) == NULL)
 		return "no host with a workspace to run a soak on (see the lab "
 		    "file)";
 	return NULL;
@@ -359,7 +351,7 @@ soakpane_draw_none(struct app *a, int top, int cols)
 	x += ui_putf(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
 	    "s: start one on ");
 	x += ui_put(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
-	    labmodel_default_host(a->labm), false);
+	    labmodel_default_host(app_labmodel(a)), false);
 	ui_putf(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
 	    " (1h, 8h or 24h)");
 }
@@ -387,12 +379,12 @@ start_answer(struct app *a, const char *answer, void *arg)
 		app_message(a, true, "%s", why);
 		return;
 	}
-	spec.host = labmodel_default_host(a->labm);
+	spec.host = labmodel_default_host(app_labmodel(a));
 	spec.kind = LJOB_SOAK;
 	spec.gate = -1;
 	spec.chip = -1;
 	spec.duration_s = d * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
-	if (labmodel_start(a->labm, &spec, err, sizeof err) == NULL)
+	if (labmodel_start(app_labmodel(a), &spec, err, sizeof err) == NULL)
 		app_message(a, true, "cannot start the soak: %s", err);
 	else
 		app_message(a, false, "soak of %s started on %s", answer,
@@ -410,7 +402,7 @@ soakpane_ask_start(struct app *a)
 		app_message(a, true, "%s", why);
 		return R_REDRAW;
 	}
-	j = labmodel_latest(a->labm, LJOB_SOAK, NULL);
+	j = labmodel_latest(app_labmodel(a), LJOB_SOAK, NULL);
 	if (j != NULL && labmodel_job_live(j)) {
 		app_message(a, true, "a soak is already running on %s",
 		    j->host);

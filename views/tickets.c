@@ -6,14 +6,15 @@
 #include "views/core/ui.h"
 
 struct tickets_view {
-	struct list	list;
+	struct list	 list;
+	struct app	*app;
 };
 
 static bool
 ticket_matches(size_t i, void *arg)
 {
 	struct app *a = arg;
-	const struct board_ticket *t = &a->board.now.tickets[i];
+	const struct board_ticket *t = &app_board(a)->now.tickets[i];
 
 	return app_filter_match(a, t->id) || app_filter_match(a, t->title) ||
 	    app_filter_match(a, t->owner) || app_filter_match(a, t->state) ||
@@ -26,8 +27,9 @@ tickets_refresh(struct app *a, void *data)
 {
 	struct tickets_view *v = data;
 
-	list_rebuild(&v->list, a->board.now.valid ? a->board.now.ntickets : 0,
-	    a->filter[0] != '\0' ? ticket_matches : NULL, a);
+	list_rebuild(&v->list, app_board(a)->now.valid ?
+	    app_board(a)->now.ntickets : 0, app_filter(a)[0] != '\0' ?
+	    ticket_matches : NULL, a);
 }
 
 static void *
@@ -85,15 +87,16 @@ checks_text(const struct board_ticket *t, char *buf, size_t len)
 }
 
 static void
-draw_ticket(const struct board_ticket *t, int y, int cols, bool sel)
+draw_ticket(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 {
+	const struct tickets_view *v = arg;
+	const struct board_ticket *t = &app_board(v->app)->now.tickets[rec];
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
 	bool claim = t->claimed_done_without_evidence;
 	char checks[512];
-	int x = 1, w;
+	int w;
 
-	if (sel)
-		ui_fill(stdscr, y, 0, ROLE_SELECTION);
+	x += 1;
 	x += ui_putf(stdscr, y, x, 4, base, "%-4s", t->id) + 1;
 	ui_put(stdscr, y, x, 24, base, t->title, true);
 	x += 25;
@@ -129,22 +132,18 @@ tickets_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct tickets_view *v = data;
 	const struct board_ticket *t;
-	char checks[512];
+	char checks[512], header[128];
 	size_t i;
 	int x, y;
 
-	ui_fill(stdscr, top, 0, ROLE_HEADER);
-	ui_putf(stdscr, top, 1, cols - 2, ROLE_HEADER, "%-4s %-24s %-10s %5s "
-	    "%-7s %5s %s", "ID", "TICKET", "PROGRESS", "", "STATE", "EST",
-	    "OWNER");
-	list_scroll(&v->list, rows - 3);
-	for (i = v->list.top, y = top + 1; i < v->list.nmap &&
-	    y < top + rows - 2; i++, y++)
-		draw_ticket(&a->board.now.tickets[v->list.map[i]], y, cols,
-		    i == v->list.sel);
+	v->app = a;
+	snprintf(header, sizeof header, "%-4s %-24s %-10s %5s %-7s %5s %s",
+	    "ID", "TICKET", "PROGRESS", "", "STATE", "EST", "OWNER");
+	list_draw(&v->list, top, rows - 2, 0, cols, header, draw_ticket, v,
+	    NULL);
 	/* The selected ticket's claim and checks in full, at the bottom. */
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
-		t = &a->board.now.tickets[i];
+		t = &app_board(a)->now.tickets[i];
 		y = top + rows - 1;
 		checks_text(t, checks, sizeof checks);
 		x = 2 + ui_putf(stdscr, y, 1, cols - 2, ROLE_HEADER, "%s checks:",
@@ -164,18 +163,18 @@ tickets_action(struct app *a, void *data, enum action act)
 {
 	struct tickets_view *v = data;
 
-	return list_move(&v->list, act, a->rows - 6) ? R_REDRAW : R_NONE;
+	(void)a;
+	return list_action(&v->list, act) ? R_REDRAW : R_NONE;
 }
 
 static int
-tickets_click(struct app *a, void *data, int row, bool twice)
+tickets_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct tickets_view *v = data;
 
 	(void)a;
 	(void)twice;
-	return row >= 1 && list_select_row(&v->list, (size_t)row - 1) ?
-	    R_REDRAW : R_NONE;
+	return list_click(&v->list, y, x) ? R_REDRAW : R_NONE;
 }
 
 static void
@@ -184,17 +183,17 @@ tickets_status(struct app *a, void *data, char *buf, size_t len)
 	size_t i, done = 0, claimed = 0;
 
 	(void)data;
-	for (i = 0; i < a->board.now.ntickets; i++) {
-		done += a->board.now.tickets[i].progress >= 1;
-		claimed += a->board.now.tickets[i].claimed_done_without_evidence;
+	for (i = 0; i < app_board(a)->now.ntickets; i++) {
+		done += app_board(a)->now.tickets[i].progress >= 1;
+		claimed +=
+		    app_board(a)->now.tickets[i].claimed_done_without_evidence;
 	}
 	snprintf(buf, len, "%zu of %zu tickets have their evidence %s %zu "
-	    "claimed done without it", done, a->board.now.ntickets,
+	    "claimed done without it", done, app_board(a)->now.ntickets,
 	    ui_glyph("·", "-"), claimed);
 }
 
 const struct view_ops tickets_view = {
-	.name = "tickets",
 	.title = "Tickets",
 	.open = tickets_open,
 	.close = tickets_close,

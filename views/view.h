@@ -5,7 +5,7 @@
  * return a reaction; they never draw or sleep: the app paints once per loop
  * iteration by calling the top view's draw().
  *
- * Adding a view touches its own file and the registry in view.c.
+ * Adding a screen is its own file and one line of VIEW_REGISTRY below.
  */
 #ifndef CALOPS_VIEW_H
 #define CALOPS_VIEW_H
@@ -26,8 +26,7 @@ enum reaction {
 };
 
 struct view_ops {
-	const char		*name;		/* :name, and in the tab bar */
-	const char		*title;
+	const char		*title;		/* in the tab bar and help */
 	const struct keybinding	*keys;		/* its own keys, or NULL */
 	/* Make the view's data; arg is the opener's (a gate index, …). */
 	void	*(*open)(struct app *, const void *arg);
@@ -37,9 +36,10 @@ struct view_ops {
 	int	 (*action)(struct app *, void *data, enum action a);
 	/* The board was re-evaluated or the filter changed. */
 	void	 (*update)(struct app *, void *data);
-	/* A mouse click on row `row` of the view's area (0-based); may be
-	 * NULL. */
-	int	 (*click)(struct app *, void *data, int row, bool twice);
+	/* A mouse click on screen cell (y, x), which is inside the view's
+	 * area; the list engine (list_click()) knows what it drew there.  May
+	 * be NULL. */
+	int	 (*click)(struct app *, void *data, int y, int x, bool twice);
 	/* One line for the status bar (counts, sort order) into buf; may be
 	 * NULL. */
 	void	 (*status)(struct app *, void *data, char *buf, size_t len);
@@ -50,14 +50,54 @@ struct view {
 	void			*data;
 };
 
-/* The top-level screens, in Tab and digit order. */
-extern const struct view_ops *const view_tabs[];
-extern const size_t view_ntabs;
-extern const struct view_ops board_view, tickets_view, findings_view,
-    help_view, gate_view, jobs_view, joblog_view, faults_view,
-    soak_view;
+/* How a screen is reached. */
+enum view_kind {
+	VIEW_TAB,		/* a tab: Tab, its digit key and :name */
+	VIEW_COMMAND,		/* :name only (help) */
+	VIEW_DRILL,		/* only from another screen (a gate, a log) */
+};
 
-/* The view called name (":findings"), or NULL. */
+/*
+ * Every screen, once: X(name, kind, what it shows).  name_view is the
+ * screen's view_ops (views/name.c) and `:name` opens it; the tabs come in
+ * this order, digit keys 1 to 9.  The tab bar, the digit keys, the `:`
+ * commands and their completion, and the help screen's list of screens
+ * all come from this table.
+ */
+#define VIEW_REGISTRY(X)						\
+	X(board, VIEW_TAB, "the gate board, G0-G10")			\
+	X(tickets, VIEW_TAB, "tickets M01-M13 and their checks")	\
+	X(findings, VIEW_TAB, "every finding of every gate")		\
+	X(jobs, VIEW_TAB, "the durable jobs of the lab's hosts")	\
+	X(soak, VIEW_TAB, "the live soak: graphs, SLA, leak, alerts")	\
+	X(faults, VIEW_TAB, "fault scenarios x chips, action log")	\
+	X(help, VIEW_COMMAND, "the keys of every screen")		\
+	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
+	X(joblog, VIEW_DRILL, "one job's log, live")
+
+#define VIEW_DECLARE(name, kind, help) extern const struct view_ops name##_view;
+VIEW_REGISTRY(VIEW_DECLARE)
+#undef VIEW_DECLARE
+
+struct view_entry {
+	const char		*name;
+	const struct view_ops	*ops;
+	enum view_kind		 kind;
+	const char		*help;
+};
+
+/* The registry, in its order. */
+extern const struct view_entry view_registry[];
+extern const size_t view_count;
+
+/* How many tabs there are, the i-th (0-based) and where ops stands among
+ * them (SIZE_MAX: it is not a tab). */
+size_t			 view_ntabs(void);
+const struct view_ops	*view_tab(size_t i);
+size_t			 view_tab_index(const struct view_ops *ops);
+/* The screen `:name` opens (a tab or a command), or NULL. */
 const struct view_ops	*view_by_name(const char *name);
+/* The registry entry of ops, or NULL. */
+const struct view_entry	*view_entry(const struct view_ops *ops);
 
 #endif

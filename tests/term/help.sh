@@ -15,8 +15,11 @@ expect_re "^   Up k +move up$"
 expect_re "^   q Esc +close this screen; quit from the first$"
 expect_re "^   / +filter the lines \(Esc clears\)$"
 expect_re "^   Tab +next screen$"
-# At 80x24 the first page ends before the digits.
-[ "$ROWS" -lt 40 ] || expect_re "^   1 +the gate board$"
+# The screens, from the registry: digit and :name.  At 80x24 the first
+# page ends before them.
+[ "$ROWS" -lt 40 ] || expect_re "^   1 :board +the gate board, G0-G10$"
+[ "$ROWS" -lt 40 ] || expect_re "^   6 :faults +fault scenarios x chips"
+[ "$ROWS" -lt 40 ] || expect_re "^   :help +the keys of every screen$"
 reject "GATE STATUS"
 # The end of the list, scrolled to at 80x24.
 keys G

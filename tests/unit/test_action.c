@@ -17,15 +17,12 @@
 
 /* Every screen with its own keys, as the help screen would be opened from
  * it. */
-static const struct view_ops *const *
+/* Every screen, from the registry (view.h). */
+static const struct view_entry *
 all_views(size_t *n)
 {
-	static const struct view_ops *const v[] = { &board_view,
-	    &tickets_view, &findings_view, &help_view, &gate_view, &jobs_view,
-	    &joblog_view, &soak_view, &faults_view };
-
-	*n = nitems(v);
-	return v;
+	*n = view_count;
+	return view_registry;
 }
 
 static void
@@ -59,7 +56,9 @@ test_lookup(void **state)
 	assert_int_equal(action_for_key(NULL, KEY_F(1)), ACT_HELP);
 	assert_int_equal(action_for_key(NULL, '\t'), ACT_NEXT_VIEW);
 	assert_int_equal(action_for_key(NULL, KEY_BTAB), ACT_PREV_VIEW);
-	assert_int_equal(action_for_key(NULL, '3'), ACT_VIEW_FINDINGS);
+	assert_int_equal(action_for_key(NULL, '3'), ACT_VIEW_TAB);
+	assert_int_equal(action_for_key(NULL, '9'), ACT_VIEW_TAB);
+	assert_int_equal(action_for_key(NULL, '0'), ACT_NONE);
 	assert_int_equal(action_for_key(NULL, 'R'), ACT_REFRESH);
 	/* the view's table first */
 	assert_int_equal(action_for_key(mine, 'j'), ACT_SORT);
@@ -162,7 +161,7 @@ listed(const struct keybinding *t, enum action a)
 static void
 test_help_tables(void **state)
 {
-	const struct view_ops *const *v;
+	const struct view_entry *v;
 	const struct keybinding *k;
 	size_t i, n;
 
@@ -175,18 +174,18 @@ test_help_tables(void **state)
 			    action_info[k->action].name);
 	v = all_views(&n);
 	for (i = 0; i < n; i++) {
-		if (v[i]->keys == NULL)
+		if (v[i].ops->keys == NULL)
 			continue;
-		check_table(v[i]->name, v[i]->keys);
-		for (k = v[i]->keys; k->key != 0; k++) {
-			if (!listed(v[i]->keys, k->action))
+		check_table(v[i].name, v[i].ops->keys);
+		for (k = v[i].ops->keys; k->key != 0; k++) {
+			if (!listed(v[i].ops->keys, k->action))
 				fail_msg("%s: '%s' is not on the help screen",
-				    v[i]->name, action_info[k->action].name);
+				    v[i].name, action_info[k->action].name);
 			/* a screen's key that hides a global one would be
 			 * shown twice, with two meanings */
 			if (action_for_key(NULL, k->key) != ACT_NONE)
 				fail_msg("%s: key %s hides a global key",
-				    v[i]->name, k->keyname);
+				    v[i].name, k->keyname);
 		}
 	}
 }
@@ -196,7 +195,7 @@ test_help_tables(void **state)
 static void
 test_every_action_bound(void **state)
 {
-	const struct view_ops *const *v;
+	const struct view_entry *v;
 	size_t i, n;
 	int a;
 	bool found;
@@ -206,10 +205,47 @@ test_every_action_bound(void **state)
 	for (a = ACT_NONE + 1; a < ACT_COUNT; a++) {
 		found = listed(action_global_keys, (enum action)a);
 		for (i = 0; i < n && !found; i++)
-			found = listed(v[i]->keys, (enum action)a);
+			found = v[i].ops->keys != NULL &&
+			    listed(v[i].ops->keys, (enum action)a);
 		if (!found)
 			fail_msg("no key for '%s'", action_info[a].name);
 	}
+}
+
+/* The registry is the one list of screens: tabs in its order with the
+ * digits 1 to 9, :name for every screen not reached by drilling down, and
+ * no name or view_ops twice. */
+static void
+test_registry(void **state)
+{
+	size_t i, j, tabs = 0;
+
+	(void)state;
+	assert_true(view_ntabs() >= 1 && view_ntabs() <= 9);
+	assert_ptr_equal(view_tab(0), &board_view);
+	assert_ptr_equal(view_tab(5), &faults_view);
+	assert_null(view_tab(view_ntabs()));
+	assert_int_equal(view_tab_index(&findings_view), 2);
+	assert_int_equal(view_tab_index(&help_view), SIZE_MAX);
+	assert_ptr_equal(view_by_name("jobs"), &jobs_view);
+	assert_ptr_equal(view_by_name("help"), &help_view);
+	assert_null(view_by_name("gate"));	/* it needs a gate */
+	assert_null(view_by_name("nosuch"));
+	for (i = 0; i < view_count; i++) {
+		assert_non_null(view_registry[i].ops->title);
+		assert_true(view_registry[i].help[0] != '\0');
+		assert_ptr_equal(view_entry(view_registry[i].ops),
+		    &view_registry[i]);
+		if (view_registry[i].kind == VIEW_TAB)
+			assert_ptr_equal(view_tab(tabs++), view_registry[i].ops);
+		for (j = i + 1; j < view_count; j++) {
+			assert_string_not_equal(view_registry[i].name,
+			    view_registry[j].name);
+			assert_ptr_not_equal(view_registry[i].ops,
+			    view_registry[j].ops);
+		}
+	}
+	assert_int_equal(tabs, view_ntabs());
 }
 
 int
@@ -221,6 +257,7 @@ main(void)
 		cmocka_unit_test(test_action_info),
 		cmocka_unit_test(test_help_tables),
 		cmocka_unit_test(test_every_action_bound),
+		cmocka_unit_test(test_registry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

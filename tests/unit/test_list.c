@@ -3,13 +3,18 @@
  * Rebuilding with and without a filter keeps the selection on the same
  * record when it can, and near it when it cannot; moves clamp; scrolling
  * keeps the selection in a window of any height, 1 included; a click
- * outside the rows selects nothing.
+ * outside the rows selects nothing.  Drawn on a virtual screen (ncurses on
+ * /dev/null), the engine puts the header and the rows where it was told,
+ * and pages and hit-tests from where it drew them, whatever sits above.
  */
 #include "calops.h"
 
 #include <setjmp.h>
 
 #include <cmocka.h>
+
+#include <curses.h>
+#include <stdio.h>
 
 #include "views/core/list.h"
 
@@ -271,6 +276,124 @@ test_select_row(void **state)
 	list_release(&l);
 }
 
+/* The rows row() was asked to draw: where, and which record. */
+struct drawn {
+	int	 y[64];
+	size_t	 rec[64];
+	int	 n, sel_y;
+};
+
+static void
+record_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+{
+	struct drawn *d = (struct drawn *)(uintptr_t)arg;
+
+	(void)x;
+	(void)cols;
+	d->y[d->n] = y;
+	d->rec[d->n++] = rec;
+	if (sel)
+		d->sel_y = y;
+	mvprintw(y, x + 1, "record %zu", rec);
+}
+
+static SCREEN *
+virtual_screen(FILE **in, FILE **out)
+{
+	SCREEN *s;
+
+	*in = fopen("/dev/null", "r");
+	*out = fopen("/dev/null", "w");
+	assert_non_null(*in);
+	assert_non_null(*out);
+	s = newterm("xterm-256color", *out, *in);
+	assert_non_null(s);
+	set_term(s);
+	resizeterm(24, 80);
+	return s;
+}
+
+static void
+row_text(int y, char *buf, int len)
+{
+	assert_int_not_equal(mvinnstr(y, 0, buf, len - 1), ERR);
+}
+
+static void
+test_draw(void **state)
+{
+	struct list l = { 0 };
+	struct drawn d;
+	FILE *in, *out;
+	SCREEN *s = virtual_screen(&in, &out);
+	char buf[81];
+	int i;
+
+	(void)state;
+	list_rebuild(&l, 30, NULL, NULL);
+	/* A banner takes row 1: the list starts on row 2, its header there,
+	 * ten rows in all. */
+	memset(&d, 0, sizeof d);
+	list_draw(&l, 2, 10, 0, 80, "HEADER", record_row, &d, NULL);
+	row_text(2, buf, sizeof buf);
+	assert_non_null(strstr(buf, "HEADER"));
+	assert_int_equal(l.y, 3);
+	assert_int_equal(l.height, 9);
+	assert_int_equal(d.n, 9);
+	for (i = 0; i < d.n; i++) {
+		assert_int_equal(d.y[i], 3 + i);
+		assert_int_equal(d.rec[i], (size_t)i);
+	}
+	assert_int_equal(d.sel_y, 3);
+	/* A page is what was drawn, less one row kept in sight. */
+	assert_true(list_action(&l, ACT_PAGE_DOWN));
+	assert_int_equal(list_selected(&l), 8);
+	assert_true(list_action(&l, ACT_PAGE_DOWN));
+	assert_int_equal(list_selected(&l), 16);
+	memset(&d, 0, sizeof d);
+	list_draw(&l, 2, 10, 0, 80, "HEADER", record_row, &d, NULL);
+	assert_int_equal(d.rec[0], 8);		/* scrolled: 16 is the last */
+	assert_int_equal(d.sel_y, 3 + 8);
+	/* A click hits the row drawn there, not the one a fixed offset
+	 * would guess; the header and below the rows hit nothing. */
+	assert_true(list_click(&l, 3 + 2, 10));
+	assert_int_equal(list_selected(&l), 10);
+	assert_false(list_click(&l, 2, 10));
+	assert_false(list_click(&l, 12, 10));
+	assert_false(list_click(&l, 1, 10));
+	assert_false(list_click(&l, 5, 80));
+	assert_false(list_click(&l, 5, -1));
+	assert_int_equal(list_selected(&l), 10);
+	/* Fewer records than rows: a click under the last hits nothing. */
+	list_rebuild(&l, 3, NULL, NULL);
+	memset(&d, 0, sizeof d);
+	list_draw(&l, 2, 10, 0, 80, "HEADER", record_row, &d, NULL);
+	assert_int_equal(d.n, 3);
+	assert_false(list_click(&l, 3 + 3, 10));
+	assert_true(list_click(&l, 3, 10));
+	assert_int_equal(list_selected(&l), 0);
+	/* No record: the empty text under a blank row; no click lands. */
+	list_rebuild(&l, 0, NULL, NULL);
+	erase();
+	list_draw(&l, 2, 10, 0, 80, "HEADER", record_row, &d, "nothing here");
+	row_text(4, buf, sizeof buf);
+	assert_non_null(strstr(buf, "nothing here"));
+	assert_false(list_click(&l, 3, 10));
+	assert_false(list_action(&l, ACT_DOWN));
+	/* No header: the records start on the first row given. */
+	list_rebuild(&l, 5, NULL, NULL);
+	memset(&d, 0, sizeof d);
+	list_draw(&l, 7, 3, 0, 80, NULL, record_row, &d, NULL);
+	assert_int_equal(d.y[0], 7);
+	assert_int_equal(d.n, 3);
+	assert_int_equal(l.height, 3);
+	list_release(&l);
+	endwin();
+	delscreen(s);
+	fclose(in);
+	fclose(out);
+}
+
 int
 main(void)
 {
@@ -279,6 +402,7 @@ main(void)
 		cmocka_unit_test(test_move),
 		cmocka_unit_test(test_scroll),
 		cmocka_unit_test(test_select_row),
+		cmocka_unit_test(test_draw),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 
 #include "base/text.h"
 #include "model/history.h"
-#include "views/app/app.h"
+#include "views/app/app_int.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
 
@@ -194,18 +194,15 @@ app_switch_tab(struct app *a, const struct view_ops *ops)
 static size_t
 tab_index(const struct app *a)
 {
-	size_t i;
+	size_t i = view_tab_index(a->stack[0].ops);
 
-	for (i = 0; i < view_ntabs; i++)
-		if (view_tabs[i] == a->stack[0].ops)
-			return i;
-	return 0;
+	return i != SIZE_MAX ? i : 0;
 }
 
 void
 app_next_tab(struct app *a)
 {
-	app_switch_tab(a, view_tabs[(tab_index(a) + 1) % view_ntabs]);
+	app_switch_tab(a, view_tab((tab_index(a) + 1) % view_ntabs()));
 }
 
 void
@@ -219,6 +216,54 @@ app_message(struct app *a, bool error, const char *fmt, ...)
 	a->message_error = error;
 	a->message_eval = false;
 	a->dirty = true;
+}
+
+const struct board *
+app_board(const struct app *a)
+{
+	return &a->board;
+}
+
+struct labmodel *
+app_labmodel(const struct app *a)
+{
+	return a->labm;
+}
+
+struct loop *
+app_loop(const struct app *a)
+{
+	return a->loop;
+}
+
+const char *
+app_workspace(const struct app *a)
+{
+	return a->ws;
+}
+
+const char *
+app_filter(const struct app *a)
+{
+	return a->filter;
+}
+
+bool
+app_readonly(const struct app *a)
+{
+	return a->readonly;
+}
+
+void
+app_redraw(struct app *a)
+{
+	a->dirty = true;
+}
+
+bool
+app_on_top(const struct app *a, const void *data)
+{
+	return a->depth > 0 && a->stack[a->depth - 1].data == data;
 }
 
 bool
@@ -390,17 +435,14 @@ normal_key(struct app *a, int key)
 	case ACT_NEXT_VIEW:
 	case ACT_PREV_VIEW:
 		t = tab_index(a);
-		t = act == ACT_NEXT_VIEW ? (t + 1) % view_ntabs :
-		    (t + view_ntabs - 1) % view_ntabs;
-		app_switch_tab(a, view_tabs[t]);
+		t = act == ACT_NEXT_VIEW ? (t + 1) % view_ntabs() :
+		    (t + view_ntabs() - 1) % view_ntabs();
+		app_switch_tab(a, view_tab(t));
 		return R_REDRAW;
-	case ACT_VIEW_BOARD:
-	case ACT_VIEW_TICKETS:
-	case ACT_VIEW_FINDINGS:
-	case ACT_VIEW_JOBS:
-	case ACT_VIEW_SOAK:
-	case ACT_VIEW_FAULTS:
-		app_switch_tab(a, view_tabs[act - ACT_VIEW_BOARD]);
+	case ACT_VIEW_TAB:
+		/* The digits are bound to this action (action.c). */
+		if (key >= '1' && (size_t)(key - '1') < view_ntabs())
+			app_switch_tab(a, view_tab((size_t)(key - '1')));
 		return R_REDRAW;
 	case ACT_REDRAW:
 		a->relayout = true;
@@ -430,6 +472,18 @@ normal_key(struct app *a, int key)
 	return r;
 }
 
+/* A click at screen cell (y, x): not the title or the status bar; the view
+ * knows what it drew between them, whatever the banners took. */
+static int
+click(struct app *a, int y, int x, bool twice)
+{
+	struct view *v = &a->stack[a->depth - 1];
+
+	if (v->ops->click == NULL || y < 1 || y >= a->rows - 1)
+		return R_NONE;
+	return v->ops->click(a, v->data, y, x, twice);
+}
+
 static int
 mouse(struct app *a)
 {
@@ -445,10 +499,7 @@ mouse(struct app *a)
 			    (ev.bstate & BUTTON4_PRESSED) ? ACT_UP : ACT_DOWN);
 		return r;
 	}
-	if (v->ops->click != NULL && ev.y >= 1 && ev.y < a->rows - 1)
-		r = v->ops->click(a, v->data, ev.y - 1,
-		    (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
-	return r;
+	return click(a, ev.y, ev.x, (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
 }
 
 static void
@@ -483,21 +534,34 @@ tty_readable(struct loop *l, int fd, short revents, void *arg)
 	(void)fd;
 	(void)revents;
 	while ((key = getch()) != ERR) {
-		a->message[0] = '\0';
-		if (key == KEY_RESIZE) {
-			/* ncurses has resized already: resizeterm queues this
-			 * key, so resizing again here would never end. */
-			a->relayout = true;
-			a->dirty = true;
-		} else if (key == KEY_MOUSE)
-			react(a, mouse(a));
-		else if (a->mode != MODE_NORMAL)
-			react(a, prompt_key(a, key));
-		else
-			react(a, normal_key(a, key));
+		app_key(a, key);
 		if (a->depth == 0)
 			break;
 	}
+}
+
+void
+app_key(struct app *a, int key)
+{
+	a->message[0] = '\0';
+	if (key == KEY_RESIZE) {
+		/* ncurses has resized already: resizeterm queues this key, so
+		 * resizing again here would never end. */
+		a->relayout = true;
+		a->dirty = true;
+	} else if (key == KEY_MOUSE)
+		react(a, mouse(a));
+	else if (a->mode != MODE_NORMAL)
+		react(a, prompt_key(a, key));
+	else
+		react(a, normal_key(a, key));
+}
+
+void
+app_click(struct app *a, int y, int x, bool twice)
+{
+	a->message[0] = '\0';
+	react(a, click(a, y, x, twice));
 }
 
 static void
@@ -526,6 +590,8 @@ before_sleep(struct loop *l, void *arg)
 	if (a->board.running && a->spinner_timer == 0)
 		a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
 	frame_paint(a);
+	if (a->headless != NULL)
+		headless_run(a->headless, a);
 }
 
 /* ---- signals ---- */
@@ -643,12 +709,20 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	uo.ascii = o->ascii || a->config.ascii;
 	uo.mouse = a->config.mouse;
 	uo.no_colour = theme_colour_disabled();
+	uo.cols = o->cols;
+	uo.rows = o->rows;
+	if (o->script != NULL && (a->headless = headless_load(o->script, err,
+	    errlen)) == NULL)
+		return -1;
 	if (ui_init(&uo, &a->theme, err, errlen) != 0)
 		return -1;
 	a->loop = loop_new();
-	loop_add_fd(a->loop, STDIN_FILENO, POLLIN, tty_readable, a);
+	/* Headless, the keys come from the script and the size is its. */
+	if (a->headless == NULL) {
+		loop_add_fd(a->loop, STDIN_FILENO, POLLIN, tty_readable, a);
+		loop_watch_signal(a->loop, SIGWINCH, on_signal, a);
+	}
 	loop_watch_signal(a->loop, SIGCHLD, on_signal, a);
-	loop_watch_signal(a->loop, SIGWINCH, on_signal, a);
 	loop_watch_signal(a->loop, SIGCONT, on_signal, a);
 	loop_watch_signal(a->loop, SIGTERM, on_signal, a);
 	loop_watch_signal(a->loop, SIGHUP, on_signal, a);
@@ -664,6 +738,7 @@ app_teardown(struct app *a)
 	if (a->eval != NULL)
 		child_abandon(a->eval);
 	ui_end();
+	headless_free(a->headless);
 	watchloop_free(a->watch);
 	labmodel_free(a->labm);
 	lab_release(&a->lab);
@@ -680,10 +755,12 @@ app_main(const struct app_opts *o)
 {
 	struct app a;
 	char err[512];
+	int status;
 
 	if (app_setup(&a, o, err, sizeof err) != 0) {
 		ui_end();
 		fprintf(stderr, "calops: %s\n", err);
+		headless_free(a.headless);
 		labmodel_free(a.labm);
 		lab_release(&a.lab);
 		free(a.self);
@@ -691,11 +768,14 @@ app_main(const struct app_opts *o)
 		return 2;
 	}
 	bench_init();
-	app_push(&a, view_tabs[0], NULL);
+	app_push(&a, view_tab(0), NULL);
 	watch_start(&a);
 	app_evaluate(&a);
 	a.dirty = true;
+	if (a.headless != NULL)
+		headless_start(a.headless, &a);
 	loop_run(a.loop);
+	status = a.headless != NULL ? headless_status(a.headless) : 0;
 	app_teardown(&a);
-	return 0;
+	return status;
 }

@@ -1,7 +1,8 @@
 /*
  * app.h: the console itself.  One struct app owns the event loop, the board
  * model, the view stack, the evaluation child (`calops check --stream`), the
- * workspace watcher and the prompt.  Views reach the model through it.
+ * workspace watcher and the prompt.  Screens reach them through the
+ * functions below; the struct is the app module's own (app_int.h).
  */
 #ifndef CALOPS_APP_H
 #define CALOPS_APP_H
@@ -9,24 +10,13 @@
 #include "calops.h"
 
 #include "lab/labmodel.h"
-#include "loop/child.h"
 #include "loop/loop.h"
-#include "loop/watch.h"
-#include "loop/watchloop.h"
 #include "model/boardmodel.h"
 #include "remote/lab.h"
-#include "views/core/config.h"
 #include "views/core/theme.h"
 #include "views/view.h"
 
-#define APP_STACK_MAX 8
-
-enum app_mode {
-	MODE_NORMAL,
-	MODE_FILTER,		/* typing after '/' */
-	MODE_COMMAND,		/* typing after ':' */
-	MODE_ASK,		/* typing an answer to prompt_ask() */
-};
+struct app;
 
 /* What prompt_ask() calls with the answer typed, or NULL when it was
  * cancelled (Esc, ^C); arg is prompt_ask()'s. */
@@ -39,54 +29,30 @@ struct app_opts {
 	bool		 demo;		/* showing the bundled demo */
 	bool		 readonly;
 	bool		 ascii;
-};
-
-struct app {
-	struct loop	*loop;
-	struct board	 board;
-	struct lab	 lab;		/* the lab file, or one made for a workspace */
-	struct labmodel	*labm;		/* hosts, jobs, streams (never NULL once open) */
-	char		*ws;		/* the workspace path as given */
-	bool		 demo, readonly;
-	struct config	 config;
-	struct theme	 theme;
-	struct view	 stack[APP_STACK_MAX];
-	int		 depth;
-	enum app_mode	 mode;
-	char		 input[256];	/* the prompt's text */
-	size_t		 input_len;
-	char		 ask[128];	/* MODE_ASK: the question */
-	app_answer_fn	 ask_fn;
-	void		*ask_arg;
-	char		 filter[256];	/* the applied filter, "" for none */
-	char		 message[256];	/* shown once in the status bar */
-	bool		 message_error;
-	bool		 message_eval;	/* it came from the evaluation child */
-	bool		 dirty, relayout;
-	struct child	*eval;
-	bool		 eval_again;	/* a change arrived while evaluating */
-	struct watchloop *watch;	/* the workspace's, or NULL */
-	long		 debounce_timer, spinner_timer;
-	int		 spinner;
-	char		*self;		/* this program, to run `check --stream` */
-	int		 rows, cols;
+	/* No terminal: a virtual screen this size, driven by the script
+	 * (headless.h). */
+	const char	*script;
+	int		 cols, rows;
 };
 
 /* Run the console until the user quits; returns the exit status. */
 int	 app_main(const struct app_opts *o);
 
-/* Mark dirty, paint once: the frame and the top view, if anything changed
- * (frame.c; called before every sleep). */
-void	 frame_paint(struct app *a);
-
-/* For the prompt (prompt.c) and the views: evaluate the workspace again
- * (once more after the running evaluation, if one runs); show a top-level
- * screen; tell every view on the stack the filter or the board changed. */
-void	 app_evaluate(struct app *a);
-void	 app_switch_tab(struct app *a, const struct view_ops *ops);
-void	 app_refresh_views(struct app *a);
-/* A key while the prompt is open (prompt.c); returns a reaction. */
-int	 prompt_key(struct app *a, int key);
+/* What screens read of the console (the rest of struct app is the app
+ * module's own, app_int.h): the board as last evaluated, the lab model
+ * (never NULL once open), the loop for their timers, the workspace path as
+ * given, the applied filter ("" for none), and --readonly. */
+const struct board *app_board(const struct app *a);
+struct labmodel	*app_labmodel(const struct app *a);
+struct loop	*app_loop(const struct app *a);
+const char	*app_workspace(const struct app *a);
+const char	*app_filter(const struct app *a);
+bool		 app_readonly(const struct app *a);
+/* Paint again before the next sleep: what a screen shows changed outside
+ * its handlers (a timer, the lab model). */
+void		 app_redraw(struct app *a);
+/* Whether data is the top screen's, the one the terminal shows. */
+bool		 app_on_top(const struct app *a, const void *data);
 
 /* For views. */
 void	 app_next_tab(struct app *a);

@@ -16,7 +16,7 @@
 
 #include <time.h>
 
-#include "views/app/app.h"
+#include "views/app/app_int.h"
 #include "views/app/bench.h"
 
 struct bench {

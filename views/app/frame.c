@@ -7,7 +7,7 @@
 #include "calops.h"
 
 #include "lab/labmodel.h"
-#include "views/app/app.h"
+#include "views/app/app_int.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
 
@@ -21,25 +21,25 @@ draw_tabs(struct app *a, int x)
 	int i, w, full = 0, digits = 0;
 	bool on, titles, others;
 
-	for (i = 0; i < (int)view_ntabs; i++) {
-		on = a->stack[0].ops == view_tabs[i];
+	for (i = 0; i < (int)view_ntabs(); i++) {
+		on = a->stack[0].ops == view_tab((size_t)i);
 		full += snprintf(label, sizeof label, " %d %s ", i + 1,
-		    view_tabs[i]->title);
+		    view_tab((size_t)i)->title);
 		digits += on ? (int)strlen(label) : snprintf(label,
 		    sizeof label, " %d ", i + 1);
 	}
 	titles = x + 1 + full <= a->cols;
 	others = titles || x + 1 + digits <= a->cols;
-	for (i = (int)view_ntabs - 1, w = a->cols; i >= 0; i--) {
-		on = a->stack[0].ops == view_tabs[i];
+	for (i = (int)view_ntabs() - 1, w = a->cols; i >= 0; i--) {
+		on = a->stack[0].ops == view_tab((size_t)i);
 		if (on)
 			snprintf(label, sizeof label, "[%d %s]", i + 1,
-			    view_tabs[i]->title);
+			    view_tab((size_t)i)->title);
 		else if (!others)
 			continue;
 		else if (titles)
 			snprintf(label, sizeof label, " %d %s ", i + 1,
-			    view_tabs[i]->title);
+			    view_tab((size_t)i)->title);
 		else
 			snprintf(label, sizeof label, " %d ", i + 1);
 		w -= (int)strlen(label);

@@ -6,11 +6,24 @@
 
 #include <curses.h>
 
-#include "views/app/app.h"
+#include "views/app/app_int.h"
 #include "views/core/ui.h"
 
-static const char *const commands[] = { "board", "tickets", "findings",
-    "jobs", "soak", "faults", "help", "theme", "refresh", "q", "quit" };
+/* The commands that are not a screen's name (view.h has those). */
+static const char *const commands[] = { "theme", "refresh", "q", "quit" };
+
+/* The i-th word ':' completes: every screen :name opens, then commands[];
+ * NULL past the end. */
+static const char *
+command_word(size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < view_count; k++)
+		if (view_registry[k].kind != VIEW_DRILL && i-- == 0)
+			return view_registry[k].name;
+	return i < nitems(commands) ? commands[i] : NULL;
+}
 
 /* Tab completion for ':': the command, or a theme name after ":theme ".
  * Several matches: as far as they agree, and the list beside the prompt. */
@@ -27,8 +40,8 @@ complete(struct app *a)
 	}
 	word = a->input + off;
 	len = strlen(word);
-	for (i = 0; i < (off ? n : nitems(commands)); i++) {
-		const char *c = off ? names[i] : commands[i];
+	for (i = 0; off ? i < n : command_word(i) != NULL; i++) {
+		const char *c = off ? names[i] : command_word(i);
 
 		if (strncmp(c, word, len) != 0)
 			continue;
@@ -88,10 +101,11 @@ run_command(struct app *a, const char *cmd)
 			set_theme(a, cmd + 6);
 	} else if (strcmp(cmd, "refresh") == 0)
 		app_evaluate(a);
-	else if (strcmp(cmd, "help") == 0)
-		app_push(a, &help_view, NULL);
-	else if ((v = view_by_name(cmd)) != NULL)
+	else if ((v = view_by_name(cmd)) != NULL &&
+	    view_entry(v)->kind == VIEW_TAB)
 		app_switch_tab(a, v);
+	else if (v != NULL)
+		app_push(a, v, NULL);
 	else if (cmd[0] != '\0')
 		app_message(a, true, "unknown command ':%s' (Tab completes)", cmd);
 	return R_REDRAW;

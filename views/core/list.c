@@ -1,7 +1,8 @@
-/* list.c: selection, scrolling and filtering for list views (list.h). */
+/* list.c: the list engine: rows, selection, scrolling, clicks (list.h). */
 #include "calops.h"
 
 #include "views/core/list.h"
+#include "views/core/ui.h"
 
 void
 list_release(struct list *l)
@@ -101,4 +102,64 @@ list_select_row(struct list *l, size_t row)
 		return false;
 	l->sel = l->top + row;
 	return true;
+}
+
+void
+list_draw_header(int y, int x, int cols, const char *header)
+{
+	ui_fill(stdscr, y, x, ROLE_HEADER);
+	/* Through the sanitiser: a header may name a job id from a host. */
+	ui_put(stdscr, y, x + 1, cols - 2, ROLE_HEADER, header, false);
+}
+
+void
+list_draw(struct list *l, int top, int rows, int x, int cols,
+    const char *header, list_row_fn row, const void *arg,
+    const char *empty)
+{
+	size_t i;
+	int y;
+
+	if (header != NULL && rows > 0) {
+		list_draw_header(top, x, cols, header);
+		top++;
+		rows--;
+	}
+	list_place(l, top, x, rows, cols);
+	if (l->height == 0)
+		return;
+	list_scroll(l, l->height);
+	for (i = l->top, y = top; i < l->nmap && y < top + rows; i++, y++) {
+		if (i == l->sel)
+			ui_fill(stdscr, y, x, ROLE_SELECTION);
+		row(arg, l->map[i], y, x, cols, i == l->sel);
+	}
+	/* A blank row first, when there is room for one. */
+	if (l->nmap == 0 && empty != NULL)
+		ui_putf(stdscr, rows > 1 ? top + 1 : top, x + 2, cols - 4,
+		    ROLE_DIM, "%s", empty);
+}
+
+void
+list_place(struct list *l, int y, int x, int rows, int cols)
+{
+	l->y = y;
+	l->x = x;
+	l->height = rows > 0 ? rows : 0;
+	l->width = cols > 0 ? cols : 0;
+}
+
+bool
+list_action(struct list *l, enum action a)
+{
+	return list_move(l, a, l->height);
+}
+
+bool
+list_click(struct list *l, int y, int x)
+{
+	if (y < l->y || y >= l->y + l->height || x < l->x ||
+	    x >= l->x + l->width)
+		return false;
+	return list_select_row(l, (size_t)(y - l->y));
 }

@@ -11,6 +11,8 @@
 #include "views/core/ui.h"
 
 static bool active;
+static SCREEN *virtual;		/* the headless screen, or NULL */
+static FILE *virtual_in, *virtual_out;
 static bool utf8;
 static bool no_colour;
 static attr_t role_attr[ROLE_COUNT];
@@ -110,6 +112,29 @@ fatal_cleanup(void)
 	ui_end();
 }
 
+/* The headless screen: a terminal type every Debian has, its output
+ * thrown away, its size set. */
+static int
+virtual_open(int cols, int rows, char *err, size_t errlen)
+{
+	if ((virtual_in = fopen("/dev/null", "r")) == NULL ||
+	    (virtual_out = fopen("/dev/null", "w")) == NULL ||
+	    (virtual = newterm("xterm-256color", virtual_out,
+	    virtual_in)) == NULL) {
+		errbuf_set(err, errlen, "cannot make a virtual screen "
+		    "(terminfo 'xterm-256color')");
+		if (virtual_in != NULL)
+			fclose(virtual_in);
+		if (virtual_out != NULL)
+			fclose(virtual_out);
+		virtual_in = virtual_out = NULL;
+		return -1;
+	}
+	set_term(virtual);
+	resizeterm(rows, cols);
+	return 0;
+}
+
 int
 ui_init(const struct ui_opts *o, const struct theme *t, char *err,
     size_t errlen)
@@ -117,7 +142,8 @@ ui_init(const struct ui_opts *o, const struct theme *t, char *err,
 	const char *cs = nl_langinfo(CODESET);
 	size_t i;
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+	if (o->cols <= 0 && (!isatty(STDIN_FILENO) ||
+	    !isatty(STDOUT_FILENO))) {
 		errbuf_set(err, errlen, "the console needs a terminal "
 		    "(use 'calops check' or --plain for text output)");
 		return -1;
@@ -125,7 +151,9 @@ ui_init(const struct ui_opts *o, const struct theme *t, char *err,
 	utf8 = !o->ascii && cs != NULL && strcmp(cs, "UTF-8") == 0;
 	text_ascii_ellipsis(!utf8);
 	no_colour = o->no_colour;
-	if (initscr() == NULL) {
+	if (o->cols > 0 && virtual_open(o->cols, o->rows, err, errlen) != 0)
+		return -1;
+	if (o->cols <= 0 && initscr() == NULL) {
 		errbuf_set(err, errlen, "cannot initialise the terminal");
 		return -1;
 	}
@@ -160,6 +188,12 @@ ui_end(void)
 	active = false;
 	curs_set(1);
 	endwin();
+	if (virtual != NULL) {
+		delscreen(virtual);
+		fclose(virtual_in);
+		fclose(virtual_out);
+		virtual = NULL;
+	}
 }
 
 void

@@ -23,6 +23,9 @@ struct ui_opts {
 	bool	ascii;		/* no UTF-8 box drawing or glyphs */
 	bool	mouse;
 	bool	no_colour;	/* NO_COLOR or a monochrome choice */
+	/* Both > 0: no terminal, a virtual screen of that size that nothing
+	 * is written to (headless.h). */
+	int	cols, rows;
 };
 
 /* Returns 0, or -1 with err set (no terminal, …). */

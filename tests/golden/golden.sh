@@ -1,0 +1,146 @@
+#!/bin/bash
+# golden.sh CALOPS COLS ROWS: every screen of the console, drawn headless
+# (calops --headless, views/app/headless.h) on a copy of the midproject
+# example, compared whole with its golden copy in tests/golden/COLSxROWS/.
+# Clicks under the banner and paging are checked the same way: the screen
+# they lead to is a golden copy too.
+#
+# Run with CALOPS_GOLDEN_UPDATE=1 to write the golden copies instead (then
+# read the diff before committing it).
+#
+# What varies from run to run is made fixed before comparing, never skipped:
+# the temp folder's random part, a job's clock times and its age.  The temp
+# folder is made under /tmp with a fixed-length name, so that the paths on
+# screen (the runner beside calops, in the fault command) keep their width
+# from any clone path.
+set -u
+
+if [ $# -ne 3 ] || [ ! -x "$1" ]; then
+	echo "usage: $0 CALOPS COLS ROWS" >&2
+	exit 2
+fi
+BIN=$(cd "$(dirname "$1")" && pwd)
+SIZE=${2}x$3
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+GOLD=$SRC/tests/golden/$SIZE
+TMP=$(mktemp -d /tmp/calops-golden.XXXXXXXX)
+MASK=/tmp/calops-golden.XXXXXXXX
+trap 'rm -rf "$TMP"' EXIT
+failed=0
+
+fail() {
+	echo "FAIL: golden ($SIZE): $*"
+	failed=1
+}
+
+# The binaries beside each other, as installed: calops finds the runner
+# simulator next to itself.
+mkdir -p "$TMP/bin" "$TMP/out" "$TMP/home" "$TMP/state" "$TMP/config"
+cp "$BIN/calops" "$BIN/calrt-sim" "$TMP/bin/" || exit 1
+cp -a "$SRC/share/examples/midproject" "$TMP/ws" || exit 1
+cat >"$TMP/lab.yaml" <<'LAB'
+hosts:
+  - name: local
+    transport: local
+    chips: [0, 1, 2, 3]
+workspaces:
+  - {host: local, path: ws}
+runner: calrt-sim
+LAB
+
+calops() {
+	(cd "$TMP" && env -i PATH="$PATH" HOME="$TMP/home" LANG=C.UTF-8 \
+	    XDG_STATE_HOME="$TMP/state" XDG_CONFIG_HOME="$TMP/config" \
+	    CALOPS_WATCH_POLL=1 ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+	    ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
+	    bin/calops "$@")
+}
+
+# headless SCRIPT: run the console on the lab with SCRIPT, dumps to out/.
+headless() {
+	printf '%s\n' "$1" >"$TMP/script"
+	calops --headless "$SIZE" --script script lab.yaml ||
+	    fail "calops --headless ended with status $?"
+}
+
+# The screens as a fresh lab shows them; then clicks and paging.
+headless "timeout 60
+wait board
+dump out/board.txt
+key 2
+dump out/tickets.txt
+key 3
+dump out/findings.txt
+key 1 Down Down Down Enter
+dump out/gate.txt
+key q 4
+wait text no jobs on any host
+dump out/jobs.txt
+key 5
+dump out/soak.txt
+key 6
+wait text chip 3
+dump out/faults.txt
+key ?
+dump out/help.txt
+key PgDn PgDn
+dump out/help-pgdn.txt
+key q 1
+dclick on G8
+dump out/click-board.txt
+key q 6
+click on bad-csr under chip 3
+dump out/click-faults.txt
+key Q"
+
+# A job for the Jobs screen and its log.
+calops run --id golden-job -- sh -c 'echo hello from the golden job;
+    echo a warning >&2; exit 3' >/dev/null || fail "calops run failed"
+headless "timeout 60
+wait board
+key 4
+wait text ✘ failed
+dump out/jobs-one.txt
+key Enter
+wait text exit 3
+wait text lines · ended
+dump out/joblog.txt
+key Q"
+
+# A script it cannot read is refused before the screen is made, by file
+# and line; a wait that never comes true ends at its guard, status 3, with
+# the step and the screen.
+printf 'wait board\nkey NoSuchKey\n' >"$TMP/bad"
+out=$(calops --headless "$SIZE" --script bad lab.yaml 2>&1)
+rc=$?
+[ $rc = 2 ] && [[ $out == *"bad:2: no key is called 'NoSuchKey'"* ]] ||
+    fail "a bad script: status $rc, said: $out"
+printf 'timeout 1\nwait board\nwait text no such text\n' >"$TMP/stuck"
+out=$(calops --headless "$SIZE" --script stuck lab.yaml 2>&1)
+rc=$?
+[ $rc = 3 ] && [[ $out == *"stuck:3: 'wait text no such text' still waits"* ]] &&
+    [[ $out == *"GATE STATUS"* ]] || fail "a stuck wait: status $rc, said: $out"
+
+for f in "$TMP"/out/*.txt; do
+	sed -i -E -e "s|$TMP|$MASK|g" \
+	    -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/hh:mm:ss/g' \
+	    -e '/golden-job /s/ [ 0-9]{3}[0-9][smhd] / ageage /' "$f"
+done
+if [ "${CALOPS_GOLDEN_UPDATE:-0}" = 1 ]; then
+	mkdir -p "$GOLD"
+	cp "$TMP"/out/*.txt "$GOLD/"
+	echo "golden ($SIZE): wrote $(ls "$TMP"/out | wc -l) screens to $GOLD"
+	exit $failed
+fi
+for f in "$TMP"/out/*.txt; do
+	g=$GOLD/$(basename "$f")
+	if [ ! -f "$g" ]; then
+		fail "no golden copy $g"
+	elif ! diff -u "$g" "$f"; then
+		fail "$(basename "$f" .txt) differs from its golden copy"
+	fi
+done
+[ "$(ls "$GOLD" | wc -l)" = "$(ls "$TMP"/out | wc -l)" ] ||
+    fail "$GOLD holds a screen this test no longer draws"
+[ $failed = 0 ] && echo "ok: golden ($SIZE)"
+exit $failed

@@ -1,0 +1,76 @@
+/*
+ * app_int.h: struct app, private to the app module (app.c, frame.c,
+ * prompt.c, bench.c).  Screens reach the console through app.h's functions
+ * only, so the console can change how it keeps its state without touching
+ * them.
+ */
+#ifndef CALOPS_APP_INT_H
+#define CALOPS_APP_INT_H
+
+#include "loop/child.h"
+#include "loop/watch.h"
+#include "loop/watchloop.h"
+#include "views/app/app.h"
+#include "views/app/headless.h"
+#include "views/core/config.h"
+
+#define APP_STACK_MAX 8
+
+enum app_mode {
+	MODE_NORMAL,
+	MODE_FILTER,		/* typing after '/' */
+	MODE_COMMAND,		/* typing after ':' */
+	MODE_ASK,		/* typing an answer to prompt_ask() */
+};
+
+struct app {
+	struct loop	*loop;
+	struct board	 board;
+	struct lab	 lab;		/* the lab file, or one made for it */
+	struct labmodel	*labm;		/* hosts, jobs, streams (never NULL
+					 * once open) */
+	char		*ws;		/* the workspace path as given */
+	bool		 demo, readonly;
+	struct config	 config;
+	struct theme	 theme;
+	struct view	 stack[APP_STACK_MAX];
+	int		 depth;
+	enum app_mode	 mode;
+	char		 input[256];	/* the prompt's text */
+	size_t		 input_len;
+	char		 ask[128];	/* MODE_ASK: the question */
+	app_answer_fn	 ask_fn;
+	void		*ask_arg;
+	char		 filter[256];	/* the applied filter, "" for none */
+	char		 message[256];	/* shown once in the status bar */
+	bool		 message_error;
+	bool		 message_eval;	/* it came from the evaluation child */
+	bool		 dirty, relayout;
+	struct child	*eval;
+	bool		 eval_again;	/* a change arrived while evaluating */
+	struct watchloop *watch;	/* the workspace's, or NULL */
+	long		 debounce_timer, spinner_timer;
+	int		 spinner;
+	char		*self;		/* this program, for `check --stream` */
+	int		 rows, cols;
+	struct headless	*headless;	/* the script, or NULL: a terminal */
+};
+
+/* Mark dirty, paint once: the frame and the top view, if anything changed
+ * (frame.c; called before every sleep). */
+void	 frame_paint(struct app *a);
+
+/* For the prompt (prompt.c) and the views: evaluate the workspace again
+ * (once more after the running evaluation, if one runs); show a top-level
+ * screen; tell every view on the stack the filter or the board changed. */
+void	 app_evaluate(struct app *a);
+void	 app_switch_tab(struct app *a, const struct view_ops *ops);
+void	 app_refresh_views(struct app *a);
+/* A key as the terminal gave it, and a click at screen cell (y, x), as if
+ * the terminal had: what the headless mode's script does (headless.c). */
+void	 app_key(struct app *a, int key);
+void	 app_click(struct app *a, int y, int x, bool twice);
+/* A key while the prompt is open (prompt.c); returns a reaction. */
+int	 prompt_key(struct app *a, int key);
+
+#endif
