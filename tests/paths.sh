@@ -9,7 +9,8 @@
 # clones the repository's HEAD to a folder whose path is exactly LENGTH
 # characters, builds it there (-Werror), and runs every tests/term/*.sh at
 # 120x40 and 80x24 from that clone, two at a time.  It exits 1 if any test
-# failed from any clone, and prints each failure's output.
+# failed from any clone, and prints each failure's output.  The golden
+# screens (tests/golden/) are run from each clone the same way.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,14 +43,15 @@ for len in "$@"; do
 	cmake --build "$dir/build" -j "$jobs" >/dev/null
 	out=$dir/build/paths-out
 	mkdir -p "$out"
-	for t in "$dir"/tests/term/*.sh; do
-		name=$(basename "$t" .sh)
-		[ "$name" = lib ] && continue
+	for t in "$dir"/tests/term/*.sh "$dir"/tests/golden/golden.sh; do
+		name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
+		[ "$name" = term/lib ] && continue
 		printf '%s 120 40\n%s 80 24\n' "$name" "$name"
 	done | xargs -P "$jobs" -L 1 sh -c '
-		bash "$0/tests/term/$1.sh" "$0/build/calops" "$2" "$3" \
-		    >"$0/build/paths-out/$1_$2x$3" 2>&1 ||
-		    [ $? = 77 ] || echo "$1_$2x$3" >>"$0/build/paths-out/FAILED"
+		o=$(echo "$1" | tr / _)_$2x$3
+		bash "$0/tests/$1.sh" "$0/build/calops" "$2" "$3" \
+		    >"$0/build/paths-out/$o" 2>&1 ||
+		    [ $? = 77 ] || echo "$o" >>"$0/build/paths-out/FAILED"
 	' "$dir" || true
 	touch "$out/FAILED"
 	for f in $(cat "$out/FAILED"); do
@@ -57,7 +59,7 @@ for len in "$@"; do
 		cat "$out/$f"
 		failed=1
 	done
-	say "$len: $(ls "$out" | grep -c x) term tests run," \
+	say "$len: $(ls "$out" | grep -c x) term and golden tests run," \
 	    "$(wc -l <"$out/FAILED") failed"
 done
 exit $failed

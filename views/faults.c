@@ -274,10 +274,11 @@ quoted_after(const char *s, const char *e, bool inq)
  * \" then "path" is "--calbin path"); one that breaks inside single quotes
  * closes them first and the next row opens them again ("'/srv/lab '\" then
  * "'data/pkg'" is the one word "/srv/lab data/pkg").  Returns the row after
- * it.
+ * it.  With paint false, nothing is drawn: how many rows it would take.
  */
 static int
-draw_wrapped(int y, int end, int x, int w, enum role r, const char *s)
+draw_wrapped(int y, int end, int x, int w, enum role r, const char *s,
+    bool paint)
 {
 	char *clean = text_sanitize_str(s), *p = clean;
 	bool last, inq = false, reopen, closes;
@@ -295,7 +296,9 @@ draw_wrapped(int y, int end, int x, int w, enum role r, const char *s)
 		n = last ? strlen(p) : room > 2 ? ui_fit(p, room - 2) : 0;
 		if (n == 0) {
 			/* Too narrow for one character: the rest, clipped. */
-			ui_put(stdscr, y++, x, w, r, p, false);
+			if (paint)
+				ui_put(stdscr, y, x, w, r, p, false);
+			y++;
 			break;
 		}
 		if (!last) {
@@ -321,7 +324,9 @@ draw_wrapped(int y, int end, int x, int w, enum role r, const char *s)
 		buf_add(&row, p, n);
 		if (!last)
 			buf_adds(&row, closes ? "'\\" : "\\");
-		ui_put(stdscr, y++, x, w, r, row.data, false);
+		if (paint)
+			ui_put(stdscr, y, x, w, r, row.data, false);
+		y++;
 		inq = closes;
 		p += n;
 	}
@@ -330,13 +335,41 @@ draw_wrapped(int y, int end, int x, int w, enum role r, const char *s)
 	return y;
 }
 
+/* The exact command a trigger of the selected cell runs, or why none can. */
+static void
+cell_command(struct faults_view *v, const struct ljob_spec *spec, char *buf,
+    size_t len)
+{
+	char err[256];
+
+	if (labcmd_command(app_labmodel(v->app), spec, buf, len, err,
+	    sizeof err) != 0)
+		snprintf(buf, len, "cannot run here: %s", err);
+}
+
+/* The rows the detail cannot do without: its header, the command whole,
+ * the chips, the job it would disturb, the question and the history's
+ * heading.  The action log gives way to them. */
+static int
+detail_need(struct faults_view *v, int cols)
+{
+	struct ljob_spec spec;
+	char buf[4096], disturb[512];
+
+	cell_spec(v, &spec);
+	cell_command(v, &spec, buf, sizeof buf);
+	disturb_text(v, spec.chip, disturb, sizeof disturb);
+	return 1 + draw_wrapped(0, INT_MAX, 10, cols - 11, ROLE_NORMAL, buf,
+	    false) + 1 + (disturb[0] != '\0') + v->asking + 1;
+}
+
 /* The selected cell: what a trigger runs, what it disturbs, its past. */
 static void
 draw_detail(struct faults_view *v, int top, int rows, int cols)
 {
 	struct ljob_spec spec;
 	const char *want = faultfold_expected_code(scenario_table[v->sc].name);
-	char buf[4096], disturb[512], err[256];
+	char buf[4096], disturb[512];
 	struct fold_entry *h;
 	enum role r;
 	size_t n, i;
@@ -354,12 +387,10 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	disturb_text(v, spec.chip, disturb, sizeof disturb);
 	keep = 1 + (disturb[0] != '\0') + v->asking;
 	if (y < end) {
-		if (labcmd_command(app_labmodel(v->app), &spec, buf, sizeof buf, err,
-		    sizeof err) != 0)
-			snprintf(buf, sizeof buf, "cannot run here: %s", err);
+		cell_command(v, &spec, buf, sizeof buf);
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
 		y = draw_wrapped(y, end - y > keep ? end - keep : y + 1, 10,
-		    cols - 11, v->asking ? ROLE_WARN : ROLE_NORMAL, buf);
+		    cols - 11, v->asking ? ROLE_WARN : ROLE_NORMAL, buf, true);
 	}
 	if (y < end) {
 		fold_line(v, v->sc, buf, sizeof buf);
@@ -397,7 +428,7 @@ static void
 faults_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct faults_view *v = data;
-	int y = top + GRID_ROWS, left = rows - GRID_ROWS, act;
+	int y = top + GRID_ROWS, left = rows - GRID_ROWS, act, need;
 
 	v->app = a;
 	compute(v);
@@ -405,6 +436,10 @@ faults_draw(struct app *a, void *data, int top, int rows, int cols)
 	if (left <= 0)
 		return;
 	act = actionpane_height(&v->actions, left);
+	/* The action log gives way to what the operator approves; a log of
+	 * fewer than three rows (its header and two) is not shown. */
+	if (act > 0 && left - act < (need = detail_need(v, cols)))
+		act = left - need >= 3 ? left - need : 0;
 	draw_detail(v, y, left - act, cols);
 	if (act > 0)
 		actionpane_draw(&v->actions, y + left - act, act, cols);
