@@ -26,12 +26,6 @@ static const char *const host_keys[] = { "name", "transport", "address",
     "user", "port", "identity", "known_hosts", "chips" };
 static const char *const ws_keys[] = { "host", "path" };
 
-const char *
-lab_transport_name(enum lab_transport t)
-{
-	return t == LAB_SSH ? "ssh" : "local";
-}
-
 /* Unknown keys are errors, so a typo is not silently ignored. */
 static int
 check_keys(struct labparse *p, json_t *obj, const char *ptr,

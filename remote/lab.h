@@ -101,6 +101,5 @@ void	 lab_release(struct lab *lab);
 
 /* The host named name (borrowed from lab), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);
-const char	*lab_transport_name(enum lab_transport t);
 
 #endif

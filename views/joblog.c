@@ -11,8 +11,7 @@
  * first, and the status bar says how many went.
  *
  * tail rather than follow.c: a viewer shows the whole log each time it is
- * opened, and must not move the resume position follow.json keeps for the
- * streams the console consumes.
+ * opened, from the first event, and keeps no position.
  */
 #include "calops.h"
 

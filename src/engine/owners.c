@@ -70,7 +70,7 @@ fold(const char *s)
 	return p;
 }
 
-bool
+static bool
 owners_is_generic(const char *name)
 {
 	static const char *const labels[] = {

@@ -20,7 +20,5 @@ void	owners_load(struct owners *o, struct eval *ev);
 void	owners_check(const struct owners *o, struct gate_result *gr);
 void	owners_release(struct owners *o);
 
-/* True when name is a generic vendor label ("vendor", "厂商支持", …). */
-bool	owners_is_generic(const char *name);
 
 #endif

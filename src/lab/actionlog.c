@@ -135,7 +135,8 @@ ends_cut(int fd)
 	return pread(fd, &c, 1, st.st_size - 1) == 1 && c != '\n';
 }
 
-int
+/* Append to the log at path (NULL: actionlog_path()). */
+static int
 actionlog_append_to(const char *path, const struct action_rec *rec,
     char *err, size_t errlen)
 {

@@ -74,9 +74,6 @@ struct action_list {
 /* $XDG_STATE_HOME/calops/actions.jsonl (else ~/.local/state/…), a new
  * string, or NULL with err when neither variable is set. */
 char	*actionlog_path(char *err, size_t errlen);
-/* Append to the log at path (NULL: actionlog_path()); as actionlog_append. */
-int	 actionlog_append_to(const char *path, const struct action_rec *rec,
-	    char *err, size_t errlen);
 /* The `max` newest actions of the log at path (NULL: actionlog_path())
  * into *out (emptied first).  A missing file is an empty log.  0, or -1
  * with err (the file cannot be read); out is valid either way. */

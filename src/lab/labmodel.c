@@ -23,7 +23,7 @@
 #include "remote/transport.h"
 
 
-char *
+static char *
 labmodel_streams_dir(void)
 {
 	return fileio_state_path("streams", NULL, 0);
@@ -82,7 +82,6 @@ labmodel_warn(struct labmodel *lm, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	lm->nwarnings++;
 	if (lm->cb.warn != NULL)
 		lm->cb.warn(lm, msg, lm->cb.arg);
 }
@@ -99,12 +98,6 @@ labmodel_start_refused(const struct labmodel *lm)
 	return lm->observer ? "another calops console follows this lab's "
 	    "jobs: start them there, or quit it and this one takes over" :
 	    NULL;
-}
-
-uint64_t
-labmodel_nwarnings(const struct labmodel *lm)
-{
-	return lm->nwarnings;
 }
 
 const struct lab *

@@ -220,10 +220,5 @@ bool		 labmodel_watching(const struct labmodel *lm);
 /* Why this console cannot start jobs now (it is watching), or NULL. */
 const char	*labmodel_start_refused(const struct labmodel *lm);
 
-/* Problems reported through the warn hook so far. */
-uint64_t	 labmodel_nwarnings(const struct labmodel *lm);
-
-/* $XDG_STATE_HOME/calops/streams (a new string), or NULL. */
-char		*labmodel_streams_dir(void);
 
 #endif

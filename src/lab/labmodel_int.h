@@ -68,7 +68,6 @@ struct labmodel {
 	double			 sla[3];	/* ttft p99, tpot p99, success min */
 	char			*streams;	/* the mirrors' folder, or NULL */
 	long			 replay_timer;	/* -1: none */
-	uint64_t		 nwarnings;
 	int			 lock_fd;	/* streams/.lock, or -1 */
 	bool			 observer;	/* another console holds it */
 	struct lshare		*share;		/* while observer (labshare.c) */
@@ -136,8 +135,6 @@ void		 labstream_take_over(struct ljob_int *j);
 /* Append the job's action (outcome NULL: its start) to the action log. */
 void		 labstream_log_action(const struct ljob_int *j,
 	    const char *outcome);
-/* The host does not know the job: broken for good. */
-void		 labstream_gone(struct ljob_int *j, const char *why);
 /* Stop following, close files, free the job. */
 void		 labstream_job_free(struct ljob_int *j);
 /* The record written beside the mirror, and read back at start. */

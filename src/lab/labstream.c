@@ -21,6 +21,8 @@
 #include "proto/event.h"
 #include "remote/transport.h"
 
+static void	labstream_gone(struct ljob_int *j, const char *why);
+
 #define RETRY_MAX	6	/* follow restarts before the stream is broken */
 #define G7_STEPS	9	/* golden, then the eight faults */
 
@@ -414,7 +416,7 @@ static const struct follow_ops follow_ops = {
  * bring it): broken for good, and when nothing of it was ever received its
  * record goes, so that it does not come back at every start.
  */
-void
+static void
 labstream_gone(struct ljob_int *j, const char *why)
 {
 	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
@@ -481,12 +483,12 @@ labstream_follow(struct ljob_int *j)
 	if (j->pub.state == LJ_STARTING)
 		j->pub.state = LJ_RUNNING;
 	j->follow_bad = 0;
-	/* The mirror is the position, not follow.json: the two could differ
-	 * after a mirror write failed, and follow.json would skip.  From the
-	 * lower of what is applied and what is mirrored (they differ only
-	 * after a takeover, see on_event). */
+	/* The mirror is the position: a position kept apart from it could
+	 * run ahead after a mirror write failed, and skip.  From the lower of
+	 * what is applied and what is mirrored (they differ only after a
+	 * takeover, see on_event). */
 	from = mirror_lacks(j) ? j->mirror_seq : j->pub.last_seq;
-	j->follow = follow_start_at(j->lm->loop, t, j->pub.id, from + 1,
+	j->follow = follow_start(t, j->pub.id, from + 1,
 	    &follow_ops, j, err, sizeof err);
 	if (j->follow == NULL)
 		retry_later(j, err);

@@ -34,13 +34,13 @@ name_in(const char *name, const char *const *names, size_t n)
 	return false;
 }
 
-bool
+static bool
 metrics_is_latency(const char *name)
 {
 	return name_in(name, latency_names, nitems(latency_names));
 }
 
-bool
+static bool
 metrics_is_memory(const char *name)
 {
 	return name_in(name, memory_names, nitems(memory_names));

@@ -149,9 +149,6 @@ const struct sketch *metricsview_series_window(const struct mseries *s,
  */
 void	metrics_series_leak(struct mseries *s, struct leak_verdict *out);
 
-/* Whether a metric name gets sketches, and the leak rule. */
-bool	metrics_is_latency(const char *name);
-bool	metrics_is_memory(const char *name);
 /* A level's cell width in seconds and its number of cells. */
 unsigned metrics_level_res(enum mlevel l);
 unsigned metrics_level_cells(enum mlevel l);

@@ -3,9 +3,10 @@
  * of follow.c as the console is one.  It follows job ID on the local host
  * and appends the seq of each event it is handed to OUTFILE, one line each
  * in one write(2); OUTFILE is its durable "display", so on start it resumes
- * after the highest seq there, as follow.h says a consumer with lasting
- * effects does.  Exit status 0 once the end event is handed over, 1 when
- * the stream broke, 2 on a usage or start error.
+ * after the highest seq there, as follow.h says every consumer does (the
+ * console's is its mirror of the stream).  Exit status 0 once the end
+ * event is handed over, 1 when the stream broke, 2 on a usage or start
+ * error.
  *
  *	follow_driver CALOPS_BINARY ID OUTFILE
  */
@@ -106,7 +107,7 @@ main(int argc, char **argv)
 	loop_watch_signal(l, SIGCHLD, on_signal, NULL);
 	t = local_transport_new(l, "local", argv[1]);
 	if (transport_connect(t, err, sizeof err) != 0 ||
-	    follow_start(l, t, argv[2], shown(argv[3]) + 1, &driver_ops, l,
+	    follow_start(t, argv[2], shown(argv[3]) + 1, &driver_ops, l,
 	    err, sizeof err) == NULL) {
 		fprintf(stderr, "follow_driver: %s\n", err);
 		return 2;

@@ -52,7 +52,7 @@ field_int(struct config *c, const struct config_option *o)
 	return (int *)(void *)((char *)c + o->offset);
 }
 
-void
+static void
 config_defaults(struct config *c)
 {
 	const struct config_option *o;

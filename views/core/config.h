@@ -67,7 +67,6 @@ extern const size_t config_noptions;
  */
 int	 config_load(struct config *c, const char *path, char *err,
 	    size_t errlen);
-void	 config_defaults(struct config *c);
 void	 config_release(struct config *c);
 
 /* Print each option, its type, default and help, for --help and the man

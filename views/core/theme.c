@@ -388,7 +388,7 @@ theme_colour_disabled(void)
 	return s != NULL && s[0] != '\0';
 }
 
-const char *
+static const char *
 theme_dir_builtin(void)
 {
 	const char *s = getenv("CALOPS_THEMES_DIR");

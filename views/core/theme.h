@@ -124,9 +124,6 @@ void	 theme_release(struct theme *t);
  */
 char	**theme_list(size_t *n);
 
-/* The built-in themes directory: $CALOPS_THEMES_DIR, else the compiled-in
- * one.  Borrowed from the environment or static storage. */
-const char *theme_dir_builtin(void);
 
 /* True when NO_COLOR is set to something non-empty (no-color.org). */
 bool	 theme_colour_disabled(void);

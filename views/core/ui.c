@@ -22,12 +22,6 @@ static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
     SIGABRT };
 
 bool
-ui_active(void)
-{
-	return active;
-}
-
-bool
 ui_utf8(void)
 {
 	return utf8;

@@ -32,7 +32,6 @@ struct ui_opts {
 int	 ui_init(const struct ui_opts *o, const struct theme *t, char *err,
 	    size_t errlen);
 void	 ui_end(void);
-bool	 ui_active(void);
 void	 ui_suspend(void);
 void	 ui_resume(void);
 /* Switch themes at run time (colour pairs are re-made). */
