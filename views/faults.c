@@ -342,7 +342,7 @@ cell_command(struct faults_view *v, const struct ljob_spec *spec, char *buf,
 {
 	char err[256];
 
-	if (labcmd_command(app_labmodel(v->app), spec, buf, len, err,
+	if (labmodel_command(app_labmodel(v->app), spec, buf, len, err,
 	    sizeof err) != 0)
 		snprintf(buf, len, "cannot run here: %s", err);
 }
@@ -492,7 +492,7 @@ trigger(struct app *a, struct faults_view *v)
 	}
 	cell_spec(v, &spec);
 	if (labmodel_transport(app_labmodel(a), spec.host, err, sizeof err) == NULL ||
-	    labcmd_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
+	    labmodel_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
 	    sizeof err) != 0) {
 		app_message(a, true, "cannot trigger %s here: %s",
 		    spec.scenario, err);

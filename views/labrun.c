@@ -74,7 +74,7 @@ confirm(struct app *a)
 	spec.host = pending.host;
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
-	if (labcmd_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
+	if (labmodel_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
 	    sizeof err) != 0) {
 		app_message(a, true, "G%d: %s", pending.gate, err);
 		return;

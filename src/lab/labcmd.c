@@ -1,7 +1,7 @@
 /*
- * labcmd.c: the commands of the lab model's jobs (labmodel.h): the runner
- * of the lab file with its command and options, the package under the
- * host's workspace, the chips, and the command line as a person reads it.
+ * labcmd.c: the commands of lab jobs (labcmd.h): the runner of the lab
+ * file with its command and options, the package under the host's
+ * workspace, the chips, and the command line as a person reads it.
  */
 #include "calops.h"
 
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "lab/labmodel_int.h"
+#include "lab/labcmd.h"
 #include "proto/scenario.h"
 
 /*
@@ -33,15 +33,14 @@ static const char g7_script[] =
 /* A runner named without a slash that sits beside calops (the bundled
  * simulator) is run from there on a local host; a new string. */
 static char *
-runner_program(const struct labmodel *lm, const struct lhost *h,
-    const char *name)
+runner_program(const struct labcmd_where *w, const char *name)
 {
 	char *p;
 
-	if (strchr(name, '/') != NULL || h->h->transport != LAB_LOCAL ||
-	    lm->selfdir == NULL)
+	if (strchr(name, '/') != NULL || w->host->transport != LAB_LOCAL ||
+	    w->selfdir == NULL)
 		return xstrdup(name);
-	p = xasprintf("%s/%s", lm->selfdir, name);
+	p = xasprintf("%s/%s", w->selfdir, name);
 	if (access(p, X_OK) == 0)
 		return p;
 	free(p);
@@ -73,13 +72,12 @@ labcmd_strv_free(struct strv *s)
 /* The lab's runner with its command: the program, the command (golden,
  * stress, fault), then the runner's own options (lab.h). */
 static void
-add_runner(const struct labmodel *lm, const struct lhost *h, struct strv *s,
-    const char *command)
+add_runner(const struct labcmd_where *w, struct strv *s, const char *command)
 {
-	const struct lab *lab = lm->lab;
+	const struct lab *lab = w->lab;
 	size_t i;
 
-	labcmd_strv_add(s, runner_program(lm, h, lab->runner_argc > 0 ?
+	labcmd_strv_add(s, runner_program(w, lab->runner_argc > 0 ?
 	    lab->runner_argv[0] : LAB_DEFAULT_RUNNER));
 	if (command != NULL)
 		labcmd_strv_add(s, xstrdup(command));
@@ -119,34 +117,24 @@ duration_text(double s, char *buf, size_t len)
 		snprintf(buf, len, "%lds", v);
 }
 
-/*
- * The job's argv (what `calops run --` gets) and its label, from a spec.
- * 0, or -1 with err.
- */
 int
-labcmd_build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv *argv,
-    char *label, size_t labellen, char *err, size_t errlen)
+labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
+    struct strv *argv, char *label, size_t labellen, char *err,
+    size_t errlen)
 {
-	struct lhost *h = labmodel_host_at(lm, spec->host);
-	const struct lab_host *lh;
+	const struct lab_host *lh = w->host;
 	char chips[256], dur[32], *calbin;
 	int first_chip;
 	const struct scenario *sc;
 
 	memset(argv, 0, sizeof *argv);
-	if (h == NULL) {
-		errbuf_set(err, errlen, "no host '%s' in the lab file",
-		    spec->host != NULL ? spec->host : "");
-		return -1;
-	}
-	if (h->ws == NULL) {
+	if (w->ws == NULL) {
 		errbuf_set(err, errlen, "the lab file names no workspace on "
-		    "host '%s'", h->h->name);
+		    "host '%s'", lh->name);
 		return -1;
 	}
-	lh = h->h;
 	first_chip = lh->nchips > 0 ? lh->chips[0] : 0;
-	calbin = xasprintf("%s/05-calbin/package", h->ws);
+	calbin = xasprintf("%s/05-calbin/package", w->ws);
 	switch (spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
 	    spec->kind) {
 	case LJOB_GATE:
@@ -163,7 +151,7 @@ labcmd_build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv 
 		labcmd_strv_add(argv, xstrdup(calbin));
 		labcmd_strv_add(argv, xasprintf("%d", first_chip));
 		labcmd_strv_add(argv, scenario_names());
-		add_runner(lm, h, argv, NULL);
+		add_runner(w, argv, NULL);
 		snprintf(label, labellen, "G7 golden + 8 faults · chip %d",
 		    first_chip);
 		break;
@@ -174,7 +162,7 @@ labcmd_build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv 
 			snprintf(chips, sizeof chips, "0");
 		duration_text(spec->duration_s > 0 ? spec->duration_s : 86400,
 		    dur, sizeof dur);
-		add_runner(lm, h, argv, "stress");
+		add_runner(w, argv, "stress");
 		labcmd_strv_add(argv, xstrdup("--calbin"));
 		labcmd_strv_add(argv, xstrdup(calbin));
 		labcmd_strv_add(argv, xstrdup("--duration"));
@@ -189,9 +177,10 @@ labcmd_build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv 
 			errbuf_set(err, errlen, "no such fault scenario or "
 			    "chip");
 			free(calbin);
+			labcmd_strv_free(argv);
 			return -1;
 		}
-		add_runner(lm, h, argv, "fault");
+		add_runner(w, argv, "fault");
 		labcmd_strv_add(argv, xstrdup("--calbin"));
 		labcmd_strv_add(argv, xstrdup(calbin));
 		labcmd_strv_add(argv, xstrdup("--chips"));
@@ -202,7 +191,7 @@ labcmd_build_job(struct labmodel *lm, const struct ljob_spec *spec, struct strv 
 		    sc->name, spec->chip);
 		break;
 	case LJOB_GOLDEN:
-		add_runner(lm, h, argv, "golden");
+		add_runner(w, argv, "golden");
 		labcmd_strv_add(argv, xstrdup("--calbin"));
 		labcmd_strv_add(argv, xstrdup(calbin));
 		labcmd_strv_add(argv, xstrdup("--chips"));
@@ -242,15 +231,15 @@ labcmd_join_argv(char *const *argv, struct buf *b)
 }
 
 int
-labcmd_command(struct labmodel *lm, const struct ljob_spec *spec,
+labcmd_text(const struct labcmd_where *w, const struct ljob_spec *spec,
     char *buf, size_t len, char *err, size_t errlen)
 {
 	struct strv argv;
 	char label[160];
 	struct buf b;
 
-	if (labcmd_build_job(
-		lm, spec, &argv, label, sizeof label, err, errlen) != 0)
+	if (labcmd_build(w, spec, &argv, label, sizeof label, err,
+	    errlen) != 0)
 		return -1;
 	buf_init(&b, 64 << 10);
 	labcmd_join_argv(argv.v, &b);

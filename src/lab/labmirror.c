@@ -1,11 +1,4 @@
-/*
- * labmirror.c: a job's mirror in the lab model (labmodel_int.h), the file
- * $XDG_STATE_HOME/calops/streams/<host>/<job>.jsonl every event is appended
- * to before it is applied: appending (cut back to its last whole line when
- * a write fails), the replay a chunk at a time when the console starts,
- * where it ends (its last whole line and seq), and taking over one another
- * console wrote.
- */
+/* labmirror.c: a job's mirror (labmirror.h). */
 #include "calops.h"
 
 #include <sys/stat.h>
@@ -15,71 +8,99 @@
 #include <unistd.h>
 
 #include "base/lines.h"
-#include "lab/labmodel_int.h"
+#include "lab/labmirror.h"
 #include "proto/event.h"
 
+void
+labmirror_init(struct labmirror *m, char *path)
+{
+	memset(m, 0, sizeof *m);
+	m->path = path;
+	m->fd = -1;
+}
+
+void
+labmirror_close(struct labmirror *m)
+{
+	if (m->fd != -1)
+		close(m->fd);
+	m->fd = -1;
+}
+
+void
+labmirror_release(struct labmirror *m)
+{
+	labmirror_replay_close(m);
+	labmirror_close(m);
+	free(m->path);
+	m->path = NULL;
+}
+
 int
-labmirror_open(struct ljob_int *j, char *err, size_t errlen)
+labmirror_open(struct labmirror *m, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (j->mirror_fd != -1)
+	if (m->fd != -1)
 		return 0;
-	j->mirror_fd = open(j->mirror_path, O_WRONLY | O_APPEND | O_CREAT |
-	    O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (j->mirror_fd == -1 || fstat(j->mirror_fd, &st) != 0) {
-		errbuf_set(err, errlen, "cannot open '%s': %s",
-		    j->mirror_path, strerror(errno));
-		if (j->mirror_fd != -1)
-			close(j->mirror_fd);
-		j->mirror_fd = -1;
+	if (m->path == NULL) {
+		errbuf_set(err, errlen, "no state folder for the mirror");
 		return -1;
 	}
-	j->mirror_size = st.st_size;
+	m->fd = open(m->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	if (m->fd == -1 || fstat(m->fd, &st) != 0) {
+		errbuf_set(err, errlen, "cannot open '%s': %s", m->path,
+		    strerror(errno));
+		labmirror_close(m);
+		return -1;
+	}
+	m->size = st.st_size;
 	return 0;
 }
 
-/*
- * Append one event to the mirror.  A write that fails or falls short is
- * undone (the file cut back to its last whole line) and the mirror is
- * written no more: the event is still applied, and a console started again
- * resumes at the mirror's end and fetches what it lacks from the host.
- */
-void
-labmirror_append(struct ljob_int *j, const char *line, size_t len)
+int
+labmirror_append(struct labmirror *m, const char *line, size_t len,
+    char *err, size_t errlen)
 {
 	struct iovec iov[2] = { { (void *)line, len }, { "\n", 1 } };
-	char err[256];
 	ssize_t n;
+	int e;
 
-	if (j->mirror_failed)
-		return;
-	if (j->mirror_fd == -1 && labmirror_open(j, err, sizeof err) != 0) {
-		labmodel_warn(j->lm, "%s", err);
-		j->mirror_failed = true;
-		return;
+	if (m->failed)
+		return 0;
+	if (m->fd == -1 && labmirror_open(m, err, errlen) != 0) {
+		m->failed = true;
+		return -1;
 	}
-	if ((n = writev(j->mirror_fd, iov, 2)) == (ssize_t)(len + 1)) {
-		j->mirror_size += (off_t)n;
-		return;
+	if ((n = writev(m->fd, iov, 2)) == (ssize_t)(len + 1)) {
+		m->size += (off_t)n;
+		return 0;
 	}
-	labmodel_warn(j->lm, "cannot append to '%s': %s", j->mirror_path,
-	    n < 0 ? strerror(errno) : "short write");
-	if (ftruncate(j->mirror_fd, j->mirror_size) != 0)
-		labmodel_warn(j->lm, "cannot cut '%s' back: %s", j->mirror_path,
-		    strerror(errno));
-	close(j->mirror_fd);
-	j->mirror_fd = -1;
-	j->mirror_failed = true;
+	e = n < 0 ? errno : 0;
+	if (ftruncate(m->fd, m->size) != 0)
+		errbuf_set(err, errlen, "cannot append to '%s': %s; nor cut "
+		    "it back: %s", m->path, e != 0 ? strerror(e) :
+		    "short write", strerror(errno));
+	else
+		errbuf_set(err, errlen, "cannot append to '%s': %s", m->path,
+		    e != 0 ? strerror(e) : "short write");
+	labmirror_close(m);
+	m->failed = true;
+	return -1;
 }
 
 int
-labmirror_replay_open(struct ljob_int *j)
+labmirror_replay_open(struct labmirror *m, double *mtime)
 {
 	struct stat st;
 	int fd;
 
-	fd = open(j->mirror_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (m->path == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(m->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd == -1)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -87,66 +108,65 @@ labmirror_replay_open(struct ljob_int *j)
 		errno = EINVAL;
 		return -1;
 	}
-	j->pub.last_recv = (double)st.st_mtim.tv_sec +
-	    (double)st.st_mtim.tv_nsec / 1e9;
+	*mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
 	/* A line longer than any event (a corrupt file) is cut by the
-	 * reader and counted bad here, never held whole. */
-	j->replay = xcalloc(1, sizeof *j->replay);
-	lines_open_fd(j->replay, fd, EVENT_LINE_MAX);
+	 * reader and reported bad, never held whole. */
+	m->replay = xcalloc(1, sizeof *m->replay);
+	lines_open_fd(m->replay, fd, EVENT_LINE_MAX);
+	m->replay_rc = 0;
 	return 0;
 }
 
 void
-labmirror_replay_close(struct ljob_int *j)
+labmirror_replay_close(struct labmirror *m)
 {
-	lines_close(j->replay);
-	free(j->replay);
-	j->replay = NULL;
+	if (m->replay == NULL)
+		return;
+	lines_close(m->replay);
+	free(m->replay);
+	m->replay = NULL;
 }
 
-bool
-labmirror_replay_step(struct ljob_int *j, size_t *budget, bool keep_file)
+int
+labmirror_replay_next(struct labmirror *m, const char **line, size_t *len,
+    bool *bad)
 {
-	struct lines *r = j->replay;
-	struct event ev;
-	const char *line;
-	size_t len;
 	bool cut;
+
+	if (m->replay == NULL)
+		return 0;
+	/* A last line without its LF was cut by a crash: it ends the
+	 * replay, and labmirror_replay_end() cuts it off. */
+	if ((m->replay_rc = lines_next(m->replay, line, len, &cut)) <= 0 ||
+	    !m->replay->lf)
+		return 0;
+	*bad = cut || memchr(*line, '\0', *len) != NULL;
+	return 1;
+}
+
+int
+labmirror_replay_end(struct labmirror *m, bool keep_file, char *err,
+    size_t errlen)
+{
+	struct lines *r = m->replay;
 	int rc = 0;
 
 	if (r == NULL)
-		return true;
-	for (; *budget > 0; (*budget)--) {
-		if ((rc = lines_next(r, &line, &len, &cut)) <= 0 || !r->lf)
-			break;
-		if (cut || memchr(line, '\0', len) != NULL ||
-		    event_parse(line, len, &ev) != EVENT_OK ||
-		    ev.seq <= j->pub.last_seq) {
-			j->pub.bad_lines++;
-			continue;
-		}
-		labstream_apply(j, &ev, line, len);
-	}
-	if (*budget == 0)
-		return false;
-	/* At the end: a last line cut by a crash (no LF) goes, so that
-	 * appending starts on a whole line; a read error keeps the file. */
-	if (rc == -1)
-		labmodel_warn(j->lm, "cannot read '%s': %s", j->mirror_path,
+		return 0;
+	if (m->replay_rc == -1) {
+		errbuf_set(err, errlen, "cannot read '%s': %s", m->path,
 		    strerror(errno));
-	else if (!keep_file && rc == 1 &&
+		rc = -1;
+	} else if (!keep_file && m->replay_rc == 1 &&
 	    ftruncate(r->fd, (off_t)r->whole) != 0) {
-		/* Appending after the cut line would merge it with the next
-		 * event: written no more (the next start fetches the rest). */
-		labmodel_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
+		errbuf_set(err, errlen, "cannot cut '%s': %s", m->path,
 		    strerror(errno));
-		j->mirror_failed = true;
+		m->failed = true;
+		rc = -1;
 	}
-	j->mirror_size = (off_t)r->whole;
-	j->mirror_seq = j->pub.last_seq;
-	labmirror_replay_close(j);
-	j->pub.replaying = false;
-	return true;
+	m->size = (off_t)r->whole;
+	labmirror_replay_close(m);
+	return rc;
 }
 
 /* The bytes before end in fd, want of them at most (fewer at the start of
@@ -243,35 +263,41 @@ labmirror_ended(const char *path)
 	return ended;
 }
 
-void
-labmirror_adopt(struct ljob_int *j)
+int
+labmirror_adopt(struct labmirror *m, char *err, size_t errlen)
 {
 	enum event_type type;
 	struct stat st;
 	int64_t seq;
 	off_t whole;
+	bool bad = false;
 	int fd;
 
-	if ((fd = open(j->mirror_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) ==
-	    -1 && errno != ENOENT) {
-		labmodel_warn(j->lm, "cannot open '%s': %s", j->mirror_path,
+	if (m->path == NULL) {
+		m->seq = m->size = 0;
+		return 0;
+	}
+	if ((fd = open(m->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1 &&
+	    errno != ENOENT) {
+		errbuf_set(err, errlen, "cannot open '%s': %s", m->path,
 		    strerror(errno));
-		j->mirror_failed = true;
+		m->failed = bad = true;
 	} else if (fd == -1)
-		j->mirror_seq = j->mirror_size = 0;
+		m->seq = m->size = 0;
 	else if (fstat(fd, &st) != 0 || !mirror_tail(fd, st.st_size, &whole,
 	    &seq, &type)) {
-		labmodel_warn(j->lm, "'%s' does not end in an event: it is not "
-		    "written any more", j->mirror_path);
-		j->mirror_failed = true;
+		errbuf_set(err, errlen, "'%s' does not end in an event: it is "
+		    "not written any more", m->path);
+		m->failed = bad = true;
 	} else if (whole < st.st_size && ftruncate(fd, whole) != 0) {
-		labmodel_warn(j->lm, "cannot cut '%s': %s", j->mirror_path,
+		errbuf_set(err, errlen, "cannot cut '%s': %s", m->path,
 		    strerror(errno));
-		j->mirror_failed = true;
+		m->failed = bad = true;
 	} else {
-		j->mirror_size = whole;
-		j->mirror_seq = seq;
+		m->size = whole;
+		m->seq = seq;
 	}
 	if (fd != -1)
 		close(fd);
+	return bad ? -1 : 0;
 }

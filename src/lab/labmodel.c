@@ -198,16 +198,14 @@ labmodel_job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 	char *acks;
 
 	j->lm = lm;
-	j->mirror_fd = -1;
 	j->retry_timer = -1;
 	j->pub.exit_code = -1;
 	j->pub.last_recv = j->pub.first_ts = j->pub.last_ts = NAN;
-	if (lm->streams != NULL && j->pub.id != NULL) {
-		j->mirror_path = labmodel_job_path(lm, j->pub.host, j->pub.id,
-		    "jsonl");
-		j->meta_path = labmodel_job_path(
-		    lm, j->pub.host, j->pub.id, "json");
-	}
+	labmirror_init(&j->mirror, lm->streams != NULL && j->pub.id != NULL ?
+	    labmodel_job_path(lm, j->pub.host, j->pub.id, "jsonl") : NULL);
+	if (lm->streams != NULL && j->pub.id != NULL)
+		j->meta_path = labmodel_job_path(lm, j->pub.host, j->pub.id,
+		    "json");
 	if (j->pub.kind == LJOB_SOAK && samples) {
 		j->pub.metrics = metrics_new(0);
 		acks = lm->streams != NULL && j->pub.id != NULL
@@ -240,7 +238,7 @@ unload_old_soaks(struct labmodel *lm)
 		if (j->pub.kind != LJOB_SOAK || j->pub.metrics == NULL)
 			continue;
 		if (++n <= LAB_SOAKS_LOADED || labmodel_job_live(&j->pub) ||
-		    j->replay != NULL)
+		    j->mirror.replay != NULL)
 			continue;
 		alerts_free(j->pub.alerts);
 		metrics_free(j->pub.metrics);
@@ -259,7 +257,7 @@ labmodel_job_insert(struct labmodel *lm, struct ljob_int *j)
 	if (lm->njobs >= LAB_JOBS_MAX) {
 		for (i = lm->njobs; i-- > 0;)
 			if (!labmodel_job_live(&lm->jobs[i]->pub) &&
-			    lm->jobs[i]->replay == NULL &&
+			    lm->jobs[i]->mirror.replay == NULL &&
 			    lm->jobs[i]->follow == NULL &&
 			    lm->jobs[i]->retry_timer == -1) {
 				labstream_job_free(lm->jobs[i]);
@@ -334,8 +332,8 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	    "calops run failed");
 	if (j->meta_path != NULL)
 		unlink(j->meta_path);
-	if (j->mirror_path != NULL)
-		unlink(j->mirror_path);
+	if (j->mirror.path != NULL)
+		unlink(j->mirror.path);
 	labstream_log_action(j, j->pub.err);
 	labmodel_changed(j->lm);
 }
@@ -365,11 +363,42 @@ spec_chips(const struct lhost *h, const struct ljob_spec *spec,
 		j->chips[j->nchips++] = h->h->chips[i];
 }
 
+/* Where spec runs, for the command builder; the host, or NULL with err. */
+static struct lhost *
+where(const struct labmodel *lm, const struct ljob_spec *spec,
+    struct labcmd_where *w, char *err, size_t errlen)
+{
+	struct lhost *h = labmodel_host_at(lm, spec->host);
+
+	if (h == NULL) {
+		errbuf_set(err, errlen, "no host '%s' in the lab file",
+		    spec->host != NULL ? spec->host : "");
+		return NULL;
+	}
+	w->lab = lm->lab;
+	w->host = h->h;
+	w->ws = h->ws;
+	w->selfdir = lm->selfdir;
+	return h;
+}
+
+int
+labmodel_command(const struct labmodel *lm, const struct ljob_spec *spec,
+    char *buf, size_t len, char *err, size_t errlen)
+{
+	struct labcmd_where w;
+
+	if (where(lm, spec, &w, err, errlen) == NULL)
+		return -1;
+	return labcmd_text(&w, spec, buf, len, err, errlen);
+}
+
 const struct ljob *
 labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
     size_t errlen)
 {
-	struct lhost *h = labmodel_host_at(lm, spec->host);
+	struct labcmd_where w;
+	struct lhost *h;
 	struct strv argv, run = { 0 };
 	struct ljob_int *j;
 	char label[160], id[JOB_ID_MAX + 1], *meta, why[256];
@@ -380,8 +409,9 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		errbuf_set(err, errlen, "%s", labmodel_start_refused(lm));
 		return NULL;
 	}
-	if (labcmd_build_job(
-		lm, spec, &argv, label, sizeof label, err, errlen) != 0)
+	if ((h = where(lm, spec, &w, err, errlen)) == NULL ||
+	    labcmd_build(&w, spec, &argv, label, sizeof label, err,
+	    errlen) != 0)
 		return NULL;
 	if (h->t == NULL || make_host_dir(lm, h->h->name, err, errlen) != 0) {
 		if (h->t == NULL)
@@ -420,7 +450,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	 * and follows the job. */
 	meta = labstream_meta_json(j);
 	if (fileio_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
-	    errlen) != 0 || labmirror_open(j, err, errlen) != 0) {
+	    errlen) != 0 || labmirror_open(&j->mirror, err, errlen) != 0) {
 		unlink(j->meta_path);
 		free(meta);
 		labcmd_strv_free(&argv);
@@ -440,7 +470,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	if (j->run == NULL) {
 		errbuf_set(err, errlen, "%s", why);
 		unlink(j->meta_path);
-		unlink(j->mirror_path);
+		unlink(j->mirror.path);
 		labstream_job_free(j);
 		return NULL;
 	}

@@ -38,6 +38,7 @@
 
 #include "calops.h"
 
+#include "lab/labcmd.h"
 #include "loop/loop.h"
 #include "remote/lab.h"
 
@@ -50,13 +51,6 @@ struct alerts;
 struct transport;
 struct labmodel;
 
-enum ljob_kind {
-	LJOB_GATE,		/* a gate's whole job (G7: golden + faults) */
-	LJOB_SOAK,		/* runner stress */
-	LJOB_FAULT,		/* runner fault --scenario S on one chip */
-	LJOB_GOLDEN,		/* runner golden */
-};
-
 enum ljob_state {
 	LJ_STARTING,		/* `calops run` has not answered yet */
 	LJ_RUNNING,
@@ -64,16 +58,6 @@ enum ljob_state {
 	LJ_FAILED,		/* end with another exit code */
 	LJ_KILLED,		/* end with a signal */
 	LJ_BROKEN,		/* could not start, or the stream broke: err */
-};
-
-/* What to start; the model builds the command from it (labcmd_command). */
-struct ljob_spec {
-	const char	*host;		/* a lab host's name */
-	enum ljob_kind	 kind;
-	int		 gate;		/* LJOB_GATE: its index (7 or 9) */
-	int		 chip;		/* LJOB_FAULT: the target chip */
-	const char	*scenario;	/* LJOB_FAULT */
-	double		 duration_s;	/* LJOB_SOAK (and G9): 0 = 24 h */
 };
 
 struct ljob {
@@ -163,12 +147,12 @@ bool		 labmodel_host_usable(const struct labmodel *lm,
 const char	*labmodel_default_host(const struct labmodel *lm);
 
 /*
- * The exact command a spec runs as a durable job (what `calops run --`
- * is given: the argv joined by spaces, shell-quoted where needed, as
- * ljob.command and the action log have it) into buf; 0, or -1 with err (no
- * runner, no workspace on the host, no such gate job).
+ * The exact command a spec (labcmd.h) runs as a durable job (what `calops
+ * run --` is given: the argv joined by spaces, shell-quoted where needed,
+ * as ljob.command and the action log have it) into buf; 0, or -1 with err
+ * (no such host, no workspace on it, no such gate job).
  */
-int		 labcmd_command(struct labmodel *lm,
+int		 labmodel_command(const struct labmodel *lm,
 		    const struct ljob_spec *spec, char *buf, size_t len,
 		    char *err, size_t errlen);
 /* Whether a gate index has a lab job (G7, G9). */

@@ -1,7 +1,12 @@
 /*
- * labmodel_int.h: what labmodel.c (hosts, commands, starting jobs) and
- * labstream.c (a job's stream: its mirror, replay, follow and the events
- * applied to the model) share.  Not for other modules.
+ * labmodel_int.h: the lab model's own state, shared by the four files it
+ * is made of and by no other module: labmodel.c (the owner: hosts,
+ * starting jobs, and it starts the replay and the sharing), labstream.c (a
+ * job's stream: following it, mirroring and applying its events),
+ * labreplay.c (reading the mirrors back at start) and labshare.c (two
+ * consoles on one state folder).  The job's command (labcmd.h) and its
+ * mirror file (labmirror.h) are leaves with headers of their own: they are
+ * given what they need and return what went wrong.
  */
 #ifndef CALOPS_LABMODEL_INT_H
 #define CALOPS_LABMODEL_INT_H
@@ -10,10 +15,10 @@
 
 #include <stdio.h>
 
+#include "lab/labmirror.h"
 #include "lab/labmodel.h"
 
 struct follow;
-struct lines;
 struct rstream;
 struct lshare;
 
@@ -32,16 +37,12 @@ struct ljob_int {
 	struct rstream		*run;		/* `calops run` answering, or NULL */
 	bool			 run_printed;	/* it printed the job id */
 	char			 run_err[200];	/* its last stderr line */
-	int			 mirror_fd;	/* open for appending, or -1 */
-	off_t			 mirror_size;	/* bytes of whole lines in it */
-	/* The last seq in the mirror.  Equal to pub.last_seq while this
-	 * console writes it; a console that watched another's jobs and then
-	 * took over may have applied events the mirror lacks (or lack some
-	 * the mirror has): its follow starts at the lower of the two. */
-	int64_t			 mirror_seq;
-	bool			 mirror_failed;	/* no longer written: said once */
-	char			*mirror_path, *meta_path;
-	struct lines		*replay;	/* the mirror being replayed */
+	/* Its mirror (labmirror.h).  mirror.seq equals pub.last_seq while
+	 * this console writes it; a console that watched another's jobs and
+	 * then took over may have applied events the mirror lacks (or lack
+	 * some the mirror has): its follow starts at the lower of the two. */
+	struct labmirror	 mirror;
+	char			*meta_path;	/* its record, or NULL */
 	long			 retry_timer;	/* -1: none */
 	int			 retries;
 	unsigned		 results;	/* result events seen (G7 suite) */
@@ -89,21 +90,6 @@ void		 labmodel_job_setup(struct labmodel *lm, struct ljob_int *j,
 /* Put a job first; past LAB_JOBS_MAX the oldest ended one goes. */
 void		 labmodel_job_insert(struct labmodel *lm, struct ljob_int *j);
 
-/* labcmd.c: a job's argv (what `calops run --` gets) and its label. */
-struct strv {
-	char	**v;
-	size_t	  n, cap;
-};
-struct buf;
-void		 labcmd_strv_add(struct strv *s, char *owned);
-void		 labcmd_strv_free(struct strv *s);
-int		 labcmd_build_job(struct labmodel *lm,
-	    const struct ljob_spec *spec,
-		    struct strv *argv, char *label, size_t labellen, char *err,
-		    size_t errlen);
-/* argv as a person would type it: words quoted for sh where needed. */
-void		 labcmd_join_argv(char *const *argv, struct buf *b);
-
 /* labreplay.c */
 void		 labreplay_init(struct labmodel *lm);
 /* Replay the mirrors of jobs not replayed yet, a chunk per loop turn. */
@@ -141,28 +127,5 @@ void		 labstream_job_free(struct ljob_int *j);
 char		*labstream_meta_json(const struct ljob_int *j);
 struct ljob_int	*labstream_job_from_meta(struct labmodel *lm, const char *path,
 		    char *err, size_t errlen);
-
-/* labmirror.c */
-/* Open the mirror for appending (made when missing); 0 or -1 with err. */
-int		 labmirror_open(struct ljob_int *j, char *err, size_t errlen);
-/* Append one event; a write that fails or falls short is undone and the
- * mirror written no more (it says so through the warn hook). */
-void		 labmirror_append(struct ljob_int *j, const char *line,
-		    size_t len);
-/* Open a job's mirror for the replay (O_NOFOLLOW); -1 with errno.  With
- * last_recv set to when it was last written. */
-int		 labmirror_replay_open(struct ljob_int *j);
-/* Apply up to *budget lines of the mirror (the lines read are taken off
- * *budget); true when it is all applied, the file then cut after its last
- * whole line unless keep_file. */
-bool		 labmirror_replay_step(struct ljob_int *j, size_t *budget,
-		    bool keep_file);
-void		 labmirror_replay_close(struct ljob_int *j);
-/* Whether the mirror at path ends with the job's end event. */
-bool		 labmirror_ended(const char *path);
-/* A mirror another console wrote, now this one's: a last line a crash
- * left is cut off, mirror_size and mirror_seq say where it ends, and a
- * mirror that cannot be read to its end is written no more. */
-void		 labmirror_adopt(struct ljob_int *j);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lab/labmodel_int.h"
+#include "proto/event.h"
 
 #define REPLAY_LINES	20000	/* mirror lines applied per loop turn */
 
@@ -80,8 +81,30 @@ labreplay_scan_host(struct labmodel *lm, const char *host,
 static bool
 replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
 {
-	if (!labmirror_replay_step(j, budget, lm->observer))
+	struct event ev;
+	const char *line;
+	char err[512];
+	size_t len;
+	bool bad;
+
+	for (; *budget > 0; (*budget)--) {
+		if (labmirror_replay_next(&j->mirror, &line, &len, &bad) == 0)
+			break;
+		if (bad || event_parse(line, len, &ev) != EVENT_OK ||
+		    ev.seq <= j->pub.last_seq) {
+			j->pub.bad_lines++;
+			continue;
+		}
+		labstream_apply(j, &ev, line, len);
+	}
+	if (*budget == 0)
 		return false;
+	/* A watching console leaves the file as the writer has it. */
+	if (labmirror_replay_end(&j->mirror, lm->observer, err,
+	    sizeof err) != 0)
+		labmodel_warn(lm, "%s", err);
+	j->mirror.seq = j->pub.last_seq;
+	j->pub.replaying = false;
 	labstream_follow(j);
 	return true;
 }
@@ -100,10 +123,11 @@ replay_fire(struct loop *l, void *arg)
 
 	lm->replay_timer = -1;
 	for (i = 0; i < lm->njobs && all; i++)
-		if (lm->jobs[i]->replay != NULL && lm->jobs[i]->unfinished)
+		if (lm->jobs[i]->mirror.replay != NULL &&
+		    lm->jobs[i]->unfinished)
 			all = replay_one(lm, lm->jobs[i], &budget);
 	for (i = lm->njobs; i-- > 0 && all;)
-		if (lm->jobs[i]->replay != NULL)
+		if (lm->jobs[i]->mirror.replay != NULL)
 			all = replay_one(lm, lm->jobs[i], &budget);
 	labmodel_changed(lm);
 	if (!all)
@@ -176,7 +200,8 @@ labreplay_init(struct labmodel *lm)
 		    j->pub.kind == LJOB_SOAK &&
 			(j->unfinished || ++soaks <= LAB_SOAKS_LOADED));
 		j->pub.state = LJ_RUNNING;
-		j->pub.replaying = labmirror_replay_open(j) == 0;
+		j->pub.replaying = labmirror_replay_open(&j->mirror,
+		    &j->pub.last_recv) == 0;
 		lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1,
 		    sizeof *lm->jobs);
 		lm->jobs[lm->njobs++] = j;
@@ -185,7 +210,7 @@ labreplay_init(struct labmodel *lm)
 	/* Jobs without a mirror yet (the console died before the first
 	 * event) are followed from the start at once. */
 	for (i = 0; i < lm->njobs; i++)
-		if (lm->jobs[i]->replay == NULL)
+		if (lm->jobs[i]->mirror.replay == NULL)
 			labstream_follow(lm->jobs[i]);
 	labreplay_schedule(lm);
 }

@@ -102,9 +102,10 @@ rescan(struct labmodel *lm)
 		j = v[i];
 		labmodel_job_setup(lm, j, j->pub.kind == LJOB_SOAK);
 		j->pub.state = LJ_RUNNING;
-		j->pub.replaying = labmirror_replay_open(j) == 0;
+		j->pub.replaying = labmirror_replay_open(&j->mirror,
+		    &j->pub.last_recv) == 0;
 		labmodel_job_insert(lm, j);
-		if (j->replay != NULL)
+		if (j->mirror.replay != NULL)
 			labreplay_schedule(lm);
 		else
 			labstream_follow(j);

@@ -107,7 +107,7 @@ labstream_job_from_meta(struct labmodel *lm, const char *path, char *err,
 	}
 	j = xcalloc(1, sizeof *j);
 	j->lm = lm;
-	j->mirror_fd = -1;
+	labmirror_init(&j->mirror, NULL);
 	j->retry_timer = -1;
 	j->pub.id = xstrdup(id);
 	j->pub.host = xstrdup(host);
@@ -240,10 +240,7 @@ apply_end(struct ljob_int *j, const json_t *o)
 	if (j->pub.replaying)
 		return;
 	/* The end is the last event: nothing more is appended. */
-	if (j->mirror_fd != -1) {
-		close(j->mirror_fd);
-		j->mirror_fd = -1;
-	}
+	labmirror_close(&j->mirror);
 	if (lm->cb.ended != NULL)
 		lm->cb.ended(lm, &j->pub, lm->cb.arg);
 }
@@ -329,8 +326,8 @@ static void	retry_later(struct ljob_int *j, const char *why);
 static bool
 mirror_lacks(const struct ljob_int *j)
 {
-	return !j->lm->observer && !j->mirror_failed &&
-	    j->mirror_seq < j->pub.last_seq;
+	return !j->lm->observer && !j->mirror.failed &&
+	    j->mirror.seq < j->pub.last_seq;
 }
 
 /*
@@ -343,15 +340,16 @@ on_event(struct follow *f, const struct event *ev, const char *line,
     size_t len, void *arg)
 {
 	struct ljob_int *j = arg;
+	char err[512];
 
-	if (!j->lm->observer && ev->seq > j->mirror_seq) {
-		labmirror_append(j, line, len);
-		j->mirror_seq = ev->seq;
+	if (!j->lm->observer && ev->seq > j->mirror.seq) {
+		if (labmirror_append(&j->mirror, line, len, err,
+		    sizeof err) != 0)
+			labmodel_warn(j->lm, "%s", err);
+		j->mirror.seq = ev->seq;
 		/* The end is the last event: nothing more is appended. */
-		if (ev->type == EVENT_END && j->mirror_fd != -1) {
-			close(j->mirror_fd);
-			j->mirror_fd = -1;
-		}
+		if (ev->type == EVENT_END)
+			labmirror_close(&j->mirror);
 	}
 	j->pub.last_recv = jobevent_now();
 	j->retries = 0;
@@ -380,9 +378,9 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 	if (j->ended && no_job) {
 		/* Catching up a mirror after a takeover: the job's outcome is
 		 * known, only its mirror stays short. */
-		labmodel_warn(
-		    j->lm, "'%s' cannot be completed: %s", j->mirror_path, err);
-		j->mirror_failed = true;
+		labmodel_warn(j->lm, "'%s' cannot be completed: %s",
+		    j->mirror.path, err);
+		j->mirror.failed = true;
 		return;
 	}
 	if (no_job && j->lm->observer && j->meta_path != NULL &&
@@ -424,8 +422,8 @@ labstream_gone(struct ljob_int *j, const char *why)
 	if (j->pub.events == 0) {
 		if (j->meta_path != NULL)
 			unlink(j->meta_path);
-		if (j->mirror_path != NULL)
-			unlink(j->mirror_path);
+		if (j->mirror.path != NULL)
+			unlink(j->mirror.path);
 	}
 	labmodel_changed(j->lm);
 }
@@ -447,9 +445,9 @@ static void
 retry_later(struct ljob_int *j, const char *why)
 {
 	if (j->retries >= RETRY_MAX && j->ended) {
-		labmodel_warn(
-		    j->lm, "'%s' cannot be completed: %s", j->mirror_path, why);
-		j->mirror_failed = true;
+		labmodel_warn(j->lm, "'%s' cannot be completed: %s",
+		    j->mirror.path, why);
+		j->mirror.failed = true;
 		return;
 	}
 	snprintf(j->pub.err, sizeof j->pub.err, "%s", why);
@@ -487,7 +485,7 @@ labstream_follow(struct ljob_int *j)
 	 * run ahead after a mirror write failed, and skip.  From the lower of
 	 * what is applied and what is mirrored (they differ only after a
 	 * takeover, see on_event). */
-	from = mirror_lacks(j) ? j->mirror_seq : j->pub.last_seq;
+	from = mirror_lacks(j) ? j->mirror.seq : j->pub.last_seq;
 	j->follow = follow_start(t, j->pub.id, from + 1,
 	    &follow_ops, j, err, sizeof err);
 	if (j->follow == NULL)
@@ -507,7 +505,7 @@ labstream_take_over(struct ljob_int *j)
 	    errno == ENOENT) {
 		free(j->meta_path);
 		j->meta_path = NULL;
-		j->mirror_failed = true;
+		j->mirror.failed = true;
 		j->outcome_logged = true;
 	}
 	/* Whether the other console logged the outcome, as it last said
@@ -520,10 +518,11 @@ labstream_take_over(struct ljob_int *j)
 		labstream_job_free(rec);
 	}
 	/* A replay under way ends as this console's (labreplay.c). */
-	if (j->replay != NULL || j->mirror_path == NULL)
+	if (j->mirror.replay != NULL || j->mirror.path == NULL)
 		return;
-	if (!j->mirror_failed)
-		labmirror_adopt(j);
+	if (!j->mirror.failed && labmirror_adopt(&j->mirror, err,
+	    sizeof err) != 0)
+		labmodel_warn(j->lm, "%s", err);
 	if (j->ended && !j->outcome_logged) {
 		outcome_words(&j->pub, err, sizeof err);
 		labstream_log_action(j, err);
@@ -552,10 +551,7 @@ labstream_job_free(struct ljob_int *j)
 		transport_rstream_cancel(j->run);
 	if (j->retry_timer != -1)
 		loop_del_timer(j->lm->loop, j->retry_timer);
-	if (j->replay != NULL)
-		labmirror_replay_close(j);
-	if (j->mirror_fd != -1)
-		close(j->mirror_fd);
+	labmirror_release(&j->mirror);
 	if (j->pub.metrics != NULL)
 		metrics_free(j->pub.metrics);
 	if (j->pub.alerts != NULL)
@@ -566,7 +562,6 @@ labstream_job_free(struct ljob_int *j)
 	free(j->pub.chips);
 	free(j->pub.command);
 	free(j->pub.label);
-	free(j->mirror_path);
 	free(j->meta_path);
 	free(j);
 }

@@ -531,19 +531,19 @@ test_commands(void **state)
 	spec.kind = LJOB_FAULT;
 	spec.chip = 3;
 	spec.scenario = "wait-timeout";
-	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
 	assert_string_equal(cmd, "calrt-sim fault --time-scale 3000 --calbin "
 	    "/srv/ws/05-calbin/package --chips 3 --scenario wait-timeout");
 	spec.kind = LJOB_SOAK;
 	spec.duration_s = 8 * 3600;
-	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
 	assert_string_equal(cmd, "calrt-sim stress --time-scale 3000 --calbin "
 	    "/srv/ws/05-calbin/package --duration 8h --chips 0-3");
 	spec.kind = LJOB_GATE;
 	spec.gate = 7;
-	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
 	assert_non_null(strstr(cmd, "/bin/sh -c '"));
 	/* The scenarios go as one argument, in the runbook's order. */
@@ -554,16 +554,16 @@ test_commands(void **state)
 	/* No such scenario; no lab job for G3; no workspace on far. */
 	spec.kind = LJOB_FAULT;
 	spec.scenario = "meltdown";
-	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
 	spec.kind = LJOB_GATE;
 	spec.gate = 3;
-	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
 	assert_non_null(strstr(err, "G3 has no lab job"));
 	spec.gate = 9;
 	spec.host = "far";
-	assert_int_equal(labcmd_command(lm, &spec, cmd, sizeof cmd, err,
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
 	assert_null(labmodel_transport(lm, "far", err, sizeof err));
 	assert_non_null(strstr(err, "ssh"));

@@ -1,0 +1,70 @@
+/*
+ * labcmd.h: the command of a lab job, built from what to start (a spec)
+ * and where (a host of the lab file, its workspace, the lab's runner): the
+ * argv `calops run --` is given, a label for people, and the command line
+ * as a person reads it (words quoted for sh where needed).  A leaf: it
+ * knows nothing of the model that starts the jobs (labmodel.h).
+ *
+ * G7's job is golden then every fault scenario of proto/scenario.h on one
+ * chip, as one durable job; G9's is the soak (runner stress); a fault
+ * scenario on one chip and a golden run are jobs of their own.  On a local
+ * host, a runner named without a slash that sits beside calops (the
+ * bundled simulator) is run from there.
+ */
+#ifndef CALOPS_LABCMD_H
+#define CALOPS_LABCMD_H
+
+#include "calops.h"
+
+#include "remote/lab.h"
+
+struct buf;
+
+enum ljob_kind {
+	LJOB_GATE,		/* a gate's whole job (G7: golden + faults) */
+	LJOB_SOAK,		/* runner stress */
+	LJOB_FAULT,		/* runner fault --scenario S on one chip */
+	LJOB_GOLDEN,		/* runner golden */
+};
+
+/* What to start. */
+struct ljob_spec {
+	const char	*host;		/* a lab host's name */
+	enum ljob_kind	 kind;
+	int		 gate;		/* LJOB_GATE: its index (7 or 9) */
+	int		 chip;		/* LJOB_FAULT: the target chip */
+	const char	*scenario;	/* LJOB_FAULT */
+	double		 duration_s;	/* LJOB_SOAK (and G9): 0 = 24 h */
+};
+
+/* Where it runs; every pointer borrowed for the call. */
+struct labcmd_where {
+	const struct lab	*lab;		/* its runner */
+	const struct lab_host	*host;
+	const char		*ws;		/* its workspace, or NULL */
+	const char		*selfdir;	/* calops' folder, or NULL */
+};
+
+/* A NULL-terminated argv that owns its strings. */
+struct strv {
+	char	**v;
+	size_t	  n, cap;
+};
+
+void	 labcmd_strv_add(struct strv *s, char *owned);
+void	 labcmd_strv_free(struct strv *s);
+
+/* The job's argv and its label ("soak 24h · chips 0-3"); 0, or -1 with err
+ * (no workspace on the host, no such scenario or chip, a gate with no lab
+ * job).  argv is empty on error. */
+int	 labcmd_build(const struct labcmd_where *w,
+	    const struct ljob_spec *spec, struct strv *argv, char *label,
+	    size_t labellen, char *err, size_t errlen);
+/* argv as a person would type it: words quoted for sh where needed. */
+void	 labcmd_join_argv(char *const *argv, struct buf *b);
+/* labcmd_build()'s argv joined into buf; 0, or -1 with err. */
+int	 labcmd_text(const struct labcmd_where *w,
+	    const struct ljob_spec *spec, char *buf, size_t len, char *err,
+	    size_t errlen);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * labmirror.h: a job's mirror, the file every event of its stream is
+ * appended to, a whole line at a time, before the model applies it
+ * ($XDG_STATE_HOME/calops/streams/<host>/<job>.jsonl, share/doc/json.md
+ * §8).  Appending, cut back to its last whole line when a write fails;
+ * reading it back line by line when the console starts (the replay); where
+ * it ends (its last whole line and seq); and taking over one another
+ * console wrote.  A leaf: it returns what went wrong and leaves it to the
+ * lab model to say and to apply the events.
+ *
+ * A struct labmirror is the caller's; labmirror_init() readies it and
+ * labmirror_release() frees what it holds.  Files are opened O_NOFOLLOW.
+ */
+#ifndef CALOPS_LABMIRROR_H
+#define CALOPS_LABMIRROR_H
+
+#include "calops.h"
+
+#include <sys/types.h>
+
+struct lines;
+
+struct labmirror {
+	char		*path;		/* owned; NULL: no mirror (no state) */
+	int		 fd;		/* open for appending, or -1 */
+	off_t		 size;		/* bytes of whole lines in it */
+	/* The last seq in it.  The model keeps it equal to the job's last
+	 * seq while it writes; a console that watched another's jobs and then
+	 * took over may be ahead of it or behind. */
+	int64_t		 seq;
+	bool		 failed;	/* written no more */
+	struct lines	*replay;	/* being read back, or NULL */
+	int		 replay_rc;	/* the reader's last answer */
+};
+
+/* Ready m for the mirror at path (owned from now; NULL: none). */
+void	labmirror_init(struct labmirror *m, char *path);
+void	labmirror_release(struct labmirror *m);
+/* Open for appending, made when missing; 0 or -1 with err. */
+int	labmirror_open(struct labmirror *m, char *err, size_t errlen);
+void	labmirror_close(struct labmirror *m);
+/*
+ * Append one event's line.  0, also when the mirror is written no more; -1
+ * with err when this write failed or fell short: it is undone (the file cut
+ * back to its last whole line) and the mirror written no more.  The event
+ * is still the model's to apply: a console started again resumes at the
+ * mirror's end and fetches what it lacks from the host.
+ */
+int	labmirror_append(struct labmirror *m, const char *line, size_t len,
+	    char *err, size_t errlen);
+
+/* Start reading the mirror back; *mtime is when it was last written.  -1
+ * with errno (none there, not a regular file). */
+int	labmirror_replay_open(struct labmirror *m, double *mtime);
+/* The next whole line (borrowed until the next call), *bad when it cannot
+ * be an event (cut at the cap, or holding a NUL).  1 for a line, 0 at the
+ * end: then labmirror_replay_end(). */
+int	labmirror_replay_next(struct labmirror *m, const char **line,
+	    size_t *len, bool *bad);
+/*
+ * The replay is over: a last line a crash cut short (no LF) is cut off,
+ * so that appending starts on a whole line, unless keep_file (a console
+ * that only watches); m->size is where the whole lines end.  0, or -1 with
+ * err: the file could not be read to its end, or not cut (then it is
+ * written no more: appending would glue the next event to the cut line).
+ */
+int	labmirror_replay_end(struct labmirror *m, bool keep_file, char *err,
+	    size_t errlen);
+void	labmirror_replay_close(struct labmirror *m);
+
+/* Whether the mirror at path ends with the job's end event. */
+bool	labmirror_ended(const char *path);
+/* A mirror another console wrote, now the caller's: a last line a crash
+ * left is cut off, m->size and m->seq say where it ends.  0; or -1 with
+ * err, the mirror then written no more. */
+int	labmirror_adopt(struct labmirror *m, char *err, size_t errlen);
+
+#endif
