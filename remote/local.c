@@ -15,7 +15,8 @@ struct local {
 };
 
 struct local_stream {
-	struct rstream		 base;	/* first: transport_rstream_cancel casts */
+	/* first: transport_rstream_cancel casts */
+	struct rstream		 base;
 	struct child		*c;
 	const struct rstream_cb	*cb;
 	void			*arg;

@@ -149,7 +149,8 @@ actionpane_draw(struct actionpane *p, int top, int rows, int cols)
 		snprintf(buf, sizeof buf, "%s %s", ui_glyph("→", "->"),
 		    outcome(p, e));
 		ui_put(stdscr, y, wide ? 68 : 39, wide ? 26 : cols - 40,
-		    e->outcome == NULL ? ROLE_RUNNING : ROLE_NORMAL, buf, false);
+		    e->outcome == NULL ? ROLE_RUNNING : ROLE_NORMAL, buf,
+		    false);
 		if (!wide && ++y >= top + rows)
 			break;
 		ui_put(stdscr, y, wide ? 39 : 17, 28, ROLE_NORMAL, e->what,

@@ -26,7 +26,8 @@ struct actionpane {
 	struct labmodel		*lm;		/* borrowed */
 	bool			 shown;
 	struct action_list	 list;
-	char			 err[256];	/* why the log could not be read */
+	/* why the log could not be read */
+	char			 err[256];
 	uint64_t		 sig;		/* the jobs when it was read */
 };
 

@@ -40,7 +40,8 @@ struct faults_view {
 	size_t			 ch_first;	/* the first chip shown */
 	size_t			 hist_top;	/* history rows scrolled past */
 	int			 nvis;		/* chip columns shown */
-	int			 grid_y;	/* the first scenario row drawn */
+	/* the first scenario row drawn */
+	int			 grid_y;
 	int			 cell_w;	/* a chip column's width */
 	struct actionpane	 actions;
 	bool			 asking;	/* a trigger awaits the id */
@@ -251,8 +252,8 @@ hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 }
 
 /* Whether the bytes [s, e) leave a shell word in single quotes, starting
- * in them or not (inq), as labcmd_join_argv() quotes: outside quotes a backslash
- * takes the next byte as it is. */
+ * in them or not (inq), as labcmd_join_argv() quotes: outside quotes a
+ * backslash takes the next byte as it is. */
 static bool
 quoted_after(const char *s, const char *e, bool inq)
 {
@@ -465,7 +466,8 @@ trigger_answer(struct app *a, const char *answer, void *arg)
 	spec.kind = LJOB_FAULT;
 	spec.chip = v->trig.chip;
 	spec.scenario = sc;
-	if ((j = labmodel_start(app_labmodel(a), &spec, err, sizeof err)) == NULL) {
+	if ((j = labmodel_start(app_labmodel(a), &spec, err,
+	    sizeof err)) == NULL) {
 		app_message(a, true, "cannot trigger %s on %s:%d: %s", sc,
 		    v->trig.host, v->trig.chip, err);
 		return;
@@ -491,7 +493,8 @@ trigger(struct app *a, struct faults_view *v)
 		return R_REDRAW;
 	}
 	cell_spec(v, &spec);
-	if (labmodel_transport(app_labmodel(a), spec.host, err, sizeof err) == NULL ||
+	if (labmodel_transport(app_labmodel(a), spec.host, err,
+	    sizeof err) == NULL ||
 	    labmodel_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
 	    sizeof err) != 0) {
 		app_message(a, true, "cannot trigger %s here: %s",
@@ -586,9 +589,10 @@ faults_action(struct app *a, void *data, enum action act)
 	}
 }
 
-/* A click on a cell selects it, one elsewhere on a scenario's row (its name,
- * the chips folded) that scenario on the chip selected; a double click triggers it.  Where the grid was drawn
- * decides, columns as well as rows. */
+/* A click on a cell selects it, one elsewhere on a scenario's row (its
+ * name, the chips folded) that scenario on the chip selected; a double
+ * click triggers it.  Where the grid was drawn decides, columns as well as
+ * rows. */
 static int
 faults_click(struct app *a, void *data, int y, int x, bool twice)
 {

@@ -35,8 +35,10 @@ static int
 cmp_order(const void *x, const void *y, void *arg)
 {
 	const struct sort_ctx *ctx = arg;
-	const struct board_finding *a = &ctx->eval->findings[*(const size_t *)x];
-	const struct board_finding *b = &ctx->eval->findings[*(const size_t *)y];
+	const struct board_finding *a =
+	    &ctx->eval->findings[*(const size_t *)x];
+	const struct board_finding *b =
+	    &ctx->eval->findings[*(const size_t *)y];
 	int c = 0;
 
 	switch (ctx->by) {
@@ -71,7 +73,8 @@ finding_matches(size_t i, void *arg)
 {
 	struct findings_view *v = arg;
 	struct app *a = v->app;
-	const struct board_finding *f = &app_board(a)->now.findings[v->order[i]];
+	const struct board_finding *f =
+	    &app_board(a)->now.findings[v->order[i]];
 
 	if (v->min_sev >= 0 && (int)f->severity != v->min_sev)
 		return false;

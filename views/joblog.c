@@ -1,14 +1,16 @@
 /*
- * joblog.c: one job's events (protocol.md §3), pushed by the jobs view with
- * { host, id } (two strings, copied): `calops tail ID --from 1 --follow`
- * through the lab model's transport for the job's host (borrowed, never
- * closed here), each event one line (time, type, level, message; a summary
- * for the other types).
+ * joblog.c: one job's events (share/doc/protocol.md §3), pushed by the jobs
+ * view with { host, id } (two strings, copied): `calops tail ID --from 1
+ * --follow` through the lab model's transport for the job's host
+ * (borrowed, never closed here), each event one line (time, type, level,
+ * message; a summary for the other types).
+ *
  * F follows the end, v cycles the levels shown, w wraps.  Here / searches,
  * as in less and tig, rather than narrowing: the lines matching are marked,
  * the selection jumps to the next one, and n / N go to the next and the
- * previous match, so a match is seen in its context.  At most JOBLOG_MAX lines are kept: the oldest go
- * first, and the status bar says how many went.
+ * previous match, so a match is seen in its context.  At most JOBLOG_MAX
+ * lines are kept: the oldest go first, and the status bar says how many
+ * went.
  *
  * tail rather than follow.c: a viewer shows the whole log each time it is
  * opened, from the first event, and keeps no position.
@@ -209,7 +211,8 @@ add_line(struct joblog *v, char *text, enum level lv)
 		text[cut] = '\0';
 	}
 	if (v->n % 256 == 0)
-		v->lines = xreallocarray(v->lines, v->n + 256, sizeof *v->lines);
+		v->lines = xreallocarray(v->lines, v->n + 256,
+		    sizeof *v->lines);
 	v->lines[v->n].text = text;
 	v->lines[v->n].level = lv;
 	v->n++;
@@ -408,7 +411,8 @@ scroll_wrapped(struct joblog *v, int rows, int cols)
 	for (;;) {
 		for (i = v->list.top, used = 0; i <= v->list.sel &&
 		    i < v->list.nmap; i++) {
-			clean = text_sanitize_str(v->lines[v->list.map[i]].text);
+			clean = text_sanitize_str(
+			    v->lines[v->list.map[i]].text);
 			used += line_rows(v, clean, cols - 2);
 			free(clean);
 		}

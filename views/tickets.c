@@ -122,8 +122,8 @@ draw_ticket(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		    "%s claimed done, evidence missing", ui_glyph("⚠", "!")) + 2;
 	if (cols - x > 10) {
 		checks_text(t, checks, sizeof checks);
-		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM, checks,
-		    false);
+		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM,
+		    checks, false);
 	}
 }
 

@@ -409,7 +409,8 @@ main(int argc, char **argv)
 	if (!s.o.have_seed)
 		s.o.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	if (!s.o.have_start)
-		s.o.start = s.o.have_seed ? SEEDED_START : floor((double)time(NULL));
+		s.o.start = s.o.have_seed ? SEEDED_START :
+		    floor((double)time(NULL));
 	sim_clock_start(&s, s.o.start);
 	if (sim_locate(&s, err, sizeof err) == -1)
 		rc = sim_fail(&s, "%s", err);

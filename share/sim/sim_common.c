@@ -228,7 +228,8 @@ sim_clock_start(struct sim *s, double t0)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;	/* no SA_RESTART: a sleep ends at once */
+	/* no SA_RESTART: a sleep ends at once */
+	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -49,10 +49,11 @@ struct sim_opts {
 	const char	*calbin, *workspace, *case_path, *output, *matrix;
 	const char	*run, *scenario, *error_code;
 	double		 duration_s;	/* 0: not given */
-	double		 time_scale;	/* simulated s per real s; 0: no sleep */
+	/* simulated s per real s; 0: no sleep */
+	double		 time_scale;
 	uint64_t	 seed;
 	bool		 have_seed;
-	double		 start;		/* simulated Unix time of the first event */
+	double		 start;	/* simulated Unix time of the first event */
 	bool		 have_start;
 	int		 chips[SIM_MAX_CHIPS];
 	size_t		 nchips;
@@ -63,7 +64,8 @@ struct sim_opts {
 	double		 recover_ms;	/* < 0: the scenario's own */
 	bool		 abort_run, unstructured, no_recover, no_cache;
 	bool		 have_mismatch;
-	json_int_t	 mismatch[2];	/* the golden case that must not match */
+	/* the golden case that must not match */
+	json_int_t	 mismatch[2];
 	/* The load, from --matrix (defaults otherwise). */
 	json_int_t	 prompt_tokens[SIM_MAX_PROMPTS];
 	size_t		 nprompt;

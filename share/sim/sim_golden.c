@@ -138,10 +138,12 @@ run_case(struct sim *s, struct rng *r, const struct gcase *c, bool *ok)
 	double p = (double)c->prefill, prefill_ms, decode_ms, err;
 	bool diverge = s->o.have_mismatch && s->o.mismatch[0] == c->prefill &&
 	    s->o.mismatch[1] == c->decode;
-	bool fits = !s->have_context || c->prefill + c->decode <= s->max_context;
+	bool fits = !s->have_context ||
+	    c->prefill + c->decode <= s->max_context;
 	json_t *o;
 
-	prefill_ms = (18.0 + 0.19 * p + 0.0000061 * p * p) * s->o.ttft_ms / 280.0;
+	prefill_ms = (18.0 + 0.19 * p + 0.0000061 * p * p) * s->o.ttft_ms /
+	    280.0;
 	decode_ms = (double)c->decode * s->o.tpot_ms *
 	    (1.0 + 0.02 * rng_gauss(r));
 	sim_advance_ms(s, prefill_ms);
@@ -168,7 +170,8 @@ run_case(struct sim *s, struct rng *r, const struct gcase *c, bool *ok)
 	else
 		sim_log(s, diverge ? "error" : "info", "prefill %lld decode %lld: "
 		    "logits max |err| %.5f (tol %.2f), greedy %s, kv_len %lld",
-		    (long long)c->prefill, (long long)c->decode, err, LOGITS_TOL,
+		    (long long)c->prefill, (long long)c->decode, err,
+		    LOGITS_TOL,
 		    diverge ? "diverges" : "matches",
 		    (long long)(c->prefill + c->decode));
 	return o;

@@ -143,7 +143,8 @@ soak_init(struct soak *k, struct sim *s, const char *run)
 	rng_init(&cr, s->o.seed, "soak/chips");
 	for (i = 0; i < s->o.nchips; i++) {
 		k->chips[i].id = s->o.chips[i];
-		k->chips[i].ttft_f = fmin(fmax(1 + 0.04 * rng_gauss(&cr), 0.9), 1.1);
+		k->chips[i].ttft_f = fmin(fmax(1 + 0.04 * rng_gauss(&cr), 0.9),
+		    1.1);
 		k->chips[i].tpot_f = fmin(fmax(1 + 0.02 * rng_gauss(&cr), 0.95),
 		    1.05);
 		k->chips[i].temp_off = fmin(fmax(2.0 * rng_gauss(&cr), -4), 4);
@@ -185,7 +186,8 @@ request(struct soak *k)
 	double ttft, tpot, tail, queued, slow, extra, fail, which;
 	json_t *ev, *values;
 
-	ttft = s->o.ttft_ms * c->ttft_f * (0.55 + 0.45 * plen / k->mean_prompt) *
+	ttft = s->o.ttft_ms * c->ttft_f *
+	    (0.55 + 0.45 * plen / k->mean_prompt) *
 	    exp(0.22 * rng_gauss(&k->lat));
 	tail = rng_uniform(&k->lat);
 	queued = rng_exp(&k->lat);

@@ -113,7 +113,8 @@ csv_parse(struct csv *c, const char *d, size_t len, char *err, size_t errlen,
 	while (i < len) {
 		if (row.nfields == 0)
 			row.line = line;
-		if (parse_field(d, len, &i, &line, &f, err, errlen, errline) != 0)
+		if (parse_field(d, len, &i, &line, &f, err, errlen,
+		    errline) != 0)
 			goto fail;
 		end_field(&row, &f);
 		if (i < len && d[i] == ',') {

@@ -105,7 +105,7 @@ struct frame {
 	char	*anchor;	/* its anchor, registered when it closes */
 	char	*key;		/* a mapping's key awaiting its value */
 	size_t	 key_line, key_col;
-	size_t	 count;		/* nodes in this subtree, for the alias budget */
+	size_t	 count;	/* nodes in this subtree, for the alias budget */
 };
 
 struct builder {
@@ -168,7 +168,8 @@ is_nonfinite(const char *s)
 
 	for (i = 0; i < nitems(names); i++)
 		if (strcmp(s + sign, names[i]) == 0)
-			return !sign || i < 3;	/* the schema has no signed .nan */
+			/* the schema has no signed .nan */
+			return !sign || i < 3;
 	return false;
 }
 

@@ -22,8 +22,9 @@
 #include <jansson.h>
 
 #define DOC_MAX_DEPTH	64
-#define DOC_MAX_BYTES	(64u << 20)	/* a whole-file document, not a stream */
-#define DOC_ALIAS_BUDGET 100000		/* nodes aliases may add in one document */
+/* a whole-file document, not a stream */
+#define DOC_MAX_BYTES	(64u << 20)
+#define DOC_ALIAS_BUDGET 100000	/* nodes aliases may add in one document */
 
 enum doc_kind {
 	DOC_JSON,

@@ -76,7 +76,8 @@ keep(struct lines *l, size_t *have, const char *p, size_t n, bool *cut)
 		n = room;
 	}
 	if (*have + n + 1 > l->line_alloc) {
-		l->line_alloc = *have + n + 1 < 4096 ? 4096 : (*have + n + 1) * 2;
+		l->line_alloc = *have + n + 1 < 4096 ? 4096 :
+		    (*have + n + 1) * 2;
 		if (l->line_alloc > l->cap + 2)
 			l->line_alloc = l->cap + 2;
 		l->line = xrealloc(l->line, l->line_alloc);

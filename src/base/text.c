@@ -66,8 +66,9 @@ text_utf8_valid(const char *s, size_t len)
 static bool
 is_bidi_control(uint32_t cp)
 {
-	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	    cp == 0x200e || cp == 0x200f || cp == 0x061c;
+	return (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f ||
+	    cp == 0x061c;
 }
 
 static bool ascii_ellipsis;
@@ -135,9 +136,11 @@ sanitize_into(struct buf *out, const unsigned char *p, size_t len,
 		    cp == 0xfeff || cp == 0x2028 || cp == 0x2029) {
 			int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
 
-			fits = emit(out, tmp, (size_t)k, (size_t)k, &width, limit);
+			fits = emit(out, tmp, (size_t)k, (size_t)k, &width,
+			    limit);
 		} else if (cp < 0x80) {
-			fits = emit(out, (const char *)p + i, 1, 1, &width, limit);
+			fits = emit(out, (const char *)p + i, 1, 1, &width,
+			    limit);
 		} else if (!utf8) {
 			fits = emit(out, "?", 1, 1, &width, limit);
 		} else {
@@ -146,10 +149,11 @@ sanitize_into(struct buf *out, const unsigned char *p, size_t len,
 			if (w < 0) {
 				int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
 
-				fits = emit(out, tmp, (size_t)k, (size_t)k, &width, limit);
-			} else
-				fits = emit(out, (const char *)p + i, n, (size_t)w,
+				fits = emit(out, tmp, (size_t)k, (size_t)k,
 				    &width, limit);
+			} else
+				fits = emit(out, (const char *)p + i, n,
+				    (size_t)w, &width, limit);
 		}
 		if (fits)
 			i += n;

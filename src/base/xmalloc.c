@@ -19,7 +19,8 @@ fatal(const char *fmt, ...)
 	if (cleanup_hook != NULL) {
 		void (*hook)(void) = cleanup_hook;
 
-		cleanup_hook = NULL;	/* a fatal inside the hook must not loop */
+		/* a fatal inside the hook must not loop */
+		cleanup_hook = NULL;
 		hook();
 	}
 	fputs("calops: ", stderr);

@@ -222,8 +222,8 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 		case 'f':
 			errno = 0;
 			t->from = strtoull(optarg, &end, 10);
-			if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
-			    errno != 0) {
+			if (optarg[0] < '0' || optarg[0] > '9' ||
+			    *end != '\0' || errno != 0) {
 				fprintf(stderr, "calops: --from wants a seq, "
 				    "not '%s'\n", optarg);
 				return -1;

@@ -223,8 +223,8 @@ artifact_join(struct gate_result *gr, const char *from, const char *where,
 }
 
 int
-artifact_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1],
-    char *err, size_t errlen)
+artifact_hash(struct gate_result *gr, const char *rel,
+    char hex[HASH_HEX_LEN + 1], char *err, size_t errlen)
 {
 	struct hash_result res;
 	struct stat st;
@@ -368,7 +368,8 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 		n++;
 		if (owned)
 			jsonl_line(gr, rel, line, len, l.lineno, cut, fn, arg);
-		else if (!cut && (obj = json_loadb(line, len, 0, NULL)) != NULL) {
+		else if (!cut &&
+		    (obj = json_loadb(line, len, 0, NULL)) != NULL) {
 			if (json_is_object(obj))
 				fn(gr, obj, l.lineno, arg);
 			json_decref(obj);

@@ -231,8 +231,8 @@ gate_is_sha256_hex(const char *s)
 }
 
 size_t
-gate_capped_pairs(const json_int_t *as, size_t na, const json_int_t *bs, size_t nb,
-    json_int_t m, json_int_t (*out)[2])
+gate_capped_pairs(const json_int_t *as, size_t na, const json_int_t *bs,
+    size_t nb, json_int_t m, json_int_t (*out)[2])
 {
 	size_t i, j, k, n = 0;
 	json_int_t a, b;
@@ -244,7 +244,8 @@ gate_capped_pairs(const json_int_t *as, size_t na, const json_int_t *bs, size_t 
 			if (a + b > m)
 				b = m - a;
 			if (b < 1 && a + bs[j] > m)
-				continue;	/* no room left to decode at all */
+				/* no room left to decode at all */
+				continue;
 			for (k = 0; k < n; k++)
 				if (out[k][0] == a && out[k][1] == b)
 					break;

@@ -69,7 +69,8 @@ struct gate_result {
 	char			*owner;		/* from owners.yaml, or NULL */
 	char			*due;
 	size_t			 suppressed[5];	/* per severity, past the cap */
-	json_t			*check_counts;	/* check id -> findings so far */
+	/* check id -> findings so far */
+	json_t			*check_counts;
 	struct gate_input	*inputs;	/* what it read, in order */
 	size_t			 ninputs;
 	struct eval		*ev;

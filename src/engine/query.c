@@ -20,8 +20,8 @@ query_gate_at(struct gate_result *gr, enum severity sev, const char *check,
 }
 
 json_t *
-query_member(struct gate_result *gr, const char *check, const struct artifact *a,
-    json_t *obj, const char *ptr, const char *key)
+query_member(struct gate_result *gr, const char *check,
+    const struct artifact *a, json_t *obj, const char *ptr, const char *key)
 {
 	json_t *v;
 
@@ -118,8 +118,8 @@ query_array(struct gate_result *gr, const char *check, const struct artifact *a,
 }
 
 json_t *
-query_object(struct gate_result *gr, const char *check, const struct artifact *a,
-    json_t *obj, const char *ptr, const char *key)
+query_object(struct gate_result *gr, const char *check,
+    const struct artifact *a, json_t *obj, const char *ptr, const char *key)
 {
 	return typed(gr, check, a, obj, ptr, key, is_object, "an object");
 }

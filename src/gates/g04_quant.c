@@ -56,7 +56,8 @@ calib_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
 			gate_add(gr, SEV_ERROR, "G4.calibration", CALIB, where,
 			    "'%s' is missing", keys[i]);
 	if ((sha = json_string_value(json_object_get(o, "sha256"))) != NULL)
-		json_object_set_new(c->hashes, sha, json_integer((json_int_t)line));
+		json_object_set_new(c->hashes, sha,
+		    json_integer((json_int_t)line));
 	if (json_object_get(o, "token_count") != NULL &&
 	    !json_is_integer(json_object_get(o, "token_count")))
 		gate_add(gr, SEV_ERROR, "G4.calibration", CALIB, where,
@@ -66,7 +67,8 @@ calib_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
 		gate_add(gr, SEV_ERROR, "G4.calibration", CALIB, where,
 		    "license_review is '%s', not 'approved'", lic);
 	tok = json_string_value(json_object_get(o, "tokenizer_sha256"));
-	if (tok != NULL && c->tokenizer != NULL && strcmp(tok, c->tokenizer) != 0)
+	if (tok != NULL && c->tokenizer != NULL &&
+	    strcmp(tok, c->tokenizer) != 0)
 		gate_add(gr, SEV_ERROR, "G4.calibration", CALIB, where,
 		    "tokenizer_sha256 %.12s… is not G0's tokenizer %.12s…", tok,
 		    c->tokenizer);
@@ -113,7 +115,8 @@ check_quality(struct gate_result *gr, const struct artifact *a, json_t *root)
 		ok &= query_num(gr, "G4.quality", a, e, ptr, "max_drop", &drop);
 		hib = json_object_get(e, "higher_is_better");
 		higher = hib == NULL || json_is_null(hib) || json_is_true(hib);
-		if (hib != NULL && !json_is_boolean(hib) && !json_is_null(hib)) {
+		if (hib != NULL && !json_is_boolean(hib) &&
+		    !json_is_null(hib)) {
 			query_gate_at(gr, SEV_ERROR, "G4.quality", a, ptr,
 			    "'higher_is_better' must be true or false");
 			ok = false;

@@ -15,7 +15,7 @@
 /* A generation's manifest: its exact bytes, parsed, and whether it verifies. */
 struct generation {
 	long		 n;
-	char		*rel;		/* .../generations/N/release-manifest.json */
+	char		*rel;	/* .../generations/N/release-manifest.json */
 	const struct artifact *raw;
 	struct doc	 doc;
 	bool		 parsed;
@@ -73,8 +73,8 @@ list_generations(struct gate_result *gr, size_t *n)
 	while ((de = readdir(d)) != NULL) {
 		errno = 0;
 		x = strtol(de->d_name, &end, 10);
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' || *end != '\0' ||
-		    errno != 0)
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    *end != '\0' || errno != 0)
 			continue;
 		v = xreallocarray(v, *n + 1, sizeof *v);
 		v[(*n)++] = x;

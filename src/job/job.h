@@ -30,15 +30,17 @@
 
 #define JOB_ID_MAX	64		/* characters in an id */
 #define JOB_LINE_MAX	(64u << 10)	/* bytes of one tool line kept */
-#define JOB_EVENT_MAX	(64u << 10)	/* bytes of an event line, with its LF */
-#define JOB_READ_MAX	(1u << 20)	/* a longer line in events.jsonl is corrupt */
+/* bytes of an event line, with its LF */
+#define JOB_EVENT_MAX	(64u << 10)
+/* a longer line in events.jsonl is corrupt */
+#define JOB_READ_MAX	(1u << 20)
 
 enum job_state {
 	JOB_RUNNING,
 	JOB_DONE,		/* the tool exited 0 */
 	JOB_FAILED,		/* it exited non-zero, or could not start */
 	JOB_KILLED,		/* killed by a signal, or stopped by `kill` */
-	JOB_LOST,		/* running, says job.json; its supervisor is gone */
+	JOB_LOST,	/* running, says job.json; its supervisor is gone */
 	JOB_CORRUPT,		/* job.json is missing or unreadable */
 };
 

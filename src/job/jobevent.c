@@ -12,7 +12,8 @@
 #include "job/job.h"
 
 #define READ_CHUNK	(64u << 10)
-#define SEEK_MIN_SIZE	(1u << 20)	/* smaller files are read from the start */
+/* smaller files are read from the start */
+#define SEEK_MIN_SIZE	(1u << 20)
 #define SEEK_WINDOW	(256u << 10)	/* bisection stops at this much */
 
 double
@@ -360,8 +361,8 @@ split_keep(struct job_split *s, const char *p, size_t n)
 }
 
 void
-jobevent_split_feed(struct job_split *s, const char *p, size_t n, job_line_fn fn,
-    void *arg)
+jobevent_split_feed(struct job_split *s, const char *p, size_t n,
+    job_line_fn fn, void *arg)
 {
 	const char *nl;
 	size_t k;

@@ -19,7 +19,7 @@ struct action_rec {
 	double		 ts;		/* wall clock, Unix seconds */
 	const char	*host;
 	int		 chip;		/* -1: none */
-	const char	*job;		/* the job id, NULL when it did not start */
+	const char	*job;	/* the job id, NULL when it did not start */
 	const char	*what;		/* "fault wait-timeout", "soak 24h", "gate G7", "kill" */
 	const char	*command;	/* the exact command */
 	const char	*outcome;	/* NULL: the action itself; else "done exit 0",

@@ -15,7 +15,8 @@ struct follow {
 	bool			 finished;
 	bool			 busy;		/* inside ops->event */
 	bool			 stopped;	/* follow_stop() from there */
-	char			 lasterr[256];	/* the tail's last stderr line */
+	/* the tail's last stderr line */
+	char			 lasterr[256];
 };
 
 static void

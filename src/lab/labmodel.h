@@ -63,13 +63,14 @@ enum ljob_state {
 struct ljob {
 	char		*host, *id;	/* id NULL while LJ_STARTING */
 	enum ljob_kind	 kind;
-	int		 gate;		/* -1, or the gate it produces evidence for */
+	int		 gate;	/* -1, or the gate it produces evidence for */
 	int		 chip;		/* LJOB_FAULT: the target, else -1 */
 	char		*scenario;	/* LJOB_FAULT, else NULL */
 	int		*chips;		/* LJOB_SOAK: the chips it runs on */
 	size_t		 nchips;
 	double		 target_s;	/* LJOB_SOAK: the duration asked */
-	char		*command;	/* the command line, for people (sanitise) */
+	/* the command line, for people (sanitise) */
+	char		*command;
 	char		*label;		/* "soak 24h · chips 0-3", "fault kv-full · chip 2" */
 	double		 started;	/* wall clock, Unix seconds */
 	enum ljob_state	 state;
@@ -79,13 +80,16 @@ struct ljob {
 
 	/* From the stream. */
 	int64_t		 last_seq;
-	double		 last_recv;	/* wall clock of the last event (NAN: none) */
-	double		 first_ts, last_ts; /* of the samples (tool time; NAN) */
+	/* wall clock of the last event (NAN: none) */
+	double		 last_recv;
+	/* of the samples (tool time; NAN) */
+	double		 first_ts, last_ts;
 	char		 phase[32];	/* the last progress event's */
 	double		 done, total;	/* its done/total (total 0: unknown) */
 	char		 result[8];	/* "", pass, fail, error */
 	uint64_t	 events;
-	uint64_t	 bad_lines;	/* lines of the stream that were not events */
+	/* lines of the stream that were not events */
+	uint64_t	 bad_lines;
 	bool		 replaying;	/* applied from the mirror, not live */
 
 	/* LJOB_SOAK: its samples and alert journal; NULL for other kinds and

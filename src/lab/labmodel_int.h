@@ -26,15 +26,17 @@ struct lhost {
 	const struct lab_host	*h;		/* borrowed from the lab */
 	struct transport	*t;		/* NULL: not reachable */
 	char			 err[256];	/* why not */
-	const char		*ws;		/* its first workspace, or NULL */
+	const char		*ws;	/* its first workspace, or NULL */
 };
 
 struct ljob_int {
-	struct ljob		 pub;		/* first: ljob pointers cast back */
+	struct ljob		 pub;	/* first: ljob pointers cast back */
 	struct labmodel		*lm;
-	struct follow		*follow;	/* following the stream, or NULL */
-	uint64_t		 follow_bad;	/* its bad lines already counted */
-	struct rstream		*run;		/* `calops run` answering, or NULL */
+	/* following the stream, or NULL */
+	struct follow		*follow;
+	/* its bad lines already counted */
+	uint64_t		 follow_bad;
+	struct rstream		*run;	/* `calops run` answering, or NULL */
 	bool			 run_printed;	/* it printed the job id */
 	char			 run_err[200];	/* its last stderr line */
 	/* Its mirror (labmirror.h).  mirror.seq equals pub.last_seq while
@@ -45,10 +47,13 @@ struct ljob_int {
 	char			*meta_path;	/* its record, or NULL */
 	long			 retry_timer;	/* -1: none */
 	int			 retries;
-	unsigned		 results;	/* result events seen (G7 suite) */
+	/* result events seen (G7 suite) */
+	unsigned		 results;
 	bool			 ended;		/* its end event was applied */
-	bool			 unfinished;	/* its mirror had no end at start */
-	bool			 outcome_logged; /* in the action log (its record says) */
+	/* its mirror had no end at start */
+	bool			 unfinished;
+	/* in the action log (its record says) */
+	bool			 outcome_logged;
 	/* The SLA its alerts judge by, recorded with the job when it started
 	 * so that a replay gives the same journal (NAN: not known then). */
 	double			 sla[3];
@@ -66,12 +71,14 @@ struct labmodel {
 	size_t			 njobs;
 	struct lfault		*faults;
 	size_t			 nfaults;
-	double			 sla[3];	/* ttft p99, tpot p99, success min */
-	char			*streams;	/* the mirrors' folder, or NULL */
+	/* ttft p99, tpot p99, success min */
+	double			 sla[3];
+	/* the mirrors' folder, or NULL */
+	char			*streams;
 	long			 replay_timer;	/* -1: none */
 	int			 lock_fd;	/* streams/.lock, or -1 */
 	bool			 observer;	/* another console holds it */
-	struct lshare		*share;		/* while observer (labshare.c) */
+	struct lshare		*share;	/* while observer (labshare.c) */
 };
 
 /* labmodel.c */

@@ -23,7 +23,8 @@
 
 static void	labstream_gone(struct ljob_int *j, const char *why);
 
-#define RETRY_MAX	6	/* follow restarts before the stream is broken */
+/* follow restarts before the stream is broken */
+#define RETRY_MAX	6
 #define G7_STEPS	9	/* golden, then the eight faults */
 
 static const char *const kind_names[] = {

@@ -80,7 +80,8 @@ signal_readable(struct loop *l, int fd, short revents, void *arg)
 		for (i = 0; i < n; i++)
 			for (k = 0; k < l->nsignals; k++)
 				if (l->signals[k].sig == b[i])
-					l->signals[k].fn(l, b[i], l->signals[k].arg);
+					l->signals[k].fn(l, b[i],
+					    l->signals[k].arg);
 	}
 }
 

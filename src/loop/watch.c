@@ -14,8 +14,8 @@
 /* Writes are seen when the file is closed, not per write(): an appending
  * writer must not keep an idle console awake. */
 #define WATCH_MASK	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |	\
-	IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |	\
-	IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+	IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF |		\
+	IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
 
 /* Reads per watch_read: a storm of events cannot hold the loop; what is
  * left keeps the fd readable for the next round. */
@@ -43,7 +43,7 @@ struct watch_sig {
 struct watch {
 	char		*root;		/* realpath of the root */
 	enum watch_mode	 mode;
-	unsigned	 gen;		/* bumped whenever the inotify fd goes */
+	unsigned	 gen;	/* bumped whenever the inotify fd goes */
 
 	int		 fd;
 	int		 root_wd;

@@ -185,7 +185,8 @@ latency_new(void)
 
 	for (i = 0; i < NLAT_WIN; i++) {
 		lat->w[i].cur = -1;
-		/* A window sum holds thousands a bucket: 32-bit from the start. */
+		/* A window sum holds thousands a bucket: 32-bit from the
+		 * start. */
 		sketch_init_width(&lat->w[i].sum, 4);
 		for (j = 0; j < WIN_SLOTS; j++)
 			sketch_init(&lat->w[i].slot[j]);

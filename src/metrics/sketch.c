@@ -199,7 +199,8 @@ store_add(struct sketch *s, int32_t key, uint64_t n)
 		reshape(s, key, key);
 		s->lo = s->hi = key;
 	} else if (key < s->lo || key > s->hi) {
-		reshape(s, key < s->lo ? key : s->lo, key > s->hi ? key : s->hi);
+		reshape(s, key < s->lo ? key : s->lo,
+		    key > s->hi ? key : s->hi);
 		if (key < s->lo)
 			s->lo = key;
 		if (key > s->hi)

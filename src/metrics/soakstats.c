@@ -75,7 +75,7 @@ soakstats_leak_rule(struct series *s, struct leak_verdict *out)
 	}
 	for (w = 0; w < LEAK_WINDOWS; w++)
 		if (counts[w] == 0)
-			return;		/* a gap: not enough evidence to judge */
+			return;	/* a gap: not enough evidence to judge */
 	win = xreallocarray(NULL, s->n, sizeof *win);
 	fill = xcalloc(LEAK_WINDOWS + 1, sizeof *fill);
 	for (w = 1; w <= LEAK_WINDOWS; w++)

@@ -28,13 +28,15 @@ struct board_gate {
 	char		*name, *owner, *due, *failback, *role;
 	enum gate_status status;
 	size_t		 counts[5];	/* by severity */
-	json_t		*inputs;	/* [{path, present, sha256, size, mtime_ns}] */
+	/* [{path, present, sha256, size, mtime_ns}] */
+	json_t		*inputs;
 };
 
 struct board_ticket {
 	char		 id[8];
 	char		*title, *owner, *state;
-	double		 progress, estimate_days;	/* 0..1; estimate < 0: none */
+	/* 0..1; estimate < 0: none */
+	double		 progress, estimate_days;
 	bool		 claimed_done_without_evidence;
 	json_t		*checks;	/* {"G0.schema": true, …} */
 };
@@ -48,13 +50,14 @@ struct board_eval {
 	struct board_gate	 gates[GATE_COUNT];
 	struct board_ticket	 tickets[13];
 	size_t			 ntickets;
-	struct board_finding	*findings;	/* project first, then by gate */
+	/* project first, then by gate */
+	struct board_finding	*findings;
 	size_t			 nfindings;
 	int64_t			 finished_at;	/* Unix seconds */
 };
 
 struct board {
-	struct board_eval	 now;		/* the last complete evaluation */
+	struct board_eval	 now;	/* the last complete evaluation */
 	/* The evaluation in flight. */
 	bool			 running;
 	uint64_t		 progress_done, progress_total;

@@ -107,8 +107,8 @@ history_append(const char *path, json_t *gates, int64_t ts, int keep,
 	json_array_append_new(all, json_pack("{s:I,s:O}", "ts", (json_int_t)ts,
 	    "gates", gates));
 	n++;
-	rc = write_entries(path, all, n > (size_t)keep ? n - (size_t)keep : 0, err,
-	    errlen);
+	rc = write_entries(path, all, n > (size_t)keep ? n - (size_t)keep : 0,
+	    err, errlen);
 	json_decref(all);
 	return rc;
 }

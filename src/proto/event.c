@@ -156,7 +156,8 @@ ev_name_ok(struct event *ev, const char *what, const char *name, size_t len)
 
 /* One member of `values`. */
 void
-event_build_value(struct event *ev, const char *name, size_t len, const struct jv *v)
+event_build_value(struct event *ev, const char *name, size_t len,
+    const struct jv *v)
 {
 	struct event_value *ev_v;
 	double d;
@@ -192,7 +193,8 @@ event_build_value(struct event *ev, const char *name, size_t len, const struct j
 
 /* One member of `labels`: strings are kept, anything else ignored. */
 void
-event_build_label(struct event *ev, const char *name, size_t len, const struct jv *v)
+event_build_label(struct event *ev, const char *name, size_t len,
+    const struct jv *v)
 {
 	struct event_label *l;
 

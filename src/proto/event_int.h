@@ -36,7 +36,8 @@ struct jv {
 	bool		 b;
 	int64_t		 i;
 	double		 d;
-	const char	*s;	/* J_STR: the first bytes, up to the reader's cap */
+	/* J_STR: the first bytes, up to the reader's cap */
+	const char	*s;
 	size_t		 len;	/* J_STR: the whole decoded length */
 };
 

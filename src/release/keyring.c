@@ -1,4 +1,5 @@
-/* keyring.c: Ed25519 verification against a ring of trusted keys (keyring.h). */
+/* keyring.c: Ed25519 verification against a ring of trusted keys
+ * (keyring.h). */
 #include "calops.h"
 
 #include <ctype.h>
@@ -73,7 +74,8 @@ b64_value(unsigned char c)
  * (OpenSSL's EVP decoder stops silently at a '-' and skips blanks inside.)
  */
 long
-keyring_base64_decode(const char *in, size_t len, unsigned char *out, size_t outlen)
+keyring_base64_decode(const char *in, size_t len, unsigned char *out,
+    size_t outlen)
 {
 	const unsigned char *p = (const unsigned char *)in;
 	size_t i, o = 0, pad = 0;

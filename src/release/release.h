@@ -11,7 +11,8 @@
 
 struct audit_state {
 	size_t		 records;
-	long long	 last_switch_to;	/* -1: no promote/rollback yet */
+	/* -1: no promote/rollback yet */
+	long long	 last_switch_to;
 	char		 last_line_sha256[65];
 	/* The first broken link, when verification fails. */
 	size_t		 bad_line;		/* 1-based, 0 when intact */

@@ -26,8 +26,10 @@
 struct hasher;
 
 struct hasher_opts {
-	bool		 use_cache;	/* false: --no-cache, every byte is read */
-	const char	*cache_path;	/* NULL: $XDG_CACHE_HOME/calops/hashes */
+	/* false: --no-cache, every byte is read */
+	bool		 use_cache;
+	/* NULL: $XDG_CACHE_HOME/calops/hashes */
+	const char	*cache_path;
 	int		 threads;	/* 0: the number of online cores */
 	/* Called from the caller's thread between files with bytes done so
 	 * far and the total (0 when unknown); may be NULL. */
@@ -62,7 +64,8 @@ struct tree_entry {
 struct tree_link {
 	char	*path;		/* relative to the tree's root */
 	char	*target;	/* readlink() text */
-	bool	 outside;	/* resolves outside `within`, or dangles out of it */
+	/* resolves outside `within`, or dangles out of it */
+	bool	 outside;
 };
 
 struct tree {

@@ -225,8 +225,8 @@ read_all(int fd, size_t max, struct buf *b)
 }
 
 enum ws_status
-workspace_read(const struct workspace *ws, const char *rel, size_t max, char **data,
-    size_t *size, char *err, size_t len)
+workspace_read(const struct workspace *ws, const char *rel, size_t max,
+    char **data, size_t *size, char *err, size_t len)
 {
 	struct stat st;
 	enum ws_status s;

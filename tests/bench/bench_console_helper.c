@@ -86,7 +86,8 @@ static void
 scroll_up(int t, int b, int n)
 {
 	for (; n > 0; n--) {
-		memmove(&AT(t, 0), &AT(t + 1, 0), sizeof *cell * cols * (b - t));
+		memmove(&AT(t, 0), &AT(t + 1, 0),
+		    sizeof *cell * cols * (b - t));
 		blank(b, 0, cols);
 	}
 }
@@ -95,7 +96,8 @@ static void
 scroll_down(int t, int b, int n)
 {
 	for (; n > 0; n--) {
-		memmove(&AT(t + 1, 0), &AT(t, 0), sizeof *cell * cols * (b - t));
+		memmove(&AT(t + 1, 0), &AT(t, 0),
+		    sizeof *cell * cols * (b - t));
 		blank(t, 0, cols);
 	}
 }
@@ -285,14 +287,18 @@ feed(const unsigned char *p, size_t n)
 		if (c < 0x20 || c == 0x7f) {
 			if (c == '\r') { cx = 0; wrapnext = false; }
 			else if (c == '\n' || c == 11 || c == 12) linefeed();
-			else if (c == '\b' && cx > 0) { cx--; wrapnext = false; }
-			else if (c == '\t') cx = clamp((cx / 8 + 1) * 8, 0, cols - 1);
+			else if (c == '\b' && cx > 0) {
+				cx--;
+				wrapnext = false;
+			} else if (c == '\t')
+				cx = clamp((cx / 8 + 1) * 8, 0, cols - 1);
 			continue;
 		}
 		if (c < 0x80) { put(c); u8need = 0; continue; }
 		if (u8need == 0) {
 			u8len = 0;
-			u8need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+			u8need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 :
+			    c >= 0xc0 ? 2 : 1;
 		}
 		u8[u8len++] = c;
 		if (u8len < u8need)

@@ -109,7 +109,8 @@ test_action_info(void **state)
 
 	(void)state;
 	for (i = 0; i < ACT_COUNT; i++) {
-		if (action_info[i].name == NULL || action_info[i].name[0] == '\0')
+		if (action_info[i].name == NULL ||
+		    action_info[i].name[0] == '\0')
 			fail_msg("action %zu has no name", i);
 		if (action_info[i].help == NULL)
 			fail_msg("action '%s' has no help", action_info[i].name);
@@ -117,7 +118,8 @@ test_action_info(void **state)
 			fail_msg("action '%s' has empty help",
 			    action_info[i].name);
 		for (j = 0; j < i; j++)
-			if (strcmp(action_info[i].name, action_info[j].name) == 0)
+			if (strcmp(action_info[i].name,
+			    action_info[j].name) == 0)
 				fail_msg("two actions are called '%s'",
 				    action_info[i].name);
 	}
@@ -136,7 +138,8 @@ check_table(const char *what, const struct keybinding *t)
 			fail_msg("%s: key %d has no action", what, k->key);
 		if (k->keyname != NULL && k->keyname[0] == '\0')
 			fail_msg("%s: key %d has an empty name", what, k->key);
-		if (k->keyname != NULL && action_info[k->action].help[0] == '\0')
+		if (k->keyname != NULL &&
+		    action_info[k->action].help[0] == '\0')
 			fail_msg("%s: key %s leads to '%s', which has no help",
 			    what, k->keyname, action_info[k->action].name);
 		for (j = t; j != k; j++)
@@ -237,7 +240,8 @@ test_registry(void **state)
 		assert_ptr_equal(view_entry(view_registry[i].ops),
 		    &view_registry[i]);
 		if (view_registry[i].kind == VIEW_TAB)
-			assert_ptr_equal(view_tab(tabs++), view_registry[i].ops);
+			assert_ptr_equal(view_tab(tabs++),
+			    view_registry[i].ops);
 		for (j = i + 1; j < view_count; j++) {
 			assert_string_not_equal(view_registry[i].name,
 			    view_registry[j].name);

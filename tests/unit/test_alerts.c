@@ -1,11 +1,11 @@
 /*
- * test_alerts.c: the alert journal (src/metrics/alerts.c) fed as labmodel feeds it,
- * a metric sample then alerts_observe(): a breach shorter than the minimum
- * does not fire, a long one fires once with its start, end and worst, a
- * flapping rule neither fires on short spells nor splits a long alert, an
- * ack persists and comes back on a replay into a fresh journal, and the
- * leak rule fires on a leaking chip and not on flat or noisy ones, nor on
- * a warm-up.
+ * test_alerts.c: the alert journal (src/metrics/alerts.c) fed as labmodel
+ * feeds it, a metric sample then alerts_observe(): a breach shorter than
+ * the minimum does not fire, a long one fires once with its start, end and
+ * worst, a flapping rule neither fires on short spells nor splits a long
+ * alert, an ack persists and comes back on a replay into a fresh journal,
+ * and the leak rule fires on a leaking chip and not on flat or noisy ones,
+ * nor on a warm-up.
  */
 #include "calops.h"
 

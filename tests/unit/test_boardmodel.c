@@ -246,8 +246,8 @@ assert_matches_summary(const struct board *b, const struct stream *s)
 		assert_int_equal(g->status,
 		    boardmodel_status_parse(
 			json_string_value(json_object_get(v, "status"))));
-		assert_string_equal(g->name, json_string_value(json_object_get(v,
-		    "name")));
+		assert_string_equal(g->name,
+		    json_string_value(json_object_get(v, "name")));
 		assert_string_equal(g->owner,
 		    json_string_value(json_object_get(v, "owner")));
 		assert_int_equal(g->counts[SEV_ERROR],
@@ -623,7 +623,8 @@ test_bad_lines(void **state)
 	boardmodel_release(&b);
 }
 
-static void	event_f(struct board *, int, const char *, ...) PRINTFLIKE(3, 4);
+static void	event_f(struct board *, int, const char *, ...)
+		    PRINTFLIKE(3, 4);
 
 /* Feed one line made from fmt; it must return want. */
 static void

@@ -463,7 +463,8 @@ group_setup(void **state)
 struct flood {
 	struct child	*c;
 	size_t		 lines;
-	size_t		 at_hook, burst;	/* most lines in one iteration */
+	/* most lines in one iteration */
+	size_t		 at_hook, burst;
 	int64_t		 t0, abandoned_at;
 	bool		 gave_up;
 };

@@ -648,7 +648,8 @@ test_yaml_alias_bomb(void **state)
 	assert_true(is_line_col(e.where));
 	assert_null(d.root);
 
-	/* Many aliases of one big node: the budget counts nodes, not aliases. */
+	/* Many aliases of one big node: the budget counts nodes, not
+	 * aliases. */
 	buf_adds(&wide, "big: &b [");
 	for (i = 0; i < 20000; i++)
 		buf_adds(&wide, i ? ",1" : "1");

@@ -338,7 +338,8 @@ test_numbers_random(void **state)
 			if (!isfinite(d))
 				continue;
 		} else	/* latencies, timestamps, byte counts */
-			d = (double)(x % 100000000) / pow(10, (double)(x >> 60));
+			d = (double)(x % 100000000) /
+			    pow(10, (double)(x >> 60));
 		snprintf(num, sizeof num, fmts[(x >> 40) % nitems(fmts)], d);
 		snprintf(line, sizeof line, PREFIX "\"values\":{\"x\":%s}}",
 		    num);

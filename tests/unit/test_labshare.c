@@ -8,10 +8,11 @@
  * started after it (its record appears in the streams folder), again
  * without writing a mirror for it.  The first model is then stopped (its
  * console quit) while the long job still runs (it waits for a file the
- * test makes afterwards) and after the short one has ended.  The second takes over: both jobs end with every event applied
- * once, both mirrors are the same bytes as the jobs' own events.jsonl
- * (the short job's made whole from the host, the long job's first lines
- * written by the first model), and each outcome is in the action log once.
+ * test makes afterwards) and after the short one has ended.  The second
+ * takes over: both jobs end with every event applied once, both mirrors
+ * are the same bytes as the jobs' own events.jsonl (the short job's made
+ * whole from the host, the long job's first lines written by the first
+ * model), and each outcome is in the action log once.
  *
  * Then the race of a record written just before a console went, its job
  * not made yet: at a takeover, and at a console's own restart.

@@ -470,9 +470,9 @@ memory_at(enum leak_kind k, double f)
 }
 
 /*
- * The same samples through the store and through soakstats_leak_rule: identical up
- * to MLEAK_SAMPLES samples, the same verdict and medians within `tol` of
- * the exact ones past it.
+ * The same samples through the store and through soakstats_leak_rule:
+ * identical up to MLEAK_SAMPLES samples, the same verdict and medians
+ * within `tol` of the exact ones past it.
  */
 static void
 leak_case(enum leak_kind k, size_t n, double dt, double tol)
@@ -497,7 +497,8 @@ leak_case(enum leak_kind k, size_t n, double dt, double tol)
 		fail_msg("%s, %zu samples: growing %d, exact rule %d",
 		    leak_names[k], n, got.growing, want.growing);
 	for (i = 0; i < LEAK_WINDOWS; i++)
-		if (fabs(got.medians[i] - want.medians[i]) > tol * want.medians[i])
+		if (fabs(got.medians[i] - want.medians[i]) >
+		    tol * want.medians[i])
 			fail_msg("%s, %zu samples: window %zu median %.0f, "
 			    "exact %.0f", leak_names[k], n, i, got.medians[i],
 			    want.medians[i]);
@@ -514,7 +515,8 @@ leak_case(enum leak_kind k, size_t n, double dt, double tol)
 static void
 test_leak(void **state)
 {
-	static const bool growing[] = { false, false, true, true, false, false };
+	static const bool growing[] = { false, false, true, true, false,
+	    false };
 	struct metrics *m;
 	struct leak_verdict lv;
 	enum leak_kind k;

@@ -609,7 +609,8 @@ test_keyring(void **state)
 	/* too short, too long, not base64 */
 	assert_null(keyring_verify(&kr, NULL, msg, strlen(msg), sig, 84));
 	s2 = xasprintf("%sAAAA", sig);
-	assert_null(keyring_verify(&kr, NULL, msg, strlen(msg), s2, strlen(s2)));
+	assert_null(keyring_verify(&kr, NULL, msg, strlen(msg), s2,
+	    strlen(s2)));
 	free(s2);
 	s2 = xmalloc(300);
 	memset(s2, 'A', 300);

@@ -80,7 +80,8 @@ data(enum shape s, size_t n, uint64_t seed)
 	return v;
 }
 
-/* soakstats_nearest_rank() on an array already sorted, without sorting it again. */
+/* soakstats_nearest_rank() on an array already sorted, without sorting it
+ * again. */
 static double
 ranked(const double *sorted, size_t n, double p)
 {
@@ -263,7 +264,8 @@ test_subtract(void **state)
 	check_close("max", 1, sketch_max(&c), sketch_max(&a));
 	for (i = 1; i < 100; i++)
 		check_close("after subtract", i / 100.0,
-		    sketch_quantile(&c, i / 100.0), sketch_quantile(&a, i / 100.0));
+		    sketch_quantile(&c, i / 100.0),
+		    sketch_quantile(&a, i / 100.0));
 	/* Subtracting all leaves it empty; what was never in it is refused. */
 	assert_int_equal(sketch_subtract(&c, &a), 0);
 	assert_int_equal(sketch_count(&c), 0);
@@ -450,7 +452,8 @@ test_ring_churn(void **state)
 		assert_int_equal(sum.lo, ref.lo);
 		assert_int_equal(sum.hi, ref.hi);
 		for (i = 0; i < (size_t)(ref.hi - ref.lo + 1); i++)
-			assert_int_equal(sketch_bucket(&sum, ref.lo + (int32_t)i),
+			assert_int_equal(
+			    sketch_bucket(&sum, ref.lo + (int32_t)i),
 			    sketch_bucket(&ref, ref.lo + (int32_t)i));
 		if (t == 100)
 			for (i = 0, mem = 0; i < 7; i++)

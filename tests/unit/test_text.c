@@ -217,7 +217,8 @@ test_random(void **state)
 			seed = seed * 1103515245 + 12345;
 			in[i] = (unsigned char)(seed >> 16);
 			if (round % 3 == 0 && in[i] >= 0x80 && i + 1 < len)
-				in[i] = i % 2 ? 0xe4 : 0xb8;	/* more CJK-ish */
+				/* more CJK-ish */
+				in[i] = i % 2 ? 0xe4 : 0xb8;
 		}
 		width = round % 17;
 		out = text_sanitize((const char *)in, len, width);

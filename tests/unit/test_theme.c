@@ -1,5 +1,6 @@
 /*
- * test_theme.c: themes and the config file (views/core/theme.c, views/core/config.c).
+ * test_theme.c: themes and the config file (views/core/theme.c,
+ * views/core/config.c).
  * The bundled themes parse and give every role, 256-colour values fall back
  * to the 8-colour ones, absent roles and colours come from normal, every
  * kind of bad file is an error that says file:line:col, themes are found in
@@ -283,7 +284,8 @@ test_inherit(void **state)
 	}
 	assert_style(&t.roles[ROLE_FAIL], 1, 4, 1, 4,
 	    THEME_REVERSE | THEME_UNDERLINE);
-	assert_style(&t.roles[ROLE_PASS], 6, 4, 45, 4, THEME_DIM | THEME_ITALIC);
+	assert_style(&t.roles[ROLE_PASS], 6, 4, 45, 4,
+	    THEME_DIM | THEME_ITALIC);
 	theme_release(&t);
 
 	parse_ok(&t, "name: mine\ndescription: my own\nroles:\n  normal: {}\n");

@@ -235,7 +235,8 @@ test_join(void **state)
 		if (rc == 0) {
 			if (strcmp(rel, cases[i].rel) != 0)
 				fail_msg("'%s' from '%s': '%s', wanted '%s'",
-				    cases[i].ref, cases[i].from, rel, cases[i].rel);
+				    cases[i].ref, cases[i].from, rel,
+				    cases[i].rel);
 			free(rel);
 		} else {
 			assert_null(rel);

@@ -75,8 +75,9 @@ ui_apply_theme(const struct theme *t)
 		s = &t->roles[r];
 		role_attr[r] = attrs_of(s->attrs);
 		if (no_colour || !has_colors()) {
-			/* A band of background colour (the selection, the bars)
-			 * would vanish with the colours: reverse video instead. */
+			/* A band of background colour (the selection, the
+			 * bars) would vanish with the colours: reverse video
+			 * instead. */
 			if (s->bg8 != t->roles[ROLE_NORMAL].bg8 ||
 			    s->bg256 != t->roles[ROLE_NORMAL].bg256)
 				role_attr[r] |= A_REVERSE;
