@@ -6,10 +6,10 @@
 #                              on the demo lab (no PATH: a private copy of
 #                              share/examples/labdemo with the simulator)
 #   share/bootstrap.sh test    install what is missing, build with -Werror,
-#                              run every test, the terminal tests again from
-#                              clones at two more path lengths, every test
-#                              again under ASan+UBSan, then a short smoke run
-#                              of each fuzz target
+#                              run every test, the terminal and golden tests
+#                              again from clones at paths of four lengths,
+#                              every test again under ASan+UBSan, then a
+#                              short smoke run of each fuzz target
 #   share/bootstrap.sh build   install and build only
 #
 # Packages are installed only when missing (apt-get update first).  Run as
@@ -68,10 +68,9 @@ test)
 	install_missing $build_pkgs $test_pkgs
 	configure_build build -DCALOPS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	(cd "$top/build" && ctest --output-on-failure -j "$jobs")
-	# At 120 characters, 80x24's Faults screen cuts the fault command
-	# (issue 8's note): 12 and 97 until the command pane makes room.
-	say "the terminal tests again from clones at paths of 12 and 97 characters"
-	sh "$top/tests/paths.sh" 12 97
+	say "the terminal and golden tests again from clones at paths of 12, 40,"
+	say "97 and 120 characters"
+	sh "$top/tests/paths.sh" 12 40 97 120
 	say "again under AddressSanitizer and UndefinedBehaviorSanitizer"
 	configure_build build-asan -DCALOPS_WERROR=ON -DCALOPS_SANITIZE=ON \
 	    -DCMAKE_BUILD_TYPE=Debug
