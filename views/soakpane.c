@@ -302,6 +302,12 @@ soakpane_action(struct app *a, struct soak *v, const struct ljob *j,
 			list_move(&v->alerts, ACT_END, 1);
 		}
 		return R_REDRAW;
+	case ACT_ESCAPE:
+		/* Esc closes the journal before it leaves the screen. */
+		if (!v->pane)
+			return R_NONE;
+		v->pane = false;
+		return R_REDRAW;
 	case ACT_ACK:
 		if (!v->pane || i == SIZE_MAX || j->alerts == NULL)
 			app_message(a, true, "no alert selected (A shows the "

@@ -1,4 +1,5 @@
-# quit.sh: q quits from the board and leaves the terminal as it found it
+# quit.sh: q quits from the board (Esc and Alt keys never do) and leaves the
+# terminal as it found it
 # (stty settings, cursor shown, main screen, no keypad or mouse modes) with
 # a working shell; Ctrl-Z suspends to the shell (jobs lists it) and fg
 # brings the console back redrawn; ^C and SIGTERM quit cleanly too.
@@ -40,6 +41,22 @@ launch "$MIDPROJECT"
 the_board
 # The control: tmux does see the console's modes.
 modes_are "alt=1 cursor=0 keypad=11 mouse=10101" "while calops runs"
+# Esc never quits, nor an Alt key (Esc and the key at once): the tab keyed
+# after them shows that they were read, and the console still runs.
+keys Escape
+wait_for "q, :q or ^C quits"
+keys M-q M-x 2
+wait_for "[2 Tickets]"
+keys 1
+wait_for "[1 Board]"
+reject "q, :q or ^C quits"
+keys Escape Escape
+wait_for "q, :q or ^C quits"
+keys 3
+wait_for "[3 Findings]"
+reject "exited"
+keys 1
+the_board
 keys q
 wait_exit 0
 modes_are "$SANE" "after q"

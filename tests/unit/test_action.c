@@ -46,7 +46,7 @@ test_lookup(void **state)
 	assert_int_equal(action_for_key(NULL, ' '), ACT_PAGE_DOWN);
 	assert_int_equal(action_for_key(NULL, KEY_CTRL('f')), ACT_PAGE_DOWN);
 	assert_int_equal(action_for_key(NULL, 'q'), ACT_BACK);
-	assert_int_equal(action_for_key(NULL, 27), ACT_BACK);
+	assert_int_equal(action_for_key(NULL, 27), ACT_ESCAPE);
 	assert_int_equal(action_for_key(NULL, 'Q'), ACT_QUIT);
 	assert_int_equal(action_for_key(NULL, KEY_CTRL('c')), ACT_QUIT);
 	assert_int_equal(action_for_key(NULL, '\r'), ACT_ENTER);

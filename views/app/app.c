@@ -461,13 +461,21 @@ normal_key(struct app *a, int key)
 		break;
 	}
 	r = v->ops->action(a, v->data, act);
-	if (r == R_NONE && act == ACT_BACK) {
+	if (r == R_NONE && (act == ACT_BACK || act == ACT_ESCAPE)) {
 		if (a->filter[0] != '\0') {
 			a->filter[0] = '\0';
 			app_refresh_views(a);
 			return R_REDRAW;
 		}
-		return a->depth > 1 ? R_POP : R_QUIT;
+		if (a->depth > 1)
+			return R_POP;
+		/* Esc backs out and never quits: pressed once too often, or
+		 * the start of an Alt key, it must not end a 24 h watch. */
+		if (act == ACT_ESCAPE) {
+			app_message(a, false, "q, :q or ^C quits");
+			return R_REDRAW;
+		}
+		return R_QUIT;
 	}
 	return r;
 }
@@ -528,12 +536,21 @@ static void
 tty_readable(struct loop *l, int fd, short revents, void *arg)
 {
 	struct app *a = arg;
-	int key;
+	int key, next;
 
 	(void)l;
 	(void)fd;
 	(void)revents;
 	while ((key = getch()) != ERR) {
+		/* An Alt key comes as Esc and the key at once (a lone Esc
+		 * waits ESCDELAY for more): neither is meant as typed.  Two
+		 * Escs are two. */
+		if (key == 27 && a->mode == MODE_NORMAL &&
+		    (next = getch()) != ERR) {
+			if (next != 27)
+				continue;
+			ungetch(next);
+		}
 		app_key(a, key);
 		if (a->depth == 0)
 			break;

@@ -17,6 +17,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_RIGHT] = { "right", "scroll right / next" },
 	[ACT_ENTER] = { "enter", "open the selected line" },
 	[ACT_BACK] = { "back", "close this screen; quit from the first" },
+	[ACT_ESCAPE] = { "escape", "back out: filter, pane, then screen; never "
+	    "quits" },
 	[ACT_QUIT] = { "quit", "quit calops" },
 	[ACT_HELP] = { "help", "this help" },
 	[ACT_FILTER] = { "filter", "filter the lines (Esc clears)" },
@@ -66,7 +68,7 @@ const struct keybinding action_global_keys[] = {
 	{ KEY_RIGHT, ACT_RIGHT, "Right" }, { 'l', ACT_RIGHT, "l" },
 	{ '\r', ACT_ENTER, "Enter" }, { '\n', ACT_ENTER, NULL },
 	{ KEY_ENTER, ACT_ENTER, NULL },
-	{ 'q', ACT_BACK, "q" }, { 27, ACT_BACK, "Esc" },
+	{ 'q', ACT_BACK, "q" }, { 27, ACT_ESCAPE, "Esc" },
 	{ 'Q', ACT_QUIT, "Q" }, { KEY_CTRL('c'), ACT_QUIT, "^C" },
 	{ '?', ACT_HELP, "?" }, { KEY_F(1), ACT_HELP, "F1" },
 	{ '/', ACT_FILTER, "/" },

@@ -163,7 +163,11 @@ ui_init(const struct ui_opts *o, const struct theme *t, char *err,
 	nodelay(stdscr, TRUE);
 	intrflush(stdscr, FALSE);
 	curs_set(0);
-	set_escdelay(25);
+	/* Over SSH an escape sequence may be split between packets: wait
+	 * long enough for its rest that an arrow key never reads as Esc
+	 * (ESCDELAY in the environment, in ms, decides instead). */
+	if (getenv("ESCDELAY") == NULL)
+		set_escdelay(UI_ESCDELAY_MS);
 	if (!no_colour && has_colors()) {
 		start_color();
 		use_default_colors();

@@ -18,6 +18,7 @@
 
 #define UI_MIN_COLS 80
 #define UI_MIN_ROWS 24
+#define UI_ESCDELAY_MS 100	/* how long a lone Esc waits for its rest */
 
 struct ui_opts {
 	bool	ascii;		/* no UTF-8 box drawing or glyphs */
