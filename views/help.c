@@ -148,10 +148,21 @@ help_action(struct app *a, void *data, enum action act)
 	return list_action(&h->list, act) ? R_REDRAW : R_NONE;
 }
 
+static int
+help_click(struct app *a, void *data, int y, int x, bool twice)
+{
+	struct help *h = data;
+
+	(void)a;
+	(void)twice;
+	return list_click(&h->list, y, x) ? R_REDRAW : R_NONE;
+}
+
 const struct view_ops help_view = {
 	.title = "Help",
 	.open = help_open,
 	.close = help_close,
 	.draw = help_draw,
 	.action = help_action,
+	.click = help_click,
 };

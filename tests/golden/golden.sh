@@ -2,8 +2,9 @@
 # golden.sh CALOPS COLS ROWS: every screen of the console, drawn headless
 # (calops --headless, views/app/headless.h) on a copy of the midproject
 # example, compared whole with its golden copy in tests/golden/COLSxROWS/.
-# Clicks under the banner and paging are checked the same way: the screen
-# they lead to is a golden copy too.
+# Clicks under the banner, on every screen with rows, and paging are
+# checked the same way: the screen they lead to is a golden copy too, and
+# a dump marks the rows that show the selection ('>').
 #
 # Run with CALOPS_GOLDEN_UPDATE=1 to write the golden copies instead (then
 # read the diff before committing it).
@@ -91,16 +92,32 @@ dump out/click-board.txt
 key q 6
 click on bad-csr under chip 3
 dump out/click-faults.txt
+key 2
+click on M05
+dump out/click-tickets.txt
+key 3
+click on G5.script
+dump out/click-findings.txt
+key 1 Down Down Down Enter
+click on G3.unsupported
+dump out/click-gate.txt
+key q ?
+click on next screen
+dump out/click-help.txt
 key Q"
 
-# A job for the Jobs screen and its log.
+# Two jobs for the Jobs screen, a click on the second row, and its log.
 calops run --id golden-job -- sh -c 'echo hello from the golden job;
     echo a warning >&2; exit 3' >/dev/null || fail "calops run failed"
+calops run --id golden-two -- true >/dev/null || fail "calops run failed"
 headless "timeout 60
 wait board
 key 4
 wait text ✘ failed
-dump out/jobs-one.txt
+wait text ✔ done
+dump out/jobs-two.txt
+click on golden-job
+dump out/click-jobs.txt
 key Enter
 wait text exit 3
 wait text lines · ended
@@ -124,7 +141,7 @@ rc=$?
 for f in "$TMP"/out/*.txt; do
 	sed -i -E -e "s|$TMP|$MASK|g" \
 	    -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/hh:mm:ss/g' \
-	    -e '/golden-job /s/ [ 0-9]{3}[0-9][smhd] / ageage /' "$f"
+	    -e '/golden-(job|two) /s/ [ 0-9]{3}[0-9][smhd] / ageage /' "$f"
 done
 if [ "${CALOPS_GOLDEN_UPDATE:-0}" = 1 ]; then
 	mkdir -p "$GOLD"

@@ -778,6 +778,8 @@ app_main(const struct app_opts *o)
 		ui_end();
 		fprintf(stderr, "calops: %s\n", err);
 		headless_free(a.headless);
+		theme_release(&a.theme);
+		config_release(&a.config);
 		labmodel_free(a.labm);
 		lab_release(&a.lab);
 		free(a.self);

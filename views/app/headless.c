@@ -8,6 +8,7 @@
 #include "base/lines.h"
 #include "views/app/app_int.h"
 #include "views/app/headless.h"
+#include "views/core/ui.h"
 
 #define HEADLESS_GUARD_S	60
 #define HEADLESS_MAX_STEPS	4096
@@ -328,15 +329,41 @@ on_screen(const char *text)
 	return find(text, &y, &x);
 }
 
+/* Whether row y shows the selection anywhere (the selection colour, or
+ * reverse video without colours): a dump marks it, so that a golden copy
+ * says which line a key or a click selected. */
+static bool
+row_selected(int y)
+{
+	attr_t want = ui_attr(ROLE_SELECTION) & (A_COLOR | A_REVERSE);
+	chtype ch;
+	int x;
+
+	if (want == 0)
+		return false;
+	for (x = 0; x < COLS; x++) {
+		ch = mvwinch(stdscr, y, x);
+		if ((ch & (A_COLOR | A_REVERSE)) == want)
+			return true;
+	}
+	return false;
+}
+
+/* The screen as text, a row a line, each after a mark: '>' where the row
+ * shows the selection, else a blank (none on an empty row). */
 static int
 dump(FILE *f)
 {
 	char row[HEADLESS_MAX_LINE * MB_LEN_MAX];
+	bool sel;
 	int y;
 
 	for (y = 0; y < LINES; y++) {
 		screen_row(y, row, sizeof row);
-		if (fprintf(f, "%s\n", row) < 0)
+		sel = row_selected(y);
+		/* No blank at the end of a line: an empty row is empty. */
+		if (fprintf(f, "%s%s\n", sel ? ">" : row[0] != '\0' ? " " : "",
+		    row) < 0)
 			return -1;
 	}
 	return fflush(f);

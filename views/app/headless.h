@@ -19,7 +19,9 @@
  *   click on TEXT under COLTEXT
  *                       on TEXT's row, in the column where COLTEXT starts
  *   resize COLS ROWS    the virtual terminal takes that size
- *   dump FILE           the screen as text into FILE ("-": standard output)
+ *   dump FILE           the screen as text into FILE ("-": standard output),
+ *                       each row after a mark: '>' where it shows the
+ *                       selection, else a blank
  *
  * A step runs when the loop is about to sleep and the step before it is
  * done: a wait holds the script until the console, driven by its own
