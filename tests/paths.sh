@@ -7,10 +7,10 @@
 # or a line of calops' that a long path made wrap, passes from one clone and
 # fails from another (CI clones where it likes).  For each LENGTH this
 # clones the repository's HEAD to a folder whose path is exactly LENGTH
-# characters, builds it there (-Werror), and runs every tests/term/*.sh at
-# 120x40 and 80x24 from that clone, two at a time.  It exits 1 if any test
-# failed from any clone, and prints each failure's output.  The golden
-# screens (tests/golden/) are run from each clone the same way.
+# characters, builds calops there (-Werror), and runs every tests/term/*.sh
+# at 120x40 and 80x24 from that clone, two per core (they mostly wait on
+# tmux); the golden screens (tests/golden/) the same way.  It exits 1 if
+# any test failed from any clone, and prints each failure's output.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,14 +40,17 @@ for len in "$@"; do
 	git clone -q "$top" "$dir"
 	say "$len: $dir"
 	cmake -S "$dir" -B "$dir/build" -DCALOPS_WERROR=ON >/dev/null
-	cmake --build "$dir/build" -j "$jobs" >/dev/null
+	# Only what the term and golden tests run: calops and the simulator
+	# it finds beside itself.
+	cmake --build "$dir/build" -j "$jobs" --target calops calrt-sim \
+	    >/dev/null
 	out=$dir/build/paths-out
 	mkdir -p "$out"
 	for t in "$dir"/tests/term/*.sh "$dir"/tests/golden/golden.sh; do
 		name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
 		[ "$name" = term/lib ] && continue
 		printf '%s 120 40\n%s 80 24\n' "$name" "$name"
-	done | xargs -P "$jobs" -L 1 sh -c '
+	done | xargs -P "$((jobs * 2))" -L 1 sh -c '
 		o=$(echo "$1" | tr / _)_$2x$3
 		bash "$0/tests/$1.sh" "$0/build/calops" "$2" "$3" \
 		    >"$0/build/paths-out/$o" 2>&1 ||

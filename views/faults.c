@@ -20,6 +20,7 @@
 #include "proto/scenario.h"
 #include "views/actionpane.h"
 #include "views/app/app.h"
+#include "views/core/cmdline.h"
 #include "views/core/ui.h"
 
 #define NAME_W		16	/* the scenario column */
@@ -251,91 +252,6 @@ hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 	    f->recovered ? "recovered" : "not recovered", t, f->job);
 }
 
-/* Whether the bytes [s, e) leave a shell word in single quotes, starting
- * in them or not (inq), as labcmd_join_argv() quotes: outside quotes a
- * backslash takes the next byte as it is. */
-static bool
-quoted_after(const char *s, const char *e, bool inq)
-{
-	for (; s < e; s++) {
-		if (inq)
-			inq = *s != '\'';
-		else if (*s == '\\' && s + 1 < e)
-			s++;
-		else if (*s == '\'')
-			inq = true;
-	}
-	return inq;
-}
-
-/*
- * The exact command over rows [y, end) from column x, width w: it must be
- * seen whole, its last words name the chip and scenario.  Rows read back
- * as a shell reads them: a row that goes on ends in a backslash ("--calbin
- * \" then "path" is "--calbin path"); one that breaks inside single quotes
- * closes them first and the next row opens them again ("'/srv/lab '\" then
- * "'data/pkg'" is the one word "/srv/lab data/pkg").  Returns the row after
- * it.  With paint false, nothing is drawn: how many rows it would take.
- */
-static int
-draw_wrapped(int y, int end, int x, int w, enum role r, const char *s,
-    bool paint)
-{
-	char *clean = text_sanitize_str(s), *p = clean;
-	bool last, inq = false, reopen, closes;
-	struct buf row;
-	size_t n, k;
-	int room;
-
-	buf_init(&row, 0);
-	while (y < end && *p != '\0') {
-		reopen = inq;
-		room = w - reopen;
-		last = y + 1 == end || (room > 0 && p[ui_fit(p, room)] == '\0');
-		/* A continued row keeps two columns: a quote that closes, and
-		 * the backslash. */
-		n = last ? strlen(p) : room > 2 ? ui_fit(p, room - 2) : 0;
-		if (n == 0) {
-			/* Too narrow for one character: the rest, clipped. */
-			if (paint)
-				ui_put(stdscr, y, x, w, r, p, false);
-			y++;
-			break;
-		}
-		if (!last) {
-			/* After a blank, when one is in the second half. */
-			for (k = n; k > n / 2 && p[k - 1] != ' '; k--)
-				;
-			if (k > n / 2)
-				n = k;
-			/* Not between a backslash and the byte it escapes. */
-			if (n > 1 && p[n - 1] == '\\' &&
-			    !quoted_after(p, p + n - 1, inq))
-				n--;
-		}
-		closes = quoted_after(p, p + n, inq);
-		/* A blank the break falls on ends this row, where the eye sees
-		 * it: the next would start with it, lost in the indent.  The
-		 * column the closing quote would take is free. */
-		if (!last && !closes && p[n] == ' ')
-			n++;
-		buf_reset(&row);
-		if (reopen)
-			buf_addc(&row, '\'');
-		buf_add(&row, p, n);
-		if (!last)
-			buf_adds(&row, closes ? "'\\" : "\\");
-		if (paint)
-			ui_put(stdscr, y, x, w, r, row.data, false);
-		y++;
-		inq = closes;
-		p += n;
-	}
-	buf_release(&row);
-	free(clean);
-	return y;
-}
-
 /* The exact command a trigger of the selected cell runs, or why none can. */
 static void
 cell_command(struct faults_view *v, const struct ljob_spec *spec, char *buf,
@@ -360,7 +276,7 @@ detail_need(struct faults_view *v, int cols)
 	cell_spec(v, &spec);
 	cell_command(v, &spec, buf, sizeof buf);
 	disturb_text(v, spec.chip, disturb, sizeof disturb);
-	return 1 + draw_wrapped(0, INT_MAX, 10, cols - 11, ROLE_NORMAL, buf,
+	return 1 + cmdline_draw(0, INT_MAX, 10, cols - 11, ROLE_NORMAL, buf,
 	    false) + 1 + (disturb[0] != '\0') + v->asking + 1;
 }
 
@@ -390,7 +306,7 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	if (y < end) {
 		cell_command(v, &spec, buf, sizeof buf);
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
-		y = draw_wrapped(y, end - y > keep ? end - keep : y + 1, 10,
+		y = cmdline_draw(y, end - y > keep ? end - keep : y + 1, 10,
 		    cols - 11, v->asking ? ROLE_WARN : ROLE_NORMAL, buf, true);
 	}
 	if (y < end) {

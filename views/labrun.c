@@ -1,11 +1,13 @@
 /*
  * labrun.c: a gate's lab job started from the board or the gate screen
- * (see labrun.h).  The question names the job and the host; the exact
- * command goes to the status bar once it runs, and to the action log.
+ * (see labrun.h): the host asked for when the lab has several, then the
+ * confirmation screen (confirm.h) shows the job, its exact command, its
+ * chips and what it would disturb, and starts it on the typed chips.
  */
 #include "calops.h"
 
 #include "views/app/app.h"
+#include "views/confirm.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
 
@@ -33,56 +35,16 @@ run_hosts(struct app *a, const char **out, size_t max)
 	return n;
 }
 
-static void
-start(struct app *a)
-{
-	struct ljob_spec spec = { 0 };
-	const struct ljob *j;
-	char err[256];
-
-	spec.host = pending.host;
-	spec.kind = LJOB_GATE;
-	spec.gate = pending.gate;
-	if ((j = labmodel_start(app_labmodel(a), &spec, err,
-	    sizeof err)) == NULL) {
-		app_message(a, true, "G%d: %s", pending.gate, err);
-		return;
-	}
-	app_message(a, false, "started %s on %s: %s", j->label, j->host,
-	    j->command);
-}
-
-static void
-confirm_answer(struct app *a, const char *answer, void *arg)
-{
-	(void)arg;
-	if (answer == NULL || (strcmp(answer, "y") != 0 &&
-	    strcmp(answer, "yes") != 0)) {
-		app_message(a, false, "G%d's job not started", pending.gate);
-		return;
-	}
-	start(a);
-}
-
-/* Ask for a yes, naming what would run where. */
+/* Show what would run where, and start it on the typed chips. */
 static void
 confirm(struct app *a)
 {
 	struct ljob_spec spec = { 0 };
-	char q[128], cmd[4096], err[256];
 
 	spec.host = pending.host;
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
-	if (labmodel_command(app_labmodel(a), &spec, cmd, sizeof cmd, err,
-	    sizeof err) != 0) {
-		app_message(a, true, "G%d: %s", pending.gate, err);
-		return;
-	}
-	snprintf(q, sizeof q, "run G%d's %s on %.64s? [y/N]", pending.gate,
-	    pending.gate == 9 ? "24 h soak" : "golden + 8 faults",
-	    pending.host);
-	prompt_ask(a, q, confirm_answer, NULL);
+	confirm_ask(a, &spec);
 }
 
 static void
@@ -114,10 +76,6 @@ labrun_gate(struct app *a, int gate)
 
 	if (app_readonly(a)) {
 		app_message(a, true, "read-only: jobs cannot be started");
-		return;
-	}
-	if (labmodel_start_refused(app_labmodel(a)) != NULL) {
-		app_message(a, true, "%s", labmodel_start_refused(app_labmodel(a)));
 		return;
 	}
 	if (!labmodel_gate_has_job(gate)) {

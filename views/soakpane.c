@@ -19,6 +19,7 @@
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "views/app/app.h"
+#include "views/confirm.h"
 #include "views/core/ui.h"
 #include "views/soak_int.h"
 
@@ -367,7 +368,7 @@ static void
 start_answer(struct app *a, const char *answer, void *arg)
 {
 	struct ljob_spec spec = { 0 };
-	char err[256], unit = 'h';
+	char unit = 'h';
 	const char *why;
 	double d;
 
@@ -390,11 +391,8 @@ start_answer(struct app *a, const char *answer, void *arg)
 	spec.gate = -1;
 	spec.chip = -1;
 	spec.duration_s = d * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
-	if (labmodel_start(app_labmodel(a), &spec, err, sizeof err) == NULL)
-		app_message(a, true, "cannot start the soak: %s", err);
-	else
-		app_message(a, false, "soak of %s started on %s", answer,
-		    spec.host);
+	/* What it runs and disturbs first, and the typed chips. */
+	confirm_ask(a, &spec);
 }
 
 /* The s key: one soak at a time, its duration asked in the status bar. */

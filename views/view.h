@@ -73,7 +73,8 @@ enum view_kind {
 	X(faults, VIEW_TAB, "fault scenarios x chips, action log")	\
 	X(help, VIEW_COMMAND, "the keys of every screen")		\
 	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
-	X(joblog, VIEW_DRILL, "one job's log, live")
+	X(joblog, VIEW_DRILL, "one job's log, live")			\
+	X(confirm, VIEW_DRILL, "what a job will run and disturb, first")
 
 #define VIEW_DECLARE(name, kind, help) extern const struct view_ops name##_view;
 VIEW_REGISTRY(VIEW_DECLARE)

@@ -85,9 +85,8 @@ add_runner(const struct labcmd_where *w, struct strv *s, const char *command)
 		labcmd_strv_add(s, xstrdup(lab->runner_argv[i]));
 }
 
-/* "0-3,6" for a list of chips, into buf. */
-static void
-chips_text(const int *chips, size_t n, char *buf, size_t len)
+void
+labcmd_chips_text(const int *chips, size_t n, char *buf, size_t len)
 {
 	size_t i, k, off = 0;
 
@@ -157,7 +156,8 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 		break;
 	case LJOB_SOAK:
 		if (lh->nchips > 0)
-			chips_text(lh->chips, lh->nchips, chips, sizeof chips);
+			labcmd_chips_text(lh->chips, lh->nchips, chips,
+			    sizeof chips);
 		else
 			snprintf(chips, sizeof chips, "0");
 		duration_text(spec->duration_s > 0 ? spec->duration_s : 86400,

@@ -60,6 +60,9 @@ void	 labcmd_strv_free(struct strv *s);
 int	 labcmd_build(const struct labcmd_where *w,
 	    const struct ljob_spec *spec, struct strv *argv, char *label,
 	    size_t labellen, char *err, size_t errlen);
+/* "0-3,6" for a list of chips (two in a row: "0,1"), into buf: as the
+ * runner's --chips takes them and a job's label shows them. */
+void	 labcmd_chips_text(const int *chips, size_t n, char *buf, size_t len);
 /* argv as a person would type it: words quoted for sh where needed. */
 void	 labcmd_join_argv(char *const *argv, struct buf *b);
 /* labcmd_build()'s argv joined into buf; 0, or -1 with err. */

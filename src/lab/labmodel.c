@@ -343,24 +343,39 @@ static const struct rstream_cb run_cb = {
 	.done = run_done,
 };
 
-/* The chips a spec's job uses. */
-static void
-spec_chips(const struct lhost *h, const struct ljob_spec *spec,
-    struct ljob *j)
+/* The kind of job a spec starts: G9's is a soak. */
+static enum ljob_kind
+spec_kind(const struct ljob_spec *spec)
 {
-	size_t i;
+	return spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
+	    spec->kind;
+}
 
-	j->chips = xcalloc(h->h->nchips + 1, sizeof *j->chips);
-	if (j->kind == LJOB_FAULT) {
-		j->chips[j->nchips++] = spec->chip;
-		return;
-	}
-	if (j->kind != LJOB_SOAK || h->h->nchips == 0) {
-		j->chips[j->nchips++] = h->h->nchips > 0 ? h->h->chips[0] : 0;
-		return;
-	}
-	for (i = 0; i < h->h->nchips; i++)
-		j->chips[j->nchips++] = h->h->chips[i];
+/* The chips a spec's job uses on host h, up to max into out (max is at
+ * least one more than the host's chips: all of them fit). */
+static size_t
+spec_chips(const struct lhost *h, const struct ljob_spec *spec, int *out,
+    size_t max)
+{
+	size_t i, n = 0;
+
+	if (spec_kind(spec) == LJOB_FAULT)
+		out[n++] = spec->chip;
+	else if (spec_kind(spec) != LJOB_SOAK || h->h->nchips == 0)
+		out[n++] = h->h->nchips > 0 ? h->h->chips[0] : 0;
+	else
+		for (i = 0; i < h->h->nchips && n < max; i++)
+			out[n++] = h->h->chips[i];
+	return n;
+}
+
+size_t
+labmodel_spec_chips(const struct labmodel *lm, const struct ljob_spec *spec,
+    int *out, size_t max)
+{
+	const struct lhost *h = labmodel_host_at(lm, spec->host);
+
+	return h != NULL && max > 0 ? spec_chips(h, spec, out, max) : 0;
 }
 
 /* Where spec runs, for the command builder; the host, or NULL with err. */
@@ -393,6 +408,20 @@ labmodel_command(const struct labmodel *lm, const struct ljob_spec *spec,
 	return labcmd_text(&w, spec, buf, len, err, errlen);
 }
 
+int
+labmodel_label(const struct labmodel *lm, const struct ljob_spec *spec,
+    char *buf, size_t len, char *err, size_t errlen)
+{
+	struct labcmd_where w;
+	struct strv argv;
+
+	if (where(lm, spec, &w, err, errlen) == NULL ||
+	    labcmd_build(&w, spec, &argv, buf, len, err, errlen) != 0)
+		return -1;
+	labcmd_strv_free(&argv);
+	return 0;
+}
+
 const struct ljob *
 labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
     size_t errlen)
@@ -423,13 +452,13 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j = xcalloc(1, sizeof *j);
 	j->pub.host = xstrdup(h->h->name);
 	j->pub.id = xstrdup(id);
-	j->pub.kind = spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
-	    spec->kind;
+	j->pub.kind = spec_kind(spec);
 	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : 7;
 	j->pub.chip = j->pub.kind == LJOB_FAULT ? spec->chip : -1;
 	if (j->pub.kind == LJOB_FAULT)
 		j->pub.scenario = xstrdup(spec->scenario);
-	spec_chips(h, spec, &j->pub);
+	j->pub.chips = xcalloc(h->h->nchips + 1, sizeof *j->pub.chips);
+	j->pub.nchips = spec_chips(h, spec, j->pub.chips, h->h->nchips + 1);
 	if (j->pub.kind == LJOB_SOAK)
 		j->pub.target_s = spec->duration_s > 0 ? spec->duration_s :
 		    86400;

@@ -159,6 +159,15 @@ const char	*labmodel_default_host(const struct labmodel *lm);
 int		 labmodel_command(const struct labmodel *lm,
 		    const struct ljob_spec *spec, char *buf, size_t len,
 		    char *err, size_t errlen);
+/* What a spec's job is in words ("G7 golden + 8 faults · chip 0", as
+ * ljob.label and the action log have it) into buf; 0, or -1 with err. */
+int		 labmodel_label(const struct labmodel *lm,
+		    const struct ljob_spec *spec, char *buf, size_t len,
+		    char *err, size_t errlen);
+/* The chips a spec's job would run on, up to max into out: how many (0
+ * when the host is not in the lab file). */
+size_t		 labmodel_spec_chips(const struct labmodel *lm,
+		    const struct ljob_spec *spec, int *out, size_t max);
 /* Whether a gate index has a lab job (G7, G9). */
 bool		 labmodel_gate_has_job(int gate);
 

@@ -124,6 +124,40 @@ wait text lines · ended
 dump out/joblog.txt
 key Q"
 
+# The one rule for a job that can disturb a chip: the confirmation screen
+# of G9's soak, then G7's while the soak runs (it names the soak it would
+# disturb), a wrong answer that starts nothing; on the demo workspace,
+# where G7 and G9 can run, the runner at real speed so the soak is still
+# running; it is killed after.
+cp -a "$SRC/share/examples/labdemo" "$TMP/demo" || exit 1
+sed -e 's|path: ws|path: demo|' -e 's|^runner: .*|runner: calrt-sim --time-scale 1|' \
+    "$TMP/lab.yaml" >"$TMP/demo.yaml"
+printf '%s\n' "timeout 60
+wait board
+key End Up r
+wait text type the chips
+dump out/confirm-soak.txt
+type 0-3
+key Enter
+wait text ▶ run
+key Up Up r
+wait text this would disturb
+dump out/confirm-g7.txt
+type 9
+key Enter
+wait text not started
+dump out/confirm-cancelled.txt
+key Q" >"$TMP/script"
+calops --headless "$SIZE" --script script demo.yaml ||
+    fail "calops --headless ended with status $?"
+for d in "$TMP"/state/calops/jobs/*/; do
+	calops kill "$(basename "$d")" --grace 1 >/dev/null 2>&1
+done
+grep -q '"what":"soak 24h · chips 0-3"' "$TMP/state/calops/actions.jsonl" ||
+    fail "the action log does not say 'soak 24h · chips 0-3'"
+[ "$(grep -c '"what":"G7' "$TMP/state/calops/actions.jsonl")" = 0 ] ||
+    fail "the cancelled G7 job is in the action log"
+
 # A script it cannot read is refused before the screen is made, by file
 # and line; a wait that never comes true ends at its guard, status 3, with
 # the step and the screen.
@@ -141,6 +175,7 @@ rc=$?
 for f in "$TMP"/out/*.txt; do
 	sed -i -E -e "s|$TMP|$MASK|g" \
 	    -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/hh:mm:ss/g' \
+	    -e 's/[0-9]{8}-[0-9]{6}-[0-9a-f]{6}/YYYYmmdd-HHMMSS-jobid0/g' \
 	    -e '/golden-(job|two) /s/ [ 0-9]{3}[0-9][smhd] / ageage /' "$f"
 done
 if [ "${CALOPS_GOLDEN_UPDATE:-0}" = 1 ]; then

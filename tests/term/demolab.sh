@@ -19,8 +19,10 @@ wait_re "^ G9 +✘ fail"
 
 # The soak, from the board.
 keys j j j j j j j j j r
-wait_for "run G9's 24 h soak on local? [y/N]"
-keys y Enter
+wait_for "Start soak 24h · chips 0-3 on local?"
+expect "type the chips (0-3) to start it:"
+send_text "0-3"
+keys Enter
 wait_re "^ G9 +▶ run"
 
 # The soak screen: the run advances and the graphs change as it does.
@@ -74,8 +76,9 @@ expect_re "chip0 recovered [0-9.]+ s"
 keys 1
 wait_for "[1 Board]"
 keys g j j j j j j j r
-wait_for "run G7's golden + 8 faults on local? [y/N]"
-keys y Enter
+wait_for "Start G7 golden + 8 faults · chip 0 on local?"
+send_text "0"
+keys Enter
 WAIT_SECS=120 wait_re "^ G9 +✔ pass"
 WAIT_SECS=120 wait_re "^ G7 +✔ pass"
 

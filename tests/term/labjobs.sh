@@ -28,24 +28,27 @@ launch "$TMP/lab.yaml"
 wait_re "^ G7 +· pending"
 wait_re "^ G9 +✘ fail"
 
-# G7: golden + the eight faults, confirmed with y.
+# G7: golden + the eight faults, confirmed by typing its chip.
 keys j j j j j j j r
-wait_for "run G7's golden + 8 faults on local? [y/N]"
-keys y Enter
+wait_for "Start G7 golden + 8 faults · chip 0 on local?"
+send_text "0"
+keys Enter
 # At 3000x the G7 job may be over before a frame shows it running.
 wait_re "^ G7 +(▶ run|✔ pass)"
-# G9: a no cancels, a y starts the soak.
+# G9: a wrong answer cancels, the chips typed start the soak.
 keys j j r
-wait_for "run G9's 24 h soak on local? [y/N]"
-keys n Enter
+wait_for "Start soak 24h · chips 0,1 on local?"
+send_text "y"
+keys Enter
 # The answer's message may be replaced at once (the G7 job ending, an
 # evaluation): what counts is that nothing started.
-wait_gone "run G9's 24 h soak on local? [y/N]"
+wait_gone "Start soak 24h · chips 0,1 on local?"
 reject_re "^ G9 +▶ run"
-[ "$(ls "$J" | wc -l)" -eq 1 ] || fail "a no started a job: $(ls "$J")"
+[ "$(ls "$J" | wc -l)" -eq 1 ] || fail "a wrong answer started a job: $(ls "$J")"
 keys r
-wait_for "run G9's 24 h soak on local? [y/N]"
-keys y Enter
+wait_for "Start soak 24h · chips 0,1 on local?"
+send_text "0,1"
+keys Enter
 wait_re "^ G9 +▶ run"
 
 # The soak is under way: SIGKILL the console (no chance to flush anything).

@@ -19,8 +19,9 @@ launch
 wait_re "^ G9 +✘ fail"
 reject "jobs watched"
 keys j j j j j j j j j r
-wait_for "run G9's 24 h soak on local? [y/N]"
-keys y Enter
+wait_for "Start soak 24h · chips 0-3 on local?"
+send_text "0-3"
+keys Enter
 wait_re "^ G9 +▶ run"
 
 # The second console: it watches, and the soak moves in it.

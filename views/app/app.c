@@ -181,6 +181,13 @@ pop(struct app *a)
 	a->dirty = true;
 }
 
+void
+app_close(struct app *a, const void *data)
+{
+	if (a->depth > 1 && a->stack[a->depth - 1].data == data)
+		pop(a);
+}
+
 /* Switch the root screen (Tab, digits, :board), closing what was above. */
 void
 app_switch_tab(struct app *a, const struct view_ops *ops)
@@ -356,6 +363,11 @@ app_open_file(struct app *a, const char *rel, const char *where)
 
 	if (rel == NULL || rel[0] == '\0' || strstr(rel, "..") != NULL) {
 		app_message(a, true, "this finding names no file");
+		return;
+	}
+	/* Headless, there is no terminal to hand to an editor. */
+	if (a->headless != NULL) {
+		app_message(a, true, "no terminal to open '%s' on", rel);
 		return;
 	}
 	path = xasprintf("%s/%s", a->ws, rel);

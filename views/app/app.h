@@ -57,6 +57,9 @@ bool		 app_on_top(const struct app *a, const void *data);
 /* For views. */
 void	 app_next_tab(struct app *a);
 void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
+/* Close the screen whose data is data when it is the top one (a screen
+ * done with itself from an answer to prompt_ask); data is freed. */
+void	 app_close(struct app *a, const void *data);
 void	 app_message(struct app *a, bool error, const char *fmt, ...)
 	    PRINTFLIKE(3, 4);
 /* Ask a question in the status bar; fn gets the answer (see app_answer_fn).

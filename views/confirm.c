@@ -1,0 +1,221 @@
+/*
+ * confirm.c: what a job that can disturb a chip will do, before it does
+ * it: the one rule for every such action (a gate's job from the board or
+ * the gate screen, a soak from the soak screen; the Faults screen shows the
+ * same in its own detail pane).  The screen names the job in words and its
+ * host, shows the exact command whole, the chips it runs on, and every
+ * running job on those chips it would disturb; the operator types the
+ * chips as shown ("0", "0-3") to start it, and anything else cancels.
+ * Pushed by confirm_ask() with a spec; it starts the job itself, says so
+ * in words, and closes.
+ */
+#include "calops.h"
+
+#include "views/app/app.h"
+#include "views/confirm.h"
+#include "views/core/cmdline.h"
+#include "views/core/ui.h"
+
+#define CONFIRM_CHIPS	64
+#define DISTURB_MAX	8	/* jobs named, the rest counted */
+
+struct confirm {
+	struct app		*app;
+	struct ljob_spec	 spec;
+	char			 host[128];
+	char			 scenario[64];
+	char			 what[160];	/* the job in words */
+	char			 cmd[4096];
+	int			 chips[CONFIRM_CHIPS];
+	size_t			 nchips;
+	char			 chips_text[256];	/* "0-3", what to type */
+};
+
+/* The running jobs the job would disturb: those on any of its chips, each
+ * once, up to max into out; how many in all. */
+static size_t
+disturbed(const struct confirm *c, const struct ljob **out, size_t max)
+{
+	const struct ljob *on[DISTURB_MAX];
+	size_t i, j, k, m, n = 0, total = 0;
+	bool seen;
+
+	for (i = 0; i < c->nchips; i++) {
+		m = labmodel_jobs_on_chip(app_labmodel(c->app), c->host,
+		    c->chips[i], on, nitems(on));
+		for (k = 0; k < m && k < nitems(on); k++) {
+			seen = false;
+			for (j = 0; j < n && !seen; j++)
+				seen = out[j] == on[k];
+			if (seen)
+				continue;
+			if (n < max)
+				out[n++] = on[k];
+			total++;
+		}
+		total += m > nitems(on) ? m - nitems(on) : 0;
+	}
+	return total;
+}
+
+static void
+confirm_answer(struct app *a, const char *answer, void *arg)
+{
+	struct confirm *c = arg;
+	struct ljob_spec spec = c->spec;
+	char what[160], host[128], want[256], err[256];
+	const struct ljob *j;
+
+	/* Copied: closing the screen frees c. */
+	snprintf(what, sizeof what, "%s", c->what);
+	snprintf(host, sizeof host, "%s", c->host);
+	snprintf(want, sizeof want, "%s", c->chips_text);
+	spec.host = host;
+	app_close(a, c);
+	if (answer == NULL || strcmp(answer, want) != 0) {
+		app_message(a, false, "not started: '%s' is not the chips "
+		    "(%s)", answer != NULL ? answer : "", want);
+		return;
+	}
+	if ((j = labmodel_start(app_labmodel(a), &spec, err,
+	    sizeof err)) == NULL) {
+		app_message(a, true, "%s not started: %s", what, err);
+		return;
+	}
+	app_message(a, false, "started %s on %s", j->label, j->host);
+}
+
+static void
+confirm_close(void *data)
+{
+	free(data);
+}
+
+/* Fill in what confirm_ask() checked could be built. */
+static int
+prepare(struct confirm *c, char *err, size_t errlen)
+{
+	struct labmodel *lm = app_labmodel(c->app);
+
+	if (labmodel_label(lm, &c->spec, c->what, sizeof c->what, err,
+	    errlen) != 0 || labmodel_command(lm, &c->spec, c->cmd,
+	    sizeof c->cmd, err, errlen) != 0)
+		return -1;
+	c->nchips = labmodel_spec_chips(lm, &c->spec, c->chips,
+	    nitems(c->chips));
+	labcmd_chips_text(c->chips, c->nchips, c->chips_text,
+	    sizeof c->chips_text);
+	return 0;
+}
+
+/* Pushed with the spec (copied): the screen, and its question. */
+static void *
+confirm_open(struct app *a, const void *arg)
+{
+	const struct ljob_spec *spec = arg;
+	struct confirm *c = xcalloc(1, sizeof *c);
+	char err[256], q[384];
+
+	c->app = a;
+	c->spec = *spec;
+	snprintf(c->host, sizeof c->host, "%s", spec->host);
+	c->spec.host = c->host;
+	if (spec->scenario != NULL) {
+		snprintf(c->scenario, sizeof c->scenario, "%s",
+		    spec->scenario);
+		c->spec.scenario = c->scenario;
+	}
+	/* confirm_ask() has checked that it can be built. */
+	if (prepare(c, err, sizeof err) != 0)
+		snprintf(c->cmd, sizeof c->cmd, "cannot run: %s", err);
+	snprintf(q, sizeof q, "type the chips (%s) to start it: ",
+	    c->chips_text);
+	prompt_ask(a, q, confirm_answer, c);
+	return c;
+}
+
+static void
+confirm_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct confirm *c = data;
+	const struct ljob *js[DISTURB_MAX];
+	char buf[512];
+	size_t n, i;
+	int y = top, end = top + rows;
+
+	(void)a;
+	/* Through the sanitiser: the host is the lab file's. */
+	snprintf(buf, sizeof buf, "Start %s on %s?", c->what, c->host);
+	ui_fill(stdscr, y, 0, ROLE_HEADER);
+	ui_put(stdscr, y++, 1, cols - 2, ROLE_HEADER, buf, false);
+	y++;
+	/* The command takes every row it needs but the three below it. */
+	ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
+	y = cmdline_draw(y, end - y > 3 ? end - 3 : y + 1, 10, cols - 11,
+	    ROLE_WARN, c->cmd, true);
+	if (y < end) {
+		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "chips");
+		ui_put(stdscr, y++, 10, cols - 11, ROLE_NORMAL, c->chips_text,
+		    false);
+	}
+	n = disturbed(c, js, nitems(js));
+	for (i = 0; i < n && i < nitems(js) && y < end; i++) {
+		/* As the Faults screen says it. */
+		snprintf(buf, sizeof buf, "this would disturb %s (job %s)",
+		    js[i]->label, js[i]->id != NULL ? js[i]->id : "starting");
+		ui_putf(stdscr, y, 1, 2, ROLE_WARN, "%s", ui_glyph("⚠", "!"));
+		ui_put(stdscr, y++, 3, cols - 4, ROLE_WARN, buf, false);
+	}
+	if (n > nitems(js) && y < end)
+		ui_putf(stdscr, y++, 3, cols - 4, ROLE_WARN, "and %zu more "
+		    "running jobs", n - nitems(js));
+	if (n == 0 && y < end)
+		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "no running job "
+		    "uses these chips");
+	if (++y < end)
+		ui_putf(stdscr, y, 1, cols - 2, ROLE_NORMAL, "Type the chips "
+		    "(%s) in the status bar to start it; anything else "
+		    "cancels.", c->chips_text);
+}
+
+static int
+confirm_action(struct app *a, void *data, enum action act)
+{
+	(void)a;
+	(void)data;
+	(void)act;
+	return R_NONE;
+}
+
+const struct view_ops confirm_view = {
+	.title = "Confirm",
+	.open = confirm_open,
+	.close = confirm_close,
+	.draw = confirm_draw,
+	.action = confirm_action,
+};
+
+void
+confirm_ask(struct app *a, const struct ljob_spec *spec)
+{
+	struct confirm probe = { 0 };
+	char err[256];
+
+	if (app_readonly(a)) {
+		app_message(a, true, "read-only: jobs cannot be started");
+		return;
+	}
+	if (labmodel_start_refused(app_labmodel(a)) != NULL) {
+		app_message(a, true, "%s",
+		    labmodel_start_refused(app_labmodel(a)));
+		return;
+	}
+	/* What cannot be built is said at once, with no screen. */
+	probe.app = a;
+	probe.spec = *spec;
+	if (prepare(&probe, err, sizeof err) != 0) {
+		app_message(a, true, "cannot start it: %s", err);
+		return;
+	}
+	app_push(a, &confirm_view, spec);
+}
