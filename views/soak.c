@@ -479,6 +479,17 @@ static const struct keybinding soak_keys[] = {
 	{ 0, ACT_NONE, NULL },
 };
 
+/* A click in the alerts journal selects the alert drawn there. */
+static int
+soak_click(struct app *a, void *data, int y, int x, bool twice)
+{
+	struct soak *v = data;
+
+	(void)a;
+	(void)twice;
+	return v->pane && list_click(&v->alerts, y, x) ? R_REDRAW : R_NONE;
+}
+
 const struct view_ops soak_view = {
 	.title = "Soak",
 	.keys = soak_keys,
@@ -487,4 +498,5 @@ const struct view_ops soak_view = {
 	.draw = soak_draw,
 	.action = soak_action,
 	.status = soak_status,
+	.click = soak_click,
 };
