@@ -111,7 +111,14 @@ labrun_gate_status(struct app *a, int gate, char *buf, size_t len,
 
 	if (j == NULL)
 		return false;
-	if (j->total > 0)
+	/* Not running until its host says so: `calops run` has not
+	 * answered yet, or the mirror is replayed. */
+	if (j->state == LJ_STARTING)
+		snprintf(buf, len, "%s starting", ui_glyph("…", "."));
+	else if (j->state == LJ_CATCHING_UP)
+		snprintf(buf, len, "%s %s", ui_glyph("⟳", "~"),
+		    narrow ? "catch-up" : "catching up");
+	else if (j->total > 0)
 		snprintf(buf, len, "%s %s %.0f%%", ui_glyph("▶", ">"),
 		    narrow ? "run" : "running", 100.0 * j->done / j->total);
 	else

@@ -36,6 +36,7 @@ labmodel_job_state_name(enum ljob_state s)
 		[LJ_STARTING] = "starting", [LJ_RUNNING] = "running",
 		[LJ_DONE] = "done", [LJ_FAILED] = "failed",
 		[LJ_KILLED] = "killed", [LJ_BROKEN] = "broken",
+		[LJ_CATCHING_UP] = "catching up",
 	};
 
 	return (size_t)s < nitems(names) ? names[s] : "?";
@@ -44,7 +45,8 @@ labmodel_job_state_name(enum ljob_state s)
 bool
 labmodel_job_live(const struct ljob *j)
 {
-	return j->state == LJ_STARTING || j->state == LJ_RUNNING;
+	return j->state == LJ_STARTING || j->state == LJ_RUNNING ||
+	    j->state == LJ_CATCHING_UP;
 }
 
 bool
@@ -152,6 +154,30 @@ labmodel_default_host(const struct labmodel *lm)
 	return NULL;
 }
 
+char *
+labmodel_ws_key(const struct lhost *h, const char *ws)
+{
+	char *real;
+
+	if (ws == NULL)
+		return NULL;
+	if (h->h->transport == LAB_LOCAL && (real = realpath(ws, NULL)) != NULL)
+		return real;
+	return xstrdup(ws);
+}
+
+/* Whether job j ran on one of this lab's workspaces (or says not where). */
+static bool
+job_here(const struct labmodel *lm, const struct ljob *j)
+{
+	const struct lhost *h = labmodel_host_at(lm, j->host);
+
+	if (j->workspace == NULL)
+		return true;
+	return h != NULL && h->ws_key != NULL &&
+	    strcmp(h->ws_key, j->workspace) == 0;
+}
+
 /* Connect what this version can reach: local hosts. */
 static void
 hosts_init(struct labmodel *lm)
@@ -168,6 +194,7 @@ hosts_init(struct labmodel *lm)
 		for (k = 0; k < lab->nworkspaces && h->ws == NULL; k++)
 			if (strcmp(lab->workspaces[k].host, h->h->name) == 0)
 				h->ws = lab->workspaces[k].path;
+		h->ws_key = labmodel_ws_key(h, h->ws);
 		if (h->h->transport != LAB_LOCAL) {
 			errbuf_set(h->err, sizeof h->err, "host '%s' is reached "
 			    "over ssh, which this version cannot do yet",
@@ -201,6 +228,7 @@ labmodel_job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 	j->retry_timer = -1;
 	j->pub.exit_code = -1;
 	j->pub.last_recv = j->pub.first_ts = j->pub.last_ts = NAN;
+	j->pub.here = job_here(lm, &j->pub);
 	labmirror_init(&j->mirror, lm->streams != NULL && j->pub.id != NULL ?
 	    labmodel_job_path(lm, j->pub.host, j->pub.id, "jsonl") : NULL);
 	if (lm->streams != NULL && j->pub.id != NULL)
@@ -452,6 +480,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j = xcalloc(1, sizeof *j);
 	j->pub.host = xstrdup(h->h->name);
 	j->pub.id = xstrdup(id);
+	j->pub.workspace = labmodel_ws_key(h, h->ws);
 	j->pub.kind = spec_kind(spec);
 	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : 7;
 	j->pub.chip = j->pub.kind == LJOB_FAULT ? spec->chip : -1;
@@ -530,7 +559,8 @@ labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
 
 	for (i = 0; i < lm->njobs; i++) {
 		j = &lm->jobs[i]->pub;
-		if (j->kind != k || (host != NULL && strcmp(j->host, host)))
+		if (j->kind != k || !j->here ||
+		    (host != NULL && strcmp(j->host, host)))
 			continue;
 		if (labmodel_job_live(j))
 			return j;
@@ -546,7 +576,7 @@ labmodel_gate_job(const struct labmodel *lm, int gate)
 	size_t i;
 
 	for (i = 0; i < lm->njobs; i++)
-		if (lm->jobs[i]->pub.gate == gate &&
+		if (lm->jobs[i]->pub.gate == gate && lm->jobs[i]->pub.here &&
 		    labmodel_job_live(&lm->jobs[i]->pub))
 			return &lm->jobs[i]->pub;
 	return NULL;
@@ -728,6 +758,8 @@ labmodel_free(struct labmodel *lm)
 	for (i = 0; i < lm->nhosts; i++)
 		if (lm->hosts[i].t != NULL)
 			transport_close(lm->hosts[i].t);
+	for (i = 0; i < lm->nhosts; i++)
+		free(lm->hosts[i].ws_key);
 	free(lm->hosts);
 	if (lm->lock_fd != -1)
 		close(lm->lock_fd);

@@ -58,10 +58,20 @@ enum ljob_state {
 	LJ_FAILED,		/* end with another exit code */
 	LJ_KILLED,		/* end with a signal */
 	LJ_BROKEN,		/* could not start, or the stream broke: err */
+	/* Started before this console, its end not in the mirror: live, for
+	 * all the console knows, but running only once its host says so (a
+	 * live event); what the mirror had is being replayed meanwhile. */
+	LJ_CATCHING_UP,
 };
 
 struct ljob {
 	char		*host, *id;	/* id NULL while LJ_STARTING */
+	/* The workspace it ran on, as labmodel_ws_key() gives it (NULL in a
+	 * record from before it was kept); here: one of this lab's, so its
+	 * gate, soak and fault results are this console's to show (every job
+	 * of a host is still listed, and still disturbed by a new one). */
+	char		*workspace;
+	bool		 here;
 	enum ljob_kind	 kind;
 	int		 gate;	/* -1, or the gate it produces evidence for */
 	int		 chip;		/* LJOB_FAULT: the target, else -1 */

@@ -27,6 +27,9 @@ struct lhost {
 	struct transport	*t;		/* NULL: not reachable */
 	char			 err[256];	/* why not */
 	const char		*ws;	/* its first workspace, or NULL */
+	/* ws as jobs record it (labmodel_ws_key): a local one resolved, so
+	 * that two spellings of one folder are one workspace. */
+	char			*ws_key;
 };
 
 struct ljob_int {
@@ -82,6 +85,9 @@ struct labmodel {
 };
 
 /* labmodel.c */
+/* How a job records the workspace ws of host h (a new string, or NULL when
+ * ws is): its real path on a local host, else ws as the lab file gives it. */
+char		*labmodel_ws_key(const struct lhost *h, const char *ws);
 struct lhost	*labmodel_host_at(const struct labmodel *lm, const char *name);
 void		 labmodel_changed(struct labmodel *lm);
 void		 labmodel_warn(struct labmodel *lm, const char *fmt, ...)

@@ -199,7 +199,8 @@ labreplay_init(struct labmodel *lm)
 		labmodel_job_setup(lm, j,
 		    j->pub.kind == LJOB_SOAK &&
 			(j->unfinished || ++soaks <= LAB_SOAKS_LOADED));
-		j->pub.state = LJ_RUNNING;
+		/* Running only once its host says so (labstream.c). */
+		j->pub.state = LJ_CATCHING_UP;
 		j->pub.replaying = labmirror_replay_open(&j->mirror,
 		    &j->pub.last_recv) == 0;
 		lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1,

@@ -53,6 +53,8 @@ labstream_meta_json(const struct ljob_int *ji)
 		json_object_set_new(o, "scenario", json_string(j->scenario));
 	if (ji->outcome_logged)
 		json_object_set_new(o, "outcome_logged", json_true());
+	if (j->workspace != NULL)
+		json_object_set_new(o, "workspace", json_string(j->workspace));
 	if (ji->own_sla)
 		json_object_set_new(o, "sla", json_pack("{s:f, s:f, s:f}",
 		    "ttft_ms_p99", ji->sla[0], "tpot_ms_p99", ji->sla[1],
@@ -118,6 +120,8 @@ labstream_job_from_meta(struct labmodel *lm, const char *path, char *err,
 	    (int)json_integer_value(json_object_get(o, "chip")) : -1;
 	if (str_of(o, "scenario") != NULL)
 		j->pub.scenario = xstrdup(str_of(o, "scenario"));
+	if (str_of(o, "workspace") != NULL)
+		j->pub.workspace = xstrdup(str_of(o, "workspace"));
 	v = json_object_get(o, "chips");
 	j->pub.chips = xcalloc(json_array_size(v) + 1, sizeof *j->pub.chips);
 	for (i = 0; i < json_array_size(v); i++)
@@ -148,6 +152,9 @@ apply_fault(struct ljob_int *j, const json_t *o, double ts)
 	struct lfault f = { 0 };
 	const json_t *chip = json_object_get(o, "chip");
 
+	/* Another workspace's result is not this lab's (labmodel.h). */
+	if (!j->pub.here)
+		return;
 	f.host = j->pub.host;
 	f.job = j->pub.id;
 	f.scenario = (char *)str_of(o, "scenario");
@@ -354,6 +361,10 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	}
 	j->pub.last_recv = jobevent_now();
 	j->retries = 0;
+	/* An event from the host now: a job caught up with is running (its
+	 * end, if this is it, says otherwise at once). */
+	if (j->pub.state == LJ_CATCHING_UP)
+		j->pub.state = LJ_RUNNING;
 	/* Lines the follower could not read as events (it drops them; the
 	 * job's log still shows them): counted on the job, never silent. */
 	j->pub.bad_lines += follow_stats(f)->bad - j->follow_bad;
@@ -558,6 +569,7 @@ labstream_job_free(struct ljob_int *j)
 	if (j->pub.alerts != NULL)
 		alerts_free(j->pub.alerts);
 	free(j->pub.host);
+	free(j->pub.workspace);
 	free(j->pub.id);
 	free(j->pub.scenario);
 	free(j->pub.chips);

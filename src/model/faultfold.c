@@ -452,18 +452,20 @@ faultfold_cell_words(const struct fold_state *c, bool lng, char *buf,
 void
 faultfold_src_load(struct fold_src *src, const struct labmodel *lm)
 {
-	size_t i;
+	struct ljob *j;
+	size_t i, n = labmodel_njobs(lm);
 
 	src->nfaults = labmodel_nfaults(lm);
-	src->njobs = labmodel_njobs(lm);
 	src->faults = xreallocarray(src->faults, src->nfaults + 1,
 	    sizeof *src->faults);
-	src->jobs = xreallocarray(src->jobs, src->njobs + 1,
-	    sizeof *src->jobs);
+	src->jobs = xreallocarray(src->jobs, n + 1, sizeof *src->jobs);
 	for (i = 0; i < src->nfaults; i++)
 		src->faults[i] = labmodel_fault(lm, i);
-	for (i = 0; i < src->njobs; i++)
-		src->jobs[i] = labmodel_job(lm, i);
+	/* The jobs of this lab's workspaces only: another workspace's
+	 * faults on the same chips are its own results. */
+	for (i = 0, src->njobs = 0; i < n; i++)
+		if ((j = labmodel_job(lm, i))->here)
+			src->jobs[src->njobs++] = j;
 }
 
 void

@@ -10,7 +10,8 @@
 # read the diff before committing it).
 #
 # What varies from run to run is made fixed before comparing, never skipped:
-# the temp folder's random part, a job's clock times and its age.  The temp
+# the temp folder's random part (whole or cut by a column), a job's id,
+# clock times and age.  The temp
 # folder is made under /tmp with a fixed-length name, so that the paths on
 # screen (the runner beside calops, in the fault command) keep their width
 # from any clone path.
@@ -150,6 +151,18 @@ dump out/confirm-cancelled.txt
 key Q" >"$TMP/script"
 calops --headless "$SIZE" --script script demo.yaml ||
     fail "calops --headless ended with status $?"
+# While that soak runs, a console on another workspace of the same host and
+# state folder: the soak is not its G9's, nor its soak (it is listed among
+# the host's jobs).
+headless "timeout 60
+wait board
+dump out/other-ws-board.txt
+key 5
+dump out/other-ws-soak.txt
+key 4
+wait text ▶ running
+dump out/other-ws-jobs.txt
+key Q"
 for d in "$TMP"/state/calops/jobs/*/; do
 	calops kill "$(basename "$d")" --grace 1 >/dev/null 2>&1
 done
@@ -176,7 +189,9 @@ for f in "$TMP"/out/*.txt; do
 	sed -i -E -e "s|$TMP|$MASK|g" \
 	    -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/hh:mm:ss/g' \
 	    -e 's/[0-9]{8}-[0-9]{6}-[0-9a-f]{6}/YYYYmmdd-HHMMSS-jobid0/g' \
-	    -e '/golden-(job|two) /s/ [ 0-9]{3}[0-9][smhd] / ageage /' "$f"
+	    -e 's/calops-golden\.[A-Za-z0-9]+/calops-golden.XXXXXXXX/g' \
+	    -e '/(golden-(job|two)|jobid0) /s/ [ 0-9]{3}[0-9][smhd] / ageage /' \
+	    "$f"
 done
 if [ "${CALOPS_GOLDEN_UPDATE:-0}" = 1 ]; then
 	mkdir -p "$GOLD"

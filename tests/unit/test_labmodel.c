@@ -633,6 +633,114 @@ teardown(void **state)
 	return 0;
 }
 
+/* Every 10 ms until no job replays any more; a condition, not a time. */
+static void
+until_replayed(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+	size_t i;
+
+	for (i = 0; i < labmodel_njobs(lm); i++)
+		if (labmodel_job(lm, i)->replaying) {
+			loop_add_timer(l, 10, until_replayed, lm);
+			return;
+		}
+	loop_stop(l);
+}
+
+/*
+ * A job started before this console is not running until its host says
+ * so: replayed from its mirror it is catching up (live, yet not drawn as
+ * running), and with no event from the host it never becomes running.  A
+ * job belongs to the workspace it ran on: a soak of another workspace on
+ * the same host is listed, but it is neither this lab's G9 job nor its
+ * soak; one recorded before workspaces were kept is taken as this lab's.
+ */
+static void
+test_catching_up_and_workspaces(void **state)
+{
+	const char meta[] = "{\"v\":1,\"id\":\"%s\",\"host\":\"local\","
+	    "\"kind\":\"soak\",\"gate\":9,\"chip\":-1,\"chips\":[0],"
+	    "\"target_s\":86400,\"command\":\"x\",\"label\":\"soak 24h\","
+	    "\"started\":%d%s}";
+	const char mirror[] = "{\"v\":1,\"seq\":1,\"ts\":1,\"type\":"
+	    "\"hello\"}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	char dir[] = "/tmp/calops-catchup.XXXXXX", err[512], *text, *ws;
+	char *old_state, *real, *other;
+	const struct ljob *mine, *theirs, *old;
+	struct labmodel *lm;
+	struct loop *l;
+	struct lab lab;
+	size_t i;
+
+	(void)state;
+	old_state = private_state(dir);
+	ws = xasprintf("%s/ws", dir);
+	assert_int_equal(mkdir(ws, 0700), 0);
+	real = realpath(ws, NULL);
+	assert_non_null(real);
+	other = xasprintf(",\"workspace\":\"%s/elsewhere\"", dir);
+	put_in(dir, "soak-mine.json", xasprintf("{\"v\":1,\"id\":"
+	    "\"soak-mine\",\"host\":\"local\",\"kind\":\"soak\","
+	    "\"gate\":9,\"chip\":-1,\"chips\":[0],\"target_s\":86400,"
+	    "\"command\":\"x\",\"label\":\"soak 24h\",\"started\":3000,"
+	    "\"workspace\":\"%s\"}", real));
+	put_in(dir, "soak-mine.jsonl", xstrdup(mirror));
+	put_in(dir, "soak-theirs.json", xasprintf(meta, "soak-theirs", 4000,
+	    other));
+	put_in(dir, "soak-theirs.jsonl", xstrdup(mirror));
+	put_in(dir, "soak-old.json", xasprintf(meta, "soak-old", 1000, ""));
+	put_in(dir, "soak-old.jsonl", xstrdup(mirror));
+	text = xasprintf("hosts:\n  - {name: local, transport: local, "
+	    "chips: [0]}\nworkspaces:\n  - {host: local, path: %s}\n", ws);
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	l = loop_new();
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	assert_int_equal(labmodel_njobs(lm), 3);
+	mine = theirs = old = NULL;
+	for (i = 0; i < labmodel_njobs(lm); i++) {
+		const struct ljob *j = labmodel_job(lm, i);
+
+		/* Not running: its host has not said so yet. */
+		assert_int_equal(j->state, LJ_CATCHING_UP);
+		assert_true(labmodel_job_live(j));
+		assert_string_equal(labmodel_job_state_name(j->state),
+		    "catching up");
+		if (strcmp(j->id, "soak-mine") == 0)
+			mine = j;
+		if (strcmp(j->id, "soak-theirs") == 0)
+			theirs = j;
+		if (strcmp(j->id, "soak-old") == 0)
+			old = j;
+	}
+	assert_non_null(mine);
+	assert_non_null(theirs);
+	assert_true(mine->here);
+	assert_false(theirs->here);
+	assert_non_null(old);
+	assert_true(old->here);		/* recorded with no workspace */
+	/* The newest job of this lab's: mine, not theirs (newer). */
+	assert_ptr_equal(labmodel_gate_job(lm, 9), mine);
+	assert_ptr_equal(labmodel_latest(lm, LJOB_SOAK, NULL), mine);
+	loop_add_timer(l, 10, until_replayed, lm);
+	loop_run(l);
+	/* Replayed, and no host to say so (no calops there): never running. */
+	for (i = 0; i < labmodel_njobs(lm); i++)
+		assert_int_not_equal(labmodel_job(lm, i)->state, LJ_RUNNING);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	free(text);
+	free(other);
+	free(real);
+	free(ws);
+	end_private_state(dir, old_state);
+}
+
 int
 main(void)
 {
@@ -643,6 +751,7 @@ main(void)
 		cmocka_unit_test(test_mirror_ended),
 		cmocka_unit_test(test_fault_order),
 		cmocka_unit_test(test_old_files_go),
+		cmocka_unit_test(test_catching_up_and_workspaces),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

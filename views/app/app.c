@@ -302,6 +302,7 @@ app_job_glyph(const char *s, enum role *r)
 	} t[] = {
 		{ "starting", "…", ".", ROLE_PENDING },
 		{ "running", "▶", ">", ROLE_RUNNING },
+		{ "catching up", "⟳", "~", ROLE_PENDING },
 		{ "done", "✔", "+", ROLE_PASS },
 		{ "failed", "✘", "x", ROLE_FAIL },
 		{ "killed", "⊘", "#", ROLE_BLOCKED },
