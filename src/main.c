@@ -74,6 +74,54 @@ usage(FILE *f)
 	    "console for its keys.  See calops(1).\n", f);
 }
 
+/* The edit distance of a and b (both short: command names), capped at 9. */
+static size_t
+distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[16], prev, t;
+
+	if (la >= nitems(row) || lb >= nitems(row))
+		return 9;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			t = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? prev : 1 + (prev <
+			    row[j] ? (prev < row[j - 1] ? prev : row[j - 1]) :
+			    (row[j] < row[j - 1] ? row[j] : row[j - 1]));
+			prev = t;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * PATH that names nothing: a mistyped command ("chek") says so, with the
+ * command meant, rather than opening a console on a folder that is not
+ * there; anything else names the path and why.  Before any screen.
+ */
+static int
+no_such_path(const char *path)
+{
+	size_t i, best = nitems(commands), d, bestd = 3;
+	int e = errno;
+
+	for (i = 0; strchr(path, '/') == NULL && i < nitems(commands); i++)
+		if ((d = distance(path, commands[i].name)) < bestd) {
+			bestd = d;
+			best = i;
+		}
+	if (best < nitems(commands))
+		fprintf(stderr, "calops: unknown command '%s' (did you mean "
+		    "'%s'?)\n", path, commands[best].name);
+	else
+		fprintf(stderr, "calops: '%s': %s\n", path, strerror(e));
+	return 2;
+}
+
 /* Fill the new folder tmp: the demo workspace and the lab file naming it. */
 static int
 demo_fill(const char *tmp, char *err, size_t errlen)
@@ -208,8 +256,10 @@ pick_path(const char *path, const char *config_path, bool *demo,
 	struct stat st;
 
 	*demo = *is_lab = false;
+	/* A folder is the workspace (console() has made sure PATH names
+	 * something); the check reports what is wrong with it. */
 	if (path != NULL && (stat(path, &st) != 0 || S_ISDIR(st.st_mode)))
-		return xstrdup(path);	/* the check reports what is wrong */
+		return xstrdup(path);
 	if (path != NULL)
 		lab_path = xstrdup(path);
 	else if (config_load(&cfg, config_path, err, errlen) == 0 &&
@@ -257,6 +307,7 @@ console(int argc, char **argv)
 	};
 	struct app_opts o = { 0 };
 	char err[512], *path, *ws;
+	struct stat st;
 	bool plain = false, is_lab;
 	int c, rc;
 
@@ -295,6 +346,8 @@ console(int argc, char **argv)
 		fprintf(stderr, "calops: --headless and --script go together\n");
 		return 2;
 	}
+	if (optind < argc && stat(argv[optind], &st) != 0)
+		return no_such_path(argv[optind]);
 	path = pick_path(optind < argc ? argv[optind] : NULL, o.config_path,
 	    &o.demo, &is_lab, err, sizeof err);
 	/* --plain shows the board of the lab's workspace. */

@@ -1,5 +1,6 @@
 # options.sh: --plain prints the board as text (no full screen) and exits 1
-# for the demo, 0 for the complete example; --readonly says so in the status
+# for the demo, 0 for the complete example; a mistyped command or a path
+# that names nothing is an error before any screen; --readonly says so in the status
 # bar; --ascii draws no UTF-8 glyphs ("+ pass", not "✔ pass").
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +37,17 @@ launch --plain "$COMPLETE"
 wait_exit 0
 all=$(screen_all)
 plain "^project: RELEASED"
+
+# A mistyped command, and a path that names nothing: said before any
+# screen, status 2, not a console opened on a folder that is not there.
+launch chek
+wait_exit 2
+expect "calops: unknown command 'chek' (did you mean 'check'?)"
+launch no-such-workspace
+wait_exit 2
+expect "calops: 'no-such-workspace': No such file or directory"
+[ "$(tm display -p -t test '#{alternate_on}')" = 0 ] ||
+    fail "a path that names nothing opened the full screen"
 
 # --readonly.
 launch --readonly "$MIDPROJECT"
