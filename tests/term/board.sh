@@ -22,7 +22,7 @@ done
 gate_is G7 · pending
 gate_is G9 ✘ fail
 gate_is G10 · pending
-expect "project: G7"
+expect "at G7 Runtime runner · 8/11 pass"
 reject "BLOCKED_COMPILER"
 expect_re "^ demo"
 expect_re "^ G9 .* 1E 0B 0S 0W"
@@ -57,7 +57,7 @@ for g in G6 G7 G8 G9 G10; do
 done
 [ "$(screen | grep -cE '^ G[0-9]+ ')" = 11 ] || fail "not eleven gate rows"
 expect "⊘ BLOCKED_COMPILER — no launch date may be promised"
-expect "project: BLOCKED_COMPILER"
+expect "BLOCKED_COMPILER · 3/11 pass"
 reject_re "^ demo"
 expect_re "^ GATE +STATUS +NAME +OWNER +DUE +FINDINGS"
 reject_re "^ GATE .*…\$"
@@ -76,7 +76,7 @@ wait_for "11 of 11 gates pass"
 for g in G0 G1 G2 G3 G4 G5 G6 G7 G8 G9 G10; do
 	gate_is $g ✔ pass
 done
-expect "project: RELEASED"
+expect "RELEASED · 11/11 pass"
 reject "BLOCKED_COMPILER"
 reject_re "^ demo"
 reject_re "fail|stale|blocked|pending"

@@ -10,7 +10,7 @@ start
 # as PATH it is opened as it is, not as the demo (no private copy).
 launch "$SRC/share/examples/demo-lab.yaml"
 wait_for "8 of 11 gates pass"
-expect "project: G7"
+expect "at G7 Runtime runner · 8/11 pass"
 reject "BLOCKED_COMPILER"
 reject_re "^ demo"
 keys q
@@ -27,7 +27,7 @@ workspaces:
 YAML
 launch
 wait_for "11 of 11 gates pass"
-expect "project: RELEASED"
+expect "RELEASED · 11/11 pass"
 reject_re "^ demo"
 keys q
 wait_exit 0

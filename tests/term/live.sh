@@ -59,7 +59,7 @@ printf '#!/bin/sh\nexec calcc --config compile-config.yaml "$@"\n' \
 within2s "compile.sh delivered" "^ G5 +✔ pass "
 wait_gone "BLOCKED_COMPILER" 2
 expect "4 of 11 gates pass"
-expect_re "project: G[0-9]+ "
+expect_re "  at G[0-9]+ [A-Za-z]"
 keys q
 wait_exit 0
 finish

@@ -531,7 +531,7 @@ resize(struct app *a)
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
 		resizeterm(ws.ws_row, ws.ws_col);
 	a->relayout = true;
-	a->dirty = true;
+	a->dirty = a->keyed = true;
 }
 
 static void
@@ -574,6 +574,7 @@ void
 app_key(struct app *a, int key)
 {
 	a->message[0] = '\0';
+	a->keyed = true;
 	if (key == KEY_RESIZE) {
 		/* ncurses has resized already: resizeterm queues this key, so
 		 * resizing again here would never end. */
@@ -591,6 +592,7 @@ void
 app_click(struct app *a, int y, int x, bool twice)
 {
 	a->message[0] = '\0';
+	a->keyed = true;
 	react(a, click(a, y, x, twice));
 }
 
@@ -619,7 +621,8 @@ before_sleep(struct loop *l, void *arg)
 	/* The spinner ticks only while an evaluation runs: idle is idle. */
 	if (a->board.running && a->spinner_timer == 0)
 		a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
-	frame_paint(a);
+	if (frame_due(a))
+		frame_paint(a);
 	if (a->headless != NULL)
 		headless_run(a->headless, a);
 }
@@ -637,7 +640,7 @@ on_signal(struct loop *l, int sig, void *arg)
 		resize(a);
 	else if (sig == SIGCONT) {
 		a->relayout = true;
-		a->dirty = true;
+		a->dirty = a->keyed = true;
 	} else
 		loop_stop(l);
 }

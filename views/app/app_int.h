@@ -15,6 +15,7 @@
 #include "views/core/config.h"
 
 #define APP_STACK_MAX 8
+#define FRAME_MIN_MS	100	/* 10 frames a second while data streams */
 
 enum app_mode {
 	MODE_NORMAL,
@@ -54,6 +55,11 @@ struct app {
 	char		*self;		/* this program, for `check --stream` */
 	int		 rows, cols;
 	struct headless	*headless;	/* the script, or NULL: a terminal */
+	/* The frame cap (frame_due): when the last frame was painted, and
+	 * whether what waits to be painted came from the operator. */
+	int64_t		 painted_ms;
+	bool		 keyed;
+	long		 frame_timer;
 };
 
 /* Mark dirty, paint once: the frame and the top view, if anything changed
@@ -66,6 +72,10 @@ void	 frame_paint(struct app *a);
 void	 app_evaluate(struct app *a);
 void	 app_switch_tab(struct app *a, const struct view_ops *ops);
 void	 app_refresh_views(struct app *a);
+/* Whether to paint now: at once for the operator's keys, clicks and
+ * resizes; else at most one frame per FRAME_MIN_MS while data streams in
+ * (a timer brings the loop back for the next).  frame.c. */
+bool	 frame_due(struct app *a);
 /* A key as the terminal gave it, and a click at screen cell (y, x), as if
  * the terminal had: what the headless mode's script does (headless.c). */
 void	 app_key(struct app *a, int key);

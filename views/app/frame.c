@@ -54,15 +54,37 @@ static void
 draw_title(struct app *a)
 {
 	const struct board_eval *e = &a->board.now;
-	int x;
+	const struct board_gate *g = NULL;
+	size_t i, pass = 0, tab = view_tab_index(a->stack[0].ops);
+	char cur[48];
+	int x, room;
 
+	/* The current tab is never left out: the title gives way to it. */
+	room = a->cols - 2 - snprintf(cur, sizeof cur, "[%zu %s]", tab + 1,
+	    a->stack[0].ops->title);
 	ui_fill(stdscr, 0, 0, ROLE_TITLE);
 	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
 	x += ui_put(stdscr, 0, x, a->cols / 3, ROLE_TITLE,
 	    e->valid && e->model_id != NULL ? e->model_id : a->ws, false);
-	if (e->valid)
-		x += ui_putf(stdscr, 0, x, a->cols - x, ROLE_TITLE,
-		    "  project: %s", e->project_status);
+	if (e->valid) {
+		for (i = 0; i < GATE_COUNT; i++) {
+			pass += e->gates[i].status == GS_PASS;
+			if (e->project_status != NULL &&
+			    strcmp(e->project_status, e->gates[i].id) == 0)
+				g = &e->gates[i];
+		}
+		/* "G7" alone says little: the gate the project is at, by
+		 * name, and how far the board is. */
+		if (g != NULL)
+			x += ui_putf(stdscr, 0, x, room - x, ROLE_TITLE,
+			    "  at %s %s %s %zu/%d pass", g->id, g->name,
+			    ui_glyph("·", "-"), pass, GATE_COUNT);
+		else
+			x += ui_putf(stdscr, 0, x, room - x, ROLE_TITLE,
+			    "  %s %s %zu/%d pass", e->project_status != NULL ?
+			    e->project_status : "?", ui_glyph("·", "-"), pass,
+			    GATE_COUNT);
+	}
 	draw_tabs(a, x);
 }
 
@@ -169,6 +191,33 @@ draw_status(struct app *a)
 	ui_putf(stdscr, y, x, a->cols - x, ROLE_STATUSBAR, "%s", right);
 }
 
+/* The frame timer: the loop runs before_sleep again, which paints. */
+static void
+frame_slot(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	a->frame_timer = 0;
+}
+
+bool
+frame_due(struct app *a)
+{
+	int64_t now = loop_now_ms(), wait;
+
+	if (!a->dirty)
+		return false;
+	wait = FRAME_MIN_MS - (now - a->painted_ms);
+	if (a->keyed || wait <= 0)
+		return true;
+	/* A soak at demo speed changes the model hundreds of times a
+	 * second: over SSH every frame is bytes on the link. */
+	if (a->frame_timer == 0)
+		a->frame_timer = loop_add_timer(a->loop, wait, frame_slot, a);
+	return false;
+}
+
 void
 frame_paint(struct app *a)
 {
@@ -180,6 +229,8 @@ frame_paint(struct app *a)
 		return;
 	t0 = bench_active() ? bench_now() : 0;
 	a->dirty = false;
+	a->keyed = false;
+	a->painted_ms = loop_now_ms();
 	getmaxyx(stdscr, a->rows, a->cols);
 	if (a->relayout) {
 		clearok(curscr, TRUE);
