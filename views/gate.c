@@ -7,6 +7,7 @@
 
 #include <time.h>
 
+#include "base/text.h"
 #include "model/history.h"
 #include "views/app/app.h"
 #include "views/core/list.h"
@@ -33,6 +34,8 @@ struct line {
 
 struct gate_detail {
 	int		 gate;
+	int		 cols;		/* the width the lines were made for */
+	bool		 placed;	/* the cursor on the first finding */
 	struct line	*lines;
 	size_t		 n;
 	struct list	 list;
@@ -54,6 +57,30 @@ add(struct gate_detail *d, int role, int finding, const char *fmt, ...)
 	d->lines[d->n].role = role;
 	d->lines[d->n].finding = finding;
 	d->n++;
+}
+
+/* Untrusted text over as many lines as it needs at the width drawn, each
+ * broken after a blank where it can, by columns (never inside a
+ * character), indented two. */
+static void
+add_wrapped(struct gate_detail *d, int role, int finding, const char *text)
+{
+	char *clean = text_sanitize_str(text), *m = clean;
+	int w = d->cols > 12 ? d->cols - 6 : 74;
+	size_t n, k;
+
+	do {
+		if ((n = ui_fit(m, w)) == 0)
+			n = strlen(m);
+		/* After a blank, when there is one in the second half. */
+		for (k = n; m[n] != '\0' && k > n / 2 && m[k - 1] != ' '; k--)
+			;
+		if (m[n] != '\0' && k > n / 2)
+			n = k;
+		add(d, role, finding, "  %.*s", (int)n, m);
+		m += n;
+	} while (*m != '\0');
+	free(clean);
 }
 
 static void
@@ -97,7 +124,7 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 			continue;
 		add(d, ROLE_HEADER, -1, "First failing check: %s (%s)", f->check,
 		    finding_severity_name(f->severity));
-		add(d, app_severity_role(f->severity), (int)i, "  %s",
+		add_wrapped(d, app_severity_role(f->severity), (int)i,
 		    f->message);
 		if (f->path[0] != '\0')
 			add(d, ROLE_NORMAL, (int)i, "  evidence: %s%s%s", f->path,
@@ -114,9 +141,10 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 }
 
 /* The later gates that cannot pass while this one does not: everything
- * that stands on it, directly or through another gate. */
+ * that stands on it, directly or through another gate.  A green gate holds
+ * nothing back: they are only downstream of it. */
 static void
-held_back(struct app *a, struct gate_detail *d)
+held_back(struct app *a, struct gate_detail *d, const struct board_gate *g)
 {
 	bool held[GATE_COUNT] = { false };
 	char list[128] = "";
@@ -135,7 +163,8 @@ held_back(struct app *a, struct gate_detail *d)
 		if (off >= sizeof list)
 			break;
 	}
-	add(d, ROLE_NORMAL, -1, "Holds back: %s", off > 0 ? list : "nothing");
+	add(d, ROLE_NORMAL, -1, "%s: %s", g->status == GS_PASS ? "Downstream" :
+	    "Holds back", off > 0 ? list : "nothing");
 }
 
 static void
@@ -206,7 +235,7 @@ gate_refresh(struct app *a, void *data)
 		    "fault scenarios");
 	add(d, ROLE_NORMAL, -1, "%s", "");
 	why(a, d, g);
-	held_back(a, d);
+	held_back(a, d, g);
 	changes(a, d, g);
 	add(d, ROLE_NORMAL, -1, "%s", "");
 	add(d, ROLE_HEADER, -1, "All findings (Enter or o opens the artifact):");
@@ -220,6 +249,13 @@ gate_refresh(struct app *a, void *data)
 			    f->message);
 	}
 	list_rebuild(&d->list, d->n, NULL, NULL);
+	/* Opened, the cursor is on the first finding, which Enter and o
+	 * open; later evaluations leave it where the operator put it. */
+	for (i = 0; !d->placed && i < d->n; i++)
+		if (d->lines[i].finding >= 0) {
+			d->list.sel = i;
+			d->placed = true;
+		}
 }
 
 static void *
@@ -256,7 +292,11 @@ gate_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct gate_detail *d = data;
 
-	(void)a;
+	/* Long messages wrap at the width drawn. */
+	if (cols != d->cols) {
+		d->cols = cols;
+		gate_refresh(a, d);
+	}
 	list_draw(&d->list, top, rows, 0, cols, NULL, gate_row, d, NULL);
 }
 

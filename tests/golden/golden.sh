@@ -102,6 +102,8 @@ dump out/click-findings.txt
 key 1 Down Down Down Enter
 click on G3.unsupported
 dump out/click-gate.txt
+key q Home Enter
+dump out/gate-green.txt
 key q ?
 click on next screen
 dump out/click-help.txt

@@ -12,6 +12,8 @@ expect_re "^ G3 Op support gap +✘ fail"
 expect "Owner: Kenji Watanabe (compiler team)"
 expect "evidence: 02-onnx/op-support.csv at row 23"
 expect "(RotaryEmbedd"
+# The whole message, wrapped at the width drawn: its last words are there.
+expect "a runnable case"
 expect_re "^ +sha256 [0-9a-f]{64}"
 expect_re "^ Holds back: "
 reject "GATE STATUS"
