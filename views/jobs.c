@@ -165,6 +165,7 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const struct joblist_row *r = joblist_row(v->jl, rec);
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
 	const char *g = app_job_glyph(r->state, &sr);
+	const struct ljob *lj;
 	char age[32], ex[32], *s;
 
 	(void)x;
@@ -187,8 +188,12 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	ui_putf(stdscr, y, 36, 7, base, "%7s", age);
 	ui_putf(stdscr, y, 44, 6, base, "%-6s", ex);
 	ui_put(stdscr, y, 51, v->hostw, base, r->host, true);
-	ui_put(stdscr, y, 52 + v->hostw, cols - 53 - v->hostw, base, r->cmd,
-	    false);
+	/* A job the console started is said in words, as the action log
+	 * says it; another one by its command. */
+	lj = r->id[0] != '\0' ? labmodel_find(app_labmodel(v->app), r->host,
+	    r->id) : NULL;
+	ui_put(stdscr, y, 52 + v->hostw, cols - 53 - v->hostw, base,
+	    lj != NULL && lj->label != NULL ? lj->label : r->cmd, false);
 }
 
 static void
@@ -205,7 +210,7 @@ jobs_draw(struct app *a, void *data, int top, int rows, int cols)
 		v->timer = loop_add_timer(app_loop(a), JOBS_REFRESH_MS, tick,
 		    v);
 	snprintf(header, sizeof header, "%-24s %-9s %7s %-6s %-*s %s", "ID",
-	    "STATE", "AGE", "EXIT", v->hostw, "HOST", "COMMAND");
+	    "STATE", "AGE", "EXIT", v->hostw, "HOST", "WHAT");
 	list_draw_header(top, 0, cols, header);
 	/* The hosts not reachable first, where scrolling cannot hide them. */
 	for (i = 0, y = top + 1; i < joblist_nhosts(v->jl); i++) {
@@ -357,6 +362,17 @@ static const struct keybinding jobs_keys[] = {
 	{ 0, ACT_NONE, NULL },
 };
 
+/* Back from a job's log: list the jobs again, not what was listed before
+ * it opened. */
+static void
+jobs_resume(struct app *a, void *data)
+{
+	struct jobs_view *v = data;
+
+	(void)a;
+	joblist_reload(v->jl);
+}
+
 const struct view_ops jobs_view = {
 	.title = "Jobs",
 	.keys = jobs_keys,
@@ -365,6 +381,7 @@ const struct view_ops jobs_view = {
 	.draw = jobs_draw,
 	.action = jobs_action,
 	.update = jobs_update,
+	.resume = jobs_resume,
 	.click = jobs_click,
 	.status = jobs_status,
 };

@@ -40,6 +40,9 @@ struct view_ops {
 	 * area; the list engine (list_click()) knows what it drew there.  May
 	 * be NULL. */
 	int	 (*click)(struct app *, void *data, int y, int x, bool twice);
+	/* On top again: the screen above it closed (a list it shows may be
+	 * stale by then).  May be NULL. */
+	void	 (*resume)(struct app *, void *data);
 	/* One line for the status bar (counts, sort order) into buf; may be
 	 * NULL. */
 	void	 (*status)(struct app *, void *data, char *buf, size_t len);

@@ -571,6 +571,21 @@ labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
 }
 
 const struct ljob *
+labmodel_find(const struct labmodel *lm, const char *host, const char *id)
+{
+	const struct ljob *j;
+	size_t i;
+
+	for (i = 0; i < lm->njobs; i++) {
+		j = &lm->jobs[i]->pub;
+		if (j->id != NULL && strcmp(j->id, id) == 0 &&
+		    strcmp(j->host, host) == 0)
+			return j;
+	}
+	return NULL;
+}
+
+const struct ljob *
 labmodel_gate_job(const struct labmodel *lm, int gate)
 {
 	size_t i;

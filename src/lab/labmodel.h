@@ -178,6 +178,10 @@ int		 labmodel_label(const struct labmodel *lm,
  * when the host is not in the lab file). */
 size_t		 labmodel_spec_chips(const struct labmodel *lm,
 		    const struct ljob_spec *spec, int *out, size_t max);
+/* The job id on host, or NULL when this model does not know it (a job
+ * started by hand, or one past LAB_JOBS_MAX). */
+const struct ljob *labmodel_find(const struct labmodel *lm, const char *host,
+		    const char *id);
 /* Whether a gate index has a lab job (G7, G9). */
 bool		 labmodel_gate_has_job(int gate);
 

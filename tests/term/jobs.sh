@@ -26,7 +26,7 @@ launch "$MIDPROJECT"
 wait_for "3 of 11 gates pass"
 keys 4
 wait_for "[4 Jobs]"
-expect_re "^ ID +STATE +AGE +EXIT +HOST +COMMAND"
+expect_re "^ ID +STATE +AGE +EXIT +HOST +WHAT"
 wait_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +local +sh -c for i in 1 2 3"
 wait_re "$(row_re "$SLEEP_ID" running) +[0-9]+s +- +local +sleep 100"
 expect_re "^ $ECHO_ID +✔ done"

@@ -181,11 +181,23 @@ pop(struct app *a)
 	a->dirty = true;
 }
 
+/* Close the top screen; the one under it is told it is on top again. */
+static void
+back(struct app *a)
+{
+	struct view *v;
+
+	pop(a);
+	v = &a->stack[a->depth - 1];
+	if (v->ops->resume != NULL)
+		v->ops->resume(a, v->data);
+}
+
 void
 app_close(struct app *a, const void *data)
 {
 	if (a->depth > 1 && a->stack[a->depth - 1].data == data)
-		pop(a);
+		back(a);
 }
 
 /* Switch the root screen (Tab, digits, :board), closing what was above. */
@@ -538,7 +550,7 @@ static void
 react(struct app *a, int r)
 {
 	if (r & R_POP && a->depth > 1)
-		pop(a);
+		back(a);
 	if (r & R_QUIT)
 		loop_stop(a->loop);
 	if (r != R_NONE)
