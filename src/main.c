@@ -42,8 +42,8 @@ usage(FILE *f)
 	size_t i;
 
 	fputs("usage: calops [--theme NAME] [--readonly] [--plain] [--ascii]\n"
-	    "              [--config FILE] [--headless COLSxROWS --script FILE]\n"
-	    "              [PATH]\n"
+	    "              [--color WHEN] [--config FILE]\n"
+	    "              [--headless COLSxROWS --script FILE] [PATH]\n"
 	    "       calops COMMAND [ARGS]\n"
 	    "       calops --help | --version\n\n"
 	    "With no command, open the console on PATH: a workspace folder, or a\n"
@@ -62,6 +62,8 @@ usage(FILE *f)
 	    "  --readonly     refuse every action that starts or stops a job\n"
 	    "  --plain        print the board as text, no full-screen drawing\n"
 	    "  --ascii        ASCII instead of UTF-8 box drawing and glyphs\n"
+	    "  --color WHEN   auto (NO_COLOR decides), always or never, as for\n"
+	    "                 check (never: reverse video marks what colour would)\n"
 	    "  --config FILE  instead of $XDG_CONFIG_HOME/calops/config.yaml\n"
 	    "  --headless COLSxROWS --script FILE\n"
 	    "                 no terminal: draw on a virtual screen that size,\n"
@@ -299,13 +301,14 @@ console(int argc, char **argv)
 		{ "plain", no_argument, NULL, 'p' },
 		{ "ascii", no_argument, NULL, 'a' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "color", required_argument, NULL, 'C' },
 		{ "headless", required_argument, NULL, 'H' },
 		{ "script", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct app_opts o = { 0 };
+	struct app_opts o = { .colour = -1 };
 	char err[512], *path, *ws;
 	struct stat st;
 	bool plain = false, is_lab;
@@ -318,6 +321,19 @@ console(int argc, char **argv)
 		case 'p': plain = true; break;
 		case 'a': o.ascii = true; break;
 		case 'c': o.config_path = optarg; break;
+		case 'C':
+			if (strcmp(optarg, "always") == 0)
+				o.colour = 1;
+			else if (strcmp(optarg, "never") == 0)
+				o.colour = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				o.colour = -1;
+			else {
+				fprintf(stderr, "calops: --color wants auto, "
+				    "always or never\n");
+				return 2;
+			}
+			break;
 		case 'H':
 			if (headless_parse_size(optarg, &o.cols,
 			    &o.rows) != 0) {
@@ -362,9 +378,10 @@ console(int argc, char **argv)
 	}
 	o.path = path;
 	if (plain) {
-		char *args[] = { "check", "--", path, NULL };
+		char *args[] = { "check", "--color", o.colour < 0 ? "auto" :
+		    o.colour ? "always" : "never", "--", path, NULL };
 
-		rc = cmd_check(3, args);
+		rc = cmd_check(5, args);
 	} else
 		rc = app_main(&o);
 	free(path);

@@ -1,4 +1,5 @@
-# nocolor.sh: with NO_COLOR set the console sends no colour at all, on any
+# nocolor.sh: with NO_COLOR set (or --color never) the console sends no
+# colour at all, and --color always sends them despite NO_COLOR; on any
 # screen and in any theme (attributes such as bold and reverse remain, and
 # each status keeps its glyph and word); the selected line is still seen,
 # in reverse video.  Without NO_COLOR the same check does find colours.
@@ -72,11 +73,26 @@ done
 keys Q
 wait_exit 0
 
+# --color always wins over NO_COLOR, as it does for check.
+launch --color always "$MIDPROJECT"
+wait_for "3 of 11 gates pass"
+[ -n "$(colours)" ] || fail "--color always: no colours"
+keys q
+wait_exit 0
+
 # The control: colours without NO_COLOR.
 run "unset NO_COLOR"
 launch "$MIDPROJECT"
 wait_for "3 of 11 gates pass"
 [ -n "$(colours)" ] || fail "no colours even without NO_COLOR: the check proves nothing"
+keys q
+wait_exit 0
+
+# --color never, without NO_COLOR: none, and the selection reversed.
+launch --color never "$MIDPROJECT"
+wait_for "3 of 11 gates pass"
+no_colours "--color never"
+reversed G0
 keys q
 wait_exit 0
 finish

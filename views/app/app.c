@@ -753,7 +753,8 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 		return -1;
 	uo.ascii = o->ascii || a->config.ascii;
 	uo.mouse = a->config.mouse;
-	uo.no_colour = theme_colour_disabled();
+	uo.no_colour = o->colour >= 0 ? o->colour == 0 :
+	    theme_colour_disabled();
 	uo.cols = o->cols;
 	uo.rows = o->rows;
 	if (o->script != NULL && (a->headless = headless_load(o->script, err,

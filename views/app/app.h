@@ -29,6 +29,7 @@ struct app_opts {
 	bool		 demo;		/* showing the bundled demo */
 	bool		 readonly;
 	bool		 ascii;
+	int		 colour;	/* -1 auto, 0 never, 1 always */
 	/* No terminal: a virtual screen this size, driven by the script
 	 * (headless.h). */
 	const char	*script;
