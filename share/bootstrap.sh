@@ -44,6 +44,18 @@ install_missing() {
 	    --no-install-recommends $missing
 }
 
+# The bash completion, where bash-completion looks for it: the system's
+# folder as root, else the user's.  Used once calops is on PATH.
+install_completion() {
+	if [ "$(id -u)" = 0 ]; then
+		dir=/usr/share/bash-completion/completions
+	else
+		dir=${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions
+	fi
+	mkdir -p "$dir" && cp "$top/share/completion/calops.bash" "$dir/calops" ||
+	    say "cannot install the bash completion in $dir"
+}
+
 configure_build() {
 	dir=$1; shift
 	cmake -S "$top" -B "$top/$dir" "$@" >/dev/null
@@ -54,6 +66,7 @@ case $mode in
 demo)
 	install_missing $build_pkgs
 	configure_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	install_completion
 	if [ -t 0 ] && [ -t 1 ]; then
 		exec "$top/build/calops"
 	fi
@@ -63,10 +76,12 @@ demo)
 build)
 	install_missing $build_pkgs
 	configure_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	install_completion
 	;;
 test)
 	install_missing $build_pkgs $test_pkgs
 	configure_build build -DCALOPS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	install_completion
 	(cd "$top/build" && ctest --output-on-failure -j "$jobs")
 	say "the terminal and golden tests again from clones at paths of 12, 40,"
 	say "97 and 120 characters"

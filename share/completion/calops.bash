@@ -1,0 +1,84 @@
+# calops.bash: completion for calops(1) in bash: the commands, each one's
+# options, the console's options, gate ids after --gate, themes after
+# --theme, and the ids of the durable jobs (`calops jobs --json`, from the
+# calops being completed) for tail and kill.  share/bootstrap.sh installs
+# it where bash-completion looks (/usr/share/bash-completion/completions,
+# or ~/.local/share/bash-completion/completions); source it to try it.
+
+# The job ids the calops at $1 lists, one a line.
+_calops_jobs() {
+	"$1" jobs --json 2>/dev/null |
+	    sed -n 's/^ *"id": *"\([A-Za-z0-9._-]*\)",\{0,1\}$/\1/p'
+}
+
+_calops() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= w i
+	local console='--theme --readonly --plain --ascii --color --config
+	    --headless --script --help --version'
+
+	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		check|hash|run|tail|jobs|kill) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	# After run's --, the command being run is not calops'.
+	[ "$cmd" = run ] && for ((; i < COMP_CWORD; i++)); do
+		[ "${COMP_WORDS[i]}" = -- ] && { COMPREPLY=(); return; }
+	done
+	case $prev in
+	--color)
+		COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+	--gate)
+		COMPREPLY=($(compgen -W 'G0 G1 G2 G3 G4 G5 G6 G7 G8 G9 G10' \
+		    -- "$cur")); return ;;
+	--theme)
+		COMPREPLY=($(compgen -W 'dark light high-contrast monochrome' \
+		    -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")); return ;;
+	--config|--script)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--jobs)
+		COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--threads|--from|--grace|--id|--headless)
+		COMPREPLY=(); return ;;
+	esac
+	case $cmd in
+	'')
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$console" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W 'check hash run tail jobs kill' \
+			    -- "$cur") $(compgen -d -- "$cur") \
+			    $(compgen -f -X '!*.yaml' -- "$cur"))
+		fi ;;
+	check)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--json --stream --gate --no-cache
+			    --threads --color --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -d -- "$cur"))
+		fi ;;
+	hash)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--list --no-cache --threads
+			    --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi ;;
+	run)
+		COMPREPLY=($(compgen -W '--id --jobs --help --' -- "$cur")) ;;
+	jobs)
+		COMPREPLY=($(compgen -W '--json --jobs --help' -- "$cur")) ;;
+	tail|kill)
+		if [[ $cur == -* ]]; then
+			[ "$cmd" = tail ] && w='--from --follow --jobs --help' ||
+			    w='--grace --jobs --help'
+			COMPREPLY=($(compgen -W "$w" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$(_calops_jobs \
+			    "${COMP_WORDS[0]}")" -- "$cur"))
+		fi ;;
+	esac
+}
+
+complete -o filenames -F _calops calops
