@@ -26,6 +26,7 @@
 #include "views/app/app.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
+#include "views/soak.h"
 
 #define JOBLOG_MAX	10000	/* lines kept */
 #define JOBLOG_DROP	1000	/* dropped at once when full */
@@ -52,6 +53,7 @@ struct joblog {
 	enum level	 min_level;
 	char		 state[160];	/* how the stream ended */
 	char		 search[256];	/* the search last jumped to */
+	char		 day[16];	/* of the last line with a time */
 };
 
 static bool
@@ -121,14 +123,19 @@ level_of(const char *s)
 	return LV_INFO;
 }
 
-/* A value of an event as it came: a number as a number, anything else
- * (a tool that sent "abc" for a latency) as it is, flagged: never 0. */
+/* A value of an event as it came: a number as a number, in the unit the
+ * Soak screen draws the metric in (when it draws it); anything else (a tool
+ * that sent "abc" for a latency) as it is, flagged: never 0. */
 static void
-add_value(struct buf *b, const json_t *v)
+add_value(struct buf *b, const char *metric, const json_t *v)
 {
-	char *s;
+	enum graph_unit u = metric != NULL ? soak_unit(metric) : GU_NONE;
+	char num[32], *s;
 
-	if (json_is_number(v))
+	if (json_is_number(v) && u != GU_NONE) {
+		graph_format(json_number_value(v), u, num, sizeof num);
+		buf_adds(b, num);
+	} else if (json_is_number(v))
 		buf_addf(b, "%g", json_number_value(v));
 	else if (v == NULL)
 		buf_adds(b, "-");
@@ -137,6 +144,15 @@ add_value(struct buf *b, const json_t *v)
 		buf_addf(b, "%.64s(not a number)", s != NULL ? s : "?");
 		free(s);
 	}
+}
+
+/* A string member, or a default. */
+static const char *
+str_or(const json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : def;
 }
 
 /* A compact summary of an event that is not a log line. */
@@ -159,24 +175,33 @@ summary(json_t *o, const char *type, struct buf *b)
 		buf_addf(b, "%s ", json_string_value(json_object_get(o,
 		    "phase")) ? json_string_value(json_object_get(o, "phase")) :
 		    "");
-		add_value(b, json_object_get(o, "done"));
+		add_value(b, NULL, json_object_get(o, "done"));
 		buf_addc(b, '/');
-		add_value(b, json_object_get(o, "total"));
+		add_value(b, NULL, json_object_get(o, "total"));
 		buf_addf(b, " %s", json_string_value(json_object_get(o,
 		    "unit")) ? json_string_value(json_object_get(o, "unit")) :
 		    "");
 	} else if (strcmp(type, "metric") == 0) {
+		/* Which chip first: a merged soak has a line per chip. */
+		if (json_is_integer(m = json_object_get(o, "chip")))
+			buf_addf(b, "chip %lld ", (long long)
+			    json_integer_value(m));
 		json_object_foreach(json_object_get(o, "values"), k, m) {
 			if (n++ < 8) {
 				buf_addf(b, "%s%s=", n > 1 ? " " : "", k);
-				add_value(b, m);
+				add_value(b, k, m);
 			}
 		}
-	} else if (strcmp(type, "result") == 0 || strcmp(type, "hello") == 0)
+	} else if (strcmp(type, "result") == 0)
 		buf_addf(b, "%s", json_string_value(json_object_get(o,
-		    strcmp(type, "result") == 0 ? "status" : "tool")) ?
-		    json_string_value(json_object_get(o, strcmp(type,
-		    "result") == 0 ? "status" : "tool")) : "");
+		    "status")) != NULL ? json_string_value(json_object_get(o,
+		    "status")) : "");
+	else if (strcmp(type, "hello") == 0) {
+		/* The supervisor's first word: the job started, where. */
+		buf_addf(b, "job started by %s %s on %s",
+		    str_or(o, "tool", "?"), str_or(o, "version", ""),
+		    str_or(o, "host", "?"));
+	}
 }
 
 /* Keep at most JOBLOG_MAX lines, dropping the oldest by the thousand. */
@@ -228,7 +253,7 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 	json_t *o = NULL;
 	const char *type, *lvs;
 	enum level lv = LV_INFO;
-	char when[16] = "--:--:--";
+	char when[16] = "--:--:--", day[16];
 	struct tm tm;
 	time_t t;
 
@@ -246,8 +271,16 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		return;
 	}
 	t = (time_t)json_number_value(json_object_get(o, "ts"));
-	if (localtime_r(&t, &tm) != NULL)
+	if (localtime_r(&t, &tm) != NULL) {
 		strftime(when, sizeof when, "%H:%M:%S", &tm);
+		/* The date once, and again where the log crosses midnight. */
+		strftime(day, sizeof day, "%Y-%m-%d", &tm);
+		if (strcmp(day, v->day) != 0) {
+			snprintf(v->day, sizeof v->day, "%s", day);
+			add_line(v, xasprintf("%-8s %-8s %-5s %s", "", "date",
+			    "", day), LV_INFO);
+		}
+	}
 	lvs = json_string_value(json_object_get(o, "level"));
 	if (strcmp(type, "log") == 0)
 		lv = level_of(lvs);

@@ -37,11 +37,15 @@ row_matches(size_t i, void *arg)
 {
 	const struct jobs_view *v = arg;
 	const struct joblist_row *r = joblist_row(v->jl, i);
+	const struct ljob *lj = r->id[0] != '\0' ?
+	    labmodel_find(app_labmodel(v->app), r->host, r->id) : NULL;
 
+	/* What the row shows: its label too. */
 	return app_filter_match(v->app, r->host) ||
 	    app_filter_match(v->app, r->id) ||
 	    app_filter_match(v->app, r->state) ||
-	    app_filter_match(v->app, r->cmd);
+	    app_filter_match(v->app, r->cmd) ||
+	    (lj != NULL && app_filter_match(v->app, lj->label));
 }
 
 static void

@@ -18,6 +18,7 @@
 #include "views/core/action.h"
 #include "views/core/graph.h"
 #include "views/core/list.h"
+#include "views/soak.h"
 
 #define SOAK_CHIPS_MAX	64
 #define SOAK_SERIES_MAX	256
@@ -50,7 +51,6 @@ size_t		 soak_select(struct soak *v, const struct ljob *j,
 /* The zoom's span in seconds, the window's name, a metric's unit. */
 double		 soak_zoom(const struct soak *v);
 const char	*soak_window_name(const struct soak *v);
-enum graph_unit	 soak_unit(const char *metric);
 
 /* soakpane.c.  The three header rows from y: state and elapsed time,
  * freshness and what is shown, the leak verdicts. */

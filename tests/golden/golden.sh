@@ -11,7 +11,8 @@
 #
 # What varies from run to run is made fixed before comparing, never skipped:
 # the temp folder's random part (whole or cut by a column), a job's id,
-# clock times and age.  The temp
+# clock times, age and date, and the version and machine a job says it
+# started on.  The temp
 # folder is made under /tmp with a fixed-length name, so that the paths on
 # screen (the runner beside calops, in the fault command) keep their width
 # from any clone path.
@@ -192,6 +193,8 @@ for f in "$TMP"/out/*.txt; do
 	    -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/hh:mm:ss/g' \
 	    -e 's/[0-9]{8}-[0-9]{6}-[0-9a-f]{6}/YYYYmmdd-HHMMSS-jobid0/g' \
 	    -e 's/calops-golden\.[A-Za-z0-9]+/calops-golden.XXXXXXXX/g' \
+	    -e '/^ +date +/s/[0-9]{4}-[0-9]{2}-[0-9]{2}/YYYY-mm-dd/' \
+	    -e 's/(job started by calops) .* on .*$/\1 VERSION on HOST/' \
 	    -e '/(golden-(job|two)|jobid0) /s/ [ 0-9]{3}[0-9][smhd] / ageage /' \
 	    "$f"
 done

@@ -87,6 +87,20 @@ A=$TMP/state/calops/actions.jsonl
 [ "$(grep -c '"outcome"' "$A")" -eq 3 ] || fail "expected 3 outcomes in $A"
 grep -q '"command":"[^"]*calrt-sim fault --time-scale 3000 --calbin [^"]* --chips 0 --scenario wait-timeout"' "$A" ||
     fail "the fault's command is not in the action log"
+
+# The soak's log: each metric line names its chip, in the graphs' units.
+keys 4
+wait_re "soak 24h · chips 0-3"
+keys /
+send_text "soak 24h"
+keys Enter
+wait_for "filter: soak 24h"
+keys Enter
+wait_re "^ [0-9:]{8} metric +chip [0-3] [a-z_]+=[0-9.]+(ms|s|%|B|Ki|Mi|Gi|C|W|k)? "
+keys q
+wait_for "filter: soak 24h"
+keys Escape
+wait_gone "filter: soak 24h"
 keys q
 wait_exit 0
 finish

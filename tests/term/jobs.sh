@@ -52,8 +52,10 @@ wait_re "^ [0-9:]{8} log +info +line 3"
 expect_re "^ [0-9:]{8} log +info +line 1"
 expect_re "^ [0-9:]{8} log +info +line 2"
 expect_re "^ [0-9:]{8} end +exit 0"
-expect_re "^ [0-9:]{8} hello +calops"
-expect "5 of 5 lines · ended"
+expect_re "^ [0-9:]{8} hello +job started by calops "
+# The date above the first line with a time.
+expect_re "^ +date +[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+expect "6 of 6 lines · ended"
 # v: warn and up leaves the end event only; w and F toggle.
 keys v
 wait_for "showing info and up"
@@ -77,7 +79,7 @@ keys Enter
 wait_re "^▸[0-9:]{8} log +info +line 1"
 expect_re "^▸[0-9:]{8} log +info +line 2"
 expect_re "^ [0-9:]{8} hello"
-expect "5 of 5 lines"
+expect "6 of 6 lines"
 keys n n
 wait_for "line 3"
 keys n
@@ -91,7 +93,7 @@ wait_for "filter: nope"
 keys n
 wait_for "no line matches 'nope'"
 keys Escape
-wait_for "5 of 5 lines"
+wait_for "6 of 6 lines"
 keys q
 wait_for "2 of 2 jobs"
 
