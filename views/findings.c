@@ -144,8 +144,7 @@ draw_finding(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	x += 8;
 	ui_put(stdscr, y, x, 20, base, f->check, true);
 	x += 21;
-	snprintf(where, sizeof where, "%s%s%s", f->path, f->where[0] != '\0' ?
-	    (f->where[0] == '/' ? "#" : ":") : "", f->where);
+	app_finding_where(f, where, sizeof where);
 	w = cols >= 120 ? 40 : 24;
 	ui_put(stdscr, y, x, w, sel ? base : ROLE_DIM, where, true);
 	x += w + 1;
@@ -176,10 +175,15 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 		int row, w = cols - 2;
 
 		f = &app_board(a)->now.findings[v->order[i]];
+		char where[512], *head;
+
 		ui_fill(stdscr, top + rows - 3, 0, ROLE_BORDER);
-		ui_putf(stdscr, top + rows - 3, 1, cols - 2, ROLE_BORDER,
-		    "%s  %s%s%s", f->check, f->path, f->where[0] ? " at " : "",
-		    f->where);
+		/* Through the sanitiser: the path is the workspace's. */
+		head = xasprintf("%s  %s", f->check, app_finding_where(f, where,
+		    sizeof where));
+		ui_put(stdscr, top + rows - 3, 1, cols - 2, ROLE_BORDER, head,
+		    false);
+		free(head);
 		clean = text_sanitize_str(f->message);
 		for (row = 0, m = clean; row < 2 && *m != '\0'; row++) {
 			char *part;

@@ -115,6 +115,7 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 {
 	const struct board_eval *e = &app_board(a)->now;
 	const struct board_finding *f;
+	char where[512];
 	const char *h;
 	size_t i;
 
@@ -127,8 +128,8 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 		add_wrapped(d, app_severity_role(f->severity), (int)i,
 		    f->message);
 		if (f->path[0] != '\0')
-			add(d, ROLE_NORMAL, (int)i, "  evidence: %s%s%s", f->path,
-			    f->where[0] ? " at " : "", f->where);
+			add(d, ROLE_NORMAL, (int)i, "  evidence: %s",
+			    app_finding_where(f, where, sizeof where));
 		if ((h = input_hash(g, f->path)) != NULL)
 			add(d, ROLE_DIM, (int)i, "  sha256 %s", h);
 		return;
@@ -217,6 +218,7 @@ gate_refresh(struct app *a, void *data)
 	struct gate_detail *d = data;
 	const struct board_gate *g = &app_board(a)->now.gates[d->gate];
 	const struct board_finding *f;
+	char where[512];
 	size_t i;
 
 	lines_clear(d);
@@ -243,9 +245,9 @@ gate_refresh(struct app *a, void *data)
 		f = &app_board(a)->now.findings[i];
 		if (f->gate == d->gate)
 			add(d, app_severity_role(f->severity), (int)i,
-			    "  %-7s %-22s %s%s%s  %s",
+			    "  %-7s %-22s %s  %s",
 			    finding_severity_name(f->severity), f->check,
-			    f->path, f->where[0] ? ":" : "", f->where,
+			    app_finding_where(f, where, sizeof where),
 			    f->message);
 	}
 	list_rebuild(&d->list, d->n, NULL, NULL);

@@ -10,7 +10,7 @@ keys j j j Enter
 wait_for "First failing check: G3.unsupported (error)"
 expect_re "^ G3 Op support gap +✘ fail"
 expect "Owner: Kenji Watanabe (compiler team)"
-expect "evidence: 02-onnx/op-support.csv at row 23"
+expect "evidence: 02-onnx/op-support.csv:row 23"
 expect "(RotaryEmbedd"
 # The whole message, wrapped at the width drawn: its last words are there.
 expect "a runnable case"

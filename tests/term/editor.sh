@@ -40,7 +40,7 @@ wait_for "3 of 11 gates pass"
 keys 3
 wait_for "5 of 5 findings"
 keys j j j
-wait_for "G3.unsupported  02-onnx/op-support.csv at row 23"
+wait_for "G3.unsupported  02-onnx/op-support.csv:row 23"
 keys o
 edit +23 "$MIDPROJECT/02-onnx/op-support.csv"
 wait_re "^ calops  qwen/qwen3-1.7b@.*\[3 Findings\]"
@@ -54,7 +54,7 @@ wait_for "5 of 5 findings"
 
 # A JSON pointer names no line: the file alone.
 keys k
-wait_for "G2.bound  02-onnx/onnx-report.json at /model_sha256"
+wait_for "G2.bound  02-onnx/onnx-report.json#/model_sha256"
 keys o
 edit "$MIDPROJECT/02-onnx/onnx-report.json"
 wait_for "5 of 5 findings"
@@ -74,7 +74,7 @@ wait_for "First failing check: G3.unsupported (error)"
 keys j j j j o
 edit +23 "$MIDPROJECT/02-onnx/op-support.csv"
 wait_for "First failing check: G3.unsupported (error)"
-expect "evidence: 02-onnx/op-support.csv at row 23"
+expect "evidence: 02-onnx/op-support.csv:row 23"
 keys q
 wait_for "3 of 11 gates pass"
 keys q

@@ -28,7 +28,7 @@ start CALOPS_JOBS_DIR="$J"
 launch "$MIDPROJECT"
 wait_for "3 of 11 gates pass"
 keys 4
-wait_re "^ $ID +✘ failed|^ $ID +⊘ killed"
+wait_re "^ $ID +✘ failed|^ $ID +■ killed"
 keys Enter
 wait_for "job $ID"
 wait_re "end +signal 9"

@@ -111,7 +111,7 @@ wait_for "kill job $SLEEP_ID on local? type its id:"
 send_text "$SLEEP_ID"
 keys Enter
 wait_re "$(row_re "$SLEEP_ID" killed)" 10
-expect_re "^ $SLEEP_ID +⊘ killed"
+expect_re "^ $SLEEP_ID +■ killed"
 keys Q
 wait_exit 0
 

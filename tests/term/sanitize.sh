@@ -71,7 +71,7 @@ wait_for "[3 Findings]"
 wait_re "^ G3 +error +G3.unsupported .* node '\^\[\]52"
 keys j j j
 wait_for "node '$SHOWN' (RotaryEmbedd"
-expect_re "^ G3.unsupported  02-onnx/op-support.csv at row 23"
+expect_re "^ G3.unsupported  02-onnx/op-support.csv:row 23"
 not_cleared "[3 Findings]"
 expect_re "^ G2 +stale +G2.bound"
 expect_re "^ G5 +blocked +G5.script"

@@ -306,6 +306,14 @@ app_status_glyph(enum gate_status s)
 }
 
 const char *
+app_finding_where(const struct board_finding *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", f->path, f->where[0] == '\0' ? "" :
+	    f->where[0] == '/' ? "#" : ":", f->where);
+	return buf;
+}
+
+const char *
 app_job_glyph(const char *s, enum role *r)
 {
 	static const struct {
@@ -317,7 +325,8 @@ app_job_glyph(const char *s, enum role *r)
 		{ "catching up", "⟳", "~", ROLE_PENDING },
 		{ "done", "✔", "+", ROLE_PASS },
 		{ "failed", "✘", "x", ROLE_FAIL },
-		{ "killed", "⊘", "#", ROLE_BLOCKED },
+		/* Not ⊘: that is a blocked gate's, and only that. */
+		{ "killed", "■", "k", ROLE_BLOCKED },
 		{ "lost", "?", "?", ROLE_STALE },
 		{ "corrupt", "!", "!", ROLE_ERROR },
 		{ "broken", "!", "!", ROLE_ERROR },

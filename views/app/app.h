@@ -80,5 +80,9 @@ int	 app_status_role(enum gate_status s);
  * broken); "?" and ROLE_DIM for another. */
 const char *app_job_glyph(const char *state, enum role *r);
 int	 app_severity_role(enum severity s);
+/* Where a finding points, one way on every screen as in check's output:
+ * "file#/json/pointer", "file:row 23", or the file alone; into buf. */
+const char *app_finding_where(const struct board_finding *f, char *buf,
+	    size_t len);
 
 #endif
