@@ -7,8 +7,57 @@
 #include "views/labrun.h"
 
 struct board_view {
-	struct list	list;
+	struct list	 list;
+	int		 sort;		/* a column of sort_names */
+	struct app	*app;
 };
+
+static const char *const sort_names[] = { "gate", "status", "owner", "due",
+    "findings" };
+
+/* Worst first: what needs eyes. */
+static int
+status_rank(enum gate_status s)
+{
+	static const int rank[] = { [GS_FAIL] = 0, [GS_BLOCKED] = 1,
+	    [GS_STALE] = 2, [GS_RUNNING] = 3, [GS_PENDING] = 4, [GS_PASS] = 5 };
+
+	return (size_t)s < nitems(rank) ? rank[s] : 9;
+}
+
+/* An absent text sorts last. */
+static int
+cmp_text(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a == NULL) - (b == NULL);
+	return strcmp(a, b);
+}
+
+static int
+cmp_gate(size_t x, size_t y, void *arg)
+{
+	const struct board_view *b = arg;
+	const struct board_gate *g = app_board(b->app)->now.gates;
+
+	switch (b->sort) {
+	case 1:
+		return status_rank(g[x].status) - status_rank(g[y].status);
+	case 2:
+		return cmp_text(g[x].owner, g[y].owner);
+	case 3:
+		return cmp_text(g[x].due, g[y].due);
+	case 4:	/* most errors, then most findings of any kind, first */
+		if (g[x].counts[SEV_ERROR] != g[y].counts[SEV_ERROR])
+			return g[x].counts[SEV_ERROR] > g[y].counts[SEV_ERROR] ?
+			    -1 : 1;
+		return (int)(g[y].counts[SEV_BLOCKED] + g[y].counts[SEV_STALE] +
+		    g[y].counts[SEV_WARN]) - (int)(g[x].counts[SEV_BLOCKED] +
+		    g[x].counts[SEV_STALE] + g[x].counts[SEV_WARN]);
+	default:
+		return 0;
+	}
+}
 
 static bool
 gate_matches(size_t i, void *arg)
@@ -26,8 +75,11 @@ board_refresh(struct app *a, void *data)
 {
 	struct board_view *b = data;
 
+	b->app = a;
 	list_rebuild(&b->list, app_board(a)->now.valid ? GATE_COUNT : 0,
 	    app_filter(a)[0] != '\0' ? gate_matches : NULL, a);
+	if (b->sort != 0)
+		list_sort(&b->list, cmp_gate, b);
 }
 
 static void *
@@ -159,6 +211,13 @@ board_action(struct app *a, void *data, enum action act)
 			labrun_gate(a, (int)g);
 		return R_REDRAW;
 	}
+	if (act == ACT_SORT || act == ACT_SORT_BACK) {
+		b->sort = (b->sort + (act == ACT_SORT ? 1 :
+		    (int)nitems(sort_names) - 1)) % (int)nitems(sort_names);
+		board_refresh(a, b);
+		app_message(a, false, "sorted by %s", sort_names[b->sort]);
+		return R_REDRAW;
+	}
 	return list_action(&b->list, act) ? R_REDRAW : R_NONE;
 }
 
@@ -175,21 +234,27 @@ board_click(struct app *a, void *data, int y, int x, bool twice)
 static void
 board_status(struct app *a, void *data, char *buf, size_t len)
 {
+	const struct board_view *b = data;
 	size_t i, pass = 0;
+	char sorted[48] = "";
 
-	(void)data;
 	if (!app_board(a)->now.valid)
 		return;
 	for (i = 0; i < GATE_COUNT; i++)
 		pass += app_board(a)->now.gates[i].status == GS_PASS;
-	snprintf(buf, len, "%zu of %d gates pass %s Enter: why %s r: run "
-	    "the gate's lab job", pass, GATE_COUNT, ui_glyph("·", "-"),
+	if (b->sort != 0)
+		snprintf(sorted, sizeof sorted, " %s sorted by %s",
+		    ui_glyph("·", "-"), sort_names[b->sort]);
+	snprintf(buf, len, "%zu of %d gates pass%s %s Enter: why %s r: run "
+	    "the gate's lab job", pass, GATE_COUNT, sorted, ui_glyph("·", "-"),
 	    ui_glyph("·", "-"));
 }
 
 static const struct keybinding board_keys[] = {
 	{ 'w', ACT_WHY, "w" },
 	{ 'r', ACT_RUN, "r" },
+	{ '>', ACT_SORT, ">" },
+	{ '<', ACT_SORT_BACK, "<" },
 	{ 0, ACT_NONE, NULL },
 };
 

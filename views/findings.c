@@ -208,7 +208,9 @@ findings_action(struct app *a, void *data, enum action act)
 
 	switch (act) {
 	case ACT_SORT:
-		v->sort = (v->sort + 1) % SORT_N;
+	case ACT_SORT_BACK:
+		v->sort = (v->sort + (act == ACT_SORT ? 1 : SORT_N - 1)) %
+		    SORT_N;
 		findings_refresh(a, v);
 		app_message(a, false, "sorted by %s", sort_names[v->sort]);
 		return R_REDRAW;
@@ -259,6 +261,8 @@ findings_status(struct app *a, void *data, char *buf, size_t len)
 static const struct keybinding findings_keys[] = {
 	{ 'o', ACT_OPEN, "o" },
 	{ 's', ACT_SORT, "s" },
+	{ '>', ACT_SORT, ">" },
+	{ '<', ACT_SORT_BACK, "<" },
 	{ 'e', ACT_SEVERITY, "e" },
 	{ 0, ACT_NONE, NULL },
 };

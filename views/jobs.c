@@ -30,22 +30,57 @@ struct jobs_view {
 	const char	*kill_host;	/* its host, borrowed from the lab */
 	char		*sel_id;	/* the selected job's, as rows move */
 	const char	*sel_host;
+	int		 sort;		/* a column of sort_names */
 };
+
+static const char *const sort_names[] = { "newest", "state", "host",
+    "what" };
+
+/* What a row shows in its last column: a label in words, else the
+ * command. */
+static const char *
+row_what(const struct jobs_view *v, const struct joblist_row *r)
+{
+	const struct ljob *lj = r->id[0] != '\0' ?
+	    labmodel_find(app_labmodel(v->app), r->host, r->id) : NULL;
+
+	return lj != NULL && lj->label != NULL ? lj->label : r->cmd;
+}
+
+static int
+cmp_row(size_t x, size_t y, void *arg)
+{
+	const struct jobs_view *v = arg;
+	const struct joblist_row *a = joblist_row(v->jl, x);
+	const struct joblist_row *b = joblist_row(v->jl, y);
+	int ra, rb;
+
+	switch (v->sort) {
+	case 1:	/* running first */
+		ra = strcmp(a->state, "running") != 0;
+		rb = strcmp(b->state, "running") != 0;
+		return ra != rb ? ra - rb : strcmp(a->state, b->state);
+	case 2:
+		return strcmp(a->host, b->host);
+	case 3:
+		return strcmp(row_what(v, a), row_what(v, b));
+	default:
+		return 0;
+	}
+}
 
 static bool
 row_matches(size_t i, void *arg)
 {
 	const struct jobs_view *v = arg;
 	const struct joblist_row *r = joblist_row(v->jl, i);
-	const struct ljob *lj = r->id[0] != '\0' ?
-	    labmodel_find(app_labmodel(v->app), r->host, r->id) : NULL;
 
 	/* What the row shows: its label too. */
 	return app_filter_match(v->app, r->host) ||
 	    app_filter_match(v->app, r->id) ||
 	    app_filter_match(v->app, r->state) ||
 	    app_filter_match(v->app, r->cmd) ||
-	    (lj != NULL && app_filter_match(v->app, lj->label));
+	    app_filter_match(v->app, row_what(v, r));
 }
 
 static void
@@ -55,6 +90,8 @@ jobs_update(struct app *a, void *data)
 
 	v->app = a;
 	list_rebuild(&v->list, joblist_nrows(v->jl), row_matches, v);
+	if (v->sort != 0)
+		list_sort(&v->list, cmp_row, v);
 }
 
 /* A host's rows are about to move: remember the selected job. */
@@ -169,7 +206,6 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const struct joblist_row *r = joblist_row(v->jl, rec);
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
 	const char *g = app_job_glyph(r->state, &sr);
-	const struct ljob *lj;
 	char age[32], ex[32], *s;
 
 	(void)x;
@@ -194,10 +230,8 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	ui_put(stdscr, y, 51, v->hostw, base, r->host, true);
 	/* A job the console started is said in words, as the action log
 	 * says it; another one by its command. */
-	lj = r->id[0] != '\0' ? labmodel_find(app_labmodel(v->app), r->host,
-	    r->id) : NULL;
 	ui_put(stdscr, y, 52 + v->hostw, cols - 53 - v->hostw, base,
-	    lj != NULL && lj->label != NULL ? lj->label : r->cmd, false);
+	    row_what(v, r), false);
 }
 
 static void
@@ -312,6 +346,13 @@ jobs_action(struct app *a, void *data, enum action act)
 		return R_REDRAW;
 	case ACT_KILL:
 		return ask_kill(a, v);
+	case ACT_SORT:
+	case ACT_SORT_BACK:
+		v->sort = (v->sort + (act == ACT_SORT ? 1 :
+		    (int)nitems(sort_names) - 1)) % (int)nitems(sort_names);
+		jobs_update(a, v);
+		app_message(a, false, "sorted by %s", sort_names[v->sort]);
+		return R_REDRAW;
 	case ACT_ENTER:
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
 			return R_NONE;
@@ -356,6 +397,9 @@ jobs_status(struct app *a, void *data, char *buf, size_t len)
 	if (down > 0)
 		snprintf(hosts, sizeof hosts, " %s %zu host%s not reachable",
 		    dot, down, down > 1 ? "s" : "");
+	if (v->sort != 0)
+		snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts),
+		    " %s sorted by %s", dot, sort_names[v->sort]);
 	snprintf(buf, len, "%zu of %zu jobs, %zu running%s %s Enter: log%s",
 	    v->list.nmap, joblist_nrows(v->jl), running, hosts, dot,
 	    app_readonly(a) ? "" : "  K: kill");
@@ -363,6 +407,8 @@ jobs_status(struct app *a, void *data, char *buf, size_t len)
 
 static const struct keybinding jobs_keys[] = {
 	{ 'K', ACT_KILL, "K" },
+	{ '>', ACT_SORT, ">" },
+	{ '<', ACT_SORT_BACK, "<" },
 	{ 0, ACT_NONE, NULL },
 };
 

@@ -8,7 +8,39 @@
 struct tickets_view {
 	struct list	 list;
 	struct app	*app;
+	int		 sort;		/* a column of sort_names */
 };
+
+static const char *const sort_names[] = { "ticket", "progress", "state",
+    "estimate", "owner" };
+
+static int
+cmp_ticket(size_t x, size_t y, void *arg)
+{
+	const struct tickets_view *v = arg;
+	const struct board_ticket *t = app_board(v->app)->now.tickets;
+	const char *a, *b;
+
+	switch (v->sort) {
+	case 1:	/* least done first */
+		return (t[x].progress > t[y].progress) -
+		    (t[x].progress < t[y].progress);
+	case 2:
+		a = t[x].state, b = t[y].state;
+		break;
+	case 3:	/* the longest first; none last */
+		return (t[x].estimate_days < t[y].estimate_days) -
+		    (t[x].estimate_days > t[y].estimate_days);
+	case 4:
+		a = t[x].owner, b = t[y].owner;
+		break;
+	default:
+		return 0;
+	}
+	if (a == NULL || b == NULL)
+		return (a == NULL) - (b == NULL);
+	return strcmp(a, b);
+}
 
 static bool
 ticket_matches(size_t i, void *arg)
@@ -27,9 +59,12 @@ tickets_refresh(struct app *a, void *data)
 {
 	struct tickets_view *v = data;
 
+	v->app = a;
 	list_rebuild(&v->list, app_board(a)->now.valid ?
 	    app_board(a)->now.ntickets : 0, app_filter(a)[0] != '\0' ?
 	    ticket_matches : NULL, a);
+	if (v->sort != 0)
+		list_sort(&v->list, cmp_ticket, v);
 }
 
 static void *
@@ -163,7 +198,13 @@ tickets_action(struct app *a, void *data, enum action act)
 {
 	struct tickets_view *v = data;
 
-	(void)a;
+	if (act == ACT_SORT || act == ACT_SORT_BACK) {
+		v->sort = (v->sort + (act == ACT_SORT ? 1 :
+		    (int)nitems(sort_names) - 1)) % (int)nitems(sort_names);
+		tickets_refresh(a, v);
+		app_message(a, false, "sorted by %s", sort_names[v->sort]);
+		return R_REDRAW;
+	}
 	return list_action(&v->list, act) ? R_REDRAW : R_NONE;
 }
 
@@ -180,21 +221,32 @@ tickets_click(struct app *a, void *data, int y, int x, bool twice)
 static void
 tickets_status(struct app *a, void *data, char *buf, size_t len)
 {
+	const struct tickets_view *v = data;
 	size_t i, done = 0, claimed = 0;
+	char sorted[48] = "";
 
-	(void)data;
+	if (v->sort != 0)
+		snprintf(sorted, sizeof sorted, " %s sorted by %s",
+		    ui_glyph("·", "-"), sort_names[v->sort]);
 	for (i = 0; i < app_board(a)->now.ntickets; i++) {
 		done += app_board(a)->now.tickets[i].progress >= 1;
 		claimed +=
 		    app_board(a)->now.tickets[i].claimed_done_without_evidence;
 	}
 	snprintf(buf, len, "%zu of %zu tickets have their evidence %s %zu "
-	    "claimed done without it", done, app_board(a)->now.ntickets,
-	    ui_glyph("·", "-"), claimed);
+	    "claimed done without it%s", done, app_board(a)->now.ntickets,
+	    ui_glyph("·", "-"), claimed, sorted);
 }
+
+static const struct keybinding tickets_keys[] = {
+	{ '>', ACT_SORT, ">" },
+	{ '<', ACT_SORT_BACK, "<" },
+	{ 0, ACT_NONE, NULL },
+};
 
 const struct view_ops tickets_view = {
 	.title = "Tickets",
+	.keys = tickets_keys,
 	.open = tickets_open,
 	.close = tickets_close,
 	.draw = tickets_draw,

@@ -105,8 +105,16 @@ click on G3.unsupported
 dump out/click-gate.txt
 key q Home Enter
 dump out/gate-green.txt
+key q >
+dump out/board-by-status.txt
+key > >
+dump out/board-by-due.txt
+key < < <
+key 2 < <
+dump out/tickets-by-estimate.txt
+key > > > 1 Enter
 key q ?
-click on next screen
+click on quit calops
 dump out/click-help.txt
 key Q"
 

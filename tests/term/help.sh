@@ -15,7 +15,10 @@ expect_re "^   Up k +move up$"
 expect_re "^   q +close this screen; quit from the first$"
 expect_re "^   Esc +back out: filter, pane, then screen; never quits$"
 expect_re "^   / +filter the lines \(Esc clears\)$"
-expect_re "^   Tab +next screen$"
+# Below the first page at 80x24, with the board's sort keys above it.
+[ "$ROWS" -lt 40 ] || expect_re "^   Tab +next screen$"
+expect_re "^   > +sort by the next column$"
+expect_re "^   < +sort by the previous column$"
 # The screens, from the registry: digit and :name.  At 80x24 the first
 # page ends before them.
 [ "$ROWS" -lt 40 ] || expect_re "^   1 :board +the gate board, G0-G10$"
@@ -38,7 +41,8 @@ keys ?
 wait_for "Help — q to close"
 expect_re "^ Findings$"
 expect_re "^   o +open the artifact at the finding in \\\$EDITOR/\\\$PAGER$"
-expect_re "^   s +change the sort order$"
+expect_re "^   s > +sort by the next column$"
+expect_re "^   < +sort by the previous column$"
 expect_re "^   e +cycle the severity shown$"
 keys ?
 wait_for "5 of 5 findings"

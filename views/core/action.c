@@ -32,7 +32,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "list them again)" },
 	[ACT_SUSPEND] = { "suspend", "suspend calops (fg to return)" },
 	[ACT_OPEN] = { "open", "open the artifact at the finding in $EDITOR/$PAGER" },
-	[ACT_SORT] = { "sort", "change the sort order" },
+	[ACT_SORT] = { "sort", "sort by the next column" },
+	[ACT_SORT_BACK] = { "sort-back", "sort by the previous column" },
 	[ACT_SEVERITY] = { "severity", "cycle the severity shown" },
 	[ACT_WHY] = { "why", "why is this gate not green?" },
 	[ACT_KILL] = { "kill", "kill the selected running job (type its id to "

@@ -104,6 +104,35 @@ list_select_row(struct list *l, size_t row)
 	return true;
 }
 
+struct sort_ctx {
+	int	(*cmp)(size_t, size_t, void *);
+	void	*arg;
+};
+
+static int
+sort_cmp(const void *x, const void *y, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int r = c->cmp(a, b, c->arg);
+
+	return r != 0 ? r : (a > b) - (a < b);
+}
+
+void
+list_sort(struct list *l, int (*cmp)(size_t, size_t, void *), void *arg)
+{
+	struct sort_ctx c = { cmp, arg };
+	size_t keep = list_selected(l), i;
+
+	if (l->nmap < 2)
+		return;
+	qsort_r(l->map, l->nmap, sizeof *l->map, sort_cmp, &c);
+	for (i = 0; keep != SIZE_MAX && i < l->nmap; i++)
+		if (l->map[i] == keep)
+			l->sel = i;
+}
+
 void
 list_draw_header(int y, int x, int cols, const char *header)
 {

@@ -45,6 +45,10 @@ void	list_rebuild(struct list *l, size_t n, bool (*match)(size_t, void *),
 void	list_draw(struct list *l, int top, int rows, int x, int cols,
 	    const char *header, list_row_fn row, const void *arg,
 	    const char *empty);
+/* Order the rows shown by cmp (records a and b; ties keep record order),
+ * the selection staying on its record. */
+void	list_sort(struct list *l, int (*cmp)(size_t a, size_t b, void *arg),
+	    void *arg);
 /* The header row alone, for a screen that puts lines of its own between it
  * and the records (list_draw() with no header after them). */
 void	list_draw_header(int y, int x, int cols, const char *header);
