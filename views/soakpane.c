@@ -204,9 +204,11 @@ leak_text(struct soak *v, const struct ljob *j, const char *name, char *buf,
 	if (v->chip < 0 && n > 1 && wchip >= 0 && worst.growing)
 		snprintf(buf + strlen(buf), len - strlen(buf), " chip %d",
 		    wchip);
-	/* The alerts wait for an hour of run (alerts.h): say so. */
+	/* The alerts wait for an hour of run (alerts.h): say that the rule
+	 * cannot fire yet, and for how long, rather than look quiet. */
 	if (!(j->last_ts - j->first_ts >= ALERT_LEAK_MIN_S))
-		snprintf(buf + strlen(buf), len - strlen(buf), " (early)");
+		snprintf(buf + strlen(buf), len - strlen(buf), " (no alert "
+		    "before %.0f min of run)", ALERT_LEAK_MIN_S / 60);
 	return worst.growing ? ROLE_FAIL : ROLE_PASS;
 }
 
