@@ -286,6 +286,71 @@ draw_graph(struct soak *v, const struct ljob *j, const struct gdef *d,
 
 /* ---- the view ---- */
 
+/*
+ * How each soak was last looked at (chip, window, zoom, cursor, the alert
+ * journal), kept for as long as the console runs: leaving the screen and
+ * coming back finds it as it was left.  The oldest of SOAK_REMEMBER soaks
+ * is forgotten first.
+ */
+#define SOAK_REMEMBER	16
+
+static struct remembered {
+	char	 job[160];		/* "host/id"; "" for a free slot */
+	int	 chip;
+	size_t	 win, zoom;
+	double	 cursor;
+	bool	 pane;
+	uint64_t used;			/* when kept: the oldest goes */
+} remembered[SOAK_REMEMBER];
+static uint64_t remembered_clock;
+
+static void
+remember(const struct soak *v)
+{
+	struct remembered *r = &remembered[0];
+	size_t i;
+
+	if (v->job == NULL)
+		return;
+	for (i = 0; i < nitems(remembered); i++) {
+		if (strcmp(remembered[i].job, v->job) == 0) {
+			r = &remembered[i];
+			break;
+		}
+		if (remembered[i].used < r->used)
+			r = &remembered[i];
+	}
+	snprintf(r->job, sizeof r->job, "%s", v->job);
+	r->chip = v->chip;
+	r->win = v->win;
+	r->zoom = v->zoom;
+	r->cursor = v->cursor;
+	r->pane = v->pane;
+	r->used = ++remembered_clock;
+}
+
+/* The view of job key as it was left, or the defaults. */
+static void
+recall(struct soak *v, const char *key)
+{
+	size_t i;
+
+	v->chip = -1;
+	v->win = 0;
+	v->zoom = ZOOM_DEFAULT;
+	v->cursor = NAN;
+	v->pane = false;
+	for (i = 0; i < nitems(remembered); i++)
+		if (strcmp(remembered[i].job, key) == 0) {
+			v->chip = remembered[i].chip;
+			v->win = remembered[i].win;
+			v->zoom = remembered[i].zoom;
+			v->cursor = remembered[i].cursor;
+			v->pane = remembered[i].pane;
+			return;
+		}
+}
+
 static struct ljob *
 current(struct soak *v)
 {
@@ -296,10 +361,10 @@ current(struct soak *v)
 		return NULL;
 	key = xasprintf("%s/%s", j->host, j->id != NULL ? j->id : "");
 	if (v->job == NULL || strcmp(key, v->job) != 0) {
+		remember(v);
 		free(v->job);
 		v->job = key;
-		v->cursor = NAN;
-		v->chip = -1;
+		recall(v, key);
 	} else
 		free(key);
 	find_chips(v, j);
@@ -338,6 +403,7 @@ soak_close(void *data)
 
 	if (v->timer != 0)
 		loop_del_timer(app_loop(v->app), v->timer);
+	remember(v);
 	sketch_release(&v->sk);
 	list_release(&v->alerts);
 	free(v->job);

@@ -30,6 +30,18 @@ keys 5
 wait_for "[5 Soak]"
 wait_re "▶ running +soak 24h · chips 0-3 @local"
 wait_re "^TTFT p99 [0-9.]+m?s"
+# Its view is kept while the console runs: left and come back to, the
+# window chosen is still the one shown.
+wait_for "window 1 min"
+keys w
+wait_for "window 10 min"
+keys 1
+wait_for "[1 Board]"
+keys 5
+wait_for "[5 Soak]"
+wait_for "window 10 min"
+keys w w w
+wait_for "window 1 min"
 wait_re "RSS max [0-9.]+[KMG]i"
 first=$(screen | grep -o '[0-9hm]*/24h' | head -1)
 shot1=$(screen | sed -n '/^TTFT/,$p')
@@ -96,7 +108,9 @@ send_text "soak 24h"
 keys Enter
 wait_for "filter: soak 24h"
 keys Enter
-wait_re "^ [0-9:]{8} metric +chip [0-3] [a-z_]+=[0-9.]+(ms|s|%|B|Ki|Mi|Gi|C|W|k)? "
+wait_re "^ job [0-9a-f-]+ on local "
+# The whole run is read back (some 180,000 events): slow under ASan.
+WAIT_SECS=60 wait_re "^ [0-9:]{8} metric +chip [0-3] [a-z_]+=[0-9.]+(ms|s|%|B|Ki|Mi|Gi|C|W|k)? "
 keys q
 wait_for "filter: soak 24h"
 keys Escape
