@@ -111,10 +111,12 @@ keys Enter
 wait_re "^ job [0-9a-f-]+ on local "
 # The whole run is read back (some 180,000 events): slow under ASan.
 WAIT_SECS=60 wait_re "^ [0-9:]{8} metric +chip [0-3] [a-z_]+=[0-9.]+(ms|s|%|B|Ki|Mi|Gi|C|W|k)? "
-keys q
-wait_for "filter: soak 24h"
+# The filter is the log's search too: Esc clears it, then q closes the
+# log, then q quits from the Jobs screen.
 keys Escape
 wait_gone "filter: soak 24h"
+keys q
+wait_re "^ ID +STATE +AGE +EXIT +HOST +WHAT"
 keys q
 wait_exit 0
 finish
