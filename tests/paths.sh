@@ -8,9 +8,9 @@
 # fails from another (CI clones where it likes).  For each LENGTH this
 # clones the repository's HEAD to a folder whose path is exactly LENGTH
 # characters, builds calops there (-Werror), and runs every tests/term/*.sh
-# at 120x40 and 80x24 from that clone, two per core (they mostly wait on
-# tmux); the golden screens (tests/golden/) the same way.  It exits 1 if
-# any test failed from any clone, and prints each failure's output.
+# at 120x40 and 80x24 from that clone, one per core; the golden screens
+# (tests/golden/) the same way.  It exits 1 if any test failed from any
+# clone, and prints each failure's output.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +50,7 @@ for len in "$@"; do
 		name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
 		[ "$name" = term/lib ] && continue
 		printf '%s 120 40\n%s 80 24\n' "$name" "$name"
-	done | xargs -P "$((jobs * 2))" -L 1 sh -c '
+	done | xargs -P "$jobs" -L 1 sh -c '
 		o=$(echo "$1" | tr / _)_$2x$3
 		bash "$0/tests/$1.sh" "$0/build/calops" "$2" "$3" \
 		    >"$0/build/paths-out/$o" 2>&1 ||

@@ -45,13 +45,16 @@ wait_for "window 1 min"
 wait_re "RSS max [0-9.]+[KMG]i"
 first=$(screen | grep -o '[0-9hm]*/24h' | head -1)
 shot1=$(screen | sed -n '/^TTFT/,$p')
-for i in $(seq 1 50); do
+# Both must move: the elapsed time, and the graphs (new samples can take
+# a while to reach a visible column on a loaded machine).
+for i in $(seq 1 300); do
 	now=$(screen | grep -o '[0-9hm]*/24h' | head -1)
-	[ -n "$now" ] && [ "$now" != "$first" ] && break
+	shot2=$(screen | sed -n '/^TTFT/,$p')
+	[ -n "$now" ] && [ "$now" != "$first" ] && [ "$shot1" != "$shot2" ] &&
+	    break
 	sleep 0.1
 done
 [ "$now" != "$first" ] || fail "the soak's elapsed time does not move ($first)"
-shot2=$(screen | sed -n '/^TTFT/,$p')
 [ "$shot1" != "$shot2" ] || fail "the graphs did not change"
 
 # wait-timeout on chip 0 while the soak runs on it: the warning names the
