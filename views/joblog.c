@@ -50,6 +50,7 @@ struct joblog {
 	uint64_t	 dropped;
 	struct list	 list;
 	bool		 follow, wrap, ended;
+	bool		 stale;		/* lines came since the rows */
 	enum level	 min_level;
 	char		 state[160];	/* how the stream ended */
 	char		 search[256];	/* the search last jumped to */
@@ -67,6 +68,7 @@ line_matches(size_t i, void *arg)
 static void
 rebuild(struct joblog *v)
 {
+	v->stale = false;
 	list_rebuild(&v->list, v->n, line_matches, v);
 	if (v->follow && v->list.nmap > 0)
 		v->list.sel = v->list.nmap - 1;
@@ -266,7 +268,7 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		    len), line);
 		add_line(v, buf_detach(&b, NULL), LV_WARN);
 		json_decref(o);
-		rebuild(v);
+		v->stale = true;
 		app_redraw(v->app);
 		return;
 	}
@@ -302,7 +304,9 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		v->ended = true;
 	json_decref(o);
 	add_line(v, buf_detach(&b, NULL), lv);
-	rebuild(v);
+	/* The rows are made again once per frame, not once per line: a
+	 * soak's log is read back at 100,000s of lines. */
+	v->stale = true;
 	app_redraw(v->app);
 }
 
@@ -464,6 +468,8 @@ joblog_draw(struct app *a, void *data, int top, int rows, int cols)
 	char *head;
 
 	(void)a;
+	if (v->stale)
+		rebuild(v);
 	/* Through the sanitiser: the id came from the host. */
 	head = xasprintf("job %s on %s %s %-8s %-8s %-5s %s", v->id, v->host,
 	    ui_glyph("—", "-"), "TIME", "TYPE", "LEVEL", "MESSAGE");
@@ -490,6 +496,8 @@ joblog_action(struct app *a, void *data, enum action act)
 {
 	struct joblog *v = data;
 
+	if (v->stale)
+		rebuild(v);
 	switch (act) {
 	case ACT_FOLLOW:
 		v->follow = !v->follow;
