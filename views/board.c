@@ -212,8 +212,8 @@ board_action(struct app *a, void *data, enum action act)
 		return R_REDRAW;
 	}
 	if (act == ACT_SORT || act == ACT_SORT_BACK) {
-		b->sort = (b->sort + (act == ACT_SORT ? 1 :
-		    (int)nitems(sort_names) - 1)) % (int)nitems(sort_names);
+		b->sort = list_sort_step(b->sort,
+		    (int)nitems(sort_names), act);
 		board_refresh(a, b);
 		app_message(a, false, "sorted by %s", sort_names[b->sort]);
 		return R_REDRAW;

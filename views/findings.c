@@ -209,8 +209,8 @@ findings_action(struct app *a, void *data, enum action act)
 	switch (act) {
 	case ACT_SORT:
 	case ACT_SORT_BACK:
-		v->sort = (v->sort + (act == ACT_SORT ? 1 : SORT_N - 1)) %
-		    SORT_N;
+		v->sort = (enum sort_key)list_sort_step((int)v->sort, SORT_N,
+		    act);
 		findings_refresh(a, v);
 		app_message(a, false, "sorted by %s", sort_names[v->sort]);
 		return R_REDRAW;

@@ -348,8 +348,8 @@ jobs_action(struct app *a, void *data, enum action act)
 		return ask_kill(a, v);
 	case ACT_SORT:
 	case ACT_SORT_BACK:
-		v->sort = (v->sort + (act == ACT_SORT ? 1 :
-		    (int)nitems(sort_names) - 1)) % (int)nitems(sort_names);
+		v->sort = list_sort_step(v->sort,
+		    (int)nitems(sort_names), act);
 		jobs_update(a, v);
 		app_message(a, false, "sorted by %s", sort_names[v->sort]);
 		return R_REDRAW;

@@ -199,8 +199,8 @@ tickets_action(struct app *a, void *data, enum action act)
 	struct tickets_view *v = data;
 
 	if (act == ACT_SORT || act == ACT_SORT_BACK) {
-		v->sort = (v->sort + (act == ACT_SORT ? 1 :
-		    (int)nitems(sort_names) - 1)) % (int)nitems(sort_names);
+		v->sort = list_sort_step(v->sort,
+		    (int)nitems(sort_names), act);
 		tickets_refresh(a, v);
 		app_message(a, false, "sorted by %s", sort_names[v->sort]);
 		return R_REDRAW;

@@ -119,6 +119,12 @@ sort_cmp(const void *x, const void *y, void *arg)
 	return r != 0 ? r : (a > b) - (a < b);
 }
 
+int
+list_sort_step(int cur, int n, enum action a)
+{
+	return (cur + (a == ACT_SORT ? 1 : n - 1)) % n;
+}
+
 void
 list_sort(struct list *l, int (*cmp)(size_t, size_t, void *), void *arg)
 {

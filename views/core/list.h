@@ -49,6 +49,9 @@ void	list_draw(struct list *l, int top, int rows, int x, int cols,
  * the selection staying on its record. */
 void	list_sort(struct list *l, int (*cmp)(size_t a, size_t b, void *arg),
 	    void *arg);
+/* The sort column after cur of n for ACT_SORT, before it for
+ * ACT_SORT_BACK, wrapping around. */
+int	list_sort_step(int cur, int n, enum action a);
 /* The header row alone, for a screen that puts lines of its own between it
  * and the records (list_draw() with no header after them). */
 void	list_draw_header(int y, int x, int cols, const char *header);
