@@ -110,6 +110,59 @@ input_hash(const struct board_gate *g, const char *path)
 	return NULL;
 }
 
+/* The checks not judged, counted and listed into buf ("G9.soak G9.leak"). */
+static size_t
+unjudged(const struct board_gate *g, char *buf, size_t len)
+{
+	const char *id;
+	size_t n = 0, off = 0;
+	json_t *v;
+
+	json_object_foreach(g->checks, id, v) {
+		if (json_is_string(v) &&
+		    strcmp(json_string_value(v), "not_judged") != 0)
+			continue;
+		if (buf != NULL && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+			    n > 0 ? " " : "", id);
+		n++;
+	}
+	return n;
+}
+
+/* Every check of the gate with its verdict, a few to a line. */
+static void
+verdicts(struct gate_detail *d, const struct board_gate *g)
+{
+	char line[256];
+	const char *id, *glyph;
+	size_t off = 0;
+	enum role r;
+	json_t *v;
+
+	if (json_object_size(g->checks) == 0)
+		return;
+	add(d, ROLE_NORMAL, -1, "%s", "");
+	add(d, ROLE_HEADER, -1, "Checks (%s held, %s failed, %s nothing to "
+	    "judge yet):", ui_glyph("✔", "+"), ui_glyph("✘", "x"),
+	    ui_glyph("○", "?"));
+	json_object_foreach(g->checks, id, v) {
+		glyph = app_verdict_glyph(json_string_value(v), &r);
+		if (off > 0 && (int)(off + 24) > d->cols - 4) {
+			add(d, ROLE_NORMAL, -1, "%s", line);
+			off = 0;
+		}
+		off += (size_t)snprintf(line + off, sizeof line - off,
+		    "  %s %-19.40s", glyph, id);
+		if (off >= sizeof line - 48) {
+			add(d, ROLE_NORMAL, -1, "%s", line);
+			off = 0;
+		}
+	}
+	if (off > 0)
+		add(d, ROLE_NORMAL, -1, "%s", line);
+}
+
 static void
 why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 {
@@ -137,9 +190,15 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 	if (g->status == GS_PENDING)
 		add(d, ROLE_HEADER, -1, "Pending: its primary artifact %s is not "
 		    "there yet", gate_table[d->gate].primary);
-	else
+	else if (unjudged(g, NULL, 0) == 0)
 		add(d, ROLE_PASS, -1, "Every check holds.");
+	else {
+		unjudged(g, where, sizeof where);
+		add(d, ROLE_HEADER, -1, "No check fails, but nothing was there "
+		    "to judge for %s: not evidence yet", where);
+	}
 }
+
 
 /* The later gates that cannot pass while this one does not: everything
  * that stands on it, directly or through another gate.  A green gate holds
@@ -237,6 +296,7 @@ gate_refresh(struct app *a, void *data)
 		    "fault scenarios");
 	add(d, ROLE_NORMAL, -1, "%s", "");
 	why(a, d, g);
+	verdicts(d, g);
 	held_back(a, d, g);
 	changes(a, d, g);
 	add(d, ROLE_NORMAL, -1, "%s", "");

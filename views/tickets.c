@@ -101,19 +101,24 @@ draw_bar(int y, int x, int width, double progress, bool sel)
 	wattrset(stdscr, ui_attr(ROLE_NORMAL));
 }
 
-/* The checks behind a ticket, "G0.schema ✔ G0.files ✘ …". */
+/* The checks behind a ticket, "G0.schema ✔ G0.files ✘ G9.soak ○ …"; in
+ * full, a check with nothing to judge says so in words. */
 static void
-checks_text(const struct board_ticket *t, char *buf, size_t len)
+checks_text(const struct board_ticket *t, bool full, char *buf, size_t len)
 {
-	const char *name;
+	const char *name, *glyph;
+	enum role r;
 	json_t *v;
 	size_t off = 0;
 
 	buf[0] = '\0';
 	json_object_foreach(t->checks, name, v) {
-		int n = snprintf(buf + off, len - off, "%s%s %s",
-		    off > 0 ? "  " : "", name, json_is_true(v) ?
-		    ui_glyph("✔", "ok") : ui_glyph("✘", "NO"));
+		int n;
+
+		glyph = app_verdict_glyph(json_string_value(v), &r);
+		n = snprintf(buf + off, len - off, "%s%s %s%s",
+		    off > 0 ? "  " : "", name, glyph, full && r == ROLE_DIM ?
+		    " not judged" : "");
 
 		if (n < 0 || (size_t)n >= len - off)
 			break;
@@ -156,7 +161,7 @@ draw_ticket(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		x += ui_putf(stdscr, y, x, cols - x - 1, sel ? base : ROLE_FAIL,
 		    "%s claimed done, evidence missing", ui_glyph("⚠", "!")) + 2;
 	if (cols - x > 10) {
-		checks_text(t, checks, sizeof checks);
+		checks_text(t, false, checks, sizeof checks);
 		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM,
 		    checks, false);
 	}
@@ -180,7 +185,7 @@ tickets_draw(struct app *a, void *data, int top, int rows, int cols)
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
 		t = &app_board(a)->now.tickets[i];
 		y = top + rows - 1;
-		checks_text(t, checks, sizeof checks);
+		checks_text(t, true, checks, sizeof checks);
 		x = 2 + ui_putf(stdscr, y, 1, cols - 2, ROLE_HEADER, "%s checks:",
 		    t->id);
 		if (t->claimed_done_without_evidence)

@@ -183,7 +183,7 @@ artifact_input(struct gate_result *gr, const char *rel, const char *check)
 	artifact_note_input(gr, rel, a->hex);
 	if (a->status == WS_OK && a->parsed)
 		return a;
-	gate_add(gr, SEV_WARN, check, rel, "",
+	gate_skip(gr, check, rel, "",
 	    "check skipped: its input '%s' is %s", rel,
 	    a->status == WS_ABSENT ? "missing" : "unreadable");
 	return NULL;
@@ -398,7 +398,7 @@ artifact_jsonl_input(struct gate_result *gr, const char *rel, const char *check,
 	long n = read_jsonl(gr, rel, false, fn, arg);
 
 	if (n < 0)
-		gate_add(gr, SEV_WARN, check, rel, "",
+		gate_skip(gr, check, rel, "",
 		    "check skipped: its input '%s' is missing or unreadable", rel);
 	return n;
 }

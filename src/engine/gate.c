@@ -7,30 +7,60 @@
 #include "engine/owners.h"
 #include "engine/project.h"
 
+/* The check ids of workspace.md §3, gate by gate: `check --json` gives a
+ * verdict for each of them. */
+static const char *const g0_checks[] = { "G0.schema", "G0.model_id",
+    "G0.license", "G0.files", "G0.files.hash", "G0.architecture",
+    "G0.tokenizer", "G0.targets", "G0.sla", "G0.complexity", NULL };
+static const char *const g1_checks[] = { "G1.env", "G1.prompts",
+    "G1.coverage", "G1.outputs", "G1.repro", "G1.tokenizer", "G1.golden",
+    NULL };
+static const char *const g2_checks[] = { "G2.config", "G2.checker",
+    "G2.external_data", "G2.op_inventory", "G2.greedy", "G2.tolerance",
+    "G2.profiles", "G2.bound", NULL };
+static const char *const g3_checks[] = { "G3.csv", "G3.unsupported",
+    "G3.fallback", "G3.row_owner", "G3.coverage", NULL };
+static const char *const g4_checks[] = { "G4.config", "G4.calibration",
+    "G4.disjoint", "G4.quality", "G4.layers", NULL };
+static const char *const g5_checks[] = { "G5.manifest", "G5.config",
+    "G5.bound", "G5.script", "G5.builds", NULL };
+static const char *const g6_checks[] = { "G6.errors", "G6.repro",
+    "G6.hashes", "G6.single_chip", "G6.bound", NULL };
+static const char *const g7_checks[] = { "G7.golden", "G7.faults",
+    "G7.bound", NULL };
+static const char *const g8_checks[] = { "G8.manifest", "G8.limits",
+    "G8.conformance", "G8.bound", NULL };
+static const char *const g9_checks[] = { "G9.api", "G9.perf", "G9.soak",
+    "G9.leak", "G9.duration", NULL };
+static const char *const g10_checks[] = { "G10.signature", "G10.current",
+    "G10.bindings", "G10.rollback", "G10.audit", "G10.revoked",
+    "G10.decision", "G10.upstream", NULL };
+
 const struct gate_def gate_table[GATE_COUNT] = {
 	{ "G0", "Model intake", "model", "stop or change the model",
-	    "00-source/source-manifest.json", g00_source },
+	    "00-source/source-manifest.json", g00_source, g0_checks },
 	{ "G1", "Reference baseline", "model", "fix environment/tokenizer",
-	    "01-reference/outputs.jsonl", g01_reference },
+	    "01-reference/outputs.jsonl", g01_reference, g1_checks },
 	{ "G2", "ONNX export", "export", "exporter/model wrapper",
-	    "02-onnx/onnx-report.json", g02_onnx },
+	    "02-onnx/onnx-report.json", g02_onnx, g2_checks },
 	{ "G3", "Op support gap", "compiler", "vendor/lowering",
-	    "02-onnx/op-support.csv", g03_opsupport },
+	    "02-onnx/op-support.csv", g03_opsupport, g3_checks },
 	{ "G4", "Quantization", "quant", "quant config/calibration",
-	    "03-quant/quant-report.json", g04_quant },
+	    "03-quant/quant-report.json", g04_quant, g4_checks },
 	{ "G5", "Reproducible compile", "compiler", "compiler/vendor",
-	    "04-compiler/builds.json", g05_compile },
+	    "04-compiler/builds.json", g05_compile, g5_checks },
 	{ "G6", "Static package validation", "runtime", "packer/compiler",
-	    "05-calbin/validation.json", g06_package },
+	    "05-calbin/validation.json", g06_package, g6_checks },
 	{ "G7", "Runtime runner", "runtime", "runtime/calbin",
-	    "06-runtime/correctness/golden.json", g07_runner },
+	    "06-runtime/correctness/golden.json", g07_runner, g7_checks },
 	{ "G8", "llama.cpp adapter", "runtime", "adapter",
-	    "07-serving/service-manifest.json", g08_adapter },
+	    "07-serving/service-manifest.json", g08_adapter, g8_checks },
 	{ "G9", "Service, load and soak", "serving",
 	    "scheduler/adapter/calbin",
-	    "07-serving/conformance/api-matrix.json", g09_serving },
+	    "07-serving/conformance/api-matrix.json", g09_serving,
+	    g9_checks },
 	{ "G10", "Release", "release", "the gate that failed",
-	    "08-release/generations", g10_release },
+	    "08-release/generations", g10_release, g10_checks },
 };
 
 static const char *const status_names[] = {
@@ -102,6 +132,122 @@ gate_add(struct gate_result *gr, enum severity sev, const char *check,
 	va_start(ap, fmt);
 	finding_addv(&gr->findings, sev, check, path, where, fmt, ap);
 	va_end(ap);
+}
+
+#define MARK_JUDGED	1
+#define MARK_SKIPPED	2
+
+static void
+mark(struct gate_result *gr, const char *check, json_int_t bit)
+{
+	json_t *v;
+
+	if (gr->marks == NULL)
+		gr->marks = json_object();
+	if ((v = json_object_get(gr->marks, check)) == NULL)
+		json_object_set_new(gr->marks, check, json_integer(bit));
+	else
+		json_integer_set(v, json_integer_value(v) | bit);
+}
+
+void
+gate_judged(struct gate_result *gr, const char *check, ...)
+{
+	va_list ap;
+
+	va_start(ap, check);
+	for (; check != NULL; check = va_arg(ap, const char *))
+		mark(gr, check, MARK_JUDGED);
+	va_end(ap);
+}
+
+void
+gate_skip(struct gate_result *gr, const char *check, const char *path,
+    const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	mark(gr, check, MARK_SKIPPED);
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	gate_add(gr, SEV_WARN, check, path, where, "%s", msg);
+	free(msg);
+}
+
+static bool
+counts_against(const struct finding *f, bool strict)
+{
+	return f->severity == SEV_ERROR || f->severity == SEV_BLOCKED ||
+	    f->severity == SEV_STALE || (strict && f->severity == SEV_WARN);
+}
+
+/* Does a finding of the gate fail check?  Its own findings and its
+ * sub-ids' do, and the gate's parse and path errors fail every check. */
+static bool
+check_failed(const struct gate_result *gr, const char *check, bool strict)
+{
+	char parse[16], path[16];
+	const struct finding *f;
+	bool all = strcmp(check + strlen(gr->def->id), ".*") == 0;
+	size_t i;
+
+	snprintf(parse, sizeof parse, "%s.parse", gr->def->id);
+	snprintf(path, sizeof path, "%s.path", gr->def->id);
+	for (i = 0; i < gr->findings.n; i++) {
+		f = &gr->findings.v[i];
+		if (!counts_against(f, strict))
+			continue;
+		if (all || finding_check_covers(check, f->check) ||
+		    (f->severity == SEV_ERROR &&
+			(finding_check_covers(parse, f->check) ||
+			    finding_check_covers(path, f->check))))
+			return true;
+	}
+	return false;
+}
+
+/* Judged, and neither it nor a sub-id skipped. */
+static bool
+check_judged(const struct gate_result *gr, const char *check)
+{
+	const char *id;
+	json_t *v;
+
+	if (gr->status == GS_PENDING || gr->marks == NULL)
+		return false;
+	v = json_object_get(gr->marks, check);
+	if (v == NULL || !(json_integer_value(v) & MARK_JUDGED))
+		return false;
+	json_object_foreach(gr->marks, id, v)
+		if ((json_integer_value(v) & MARK_SKIPPED) &&
+		    finding_check_covers(check, id))
+			return false;
+	return true;
+}
+
+enum check_verdict
+gate_check_verdict(const struct gate_result *gr, const char *check,
+    bool strict)
+{
+	size_t i;
+
+	if (check_failed(gr, check, strict))
+		return CV_FAILED;
+	if (strcmp(check + strlen(gr->def->id), ".*") != 0)
+		return check_judged(gr, check) ? CV_HELD : CV_NOT_JUDGED;
+	for (i = 0; gr->def->checks[i] != NULL; i++)
+		if (!check_judged(gr, gr->def->checks[i]))
+			return CV_NOT_JUDGED;
+	return CV_HELD;
+}
+
+const char *
+gate_verdict_name(enum check_verdict v)
+{
+	return v == CV_HELD ? "held" : v == CV_FAILED ? "failed" :
+	    "not_judged";
 }
 
 /* Findings past the per-check cap still count: one summary per severity. */
@@ -196,6 +342,7 @@ gate_eval_release(struct eval *ev)
 	for (i = 0; i < GATE_COUNT; i++) {
 		finding_list_release(&ev->gates[i].findings);
 		json_decref(ev->gates[i].check_counts);
+		json_decref(ev->gates[i].marks);
 		for (k = 0; k < ev->gates[i].ninputs; k++)
 			free(ev->gates[i].inputs[k].rel);
 		free(ev->gates[i].inputs);

@@ -40,6 +40,13 @@ enum gate_status {
 struct eval;
 struct gate_result;
 
+/* A check's verdict (workspace.md §6): it holds only when it was judged. */
+enum check_verdict {
+	CV_HELD,
+	CV_FAILED,
+	CV_NOT_JUDGED,
+};
+
 struct gate_def {
 	const char	*id;		/* "G0" */
 	const char	*name;		/* "Model intake" */
@@ -47,6 +54,7 @@ struct gate_def {
 	const char	*failback;	/* runbook §15 */
 	const char	*primary;	/* the ★ artifact, workspace-relative */
 	void		(*eval)(struct eval *, struct gate_result *);
+	const char *const *checks;	/* its check ids (§3), NULL-ended */
 };
 
 extern const struct gate_def gate_table[GATE_COUNT];
@@ -71,6 +79,8 @@ struct gate_result {
 	size_t			 suppressed[5];	/* per severity, past the cap */
 	/* check id -> findings so far */
 	json_t			*check_counts;
+	/* check id -> MARK_* bits: was its input present and read? */
+	json_t			*marks;
 	struct gate_input	*inputs;	/* what it read, in order */
 	size_t			 ninputs;
 	struct eval		*ev;
@@ -137,6 +147,27 @@ const struct gate_result *gate_eval(const struct eval *ev, const char *id);
  * mtime are taken); repeated notes of one path are kept once. */
 void	 artifact_note_input(struct gate_result *gr, const char *rel,
 	    const char *hex);
+
+/* The checks named (a NULL-ended list) were judged: the artifact or field
+ * each looks at was present and read.  A check never marked is not judged,
+ * so "no finding" alone never makes it hold (workspace.md §6). */
+void	 gate_judged(struct gate_result *gr, const char *check, ...)
+	    __attribute__((sentinel));
+/* Skip check with a warning naming what is missing (workspace.md §2); a
+ * skipped check is not judged, whatever else marked it. */
+void	 gate_skip(struct gate_result *gr, const char *check, const char *path,
+	    const char *where, const char *fmt, ...) PRINTFLIKE(5, 6);
+/*
+ * The verdict on check: failed when an error, blocked or stale finding
+ * carries it or a sub-id (with strict, a warning too), or a G<n>.parse or
+ * G<n>.path error of its gate; else not judged unless it was judged and not
+ * skipped.  "G2.*" stands for every check of the gate and every finding,
+ * the owner's included.
+ */
+enum check_verdict gate_check_verdict(const struct gate_result *gr,
+	    const char *check, bool strict);
+/* "held", "failed", "not_judged". */
+const char	*gate_verdict_name(enum check_verdict v);
 
 /* Report a finding of this gate; past GATE_MAX_PER_CHECK findings of one
  * check they are counted, not kept, and summarised at the end. */

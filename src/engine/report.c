@@ -66,6 +66,13 @@ gate_json(const struct gate_result *gr, bool with_findings)
 	    "stale", (json_int_t)counts[SEV_STALE],
 	    "warn", (json_int_t)counts[SEV_WARN],
 	    "info", (json_int_t)counts[SEV_INFO]));
+	/* Every check id of the gate with its verdict (workspace.md §6). */
+	list = json_object();
+	for (i = 0; gr->def->checks[i] != NULL; i++)
+		json_object_set_new(list, gr->def->checks[i], json_string(
+		    gate_verdict_name(gate_check_verdict(gr, gr->def->checks[i],
+		    false))));
+	json_object_set_new(o, "checks", list);
 	if (with_findings) {
 		list = json_array();
 		for (i = 0; i < gr->ninputs; i++)
@@ -85,6 +92,7 @@ static json_t *
 ticket_json(const struct ticket *t)
 {
 	json_t *o = json_object(), *checks = json_object();
+	char *id;
 	size_t k;
 
 	json_object_set_new(o, "id", json_string(t->def->id));
@@ -96,9 +104,14 @@ ticket_json(const struct ticket *t)
 	    json_real(t->estimate_days) : json_null());
 	json_object_set_new(o, "claimed_done_without_evidence",
 	    json_boolean(t->claimed_done_without_evidence));
-	for (k = 0; k < t->total; k++)
-		json_object_set_new(checks, t->def->checks[k],
-		    json_boolean(t->holds[k]));
+	/* Keyed by the check ("G5.manifest"), not by the spec's "!". */
+	for (k = 0; k < t->total; k++) {
+		id = xstrndup(t->def->checks[k],
+		    strcspn(t->def->checks[k], "!"));
+		json_object_set_new(checks, id,
+		    json_string(gate_verdict_name(t->verdict[k])));
+		free(id);
+	}
 	json_object_set_new(o, "checks", checks);
 	if (t->problem != NULL)
 		json_object_set_new(o, "problem", json_pack("{s:o,s:o}",

@@ -25,50 +25,32 @@ const struct ticket_def tickets_table[TICKET_COUNT] = {
 	    "G10.audit" } },
 };
 
-static bool
-counts_against(const struct finding *f, bool strict)
+enum check_verdict
+tickets_check_verdict(const struct eval *ev, const char *spec)
 {
-	return f->severity == SEV_ERROR || f->severity == SEV_BLOCKED ||
-	    f->severity == SEV_STALE || (strict && f->severity == SEV_WARN);
+	const struct gate_result *gr;
+	char gate[8], *id;
+	size_t n = strcspn(spec, "."), len = strlen(spec);
+	enum check_verdict v;
+	bool strict;
+
+	if (n == 0 || n >= sizeof gate)
+		return CV_NOT_JUDGED;
+	memcpy(gate, spec, n);
+	gate[n] = '\0';
+	if ((gr = gate_eval(ev, gate)) == NULL)
+		return CV_NOT_JUDGED;
+	strict = len > 0 && spec[len - 1] == '!';
+	id = xstrndup(spec, strict ? len - 1 : len);
+	v = gate_check_verdict(gr, id, strict);
+	free(id);
+	return v;
 }
 
 bool
 tickets_check_holds(const struct eval *ev, const char *spec)
 {
-	char gate[8], *id, *parse, *path;
-	const struct gate_result *gr;
-	size_t n = strcspn(spec, "."), i, len;
-	bool strict, all, holds = true;
-
-	if (n == 0 || n >= sizeof gate)
-		return false;
-	memcpy(gate, spec, n);
-	gate[n] = '\0';
-	if ((gr = gate_eval(ev, gate)) == NULL || gr->status == GS_PENDING)
-		return false;
-	id = xstrdup(spec);
-	len = strlen(id);
-	strict = len > 0 && id[len - 1] == '!';
-	if (strict)
-		id[--len] = '\0';
-	all = strcmp(id + n, ".*") == 0;
-	parse = xasprintf("%s.parse", gate);
-	path = xasprintf("%s.path", gate);
-	for (i = 0; i < gr->findings.n && holds; i++) {
-		const struct finding *f = &gr->findings.v[i];
-
-		if (!counts_against(f, strict))
-			continue;
-		if (all || finding_check_covers(id, f->check) ||
-		    (f->severity == SEV_ERROR &&
-			(finding_check_covers(parse, f->check) ||
-			    finding_check_covers(path, f->check))))
-			holds = false;
-	}
-	free(parse);
-	free(path);
-	free(id);
-	return holds;
+	return tickets_check_verdict(ev, spec) == CV_HELD;
 }
 
 /* tickets.yaml's entry for one ticket: owner, estimate, state. */
@@ -127,9 +109,9 @@ tickets_derive(struct eval *ev, struct ticket out[TICKET_COUNT])
 			    "tickets.yaml is missing" : a->parsed ?
 			    "tickets.yaml has no 'tickets' mapping" : a->msg);
 		for (k = 0; k < TICKET_MAX_CHECKS && t->def->checks[k]; k++) {
-			t->holds[k] = tickets_check_holds(
+			t->verdict[k] = tickets_check_verdict(
 			    ev, t->def->checks[k]);
-			t->holding += t->holds[k];
+			t->holding += t->verdict[k] == CV_HELD;
 			t->total++;
 		}
 		t->progress = t->total > 0 ? (double)t->holding / t->total : 0;

@@ -2,7 +2,8 @@
  * tickets.h: the tickets M01..M13 and their progress (workspace.md §6).
  *
  * Progress is the share of a ticket's definition-of-done checks that hold,
- * derived from the gates' findings, never from the `state` someone typed in
+ * derived from the gates' verdicts (a check holds only when it was judged),
+ * never from the `state` someone typed in
  * tickets.yaml; a ticket claimed done with a check failing is flagged.
  */
 #ifndef CALOPS_TICKETS_H
@@ -29,7 +30,7 @@ struct ticket {
 	double		 estimate_days;	/* < 0 when not given */
 	char		*state;		/* todo doing done blocked, or NULL */
 	size_t		 holding, total;
-	bool		 holds[TICKET_MAX_CHECKS];
+	enum check_verdict verdict[TICKET_MAX_CHECKS];
 	double		 progress;	/* holding / total */
 	bool		 claimed_done_without_evidence;
 	char		*problem;	/* a tickets.yaml problem, or NULL */
@@ -40,7 +41,10 @@ struct ticket {
 void	tickets_derive(struct eval *ev, struct ticket out[TICKET_COUNT]);
 void	tickets_release(struct ticket t[TICKET_COUNT]);
 
-/* Does the check spec hold on the evaluation?  (Exposed for tests.) */
+/* The verdict on one of a ticket's check specs ("G0.files", "G2.*",
+ * "G5.manifest!"), and whether it holds.  (Exposed for tests.) */
+enum check_verdict tickets_check_verdict(const struct eval *ev,
+	    const char *spec);
 bool	tickets_check_holds(const struct eval *ev, const char *spec);
 
 #endif

@@ -105,6 +105,8 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 	for (i = 0; i < n; i++)
 		paths[i] = workspace_abs(&gr->ev->ws, pf[i].rel);
 	hash_files(gr->ev->hasher, n, paths, res);
+	if (n > 0)	/* else every listed file is elsewhere: nothing here */
+		gate_judged(gr, "G0.files.hash", NULL);
 	for (i = 0; i < n; i++) {
 		ptr = doc_ptr_index("/files", pf[i].index);
 		artifact_note_input(
@@ -299,6 +301,7 @@ check_complexity(struct eval *ev, struct gate_result *gr,
 	static const int norm_s[] = { 0, 1, 3 };
 	const char *kv, *av, *nv;
 	int k, at, no, ctx, dep, total;
+	char where[64];
 
 	k = score_of(arch, "kind", kinds, kind_s, nitems(kinds), &kv);
 	at = score_of(arch, "attention", atts, att_s, nitems(atts), &av);
@@ -315,10 +318,12 @@ check_complexity(struct eval *ev, struct gate_result *gr,
 		return;
 	}
 	if (!ev->src.have_targets) {
-		query_gate_at(gr, SEV_WARN, "G0.complexity", a, "/targets",
+		gate_skip(gr, "G0.complexity", a->rel, doc_where(&a->doc,
+		    "/targets", where, sizeof where),
 		    "check skipped: the targets are incomplete");
 		return;
 	}
+	gate_judged(gr, "G0.complexity", NULL);
 	ctx = ev->src.max_context <= 8192 ? 0 :
 	    ev->src.max_context <= 40960 ? 1 : 3;
 	if (ev->src.max_batch == 1 && ev->src.max_chips == 1)
@@ -353,6 +358,10 @@ g00_source(struct eval *ev, struct gate_result *gr)
 		    "a JSON object");
 		return;
 	}
+	/* Each of these fields is required: present, it is judged; absent,
+	 * its check fails. */
+	gate_judged(gr, "G0.schema", "G0.model_id", "G0.license", "G0.files",
+	    "G0.architecture", "G0.tokenizer", "G0.targets", "G0.sla", NULL);
 	if ((s = query_str(gr, "G0.schema", a, root, "", "schema")) != NULL &&
 	    strcmp(s, "calculet-model-source/v1") != 0)
 		query_gate_at(gr, SEV_ERROR, "G0.schema", a, "/schema",

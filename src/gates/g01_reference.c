@@ -269,6 +269,8 @@ g01_reference(struct eval *ev, struct gate_result *gr)
 	long n;
 	size_t i;
 
+	/* Missing, each of these is an error of its own check. */
+	gate_judged(gr, "G1.env", "G1.prompts", "G1.repro", "G1.golden", NULL);
 	env = artifact_raw(gr, "01-reference/environment.lock");
 	if (env == NULL || env->size == 0)
 		gate_add(gr, SEV_ERROR, "G1.env", "01-reference/environment.lock",
@@ -280,6 +282,8 @@ g01_reference(struct eval *ev, struct gate_result *gr)
 	else if (n < MIN_PROMPTS)
 		gate_add(gr, SEV_ERROR, "G1.prompts", PROMPTS, "",
 		    "%ld prompts, at least %d are needed", n, MIN_PROMPTS);
+	if (n >= 0)
+		gate_judged(gr, "G1.coverage", NULL);
 	for (i = 0; i < nitems(categories); i++)
 		if (n >= 0 && json_object_get(p.cats, categories[i]) == NULL)
 			gate_add(gr, SEV_ERROR, "G1.coverage", PROMPTS, "",
@@ -287,11 +291,17 @@ g01_reference(struct eval *ev, struct gate_result *gr)
 	if (ev->src.have_tokenizer)
 		out.tokenizer = ev->src.tokenizer_sha256;
 	else
-		gate_add(gr, SEV_WARN, "G1.tokenizer",
+		gate_skip(gr, "G1.tokenizer",
 		    "00-source/source-manifest.json", "/tokenizer/sha256",
 		    "check skipped: G0's tokenizer hash is missing or invalid");
-	if (artifact_jsonl(gr, OUTPUTS, output_line, &out) >= 0 && n >= 0)
-		check_pairs(gr, &p, &out, "G1.outputs");
+	if (artifact_jsonl(gr, OUTPUTS, output_line, &out) >= 0) {
+		gate_judged(gr, "G1.tokenizer", NULL);
+		/* One record per prompt: judged only against the prompts. */
+		if (n >= 0) {
+			check_pairs(gr, &p, &out, "G1.outputs");
+			gate_judged(gr, "G1.outputs", NULL);
+		}
+	}
 	if (artifact_jsonl(gr, RERUN, output_line, &rerun) < 0)
 		gate_add(gr, SEV_ERROR, "G1.repro", RERUN, "",
 		    "outputs.rerun.jsonl is missing: reproducibility is unproven");

@@ -11,7 +11,7 @@
 
 /* The export config; returns its profiles node (borrowed) or NULL. */
 static json_t *
-check_config(struct gate_result *gr)
+check_config(struct gate_result *gr, bool *read)
 {
 	const struct artifact *a;
 	const char *s;
@@ -30,6 +30,9 @@ check_config(struct gate_result *gr)
 	    strcmp(s, "calculet-onnx-export/v1") != 0)
 		query_gate_at(gr, SEV_ERROR, "G2.config", a, "/schema",
 		    "schema is '%s', not 'calculet-onnx-export/v1'", s);
+	/* Present and read: the profiles it names (none is allowed) can be
+	 * judged against the report. */
+	*read = true;
 	opset = json_object_get(a->doc.root, "opset");
 	if (json_is_string(opset) &&
 	    strcmp(json_string_value(opset), "VENDOR_CONFIRMED") == 0)
@@ -215,7 +218,7 @@ check_profiles(struct gate_result *gr, const struct artifact *a, json_t *root,
 	size_t i;
 
 	if (cfg == NULL)
-		return;
+		return;		/* the config names no profile */
 	if (!json_is_object(rprof)) {
 		query_gate_at(gr, SEV_ERROR, "G2.profiles", a, "",
 		    "'profiles' is missing or not an object");
@@ -258,9 +261,12 @@ g02_onnx(struct eval *ev, struct gate_result *gr)
 	const struct artifact *a;
 	json_t *profiles;
 	const char *s;
+	bool have_config = false;
 
 	(void)ev;
-	profiles = check_config(gr);
+	/* Missing, the config and the inventory fail their own checks. */
+	gate_judged(gr, "G2.config", "G2.op_inventory", NULL);
+	profiles = check_config(gr, &have_config);
 	check_inventory(gr);
 	if ((a = artifact_doc(gr, REPORT)) == NULL)
 		return;
@@ -269,6 +275,10 @@ g02_onnx(struct eval *ev, struct gate_result *gr)
 		    gr, SEV_ERROR, "G2.parse", a, "", "not a JSON object");
 		return;
 	}
+	gate_judged(gr, "G2.checker", "G2.external_data", "G2.greedy",
+	    "G2.tolerance", "G2.bound", NULL);
+	if (have_config)
+		gate_judged(gr, "G2.profiles", NULL);
 	if ((s = query_str(gr, "G2.checker", a, a->doc.root, "", "checker")) !=
 	    NULL && strcmp(s, "ok") != 0)
 		query_gate_at(gr, SEV_ERROR, "G2.checker", a, "/checker",

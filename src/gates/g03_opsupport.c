@@ -131,7 +131,8 @@ check_coverage(struct gate_result *gr, const struct csv *c)
 
 	inv = artifact_input(gr, "02-onnx/op-inventory.json", "G3.coverage");
 	if (inv == NULL || !json_is_array(inv->doc.root))
-		return;
+		return;		/* G2.op_inventory reports what is wrong */
+	gate_judged(gr, "G3.coverage", NULL);
 	json_array_foreach(inv->doc.root, i, e) {
 		if ((op = json_string_value(json_object_get(e, "op_type"))) == NULL)
 			continue;
@@ -168,6 +169,8 @@ g03_opsupport(struct eval *ev, struct gate_result *gr)
 		csv_release(&c);
 		return;
 	}
+	gate_judged(gr, "G3.csv", "G3.unsupported", "G3.fallback",
+	    "G3.row_owner", NULL);
 	for (i = 1; i < c.nrows; i++) {
 		if (c.rows[i].nfields == 1 && c.rows[i].fields[0][0] == '\0')
 			continue;	/* a blank line */

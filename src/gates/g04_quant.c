@@ -139,11 +139,12 @@ g04_quant(struct eval *ev, struct gate_result *gr)
 	json_t *layers;
 	long n;
 
+	gate_judged(gr, "G4.config", NULL);	/* missing: an error */
 	check_config(gr);
 	if (ev->src.have_tokenizer)
 		c.tokenizer = ev->src.tokenizer_sha256;
 	else
-		gate_add(gr, SEV_WARN, "G4.calibration",
+		gate_skip(gr, "G4.calibration",
 		    "00-source/source-manifest.json", "/tokenizer/sha256",
 		    "tokenizer check skipped: G0's tokenizer hash is missing or "
 		    "invalid");
@@ -152,9 +153,12 @@ g04_quant(struct eval *ev, struct gate_result *gr)
 		gate_add(gr, SEV_ERROR, "G4.calibration", CALIB, "",
 		    "calibration-manifest.jsonl is %s", n < 0 ? "missing" :
 		    "empty: no calibration sample is recorded");
-	else
-		artifact_jsonl_input(gr, "01-reference/prompts.jsonl",
-		    "G4.disjoint", prompt_line, &c);
+	else {
+		gate_judged(gr, "G4.calibration", NULL);
+		if (artifact_jsonl_input(gr, "01-reference/prompts.jsonl",
+		    "G4.disjoint", prompt_line, &c) >= 0)
+			gate_judged(gr, "G4.disjoint", NULL);
+	}
 	json_decref(c.hashes);
 	json_decref(c.overlap);
 	if ((a = artifact_doc(gr, REPORT)) == NULL)
@@ -164,6 +168,7 @@ g04_quant(struct eval *ev, struct gate_result *gr)
 		    gr, SEV_ERROR, "G4.parse", a, "", "not a JSON object");
 		return;
 	}
+	gate_judged(gr, "G4.quality", "G4.layers", NULL);
 	check_quality(gr, a, a->doc.root);
 	layers = query_array(
 	    gr, "G4.layers", a, a->doc.root, "", "layer_errors");

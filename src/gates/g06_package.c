@@ -174,6 +174,7 @@ check_package(struct gate_result *gr, const struct artifact *a, json_t *root)
 			    "symbolic link '%s' -> '%s' leads outside the "
 			    "workspace", t->links[i].path, t->links[i].target);
 	check_listing(gr, t);
+	gate_judged(gr, "G6.bound", NULL);
 	want = query_str(gr, "G6.bound", a, root, "", "package_tree_sha256");
 	if (want != NULL && strcmp(want, t->hex) != 0)
 		query_gate_at(gr, SEV_STALE, "G6.bound", a,
@@ -196,11 +197,14 @@ g06_package(struct eval *ev, struct gate_result *gr)
 		    gr, SEV_ERROR, "G6.parse", a, "", "not a JSON object");
 		return;
 	}
+	/* The validator's fields are required, package/ too (G6.hashes). */
+	gate_judged(gr, "G6.errors", "G6.repro", "G6.hashes", "G6.single_chip",
+	    NULL);
 	check_summary(gr, a, a->doc.root);
 	if (query_int(gr, "G6.single_chip", a, a->doc.root, "", "chip_nums",
 	    &chips)) {
 		if (!ev->src.have_targets)
-			gate_add(gr, SEV_WARN, "G6.single_chip",
+			gate_skip(gr, "G6.single_chip",
 			    "00-source/source-manifest.json", "/targets/chips",
 			    "check skipped: G0's targets are missing or invalid");
 		else if (ev->src.all_chips_one && chips != 1)

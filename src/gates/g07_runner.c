@@ -49,7 +49,7 @@ check_cases(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 		free(ptr);
 	}
 	if (!ev->src.have_targets) {
-		gate_add(gr, SEV_WARN, "G7.golden", "00-source/source-manifest.json",
+		gate_skip(gr, "G7.golden", "00-source/source-manifest.json",
 		    "/targets/context", "coverage check skipped: G0's targets are "
 		    "missing or invalid");
 		return;
@@ -112,10 +112,11 @@ g07_runner_calbin_bound(struct gate_result *gr, const struct artifact *a,
 		return;
 	if ((t = artifact_tree(gr, "05-calbin/package", msg, sizeof msg)) ==
 	    NULL) {
-		gate_add(gr, SEV_WARN, check, "05-calbin/package", "",
+		gate_skip(gr, check, "05-calbin/package", "",
 		    "check skipped: its input is missing or unreadable (%s)", msg);
 		return;
 	}
+	gate_judged(gr, check, NULL);
 	if (strcmp(t->hex, want) != 0) {
 		ptr = doc_ptr_key("", key);
 		query_gate_at(gr, SEV_STALE, check, a, ptr,
@@ -138,7 +139,10 @@ g07_runner(struct eval *ev, struct gate_result *gr)
 		    gr, SEV_ERROR, "G7.parse", a, "", "not a JSON object");
 		a = NULL;
 	}
+	/* A scenario without its result file fails G7.faults. */
+	gate_judged(gr, "G7.faults", NULL);
 	if (a != NULL) {
+		gate_judged(gr, "G7.golden", NULL);
 		if ((cases = query_array(gr, "G7.golden", a, a->doc.root, "",
 		    "cases")) != NULL)
 			check_cases(ev, gr, a, cases);

@@ -37,8 +37,10 @@ check_limits(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 	    &context);
 	have_vocab = query_int(gr, "G8.manifest", a, limits, "/limits", "vocab",
 	    &vocab);
+	if (have_ctx && have_vocab)
+		gate_judged(gr, "G8.limits", NULL);
 	if (have_vocab && !ev->src.have_vocab)
-		gate_add(gr, SEV_WARN, "G8.limits", "00-source/source-manifest.json",
+		gate_skip(gr, "G8.limits", "00-source/source-manifest.json",
 		    "/tokenizer/vocab_size", "vocabulary check skipped: G0's "
 		    "vocab_size is missing or invalid");
 	else if (have_vocab && vocab != ev->src.vocab_size)
@@ -46,7 +48,7 @@ check_limits(struct eval *ev, struct gate_result *gr, const struct artifact *a,
 		    "vocab %lld is not the tokenizer's %lld", (long long)vocab,
 		    (long long)ev->src.vocab_size);
 	if (have_ctx && !ev->src.have_targets)
-		gate_add(gr, SEV_WARN, "G8.limits", "00-source/source-manifest.json",
+		gate_skip(gr, "G8.limits", "00-source/source-manifest.json",
 		    "/targets/context", "context check skipped: G0's targets are "
 		    "missing or invalid");
 	else if (have_ctx && context > ev->src.max_context)
@@ -94,6 +96,7 @@ g08_adapter(struct eval *ev, struct gate_result *gr)
 	json_int_t gen;
 	json_t *root, *subs, *csr;
 
+	gate_judged(gr, "G8.conformance", NULL);	/* missing: an error */
 	check_conformance(gr);
 	if (a == NULL)
 		return;
@@ -102,6 +105,7 @@ g08_adapter(struct eval *ev, struct gate_result *gr)
 		    gr, SEV_ERROR, "G8.parse", a, "", "not a JSON object");
 		return;
 	}
+	gate_judged(gr, "G8.manifest", NULL);
 	query_int(gr, "G8.manifest", a, root, "", "generation", &gen);
 	if ((subs = query_object(
 		 gr, "G8.manifest", a, root, "", "submodels")) != NULL) {

@@ -30,6 +30,7 @@ check_api(struct gate_result *gr)
 	    (features = query_object(
 		 gr, "G9.api", a, a->doc.root, "", "features")) == NULL)
 		return;
+	gate_judged(gr, "G9.api", NULL);
 	for (i = 0; i < nitems(needed); i++)
 		if (json_object_get(features, needed[i]) == NULL)
 			query_gate_at(gr, SEV_ERROR, "G9.api", a, "/features",
@@ -103,7 +104,7 @@ check_perf(struct eval *ev, struct gate_result *gr)
 		free(ptr);
 	}
 	if (!ev->src.have_targets) {
-		gate_add(gr, SEV_WARN, "G9.perf", "00-source/source-manifest.json",
+		gate_skip(gr, "G9.perf", "00-source/source-manifest.json",
 		    "/targets/context", "coverage check skipped: G0's targets are "
 		    "missing or invalid");
 		return;
@@ -199,10 +200,15 @@ check_leak(struct gate_result *gr, const char *rel, struct series *s,
 	if (s->n == 0)
 		return;
 	soakstats_leak_rule(s, &lv);
-	if (!lv.evaluated)
+	/* Too short a run is not judged, but it does not make a longer run
+	 * unjudged either: a warning, not a skip. */
+	if (!lv.evaluated) {
 		gate_add(gr, SEV_WARN, "G9.leak", rel, "", "%s: too few samples "
 		    "to judge growth over 12 windows", name);
-	else if (lv.growing)
+		return;
+	}
+	gate_judged(gr, "G9.leak", NULL);
+	if (lv.growing)
 		gate_add(gr, SEV_ERROR, "G9.leak", rel, "", "%s grows: window "
 		    "medians never decrease and rise %.0f bytes (%.2f MiB), over "
 		    "the %.0f-byte threshold", name, lv.growth,
@@ -249,9 +255,10 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 		agree(gr, sum, "tpot_ms_p99", tpot99);
 	}
 	if (!ev->src.have_sla)
-		gate_add(gr, SEV_WARN, "G9.soak", "00-source/source-manifest.json",
+		gate_skip(gr, "G9.soak", "00-source/source-manifest.json",
 		    "/targets/sla", "SLA check skipped: G0's SLA is missing");
 	else {
+		gate_judged(gr, "G9.soak", NULL);
 		if (ok < ev->src.success_rate_min)
 			gate_add(gr, SEV_ERROR, "G9.soak", metrics, "", "%s: success "
 			    "rate %.4f is under the SLA's %.4f", run, ok,
@@ -355,6 +362,9 @@ check_soaks(struct eval *ev, struct gate_result *gr)
 void
 g09_serving(struct eval *ev, struct gate_result *gr)
 {
+	/* Missing, these fail their checks ("no soak run" is G9.duration's:
+	 * G9.soak and G9.leak are then not judged). */
+	gate_judged(gr, "G9.perf", "G9.duration", NULL);
 	check_api(gr);
 	check_perf(ev, gr);
 	check_soaks(ev, gr);

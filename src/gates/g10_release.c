@@ -11,6 +11,13 @@
 #define REL "08-release"
 #define GENS "08-release/generations"
 #define KEYS "08-release/trusted-keys"
+#define REVOCATIONS "08-release/revocations.json"
+
+/* The generations revocations.json revokes, once its signature verified. */
+struct revoked {
+	long		*v;
+	size_t		 n;
+};
 
 /* A generation's manifest: its exact bytes, parsed, and whether it verifies. */
 struct generation {
@@ -343,6 +350,58 @@ check_audit(struct gate_result *gr, const struct keyring *kr, long current)
 		    "calops", st.last_switch_to, current);
 }
 
+static bool
+is_revoked(const struct revoked *r, long n)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i] == n)
+			return true;
+	return false;
+}
+
+/* revocations.json (release.md §4): trusted only when its signature
+ * verifies.  Absent, nothing is revoked, and G10.revoked holds. */
+static void
+load_revocations(struct gate_result *gr, const struct keyring *kr,
+    struct revoked *r)
+{
+	const struct artifact *a, *sig;
+	json_t *list, *e;
+	const char *s;
+	json_int_t n;
+	size_t i;
+	char *ptr;
+
+	memset(r, 0, sizeof *r);
+	if ((a = artifact_doc(gr, REVOCATIONS)) == NULL)
+		return;		/* absent, or a G10.parse error */
+	sig = artifact_raw(gr, REVOCATIONS ".sig");
+	if (sig == NULL || keyring_verify(kr, NULL, a->data, a->size,
+	    sig->data, sig->size) == NULL) {
+		gate_add(gr, SEV_ERROR, "G10.revoked", REVOCATIONS, "",
+		    "revocations.json has no signature that verifies with a "
+		    "trusted key: no revocation in it is trusted");
+		return;
+	}
+	if ((s = query_str(gr, "G10.revoked", a, a->doc.root, "", "schema")) !=
+	    NULL && strcmp(s, "calops-revocations/v1") != 0)
+		query_gate_at(gr, SEV_ERROR, "G10.revoked", a, "/schema",
+		    "schema is '%s', not 'calops-revocations/v1'", s);
+	if ((list = query_array(gr, "G10.revoked", a, a->doc.root, "",
+	    "revoked")) == NULL)
+		return;
+	json_array_foreach(list, i, e) {
+		ptr = doc_ptr_index("/revoked", i);
+		if (query_int(gr, "G10.revoked", a, e, ptr, "generation", &n)) {
+			r->v = xreallocarray(r->v, r->n + 1, sizeof *r->v);
+			r->v[r->n++] = (long)n;
+		}
+		free(ptr);
+	}
+}
+
 static void
 check_upstream(struct eval *ev, struct gate_result *gr)
 {
@@ -364,24 +423,42 @@ g10_release(struct eval *ev, struct gate_result *gr)
 {
 	struct keyring kr = { NULL, 0 };
 	struct generation cand;
+	struct revoked rev;
 	long *gens, current;
-	size_t n;
+	size_t n, c;
 
+	/* Each of these is an error when its input is missing, and an absent
+	 * revocations.json revokes nothing: all judged once the gate runs. */
+	gate_judged(gr, "G10.signature", "G10.current", "G10.audit",
+	    "G10.revoked", "G10.decision", "G10.upstream", NULL);
 	load_keys(gr, &kr);
+	load_revocations(gr, &kr, &rev);
 	gens = list_generations(gr, &n);
+	/* The candidate: the highest generation not revoked. */
+	for (c = n; c > 0 && is_revoked(&rev, gens[c - 1]); c--)
+		continue;
 	if (n == 0)
 		gate_add(gr, SEV_ERROR, "G10.signature", GENS, "",
 		    "no generation to release");
+	else if (c == 0)
+		gate_add(gr, SEV_ERROR, "G10.signature", REVOCATIONS, "",
+		    "every generation is revoked: nothing to release");
 	else {
-		load_generation(gr, &kr, gens[n - 1], &cand, true);
+		load_generation(gr, &kr, gens[c - 1], &cand, true);
 		check_signature(gr, &cand);
 		if (cand.parsed) {
+			gate_judged(gr, "G10.bindings", "G10.rollback", NULL);
 			check_bindings(gr, &cand);
-			check_rollback(gr, &kr, &cand, gens, n);
+			check_rollback(gr, &kr, &cand, gens, c);
 		}
 		release_generation(&cand);
 	}
 	current = check_current(gr, &kr);
+	if (current >= 1 && is_revoked(&rev, current))
+		gate_add(gr, SEV_ERROR, "G10.revoked", REL "/current", "",
+		    "'current' points to generation %ld, which is revoked: roll "
+		    "back or forward to one that is not", current);
+	free(rev.v);
 	check_audit(gr, &kr, current);
 	if (!artifact_exists(gr, REL "/decision.md", NULL))
 		gate_add(gr, SEV_ERROR, "G10.decision", REL "/decision.md", "",

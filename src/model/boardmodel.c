@@ -78,6 +78,7 @@ eval_free(struct board_eval *e)
 		free(e->gates[i].failback);
 		free(e->gates[i].role);
 		json_decref(e->gates[i].inputs);
+		json_decref(e->gates[i].checks);
 	}
 	for (i = 0; i < e->ntickets; i++) {
 		free(e->tickets[i].title);
@@ -208,6 +209,11 @@ read_gate(struct board_gate *g, json_t *o, json_t *inputs)
 		    json_string_value(json_object_get(o, "id"))));
 	if (g->inputs == NULL)
 		g->inputs = json_array();
+	g->checks = json_incref(json_object_get(o, "checks"));
+	if (!json_is_object(g->checks)) {
+		json_decref(g->checks);
+		g->checks = json_object();
+	}
 }
 
 static void

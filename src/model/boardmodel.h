@@ -30,6 +30,8 @@ struct board_gate {
 	size_t		 counts[5];	/* by severity */
 	/* [{path, present, sha256, size, mtime_ns}] */
 	json_t		*inputs;
+	/* {"G9.soak": "held" | "failed" | "not_judged", …}, §3's order */
+	json_t		*checks;
 };
 
 struct board_ticket {
@@ -38,7 +40,8 @@ struct board_ticket {
 	/* 0..1; estimate < 0: none */
 	double		 progress, estimate_days;
 	bool		 claimed_done_without_evidence;
-	json_t		*checks;	/* {"G0.schema": true, …} */
+	/* {"G0.schema": "held" | "failed" | "not_judged", …} */
+	json_t		*checks;
 };
 
 struct board_eval {

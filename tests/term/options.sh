@@ -80,7 +80,7 @@ wait_for "5 of 13 tickets have their evidence - 1 claimed"
 expect_re "^ M01  source/tokenizer freeze  ########## 100%"
 expect_re "^ M03  ONNX exporter            \.\.\.\.\.\.\.\.\.\.   0%"
 expect_re "^ M07 .* ! claimed done,"
-expect_re "^ M01 checks: G0.schema ok  G0.model_id ok"
+expect_re "^ M01 checks: G0.schema \\+  G0.model_id \\+"
 only_ascii tickets
 keys 3
 wait_for "5 of 5 findings - sorted by gate (s) - all sever"

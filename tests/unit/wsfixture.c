@@ -484,6 +484,29 @@ ws_jsonl_set(struct wsfix *w, const char *rel, size_t lineno,
 	free(data);
 }
 
+const char *const ws_spec_checks[] = {
+	"G0.schema", "G0.model_id", "G0.license", "G0.files", "G0.files.hash",
+	"G0.architecture", "G0.tokenizer", "G0.targets", "G0.sla",
+	"G0.complexity",
+	"G1.env", "G1.prompts", "G1.coverage", "G1.outputs", "G1.repro",
+	"G1.tokenizer", "G1.golden",
+	"G2.config", "G2.checker", "G2.external_data", "G2.op_inventory",
+	"G2.greedy", "G2.tolerance", "G2.profiles", "G2.bound",
+	"G3.csv", "G3.unsupported", "G3.fallback", "G3.row_owner",
+	"G3.coverage",
+	"G4.config", "G4.calibration", "G4.disjoint", "G4.quality",
+	"G4.layers",
+	"G5.manifest", "G5.config", "G5.bound", "G5.script", "G5.builds",
+	"G6.errors", "G6.repro", "G6.hashes", "G6.single_chip", "G6.bound",
+	"G7.golden", "G7.faults", "G7.bound",
+	"G8.manifest", "G8.limits", "G8.conformance", "G8.bound",
+	"G9.api", "G9.perf", "G9.soak", "G9.leak", "G9.duration",
+	"G10.signature", "G10.current", "G10.bindings", "G10.rollback",
+	"G10.audit", "G10.revoked", "G10.decision", "G10.upstream",
+};
+
+const size_t ws_nspec_checks = nitems(ws_spec_checks);
+
 /* ---- fixtures ---- */
 
 /* Run argv (argv[0] looked up in PATH) and wait; its exit status. */

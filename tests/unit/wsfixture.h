@@ -42,6 +42,11 @@ struct templates {
 
 extern struct templates tpl;
 
+/* The check ids of workspace.md §3, as a reader of the spec lists them
+ * (not taken from the code, so that a check the code forgets shows). */
+extern const char *const ws_spec_checks[];
+extern const size_t ws_nspec_checks;
+
 /* cmocka group and per-test fixtures. */
 int	fixture_group_setup(void **state);
 int	fixture_group_teardown(void **state);

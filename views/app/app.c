@@ -351,6 +351,21 @@ app_status_role(enum gate_status s)
 	return roles[s];
 }
 
+const char *
+app_verdict_glyph(const char *verdict, enum role *r)
+{
+	if (verdict != NULL && strcmp(verdict, "held") == 0) {
+		*r = ROLE_PASS;
+		return ui_glyph("✔", "+");
+	}
+	if (verdict != NULL && strcmp(verdict, "failed") == 0) {
+		*r = ROLE_FAIL;
+		return ui_glyph("✘", "x");
+	}
+	*r = ROLE_DIM;
+	return ui_glyph("○", "?");
+}
+
 int
 app_severity_role(enum severity s)
 {

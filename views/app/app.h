@@ -80,6 +80,9 @@ int	 app_status_role(enum gate_status s);
  * broken); "?" and ROLE_DIM for another. */
 const char *app_job_glyph(const char *state, enum role *r);
 int	 app_severity_role(enum severity s);
+/* Glyph and role for a check's verdict ("held", "failed", "not_judged" as
+ * check --json says it): not judged is neither ✔ nor ✘. */
+const char *app_verdict_glyph(const char *verdict, enum role *r);
 /* Where a finding points, one way on every screen as in check's output:
  * "file#/json/pointer", "file:row 23", or the file alone; into buf. */
 const char *app_finding_where(const struct board_finding *f, char *buf,
