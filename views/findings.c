@@ -166,8 +166,9 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 	list_draw(&v->list, top, rows - 3, 0, cols, header, draw_finding, v,
 	    app_board(a)->now.nfindings == 0 ? "no findings" :
 	    "no finding matches the filter");
-	/* The whole message of the selected finding, on up to three rows,
-	 * broken by columns (never inside a character); the last is clipped. */
+	/* The whole message of the selected finding, on up to two rows,
+	 * broken after a blank (never inside a character); the last is
+	 * clipped. */
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
 		char *clean;
 		const char *m;
@@ -188,7 +189,7 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 		for (row = 0, m = clean; row < 2 && *m != '\0'; row++) {
 			char *part;
 
-			n = row == 1 ? strlen(m) : ui_fit(m, w);
+			n = row == 1 ? strlen(m) : ui_fit_words(m, w);
 			part = xstrndup(m, n);
 			ui_put(stdscr, top + rows - 2 + row, 1, w, ROLE_NORMAL,
 			    part, false);

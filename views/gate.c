@@ -67,16 +67,11 @@ add_wrapped(struct gate_detail *d, int role, int finding, const char *text)
 {
 	char *clean = text_sanitize_str(text), *m = clean;
 	int w = d->cols > 12 ? d->cols - 6 : 74;
-	size_t n, k;
+	size_t n;
 
 	do {
-		if ((n = ui_fit(m, w)) == 0)
+		if ((n = ui_fit_words(m, w)) == 0)
 			n = strlen(m);
-		/* After a blank, when there is one in the second half. */
-		for (k = n; m[n] != '\0' && k > n / 2 && m[k - 1] != ' '; k--)
-			;
-		if (m[n] != '\0' && k > n / 2)
-			n = k;
 		add(d, role, finding, "  %.*s", (int)n, m);
 		m += n;
 	} while (*m != '\0');

@@ -3,6 +3,7 @@
 
 #include "base/buf.h"
 #include "base/csv.h"
+#include "base/text.h"
 
 #define CSV_MAX_FIELD (1u << 20)
 
@@ -105,7 +106,7 @@ csv_parse(struct csv *c, const char *d, size_t len, char *err, size_t errlen,
 {
 	struct csv_row row;
 	struct buf f;
-	size_t i = 0, line = 1;
+	size_t i = text_bom_len(d, len), line = 1;
 
 	memset(c, 0, sizeof *c);
 	memset(&row, 0, sizeof row);

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/doc.h"
+#include "base/text.h"
 
 void
 doc_release(struct doc *d)
@@ -37,6 +38,7 @@ doc_parse_json(struct doc *d, const char *data, size_t len,
     struct doc_error *err)
 {
 	json_error_t je;
+	size_t skip;
 
 	memset(d, 0, sizeof *d);
 	d->kind = DOC_JSON;
@@ -45,6 +47,11 @@ doc_parse_json(struct doc *d, const char *data, size_t len,
 		    DOC_MAX_BYTES >> 20);
 		return -1;
 	}
+	/* A leading UTF-8 BOM is ignored (workspace.md §2); libyaml does the
+	 * same for YAML. */
+	skip = text_bom_len(data, len);
+	data += skip;
+	len -= skip;
 	d->root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
 	if (d->root == NULL) {
 		err_set(err, je.line > 0 ? (size_t)je.line : 1,
@@ -229,6 +236,51 @@ resolve_plain(const char *s, size_t len, const yaml_mark_t *m,
 	return json_stringn(s, len);
 }
 
+/* The core schema's tags (YAML 1.2 §10.3), as libyaml expands "!!int". */
+static json_t *
+tagged_value(const char *tag, const char *s, size_t len, const yaml_mark_t *m,
+    struct doc_error *err)
+{
+	static const struct {
+		const char	*tag, *name;
+		json_type	 type;
+	} core[] = {
+		{ YAML_INT_TAG, "!!int", JSON_INTEGER },
+		{ YAML_FLOAT_TAG, "!!float", JSON_REAL },
+		{ YAML_BOOL_TAG, "!!bool", JSON_TRUE },
+		{ YAML_NULL_TAG, "!!null", JSON_NULL },
+	};
+	json_t *v;
+	size_t i;
+
+	for (i = 0; i < nitems(core); i++)
+		if (strcmp(tag, core[i].tag) == 0)
+			break;
+	if (i == nitems(core)) {
+		err_set(err, m->line + 1, m->column + 1, "tag '%.60s' is not "
+		    "one of the core schema's (!!str !!int !!float !!bool "
+		    "!!null)", tag);
+		return NULL;
+	}
+	/* The tag decides the type, whatever the quotes: the value must be
+	 * spelt as the core schema spells that type. */
+	if ((v = resolve_plain(s, len, m, err)) == NULL)
+		return NULL;
+	if (core[i].type == JSON_REAL && json_is_integer(v)) {
+		json_t *r = json_real((double)json_integer_value(v));
+
+		json_decref(v);
+		return r;
+	}
+	if (json_typeof(v) == core[i].type || (core[i].type == JSON_TRUE &&
+	    json_is_boolean(v)))
+		return v;
+	json_decref(v);
+	err_set(err, m->line + 1, m->column + 1, "'%.40s' is not a valid %s",
+	    s, core[i].name);
+	return NULL;
+}
+
 static json_t *
 scalar_value(const yaml_event_t *ev, struct doc_error *err)
 {
@@ -243,9 +295,12 @@ scalar_value(const yaml_event_t *ev, struct doc_error *err)
 		    "scalar contains a NUL character");
 		return NULL;
 	}
-	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	    (tag == NULL || strcmp(tag, "!") != 0) &&
-	    (tag == NULL || strcmp(tag, YAML_STR_TAG) != 0))
+	/* "!" (non-specific) and "!!str" are strings; no tag on a plain
+	 * scalar lets the core schema resolve it; any other tag decides. */
+	if (tag != NULL && strcmp(tag, "!") != 0 &&
+	    strcmp(tag, YAML_STR_TAG) != 0)
+		return tagged_value(tag, s, len, &ev->start_mark, err);
+	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && tag == NULL)
 		return resolve_plain(s, len, &ev->start_mark, err);
 	v = json_stringn(s, len);
 	if (v == NULL)
@@ -342,6 +397,21 @@ on_scalar(struct builder *b, const yaml_event_t *ev)
 			    "mapping key contains a NUL character");
 			return -1;
 		}
+		if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		    strcmp((const char *)ev->data.scalar.value, "<<") == 0) {
+			err_set(b->err, m->line + 1, m->column + 1, "merge keys "
+			    "('<<') are not part of YAML 1.2's core schema: write "
+			    "the members out");
+			return -1;
+		}
+		if (ev->data.scalar.tag != NULL && strcmp((const char *)
+		    ev->data.scalar.tag, YAML_STR_TAG) != 0 && strcmp(
+		    (const char *)ev->data.scalar.tag, "!") != 0) {
+			err_set(b->err, m->line + 1, m->column + 1, "a mapping "
+			    "key is a string: tag '%.60s' cannot apply",
+			    (const char *)ev->data.scalar.tag);
+			return -1;
+		}
 		f->key = xstrdup((const char *)ev->data.scalar.value);
 		f->key_line = m->line + 1;
 		f->key_col = m->column + 1;
@@ -402,7 +472,16 @@ on_open(struct builder *b, const yaml_event_t *ev, bool is_map)
 	const yaml_mark_t *m = &ev->start_mark;
 	const yaml_char_t *anchor = is_map ? ev->data.mapping_start.anchor :
 	    ev->data.sequence_start.anchor;
+	const char *tag = (const char *)(is_map ? ev->data.mapping_start.tag :
+	    ev->data.sequence_start.tag);
 	struct frame *f;
+
+	if (tag != NULL && strcmp(tag, "!") != 0 &&
+	    strcmp(tag, is_map ? YAML_MAP_TAG : YAML_SEQ_TAG) != 0) {
+		err_set(b->err, m->line + 1, m->column + 1, "tag '%.60s' does "
+		    "not fit a %s", tag, is_map ? "mapping" : "sequence");
+		return -1;
+	}
 
 	if (expecting_key(b)) {
 		err_set(b->err, m->line + 1, m->column + 1,

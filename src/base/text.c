@@ -46,6 +46,12 @@ text_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 	return n;
 }
 
+size_t
+text_bom_len(const char *s, size_t len)
+{
+	return len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
 bool
 text_utf8_valid(const char *s, size_t len)
 {

@@ -33,5 +33,8 @@ json_t	*text_json(const char *s);
 size_t	 text_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
 /* True when the len bytes at s are valid UTF-8 with no NUL byte. */
 bool	 text_utf8_valid(const char *s, size_t len);
+/* 3 when s starts with a UTF-8 byte order mark, else 0: every text
+ * artifact is read past one (workspace.md §2). */
+size_t	 text_bom_len(const char *s, size_t len);
 
 #endif

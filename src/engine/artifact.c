@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "base/lines.h"
+#include "base/text.h"
 #include "engine/gate.h"
 
 static char *
@@ -213,7 +214,7 @@ artifact_join(struct gate_result *gr, const char *from, const char *where,
 	char msg[320], *check;
 	int rc;
 
-	rc = workspace_join(from, ref, rel, msg, sizeof msg);
+	rc = workspace_join(&gr->ev->ws, from, ref, rel, msg, sizeof msg);
 	if (rc == -1) {
 		check = gate_check_id(gr, "path");
 		gate_add(gr, SEV_ERROR, check, from, where, "%s", msg);
@@ -332,7 +333,7 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 	char msg[320], *abs, *check;
 	enum ws_status s;
 	json_t *obj;
-	size_t len;
+	size_t len, bom;
 	long n = 0;
 	bool cut;
 	int rc;
@@ -363,6 +364,11 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 		return -1;
 	}
 	while ((rc = lines_next(&l, &line, &len, &cut)) == 1) {
+		if (l.lineno == 1) {
+			bom = text_bom_len(line, len);
+			line += bom;
+			len -= bom;
+		}
 		if (len == 0 || strspn(line, " \t") == len)
 			continue;
 		n++;

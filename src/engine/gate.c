@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "base/text.h"
 #include "engine/gate.h"
 #include "engine/owners.h"
 #include "engine/project.h"
@@ -369,6 +370,26 @@ gate_eval_release(struct eval *ev)
 		hash_free(ev->hasher);
 	workspace_close(&ev->ws);
 	memset(ev, 0, sizeof *ev);
+}
+
+bool
+gate_script_has_command(struct eval *ev, const char *rel)
+{
+	struct artifact *a = artifact_eval(ev, rel, false);
+	size_t i;
+
+	if (a->status == WS_TOO_BIG)
+		return true;
+	if (a->status != WS_OK)
+		return false;
+	for (i = text_bom_len(a->data, a->size); i < a->size; i++) {
+		i += strspn(a->data + i, " \t\r\f\v");
+		if (i < a->size && a->data[i] != '\n' && a->data[i] != '#')
+			return true;
+		while (i < a->size && a->data[i] != '\n')
+			i++;
+	}
+	return false;
 }
 
 bool

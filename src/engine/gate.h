@@ -288,6 +288,11 @@ void	g10_release(struct eval *, struct gate_result *);
 
 /* Helpers shared by gate files. */
 bool	 gate_is_sha256_hex(const char *s);
+/* Is rel a script that holds a command: a line neither blank nor only a
+ * comment (v2: a compile.sh of comments alone is as empty as a missing one)?
+ * False when it is absent or unreadable; one too big to read is taken as
+ * holding one. */
+bool	 gate_script_has_command(struct eval *ev, const char *rel);
 /* The list "1 16 17 …" capped at max context m, as G7/G9 need: pairs
  * (a, b) with a + b > m become (a, m - a); duplicates collapse. */
 size_t	 gate_capped_pairs(const json_int_t *as, size_t na,

@@ -56,9 +56,10 @@ project_vendor_check(struct eval *ev)
 		free(msg);
 	}
 
-	if (!nonempty_file(ev, "04-compiler/compile.sh"))
+	if (!gate_script_has_command(ev, "04-compiler/compile.sh"))
 		blocked(ev, "vendor.compile_command", "04-compiler/compile.sh", "",
-		    "the vendor's compile command (compile.sh absent or empty)");
+		    "the vendor's compile command (compile.sh absent, empty or "
+		    "only comments)");
 	else if (!nonempty_file(ev, "04-compiler/compile-config.yaml"))
 		blocked(ev, "vendor.compile_command",
 		    "04-compiler/compile-config.yaml", "",

@@ -212,17 +212,17 @@ g05_compile(struct eval *ev, struct gate_result *gr)
 {
 	struct stat st;
 
-	(void)ev;
 	/* Missing or empty, each of these is a finding of its own check. */
 	gate_judged(gr, "G5.manifest", "G5.config", "G5.script", "G5.builds",
 	    NULL);
 	check_manifest(gr);
 	check_config(gr);
-	/* Empty counts as missing, as for the vendor deliverable (§4). */
+	/* Empty, or comments alone, counts as missing, as for the vendor
+	 * deliverable (§4). */
 	if (!artifact_exists(gr, "04-compiler/compile.sh", &st) ||
-	    st.st_size == 0)
+	    !gate_script_has_command(ev, "04-compiler/compile.sh"))
 		gate_add(gr, SEV_BLOCKED, "G5.script", "04-compiler/compile.sh", "",
-		    "compile.sh is missing or empty: the vendor's real compile "
-		    "command is not delivered (runbook §17)");
+		    "compile.sh is missing, empty or only comments: the vendor's "
+		    "real compile command is not delivered (runbook §17)");
 	check_builds(gr);
 }

@@ -1,6 +1,7 @@
 /* g06_package.c: G6, static validation of the calbin package (runbook §10). */
 #include "calops.h"
 
+#include "base/text.h"
 #include "engine/gate.h"
 
 #define VALIDATION "05-calbin/validation.json"
@@ -138,7 +139,8 @@ check_listing(struct gate_result *gr, const struct tree *t)
 	    "file-sha256.txt is missing")) == NULL)
 		return;
 	seen = xcalloc(t->nfiles + 1, 1);
-	copy = xstrndup(a->data, a->size);
+	i = text_bom_len(a->data, a->size);
+	copy = xstrndup(a->data + i, a->size - i);
 	for (line = copy; line != NULL; line = save) {
 		save = strchr(line, '\n');
 		if (save != NULL)

@@ -287,14 +287,54 @@ workspace_is_uri(const char *ref)
 	return false;
 }
 
+/*
+ * Before ".." pops the last component of cur (workspace-relative), resolve
+ * it when it is a symbolic link: ".." goes up from the link's target, as
+ * the file system does, never from the folder that holds the link.  cur is
+ * replaced by the target's workspace-relative path; -1 with err set when
+ * the link dangles or leads outside; 1 when cur does not exist, so that
+ * the kernel would not go up from it either.
+ */
+static int
+resolve_before_up(const struct workspace *ws, struct buf *cur, const char *ref,
+    char *err, size_t len)
+{
+	char *abs, *real;
+	struct stat st;
+	int rc = 0;
+
+	if (ws == NULL || cur->len == 0)
+		return 0;
+	abs = workspace_abs(ws, cur->data);
+	if (lstat(abs, &st) == -1)
+		rc = 1;		/* nothing there to go up from */
+	else if (S_ISLNK(st.st_mode)) {
+		if ((real = realpath(abs, NULL)) == NULL) {
+			errbuf_set(err, len, "path '%s' does not resolve: '%s' "
+			    "is a dangling symbolic link", ref, cur->data);
+			rc = -1;
+		} else if (!within(ws->root, real)) {
+			errbuf_set(err, len, "path '%s' leads outside the "
+			    "workspace through the symbolic link '%s'", ref,
+			    cur->data);
+			rc = -1;
+		} else {
+			cur->len = 0;
+			buf_adds(cur, real + strlen(ws->root) +
+			    (real[strlen(ws->root)] == '/'));
+		}
+		free(real);
+	}
+	free(abs);
+	return rc;
+}
+
 int
-workspace_join(const char *from_file, const char *ref, char **rel, char *err,
-    size_t len)
+workspace_join(const struct workspace *ws, const char *from_file,
+    const char *ref, char **rel, char *err, size_t len)
 {
 	char *joined, *tok, *save = NULL, *dir, *slash;
-	char **parts = NULL;
-	size_t n = 0, i;
-	struct buf out = BUF_INIT;
+	struct buf cur = BUF_INIT;
 	int rc = 0;
 
 	*rel = NULL;
@@ -316,32 +356,46 @@ workspace_join(const char *from_file, const char *ref, char **rel, char *err,
 		dir[0] = '\0';
 	joined = dir[0] != '\0' ? xasprintf("%s/%s", dir, ref) : xstrdup(ref);
 	free(dir);
-	for (tok = strtok_r(joined, "/", &save); tok != NULL;
+	buf_adds(&cur, "");
+	/* One component at a time, as the kernel walks a path. */
+	for (tok = strtok_r(joined, "/", &save); tok != NULL && rc == 0;
 	    tok = strtok_r(NULL, "/", &save)) {
 		if (strcmp(tok, ".") == 0)
 			continue;
-		if (strcmp(tok, "..") == 0) {
-			if (n == 0) {
-				errbuf_set(err, len, "path '%s' climbs out of the "
-				    "workspace", ref);
-				rc = -1;
-				break;
-			}
-			n--;
+		if (strcmp(tok, "..") != 0) {
+			if (cur.len > 0)
+				buf_addc(&cur, '/');
+			buf_adds(&cur, tok);
 			continue;
 		}
-		parts = xreallocarray(parts, n + 1, sizeof *parts);
-		parts[n++] = tok;
-	}
-	if (rc == 0) {
-		for (i = 0; i < n; i++) {
-			if (i > 0)
-				buf_addc(&out, '/');
-			buf_adds(&out, parts[i]);
+		if ((rc = resolve_before_up(ws, &cur, ref, err, len)) == 1) {
+			/* The rest as written: locating it finds nothing. */
+			buf_addc(&cur, '/');
+			buf_adds(&cur, tok);
+			for (tok = strtok_r(NULL, "", &save); tok != NULL;
+			    tok = NULL) {
+				buf_addc(&cur, '/');
+				buf_adds(&cur, tok);
+			}
+			rc = 0;
+			break;
 		}
-		*rel = buf_detach(&out, NULL);
+		if (rc != 0)
+			break;
+		if (cur.len == 0) {
+			errbuf_set(err, len, "path '%s' climbs out of the "
+			    "workspace", ref);
+			rc = -1;
+			break;
+		}
+		slash = memrchr(cur.data, '/', cur.len);
+		cur.len = slash != NULL ? (size_t)(slash - cur.data) : 0;
+		cur.data[cur.len] = '\0';
 	}
-	free(parts);
+	if (rc == 0)
+		*rel = buf_detach(&cur, NULL);
+	else
+		buf_release(&cur);
 	free(joined);
 	return rc;
 }

@@ -53,14 +53,15 @@ enum ws_status workspace_read(const struct workspace *ws, const char *rel,
 
 /*
  * Resolve a path named inside the artifact `from_file` (workspace-relative):
- * relative to that file's folder, normalised.  Returns 0 with *rel (owned by
- * the caller), 1 when ref is a content URI (sha256:…, oci://…, s3://…,
+ * relative to that file's folder, one component at a time as the file
+ * system does, so that a ".." after a symbolic link goes up from the link's
+ * target (with ws NULL, by name only).  Returns 0 with *rel (owned by the
+ * caller), 1 when ref is a content URI (sha256:…, oci://…, s3://…,
  * https://…) that is not resolved, or -1 with a message when ref is empty,
- * absolute or climbs out of the workspace.
+ * absolute, climbs out of the workspace or leaves it through a link.
  */
-int	 workspace_join(const char *from_file, const char *ref, char **rel,
-	    char *err,
-	    size_t len);
+int	 workspace_join(const struct workspace *ws, const char *from_file,
+	    const char *ref, char **rel, char *err, size_t len);
 
 /* True for a content URI as above. */
 bool	 workspace_is_uri(const char *ref);

@@ -215,6 +215,94 @@ test_yaml_core_schema(void **state)
 	}
 }
 
+/* Explicit core-schema tags decide the type, quoted or not (workspace.md
+ * §1: `opset: !!int "17"` is the integer 17); a value the tag does not fit
+ * is an error at its position. */
+static void
+test_yaml_tags(void **state)
+{
+	static const struct bad bad[] = {
+		BAD("v: !!int \"17.0\"", "1:4", "not a valid !!int"),
+		BAD("v: !!int abc", "1:4", "!!int"),
+		BAD("v: !!int '1e3'", "1:4", "!!int"),
+		BAD("v: !!float \"x\"", "1:4", "!!float"),
+		BAD("v: !!bool \"yes\"", "1:4", "!!bool"),
+		BAD("v: !!null 0", "1:4", "!!null"),
+		BAD("v: !!binary aGk=", "1:4", "core schema"),
+		BAD("v: !!timestamp 2001-12-14", "1:4", "core schema"),
+		BAD("v: !local x", "1:4", "core schema"),
+		BAD("v: !!map [1]", "1:4", "does not fit a sequence"),
+		BAD("v: !!seq {a: 1}", "1:4", "does not fit a mapping"),
+		BAD("!!int 1: x", "1:1", "mapping key"),
+		/* merge keys are YAML 1.1 */
+		BAD("a: &a {x: 1}\nb:\n  <<: *a\n", "3:3", "merge keys"),
+		BAD("{<<: {x: 1}}", "1:2", "merge keys"),
+	};
+	static const struct {
+		const char	*in;
+		json_type	 type;
+		const char	*text;	/* the value as JSON */
+	} ok[] = {
+		{ "!!int \"17\"", JSON_INTEGER, "17" },
+		{ "!!int '0x1f'", JSON_INTEGER, "31" },
+		{ "!!int 17", JSON_INTEGER, "17" },
+		{ "!!int \"-0\"", JSON_INTEGER, "0" },
+		{ "!!float \"1\"", JSON_REAL, "1.0" },
+		{ "!!float '2.5'", JSON_REAL, "2.5" },
+		{ "!!bool \"true\"", JSON_TRUE, "true" },
+		{ "!!bool 'False'", JSON_FALSE, "false" },
+		{ "!!null ''", JSON_NULL, "null" },
+		{ "!!null ~", JSON_NULL, "null" },
+		{ "!!str 17", JSON_STRING, "\"17\"" },
+		{ "!!str true", JSON_STRING, "\"true\"" },
+		{ "!<tag:yaml.org,2002:int> '5'", JSON_INTEGER, "5" },
+		{ "!!seq [1]", JSON_ARRAY, "[1]" },
+		{ "!!map {a: 1}", JSON_OBJECT, "{\"a\":1}" },
+	};
+	struct doc d;
+	json_t *v;
+	char *text;
+	size_t i;
+
+	(void)state;
+	check_bad(true, bad, nitems(bad));
+	for (i = 0; i < nitems(ok); i++) {
+		v = yaml_value(&d, ok[i].in);
+		text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		if (json_typeof(v) != ok[i].type ||
+		    strcmp(text, ok[i].text) != 0)
+			fail_msg("%s gave %s, wanted %s", ok[i].in, text,
+			    ok[i].text);
+		free(text);
+		doc_release(&d);
+	}
+	/* A quoted "<<" is an ordinary key. */
+	v = yaml_value(&d, "{\"<<\": 1}");
+	assert_int_equal(json_integer_value(json_object_get(v, "<<")), 1);
+	doc_release(&d);
+}
+
+/* A leading UTF-8 byte order mark is ignored, in JSON as in YAML. */
+static void
+test_bom(void **state)
+{
+	static const char json[] = "\xef\xbb\xbf{\"a\": 1}";
+	static const char yaml[] = "\xef\xbb\xbf" "a: 1\n";
+	struct doc_error e;
+	struct doc d;
+
+	(void)state;
+	assert_int_equal(parse(false, json, sizeof json - 1, &d, &e), 0);
+	assert_int_equal(json_integer_value(json_object_get(d.root, "a")), 1);
+	doc_release(&d);
+	assert_int_equal(parse(true, yaml, sizeof yaml - 1, &d, &e), 0);
+	assert_int_equal(json_integer_value(json_object_get(d.root, "a")), 1);
+	doc_release(&d);
+	/* Only at the start: inside, it is no JSON. */
+	assert_int_equal(parse(false, "{\"a\": \xef\xbb\xbf" "1}", 12, &d,
+	    &e), -1);
+}
+
 static void
 test_yaml_structure(void **state)
 {
@@ -681,6 +769,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_types),
 		cmocka_unit_test(test_yaml_core_schema),
+		cmocka_unit_test(test_yaml_tags),
+		cmocka_unit_test(test_bom),
 		cmocka_unit_test(test_yaml_structure),
 		cmocka_unit_test(test_yaml_positions),
 		cmocka_unit_test(test_pointers),

@@ -1819,6 +1819,99 @@ project_first_gate_not_passing(void **state)
 	expect_project(ev, "G2", NULL);
 }
 
+/* ---- readings a parser could choose (workspace.md v2, §1 and §2) ---- */
+
+static void
+readings_tags_and_integers(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	/* An explicit tag decides: the quoted "17" is the integer 17, and no
+	 * "still a placeholder" vendor finding marks the project. */
+	ws_replace(w, EXPORT_CONFIG, "opset: 17", "opset: !!int \"17\"");
+	ev = ws_eval(w);
+	expect_status(ev, "G2", GS_PASS);
+	expect_project(ev, "RELEASED", NULL);
+
+	ws_reset(w, "!!str 17 is a string");
+	ws_replace(w, EXPORT_CONFIG, "opset: 17", "opset: !!str 17");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G2", "G2.config", SEV_ERROR, "integer");
+	expect_project(ev, "BLOCKED_COMPILER", "vendor.opset_matrix");
+
+	ws_reset(w, "a tag that does not fit");
+	ws_replace(w, EXPORT_CONFIG, "opset: 17", "opset: !!int \"seventeen\"");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G2", "G2.parse", SEV_ERROR, "!!int");
+	assert_string_equal(find_finding(ev, "G2", "G2.parse",
+	    SEV_ERROR)->where, "3:8");
+
+	/* Integer fields take integers only. */
+	ws_reset(w, "opset 17.0");
+	ws_replace(w, EXPORT_CONFIG, "opset: 17", "opset: 17.0");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G2", "G2.config", SEV_ERROR, "integer");
+	ws_reset(w, "layers 28.0");
+	ws_json_set(w, SOURCE, "/architecture/layers", json_real(28.0));
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G0", "G0.architecture", SEV_ERROR,
+	    "'layers' must be an integer");
+	ws_reset(w, "layers 1e3");
+	ws_replace(w, SOURCE, "\"layers\": 28", "\"layers\": 1e3");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G0", "G0.architecture", SEV_ERROR,
+	    "'layers' must be an integer");
+
+	/* Merge keys are YAML 1.1: an error with its position. */
+	ws_reset(w, "merge key");
+	ws_append(w, EXPORT_CONFIG, "extra:\n  <<: {a: 1}\n");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G2", "G2.parse", SEV_ERROR, "merge keys");
+
+	/* A duplicate key is an error at the second one, JSON as YAML. */
+	ws_reset(w, "duplicate JSON key");
+	ws_replace(w, SOURCE, "\"schema\"", "\"license\": \"MIT\", \"schema\"");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G0", "G0.parse", SEV_ERROR, "duplicate");
+}
+
+static void
+readings_bom_and_empty_script(void **state)
+{
+	static const char *const texts[] = { SOURCE, PROMPTS, OPSUPPORT,
+	    EXPORT_CONFIG, "05-calbin/file-sha256.txt", "owners.yaml" };
+	struct wsfix *w = *state;
+	struct eval *ev;
+	char *old, *new;
+	size_t i, len;
+
+	/* A leading BOM is ignored in every kind of text artifact. */
+	for (i = 0; i < nitems(texts); i++) {
+		old = ws_slurp(w, texts[i], &len);
+		new = xmalloc(len + 3);
+		memcpy(new, "\xef\xbb\xbf", 3);
+		memcpy(new + 3, old, len);
+		ws_write_file(w, texts[i], new, len + 3);
+		free(old);
+		free(new);
+	}
+	ev = ws_eval(w);
+	expect_project(ev, "RELEASED", NULL);
+
+	/* compile.sh of a shebang, comments and blank lines is empty. */
+	ws_reset(w, "comments only");
+	ws_write_str(w, SCRIPT, "#!/bin/sh\n# the vendor's command goes here\n"
+	    "\n   \t\n  # later\n");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G5", "G5.script", SEV_BLOCKED, "only comments");
+	expect_project(ev, "BLOCKED_COMPILER", "vendor.compile_command");
+	ws_reset(w, "one command");
+	ws_write_str(w, SCRIPT, "# build\n  calcc --config c.yaml\n");
+	ev = ws_eval(w);
+	expect_status(ev, "G5", GS_PASS);
+}
+
 int
 main(void)
 {
@@ -1882,6 +1975,8 @@ main(void)
 		WS_TEST(status_fail_blocked_stale),
 		WS_TEST(project_blocked_compiler),
 		WS_TEST(project_first_gate_not_passing),
+		WS_TEST(readings_tags_and_integers),
+		WS_TEST(readings_bom_and_empty_script),
 	};
 
 	return cmocka_run_group_tests_name("gates_a", tests,

@@ -5,8 +5,11 @@
  */
 #include "calops.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -1298,6 +1301,70 @@ path_every_gate(void **state)
 	}
 }
 
+/*
+ * Every path field of every gate, written "lnk/../x" where lnk is a link to
+ * a folder outside the workspace: the file system goes up from the link's
+ * target, so the path leaves the workspace, though by name it stays inside
+ * (and a file x is there, inside, to be wrongly found).  workspace.md §1.
+ */
+static const struct {
+	const char	*gate;
+	const char	*rel;		/* the artifact naming the path */
+	const char	*pointer;	/* JSON; NULL: the YAML `model` */
+} path_fields[] = {
+	{ "G0", SOURCE, "/files/0/path" },
+	{ "G2", "02-onnx/onnx-report.json", "/external_data/files/0/path" },
+	{ "G5", "04-compiler/builds.json", "/0/log" },
+	{ "G5", "04-compiler/compiler-manifest.json", "/sbom" },
+	{ "G5", "04-compiler/compile-config.yaml", NULL },
+	{ "G10", GEN2, "/reports/0/path" },
+};
+
+static void
+path_dotdot_after_link_every_field(void **state)
+{
+	struct wsfix *w = *state;
+	char *outside = xasprintf("%s.outside", w->dir), *sub, *dir, *p;
+	struct eval *ev;
+	size_t i;
+
+	sub = xasprintf("%s/d", outside);
+	if (mkdir(outside, 0755) == -1 || mkdir(sub, 0755) == -1)
+		fail_msg("cannot make %s: %s", sub, strerror(errno));
+	p = xasprintf("%s/x", outside);
+	assert_int_equal(close(open(p, O_WRONLY | O_CREAT, 0644)), 0);
+	free(p);
+	for (i = 0; i < nitems(path_fields); i++) {
+		ws_reset(w, path_fields[i].rel);
+		dir = xstrndup(path_fields[i].rel,
+		    (size_t)(strrchr(path_fields[i].rel, '/') -
+		    path_fields[i].rel));
+		p = xasprintf("%s/lnk", dir);
+		ws_symlink(w, sub, p);
+		free(p);
+		p = xasprintf("%s/x", dir);
+		ws_write_str(w, p, "inside, by name\n");
+		free(p);
+		if (path_fields[i].pointer != NULL)
+			ws_json_set(w, path_fields[i].rel,
+			    path_fields[i].pointer, json_string("lnk/../x"));
+		else
+			ws_replace(w, path_fields[i].rel,
+			    "model: ../02-onnx/model.onnx", "model: lnk/../x");
+		if (strcmp(path_fields[i].gate, "G10") == 0)
+			ws_sign(w, GEN2, release_key());
+		ev = ws_eval(w);
+		p = xasprintf("%s.path", path_fields[i].gate);
+		expect_finding_msg(ev, path_fields[i].gate, p, SEV_ERROR,
+		    "through the symbolic link");
+		free(p);
+		free(dir);
+	}
+	ws_rmtree(outside);
+	free(outside);
+	free(sub);
+}
+
 /* ---- tickets (§6) ---- */
 
 static void
@@ -1714,6 +1781,7 @@ main(void)
 		WS_TEST(owners_every_gate),
 		WS_TEST(parse_every_gate),
 		WS_TEST(path_every_gate),
+		WS_TEST(path_dotdot_after_link_every_field),
 		WS_TEST(tickets_complete),
 		WS_TEST(tickets_follow_checks),
 		WS_TEST(tickets_all_checks_count_owner),

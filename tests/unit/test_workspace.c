@@ -227,7 +227,7 @@ test_join(void **state)
 	for (i = 0; i < nitems(cases); i++) {
 		err[0] = '\0';
 		rel = (char *)"unset";
-		rc = workspace_join(
+		rc = workspace_join(NULL,
 		    cases[i].from, cases[i].ref, &rel, err, sizeof err);
 		if (rc != cases[i].rc)
 			fail_msg("'%s' from '%s': rc %d, wanted %d (%s)",
@@ -246,12 +246,55 @@ test_join(void **state)
 		}
 	}
 	/* No message buffer is fine. */
-	assert_int_equal(workspace_join("x", "/a", &rel, NULL, 0), -1);
+	assert_int_equal(workspace_join(NULL, "x", "/a", &rel, NULL, 0), -1);
 	assert_true(workspace_is_uri("sha256:x"));
 	assert_false(workspace_is_uri("sha256"));
 	assert_false(workspace_is_uri("SHA256:x"));
 	assert_false(workspace_is_uri("oci:/x"));
 	assert_false(workspace_is_uri(""));
+}
+
+/* On a real workspace a ".." after a link goes up from the link's target,
+ * as the file system does (workspace.md §1), never by name. */
+static void
+test_join_links(void **state)
+{
+	static const struct {
+		const char	*from, *ref;
+		int		 rc;
+		const char	*rel;	/* or a word of the message */
+	} cases[] = {
+		{ "x.json", "d/../a.txt", 0, "a.txt" },
+		{ "x.json", "dlink/../a.txt", 0, "a.txt" },
+		{ "d/x.json", "../dlink/b.txt", 0, "dlink/b.txt" },
+		{ "x.json", "dlink/nothere/../b.txt", 0,
+		    "dlink/nothere/../b.txt" },	/* ENOENT, as open(2) */
+		/* By name "a.txt"; through the link it is ../out/a.txt. */
+		{ "x.json", "dirlink/../a.txt", -1, "through the symbolic link" },
+		{ "x.json", "dirlink/../out/secret", -1, "dirlink" },
+		{ "x.json", "dangling/../a.txt", -1, "dangling" },
+		{ "x.json", "../a.txt", -1, "climbs out" },
+	};
+	struct fixture *f = *state;
+	char err[256], *rel;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < nitems(cases); i++) {
+		err[0] = '\0';
+		rc = workspace_join(&f->w, cases[i].from, cases[i].ref, &rel,
+		    err, sizeof err);
+		if (rc != cases[i].rc)
+			fail_msg("'%s': rc %d, wanted %d (%s)", cases[i].ref, rc,
+			    cases[i].rc, err);
+		if (rc == 0 && strcmp(rel, cases[i].rel) != 0)
+			fail_msg("'%s': '%s', wanted '%s'", cases[i].ref, rel,
+			    cases[i].rel);
+		if (rc != 0 && strstr(err, cases[i].rel) == NULL)
+			fail_msg("'%s': message '%s'", cases[i].ref, err);
+		if (rc == 0)
+			free(rel);
+	}
 }
 
 static void
@@ -394,6 +437,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open, setup, teardown),
 		cmocka_unit_test(test_join),
+		cmocka_unit_test_setup_teardown(test_join_links, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_locate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 	};

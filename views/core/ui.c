@@ -275,6 +275,18 @@ ui_fit(const char *s, int width)
 	return fit(s, width, &used);
 }
 
+size_t
+ui_fit_words(const char *s, int width)
+{
+	size_t n = ui_fit(s, width), k;
+
+	if (s[n] == '\0')
+		return n;
+	for (k = n; k > n / 2 && s[k - 1] != ' '; k--)
+		;
+	return k > n / 2 ? k : n;
+}
+
 int
 ui_width(const char *s)
 {

@@ -54,6 +54,10 @@ int	 ui_put(WINDOW *w, int y, int x, int width, enum role r, const char *s,
 /* How many bytes of s, already sanitised, fit in width columns: where to
  * break it over rows without cutting a character. */
 size_t	 ui_fit(const char *s, int width);
+/* The same, for text wrapped over rows: when the line must break, it
+ * breaks after a blank in its second half when there is one, so that a
+ * word is not cut in two. */
+size_t	 ui_fit_words(const char *s, int width);
 /* The columns s, already sanitised, takes on the screen. */
 int	 ui_width(const char *s);
 /* Trusted text from the program itself (labels, numbers): no sanitising
