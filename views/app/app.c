@@ -409,7 +409,11 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	}
 	path = xasprintf("%s/%s", a->ws, rel);
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		app_message(a, true, "cannot open '%s': not a regular file", rel);
+		/* Say what is there: most often nothing yet. */
+		app_message(a, true, "cannot open '%s': %s", rel,
+		    stat(path, &st) != 0 ? (errno == ENOENT || errno == ENOTDIR ?
+		    "it does not exist" : strerror(errno)) : S_ISDIR(st.st_mode) ?
+		    "it is a folder" : "not a regular file");
 		free(path);
 		return;
 	}
