@@ -11,6 +11,7 @@
 #include "model/history.h"
 #include "views/app/app.h"
 #include "views/core/list.h"
+#include "views/core/textpane.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
 
@@ -26,69 +27,12 @@ static const int needs[GATE_COUNT][5] = {
 	[10] = { -1 },
 };
 
-struct line {
-	char	*text;
-	int	 role;
-	int	 finding;	/* index into the board's findings, or -1 */
-};
-
 struct gate_detail {
 	int		 gate;
-	int		 cols;		/* the width the lines were made for */
 	bool		 placed;	/* the cursor on the first finding */
-	struct line	*lines;
-	size_t		 n;
-	struct list	 list;
+	/* Each line's tag: its index into the board's findings, or -1. */
+	struct textpane	 pane;
 };
-
-static void
-add(struct gate_detail *d, int role, int finding, const char *fmt, ...)
-    PRINTFLIKE(4, 5);
-
-static void
-add(struct gate_detail *d, int role, int finding, const char *fmt, ...)
-{
-	va_list ap;
-
-	d->lines = xreallocarray(d->lines, d->n + 1, sizeof *d->lines);
-	va_start(ap, fmt);
-	d->lines[d->n].text = xvasprintf(fmt, ap);
-	va_end(ap);
-	d->lines[d->n].role = role;
-	d->lines[d->n].finding = finding;
-	d->n++;
-}
-
-/* Untrusted text over as many lines as it needs at the width drawn, each
- * broken after a blank where it can, by columns (never inside a
- * character), indented two. */
-static void
-add_wrapped(struct gate_detail *d, int role, int finding, const char *text)
-{
-	char *clean = text_sanitize_str(text), *m = clean;
-	int w = d->cols > 12 ? d->cols - 6 : 74;
-	size_t n;
-
-	do {
-		if ((n = ui_fit_words(m, w)) == 0)
-			n = strlen(m);
-		add(d, role, finding, "  %.*s", (int)n, m);
-		m += n;
-	} while (*m != '\0');
-	free(clean);
-}
-
-static void
-lines_clear(struct gate_detail *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		free(d->lines[i].text);
-	free(d->lines);
-	d->lines = NULL;
-	d->n = 0;
-}
 
 /* The input an artifact path was read as: its hash, for the evidence. */
 static const char *
@@ -137,25 +81,26 @@ verdicts(struct gate_detail *d, const struct board_gate *g)
 
 	if (json_object_size(g->checks) == 0)
 		return;
-	add(d, ROLE_NORMAL, -1, "%s", "");
-	add(d, ROLE_HEADER, -1, "Checks (%s held, %s failed, %s nothing to "
+	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
+	textpane_add(&d->pane, ROLE_HEADER, -1,
+	    "Checks (%s held, %s failed, %s nothing to "
 	    "judge yet):", ui_glyph("✔", "+"), ui_glyph("✘", "x"),
 	    ui_glyph("○", "?"));
 	json_object_foreach(g->checks, id, v) {
 		glyph = app_verdict_glyph(json_string_value(v), &r);
-		if (off > 0 && (int)(off + 24) > d->cols - 4) {
-			add(d, ROLE_NORMAL, -1, "%s", line);
+		if (off > 0 && (int)(off + 24) > d->pane.cols - 4) {
+			textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", line);
 			off = 0;
 		}
 		off += (size_t)snprintf(line + off, sizeof line - off,
 		    "  %s %-19.40s", glyph, id);
 		if (off >= sizeof line - 48) {
-			add(d, ROLE_NORMAL, -1, "%s", line);
+			textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", line);
 			off = 0;
 		}
 	}
 	if (off > 0)
-		add(d, ROLE_NORMAL, -1, "%s", line);
+		textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", line);
 }
 
 static void
@@ -171,25 +116,30 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 		f = &e->findings[i];
 		if (f->gate != d->gate || f->severity > SEV_STALE)
 			continue;
-		add(d, ROLE_HEADER, -1, "First failing check: %s (%s)", f->check,
+		textpane_add(&d->pane, ROLE_HEADER, -1,
+		    "First failing check: %s (%s)", f->check,
 		    finding_severity_name(f->severity));
-		add_wrapped(d, app_severity_role(f->severity), (int)i,
-		    f->message);
+		textpane_add_wrapped(&d->pane, app_severity_role(f->severity),
+		    (int)i, 2, f->message);
 		if (f->path[0] != '\0')
-			add(d, ROLE_NORMAL, (int)i, "  evidence: %s",
+			textpane_add(&d->pane, ROLE_NORMAL, (int)i,
+			    "  evidence: %s",
 			    app_finding_where(f, where, sizeof where));
 		if ((h = input_hash(g, f->path)) != NULL)
-			add(d, ROLE_DIM, (int)i, "  sha256 %s", h);
+			textpane_add(&d->pane, ROLE_DIM, (int)i,
+			    "  sha256 %s", h);
 		return;
 	}
 	if (g->status == GS_PENDING)
-		add(d, ROLE_HEADER, -1, "Pending: its primary artifact %s is not "
+		textpane_add(&d->pane, ROLE_HEADER, -1,
+		    "Pending: its primary artifact %s is not "
 		    "there yet", gate_table[d->gate].primary);
 	else if (unjudged(g, NULL, 0) == 0)
-		add(d, ROLE_PASS, -1, "Every check holds.");
+		textpane_add(&d->pane, ROLE_PASS, -1, "Every check holds.");
 	else {
 		unjudged(g, where, sizeof where);
-		add(d, ROLE_HEADER, -1, "No check fails, but nothing was there "
+		textpane_add(&d->pane, ROLE_HEADER, -1,
+		    "No check fails, but nothing was there "
 		    "to judge for %s: not evidence yet", where);
 	}
 }
@@ -218,7 +168,8 @@ held_back(struct app *a, struct gate_detail *d, const struct board_gate *g)
 		if (off >= sizeof list)
 			break;
 	}
-	add(d, ROLE_NORMAL, -1, "%s: %s", g->status == GS_PASS ? "Downstream" :
+	textpane_add(&d->pane, ROLE_NORMAL, -1,
+	    "%s: %s", g->status == GS_PASS ? "Downstream" :
 	    "Holds back", off > 0 ? list : "nothing");
 }
 
@@ -235,26 +186,31 @@ changes(struct app *a, struct gate_detail *d, const struct board_gate *g)
 	if (g->status == GS_PASS)
 		return;
 	if ((path = history_path(app_workspace(a), err, sizeof err)) == NULL) {
-		add(d, ROLE_DIM, -1, "Since it was last green: %s", err);
+		textpane_add(&d->pane, ROLE_DIM, -1,
+		    "Since it was last green: %s", err);
 		return;
 	}
 	then = history_last_pass(path, g->id, &ts);
 	free(path);
 	if (then == NULL) {
-		add(d, ROLE_DIM, -1, "Since it was last green: it has not passed "
+		textpane_add(&d->pane, ROLE_DIM, -1,
+		    "Since it was last green: it has not passed "
 		    "in the evaluations this console remembers");
 		return;
 	}
 	t = (time_t)ts;
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&t));
 	diff = history_diff(json_object_get(then, "inputs"), g->inputs);
-	add(d, ROLE_HEADER, -1, "Since it was last green (%s): %zu change%s",
+	textpane_add(&d->pane, ROLE_HEADER, -1,
+	    "Since it was last green (%s): %zu change%s",
 	    when, json_array_size(diff), json_array_size(diff) == 1 ? "" : "s");
 	json_array_foreach(diff, i, c) {
-		const char *from = json_string_value(json_object_get(c, "from"));
+		const char *from = json_string_value(
+		    json_object_get(c, "from"));
 		const char *to = json_string_value(json_object_get(c, "to"));
 
-		add(d, ROLE_NORMAL, -1, "  %-7s %s  %.16s%s %s %.16s%s",
+		textpane_add(&d->pane, ROLE_NORMAL, -1,
+		    "  %-7s %s  %.16s%s %s %.16s%s",
 		    json_string_value(json_object_get(c, "change")),
 		    json_string_value(json_object_get(c, "path")),
 		    from != NULL ? from : "-", from != NULL &&
@@ -275,44 +231,44 @@ gate_refresh(struct app *a, void *data)
 	char where[512];
 	size_t i;
 
-	lines_clear(d);
+	textpane_clear(&d->pane);
 	if (!app_board(a)->now.valid) {
-		list_rebuild(&d->list, 0, NULL, NULL);
+		textpane_done(&d->pane, &d->placed);
 		return;
 	}
-	add(d, app_status_role(g->status), -1, "%s %s  %s %s", g->id, g->name,
+	textpane_add(&d->pane, app_status_role(g->status), -1,
+	    "%s %s  %s %s", g->id, g->name,
 	    app_status_glyph(g->status), gate_status_name(g->status));
-	add(d, ROLE_NORMAL, -1, "Owner: %s   role: %s   due %s   failback: %s",
+	textpane_add(&d->pane, ROLE_NORMAL, -1,
+	    "Owner: %s   role: %s   due %s   failback: %s",
 	    g->owner != NULL ? g->owner : "(none)", g->role != NULL ? g->role :
 	    "?", g->due != NULL ? g->due : "-", g->failback);
 	if (labmodel_gate_has_job(d->gate))
-		add(d, ROLE_DIM, -1, "Lab job: r runs %s on a lab host",
+		textpane_add(&d->pane, ROLE_DIM, -1,
+		    "Lab job: r runs %s on a lab host",
 		    d->gate == 9 ? "the 24 h soak" : "golden and the eight "
 		    "fault scenarios");
-	add(d, ROLE_NORMAL, -1, "%s", "");
+	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
 	why(a, d, g);
 	verdicts(d, g);
 	held_back(a, d, g);
 	changes(a, d, g);
-	add(d, ROLE_NORMAL, -1, "%s", "");
-	add(d, ROLE_HEADER, -1, "All findings (Enter or o opens the artifact):");
+	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
+	textpane_add(&d->pane, ROLE_HEADER, -1,
+	    "All findings (Enter or o opens the artifact):");
 	for (i = 0; i < app_board(a)->now.nfindings; i++) {
 		f = &app_board(a)->now.findings[i];
 		if (f->gate == d->gate)
-			add(d, app_severity_role(f->severity), (int)i,
+			textpane_add(&d->pane,
+			    app_severity_role(f->severity), (int)i,
 			    "  %-7s %-22s %s  %s",
 			    finding_severity_name(f->severity), f->check,
 			    app_finding_where(f, where, sizeof where),
 			    f->message);
 	}
-	list_rebuild(&d->list, d->n, NULL, NULL);
 	/* Opened, the cursor is on the first finding, which Enter and o
 	 * open; later evaluations leave it where the operator put it. */
-	for (i = 0; !d->placed && i < d->n; i++)
-		if (d->lines[i].finding >= 0) {
-			d->list.sel = i;
-			d->placed = true;
-		}
+	textpane_done(&d->pane, &d->placed);
 }
 
 static void *
@@ -330,18 +286,8 @@ gate_close(void *data)
 {
 	struct gate_detail *d = data;
 
-	lines_clear(d);
-	list_release(&d->list);
+	textpane_release(&d->pane);
 	free(d);
-}
-
-static void
-gate_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
-{
-	const struct line *l = &((const struct gate_detail *)arg)->lines[rec];
-
-	ui_put(stdscr, y, x + 1, cols - 2, sel ? ROLE_SELECTION :
-	    (enum role)l->role, l->text, false);
 }
 
 static void
@@ -350,11 +296,10 @@ gate_draw(struct app *a, void *data, int top, int rows, int cols)
 	struct gate_detail *d = data;
 
 	/* Long messages wrap at the width drawn. */
-	if (cols != d->cols) {
-		d->cols = cols;
+	if (textpane_draw(&d->pane, top, rows, cols)) {
 		gate_refresh(a, d);
+		textpane_draw(&d->pane, top, rows, cols);
 	}
-	list_draw(&d->list, top, rows, 0, cols, NULL, gate_row, d, NULL);
 }
 
 static int
@@ -362,13 +307,12 @@ gate_action(struct app *a, void *data, enum action act)
 {
 	struct gate_detail *d = data;
 	const struct board_finding *f;
-	size_t i;
+	int i;
 
 	if (act == ACT_ENTER || act == ACT_OPEN) {
-		if ((i = list_selected(&d->list)) == SIZE_MAX ||
-		    d->lines[i].finding < 0)
+		if ((i = textpane_selected_tag(&d->pane)) < 0)
 			return R_NONE;
-		f = &app_board(a)->now.findings[d->lines[i].finding];
+		f = &app_board(a)->now.findings[i];
 		app_open_file(a, f->path, f->where);
 		return R_REDRAW;
 	}
@@ -378,7 +322,7 @@ gate_action(struct app *a, void *data, enum action act)
 		labrun_gate(a, d->gate);
 		return R_REDRAW;
 	}
-	return list_action(&d->list, act) ? R_REDRAW : R_NONE;
+	return list_action(&d->pane.list, act) ? R_REDRAW : R_NONE;
 }
 
 /* A click selects a line; a double click opens its finding. */
@@ -387,7 +331,7 @@ gate_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct gate_detail *d = data;
 
-	if (!list_click(&d->list, y, x))
+	if (!list_click(&d->pane.list, y, x))
 		return R_NONE;
 	return twice ? gate_action(a, data, ACT_OPEN) : R_REDRAW;
 }

@@ -202,12 +202,19 @@ static int
 tickets_action(struct app *a, void *data, enum action act)
 {
 	struct tickets_view *v = data;
+	size_t i;
 
 	if (act == ACT_SORT || act == ACT_SORT_BACK) {
 		v->sort = list_sort_step(v->sort,
 		    (int)nitems(sort_names), act);
 		tickets_refresh(a, v);
 		app_message(a, false, "sorted by %s", sort_names[v->sort]);
+		return R_REDRAW;
+	}
+	if (act == ACT_ENTER || act == ACT_RIGHT || act == ACT_WHY) {
+		if ((i = list_selected(&v->list)) == SIZE_MAX)
+			return R_NONE;
+		app_push(a, &ticket_view, &i);
 		return R_REDRAW;
 	}
 	return list_action(&v->list, act) ? R_REDRAW : R_NONE;
@@ -218,9 +225,9 @@ tickets_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct tickets_view *v = data;
 
-	(void)a;
-	(void)twice;
-	return list_click(&v->list, y, x) ? R_REDRAW : R_NONE;
+	if (!list_click(&v->list, y, x))
+		return R_NONE;
+	return twice ? tickets_action(a, data, ACT_ENTER) : R_REDRAW;
 }
 
 static void

@@ -76,6 +76,7 @@ enum view_kind {
 	X(faults, VIEW_TAB, "fault scenarios x chips, action log")	\
 	X(help, VIEW_COMMAND, "the keys of every screen")		\
 	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
+	X(ticket, VIEW_DRILL, "one ticket: its checks and evidence")	\
 	X(joblog, VIEW_DRILL, "one job's log, live")			\
 	X(confirm, VIEW_DRILL, "what a job will run and disturb, first")
 

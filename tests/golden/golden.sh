@@ -116,6 +116,15 @@ key > > > 1 Enter
 key q ?
 click on quit calops
 dump out/click-help.txt
+key q 2 Home Down Down Down Down Down Down Enter
+dump out/ticket.txt
+key q End Down Up Up Enter
+dump out/ticket-not-judged.txt
+key Enter
+dump out/ticket-to-gate.txt
+key q q
+dclick on M06
+dump out/click-ticket.txt
 key Q"
 
 # Two jobs for the Jobs screen, a click on the second row, and its log.

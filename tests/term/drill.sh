@@ -41,19 +41,4 @@ keys Escape
 wait_for "GATE STATUS"
 keys q
 wait_exit 0
-
-# o on a finding whose file is not there says so, in those words.
-cp -a "$MIDPROJECT" "$TMP/noscript"
-rm "$TMP/noscript/04-compiler/compile.sh"
-launch "$TMP/noscript"
-wait_for "3 of 11 gates pass"
-keys j j j j j Enter
-wait_for "First failing check: G5.script (blocked)"
-keys o
-wait_for "compile.sh': it does not"
-reject "not a regular file"
-keys q
-wait_for "GATE STATUS"
-keys q
-wait_exit 0
 finish

@@ -63,7 +63,7 @@ wait_for "5 of 5 findings"
 keys g
 wait_for "vendor.compile_command  04-compiler/compile.sh"
 keys o
-wait_for "cannot open '04-compiler/compile.sh': not a regul"
+wait_for "cannot open '04-compiler/compile.sh': it does not"
 [ -e "$TMP/argv" ] && fail "the editor ran for a file that is not there"
 
 # From G3's drill-down: o on the line of its first failing check.

@@ -391,7 +391,7 @@ app_refresh_views(struct app *a)
 void
 app_open_file(struct app *a, const char *rel, const char *where)
 {
-	const char *editor = getenv("VISUAL"), *pager = getenv("PAGER");
+	const char *editor = getenv("VISUAL"), *pager = getenv("PAGER"), *what;
 	char *path, line[32] = "", *argv[4];
 	struct stat st;
 	long ln = 0;
@@ -410,10 +410,13 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	path = xasprintf("%s/%s", a->ws, rel);
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		/* Say what is there: most often nothing yet. */
-		app_message(a, true, "cannot open '%s': %s", rel,
-		    stat(path, &st) != 0 ? (errno == ENOENT || errno == ENOTDIR ?
-		    "it does not exist" : strerror(errno)) : S_ISDIR(st.st_mode) ?
-		    "it is a folder" : "not a regular file");
+		if (stat(path, &st) != 0)
+			what = errno == ENOENT || errno == ENOTDIR ?
+			    "it does not exist" : strerror(errno);
+		else
+			what = S_ISDIR(st.st_mode) ? "it is a folder" :
+			    "not a regular file";
+		app_message(a, true, "cannot open '%s': %s", rel, what);
 		free(path);
 		return;
 	}
