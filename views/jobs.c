@@ -5,8 +5,8 @@
  * are listed when the view opens, on R (the app hands ACT_REFRESH to the
  * view first), and every JOBS_REFRESH_MS while it is on screen (no timer
  * otherwise: an idle console on another tab stays idle); Enter opens a
- * job's log (joblog.c), K kills a running job on its host once its id has
- * been typed.
+ * job's log (joblog.c), d describes it (describe.c), K kills a running
+ * job on its host once its id has been typed.
  */
 #include "calops.h"
 
@@ -353,6 +353,12 @@ jobs_action(struct app *a, void *data, enum action act)
 		jobs_update(a, v);
 		app_message(a, false, "sorted by %s", sort_names[v->sort]);
 		return R_REDRAW;
+	case ACT_DESCRIBE:
+		if ((i = list_selected(&v->list)) == SIZE_MAX)
+			return R_NONE;
+		/* The row, copied as the description opens. */
+		app_push(a, &describe_view, joblist_row(v->jl, i));
+		return R_REDRAW;
 	case ACT_ENTER:
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
 			return R_NONE;
@@ -400,13 +406,15 @@ jobs_status(struct app *a, void *data, char *buf, size_t len)
 	if (v->sort != 0)
 		snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts),
 		    " %s sorted by %s", dot, sort_names[v->sort]);
-	snprintf(buf, len, "%zu of %zu jobs, %zu running%s %s Enter: log%s",
+	snprintf(buf, len, "%zu of %zu jobs, %zu running%s %s Enter: log  "
+	    "d: describe%s",
 	    v->list.nmap, joblist_nrows(v->jl), running, hosts, dot,
 	    app_readonly(a) ? "" : "  K: kill");
 }
 
 static const struct keybinding jobs_keys[] = {
 	{ 'K', ACT_KILL, "K" },
+	{ 'd', ACT_DESCRIBE, "d" },
 	{ '>', ACT_SORT, ">" },
 	{ '<', ACT_SORT_BACK, "<" },
 	{ 0, ACT_NONE, NULL },

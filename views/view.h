@@ -78,6 +78,7 @@ enum view_kind {
 	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
 	X(ticket, VIEW_DRILL, "one ticket: its checks and evidence")	\
 	X(joblog, VIEW_DRILL, "one job's log, live")			\
+	X(describe, VIEW_DRILL, "one job: command, host, times, job.json") \
 	X(confirm, VIEW_DRILL, "what a job will run and disturb, first")
 
 #define VIEW_DECLARE(name, kind, help) extern const struct view_ops name##_view;

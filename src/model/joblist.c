@@ -56,6 +56,7 @@ rows_free(struct joblist_row *rows, size_t n)
 		free(rows[i].id);
 		free(rows[i].state);
 		free(rows[i].cmd);
+		json_decref(rows[i].record);
 	}
 	free(rows);
 }
@@ -111,6 +112,7 @@ row_from_json(struct joblist_row *r, json_t *o)
 		buf_addf(&b, "(%s)", json_string_value(m) != NULL ?
 		    json_string_value(m) : "?");
 	r->cmd = buf_detach(&b, NULL);
+	r->record = json_incref(o);
 }
 
 /* Host h's rows become rows (n of them) and every host's are merged

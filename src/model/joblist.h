@@ -21,6 +21,8 @@
 
 #include "calops.h"
 
+#include <jansson.h>
+
 struct labmodel;
 struct joblist;
 
@@ -33,6 +35,9 @@ struct joblist_row {
 	double		 fetched;	/* when age was true (jobevent_now) */
 	int		 exit_code;	/* -1: none */
 	int		 sig;		/* 0: none */
+	/* The host's whole entry for the job: job.json's members and age
+	 * (or id, state, reason when corrupt), as untrusted as the host. */
+	json_t		*record;
 };
 
 /* What the list tells its owner; any hook may be NULL. */

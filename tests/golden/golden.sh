@@ -11,8 +11,8 @@
 #
 # What varies from run to run is made fixed before comparing, never skipped:
 # the temp folder's random part (whole or cut by a column), a job's id,
-# clock times, age and date, and the version and machine a job says it
-# started on.  The temp
+# clock times, age and date, process ids, and the version and machine a
+# job says it started on.  The temp
 # folder is made under /tmp with a fixed-length name, so that the paths on
 # screen (the runner beside calops, in the fault command) keep their width
 # from any clone path.
@@ -143,6 +143,8 @@ key Enter
 wait text exit 3
 wait text lines · ended
 dump out/joblog.txt
+key q d
+dump out/describe.txt
 key Q"
 
 # The one rule for a job that can disturb a chip: the confirmation screen
@@ -213,6 +215,11 @@ for f in "$TMP"/out/*.txt; do
 	    -e '/^ +date +/s/[0-9]{4}-[0-9]{2}-[0-9]{2}/YYYY-mm-dd/' \
 	    -e 's/(job started by calops) .* on .*$/\1 VERSION on HOST/' \
 	    -e '/(golden-(job|two)|jobid0) /s/ [ 0-9]{3}[0-9][smhd] / ageage /' \
+	    -e '/^. (Started|Ended) /s/[0-9]{4}-[0-9]{2}-[0-9]{2}/YYYY-mm-dd/' \
+	    -e '/^. (Tool pid|Supervisor) /s/[0-9]+/PID/' \
+	    -e '/^. *"(pid|supervisor_pid)": /s/[0-9]+/PID/' \
+	    -e '/^. *"(started|ended|age)": /s/: [0-9][0-9.e+-]*/: TIME/' \
+	    -e '/^. (Ran for|as the host listed it) /s/[0-9]+[smhd]/AGE/' \
 	    "$f"
 done
 if [ "${CALOPS_GOLDEN_UPDATE:-0}" = 1 ]; then

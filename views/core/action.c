@@ -38,6 +38,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_WHY] = { "why", "why is this gate not green?" },
 	[ACT_KILL] = { "kill", "kill the selected running job (type its id to "
 	    "confirm)" },
+	[ACT_DESCRIBE] = { "describe", "describe the selected job: its command, "
+	    "host, times, job.json" },
 	[ACT_FOLLOW] = { "follow", "follow the end of the log (toggle)" },
 	[ACT_LEVEL] = { "level", "cycle the levels shown: all, info, warn, "
 	    "error and up" },

@@ -1,0 +1,209 @@
+/*
+ * describe.c: one job described (k9s's describe): what it runs, word by
+ * word, where (host and folder), when it started and ended and how long it
+ * ran, how it ended, its processes, and the whole job.json its host
+ * listed.  A snapshot of the Jobs screen's last listing of the job, said
+ * with its age; everything in it came from the host and is shown through
+ * the sanitiser.
+ */
+#include "calops.h"
+
+#include <time.h>
+
+#include "base/text.h"
+#include "job/job.h"
+#include "lab/labmodel.h"
+#include "model/joblist.h"
+#include "views/app/app.h"
+#include "views/core/textpane.h"
+#include "views/core/ui.h"
+
+struct describe {
+	char		*host;
+	json_t		*record;	/* a copy: the list may change */
+	char		*label;		/* what the console calls it, or NULL */
+	double		 fetched;	/* when the host listed it */
+	bool		 placed;
+	struct textpane	 pane;
+};
+
+/* A Unix time as the operator's local date and time, into buf. */
+static const char *
+when(json_t *v, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t t;
+
+	if (!json_is_number(v) || !(json_number_value(v) > 0) ||
+	    json_number_value(v) > 253402300799.0) {	/* 9999-12-31 */
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	t = (time_t)json_number_value(v);
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S %Z", &tm);
+	return buf;
+}
+
+/* One "Name:  value" line, the value untrusted. */
+static void
+field(struct describe *d, const char *name, const char *value)
+{
+	char *clean = text_sanitize_str(value != NULL ? value : "-");
+
+	textpane_add(&d->pane, ROLE_NORMAL, -1, "%-13s %s", name, clean);
+	free(clean);
+}
+
+static void
+describe_refresh(struct app *a, void *data)
+{
+	struct describe *d = data;
+	json_t *r = d->record, *v, *argv;
+	char buf[64], age[32], *s, *line, *p;
+	const char *state = json_string_value(json_object_get(r, "state"));
+	size_t i;
+	double t0, t1;
+
+	(void)a;
+	textpane_clear(&d->pane);
+	field(d, "Job", json_string_value(json_object_get(r, "id")));
+	field(d, "What", d->label);
+	field(d, "Host", d->host);
+	field(d, "State", state);
+	if ((v = json_object_get(r, "reason")) != NULL)
+		field(d, "Why corrupt", json_string_value(v));
+	if (json_is_integer(v = json_object_get(r, "exit_code"))) {
+		snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+		field(d, "Exit code", buf);
+	}
+	if (json_is_integer(v = json_object_get(r, "signal"))) {
+		snprintf(buf, sizeof buf, "%lld (killed by a signal)",
+		    (long long)json_integer_value(v));
+		field(d, "Signal", buf);
+	}
+	field(d, "Started", when(json_object_get(r, "started"), buf,
+	    sizeof buf));
+	field(d, "Ended", when(json_object_get(r, "ended"), buf, sizeof buf));
+	t0 = json_number_value(json_object_get(r, "started"));
+	t1 = json_number_value(json_object_get(r, "ended"));
+	if (t0 > 0 && t1 >= t0) {
+		jobstore_format_age(t1 - t0, age, sizeof age);
+		field(d, "Ran for", age);
+	}
+	field(d, "Folder", json_string_value(json_object_get(r, "cwd")));
+	if (json_is_integer(v = json_object_get(r, "pid"))) {
+		snprintf(buf, sizeof buf, "%lld (and its process group)",
+		    (long long)json_integer_value(v));
+		field(d, "Tool pid", buf);
+	}
+	if (json_is_integer(v = json_object_get(r, "supervisor_pid"))) {
+		snprintf(buf, sizeof buf, "%lld",
+		    (long long)json_integer_value(v));
+		field(d, "Supervisor", buf);
+	}
+	jobstore_format_age(jobevent_now() - d->fetched, age, sizeof age);
+	textpane_add(&d->pane, ROLE_DIM, -1, "as the host listed it %s ago "
+	    "(R on Jobs lists again)", age);
+	/* The command, one argument a line: where a blank or a quote is
+	 * inside an argument shows. */
+	argv = json_object_get(r, "argv");
+	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
+	textpane_add(&d->pane, ROLE_HEADER, -1, "Command (%zu argument%s, "
+	    "one a line):", json_array_size(argv),
+	    json_array_size(argv) == 1 ? "" : "s");
+	json_array_foreach(argv, i, v) {
+		s = text_sanitize_str(json_is_string(v) ? json_string_value(v) :
+		    "?");
+		textpane_add(&d->pane, ROLE_NORMAL, -1, "  [%zu] %s", i, s);
+		free(s);
+	}
+	/* The whole record, as the host gave it. */
+	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
+	textpane_add(&d->pane, ROLE_HEADER, -1, "job.json, as listed:");
+	s = json_dumps(r, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	for (line = s; line != NULL && *line != '\0'; line = p) {
+		if ((p = strchr(line, '\n')) != NULL)
+			*p++ = '\0';
+		textpane_add_wrapped(&d->pane, ROLE_NORMAL, -1, 2, line);
+	}
+	free(s);
+	textpane_done(&d->pane, &d->placed);
+}
+
+static void *
+describe_open(struct app *a, const void *arg)
+{
+	const struct joblist_row *row = arg;
+	struct describe *d = xcalloc(1, sizeof *d);
+	const struct ljob *lj;
+
+	d->host = xstrdup(row->host);
+	d->record = json_deep_copy(row->record != NULL ? row->record :
+	    json_null());
+	if (!json_is_object(d->record)) {
+		json_decref(d->record);
+		d->record = json_pack("{s:s, s:s}", "id", row->id, "state",
+		    row->state);
+	}
+	d->fetched = row->fetched;
+	if (row->id[0] != '\0' &&
+	    (lj = labmodel_find(app_labmodel(a), row->host, row->id)) != NULL &&
+	    lj->label != NULL)
+		d->label = xstrdup(lj->label);
+	describe_refresh(a, d);
+	return d;
+}
+
+static void
+describe_close(void *data)
+{
+	struct describe *d = data;
+
+	textpane_release(&d->pane);
+	json_decref(d->record);
+	free(d->host);
+	free(d->label);
+	free(d);
+}
+
+static void
+describe_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct describe *d = data;
+
+	if (textpane_draw(&d->pane, top, rows, cols)) {
+		describe_refresh(a, d);
+		textpane_draw(&d->pane, top, rows, cols);
+	}
+}
+
+static int
+describe_action(struct app *a, void *data, enum action act)
+{
+	struct describe *d = data;
+
+	(void)a;
+	if (act == ACT_LEFT)
+		return R_POP;
+	return list_action(&d->pane.list, act) ? R_REDRAW : R_NONE;
+}
+
+static int
+describe_click(struct app *a, void *data, int y, int x, bool twice)
+{
+	struct describe *d = data;
+
+	(void)a;
+	(void)twice;
+	return list_click(&d->pane.list, y, x) ? R_REDRAW : R_NONE;
+}
+
+const struct view_ops describe_view = {
+	.title = "Job",
+	.open = describe_open,
+	.close = describe_close,
+	.draw = describe_draw,
+	.action = describe_action,
+	.click = describe_click,
+};
