@@ -80,11 +80,18 @@ help_open(struct app *a, const void *arg)
 {
 	const struct view_ops *from = arg;
 	struct help *h = xcalloc(1, sizeof *h);
+	const struct view_note *n;
 
 	(void)a;
 	if (from != NULL && from->keys != NULL) {
 		add(h, xasprintf("%s", from->title), "keys of this screen", true);
 		add_table(h, from->keys);
+	}
+	if (from != NULL && from->notes != NULL) {
+		add(h, xasprintf("What the %s screen shows", from->title), "",
+		    true);
+		for (n = from->notes; n->term != NULL; n++)
+			add(h, xstrdup(n->term), n->text, false);
 	}
 	add(h, xstrdup("Everywhere"), "", true);
 	add_table(h, action_global_keys);

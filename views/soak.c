@@ -52,20 +52,24 @@ static const struct gdef {
 	enum graph_mode	 mode;
 	int		 sla;		/* labmodel_sla()'s index, or -1 */
 	enum agg	 agg;		/* the headline, merged over chips */
+	const char	*capacity;	/* the metric it is used against */
 } gdefs[] = {
 	{ "TTFT", "ttft_ms" ALERT_P99, "ttft_ms", GU_MS, GRAPH_BAND, 0,
-	    AGG_LAT },
+	    AGG_LAT, NULL },
 	{ "TPOT", "tpot_ms" ALERT_P99, "tpot_ms", GU_MS, GRAPH_BAND, 1,
-	    AGG_LAT },
-	{ "success", "request_ok", NULL, GU_RATIO, GRAPH_MEAN, 2, AGG_RATE },
-	{ "RSS", "rss_bytes", NULL, GU_BYTES, GRAPH_BAND, -1, AGG_MAX },
+	    AGG_LAT, NULL },
+	{ "success", "request_ok", NULL, GU_RATIO, GRAPH_MEAN, 2, AGG_RATE,
+	    NULL },
+	{ "RSS", "rss_bytes", NULL, GU_BYTES, GRAPH_BAND, -1, AGG_MAX, NULL },
 	{ "device mem", "device_mem_bytes", NULL, GU_BYTES, GRAPH_BAND, -1,
-	    AGG_MAX },
-	{ "KV used", "kv_used", NULL, GU_COUNT, GRAPH_BAND, -1, AGG_MAX },
-	{ "temp", "temp_c", NULL, GU_CELSIUS, GRAPH_BAND, -1, AGG_MAX },
-	{ "errors", "errors", NULL, GU_COUNT, GRAPH_BAND, -1, AGG_SUM },
-	{ "power", "power_w", NULL, GU_WATTS, GRAPH_BAND, -1, AGG_MAX },
-	{ "pool used", "pool_used", NULL, GU_COUNT, GRAPH_BAND, -1, AGG_MAX },
+	    AGG_MAX, NULL },
+	{ "KV used", "kv_used", NULL, GU_COUNT, GRAPH_BAND, -1, AGG_MAX,
+	    "kv_capacity" },
+	{ "temp", "temp_c", NULL, GU_CELSIUS, GRAPH_BAND, -1, AGG_MAX, NULL },
+	{ "errors", "errors", NULL, GU_COUNT, GRAPH_BAND, -1, AGG_SUM, NULL },
+	{ "power", "power_w", NULL, GU_WATTS, GRAPH_BAND, -1, AGG_MAX, NULL },
+	{ "pool used", "pool_used", NULL, GU_COUNT, GRAPH_BAND, -1, AGG_MAX,
+	    "pool_capacity" },
 };
 
 /* ---- time, and what soakpane.c reads ---- */
@@ -81,11 +85,16 @@ soak_job_now(const struct ljob *j)
 	return j->last_ts + fmax(0, jobevent_now() - j->last_recv);
 }
 
-/* Where the graphs end: the cursor, or now. */
+/* Where the graphs end: now, or with the cursor set a quarter of the span
+ * after it, so that it sits at three quarters of every graph (further
+ * right near now) with what came after it in view. */
 static double
-view_end(const struct soak *v, const struct ljob *j)
+soak_view_end(const struct soak *v, const struct ljob *j)
 {
-	return isnan(v->cursor) ? soak_job_now(j) : v->cursor;
+	double now = soak_job_now(j);
+
+	return isnan(v->cursor) ? now : fmin(now, v->cursor + zooms[v->zoom] /
+	    4);
 }
 
 double
@@ -94,10 +103,30 @@ soak_zoom(const struct soak *v)
 	return zooms[v->zoom];
 }
 
-const char *
-soak_window_name(const struct soak *v)
+/* The headlines' window: the one chosen while the run is live; once it
+ * has ended, the whole run, as G9 judges it. */
+static enum mwin
+shown_window(const struct soak *v, const struct ljob *j)
 {
-	return windows[v->win].name;
+	return labmodel_job_live(j) ? windows[v->win].w : MWIN_RUN;
+}
+
+const char *
+soak_window_name(const struct soak *v, const struct ljob *j)
+{
+	return labmodel_job_live(j) ? windows[v->win].name : "whole run";
+}
+
+/* The character column of the cursor in a plot pw wide, or -1. */
+static int
+cursor_column(const struct soak *v, const struct ljob *j, int pw)
+{
+	double end = soak_view_end(v, j), span = zooms[v->zoom], f;
+
+	if (isnan(v->cursor) || !isfinite(end) || pw < 1)
+		return -1;
+	f = (v->cursor - (end - span)) / span;
+	return f < 0 || f > 1 ? -1 : (int)fmin(f * pw, pw - 1);
 }
 
 /* An alert's unit: the graph's that watches its metric. */
@@ -164,13 +193,55 @@ soak_select(struct soak *v, const struct ljob *j, const char *name,
 	return n < SOAK_SERIES_MAX ? n : SOAK_SERIES_MAX;
 }
 
-/* The last column that has a sample, or NULL. */
-static const struct mcell *
-last_col(const struct mcell *cols, size_t n)
+/* ---- the whole run, as G9 judges it ---- */
+
+int
+soak_run_verdict(struct soak *v, const struct ljob *j, char *why, size_t len)
 {
-	while (n > 0 && cols[n - 1].count == 0)
-		n--;
-	return n > 0 ? &cols[n - 1] : NULL;
+	static const char *const leaky[] = { "rss_bytes", "device_mem_bytes" };
+	struct leak_verdict lv;
+	double sla[3], x[3];
+	int chip = v->chip, verdict = 1;
+	size_t i, k, n;
+
+	why[0] = '\0';
+	labmodel_sla(app_labmodel(v->app), &sla[0], &sla[1], &sla[2]);
+	v->chip = -1;	/* merged over every chip, whatever is shown */
+	for (k = 0; k < 2; k++) {
+		n = soak_select(v, j, gdefs[k].raw, false);
+		metricsview_merge_window(v->sel, n, MWIN_RUN, &v->sk);
+		x[k] = n > 0 ? sketch_quantile(&v->sk, 0.99) : NAN;
+	}
+	n = soak_select(v, j, gdefs[2].metric, false);
+	x[2] = metricsview_mean(v->sel, n, MWIN_RUN, soak_job_now(j));
+	for (k = 0; k < 3 && verdict != 0; k++) {
+		if (isnan(sla[k]) || isnan(x[k]))
+			verdict = -1;
+		else if (k == 2 ? x[k] < sla[k] : x[k] > sla[k]) {
+			snprintf(why, len, "%s %s SLA", gdefs[k].title,
+			    k == 2 ? "under" : "over");
+			verdict = 0;
+		}
+	}
+	for (k = 0; k < nitems(leaky) && verdict != 0; k++) {
+		n = soak_select(v, j, leaky[k], false);
+		for (i = 0; i < n && verdict != 0; i++) {
+			metrics_series_leak(v->sel[i], &lv);
+			if (lv.evaluated && lv.growing) {
+				snprintf(why, len, "%s leaks", k == 0 ? "RSS" :
+				    "device mem");
+				verdict = 0;
+			}
+		}
+	}
+	v->chip = chip;
+	/* A run that failed or was killed is no evidence either. */
+	if (verdict != 0 && (j->state == LJ_FAILED || j->state == LJ_KILLED ||
+	    j->state == LJ_BROKEN)) {
+		snprintf(why, len, "run %s", labmodel_job_state_name(j->state));
+		verdict = 0;
+	}
+	return verdict;
 }
 
 /* ---- one graph ---- */
@@ -190,74 +261,129 @@ lasts(struct mseries *const *s, size_t n, bool sum)
 	return n > 0 ? x : NAN;
 }
 
-/* The headline of a graph: its value into val and that value's age into
- * age; 1 when it breaches the SLA, 0 when not, -1 when either is unknown. */
+/* The headline of a graph: its value into *x and val, that value's age
+ * into age; at is the cursor's column when the cursor is set.  1 when it
+ * breaches the SLA, 0 when not, -1 when either is unknown. */
 static int
 headline(struct soak *v, const struct ljob *j, const struct gdef *d,
-    size_t n, const struct mcell *cols, size_t ncols, double sla, char *val,
+    size_t n, const struct mcell *at, double sla, double *x, char *val,
     size_t vlen, char *age, size_t alen)
 {
-	const struct mcell *c = last_col(cols, ncols);
-	double now = soak_job_now(j), x = NAN, last = -INFINITY;
+	double now = soak_job_now(j), last = -INFINITY;
+	enum mwin w = shown_window(v, j);
 	char a[16], b[16];
 	size_t i;
 
+	*x = NAN;
 	age[0] = '\0';
 	for (i = 0; i < n; i++)
 		last = fmax(last, metricsview_series_last_ts(v->sel[i]));
-	if (isnan(v->cursor) && isfinite(last) && isfinite(now))
-		graph_fmt_dur(now - last, age, alen);
+	/* How old the newest sample is, while the run is live. */
+	if (isnan(v->cursor) && labmodel_job_live(j) && isfinite(last) &&
+	    isfinite(now)) {
+		graph_fmt_dur(now - last, a, sizeof a);
+		snprintf(age, alen, "%s ago", a);
+	}
 	if (!isnan(v->cursor)) {
-		/* Rewound: what the cursor's column holds. */
-		x = c == NULL ? NAN : d->mode == GRAPH_MEAN ? c->sum /
-		    (double)c->count : d->agg == AGG_MAX ? c->max : c->last;
-		graph_format(x, d->unit, a, sizeof a);
+		/* What the cursor's column holds. */
+		if (at == NULL || at->count == 0)
+			*x = NAN;
+		else
+			*x = d->mode == GRAPH_MEAN ? at->sum /
+			    (double)at->count : d->agg == AGG_MAX ? at->max :
+			    at->last;
+		graph_format(*x, d->unit, a, sizeof a);
 		snprintf(val, vlen, "%s%s", d->agg == AGG_LAT ? "p99 " : "", a);
 		snprintf(age, alen, "at cursor");
 	} else if (d->agg == AGG_LAT) {
 		n = soak_select(v, j, d->raw, false);
-		metricsview_merge_window(v->sel, n, windows[v->win].w, &v->sk);
-		x = sketch_quantile(&v->sk, 0.99);
-		graph_format(x, d->unit, a, sizeof a);
+		metricsview_merge_window(v->sel, n, w, &v->sk);
+		*x = sketch_quantile(&v->sk, 0.99);
+		graph_format(*x, d->unit, a, sizeof a);
 		graph_format(sketch_quantile(&v->sk, 0.50), d->unit, b,
 		    sizeof b);
 		snprintf(val, vlen, "p99 %s p50 %s", a, b);
 	} else if (d->agg == AGG_RATE) {
-		x = metricsview_mean(v->sel, n, windows[v->win].w, now);
-		graph_format(x, d->unit, val, vlen);
+		*x = metricsview_mean(v->sel, n, w, now);
+		graph_format(*x, d->unit, val, vlen);
 	} else {
-		x = lasts(v->sel, n, d->agg == AGG_SUM);
-		graph_format(x, d->unit, a, sizeof a);
+		*x = lasts(v->sel, n, d->agg == AGG_SUM);
+		graph_format(*x, d->unit, a, sizeof a);
 		snprintf(val, vlen, "%s%s", n > 1 ? d->agg == AGG_SUM ?
 		    "sum " : "max " : "", a);
 	}
-	if (isnan(sla) || isnan(x))
+	if (isnan(sla) || isnan(*x))
 		return -1;
-	return d->sla == 2 ? x < sla : x > sla;
+	return d->sla == 2 ? *x < sla : *x > sla;
+}
+
+/* Which of the ncols columns over (end - span, end] an alert on metric
+ * (the chip's, or any chip's when merged) was open in: a crossing in none
+ * of them was a dip too brief to alert. */
+static void
+alerted_columns(const struct soak *v, const struct ljob *j,
+    const char *metric, double end, double span, unsigned char *out,
+    size_t ncols)
+{
+	const struct alert *al;
+	double t0 = end - span, cw = span / (double)ncols, a, b;
+	size_t i, k, first, last;
+
+	memset(out, 0, ncols);
+	for (i = 0; j->alerts != NULL && i < alerts_count(j->alerts); i++) {
+		al = alerts_get(j->alerts, i);
+		if (strcmp(al->metric, metric) != 0 || (v->chip >= 0 &&
+		    al->chip != ALERT_MERGED && al->chip != v->chips[v->chip]))
+			continue;
+		a = (al->start - t0) / cw;
+		b = ((isnan(al->end) ? end : al->end) - t0) / cw;
+		if (b < 0 || a >= (double)ncols)
+			continue;
+		first = a < 0 ? 0 : (size_t)a;
+		last = b >= (double)ncols ? ncols - 1 : (size_t)b;
+		for (k = first; k <= last; k++)
+			out[k] = 1;
+	}
 }
 
 static void
 draw_graph(struct soak *v, const struct ljob *j, const struct gdef *d,
     int y, int x, int h, int w, const double *sla)
 {
-	int pw = w - GRAPH_AXIS - 1, e = x + w - 1, tx = x;
+	int pw = w - GRAPH_AXIS - 1, e = x + w - 1, tx = x, cc;
 	size_t ncols = (size_t)(pw > 0 ? pw : 1) * graph_dots_x(!ui_utf8()), n;
 	struct mcell *cols = xcalloc(ncols, sizeof *cols);
-	double lim = d->sla >= 0 ? sla[d->sla] : NAN;
+	unsigned char *alerted = NULL;
+	double lim = d->sla >= 0 ? sla[d->sla] : NAN, end = soak_view_end(v, j);
+	double cap = NAN, val_x;
 	struct graph_spec g = { 0 };
 	char val[64], age[32], t[16];
+	const struct mcell *at = NULL;
 	int breach;
 
 	n = soak_select(v, j, d->metric, d->raw != NULL);
-	graph_columns(v->sel, n, j->last_ts, view_end(v, j), zooms[v->zoom],
-	    cols, ncols);
+	graph_columns(v->sel, n, j->last_ts, end, zooms[v->zoom], cols, ncols);
 	if (d->mode == GRAPH_BAND)
 		graph_hold(cols, ncols, graph_hold_gap(v->sel, n, j->last_ts -
 		    j->first_ts, zooms[v->zoom] / (double)ncols));
-	breach = headline(v, j, d, n, cols, ncols, lim, val, sizeof val, age,
+	if ((cc = cursor_column(v, j, pw)) >= 0)
+		at = &cols[(size_t)cc * (size_t)graph_dots_x(!ui_utf8())];
+	breach = headline(v, j, d, n, at, lim, &val_x, val, sizeof val, age,
 	    sizeof age);
+	if (d->capacity != NULL)
+		cap = lasts(v->sel, soak_select(v, j, d->capacity, false),
+		    false);
 	tx += ui_putf(stdscr, y, tx, e - tx, ROLE_HEADER, "%s ", d->title);
 	tx += ui_putf(stdscr, y, tx, e - tx, ROLE_NORMAL, "%s ", val);
+	if (isfinite(cap) && cap > 0) {
+		/* Used against what there is: the capacity the stream gave. */
+		graph_format(cap, d->unit, t, sizeof t);
+		tx += ui_putf(stdscr, y, tx, e - tx, ROLE_NORMAL, "of %s ", t);
+		if (isfinite(val_x))
+			tx += ui_putf(stdscr, y, tx, e - tx, ROLE_NORMAL,
+			    "(%.0f%%) ", 100 * val_x / cap);
+		lim = cap;
+	}
 	if (strcmp(d->metric, "errors") == 0 && isnan(v->cursor)) {
 		/* The resets' count, which has no graph of its own. */
 		graph_format(lasts(v->sel, soak_select(v, j, "resets", false),
@@ -265,22 +391,32 @@ draw_graph(struct soak *v, const struct ljob *j, const struct gdef *d,
 		tx += ui_putf(stdscr, y, tx, e - tx, ROLE_NORMAL, "resets %s ",
 		    t);
 	}
-	tx += ui_putf(stdscr, y, tx, e - tx, ROLE_DIM, "%s ", age);
-	if (!isnan(lim)) {
+	/* The SLA's verdict before the sample's age: clipped on a narrow
+	 * terminal, the age goes first. */
+	if (d->sla >= 0 && !isnan(lim)) {
 		graph_format(lim, d->unit, t, sizeof t);
-		ui_putf(stdscr, y, tx, e - tx, breach > 0 ? ROLE_FAIL :
-		    ROLE_DIM, "%s SLA %s", breach > 0 ? ui_glyph("✘", "x") :
+		tx += ui_putf(stdscr, y, tx, e - tx, breach > 0 ? ROLE_FAIL :
+		    ROLE_DIM, "%s SLA %s ", breach > 0 ? ui_glyph("✘", "x") :
 		    breach == 0 ? ui_glyph("✔", "+") : "?", t);
+		/* A crossing no alert covered is drawn as a brief dip. */
+		alerted = xmalloc(ncols);
+		alerted_columns(v, j, d->raw != NULL ? d->raw : d->metric, end,
+		    zooms[v->zoom], alerted, ncols);
 	}
+	ui_putf(stdscr, y, tx, e - tx, ROLE_DIM, "%s", age);
 	g.mode = d->mode;
 	g.unit = d->unit;
 	g.threshold = lim;
 	g.below = d->sla == 2;
 	g.ascii = !ui_utf8();
+	g.alerted = alerted;
+	g.has_cursor = cc >= 0;
+	g.cursor = cc;
 	graph_range(cols, ncols, g.mode, lim, &g.lo, &g.hi);
 	if (d->unit == GU_RATIO && g.hi > 1 && g.lo < 1)
 		g.hi = 1;
 	graph_draw(stdscr, y + 1, x, h - 1, w - 1, &g, cols, ncols);
+	free(alerted);
 	free(cols);
 }
 
@@ -414,9 +550,9 @@ soak_close(void *data)
 static void
 draw_grid(struct soak *v, const struct ljob *j, int top, int rows, int cols)
 {
-	int gc = cols / SOAK_GRAPH_W, gr, gh, gw, i, shown, ay, el;
-	double sla[3];
-	char span[16], end[32];
+	int gc = cols / SOAK_GRAPH_W, gr, gh, gw, i, shown, ay, rl, cc, cx, rx;
+	double sla[3], end;
+	char left[16], clock[16], right[24], cur[24];
 
 	gc = gc < 1 ? 1 : gc > 3 ? 3 : gc;
 	gr = ((int)nitems(gdefs) + gc - 1) / gc;
@@ -431,24 +567,40 @@ draw_grid(struct soak *v, const struct ljob *j, int top, int rows, int cols)
 	for (i = 0; i < shown; i++)
 		draw_graph(v, j, &gdefs[i], top + i / gc * gh, i % gc * gw, gh,
 		    gw, sla);
-	/* The shared time axis, under each column of graphs. */
+	/* The shared time axis under each column of graphs: the times at its
+	 * two ends, and the cursor's under its rule. */
 	ay = top + gr * gh;
-	graph_fmt_dur(zooms[v->zoom], span, sizeof span);
-	if (isnan(v->cursor))
-		snprintf(end, sizeof end, "now");
-	else
-		graph_fmt_hms(soak_job_now(j) - v->cursor, '-', end,
-		    sizeof end);
-	el = (int)strlen(end);
-	for (i = 0; i < gc; i++) {
-		ui_putf(stdscr, ay, i * gw + GRAPH_AXIS, 12, ROLE_DIM, "-%s",
-		    span);
-		ui_putf(stdscr, ay, (i + 1) * gw - 1 - el, el,
-		    isnan(v->cursor) ? ROLE_DIM : ROLE_WARN, "%s", end);
+	end = soak_view_end(v, j);
+	graph_fmt_clock(end - zooms[v->zoom], true, left, sizeof left);
+	graph_fmt_clock(end, true, clock, sizeof clock);
+	snprintf(right, sizeof right, "%s%s", clock, !isnan(v->cursor) ? "" :
+	    labmodel_job_live(j) ? " now" : " end");
+	rl = (int)strlen(right);
+	cc = cursor_column(v, j, gw - GRAPH_AXIS - 1);
+	if (cc >= 0) {
+		graph_fmt_clock(v->cursor, true, clock, sizeof clock);
+		snprintf(cur, sizeof cur, "%s%s", ui_glyph("▲", "^"), clock);
 	}
-	if (shown < (int)nitems(gdefs))
-		ui_putf(stdscr, ay, GRAPH_AXIS + 14, gw - GRAPH_AXIS - 16 - el,
-		    ROLE_DIM, "+%d more graphs", (int)nitems(gdefs) - shown);
+	for (i = 0; i < gc; i++) {
+		/* The cursor's label starts at its rule, or ends there when
+		 * the rule is near the right end; it wins over the end's. */
+		cx = i * gw + GRAPH_AXIS + cc;
+		rx = (i + 1) * gw - 1 - rl;
+		if (cc >= 0 && cx + 10 > rx)
+			cx -= 8;
+		ui_putf(stdscr, ay, i * gw + GRAPH_AXIS, 9, ROLE_DIM, "%s",
+		    left);
+		if (cc < 0 || cx + 10 <= rx)
+			ui_putf(stdscr, ay, rx, rl, ROLE_DIM, "%s", right);
+		if (cc >= 0 && cx + 10 > rx)
+			ui_putf(stdscr, ay, cx, 9, ROLE_WARN, "%s%s", clock,
+			    ui_glyph("▲", "^"));
+		else if (cc >= 0)
+			ui_putf(stdscr, ay, cx, 9, ROLE_WARN, "%s", cur);
+	}
+	if (shown < (int)nitems(gdefs) && cc < 0)
+		ui_putf(stdscr, ay, GRAPH_AXIS + 10, gw - GRAPH_AXIS - 12 - rl,
+		    ROLE_DIM, "+%d more", (int)nitems(gdefs) - shown);
 }
 
 static void
@@ -503,6 +655,11 @@ soak_action(struct app *a, void *data, enum action act)
 		v->chip = v->chip + 1 >= (int)v->nchips ? -1 : v->chip + 1;
 		return R_REDRAW;
 	case ACT_WINDOW:
+		if (!labmodel_job_live(j)) {
+			app_message(a, false, "the run has ended: the headlines "
+			    "are over the whole run, as G9 judges it");
+			return R_REDRAW;
+		}
 		v->win = (v->win + 1) % nitems(windows);
 		return R_REDRAW;
 	case ACT_ZOOM_IN:
@@ -556,9 +713,29 @@ soak_click(struct app *a, void *data, int y, int x, bool twice)
 	return v->pane && list_click(&v->alerts, y, x) ? R_REDRAW : R_NONE;
 }
 
+/* The help's words for what the screen shows. */
+static const struct view_note soak_notes[] = {
+	{ "headlines", "atop each graph: p99 p50, rate or last value" },
+	{ "  over (w)", "the window they are over: 1 min to the whole run" },
+	{ "graphs (+ -)", "the span each graph covers: the zoom, 1 min-24 h" },
+	{ "cursor (<- ->)", "a time: a rule on every graph, values there" },
+	{ "  live (L)", "no cursor: the graphs end now and follow the run" },
+	{ "3s ago", "how old a graph's newest sample is" },
+	{ "SLA line", "G0's SLA; the headline's mark: held or broken" },
+	{ "red, #", "beyond the SLA while an alert was open" },
+	{ "yellow, !", "beyond it too briefly to alert (a brief dip)" },
+	{ "of 16k (21%)", "KV or pool used against the capacity it sent" },
+	{ "1h 8h 24h", "G9's evidence: reached by a run that holds (✔ +)," },
+	{ "", "by one that breaks the SLA or leaks (✘ x), not yet (·)" },
+	{ "ended", "headlines over the whole run, as G9 judges it" },
+	{ "merged/4", "every chip merged, or one chip (c)" },
+	{ NULL, NULL },
+};
+
 const struct view_ops soak_view = {
 	.title = "Soak",
 	.keys = soak_keys,
+	.notes = soak_notes,
 	.open = soak_open,
 	.close = soak_close,
 	.draw = soak_draw,

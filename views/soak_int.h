@@ -48,9 +48,16 @@ double		 soak_job_now(const struct ljob *j);
  * (a percentile series) takes its own merged one when merged. */
 size_t		 soak_select(struct soak *v, const struct ljob *j,
 		    const char *name, bool derived);
-/* The zoom's span in seconds, the window's name, a metric's unit. */
+/* The zoom's span in seconds; the headlines' window by name (the whole
+ * run once the run has ended). */
 double		 soak_zoom(const struct soak *v);
-const char	*soak_window_name(const struct soak *v);
+const char	*soak_window_name(const struct soak *v, const struct ljob *j);
+/* The whole run so far against the SLA and the leak rule, merged over
+ * every chip, as G9 judges it: 1 it holds, 0 it does not (why says how),
+ * -1 not known (no SLA, no samples).  A run that failed or was killed
+ * does not hold. */
+int		 soak_run_verdict(struct soak *v, const struct ljob *j,
+		    char *why, size_t len);
 
 /* soakpane.c.  The three header rows from y: state and elapsed time,
  * freshness and what is shown, the leak verdicts. */

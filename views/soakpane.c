@@ -30,26 +30,37 @@
 
 /* ---- the first row: the job and its time ---- */
 
-/* Elapsed against the marks, and when the target will be reached. */
+/*
+ * Elapsed against the marks, and when the target will be reached.  A mark
+ * is G9's evidence of that length (1 h development, 8 h candidate, 24 h
+ * release): ✔ once reached by a run that holds the SLA and the leak rule
+ * over the whole run so far, ✘ when reached by one that does not (a failed
+ * 1 h soak is no 1 h evidence), · not reached yet.
+ */
 static int
-draw_elapsed(const struct ljob *j, int y, int x, int w)
+draw_elapsed(struct soak *v, const struct ljob *j, int y, int x, int w)
 {
 	static const double marks[] = { 3600, 8 * 3600, 86400 };
 	double el = isnan(j->first_ts) ? 0 : j->last_ts - j->first_ts, rate;
 	double target = j->target_s > 0 ? j->target_s : 86400;
-	char e[32], t[32], c[32], in[32];
+	char e[32], t[32], c[32], in[32], why[96];
+	int x0 = x, verdict = soak_run_verdict(v, j, why, sizeof why);
 	size_t i;
-	int x0 = x;
 
 	graph_fmt_dur(el, e, sizeof e);
 	graph_fmt_dur(target, t, sizeof t);
 	x += ui_putf(stdscr, y, x, w - (x - x0), ROLE_NORMAL, "%s/%s ", e, t);
 	for (i = 0; i < nitems(marks); i++) {
 		graph_fmt_dur(marks[i], c, sizeof c);
-		x += ui_putf(stdscr, y, x, w - (x - x0), el >= marks[i] ?
-		    ROLE_PASS : ROLE_DIM, "%s%s ", c, el >= marks[i] ?
-		    ui_glyph("✔", "+") : ui_glyph("·", "-"));
+		x += ui_putf(stdscr, y, x, w - (x - x0), el < marks[i] ?
+		    ROLE_DIM : verdict == 0 ? ROLE_FAIL : verdict > 0 ?
+		    ROLE_PASS : ROLE_DIM, "%s%s ", c, el < marks[i] ?
+		    ui_glyph("·", "-") : verdict == 0 ? ui_glyph("✘", "x") :
+		    verdict > 0 ? ui_glyph("✔", "+") : "?");
 	}
+	if (verdict == 0 && el >= marks[0])
+		x += ui_putf(stdscr, y, x, w - (x - x0), ROLE_FAIL, "(%s) ",
+		    why);
 	if (!labmodel_job_live(j) || !(el > 0) || el >= target)
 		return x - x0;
 	/* Tool seconds per wall second so far (the simulator's scale). */
@@ -66,7 +77,7 @@ draw_elapsed(const struct ljob *j, int y, int x, int w)
 /* The label and the host are the lab's words: sanitised, and each within
  * its share of the row so that the time after them still shows. */
 static void
-draw_job(const struct ljob *j, int y, int cols)
+draw_job(struct soak *v, const struct ljob *j, int y, int cols)
 {
 	enum role r;
 	const char *g = app_job_glyph(labmodel_job_state_name(j->state), &r);
@@ -82,7 +93,7 @@ draw_job(const struct ljob *j, int y, int cols)
 	x += ui_put(stdscr, y, x, cols - x < SOAK_HOST_W ? cols - x :
 	    SOAK_HOST_W, ROLE_DIM, j->host, false);
 	x += 2;
-	draw_elapsed(j, y, x, cols - x);
+	draw_elapsed(v, j, y, x, cols - x);
 }
 
 /* ---- the second row: freshness, faults, what is shown ---- */
@@ -137,8 +148,10 @@ draw_faults(const struct ljob *j, int y, int x, int cols)
 	return x - x0;
 }
 
-/* Freshness, the faults, then what the graphs show: window, chip, zoom and
- * the cursor (LIVE, or how far back). */
+/* Freshness, the faults, then what is shown, each said for what it is: the
+ * window the headlines are over, the span the graphs cover (the zoom), the
+ * chip, and the cursor (live, at the end of a run that ended, or how far
+ * back it is). */
 static void
 draw_shown(struct soak *v, const struct ljob *j, int y, int cols)
 {
@@ -155,15 +168,17 @@ draw_shown(struct soak *v, const struct ljob *j, int y, int cols)
 		snprintf(chip, sizeof chip, "chip %d/%zu", v->chips[v->chip],
 		    v->nchips);
 	if (isnan(v->cursor))
-		snprintf(cur, sizeof cur, "LIVE");
+		snprintf(cur, sizeof cur, "%s", labmodel_job_live(j) ? "live" :
+		    "at end");
 	else
 		graph_fmt_hms(soak_job_now(j) - v->cursor, '-', cur,
 		    sizeof cur);
 	graph_fmt_dur(soak_zoom(v), z, sizeof z);
 	x += ui_putf(stdscr, y, x, cols - x, ROLE_NORMAL,
-	    "  window %s  %s  zoom %s  ", soak_window_name(v), chip, z);
-	ui_putf(stdscr, y, x, cols - x, isnan(v->cursor) ? ROLE_PASS :
-	    ROLE_WARN, "%s", cur);
+	    "  headlines: %s  graphs: %s  cursor: ", soak_window_name(v, j), z);
+	x += ui_putf(stdscr, y, x, cols - x, isnan(v->cursor) ?
+	    labmodel_job_live(j) ? ROLE_PASS : ROLE_DIM : ROLE_WARN, "%s", cur);
+	ui_putf(stdscr, y, x, cols - x, ROLE_NORMAL, "  %s", chip);
 }
 
 /* ---- the third row: the leak rule ---- */
@@ -232,7 +247,7 @@ soakpane_draw_header(struct soak *v, const struct ljob *j, int y, int cols)
 	ui_fill(stdscr, y, 0, ROLE_NORMAL);
 	ui_fill(stdscr, y + 1, 0, ROLE_NORMAL);
 	ui_fill(stdscr, y + 2, 0, ROLE_NORMAL);
-	draw_job(j, y, cols);
+	draw_job(v, j, y, cols);
 	draw_shown(v, j, y + 1, cols);
 	draw_leak(v, j, y + 2, cols);
 }

@@ -25,9 +25,17 @@ enum reaction {
 	R_QUIT = 4,
 };
 
+/* What a word on a screen means, for its help: { term, meaning }. */
+struct view_note {
+	const char	*term;
+	const char	*text;
+};
+
 struct view_ops {
 	const char		*title;		/* in the tab bar and help */
 	const struct keybinding	*keys;		/* its own keys, or NULL */
+	/* What its words and marks mean, NULL-ended, or NULL. */
+	const struct view_note	*notes;
 	/* Make the view's data; arg is the opener's (a gate index, …). */
 	void	*(*open)(struct app *, const void *arg);
 	void	 (*close)(void *data);

@@ -8,6 +8,9 @@
 #include "metrics/soakstats.h"
 #include "sim_common.h"
 
+/* The memory pool's blocks per chip: pool_used is reported against it. */
+#define SIM_POOL_BLOCKS	96
+
 #define SOAK_REL	"07-serving/soak"
 /* At 16 bytes per request this caps the kept latencies at 256 MiB. */
 #define MAX_REQUESTS	16e6
@@ -253,12 +256,13 @@ sample(struct soak *k)
 		ev = sim_event(s, "metric");
 		json_object_set_new(ev, "chip", json_integer(c->id));
 		json_object_set_new(ev, "values",
-		    json_pack("{sIsIsIsIsIsfsfsIsI}", "rss_bytes",
+		    json_pack("{sIsIsIsIsIsIsfsfsIsI}", "rss_bytes",
 			(json_int_t)round(rss), "device_mem_bytes",
 			(json_int_t)round(dev), "kv_used",
 			(json_int_t)(900 + 2600 * rng_uniform(&k->env)),
 			"kv_capacity", k->kv_capacity, "pool_used",
-			(json_int_t)(40 + 24 * rng_uniform(&k->env)), "temp_c",
+			(json_int_t)(40 + 24 * rng_uniform(&k->env)),
+			"pool_capacity", (json_int_t)SIM_POOL_BLOCKS, "temp_c",
 			round(temp * 10) / 10, "power_w",
 			round(power * 10) / 10, "errors", (json_int_t)c->errors,
 			"resets", (json_int_t)c->resets));

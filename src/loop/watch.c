@@ -612,6 +612,17 @@ watch_poll(struct watch *w)
 	return changed;
 }
 
+void
+watch_rebase(struct watch *w)
+{
+	if (w->mode == WATCH_INOTIFY)
+		(void)watch_read(w);
+	else if (!w->retry) {
+		sig_walk(w, &w->sig);
+		describe_update(w);
+	}
+}
+
 struct watch *
 watch_new(const char *root, char *err, size_t errlen)
 {

@@ -65,6 +65,10 @@ bool		 watch_read(struct watch *w);
  * it changed.  False before it is due and in inotify mode. */
 bool		 watch_poll(struct watch *w);
 
+/* Take the tree as it is now as seen: what changed before this call is no
+ * longer a change (an evaluation that starts now reads it).  Polling mode
+ * walks the tree at once; inotify mode drains what is queued. */
+void		 watch_rebase(struct watch *w);
 /* Whether root still exists as a readable folder (checked now). */
 bool		 watch_root_ok(const struct watch *w);
 

@@ -193,6 +193,43 @@ grep -q '"what":"soak 24h · chips 0-3"' "$TMP/state/calops/actions.jsonl" ||
 [ "$(grep -c '"what":"G7' "$TMP/state/calops/actions.jsonl")" = 0 ] ||
     fail "the cancelled G7 job is in the action log"
 
+# Soaks that have ended, from the simulator at full speed with a fixed
+# seed and start, each the newest when its screens are dumped.
+# ended_soak NAME LAB [OPTION] [STEPS]: a 1 h soak started from the Soak
+# screen on the lab LAB (from demo.yaml, runner options added), dumped
+# once it ended and the board took it in, then STEPS.
+ended_soak() {
+	sed -e "s|^runner: .*|runner: calrt-sim --time-scale 0 --seed 7 --start 2026-09-01T00:00:00Z $2|" \
+	    "$TMP/demo.yaml" >"$TMP/$1.yaml"
+	printf '%s\n' "timeout 60
+wait board
+key 5 s
+type 1h
+key Enter
+wait text type the chips
+type 0-3
+key Enter
+wait text ended
+wait text headlines: whole run
+wait board
+dump out/soak-$1.txt
+${4:-}
+key Q" >"$TMP/script"
+	calops ${3:-} --headless "$SIZE" --script script "$1.yaml" ||
+	    fail "calops --headless ended with status $?"
+}
+# Whole-run headlines, the marks as evidence, no "live"; the time cursor's
+# rule and its values; the Soak screen's help.
+ended_soak ended "" "" "key Left Left
+dump out/soak-cursor.txt
+key ?
+dump out/help-soak.txt"
+# TTFT around its SLA, drawn in ASCII, where crossings an alert covered
+# are '#' and brief dips '!'; then TTFT far over it: the 1 h mark is no
+# evidence.
+ended_soak dips "--ttft-ms 650" --ascii
+ended_soak failed "--ttft-ms 2500" --ascii
+
 # A script it cannot read is refused before the screen is made, by file
 # and line; a wait that never comes true ends at its guard, status 3, with
 # the step and the screen.
@@ -216,6 +253,7 @@ for f in "$TMP"/out/*.txt; do
 	    -e 's/(job started by calops) .* on .*$/\1 VERSION on HOST/' \
 	    -e '/(golden-(job|two)|jobid0) /s/ [ 0-9]{3}[0-9][smhd] / ageage /' \
 	    -e '/^. (Started|Ended) /s/[0-9]{4}-[0-9]{2}-[0-9]{2}/YYYY-mm-dd/' \
+	    -e 's/ended [0-9]{2}:[0-9]{2}/ended hh:mm/' \
 	    -e '/^. (Tool pid|Supervisor) /s/[0-9]+/PID/' \
 	    -e '/^. *"(pid|supervisor_pid)": /s/[0-9]+/PID/' \
 	    -e '/^. *"(started|ended|age)": /s/: [0-9][0-9.e+-]*/: TIME/' \

@@ -32,16 +32,16 @@ wait_re "▶ running +soak 24h · chips 0-3 @local"
 wait_re "^TTFT p99 [0-9.]+m?s"
 # Its view is kept while the console runs: left and come back to, the
 # window chosen is still the one shown.
-wait_for "window 1 min"
+wait_for "headlines: 1 min"
 keys w
-wait_for "window 10 min"
+wait_for "headlines: 10 min"
 keys 1
 wait_for "[1 Board]"
 keys 5
 wait_for "[5 Soak]"
-wait_for "window 10 min"
+wait_for "headlines: 10 min"
 keys w w w
-wait_for "window 1 min"
+wait_for "headlines: 1 min"
 wait_re "RSS max [0-9.]+[KMG]i"
 first=$(screen | grep -o '[0-9hm]*/24h' | head -1)
 shot1=$(screen | sed -n '/^TTFT/,$p')

@@ -285,6 +285,63 @@ test_threshold(void **state)
 	}
 }
 
+/* A crossing an alert covered is a breach; one no alert covered is a
+ * brief dip, with its own ink and '!' in ASCII.  The cursor is a rule
+ * through the plot where nothing else is drawn. */
+static void
+test_dips_and_cursor(void **state)
+{
+	static const unsigned char alerted[10] = { 0, 0, 0, 0, 0, 0, 1, 1, 0,
+	    0 };
+	struct mcell cols[10];
+	struct graph_glyph out[4 * 10];
+	struct graph_spec g;
+	int c, r;
+
+	(void)state;
+	for (c = 0; c < 10; c++)
+		cell(&cols[c], 20);
+	cols[2].max = 90;	/* brief: no alert then */
+	cols[6].max = 90;	/* under an alert */
+	g = spec(true, GRAPH_BAND, 0, 100, 50);
+	g.alerted = alerted;
+	graph_render(&g, cols, 10, out, 4, 10);
+	assert_string_equal(out[0 * 10 + 2].s, "!");
+	assert_int_equal(out[0 * 10 + 2].ink, GINK_DIP);
+	assert_int_equal(out[1 * 10 + 2].ink, GINK_DIP);
+	assert_int_equal(out[2 * 10 + 2].ink, GINK_DATA);
+	assert_string_equal(out[0 * 10 + 6].s, "#");
+	assert_int_equal(out[0 * 10 + 6].ink, GINK_BREACH);
+	/* Without the alerts' columns every crossing is a breach. */
+	g.alerted = NULL;
+	graph_render(&g, cols, 10, out, 4, 10);
+	assert_int_equal(out[0 * 10 + 2].ink, GINK_BREACH);
+
+	/* The cursor at column 4: the rule where the plot is blank or the
+	 * threshold, the data left alone. */
+	g.has_cursor = true;
+	g.cursor = 4;
+	graph_render(&g, cols, 10, out, 4, 10);
+	for (r = 0; r < 4; r++) {
+		if (r == 3) {
+			assert_int_equal(out[r * 10 + 4].ink, GINK_DATA);
+			continue;
+		}
+		assert_int_equal(out[r * 10 + 4].ink, GINK_CURSOR);
+		assert_string_equal(out[r * 10 + 4].s, "|");
+	}
+	assert_int_equal(out[0 * 10 + 5].ink, GINK_BLANK);
+	/* Out of the plot: no rule at all. */
+	g.cursor = 10;
+	graph_render(&g, cols, 10, out, 4, 10);
+	for (c = 0; c < 40; c++)
+		assert_int_not_equal(out[c].ink, GINK_CURSOR);
+	g.ascii = false;
+	g.cursor = 0;
+	graph_render(&g, cols, 10, out, 4, 10);
+	assert_string_equal(out[0].s, "│");
+}
+
 /* Braille dots at the bottom, one character for two columns; ASCII glyphs
  * are one printable byte. */
 static void
@@ -387,6 +444,7 @@ main(void)
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_hold_gap),
 		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_dips_and_cursor),
 		cmocka_unit_test(test_braille_ascii),
 		cmocka_unit_test(test_level),
 		cmocka_unit_test(test_format),

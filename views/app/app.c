@@ -121,6 +121,15 @@ app_evaluate(struct app *a)
 	a->eval = child_start(a->loop, argv, &eval_ops, a, err, sizeof err);
 	if (a->eval == NULL)
 		boardmodel_fail(&a->board, err);
+	/* This evaluation reads every change made until now: one the watcher
+	 * has not told yet (a job's files, seen by its next poll) must not
+	 * evaluate once more. */
+	if (a->eval != NULL && a->watch != NULL) {
+		watch_rebase(watchloop_watch(a->watch));
+		if (a->debounce_timer != 0)
+			loop_del_timer(a->loop, a->debounce_timer);
+		a->debounce_timer = 0;
+	}
 	a->dirty = true;
 }
 

@@ -186,14 +186,14 @@ level(const struct graph_spec *g, double v, int h)
 /* A character cell being built: bits of its dots, and what they are. */
 struct cellbuild {
 	unsigned	 bits, line;	/* data dots, threshold dots */
-	bool		 breach;
+	bool		 breach, dip;	/* beyond it with an alert, without */
 	int		 span;		/* ASCII: 1 one level, 2 more */
 };
 
 /* Set the dots of column i over levels [l0, l1]. */
 static void
 put_column(const struct graph_spec *g, struct cellbuild *cb, int rows,
-    int width, size_t i, int l0, int l1, int lt, bool breach)
+    int width, size_t i, int l0, int l1, int lt, bool breach, bool dip)
 {
 	int dx = graph_dots_x(g->ascii), dy = graph_dots_y(g->ascii);
 	int h = rows * dy, c = (int)(i / (size_t)dx), sub = (int)(i %
@@ -207,8 +207,10 @@ put_column(const struct graph_spec *g, struct cellbuild *cb, int rows,
 		k = &cb[(t / dy) * width + c];
 		k->bits |= g->ascii ? 1u : braille_bit[sub][t % dy];
 		k->span = g->ascii && l0 != l1 ? 2 : k->span > 0 ? k->span : 1;
-		if (breach && (g->below ? l <= lt : l >= lt))
-			k->breach = true;
+		if ((breach || dip) && (g->below ? l <= lt : l >= lt)) {
+			k->breach |= breach;
+			k->dip |= dip;
+		}
 	}
 }
 
@@ -230,13 +232,14 @@ glyph_of(const struct graph_spec *g, const struct cellbuild *k,
 {
 	unsigned bits = k->bits != 0 ? k->bits | k->line : k->line;
 
-	out->ink = k->breach ? GINK_BREACH : k->bits != 0 ? GINK_DATA :
-	    k->line != 0 ? GINK_LINE : GINK_BLANK;
+	out->ink = k->breach ? GINK_BREACH : k->dip ? GINK_DIP : k->bits != 0 ?
+	    GINK_DATA : k->line != 0 ? GINK_LINE : GINK_BLANK;
 	if (out->ink == GINK_BLANK)
 		snprintf(out->s, sizeof out->s, " ");
 	else if (g->ascii)
 		snprintf(out->s, sizeof out->s, "%c", k->breach ? '#' :
-		    k->bits == 0 ? '-' : k->span > 1 ? '|' : '*');
+		    k->dip ? '!' : k->bits == 0 ? '-' : k->span > 1 ? '|' :
+		    '*');
 	else {
 		/* U+2800 + bits in UTF-8: E2, A0 + top two bits, 80 + rest. */
 		out->s[0] = (char)0xe2;
@@ -251,7 +254,7 @@ graph_render(const struct graph_spec *g, const struct mcell *cols,
     size_t ncols, struct graph_glyph *out, int rows, int width)
 {
 	int h = rows * graph_dots_y(g->ascii), lt = -1, l0, l1, prev = -1, i;
-	bool has_line = isfinite(g->threshold), breach;
+	bool has_line = isfinite(g->threshold), breach, dip;
 	struct cellbuild *cb;
 	double a, b;
 	size_t n;
@@ -278,11 +281,23 @@ graph_render(const struct graph_spec *g, const struct mcell *cols,
 		prev = level(g, b, h);
 		breach = has_line && (g->below ? a < g->threshold :
 		    b > g->threshold);
+		/* A crossing no alert covered: a dip too brief to alert. */
+		dip = breach && g->alerted != NULL && !g->alerted[i];
 		put_column(g, cb, rows, width, (size_t)i, l0, l1,
-		    lt >= 0 ? lt : g->below ? h - 1 : 0, breach);
+		    lt >= 0 ? lt : g->below ? h - 1 : 0, breach && !dip, dip);
 	}
 	for (i = 0; i < rows * width; i++)
 		glyph_of(g, &cb[i], &out[i]);
+	/* The cursor's rule, where nothing else is drawn. */
+	for (i = 0; g->has_cursor && g->cursor >= 0 && g->cursor < width &&
+	    i < rows; i++) {
+		struct graph_glyph *o = &out[i * width + g->cursor];
+
+		if (o->ink != GINK_BLANK && o->ink != GINK_LINE)
+			continue;
+		o->ink = GINK_CURSOR;
+		snprintf(o->s, sizeof o->s, "%s", g->ascii ? "|" : "│");
+	}
 	free(cb);
 }
 
@@ -392,6 +407,8 @@ ink_role(enum graph_ink ink)
 	case GINK_BREACH:
 		return ROLE_FAIL;
 	case GINK_LINE:
+	case GINK_DIP:
+	case GINK_CURSOR:
 		return ROLE_WARN;
 	case GINK_DATA:
 		return ROLE_INFO;

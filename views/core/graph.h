@@ -11,8 +11,12 @@
  * is a gap and drawn blank: the line is never joined across it.  An
  * optional threshold (the SLA) is a dashed row; a column that crosses it
  * is drawn with the breach ink from the threshold outwards, and in ASCII
- * with '#', so a breach shows without colour.  The y axis at the left
- * labels the top, the bottom and the threshold in the metric's unit.
+ * with '#', so a breach shows without colour.  When the caller tells which
+ * columns an alert covered, a crossing no alert covered (a dip too brief
+ * to alert) has an ink of its own, '!' in ASCII.  An optional cursor is a
+ * vertical rule through the plot where nothing else is drawn.  The y axis
+ * at the left labels the top, the bottom and the threshold in the
+ * metric's unit.
  *
  * graph_fold(), graph_range(), graph_render() and graph_format() are pure
  * (no terminal), for tests; graph_draw() puts a graph on a curses window
@@ -51,6 +55,8 @@ enum graph_ink {
 	GINK_DATA,
 	GINK_BREACH,		/* data beyond the threshold */
 	GINK_LINE,		/* the threshold alone */
+	GINK_DIP,		/* beyond it, where no alert was open */
+	GINK_CURSOR,		/* the time cursor's rule */
 };
 
 struct graph_glyph {
@@ -65,6 +71,11 @@ struct graph_spec {
 	double		 threshold;	/* NAN: none */
 	bool		 below;		/* a breach is below the threshold */
 	bool		 ascii;
+	/* Per column: an alert was open then (nonzero), or not.  NULL: no
+	 * column is told apart, every crossing is a breach. */
+	const unsigned char *alerted;
+	bool		 has_cursor;	/* draw the cursor's rule at ... */
+	int		 cursor;	/* ... this character column */
 };
 
 /* Data columns a character holds across (2, 1 in ASCII) and levels up
