@@ -16,7 +16,8 @@ struct findings_view {
 	size_t		*order;		/* findings in the sort order */
 	size_t		 norder;
 	enum sort_key	 sort;
-	int		 min_sev;	/* -1: all, else only this severity */
+	/* -1: all, else this severity and the more severe ones */
+	int		 min_sev;
 	struct app	*app;
 };
 
@@ -76,7 +77,8 @@ finding_matches(size_t i, void *arg)
 	const struct board_finding *f =
 	    &app_board(a)->now.findings[v->order[i]];
 
-	if (v->min_sev >= 0 && (int)f->severity != v->min_sev)
+	/* SEV_ERROR is 0: "and up" is a lower number. */
+	if (v->min_sev >= 0 && (int)f->severity > v->min_sev)
 		return false;
 	if (app_filter(a)[0] == '\0')
 		return true;
@@ -215,11 +217,17 @@ findings_action(struct app *a, void *data, enum action act)
 		findings_refresh(a, v);
 		app_message(a, false, "sorted by %s", sort_names[v->sort]);
 		return R_REDRAW;
-	case ACT_SEVERITY:
-		v->min_sev = v->min_sev >= SEV_INFO ? -1 : v->min_sev + 1;
+	case ACT_LEVEL:
+		/* As a job's log's levels: all, then warn and up, … up to
+		 * errors alone, then all again. */
+		v->min_sev = v->min_sev < 0 ? SEV_WARN : v->min_sev - 1;
 		findings_refresh(a, v);
-		app_message(a, false, "showing %s", v->min_sev < 0 ?
-		    "every severity" : finding_severity_name(v->min_sev));
+		if (v->min_sev < 0)
+			app_message(a, false, "showing every severity");
+		else
+			app_message(a, false, "showing %s%s",
+			    finding_severity_name(v->min_sev),
+			    v->min_sev > SEV_ERROR ? " and up" : "");
 		return R_REDRAW;
 	case ACT_OPEN:
 	case ACT_ENTER:
@@ -251,12 +259,12 @@ findings_status(struct app *a, void *data, char *buf, size_t len)
 
 	(void)a;
 	snprintf(buf, len,
-	    "%zu of %zu findings %s sorted by %s (s) %s %s (e) "
+	    "%zu of %zu findings %s sorted by %s (s) %s %s%s (v) "
 	    "%s o: open",
 	    v->list.nmap, v->norder, dot, sort_names[v->sort], dot,
-	    v->min_sev < 0 ? "all severities"
-			   : finding_severity_name(v->min_sev),
-	    dot);
+	    v->min_sev < 0 ? "all severities" :
+	    finding_severity_name(v->min_sev), v->min_sev > SEV_ERROR ?
+	    " and up" : "", dot);
 }
 
 static const struct keybinding findings_keys[] = {
@@ -264,7 +272,8 @@ static const struct keybinding findings_keys[] = {
 	{ 's', ACT_SORT, "s" },
 	{ '>', ACT_SORT, ">" },
 	{ '<', ACT_SORT_BACK, "<" },
-	{ 'e', ACT_SEVERITY, "e" },
+	{ 'v', ACT_LEVEL, "v" },
+	{ 'e', ACT_LEVEL, NULL },	/* the key it had first */
 	{ 0, ACT_NONE, NULL },
 };
 

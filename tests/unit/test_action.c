@@ -92,8 +92,10 @@ test_view_keys(void **state)
 	assert_int_equal(action_for_key(board_view.keys, 'j'), ACT_DOWN);
 	assert_int_equal(action_for_key(findings_view.keys, 'o'), ACT_OPEN);
 	assert_int_equal(action_for_key(findings_view.keys, 's'), ACT_SORT);
-	assert_int_equal(action_for_key(findings_view.keys, 'e'),
-	    ACT_SEVERITY);
+	/* One key for the least severity, on every screen that has one. */
+	assert_int_equal(action_for_key(findings_view.keys, 'v'), ACT_LEVEL);
+	assert_int_equal(action_for_key(joblog_view.keys, 'v'), ACT_LEVEL);
+	assert_int_equal(action_for_key(findings_view.keys, 'e'), ACT_LEVEL);
 	assert_int_equal(action_for_key(findings_view.keys, 'Q'), ACT_QUIT);
 	assert_int_equal(action_for_key(gate_view.keys, 'o'), ACT_OPEN);
 	assert_int_equal(action_for_key(gate_view.keys, 'w'), ACT_NONE);

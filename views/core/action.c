@@ -34,15 +34,14 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_OPEN] = { "open", "open the artifact at the finding in $EDITOR/$PAGER" },
 	[ACT_SORT] = { "sort", "sort by the next column" },
 	[ACT_SORT_BACK] = { "sort-back", "sort by the previous column" },
-	[ACT_SEVERITY] = { "severity", "cycle the severity shown" },
 	[ACT_WHY] = { "why", "why is this gate not green?" },
 	[ACT_KILL] = { "kill", "kill the selected running job (type its id to "
 	    "confirm)" },
 	[ACT_DESCRIBE] = { "describe", "describe the selected job: its command, "
 	    "host, times, job.json" },
 	[ACT_FOLLOW] = { "follow", "follow the end of the log (toggle)" },
-	[ACT_LEVEL] = { "level", "cycle the levels shown: all, info, warn, "
-	    "error and up" },
+	[ACT_LEVEL] = { "level", "cycle the least severity shown: all, then "
+	    "each one and up (findings, a job's log)" },
 	[ACT_WRAP] = { "wrap", "wrap long lines (toggle)" },
 	[ACT_SEARCH_NEXT] = { "search-next", "next line matching the filter" },
 	[ACT_SEARCH_PREV] = { "search-prev", "previous line matching the filter" },
