@@ -23,7 +23,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 build_pkgs="build-essential cmake pkg-config libncurses-dev libyaml-dev
 	libjansson-dev libssh2-1-dev libssl-dev"
 test_pkgs="libcmocka-dev python3 clang libclang-rt-14-dev tmux openssh-server
-	openssl coreutils"
+	openssl coreutils zsh"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -44,16 +44,23 @@ install_missing() {
 	    --no-install-recommends $missing
 }
 
-# The bash completion, where bash-completion looks for it: the system's
-# folder as root, else the user's.  Used once calops is on PATH.
+# The bash and zsh completions, where bash-completion and zsh look for
+# them: the system's folders as root, else the user's (zsh: add
+# ~/.local/share/zsh/site-functions to fpath before compinit).  Used once
+# calops is on PATH.
 install_completion() {
+	data=${XDG_DATA_HOME:-$HOME/.local/share}
 	if [ "$(id -u)" = 0 ]; then
 		dir=/usr/share/bash-completion/completions
+		zdir=/usr/share/zsh/vendor-completions
 	else
-		dir=${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions
+		dir=$data/bash-completion/completions
+		zdir=$data/zsh/site-functions
 	fi
 	mkdir -p "$dir" && cp "$top/share/completion/calops.bash" "$dir/calops" ||
 	    say "cannot install the bash completion in $dir"
+	mkdir -p "$zdir" && cp "$top/share/completion/_calops" "$zdir/_calops" ||
+	    say "cannot install the zsh completion in $zdir"
 }
 
 configure_build() {
