@@ -43,7 +43,7 @@ expect_re "^ Findings$"
 expect_re "^   o +open the artifact at the finding in \\\$EDITOR/\\\$PAGER$"
 expect_re "^   s > +sort by the next column$"
 expect_re "^   < +sort by the previous column$"
-expect_re "^   e +cycle the severity shown$"
+expect_re "^   v +cycle the least severity shown: all, then each one"
 keys ?
 wait_for "5 of 5 findings"
 reject "Help — q to close"

@@ -114,6 +114,10 @@ run_command(struct app *a, const char *cmd)
 void
 prompt_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
 {
+	/* Keys typed before the question showed were meant for the screen
+	 * under it: none of them may become part of the answer. */
+	if (a->headless == NULL)
+		flushinp();
 	snprintf(a->ask, sizeof a->ask, "%s", question);
 	a->ask_fn = fn;
 	a->ask_arg = arg;
