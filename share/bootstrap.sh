@@ -27,6 +27,11 @@ test_pkgs="libcmocka-dev python3 clang libclang-rt-14-dev tmux openssh-server
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
+# Each phase of the test mode says when it starts, so that a slow CI run
+# shows where its time went.
+started=$(date +%s)
+phase() { say "$* [$(( $(date +%s) - started )) s in]"; }
+
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
@@ -87,20 +92,23 @@ build)
 	;;
 test)
 	install_missing $build_pkgs $test_pkgs
+	phase "the -Werror build"
 	configure_build build -DCALOPS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	install_completion
+	phase "every test"
 	(cd "$top/build" && ctest --output-on-failure -j "$jobs")
-	say "the terminal and golden tests again from clones at paths of 12, 40,"
-	say "97 and 120 characters"
+	phase "the terminal and golden tests again from clones at paths of 12," \
+	    "40, 97 and 120 characters"
 	sh "$top/tests/paths.sh" 12 40 97 120
-	say "again under AddressSanitizer and UndefinedBehaviorSanitizer"
+	phase "the ASan+UBSan build"
 	configure_build build-asan -DCALOPS_WERROR=ON -DCALOPS_SANITIZE=ON \
 	    -DCMAKE_BUILD_TYPE=Debug
+	phase "every test again under AddressSanitizer and UndefinedBehaviorSanitizer"
 	(cd "$top/build-asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    ctest --output-on-failure -j "$jobs")
 	if [ -f "$top/tests/fuzz/CMakeLists.txt" ]; then
-		say "a short smoke run of each libFuzzer target"
+		phase "a short smoke run of each libFuzzer target"
 		(CC=clang; export CC
 		# clang's warnings are not gcc's: the fuzz build reports them
 		# without failing (CI's -Werror builds are the two above).
@@ -108,6 +116,7 @@ test)
 		    -DCALOPS_FUZZ_SECONDS=5 -DCMAKE_BUILD_TYPE=Debug
 		cd "$top/build-fuzz" && ctest --output-on-failure -L fuzz)
 	fi
+	phase "done"
 	;;
 *)
 	say "usage: share/bootstrap.sh [demo|test|build]"
