@@ -10,7 +10,6 @@
 
 #include <time.h>
 
-#include "base/text.h"
 #include "job/job.h"
 #include "lab/labmodel.h"
 #include "model/joblist.h"
@@ -45,14 +44,13 @@ when(json_t *v, char *buf, size_t len)
 	return buf;
 }
 
-/* One "Name:  value" line, the value untrusted. */
+/* One "Name:  value" line, the value untrusted (drawn through the
+ * sanitiser, as every pane line). */
 static void
 field(struct describe *d, const char *name, const char *value)
 {
-	char *clean = text_sanitize_str(value != NULL ? value : "-");
-
-	textpane_add(&d->pane, ROLE_NORMAL, -1, "%-13s %s", name, clean);
-	free(clean);
+	textpane_add(&d->pane, ROLE_NORMAL, -1, "%-13s %s", name,
+	    value != NULL ? value : "-");
 }
 
 static void
@@ -113,10 +111,8 @@ describe_refresh(struct app *a, void *data)
 	    "one a line):", json_array_size(argv),
 	    json_array_size(argv) == 1 ? "" : "s");
 	json_array_foreach(argv, i, v) {
-		s = text_sanitize_str(json_is_string(v) ? json_string_value(v) :
-		    "?");
-		textpane_add(&d->pane, ROLE_NORMAL, -1, "  [%zu] %s", i, s);
-		free(s);
+		textpane_add(&d->pane, ROLE_NORMAL, -1, "  [%zu] %s", i,
+		    json_is_string(v) ? json_string_value(v) : "?");
 	}
 	/* The whole record, as the host gave it. */
 	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");

@@ -69,18 +69,22 @@ unjudged(const struct board_gate *g, char *buf, size_t len)
 	return n;
 }
 
-/* Every check of the gate with its verdict, a few to a line. */
+/* Every check of the gate with its verdict, as many to a line as fit with
+ * room to spare: each takes 23 columns ("  ✔ " and the id in 19), counted
+ * as 25. */
 static void
 verdicts(struct gate_detail *d, const struct board_gate *g)
 {
-	char line[256];
+	char line[512];
 	const char *id, *glyph;
-	size_t off = 0;
+	size_t off = 0, k = 0, per;
 	enum role r;
 	json_t *v;
 
 	if (json_object_size(g->checks) == 0)
 		return;
+	per = d->pane.cols > 29 ? (size_t)(d->pane.cols - 4) / 25 : 1;
+	per = per < 8 ? per : 8;	/* a line holds 8 */
 	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
 	textpane_add(&d->pane, ROLE_HEADER, -1,
 	    "Checks (%s held, %s failed, %s nothing to "
@@ -88,13 +92,9 @@ verdicts(struct gate_detail *d, const struct board_gate *g)
 	    ui_glyph("○", "?"));
 	json_object_foreach(g->checks, id, v) {
 		glyph = app_verdict_glyph(json_string_value(v), &r);
-		if (off > 0 && (int)(off + 24) > d->pane.cols - 4) {
-			textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", line);
-			off = 0;
-		}
 		off += (size_t)snprintf(line + off, sizeof line - off,
 		    "  %s %-19.40s", glyph, id);
-		if (off >= sizeof line - 48) {
+		if (++k % per == 0) {
 			textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", line);
 			off = 0;
 		}

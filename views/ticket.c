@@ -7,7 +7,6 @@
  */
 #include "calops.h"
 
-#include "base/text.h"
 #include "views/app/app.h"
 #include "views/core/list.h"
 #include "views/core/textpane.h"
@@ -20,36 +19,17 @@ struct ticket_detail {
 	struct textpane	 pane;
 };
 
-/* The gate of a check id ("G10.audit" -> 10, "G2.*" -> 2), or -1. */
-static int
-gate_of_check(const struct board_eval *e, const char *check)
-{
-	size_t n = strcspn(check, "."), i;
-
-	for (i = 0; i < GATE_COUNT; i++)
-		if (strlen(e->gates[i].id) == n &&
-		    strncmp(e->gates[i].id, check, n) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* The first finding of gate g that counts against check (its id or a
- * sub-id, any for "G<n>.*", or a parse/path error of the gate). */
+/* The first finding of gate g that fails check, as the engine judged. */
 static const struct board_finding *
 failing(const struct board_eval *e, int g, const char *check)
 {
 	const struct board_finding *f;
-	size_t i, n = strcspn(check, "*");
-	bool all = check[n] == '*';
+	size_t i;
 
 	for (i = 0; i < e->nfindings; i++) {
 		f = &e->findings[i];
-		if (f->gate != g || f->severity > SEV_STALE)
-			continue;
-		if (all || finding_check_covers(check, f->check) ||
-		    (f->severity == SEV_ERROR &&
-			(strstr(f->check, ".parse") != NULL ||
-			    strstr(f->check, ".path") != NULL)))
+		if (f->gate == g && gate_finding_fails(gate_table[g].id, check,
+		    f->check, f->severity, false))
 			return f;
 	}
 	return NULL;
@@ -62,12 +42,12 @@ why_not_judged(struct ticket_detail *d, const struct board_eval *e, int g,
     const char *check)
 {
 	const struct board_finding *f;
-	char *clean;
 	size_t i;
 
 	if (e->gates[g].status == GS_PENDING) {
-		textpane_add(&d->pane, ROLE_DIM, g, "      %s is pending: %s is not there yet",
-		    e->gates[g].id, gate_table[g].primary);
+		textpane_add(&d->pane, ROLE_DIM, g,
+		    "      %s is pending: %s is not there yet", e->gates[g].id,
+		    gate_table[g].primary);
 		return;
 	}
 	for (i = 0; i < e->nfindings; i++) {
@@ -75,14 +55,13 @@ why_not_judged(struct ticket_detail *d, const struct board_eval *e, int g,
 		if (f->gate == g && f->severity == SEV_WARN &&
 		    (finding_check_covers(check, f->check) ||
 			strcmp(check + strcspn(check, "."), ".*") == 0)) {
-			clean = text_sanitize_str(f->message);
-			textpane_add(&d->pane, ROLE_DIM, g, "      %s", clean);
-			free(clean);
+			textpane_add_wrapped(&d->pane, ROLE_DIM, g, 6,
+			    f->message);
 			return;
 		}
 	}
-	textpane_add(&d->pane, ROLE_DIM, g, "      what it looks at is not there yet: no "
-	    "finding is no evidence");
+	textpane_add(&d->pane, ROLE_DIM, g, "      what it looks at is not "
+	    "there yet: no finding is no evidence");
 }
 
 static void
@@ -93,7 +72,7 @@ ticket_refresh(struct app *a, void *data)
 	const struct board_ticket *t;
 	const struct board_finding *f;
 	const char *check, *verdict, *glyph;
-	char where[512], est[32] = "-", *clean;
+	char where[512], est[32] = "-";
 	enum role r;
 	json_t *v;
 	int g;
@@ -104,45 +83,48 @@ ticket_refresh(struct app *a, void *data)
 		return;
 	}
 	t = &e->tickets[d->ticket];
-	clean = text_sanitize_str(t->title != NULL ? t->title : "");
+	/* The lines are drawn through the sanitiser (ui_put). */
 	textpane_add(&d->pane, t->progress >= 1 ? ROLE_PASS : ROLE_HEADER, -1,
-	    "%s %s  %.0f%%", t->id, clean, t->progress * 100);
-	free(clean);
+	    "%s %s  %.0f%%", t->id, t->title != NULL ? t->title : "",
+	    t->progress * 100);
 	if (t->estimate_days >= 0)
 		snprintf(est, sizeof est, "%.1f days", t->estimate_days);
-	clean = text_sanitize_str(t->owner != NULL ? t->owner : "(none)");
-	textpane_add(&d->pane, ROLE_NORMAL, -1, "Owner: %s   state: %s   estimate: %s", clean,
-	    t->state != NULL ? t->state : "-", est);
-	free(clean);
+	textpane_add(&d->pane, ROLE_NORMAL, -1,
+	    "Owner: %s   state: %s   estimate: %s", t->owner != NULL ?
+	    t->owner : "(none)", t->state != NULL ? t->state : "-", est);
 	if (t->claimed_done_without_evidence)
-		textpane_add(&d->pane, ROLE_FAIL, -1, "%s claimed done, evidence missing: "
-		    "tickets.yaml says done, the checks below do not all hold",
+		textpane_add(&d->pane, ROLE_FAIL, -1,
+		    "%s claimed done, evidence missing: tickets.yaml says "
+		    "done, the checks below do not all hold",
 		    ui_glyph("⚠", "!"));
 	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
-	textpane_add(&d->pane, ROLE_HEADER, -1, "Definition of done (%s held, %s failed, %s "
-	    "nothing to judge yet; Enter opens the gate):", ui_glyph("✔", "+"),
+	textpane_add(&d->pane, ROLE_HEADER, -1,
+	    "Definition of done (%s held, %s failed, %s nothing to judge "
+	    "yet; Enter opens the gate):", ui_glyph("✔", "+"),
 	    ui_glyph("✘", "x"), ui_glyph("○", "?"));
 	json_object_foreach(t->checks, check, v) {
 		verdict = json_string_value(v);
 		glyph = app_verdict_glyph(verdict, &r);
-		if ((g = gate_of_check(e, check)) < 0) {
+		if ((g = gate_index_of_check(check)) < 0) {
 			textpane_add(&d->pane, r, -1, "  %s %s", glyph, check);
 			continue;
 		}
-		textpane_add(&d->pane, r, g, "  %s %-16s %-10s %s %s  %s %s", glyph, check,
-		    verdict != NULL ? verdict : "?", e->gates[g].id,
+		textpane_add(&d->pane, r, g, "  %s %-16s %-10s %s %s  %s %s",
+		    glyph, check, verdict != NULL ? verdict : "?",
+		    e->gates[g].id,
 		    e->gates[g].name != NULL ? e->gates[g].name : "",
 		    app_status_glyph(e->gates[g].status),
 		    gate_status_name(e->gates[g].status));
 		if (r == ROLE_FAIL && (f = failing(e, g, check)) != NULL) {
 			textpane_add(&d->pane, app_severity_role(f->severity),
-			    g, "      %s %s:", finding_severity_name(f->severity),
-			    f->check);
+			    g, "      %s %s:",
+			    finding_severity_name(f->severity), f->check);
 			textpane_add_wrapped(&d->pane,
 			    app_severity_role(f->severity), g, 6, f->message);
 			if (f->path[0] != '\0')
-				textpane_add(&d->pane, ROLE_NORMAL, g, "      evidence: %s",
-				    app_finding_where(f, where, sizeof where));
+				textpane_add(&d->pane, ROLE_NORMAL, g,
+				    "      evidence: %s", app_finding_where(f,
+				    where, sizeof where));
 		} else if (r == ROLE_DIM)
 			why_not_judged(d, e, g, check);
 	}

@@ -177,35 +177,45 @@ gate_skip(struct gate_result *gr, const char *check, const char *path,
 	free(msg);
 }
 
-static bool
-counts_against(const struct finding *f, bool strict)
+int
+gate_index_of_check(const char *check)
 {
-	return f->severity == SEV_ERROR || f->severity == SEV_BLOCKED ||
-	    f->severity == SEV_STALE || (strict && f->severity == SEV_WARN);
+	size_t n = strcspn(check, "."), i;
+
+	for (i = 0; i < GATE_COUNT; i++)
+		if (strlen(gate_table[i].id) == n &&
+		    strncmp(gate_table[i].id, check, n) == 0)
+			return (int)i;
+	return -1;
 }
 
-/* Does a finding of the gate fail check?  Its own findings and its
- * sub-ids' do, and the gate's parse and path errors fail every check. */
+bool
+gate_finding_fails(const char *gate_id, const char *check, const char *fcheck,
+    enum severity sev, bool strict)
+{
+	size_t n = strlen(gate_id);
+
+	if (sev != SEV_ERROR && sev != SEV_BLOCKED && sev != SEV_STALE &&
+	    !(strict && sev == SEV_WARN))
+		return false;
+	if (strcmp(check + n, ".*") == 0 || finding_check_covers(check, fcheck))
+		return true;
+	/* The gate's parse and path errors fail every check of it. */
+	return sev == SEV_ERROR && strncmp(fcheck, gate_id, n) == 0 &&
+	    (finding_check_covers(".parse", fcheck + n) ||
+	    finding_check_covers(".path", fcheck + n));
+}
+
 static bool
 check_failed(const struct gate_result *gr, const char *check, bool strict)
 {
-	char parse[16], path[16];
-	const struct finding *f;
-	bool all = strcmp(check + strlen(gr->def->id), ".*") == 0;
 	size_t i;
 
-	snprintf(parse, sizeof parse, "%s.parse", gr->def->id);
-	snprintf(path, sizeof path, "%s.path", gr->def->id);
-	for (i = 0; i < gr->findings.n; i++) {
-		f = &gr->findings.v[i];
-		if (!counts_against(f, strict))
-			continue;
-		if (all || finding_check_covers(check, f->check) ||
-		    (f->severity == SEV_ERROR &&
-			(finding_check_covers(parse, f->check) ||
-			    finding_check_covers(path, f->check))))
+	for (i = 0; i < gr->findings.n; i++)
+		if (gate_finding_fails(gr->def->id, check,
+		    gr->findings.v[i].check, gr->findings.v[i].severity,
+		    strict))
 			return true;
-	}
 	return false;
 }
 

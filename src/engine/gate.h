@@ -157,6 +157,15 @@ void	 gate_judged(struct gate_result *gr, const char *check, ...)
  * skipped check is not judged, whatever else marked it. */
 void	 gate_skip(struct gate_result *gr, const char *check, const char *path,
 	    const char *where, const char *fmt, ...) PRINTFLIKE(5, 6);
+/* The index in gate_table of the gate check belongs to ("G10.audit" -> 10,
+ * "G2.*" -> 2), or -1. */
+int	 gate_index_of_check(const char *check);
+/* Does a finding (its check id and severity) of gate gate_id fail check:
+ * an error, blocked or stale one (with strict, a warning too) carrying
+ * check or a sub-id, any such one for "G<n>.*", or a G<n>.parse or
+ * G<n>.path error?  (workspace.md §6; the console asks it too.) */
+bool	 gate_finding_fails(const char *gate_id, const char *check,
+	    const char *fcheck, enum severity sev, bool strict);
 /*
  * The verdict on check: failed when an error, blocked or stale finding
  * carries it or a sub-id (with strict, a warning too), or a G<n>.parse or

@@ -28,21 +28,17 @@ const struct ticket_def tickets_table[TICKET_COUNT] = {
 enum check_verdict
 tickets_check_verdict(const struct eval *ev, const char *spec)
 {
-	const struct gate_result *gr;
-	char gate[8], *id;
-	size_t n = strcspn(spec, "."), len = strlen(spec);
+	int g = gate_index_of_check(spec);
+	size_t len = strlen(spec);
 	enum check_verdict v;
 	bool strict;
+	char *id;
 
-	if (n == 0 || n >= sizeof gate)
-		return CV_NOT_JUDGED;
-	memcpy(gate, spec, n);
-	gate[n] = '\0';
-	if ((gr = gate_eval(ev, gate)) == NULL)
+	if (g < 0)
 		return CV_NOT_JUDGED;
 	strict = len > 0 && spec[len - 1] == '!';
 	id = xstrndup(spec, strict ? len - 1 : len);
-	v = gate_check_verdict(gr, id, strict);
+	v = gate_check_verdict(&ev->gates[g], id, strict);
 	free(id);
 	return v;
 }

@@ -417,14 +417,16 @@ app_open_file(struct app *a, const char *rel, const char *where)
 		return;
 	}
 	path = xasprintf("%s/%s", a->ws, rel);
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		/* Say what is there: most often nothing yet. */
-		if (stat(path, &st) != 0)
-			what = errno == ENOENT || errno == ENOTDIR ?
-			    "it does not exist" : strerror(errno);
-		else
-			what = S_ISDIR(st.st_mode) ? "it is a folder" :
-			    "not a regular file";
+	/* Say what is there, when it is no file: most often nothing yet. */
+	if (stat(path, &st) != 0)
+		what = errno == ENOENT || errno == ENOTDIR ?
+		    "it does not exist" : strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		what = S_ISDIR(st.st_mode) ? "it is a folder" :
+		    "not a regular file";
+	else
+		what = NULL;
+	if (what != NULL) {
 		app_message(a, true, "cannot open '%s': %s", rel, what);
 		free(path);
 		return;

@@ -12,7 +12,7 @@
 #include "views/core/list.h"
 
 struct textpane_line {
-	char	*text;		/* sanitised or trusted, ready to draw */
+	char	*text;		/* drawn by ui_put(): through the sanitiser */
 	int	 role;		/* enum role */
 	int	 tag;		/* the screen's: what the line opens, or -1 */
 };
