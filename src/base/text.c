@@ -77,6 +77,45 @@ is_bidi_control(uint32_t cp)
 	    cp == 0x061c;
 }
 
+/* Characters that print as nothing or move what follows: shown as <U+XXXX>
+ * by the sanitiser, written as \uXXXX in the JSON we write. */
+static bool
+is_hidden(uint32_t cp)
+{
+	return (cp >= 0x80 && cp < 0xa0) || is_bidi_control(cp) ||
+	    cp == 0xfeff || cp == 0x2028 || cp == 0x2029;
+}
+
+char *
+text_json_harden(const char *json, size_t len, size_t *outlen)
+{
+	const unsigned char *p = (const unsigned char *)json;
+	struct buf b = BUF_INIT;
+	size_t i = 0, n, from = 0;
+	char esc[8];
+	uint32_t cp;
+
+	while (i < len) {
+		if (p[i] < 0x7f) {
+			i++;
+			continue;
+		}
+		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0)
+			n = 1;
+		else if (cp == 0x7f || is_hidden(cp)) {
+			buf_add(&b, json + from, i - from);
+			snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+			buf_add(&b, esc, 6);
+			from = i + n;
+		}
+		i += n;
+	}
+	if (from == 0)
+		return NULL;
+	buf_add(&b, json + from, len - from);
+	return buf_detach(&b, outlen);
+}
+
 static bool ascii_ellipsis;
 
 void
@@ -138,8 +177,7 @@ sanitize_into(struct buf *out, const unsigned char *p, size_t len,
 			tmp[0] = '^';
 			tmp[1] = cp == 0x7f ? '?' : (char)(cp + '@');
 			fits = emit(out, tmp, 2, 2, &width, limit);
-		} else if ((cp >= 0x80 && cp < 0xa0) || is_bidi_control(cp) ||
-		    cp == 0xfeff || cp == 0x2028 || cp == 0x2029) {
+		} else if (is_hidden(cp)) {
 			int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
 
 			fits = emit(out, tmp, (size_t)k, (size_t)k, &width,

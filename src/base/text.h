@@ -26,6 +26,14 @@ char	*text_sanitize_str(const char *s);
 /* A JSON string of s (JSON null for NULL); bytes that are not UTF-8 become
  * \xHH text so that the output stays valid JSON.  New reference. */
 json_t	*text_json(const char *s);
+/*
+ * JSON text (len bytes) with DEL, the C1 controls, the bidirectional
+ * controls, U+FEFF, U+2028 and U+2029 written as \uXXXX escapes, so that a
+ * terminal that shows the text raw (`calops tail`, `cat events.jsonl`) sees
+ * none of them.  The same JSON value.  NULL when there was nothing to
+ * escape, else a new string, its length in *outlen.
+ */
+char	*text_json_harden(const char *json, size_t len, size_t *outlen);
 
 /* Decode one UTF-8 code point at s (len bytes left); returns its length or
  * 0 when the bytes there are not valid UTF-8 (overlong, surrogate,

@@ -13,8 +13,9 @@ static const char jobs_usage[] =
     "usage: calops jobs [--json] [--jobs DIR]\n"
     "\n"
     "List the durable jobs: id, state (running, done, failed, killed, lost\n"
-    "when its supervisor is gone, corrupt with the reason), start, age, exit\n"
-    "status and command.\n"
+    "when its supervisor is gone, corrupt with the reason, degraded while\n"
+    "its supervisor cannot write its events, a line under it saying why),\n"
+    "start, age, exit status and command.\n"
     "\n"
     "  --json       print one calops-jobs/v1 JSON object\n"
     "  --jobs DIR   the jobs folder (default: $CALOPS_JOBS_DIR, else\n"
@@ -27,6 +28,8 @@ struct entry {
 	int			 state;
 	struct job_record	 rec;
 	char			 reason[256];
+	double			 stalled;	/* degraded since, or 0 */
+	char			 stalled_why[64];
 };
 
 static int
@@ -40,6 +43,17 @@ compare_entries(const void *pa, const void *pb)
 	if (!ca && a->rec.started != b->rec.started)
 		return a->rec.started < b->rec.started ? -1 : 1;
 	return strcmp(a->name, b->name);
+}
+
+/* A running job whose supervisor cannot write its events is degraded. */
+static double
+stalled_since(const char *root, const char *id, char *why, size_t len)
+{
+	char *path = xasprintf("%s/%s/events.jsonl", root, id);
+	double since = jobevent_stalled_since(path, why, len);
+
+	free(path);
+	return since;
 }
 
 /* Every job under root, looked at and sorted by start; NULL with err. */
@@ -66,6 +80,9 @@ gather(const char *root, size_t *n, char *err, size_t errlen)
 			    jobstore_id_valid(names[i]) ? "not a job folder" :
 			    "not a valid job id");
 		}
+		if (v[i].state == JOB_RUNNING)
+			v[i].stalled = stalled_since(root, names[i],
+			    v[i].stalled_why, sizeof v[i].stalled_why);
 	}
 	free(names);
 	qsort(v, *n, sizeof *v, compare_entries);
@@ -91,6 +108,9 @@ entry_json(const struct entry *e, double now)
 	json_object_set_new(
 	    o, "state", json_string(jobstore_state_name(e->state)));
 	json_object_set_new(o, "age", json_real(now - e->rec.started));
+	if (e->stalled > 0)
+		json_object_set_new(o, "degraded", json_pack("{s:f,s:o}",
+		    "since", e->stalled, "reason", text_json(e->stalled_why)));
 	return o;
 }
 
@@ -111,6 +131,21 @@ command_text(char **argv)
 	return buf_detach(&b, NULL);
 }
 
+/* Under a degraded job, why: "degraded: disk full since 14:03:05". */
+static void
+print_degraded(const struct entry *e, int width)
+{
+	char when[32], *why = text_sanitize_str(e->stalled_why);
+	time_t t = (time_t)e->stalled;
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%-*s  degraded: %s since %s; its lines wait in memory\n",
+	    width, "", why, when);
+	free(why);
+}
+
 static void
 print_entry(const struct entry *e, int width, double now)
 {
@@ -121,7 +156,7 @@ print_entry(const struct entry *e, int width, double now)
 	id = text_sanitize_str(e->name);
 	if (e->state == JOB_CORRUPT) {
 		cmd = text_sanitize_str(e->reason);
-		printf("%-*s  %-7s  %-19s  %-6s  %-7s  (%s)\n", width, id,
+		printf("%-*s  %-8s  %-19s  %-6s  %-7s  (%s)\n", width, id,
 		    "corrupt", "-", "-", "-", cmd);
 		free(cmd);
 		free(id);
@@ -138,9 +173,11 @@ print_entry(const struct entry *e, int width, double now)
 	else
 		snprintf(exit_s, sizeof exit_s, "-");
 	cmd = command_text(e->rec.argv);
-	printf("%-*s  %-7s  %-19s  %-6s  %-7s  %s\n", width, id,
-	    jobstore_state_name((enum job_state)e->state), started, age, exit_s,
-	    cmd);
+	printf("%-*s  %-8s  %-19s  %-6s  %-7s  %s\n", width, id,
+	    e->stalled > 0 ? "degraded" : jobstore_state_name(
+	    (enum job_state)e->state), started, age, exit_s, cmd);
+	if (e->stalled > 0)
+		print_degraded(e, width);
 	free(cmd);
 	free(id);
 }
@@ -167,7 +204,7 @@ print_list(const struct entry *v, size_t n, bool json)
 	for (i = 0; i < n; i++)
 		if ((int)strlen(v[i].name) > width)
 			width = (int)strlen(v[i].name);
-	printf("%-*s  %-7s  %-19s  %-6s  %-7s  %s\n", width, "ID", "STATE",
+	printf("%-*s  %-8s  %-19s  %-6s  %-7s  %s\n", width, "ID", "STATE",
 	    "STARTED", "AGE", "EXIT", "COMMAND");
 	for (i = 0; i < n; i++)
 		print_entry(&v[i], width, now);

@@ -27,6 +27,9 @@
 #include "loop/loop.h"
 
 #define DRAIN_MS	1000	/* output still read after the tool exits */
+#define RETRY_MS	250	/* a stalled sink tries again this often */
+/* disk kept for the last job.json, besides twice the first one */
+#define RECORD_SPARE	(64u << 10)
 #define READS_PER_WAKE	16	/* chunks read from one pipe per wake-up */
 #define READ_SIZE	(64u << 10)
 #define STATUS_FD	3	/* the pipe back to the starter */
@@ -48,9 +51,9 @@ struct sup {
 	struct job_record	 rec;
 	struct input		 in[2];
 	pid_t			 tool;
-	bool			 exited, kill_requested, write_failed;
+	bool			 exited, kill_requested;
 	int			 status;
-	long			 drain_timer;
+	long			 drain_timer, retry_timer;
 };
 
 static void	finish(struct sup *);
@@ -187,6 +190,19 @@ hello(struct sup *s)
 		text_json(host), "job", s->rec.id, "argv", argv));
 }
 
+/* Disk for the last record, twice the size of the first and some: it is
+ * written on a full disk too (jobstore_record_reserve()). */
+static int
+keep_room(struct sup *s, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t bytes = RECORD_SPARE;
+
+	if (fstatat(s->dirfd, "job.json", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		bytes += 2 * (size_t)st.st_size;
+	return jobstore_record_reserve(s->dirfd, bytes, err, errlen);
+}
+
 /* Lock, record, name and hello, in the hidden folder tmp. */
 static int
 setup(struct sup *s, const char *tmp, char *err, size_t errlen)
@@ -202,7 +218,7 @@ setup(struct sup *s, const char *tmp, char *err, size_t errlen)
 	if (jobevent_sink_open(
 		&s->sink, s->dirfd, "events.jsonl", err, errlen) != 0)
 		return -1;
-	if (place(s, tmp, err, errlen) != 0)
+	if (place(s, tmp, err, errlen) != 0 || keep_room(s, err, errlen) != 0)
 		return -1;
 	hello(s);
 	return 0;
@@ -305,8 +321,20 @@ record_end(struct sup *s, int status)
 	if (jobevent_sink_event(&s->sink, "end", f) != 0)
 		fprintf(stderr, "calops: cannot append the end event: %s\n",
 		    strerror(errno));
+	r->lost = s->sink.lost;
 	if (jobstore_record_write(r, s->dirfd, err, sizeof err) != 0)
 		fprintf(stderr, "calops: %s\n", err);
+}
+
+/* The sink could not write: it tries again until it can (job.h). */
+static void
+retry(struct loop *l, void *arg)
+{
+	struct sup *s = arg;
+
+	s->retry_timer = 0;
+	if (jobevent_sink_flush(&s->sink) != 0)
+		s->retry_timer = loop_add_timer(l, RETRY_MS, retry, s);
 }
 
 static void
@@ -315,13 +343,9 @@ on_line(const char *line, size_t len, bool cut, void *arg)
 	struct input *in = arg;
 	struct sup *s = in->s;
 
-	if (jobevent_sink_line(&s->sink, line, len, cut, in->from_stderr) == 0)
-		s->write_failed = false;
-	else if (!s->write_failed) {
-		s->write_failed = true;
-		fprintf(stderr, "calops: cannot append to events.jsonl: %s\n",
-		    strerror(errno));
-	}
+	if (jobevent_sink_line(&s->sink, line, len, cut, in->from_stderr) !=
+	    0 && s->retry_timer == 0)
+		s->retry_timer = loop_add_timer(s->loop, RETRY_MS, retry, s);
 }
 
 static void
@@ -430,7 +454,9 @@ finish(struct sup *s)
 		return;
 	if (s->drain_timer != 0)
 		loop_del_timer(s->loop, s->drain_timer);
-	s->drain_timer = 0;
+	if (s->retry_timer != 0)
+		loop_del_timer(s->loop, s->retry_timer);
+	s->drain_timer = s->retry_timer = 0;
 	record_end(s, s->status);
 	loop_stop(s->loop);
 }
@@ -480,7 +506,7 @@ static void
 remove_tmp(const char *tmp)
 {
 	static const char *const files[] = { "lock", "events.jsonl",
-	    "job.json", "supervisor.log" };
+	    "job.json", "job.json.last", "supervisor.log" };
 	char *path;
 	size_t i;
 
@@ -521,6 +547,8 @@ supervise(const struct job_spec *spec, const char *tmp, int sfd)
 		rc = 1;
 	} else {
 		s.rec.pid = (long)s.tool;
+		(void)jobstore_pid_start(s.rec.pid, s.rec.pid_start,
+		    sizeof s.rec.pid_start);
 		if (jobstore_record_write(&s.rec, s.dirfd, err, sizeof err) !=
 		    0)
 			fprintf(stderr, "calops: %s\n", err);

@@ -78,6 +78,10 @@ struct job_record {
 	enum job_state	  state;	/* RUNNING, DONE, FAILED or KILLED */
 	int		  exit_code;	/* -1 when none */
 	int		  signal;	/* 0 when none */
+	uint64_t	  lost;		/* lines lost (gap events), in all */
+	/* The tool's pid and when it started (jobstore_pid_start()), so that
+	 * the pid of a lost job is not taken for another process's. */
+	char		  pid_start[64];
 };
 
 void	 jobstore_record_release(struct job_record *r);
@@ -91,10 +95,29 @@ int	 jobstore_record_parse(struct job_record *r, const char *text,
 /* Read <dir>/job.json; -1 with err (ENOENT in errno when it is missing). */
 int	 jobstore_record_read(struct job_record *r, const char *dir, char *err,
 	    size_t errlen);
-/* Replace job.json in the folder dirfd atomically (temp file, fsync,
- * rename, fsync of the folder); -1 with err. */
+/* Replace job.json in the folder dirfd atomically (a temp file, or for a
+ * record that is no longer running the one kept by
+ * jobstore_record_reserve(); fsync, rename, fsync of the folder); -1 with
+ * err. */
 int	 jobstore_record_write(const struct job_record *r, int dirfd, char *err,
 	    size_t errlen);
+
+/*
+ * Keep bytes of disk for the job's last record, so that it is written on a
+ * full disk too: a file of that size that jobstore_record_write() fills
+ * and renames over job.json once the job has ended.  -1 with err when
+ * there is no space.
+ */
+int	 jobstore_record_reserve(int dirfd, size_t bytes, char *err,
+	    size_t errlen);
+
+/*
+ * Who process pid is, for as long as it lives: the boot's id and the start
+ * time of the process (clock ticks since boot, /proc/PID/stat), as
+ * "BOOT_ID:TICKS" in buf.  -1 when it does not exist (or /proc says
+ * nothing).
+ */
+int	 jobstore_pid_start(long pid, char *buf, size_t len);
 
 /* Whether somebody (the supervisor) holds the lock of the job folder. */
 bool	 jobstore_supervisor_alive(const char *dir);
@@ -165,25 +188,75 @@ void	 jobevent_split_end(struct job_split *s, job_line_fn fn, void *arg);
 void	 jobevent_split_release(struct job_split *s);
 
 /*
- * events.jsonl as the supervisor writes it: each event in one write(2) with
- * O_APPEND; a write that fails is undone (the file cut back) and its seq is
- * given to the next event, so the numbers have no gaps.
+ * events.jsonl as the supervisor writes it, each event in one write(2) with
+ * O_APPEND, numbered when it is written (1, 2, 3... whatever happens).
+ *
+ * Space.  The file keeps JOB_SINK_TAIL bytes allocated past its end
+ * (fallocate(2) with FALLOC_FL_KEEP_SIZE, JOB_SINK_GROW at a time) and a
+ * tool's line is written only when it fits before that tail: so a write
+ * never runs out of space half-way (a follower would read a torn line),
+ * and the supervisor's last words, the gap and the end, have room on a full
+ * disk too.  On a file system that cannot allocate ahead, the free space is
+ * asked before each line instead, and a short write is cut back.
+ *
+ * Waiting.  A line that finds no space waits in memory, in order (up to
+ * JOB_SINK_WAIT_MAX bytes), until jobevent_sink_flush() finds space again.
+ * Past that bound lines are counted and dropped, and one gap event
+ * (protocol.md §3), numbered where they were lost, says how many and
+ * between which times.  When writing stops, a log event with
+ * "stalled_since" says so (the last line of the file while it lasts), and
+ * one with "resumed" says when it starts again and what waited.
  */
+#define JOB_SINK_TAIL		(4u << 10)
+#define JOB_SINK_GROW		(256u << 10)
+#define JOB_SINK_WAIT_MAX	(8u << 20)
+
+struct job_wait;
+
 struct job_sink {
 	int		 fd;
-	off_t		 size;
+	off_t		 size;		/* bytes written, whole lines */
+	off_t		 allocated;	/* bytes known allocated from 0 */
+	bool		 ahead;		/* fallocate works here */
 	uint64_t	 seq;		/* of the last event written */
+	struct job_wait	*head, *tail;	/* waiting, oldest first */
+	size_t		 waiting;	/* lines waiting */
+	size_t		 wait_bytes;	/* what they take */
+	uint64_t	 dropped;	/* lines lost and not yet in a gap */
+	double		 dropped_since, dropped_until;
+	uint64_t	 waited, lost;	/* over the job */
+	double		 stalled_since;	/* 0 while lines are written */
+	int		 stalled_errno;
+	bool		 said_stalled;	/* the last line says so */
 };
 
+/* Open (or create) name in dirfd and reserve its tail; -1 with err. */
 int	 jobevent_sink_open(struct job_sink *k, int dirfd, const char *name,
 	    char *err, size_t errlen);
+/* Drop what still waits (counted lost), give back what was allocated ahead
+ * and close. */
 void	 jobevent_sink_close(struct job_sink *k);
-/* Append one tool line, or an event of our own (fields stolen); 0 or -1
- * with errno. */
+/* Append one tool line: 0 when written, 1 when it waits or was dropped
+ * (the sink is stalled). */
 int	 jobevent_sink_line(struct job_sink *k, const char *line, size_t len,
 	    bool cut, bool from_stderr);
+/* Write what waits: 0 when nothing waits any more, 1 when still stalled. */
+int	 jobevent_sink_flush(struct job_sink *k);
+/*
+ * An event of the supervisor's own (fields stolen, may be NULL), written at
+ * once and from the tail if need be: lines still waiting are counted in a
+ * gap before it (an own event comes at the start or the end of a job).  0,
+ * or -1 with errno.
+ */
 int	 jobevent_sink_event(struct job_sink *k, const char *type,
 	    json_t *fields);
+/*
+ * When the supervisor of the events file at path last said it could not
+ * write (its last line is a stalled notice): the notice's stalled_since,
+ * with its reason ("disk full") in why; 0 when it is writing (or the file
+ * says nothing).
+ */
+double	 jobevent_stalled_since(const char *path, char *why, size_t whylen);
 
 /*
  * Reads events.jsonl as it grows: only complete lines (a last line still

@@ -2,6 +2,7 @@
 #include "calops.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <fcntl.h>
 #include <time.h>
@@ -79,6 +80,11 @@ dump_line(json_t *e, size_t *outlen)
 	if ((s = json_dumps(e, JSON_COMPACT)) == NULL)
 		fatal("cannot encode an event");
 	n = strlen(s);
+	/* No C1 or bidi control reaches a terminal that shows the file. */
+	if ((out = text_json_harden(s, n, &n)) != NULL) {
+		free(s);
+		s = out;
+	}
 	if (n + 1 > JOB_EVENT_MAX) {
 		free(s);
 		*outlen = n + 1;
@@ -393,6 +399,61 @@ jobevent_split_release(struct job_split *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* ---- The sink (job.h) ---- */
+
+/* A stalled notice leaves this much of the tail to the gap and the end. */
+#define SINK_LAST_WORDS	1024u
+
+struct job_wait {
+	struct job_wait	*next;
+	uint64_t	 gap;		/* a gap here (lines lost), or 0 */
+	double		 ts, until;	/* a gap: since and until */
+	bool		 cut, from_stderr;
+	size_t		 len;
+	char		 line[];
+};
+
+/*
+ * Room for n more bytes and keep more after them: allocated ahead, or free
+ * as far as the file system says.  0, or -1 with errno.
+ */
+static int
+sink_room(struct job_sink *k, size_t n, size_t keep)
+{
+	off_t need = k->size + (off_t)n + (off_t)keep, want;
+	unsigned long long avail;
+	struct statvfs sv;
+
+	if (k->ahead) {
+		if (need <= k->allocated)
+			return 0;
+		want = (need + JOB_SINK_GROW - 1) / JOB_SINK_GROW *
+		    JOB_SINK_GROW;
+		if (fallocate(k->fd, FALLOC_FL_KEEP_SIZE, 0, want) == 0) {
+			k->allocated = want;
+			return 0;
+		}
+		if (fallocate(k->fd, FALLOC_FL_KEEP_SIZE, 0, need) == 0) {
+			k->allocated = need;
+			return 0;
+		}
+		if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG ||
+		    errno == EIO || errno == EINTR)
+			return -1;
+		k->ahead = false;	/* not on this file system */
+	}
+	/* Without allocation ahead: the free space, as near as it is known
+	 * (root may use the blocks kept for it). */
+	if (keep == 0 || fstatvfs(k->fd, &sv) != 0)
+		return 0;
+	avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
+	    sv.f_bavail) * sv.f_frsize;
+	if (avail >= (unsigned long long)n + keep)
+		return 0;
+	errno = ENOSPC;
+	return -1;
+}
+
 int
 jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
     size_t errlen)
@@ -400,8 +461,8 @@ jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
 	struct stat st;
 
 	memset(k, 0, sizeof *k);
-	k->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-	    0600);
+	k->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
 	if (k->fd == -1 || fstat(k->fd, &st) == -1) {
 		errbuf_set(err, errlen, "cannot open '%s': %s", name,
 		    strerror(errno));
@@ -410,28 +471,84 @@ jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
 		k->fd = -1;
 		return -1;
 	}
-	k->size = st.st_size;
+	k->size = k->allocated = st.st_size;
+	k->ahead = true;
+	if (sink_room(k, 0, JOB_SINK_TAIL) != 0) {
+		errbuf_set(err, errlen, "cannot reserve %u KiB for '%s': %s",
+		    JOB_SINK_TAIL >> 10, name, strerror(errno));
+		close(k->fd);
+		k->fd = -1;
+		return -1;
+	}
 	return 0;
+}
+
+static void
+wait_free(struct job_sink *k)
+{
+	struct job_wait *w;
+
+	while ((w = k->head) != NULL) {
+		k->head = w->next;
+		free(w);
+	}
+	k->tail = NULL;
+	k->waiting = k->wait_bytes = 0;
+}
+
+/* Lines still waiting can no longer be written in their place: counted
+ * in the gap to come. */
+static void
+wait_abandon(struct job_sink *k)
+{
+	struct job_wait *w;
+	double since, until;
+	uint64_t n;
+
+	for (w = k->head; w != NULL; w = w->next) {
+		n = w->gap > 0 ? w->gap : 1;
+		since = w->ts;
+		until = w->gap > 0 ? w->until : w->ts;
+		if (k->dropped == 0 || since < k->dropped_since)
+			k->dropped_since = since;
+		if (k->dropped == 0 || until > k->dropped_until)
+			k->dropped_until = until;
+		k->dropped += n;
+		if (w->gap == 0)
+			k->lost++;
+	}
+	wait_free(k);
 }
 
 void
 jobevent_sink_close(struct job_sink *k)
 {
+	wait_abandon(k);
+	if (k->fd != -1 && k->ahead && k->allocated > k->size) {
+		/* Punched where it can be (tmpfs, XFS, Btrfs); ext4 gives
+		 * blocks past the end back on a truncate to the same size. */
+		(void)fallocate(k->fd, FALLOC_FL_PUNCH_HOLE |
+		    FALLOC_FL_KEEP_SIZE, k->size, k->allocated - k->size);
+		(void)!ftruncate(k->fd, k->size);
+	}
 	if (k->fd != -1)
 		close(k->fd);
 	k->fd = -1;
 }
 
-/* One whole line in one write; a part written is cut off again. */
+/* One numbered event, whole or not at all, leaving keep bytes of the
+ * tail; 0, or -1 with errno. */
 static int
-sink_append(struct job_sink *k, const char *line, size_t len)
+sink_write(struct job_sink *k, const char *ev, size_t len, size_t keep)
 {
 	size_t done = 0;
 	ssize_t n;
 	int saved;
 
+	if (sink_room(k, len, keep) != 0)
+		return -1;
 	while (done < len) {
-		n = write(k->fd, line + done, len - done);
+		n = write(k->fd, ev + done, len - done);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -448,32 +565,215 @@ sink_append(struct job_sink *k, const char *line, size_t len)
 	return 0;
 }
 
+/* An event of ours, made with the next number; fields stolen. */
+static int
+sink_own(struct job_sink *k, const char *type, json_t *fields, size_t keep)
+{
+	size_t n;
+	char *ev;
+	int rc, saved;
+
+	ev = jobevent_make(k->seq + 1, jobevent_now(), type, fields, &n);
+	rc = sink_write(k, ev, n, keep);
+	saved = errno;
+	free(ev);
+	errno = saved;
+	return rc;
+}
+
+static int
+sink_tool_line(struct job_sink *k, double ts, const char *line, size_t len,
+    bool cut, bool from_stderr)
+{
+	size_t n;
+	char *ev;
+	int rc, saved;
+
+	ev = jobevent_from_line(k->seq + 1, ts, line, len, cut, from_stderr,
+	    &n);
+	rc = sink_write(k, ev, n, JOB_SINK_TAIL);
+	saved = errno;
+	free(ev);
+	errno = saved;
+	if (rc == 0)
+		k->said_stalled = false;
+	return rc;
+}
+
+static int
+sink_gap(struct job_sink *k, uint64_t lost, double since, double until,
+    size_t keep)
+{
+	return sink_own(k, "gap", json_pack("{s:I,s:f,s:f}", "lost",
+	    (json_int_t)lost, "since", since, "until", until), keep);
+}
+
+/* The lines dropped so far, as a gap event; 0 when there are none. */
+static int
+sink_dropped(struct job_sink *k, size_t keep)
+{
+	if (k->dropped == 0)
+		return 0;
+	if (sink_gap(k, k->dropped, k->dropped_since, k->dropped_until,
+	    keep) != 0)
+		return -1;
+	k->dropped = 0;
+	return 0;
+}
+
+/* A write failed with errno: stalled, and the file's last line says so
+ * (when the tail leaves room for it). */
+static void
+sink_stalled(struct job_sink *k, double ts)
+{
+	const char *reason;
+	char *msg;
+
+	if (k->stalled_since == 0) {
+		k->stalled_since = ts;
+		k->stalled_errno = errno;
+	}
+	if (k->said_stalled)
+		return;
+	reason = k->stalled_errno == ENOSPC || k->stalled_errno == EDQUOT ?
+	    "disk full" : strerror(k->stalled_errno);
+	msg = xasprintf("cannot append to events.jsonl: %s; new lines wait "
+	    "in memory (up to %u MiB), then are counted as lost",
+	    strerror(k->stalled_errno), JOB_SINK_WAIT_MAX >> 20);
+	if (sink_own(k, "log", json_pack("{s:s,s:s,s:f,s:s}", "level",
+	    "error", "msg", msg, "stalled_since", k->stalled_since, "reason",
+	    reason), SINK_LAST_WORDS) == 0)
+		k->said_stalled = true;
+	free(msg);
+}
+
+/* Space again, everything written: say for how long it was not. */
+static void
+sink_resumed(struct job_sink *k)
+{
+	char *msg;
+
+	msg = xasprintf("events.jsonl written again after %.1f s: %llu lines "
+	    "waited, %llu were lost in all", jobevent_now() - k->stalled_since,
+	    (unsigned long long)k->waited, (unsigned long long)k->lost);
+	if (sink_own(k, "log", json_pack("{s:s,s:s,s:b,s:f,s:I,s:I}", "level",
+	    "warn", "msg", msg, "resumed", 1, "stalled_since",
+	    k->stalled_since, "waited", (json_int_t)k->waited, "lost",
+	    (json_int_t)k->lost), JOB_SINK_TAIL) == 0) {
+		k->stalled_since = 0;
+		k->said_stalled = false;
+	}
+	free(msg);
+}
+
+/* Queue a line (or count it dropped past the bound); always 1. */
+static int
+wait_line(struct job_sink *k, double ts, const char *line, size_t len,
+    bool cut, bool from_stderr)
+{
+	size_t cost = sizeof(struct job_wait) + len;
+	struct job_wait *w;
+
+	if (k->dropped > 0)
+		cost += sizeof(struct job_wait);
+	if (k->wait_bytes + cost > JOB_SINK_WAIT_MAX) {
+		if (k->dropped++ == 0)
+			k->dropped_since = ts;
+		k->dropped_until = ts;
+		k->lost++;
+		return 1;
+	}
+	if (k->dropped > 0) {
+		/* The lost lines sit between those before and this one. */
+		w = xcalloc(1, sizeof *w);
+		w->gap = k->dropped;
+		w->ts = k->dropped_since;
+		w->until = k->dropped_until;
+		k->dropped = 0;
+		if (k->tail != NULL)
+			k->tail->next = w;
+		else
+			k->head = w;
+		k->tail = w;
+	}
+	w = xmalloc(sizeof *w + len);
+	memset(w, 0, sizeof *w);
+	w->ts = ts;
+	w->cut = cut;
+	w->from_stderr = from_stderr;
+	w->len = len;
+	memcpy(w->line, line, len);
+	if (k->tail != NULL)
+		k->tail->next = w;
+	else
+		k->head = w;
+	k->tail = w;
+	k->waiting++;
+	k->waited++;
+	k->wait_bytes += cost;
+	return 1;
+}
+
 int
 jobevent_sink_line(struct job_sink *k, const char *line, size_t len, bool cut,
     bool from_stderr)
 {
-	size_t n;
-	char *ev;
+	double ts = jobevent_now();
+
+	if (k->head == NULL && k->stalled_since == 0) {
+		if (sink_dropped(k, JOB_SINK_TAIL) == 0 &&
+		    sink_tool_line(k, ts, line, len, cut, from_stderr) == 0)
+			return 0;
+		sink_stalled(k, ts);
+	}
+	return wait_line(k, ts, line, len, cut, from_stderr);
+}
+
+int
+jobevent_sink_flush(struct job_sink *k)
+{
+	struct job_wait *w;
 	int rc;
 
-	ev = jobevent_from_line(k->seq + 1, jobevent_now(), line, len, cut,
-	    from_stderr, &n);
-	rc = sink_append(k, ev, n);
-	free(ev);
-	return rc;
+	if (k->stalled_since == 0 && k->head == NULL && k->dropped == 0)
+		return 0;
+	while ((w = k->head) != NULL) {
+		if (w->gap > 0)
+			rc = sink_gap(k, w->gap, w->ts, w->until,
+			    JOB_SINK_TAIL);
+		else
+			rc = sink_tool_line(k, w->ts, w->line, w->len, w->cut,
+			    w->from_stderr);
+		if (rc != 0) {
+			sink_stalled(k, jobevent_now());
+			return 1;
+		}
+		if (w->gap == 0) {
+			k->waiting--;
+			k->wait_bytes -= sizeof *w + w->len;
+		} else
+			k->wait_bytes -= sizeof *w;
+		if ((k->head = w->next) == NULL)
+			k->tail = NULL;
+		free(w);
+	}
+	if (sink_dropped(k, JOB_SINK_TAIL) != 0) {
+		sink_stalled(k, jobevent_now());
+		return 1;
+	}
+	if (k->stalled_since != 0)
+		sink_resumed(k);
+	return k->stalled_since != 0;
 }
 
 int
 jobevent_sink_event(struct job_sink *k, const char *type, json_t *fields)
 {
-	size_t n;
-	char *ev;
-	int rc;
-
-	ev = jobevent_make(k->seq + 1, jobevent_now(), type, fields, &n);
-	rc = sink_append(k, ev, n);
-	free(ev);
-	return rc;
+	(void)jobevent_sink_flush(k);
+	wait_abandon(k);
+	/* From the tail: these are the last words, they must be written. */
+	(void)sink_dropped(k, 0);
+	return sink_own(k, type, fields, 0);
 }
 
 int
@@ -526,6 +826,26 @@ reader_take(struct job_reader *r, const char **line, size_t *len)
 	return 0;
 }
 
+/*
+ * At the end of the file with part of a line read: if the file is now
+ * shorter than what was read (its writer cut a torn line back), forget
+ * that part and read again from where it began, so that the line written
+ * there next is read whole rather than glued to a torn one.
+ */
+static void
+reader_recheck(struct job_reader *r)
+{
+	size_t partial = r->len - r->start;
+	struct stat st;
+	off_t pos;
+
+	if (partial == 0 || fstat(r->fd, &st) == -1 ||
+	    (pos = lseek(r->fd, 0, SEEK_CUR)) == -1 || st.st_size >= pos)
+		return;
+	if (lseek(r->fd, pos - (off_t)partial, SEEK_SET) != -1)
+		r->len = r->start;
+}
+
 int
 jobevent_reader_next(struct job_reader *r, const char **line, size_t *len)
 {
@@ -547,10 +867,50 @@ jobevent_reader_next(struct job_reader *r, const char **line, size_t *len)
 		n = read(r->fd, r->buf + r->len, r->alloc - r->len);
 		if (n == -1 && errno == EINTR)
 			continue;
+		if (n == 0 && r->len > 0 && !r->skipping)
+			reader_recheck(r);
 		if (n <= 0)
 			return n == 0 ? 0 : -1;
 		r->len += (size_t)n;
 	}
+}
+
+double
+jobevent_stalled_since(const char *path, char *why, size_t whylen)
+{
+	char buf[JOB_SINK_TAIL + 1], *p, *end;
+	double since = 0;
+	struct stat st;
+	json_t *o, *s;
+	ssize_t n;
+	off_t off;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return 0;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		off = st.st_size > JOB_SINK_TAIL ? st.st_size - JOB_SINK_TAIL :
+		    0;
+		n = pread(fd, buf, (size_t)(st.st_size - off), off);
+		if (n > 0 && buf[n - 1] == '\n') {
+			end = buf + n - 1;
+			*end = '\0';
+			p = memrchr(buf, '\n', (size_t)(end - buf));
+			p = p != NULL ? p + 1 : buf;
+			if ((o = json_loadb(p, (size_t)(end - p), 0, NULL)) !=
+			    NULL && json_is_number(s = json_object_get(o,
+			    "stalled_since")) && json_object_get(o, "resumed") ==
+			    NULL) {
+				since = json_number_value(s);
+				s = json_object_get(o, "reason");
+				errbuf_set(why, whylen, "%s", json_is_string(s) ?
+				    json_string_value(s) : "cannot write");
+			}
+			json_decref(o);
+		}
+	}
+	close(fd);
+	return since;
 }
 
 /* The first whole line after offset off (at off itself when it is 0): its

@@ -16,6 +16,7 @@
 #include "job/job.h"
 
 #define RECORD_MAX	(1u << 20)	/* a bigger job.json is corrupt */
+#define RECORD_RESERVE	"job.json.last"	/* kept for the last record */
 
 static const char *const state_names[] = {
 	[JOB_RUNNING] = "running",
@@ -146,6 +147,9 @@ jobstore_record_json(const struct job_record *r)
 	    json_integer(r->signal) : json_null());
 	json_object_set_new(o, "ended", r->ended > 0 ? json_real(r->ended) :
 	    json_null());
+	json_object_set_new(o, "lost_lines", json_integer((json_int_t)r->lost));
+	json_object_set_new(o, "pid_start", r->pid_start[0] != '\0' ?
+	    json_string(r->pid_start) : json_null());
 	return o;
 }
 
@@ -201,7 +205,7 @@ get_state(json_t *o, enum job_state *s)
 static const char *
 record_members(struct job_record *r, json_t *o)
 {
-	json_t *ended = json_object_get(o, "ended");
+	json_t *ended = json_object_get(o, "ended"), *m;
 	long v;
 
 	if (!json_is_string(json_object_get(o, "id")) ||
@@ -234,6 +238,18 @@ record_members(struct job_record *r, json_t *o)
 	r->ended = json_is_number(ended) ? json_number_value(ended) : 0;
 	if (r->state != JOB_RUNNING && r->ended <= 0)
 		return "ended";
+	/* Both came with version 0.6; a record without them has none. */
+	m = json_object_get(o, "lost_lines");
+	if (m != NULL && (!json_is_integer(m) || json_integer_value(m) < 0))
+		return "lost_lines";
+	r->lost = (uint64_t)json_integer_value(m);
+	m = json_object_get(o, "pid_start");
+	if (m != NULL && !json_is_null(m) && (!json_is_string(m) ||
+	    json_string_length(m) >= sizeof r->pid_start))
+		return "pid_start";
+	if (json_is_string(m))
+		snprintf(r->pid_start, sizeof r->pid_start, "%s",
+		    json_string_value(m));
 	return NULL;
 }
 
@@ -319,10 +335,19 @@ jobstore_record_write(const struct job_record *r, int dirfd, char *err,
 	json_decref(o);
 	if (text == NULL)
 		fatal("cannot encode job.json");
-	snprintf(tmp, sizeof tmp, "job.json.%ld.tmp", (long)getpid());
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* The final record goes into the space kept for it, written over
+	 * in place (no new block needed on a full disk), else a new file. */
+	snprintf(tmp, sizeof tmp, "%s", RECORD_RESERVE);
+	fd = r->state == JOB_RUNNING ? -1 : openat(dirfd, tmp,
+	    O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1) {
+		snprintf(tmp, sizeof tmp, "job.json.%ld.tmp", (long)getpid());
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC |
+		    O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
 	if (fd != -1 && fileio_write_full(fd, text, strlen(text)) == 0 &&
-	    fileio_write_full(fd, "\n", 1) == 0 && fsync(fd) == 0 &&
+	    fileio_write_full(fd, "\n", 1) == 0 &&
+	    ftruncate(fd, (off_t)strlen(text) + 1) == 0 && fsync(fd) == 0 &&
 	    close(fd) == 0) {
 		fd = -1;
 		if (renameat(dirfd, tmp, dirfd, "job.json") == 0) {
@@ -339,6 +364,74 @@ jobstore_record_write(const struct job_record *r, int dirfd, char *err,
 	}
 	free(text);
 	return rc;
+}
+
+/* bytes held by fd: allocated, or written where that cannot be done. */
+static int
+hold(int fd, size_t bytes)
+{
+	static const char zeros[4096];
+	size_t done;
+
+	if (fallocate(fd, 0, 0, (off_t)bytes) == 0)
+		return 0;
+	if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+		return -1;
+	for (done = 0; done < bytes; done += sizeof zeros)
+		if (fileio_write_full(fd, zeros, sizeof zeros) != 0)
+			return -1;
+	return 0;
+}
+
+int
+jobstore_record_reserve(int dirfd, size_t bytes, char *err, size_t errlen)
+{
+	int fd;
+
+	fd = openat(dirfd, RECORD_RESERVE, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd == -1 || hold(fd, bytes) != 0 || fsync(fd) != 0) {
+		errbuf_set(err, errlen, "cannot keep %zu KiB for the job's "
+		    "record: %s", bytes >> 10, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		unlinkat(dirfd, RECORD_RESERVE, 0);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+jobstore_pid_start(long pid, char *buf, size_t len)
+{
+	char stat[1024], boot[64] = "", *p, *path;
+	unsigned long long ticks;
+	ssize_t n;
+	int fd, i;
+
+	path = xasprintf("/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd == -1)
+		return -1;
+	n = read(fd, stat, sizeof stat - 1);
+	close(fd);
+	/* The name, field 2, may hold anything: count from its last ')'. */
+	if (n <= 0 || (stat[n] = '\0', p = strrchr(stat, ')')) == NULL)
+		return -1;
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %llu", &ticks) != 1)
+		return -1;
+	if ((fd = open("/proc/sys/kernel/random/boot_id",
+	    O_RDONLY | O_CLOEXEC)) != -1) {
+		if ((n = read(fd, boot, sizeof boot - 1)) > 0)
+			boot[strcspn(boot, "\n")] = '\0';
+		close(fd);
+	}
+	snprintf(buf, len, "%s:%llu", boot[0] != '\0' ? boot : "?", ticks);
+	return 0;
 }
 
 bool
