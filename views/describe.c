@@ -69,6 +69,21 @@ describe_refresh(struct app *a, void *data)
 	field(d, "What", d->label);
 	field(d, "Host", d->host);
 	field(d, "State", state);
+	if (json_is_object(v = json_object_get(r, "degraded"))) {
+		/* The host's supervisor cannot write the job's events. */
+		s = xasprintf("%s since %s; its lines wait in memory on the "
+		    "host", json_string_value(json_object_get(v, "reason")) ?
+		    json_string_value(json_object_get(v, "reason")) : "?",
+		    when(json_object_get(v, "since"), buf, sizeof buf));
+		field(d, "Degraded", s);
+		free(s);
+	}
+	if (json_is_integer(v = json_object_get(r, "lost_lines")) &&
+	    json_integer_value(v) > 0) {
+		snprintf(buf, sizeof buf, "%lld (the host's disk was full; "
+		    "gap events say when)", (long long)json_integer_value(v));
+		field(d, "Lines lost", buf);
+	}
 	if ((v = json_object_get(r, "reason")) != NULL)
 		field(d, "Why corrupt", json_string_value(v));
 	if (json_is_integer(v = json_object_get(r, "exit_code"))) {

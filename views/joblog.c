@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "lab/labmodel.h"
+#include "proto/event.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/core/list.h"
@@ -157,6 +158,33 @@ str_or(const json_t *o, const char *key, const char *def)
 	return s != NULL ? s : def;
 }
 
+/* A ts as HH:MM:SS, when it is a time at all (a forged 1e300 is not). */
+static bool
+clock_of(json_t *ts, char *buf, size_t len)
+{
+	double v = json_number_value(ts);
+	struct tm tm;
+	time_t t;
+
+	if (!json_is_number(ts) || !(v >= 0 && v < EVENT_TS_MAX))
+		return false;
+	t = (time_t)v;
+	if (localtime_r(&t, &tm) == NULL)
+		return false;
+	strftime(buf, len, "%H:%M:%S", &tm);
+	return true;
+}
+
+/* " between 14:03:05 and 14:03:10", when both are times. */
+static void
+add_span(struct buf *b, json_t *since, json_t *until)
+{
+	char t0[16], t1[16];
+
+	if (clock_of(since, t0, sizeof t0) && clock_of(until, t1, sizeof t1))
+		buf_addf(b, " between %s and %s", t0, t1);
+}
+
 /* A compact summary of an event that is not a log line. */
 static void
 summary(json_t *o, const char *type, struct buf *b)
@@ -198,7 +226,15 @@ summary(json_t *o, const char *type, struct buf *b)
 		buf_addf(b, "%s", json_string_value(json_object_get(o,
 		    "status")) != NULL ? json_string_value(json_object_get(o,
 		    "status")) : "");
-	else if (strcmp(type, "hello") == 0) {
+	else if (strcmp(type, "gap") == 0) {
+		/* The host's supervisor could not store these (disk full). */
+		m = json_object_get(o, "lost");
+		buf_addf(b, "%lld line%s lost on the host", json_is_integer(m) ?
+		    (long long)json_integer_value(m) : 0LL,
+		    json_integer_value(m) == 1 ? "" : "s");
+		add_span(b, json_object_get(o, "since"),
+		    json_object_get(o, "until"));
+	} else if (strcmp(type, "hello") == 0) {
 		/* The supervisor's first word: the job started, where. */
 		buf_addf(b, "job started by %s %s on %s",
 		    str_or(o, "tool", "?"), str_or(o, "version", ""),
@@ -258,6 +294,7 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 	char when[16] = "--:--:--", day[16];
 	struct tm tm;
 	time_t t;
+	double ts;
 
 	(void)rs;
 	if (from_stderr || cut ||
@@ -272,8 +309,9 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		app_redraw(v->app);
 		return;
 	}
-	t = (time_t)json_number_value(json_object_get(o, "ts"));
-	if (localtime_r(&t, &tm) != NULL) {
+	ts = json_number_value(json_object_get(o, "ts"));
+	if (ts >= 0 && ts < EVENT_TS_MAX && (t = (time_t)ts,
+	    localtime_r(&t, &tm) != NULL)) {
 		strftime(when, sizeof when, "%H:%M:%S", &tm);
 		/* The date once, and again where the log crosses midnight. */
 		strftime(day, sizeof day, "%Y-%m-%d", &tm);
@@ -288,16 +326,20 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		lv = level_of(lvs);
 	else if (strcmp(type, "end") == 0 || strcmp(type, "fault") == 0)
 		lv = LV_WARN;
+	else if (strcmp(type, "gap") == 0 || strcmp(type, "stalled") == 0)
+		lv = LV_ERROR;
+	else if (strcmp(type, "resumed") == 0)
+		lv = LV_WARN;
 	buf_addf(&b, "%-8s %-8.8s %-5s ", when, type, strcmp(type, "log") == 0 ?
 	    level_names[lv] : "");
 	/* The supervisor cut a line past 64 KiB: said first, where it shows. */
 	if (json_is_true(json_object_get(o, "truncated")))
 		buf_adds(&b, "[cut at 64 KiB] ");
-	if (strcmp(type, "log") == 0 || strcmp(type, "fault") == 0)
-		buf_addf(&b, "%s", json_string_value(json_object_get(o,
-		    strcmp(type, "log") == 0 ? "msg" : "scenario")) ?
-		    json_string_value(json_object_get(o, strcmp(type, "log") ==
-		    0 ? "msg" : "scenario")) : "");
+	if (strcmp(type, "log") == 0 || strcmp(type, "stalled") == 0 ||
+	    strcmp(type, "resumed") == 0)
+		buf_adds(&b, str_or(o, "msg", ""));
+	else if (strcmp(type, "fault") == 0)
+		buf_adds(&b, str_or(o, "scenario", ""));
 	else
 		summary(o, type, &b);
 	if (strcmp(type, "end") == 0)

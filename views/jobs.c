@@ -205,12 +205,12 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const struct jobs_view *v = arg;
 	const struct joblist_row *r = joblist_row(v->jl, rec);
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
-	const char *g = app_job_glyph(r->state, &sr);
+	const char *g = app_job_glyph(r->degraded ? "degraded" : r->state, &sr);
 	char age[32], ex[32], *s;
 
 	(void)x;
 	ui_put(stdscr, y, 1, 24, base, r->id, true);
-	s = xasprintf("%s %s", g, r->state);
+	s = xasprintf("%s %s", g, r->degraded ? "degraded" : r->state);
 	ui_put(stdscr, y, 26, 9, sel ? base : sr, s, true);
 	free(s);
 	if (strcmp(r->state, "corrupt") == 0)

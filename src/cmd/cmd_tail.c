@@ -2,7 +2,8 @@
  * cmd_tail.c: `calops tail`, a job's events from a seq on (protocol.md §2),
  * what the console runs, locally and over SSH, to resume a stream with
  * --from last+1: every complete event line with seq >= SEQ exactly once, as
- * it is in events.jsonl.
+ * it is in events.jsonl (C1 and bidi controls escaped, should an older
+ * supervisor have written them raw).
  */
 #include "calops.h"
 
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "cmd/cmd.h"
 #include "job/job.h"
 
@@ -60,6 +62,18 @@ report(const struct tail *t, const char *why)
 	    "skipped\n", t->id, t->rd.lineno, why);
 }
 
+/* One event line as it is, but that C1 and bidi controls an older
+ * supervisor wrote raw are escaped (text_json_harden): the same JSON. */
+static void
+print_line(const char *line, size_t len)
+{
+	char *hard = text_json_harden(line, len, &len);
+
+	fwrite(hard != NULL ? hard : line, 1, len, stdout);
+	fputc('\n', stdout);
+	free(hard);
+}
+
 /* Print the complete lines there are, up to the end event; -1 on a read
  * or write error.  A corrupt line is reported and skipped. */
 static int
@@ -89,10 +103,8 @@ pump(struct tail *t)
 		} else {
 			t->last = seq;
 			t->end = is_end;
-			if (seq >= t->from) {
-				fwrite(line, 1, len, stdout);
-				fputc('\n', stdout);
-			}
+			if (seq >= t->from)
+				print_line(line, len);
 		}
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {

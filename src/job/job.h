@@ -153,8 +153,10 @@ char	*jobevent_utf8_escape(const char *s, size_t len);
  * bytes; *outlen gets its length.  A JSON object with a string "type" keeps
  * its members in its order but gets v, seq (and ts when it has no number
  * there); the supervisor's own types, hello and end, are not taken from a
- * tool.  Anything else becomes a log event at level info (stdout) or warn
- * (stderr) with the text as msg, "truncated": true when cut.
+ * tool; a tool's ts that is not a time from 1970 to 2100 is replaced by
+ * ts and kept as tool_ts.  Anything else becomes a log event at level info
+ * (stdout) or warn (stderr) with the text as msg, "truncated": true when
+ * cut.
  */
 char	*jobevent_from_line(uint64_t seq, double ts, const char *line,
 	    size_t len, bool cut, bool from_stderr, size_t *outlen);
@@ -203,9 +205,9 @@ void	 jobevent_split_release(struct job_split *s);
  * JOB_SINK_WAIT_MAX bytes), until jobevent_sink_flush() finds space again.
  * Past that bound lines are counted and dropped, and one gap event
  * (protocol.md §3), numbered where they were lost, says how many and
- * between which times.  When writing stops, a log event with
- * "stalled_since" says so (the last line of the file while it lasts), and
- * one with "resumed" says when it starts again and what waited.
+ * between which times.  When writing stops, a stalled event says so (the
+ * last line of the file while it lasts), and a resumed event says when it
+ * starts again and what waited.
  */
 #define JOB_SINK_TAIL		(4u << 10)
 #define JOB_SINK_GROW		(256u << 10)
@@ -233,6 +235,14 @@ struct job_sink {
 /* Open (or create) name in dirfd and reserve its tail; -1 with err. */
 int	 jobevent_sink_open(struct job_sink *k, int dirfd, const char *name,
 	    char *err, size_t errlen);
+/*
+ * Open an ended supervisor's events file to append to it: a torn last line
+ * (its writer died in the middle) is cut off, and numbering goes on from
+ * the last event's seq.  0, 1 when that event is the end already, or -1
+ * with err.
+ */
+int	 jobevent_sink_resume(struct job_sink *k, int dirfd, const char *name,
+	    char *err, size_t errlen);
 /* Drop what still waits (counted lost), give back what was allocated ahead
  * and close. */
 void	 jobevent_sink_close(struct job_sink *k);
@@ -252,7 +262,7 @@ int	 jobevent_sink_event(struct job_sink *k, const char *type,
 	    json_t *fields);
 /*
  * When the supervisor of the events file at path last said it could not
- * write (its last line is a stalled notice): the notice's stalled_since,
+ * write (its last line is a stalled event): that event's since,
  * with its reason ("disk full") in why; 0 when it is writing (or the file
  * says nothing).
  */

@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "job/job.h"
+#include "proto/event.h"
 
 #define READ_CHUNK	(64u << 10)
 /* smaller files are read from the start */
@@ -119,6 +120,28 @@ common_member(const char *key)
 	    strcmp(key, "ts") == 0 || strcmp(key, "type") == 0;
 }
 
+static bool
+is_type(json_t *o, const char *type)
+{
+	const char *t = json_string_value(json_object_get(o, "type"));
+
+	return t != NULL && strcmp(t, type) == 0;
+}
+
+/* The supervisor's own types: a tool's line with one of them is text. */
+static bool
+supervisor_type(const char *type)
+{
+	static const char *const own[] = { "hello", "end", "gap", "stalled",
+	    "resumed" };
+	size_t i;
+
+	for (i = 0; i < nitems(own); i++)
+		if (strcmp(type, own[i]) == 0)
+			return true;
+	return false;
+}
+
 /* The tool's line as a protocol event of its own (new reference), or NULL
  * when it is not one. */
 static json_t *
@@ -135,26 +158,30 @@ tool_event(const char *line, size_t len)
 	if ((o = json_loadb(line, len, 0, NULL)) == NULL)
 		return NULL;
 	type = json_string_value(json_object_get(o, "type"));
-	if (!json_is_object(o) || type == NULL || strcmp(type, "hello") == 0 ||
-	    strcmp(type, "end") == 0) {
+	if (!json_is_object(o) || type == NULL || supervisor_type(type)) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
 }
 
-/* A tool's event renumbered; NULL when it grew past the limit. */
+/* A tool's event renumbered; NULL when it grew past the limit.  The tool's
+ * ts is kept when it is a time (else ours, and the tool's as tool_ts). */
 static char *
 restamp(uint64_t seq, double ts, json_t *o, size_t *outlen)
 {
 	json_t *e, *v, *tv = json_object_get(o, "ts");
+	bool is_time = json_is_number(tv) && json_number_value(tv) >= 0 &&
+	    json_number_value(tv) < EVENT_TS_MAX;
 	const char *key;
 	char *out;
 
-	e = event_head(seq, json_is_number(tv) ? json_incref(tv) :
-	    json_real(ts), json_string_value(json_object_get(o, "type")));
+	e = event_head(seq, is_time ? json_incref(tv) : json_real(ts),
+	    json_string_value(json_object_get(o, "type")));
+	if (tv != NULL && !is_time)
+		json_object_set(e, "tool_ts", tv);
 	json_object_foreach(o, key, v) {
-		if (!common_member(key))
+		if (!common_member(key) && strcmp(key, "tool_ts") != 0)
 			json_object_set(e, key, v);
 	}
 	out = dump_line(e, outlen);
@@ -461,7 +488,7 @@ jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
 	struct stat st;
 
 	memset(k, 0, sizeof *k);
-	k->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	k->fd = openat(dirfd, name, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC |
 	    O_NOFOLLOW, 0600);
 	if (k->fd == -1 || fstat(k->fd, &st) == -1) {
 		errbuf_set(err, errlen, "cannot open '%s': %s", name,
@@ -481,6 +508,44 @@ jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+int
+jobevent_sink_resume(struct job_sink *k, int dirfd, const char *name,
+    char *err, size_t errlen)
+{
+	size_t span = 2 * JOB_EVENT_MAX;
+	char *buf, why[128], *nl, *start;
+	bool is_end = false;
+	off_t off;
+	ssize_t n;
+
+	if (jobevent_sink_open(k, dirfd, name, err, errlen) != 0)
+		return -1;
+	if (k->size == 0)
+		return 0;
+	buf = xmalloc(span + 1);
+	off = k->size > (off_t)span ? k->size - (off_t)span : 0;
+	n = pread(k->fd, buf, (size_t)(k->size - off), off);
+	nl = n > 0 ? memrchr(buf, '\n', (size_t)n) : NULL;
+	if (nl != NULL && nl + 1 < buf + n &&
+	    ftruncate(k->fd, off + (nl + 1 - buf)) == 0)
+		k->size = off + (nl + 1 - buf);		/* a torn line */
+	if (nl != NULL) {
+		*nl = '\0';
+		start = memrchr(buf, '\n', (size_t)(nl - buf));
+		start = start != NULL ? start + 1 : buf;
+		if (jobevent_check(start, (size_t)(nl - start), &k->seq,
+		    &is_end, why, sizeof why) != 0)
+			nl = NULL;
+	}
+	free(buf);
+	if (nl == NULL) {
+		errbuf_set(err, errlen, "'%s' does not end with an event", name);
+		jobevent_sink_close(k);
+		return -1;
+	}
+	return is_end ? 1 : 0;
 }
 
 static void
@@ -640,9 +705,9 @@ sink_stalled(struct job_sink *k, double ts)
 	msg = xasprintf("cannot append to events.jsonl: %s; new lines wait "
 	    "in memory (up to %u MiB), then are counted as lost",
 	    strerror(k->stalled_errno), JOB_SINK_WAIT_MAX >> 20);
-	if (sink_own(k, "log", json_pack("{s:s,s:s,s:f,s:s}", "level",
-	    "error", "msg", msg, "stalled_since", k->stalled_since, "reason",
-	    reason), SINK_LAST_WORDS) == 0)
+	if (sink_own(k, "stalled", json_pack("{s:f,s:s,s:s}", "since",
+	    k->stalled_since, "reason", reason, "msg", msg),
+	    SINK_LAST_WORDS) == 0)
 		k->said_stalled = true;
 	free(msg);
 }
@@ -656,10 +721,9 @@ sink_resumed(struct job_sink *k)
 	msg = xasprintf("events.jsonl written again after %.1f s: %llu lines "
 	    "waited, %llu were lost in all", jobevent_now() - k->stalled_since,
 	    (unsigned long long)k->waited, (unsigned long long)k->lost);
-	if (sink_own(k, "log", json_pack("{s:s,s:s,s:b,s:f,s:I,s:I}", "level",
-	    "warn", "msg", msg, "resumed", 1, "stalled_since",
+	if (sink_own(k, "resumed", json_pack("{s:f,s:I,s:I,s:s}", "since",
 	    k->stalled_since, "waited", (json_int_t)k->waited, "lost",
-	    (json_int_t)k->lost), JOB_SINK_TAIL) == 0) {
+	    (json_int_t)k->lost, "msg", msg), JOB_SINK_TAIL) == 0) {
 		k->stalled_since = 0;
 		k->said_stalled = false;
 	}
@@ -898,9 +962,8 @@ jobevent_stalled_since(const char *path, char *why, size_t whylen)
 			p = memrchr(buf, '\n', (size_t)(end - buf));
 			p = p != NULL ? p + 1 : buf;
 			if ((o = json_loadb(p, (size_t)(end - p), 0, NULL)) !=
-			    NULL && json_is_number(s = json_object_get(o,
-			    "stalled_since")) && json_object_get(o, "resumed") ==
-			    NULL) {
+			    NULL && is_type(o, "stalled") && json_is_number(s =
+			    json_object_get(o, "since"))) {
 				since = json_number_value(s);
 				s = json_object_get(o, "reason");
 				errbuf_set(why, whylen, "%s", json_is_string(s) ?

@@ -100,6 +100,12 @@ struct ljob {
 	uint64_t	 events;
 	/* lines of the stream that were not events */
 	uint64_t	 bad_lines;
+	/* lines the host's supervisor could not store (gap events) */
+	uint64_t	 lost_lines;
+	/* since when it cannot write the job's events (0: it can), and why
+	 * ("disk full"; untrusted) */
+	double		 stalled_since;
+	char		 stalled_why[32];
 	bool		 replaying;	/* applied from the mirror, not live */
 
 	/* LJOB_SOAK: its samples and alert journal; NULL for other kinds and

@@ -99,6 +99,7 @@ row_from_json(struct joblist_row *r, json_t *o)
 
 	r->id = json_str(o, "id");
 	r->state = json_str(o, "state");
+	r->degraded = json_is_object(json_object_get(o, "degraded"));
 	r->age = json_number_value(json_object_get(o, "age"));
 	m = json_object_get(o, "exit_code");
 	r->exit_code = json_is_integer(m) ? (int)json_integer_value(m) : -1;

@@ -35,6 +35,9 @@ struct joblist_row {
 	double		 fetched;	/* when age was true (jobevent_now) */
 	int		 exit_code;	/* -1: none */
 	int		 sig;		/* 0: none */
+	/* running, but its supervisor cannot write its events (the
+	 * entry's "degraded": since when and why) */
+	bool		 degraded;
 	/* The host's whole entry for the job: job.json's members and age
 	 * (or id, state, reason when corrupt), as untrusted as the host. */
 	json_t		*record;

@@ -24,6 +24,9 @@ static const struct {
 	{ "fault", EVENT_FAULT },
 	{ "result", EVENT_RESULT },
 	{ "end", EVENT_END },
+	{ "gap", EVENT_GAP },
+	{ "stalled", EVENT_STALLED },
+	{ "resumed", EVENT_RESUMED },
 };
 
 /* ---- The rules, shared by both paths ---- */
@@ -114,6 +117,9 @@ event_build_field(struct event *ev, enum field f, const struct jv *v)
 			ev->ts = v->d;
 		else
 			event_build_fail(ev, "'ts' is not a number");
+		if (!(ev->ts >= 0 && ev->ts < EVENT_TS_MAX))
+			event_build_fail(ev, "'ts' is not a time from 1970 to "
+			    "2100");
 		break;
 	case F_TYPE:
 		if (v->kind != J_STR)

@@ -24,8 +24,8 @@
  *
  * The rules, the same on both paths: the line is at most EVENT_LINE_MAX
  * bytes, without NUL (jansson would skip one after a number); `v` (the
- * integer 1), `seq` (an integer >= 0), `ts` (a number) and
- * `type` (a string) are required; `chip` is an integer in [0,
+ * integer 1), `seq` (an integer >= 0), `ts` (a number from 0 to
+ * EVENT_TS_MAX) and `type` (a string) are required; `chip` is an integer in [0,
  * EVENT_CHIP_MAX]; a metric event needs `values`, an object whose members
  * are numbers (true and false count as 1 and 0; null is no sample) with
  * names of 1 to EVENT_NAME_MAX bytes, at most EVENT_VALUES_MAX of them;
@@ -51,6 +51,8 @@
 #define EVENT_LABEL_MAX		128
 #define EVENT_TYPE_MAX		32
 #define EVENT_CHIP_MAX		4095
+/* A ts is a time from 1970 to 2100 (a tool's 1e300 is not one). */
+#define EVENT_TS_MAX		4102444800.0
 
 /* What event_parse*() return. */
 #define EVENT_OK		0
@@ -67,6 +69,9 @@ enum event_type {
 	EVENT_FAULT,
 	EVENT_RESULT,
 	EVENT_END,
+	EVENT_GAP,	/* lines the supervisor could not store (v2) */
+	EVENT_STALLED,	/* it cannot write them now (a full disk) */
+	EVENT_RESUMED,	/* it can again */
 };
 
 /* Which fields were present (struct event's has). */

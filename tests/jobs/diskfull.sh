@@ -84,9 +84,9 @@ for p, spec in enumerate(phases):
     open("%s/wrote%d" % (t, p), "w").close()
 EOF
 
-# last_is KEY ID: the last line of the job's events holds "KEY".
-last_is() { tail -n 1 "$J/$2/events.jsonl" | grep -q "\"$1\""; }
-has_event() { grep -q "\"$1\"" "$J/$2/events.jsonl"; }
+# last_is TYPE ID: the last event of the job is of that type.
+last_is() { tail -n 1 "$J/$2/events.jsonl" | grep -q "\"type\":\"$1\""; }
+has_event() { grep -q "\"type\":\"$1\"" "$J/$2/events.jsonl"; }
 # state_is ID STATE: as `calops jobs --json` has it ("degraded": a running
 # job with a degraded member).
 state_is() {
@@ -165,7 +165,7 @@ until_ok 30 grep -q '"0.1999 ' "$J/while/events.jsonl"
 fill_disk
 touch "$T/go1"
 until_ok 30 test -e "$T/wrote1"
-until_ok 30 last_is stalled_since while
+until_ok 30 last_is stalled while
 until_ok 30 state_is while degraded
 "$CALOPS" jobs --jobs "$J" | grep -q 'degraded' ||
     fail "calops jobs does not say degraded"

@@ -245,7 +245,13 @@ rc=$?
 [ $rc = 3 ] || fail "tail --follow of a lost job exited $rc"
 [ $(($(ms) - t0)) -lt 3000 ] || fail "tail took long to see the job lost"
 [ "$(wc -l <"$T/lost")" = 2 ] || fail "lost: events printed"
-"$CALOPS" kill lost --jobs "$J" 2>/dev/null; [ $? = 1 ] || fail "kill a lost job"
+# Its tool may still be sleeping, orphaned: kill stops it then, or says
+# there is nothing to stop (lost_test.sh holds kill of a lost job).
+out=$("$CALOPS" kill lost --jobs "$J" 2>&1)
+case "$?:$out" in
+"0:lost killed (SIGTERM"*|"1:"*"nothing to stop") ;;
+*) fail "kill a lost job: $out" ;;
+esac
 
 say "corrupt job folders are reported, not fatal"
 mkdir -p "$J/broken" "$J/empty"

@@ -399,6 +399,12 @@ test_wrong_types(void **state)
 	bad("{\"v\":1,\"seq\":1.0,\"ts\":1,\"type\":\"log\"}", "'seq'");
 	bad("{\"v\":1,\"seq\":1,\"ts\":\"now\",\"type\":\"log\"}", "'ts'");
 	bad("{\"v\":1,\"seq\":1,\"ts\":null,\"type\":\"log\"}", "'ts'");
+	/* A ts that is not a time would stretch every time axis. */
+	bad("{\"v\":1,\"seq\":1,\"ts\":1e300,\"type\":\"log\"}", "'ts'");
+	bad("{\"v\":1,\"seq\":1,\"ts\":-1e300,\"type\":\"log\"}", "'ts'");
+	bad("{\"v\":1,\"seq\":1,\"ts\":-1,\"type\":\"log\"}", "'ts'");
+	bad("{\"v\":1,\"seq\":1,\"ts\":4102444800,\"type\":\"log\"}",
+	    "from 1970 to 2100");
 	bad("{\"v\":2,\"seq\":1,\"ts\":1,\"type\":\"log\"}", "'v'");
 	bad("{\"v\":\"1\",\"seq\":1,\"ts\":1,\"type\":\"log\"}", "'v'");
 	bad("{\"v\":1.0,\"seq\":1,\"ts\":1,\"type\":\"log\"}", "'v'");

@@ -100,6 +100,54 @@ expect_log(const char *line, const char *level, bool err)
 	json_decref(o);
 }
 
+/* A tool's ts that is not a time is not kept as the event's; no C1 or bidi
+ * control is written raw, whatever the tool printed. */
+static void
+test_hostile_tool_lines(void **state)
+{
+	static const char *const silly[] = { "1e300", "-1e300", "-5",
+	    "4102444800", "\"x\"" };
+	char line[128], *ev;
+	json_t *o;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < nitems(silly); i++) {
+		snprintf(line, sizeof line, "{\"type\":\"metric\",\"ts\":%s,"
+		    "\"values\":{\"x\":1}}", silly[i]);
+		o = event_str(3, line, false);
+		assert_true(json_number_value(json_object_get(o, "ts")) == TS);
+		assert_non_null(json_object_get(o, "tool_ts"));
+		json_decref(o);
+	}
+	o = event_str(3, "{\"type\":\"metric\",\"ts\":1700000001.5}",
+	    false);
+	assert_true(json_number_value(json_object_get(o, "ts")) ==
+	    1700000001.5);
+	assert_null(json_object_get(o, "tool_ts"));
+	json_decref(o);
+	/* U+202E, U+0085, DEL, U+2028, in a log line and in a tool's event. */
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof line, i == 0 ? "a\xe2\x80\xae b\xc2\x85"
+		    "c\x7f d\xe2\x80\xa8" : "{\"type\":\"log\",\"msg\":\"a"
+		    "\xe2\x80\xae b\xc2\x85" "c\x7f d\xe2\x80\xa8\"}");
+		ev = jobevent_from_line(1, TS, line, strlen(line), false,
+		    false, &n);
+		assert_null(strstr(ev, "\xe2\x80\xae"));
+		assert_null(strstr(ev, "\xc2\x85"));
+		assert_null(strchr(ev, 0x7f));
+		assert_null(strstr(ev, "\xe2\x80\xa8"));
+		assert_non_null(strstr(ev, "a\\u202e b\\u0085c\\u007f "
+		    "d\\u2028"));
+		/* The same text once read back. */
+		o = json_loadb(ev, n, 0, NULL);
+		assert_string_equal(str(o, "msg"), "a\xe2\x80\xae b\xc2\x85"
+		    "c\x7f d\xe2\x80\xa8");
+		json_decref(o);
+		free(ev);
+	}
+}
+
 static void
 test_plain_lines(void **state)
 {
@@ -122,6 +170,10 @@ test_plain_lines(void **state)
 	/* The supervisor's own types are not taken from a tool. */
 	expect_log("{\"type\":\"end\",\"exit_code\":0}", "info", false);
 	expect_log("{\"type\":\"hello\"}", "warn", true);
+	/* Nor those that tell of a full disk: a tool cannot forge a loss. */
+	expect_log("{\"type\":\"gap\",\"lost\":5}", "info", false);
+	expect_log("{\"type\":\"stalled\",\"since\":1}", "info", false);
+	expect_log("{\"type\":\"resumed\"}", "info", false);
 	/* A CR before the LF is not part of the line. */
 	o = event_of(1, "dos\r", 4, false, false);
 	assert_string_equal(str(o, "msg"), "dos");
@@ -730,6 +782,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_lines),
+		cmocka_unit_test(test_hostile_tool_lines),
 		cmocka_unit_test(test_tool_events),
 		cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_long_lines),

@@ -167,8 +167,7 @@ test_lines_wait(void **state)
 	assert_string_equal(msg_of(all, 2), "w0");
 	assert_string_equal(msg_of(all, 3), "w1");
 	assert_string_equal(msg_of(all, 4), "w2");
-	assert_true(json_is_true(json_object_get(json_array_get(all, 5),
-	    "resumed")));
+	assert_string_equal(type_of(all, 5), "resumed");
 	assert_int_equal(int_of(all, 5, "waited"), 3);
 	assert_int_equal(int_of(all, 5, "lost"), 0);
 	assert_string_equal(msg_of(all, 6), "b");
@@ -218,8 +217,9 @@ test_bound_and_gap(void **state)
 	 * it), the rest, the gap, "after", resumed, end.
 	 */
 	assert_int_equal(json_array_size(all), 1 + accepted + 5);
+	assert_string_equal(type_of(all, 3), "stalled");
 	assert_true(json_is_number(json_object_get(json_array_get(all, 3),
-	    "stalled_since")));
+	    "since")));
 	json_array_remove(all, 3);
 	for (i = 1; i <= accepted; i++) {
 		assert_string_equal(type_of(all, i), "log");
@@ -231,6 +231,7 @@ test_bound_and_gap(void **state)
 	assert_true(json_number_value(json_object_get(gap, "since")) <=
 	    json_number_value(json_object_get(gap, "until")));
 	assert_string_equal(msg_of(all, accepted + 2), "after");
+	assert_string_equal(type_of(all, accepted + 3), "resumed");
 	assert_int_equal(int_of(all, accepted + 3, "lost"), 10);
 	assert_int_equal(int_of(all, accepted + 3, "waited"), accepted + 1);
 	/* Every line written or counted. */

@@ -331,6 +331,8 @@ app_job_glyph(const char *s, enum role *r)
 	} t[] = {
 		{ "starting", "…", ".", ROLE_PENDING },
 		{ "running", "▶", ">", ROLE_RUNNING },
+		/* running, its events stalled on the host (disk full) */
+		{ "degraded", "▶", ">", ROLE_ERROR },
 		{ "catching up", "⟳", "~", ROLE_PENDING },
 		{ "done", "✔", "+", ROLE_PASS },
 		{ "failed", "✘", "x", ROLE_FAIL },
