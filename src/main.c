@@ -4,9 +4,11 @@
 #include <getopt.h>
 #include <locale.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/docfile.h"
 #include "base/fileio.h"
+#include "base/statedir.h"
 #include "cmd/cmd.h"
 #include "remote/lab.h"
 #include "views/app/app.h"
@@ -159,14 +161,16 @@ demo_fill(const char *tmp, char *err, size_t errlen)
  * demo-lab.yaml become <state>/calops/demo/labdemo/ and lab.yaml, made once
  * and reused while its lab.yaml is there.  The copy is built in a temporary
  * folder beside it and renamed into place, so a copy cut short is never
- * taken for one.  Returns the lab file (a new string), or NULL with err.
+ * taken for one.  The state folder and the copy must be the user's alone
+ * (statedir.h): the lab file names the runner the console starts.  Returns
+ * the lab file (a new string), or NULL with err.
  */
 static char *
 demo_lab(char *err, size_t errlen)
 {
 	char *dir, *lab, *parent, *tmp;
 	struct stat st;
-	int saved;
+	int saved, fd;
 
 	if ((dir = fileio_state_path("demo", err, errlen)) == NULL)
 		return NULL;
@@ -174,9 +178,19 @@ demo_lab(char *err, size_t errlen)
 	parent = xstrdup(dir);
 	*strrchr(parent, '/') = '\0';
 	tmp = xasprintf("%s/.demo.XXXXXX", parent);
-	if (stat(lab, &st) == 0)
-		goto done;
-	if (fileio_make_dirs(parent, 0700, err, errlen) != 0)
+	if ((fd = statedir_open("", "the state folder", true, NULL, err,
+	    errlen)) == -1)
+		goto fail;
+	close(fd);
+	if ((fd = statedir_open("demo", "the demo folder", false, NULL, err,
+	    errlen)) != -1) {
+		saved = statedir_check_file(fd, dir, "lab.yaml", err, errlen);
+		close(fd);
+		if (saved == 0)
+			goto done;
+		if (saved == -1)
+			goto fail;
+	} else if (errno != ENOENT)
 		goto fail;
 	if (mkdtemp(tmp) == NULL) {
 		errbuf_set(err, errlen, "cannot make '%s': %s", tmp,

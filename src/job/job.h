@@ -61,9 +61,27 @@ void	 jobstore_format_age(double secs, char *buf, size_t len);
 /*
  * The jobs folder: opt when given, else $CALOPS_JOBS_DIR, else
  * $XDG_STATE_HOME/calops/jobs, else ~/.local/state/calops/jobs.  With create,
- * it is made (mode 0700) and returned as an absolute path.  NULL with err.
+ * it is made (mode 0700).  It is refused when it (or the state folder that
+ * holds it) is a symbolic link, another user's or writable by others
+ * (base/statedir.h).  An absolute path, or the path as named when it does
+ * not exist and create is false; NULL with err.
  */
 char	*jobstore_root(const char *opt, bool create, char *err, size_t errlen);
+
+/* --- Trust (jobstore.c) --- */
+
+/*
+ * Whether the job folder id under root may be believed: a real folder of
+ * the user's that neither its group nor others may write, and job.json,
+ * events.jsonl, lock and supervisor.log in it, where they exist, regular
+ * files of the user's closed to others' writes (base/statedir.h): another
+ * user could otherwise plant a job with a forged end, or a record whose
+ * pids `kill` would signal.  0, or -1 with err naming the path and the fix
+ * (errno ENOENT when there is no such folder).  jobstore_look() asks it
+ * first; a reader that opens a job's files by path should too.
+ */
+int	 jobstore_check(const char *root, const char *id, char *err,
+	    size_t errlen);
 
 /* --- The record, job.json (jobstore.c) --- */
 
@@ -124,8 +142,9 @@ bool	 jobstore_supervisor_alive(const char *dir);
 
 /*
  * What `calops jobs` shows of job id under root: the record's state, or
- * JOB_LOST, or JOB_CORRUPT with the reason in err (r then empty).  Returns
- * -1 when there is no such job.  The caller releases r.
+ * JOB_LOST, or JOB_CORRUPT with the reason in err (r then empty; a job
+ * jobstore_check() refuses is corrupt).  Returns -1 when there is no such
+ * job.  The caller releases r.
  */
 int	 jobstore_look(const char *root, const char *id, struct job_record *r,
 	    char *err, size_t errlen);

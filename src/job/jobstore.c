@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/statedir.h"
 #include "base/text.h"
 #include "job/job.h"
 
@@ -86,28 +87,29 @@ jobstore_id_generate(char *buf, size_t len)
 char *
 jobstore_root(const char *opt, bool create, char *err, size_t errlen)
 {
-	char *dir, *real;
+	char *dir, *path = NULL;
+	int fd;
 
 	if (opt == NULL || opt[0] == '\0')
 		opt = getenv("CALOPS_JOBS_DIR");
-	if (opt != NULL && opt[0] != '\0')
+	if (opt != NULL && opt[0] != '\0') {
 		dir = xstrdup(opt);
-	else if ((dir = fileio_state_path("jobs", err, errlen)) == NULL)
-		return NULL;
-	if (!create)
+		fd = statedir_open_top(opt, "the jobs folder", create, &path,
+		    err, errlen);
+	} else {
+		if ((dir = fileio_state_path("jobs", err, errlen)) == NULL)
+			return NULL;
+		fd = statedir_open("jobs", "the jobs folder", create, &path,
+		    err, errlen);
+	}
+	/* Not made yet: no job to list, tail or kill there. */
+	if (fd == -1 && errno == ENOENT && !create)
 		return dir;
-	if (fileio_make_dirs(dir, 0700, err, errlen) != 0) {
-		free(dir);
-		return NULL;
-	}
-	if ((real = realpath(dir, NULL)) == NULL) {
-		errbuf_set(err, errlen, "cannot resolve '%s': %s", dir,
-		    strerror(errno));
-		free(dir);
-		return NULL;
-	}
 	free(dir);
-	return real;
+	if (fd == -1)
+		return NULL;
+	close(fd);
+	return path;
 }
 
 void
@@ -287,22 +289,29 @@ int
 jobstore_record_read(struct job_record *r, const char *dir, char *err,
     size_t errlen)
 {
-	char *path = xasprintf("%s/job.json", dir), *text;
+	char *text;
 	ssize_t n;
 	size_t len = 0;
-	int fd, rc;
+	int dfd, fd = -1, rc;
 
 	memset(r, 0, sizeof *r);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	/* Neither the folder nor the record may be a link (statedir.h). */
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) != -1) {
+		fd = statedir_open_file(dfd, dir, "job.json", O_RDONLY, 0, err,
+		    errlen);
+		rc = errno;
+		close(dfd);
+		errno = rc;
+	}
+	if (fd == -1) {
 		if (errno == ENOENT)
 			errbuf_set(err, errlen, "no job.json");
-		else
+		else if (dfd == -1)
 			errbuf_set(err, errlen, "cannot read job.json: %s",
 			    strerror(errno));
-		free(path);
 		return -1;
 	}
-	free(path);
 	text = xmalloc(RECORD_MAX + 1);
 	while (len <= RECORD_MAX &&
 	    (n = read(fd, text + len, RECORD_MAX + 1 - len)) != 0) {
@@ -441,7 +450,7 @@ jobstore_supervisor_alive(const char *dir)
 	bool alive;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	free(path);
 	if (fd == -1)
 		return false;
@@ -451,20 +460,61 @@ jobstore_supervisor_alive(const char *dir)
 }
 
 int
+jobstore_check(const char *root, const char *id, char *err, size_t errlen)
+{
+	static const char *const files[] = { "job.json", "events.jsonl",
+	    "lock", "supervisor.log" };
+	struct stat st;
+	char *dir;
+	size_t i;
+	int rootfd, fd = -1, rc = -1, e;
+
+	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		e = errno;
+		errbuf_set(err, errlen, "cannot read the jobs folder: %s",
+		    strerror(e));
+	} else if (fstatat(rootfd, id, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))) {
+		errbuf_set(err, errlen, "no job '%s'", id);
+		e = ENOENT;
+	} else {
+		fd = statedir_open_dir(rootfd, root, id, "the job folder",
+		    false, err, errlen);
+		e = errno;
+	}
+	if (rootfd != -1)
+		close(rootfd);
+	if (fd != -1) {
+		dir = xasprintf("%s/%s", root, id);
+		for (i = 0, rc = 0; i < nitems(files) && rc != -1; i++)
+			rc = statedir_check_file(fd, dir, files[i], err,
+			    errlen);
+		rc = rc == -1 ? -1 : 0;
+		e = EACCES;
+		free(dir);
+		close(fd);
+	}
+	errno = e;
+	return rc;
+}
+
+int
 jobstore_look(const char *root, const char *id, struct job_record *r, char *err,
     size_t errlen)
 {
-	char *dir = xasprintf("%s/%s", root, id);
-	struct stat st;
+	char *dir;
 	int state;
 
 	memset(r, 0, sizeof *r);
-	if (!jobstore_id_valid(id) || stat(dir, &st) == -1 ||
-	    !S_ISDIR(st.st_mode)) {
+	if (!jobstore_id_valid(id)) {
 		errbuf_set(err, errlen, "no job '%s'", id);
-		free(dir);
 		return -1;
 	}
+	/* A folder that is a link or not the user's own, or holds a link,
+	 * is nobody's job: its record could name any process to kill. */
+	if (jobstore_check(root, id, err, errlen) != 0)
+		return errno == ENOENT ? -1 : JOB_CORRUPT;
+	dir = xasprintf("%s/%s", root, id);
 	if (jobstore_record_read(r, dir, err, errlen) != 0)
 		state = JOB_CORRUPT;
 	else if (strcmp(r->id, id) != 0) {
@@ -497,13 +547,17 @@ jobstore_list(const char *root, char *err, size_t errlen)
 	char **names = xcalloc(1, sizeof *names);
 	struct dirent *de;
 	size_t n = 0;
-	DIR *d;
+	DIR *d = NULL;
+	int fd;
 
-	if ((d = opendir(root)) == NULL) {
-		if (errno == ENOENT)
-			return names;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1 && errno == ENOENT)
+		return names;
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
 		errbuf_set(err, errlen, "cannot read '%s': %s", root,
 		    strerror(errno));
+		if (fd != -1)
+			close(fd);
 		free(names);
 		return NULL;
 	}

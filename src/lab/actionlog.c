@@ -1,6 +1,7 @@
 /* actionlog.c: the action log, appended a line at a time (see actionlog.h). */
 #include "calops.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <jansson.h>
 
 #include "base/fileio.h"
+#include "base/statedir.h"
 #include "base/text.h"
 #include "lab/actionlog.h"
 
@@ -121,62 +123,6 @@ record_line(const struct action_rec *rec, const char *user, size_t cmd_max,
 	free(s);
 	*lenp = len + 1;
 	return line;
-}
-
-/* Whether the file open on fd ends in a cut line (no final line feed). */
-static bool
-ends_cut(int fd)
-{
-	struct stat st;
-	char c;
-
-	if (fstat(fd, &st) == -1 || st.st_size == 0)
-		return false;
-	return pread(fd, &c, 1, st.st_size - 1) == 1 && c != '\n';
-}
-
-/* Append to the log at path (NULL: actionlog_path()). */
-static int
-actionlog_append_to(const char *path, const struct action_rec *rec,
-    char *err, size_t errlen)
-{
-	char *own = NULL, *user = user_name(), *line = NULL, *out;
-	size_t cmd_max = ACTIONLOG_LINE_MAX, len = 0;
-	int fd, rc = -1;
-
-	if (path == NULL && (path = own = actionlog_path(err, errlen)) == NULL)
-		goto out;
-	/* The other fields are short: a command of 0 bytes always fits. */
-	while ((line = record_line(rec, user, cmd_max, &len)) == NULL)
-		cmd_max /= 2;
-	if (fileio_make_parent(path, 0700, err, errlen) == -1)
-		goto out;
-	if ((fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC,
-	    0600)) == -1) {
-		errbuf_set(err, errlen, "cannot open '%s': %s", path,
-		    strerror(errno));
-		goto out;
-	}
-	/* One write() per record: O_APPEND keeps concurrent lines whole. */
-	out = ends_cut(fd) ? xasprintf("\n%s", line) : xstrdup(line);
-	if (fileio_write_full(fd, out, strlen(out)) == -1)
-		errbuf_set(err, errlen, "cannot write '%s': %s", path,
-		    strerror(errno));
-	else
-		rc = 0;
-	free(out);
-	close(fd);
-out:
-	free(line);
-	free(user);
-	free(own);
-	return rc;
-}
-
-int
-actionlog_append(const struct action_rec *rec, char *err, size_t errlen)
-{
-	return actionlog_append_to(NULL, rec, err, errlen);
 }
 
 /* Reads a file's lines from the last to the first, holding one line. */
@@ -331,6 +277,36 @@ out:
 	return ok;
 }
 
+/* The log at path, else the state folder's (its path in *own), for
+ * reading and never through a link; -1 with err, errno ENOENT when there
+ * is none. */
+static int
+open_log(const char *path, char **own, char *err, size_t errlen)
+{
+	char *dir = NULL;
+	int dfd, fd, e;
+
+	if (path != NULL) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+		    O_NONBLOCK);
+		if (fd == -1 && errno != ENOENT)
+			errbuf_set(err, errlen, "cannot open '%s': %s", path,
+			    strerror(errno));
+		return fd;
+	}
+	if ((dfd = statedir_open("", "the state folder", false, &dir, err,
+	    errlen)) == -1)
+		return -1;
+	fd = statedir_open_file(dfd, dir, "actions.jsonl", O_RDONLY, 0, err,
+	    errlen);
+	e = errno;
+	*own = xasprintf("%s/actions.jsonl", dir);
+	close(dfd);
+	free(dir);
+	errno = e;
+	return fd;
+}
+
 int
 actionlog_load(const char *path, size_t max, struct action_list *out,
     char *err, size_t errlen)
@@ -347,17 +323,17 @@ actionlog_load(const char *path, size_t max, struct action_list *out,
 	memset(out, 0, sizeof *out);
 	if (max > ACTIONLOG_LOAD_MAX)
 		max = ACTIONLOG_LOAD_MAX;
-	if (path == NULL && (path = own = actionlog_path(err, errlen)) == NULL)
-		return -1;
 	r = xcalloc(1, sizeof *r);
-	if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		if (errno == ENOENT)
+	if ((r->fd = open_log(path, &own, err, errlen)) == -1) {
+		/* No log yet: nothing to say. */
+		if (errno == ENOENT) {
+			errbuf_set(err, errlen, "%s", "");
 			rc = 0;
-		else
-			errbuf_set(err, errlen, "cannot open '%s': %s", path,
-			    strerror(errno));
+		}
 		goto out;
 	}
+	if (path == NULL)
+		path = own;
 	if (fstat(r->fd, &st) == -1) {
 		errbuf_set(err, errlen, "cannot read '%s': %s", path,
 		    strerror(errno));
@@ -385,6 +361,123 @@ out_close:
 out:
 	free(r);
 	free(own);
+	return rc;
+}
+
+/* Whether the n bytes of the file open on fd end in a cut line (no final
+ * line feed). */
+static bool
+ends_cut(int fd, off_t n)
+{
+	char c;
+
+	return n > 0 && pread(fd, &c, 1, n - 1) == 1 && c != '\n';
+}
+
+/*
+ * Whether the log's first n bytes already hold rec's outcome: an outcome
+ * record with the same job and words after the job's action record (an
+ * outcome is always written after its action, so the search stops there).
+ */
+static bool
+outcome_there(int fd, off_t n, const struct action_rec *rec)
+{
+	struct rev *r = xcalloc(1, sizeof *r);
+	const char *line, *job;
+	json_t *o;
+	size_t len;
+	bool toolong, there = false, action = false;
+
+	r->fd = fd;
+	r->pos = n;
+	r->lp = sizeof r->line;
+	while (!there && !action && rev_next(r, &line, &len, &toolong) == 1) {
+		o = toolong ? NULL : json_loadb(line, len, 0, NULL);
+		job = json_string_value(json_object_get(o, "job"));
+		if (job != NULL && strcmp(job, rec->job) == 0) {
+			action = json_object_get(o, "what") != NULL;
+			there = !action && json_is_string(json_object_get(o,
+			    "outcome")) && strcmp(json_string_value(
+			    json_object_get(o, "outcome")), rec->outcome) == 0;
+		}
+		json_decref(o);
+	}
+	free(r);
+	return there;
+}
+
+/*
+ * Append line to the log open on fd, locked so that every console's check
+ * and write are one step.  An outcome already there is not written again:
+ * a job's end may be applied more than once (a replay after a restart, a
+ * console that takes over another's jobs, a retry after a failed append)
+ * and its outcome belongs in the log once.  A write that fails (a full
+ * disk) is undone, the file cut back to where it ended, so that no part of
+ * the record is left to be completed by the next one.
+ */
+static int
+append_locked(int fd, const char *path, const struct action_rec *rec,
+    const char *line, char *err, size_t errlen)
+{
+	struct stat st;
+	char *out;
+	int rc = -1, e;
+
+	while (flock(fd, LOCK_EX) == -1 && errno == EINTR)
+		;
+	if (fstat(fd, &st) == -1) {
+		errbuf_set(err, errlen, "cannot read '%s': %s", path,
+		    strerror(errno));
+		goto out;
+	}
+	if (rec->outcome != NULL && rec->job != NULL &&
+	    outcome_there(fd, st.st_size, rec)) {
+		rc = 0;
+		goto out;
+	}
+	/* One write() per record: O_APPEND keeps other writers' lines
+	 * whole, even those that take no lock. */
+	out = ends_cut(fd, st.st_size) ? xasprintf("\n%s", line) :
+	    xstrdup(line);
+	if (fileio_write_full(fd, out, strlen(out)) == -1) {
+		e = errno;
+		(void)!ftruncate(fd, st.st_size);
+		errbuf_set(err, errlen, "cannot write '%s': %s", path,
+		    strerror(e));
+	} else
+		rc = 0;
+	free(out);
+out:
+	(void)flock(fd, LOCK_UN);
+	return rc;
+}
+
+int
+actionlog_append(const struct action_rec *rec, char *err, size_t errlen)
+{
+	char *dir = NULL, *path = NULL, *user = user_name(), *line;
+	size_t cmd_max = ACTIONLOG_LINE_MAX, len = 0;
+	int dfd, fd = -1, rc = -1;
+
+	/* The other fields are short: a command of 0 bytes always fits. */
+	while ((line = record_line(rec, user, cmd_max, &len)) == NULL)
+		cmd_max /= 2;
+	/* Neither the state folder nor the log may be a planted link. */
+	if ((dfd = statedir_open("", "the state folder", true, &dir, err,
+	    errlen)) != -1) {
+		fd = statedir_open_file(dfd, dir, "actions.jsonl", O_RDWR |
+		    O_APPEND | O_CREAT, 0600, err, errlen);
+		close(dfd);
+	}
+	if (fd != -1) {
+		path = xasprintf("%s/actions.jsonl", dir);
+		rc = append_locked(fd, path, rec, line, err, errlen);
+		close(fd);
+	}
+	free(path);
+	free(dir);
+	free(line);
+	free(user);
 	return rc;
 }
 

@@ -32,7 +32,13 @@ int	actionlog_append(const struct action_rec *rec, char *err,
 /*
  * Writing.  Each record is one JSON line written with one write() on a
  * descriptor opened O_APPEND, so lines from consoles appending at the same
- * time never interleave; the file and its folder are made 0600 and 0700.
+ * time never interleave; the file and its folder are made 0600 and 0700,
+ * and neither is used when it is a symbolic link, another user's or
+ * writable by others (base/statedir.h).  An append holds an flock(2) on the
+ * file: an outcome record whose job already has that outcome in the log is
+ * not written again (a job's end is applied again after a restart, by a
+ * console taking over, or to retry a failed append), and a write that
+ * fails is undone, the file cut back to where it ended.
  * Strings are stored as given (the reader's screen sanitises them), but a
  * record is cut to ACTIONLOG_LINE_MAX bytes (the command shortened, "cut"
  * set) and bytes that are not UTF-8 become U+FFFD, since JSON cannot hold
@@ -72,11 +78,14 @@ struct action_list {
 };
 
 /* $XDG_STATE_HOME/calops/actions.jsonl (else ~/.local/state/…), a new
- * string, or NULL with err when neither variable is set. */
+ * string, or NULL with err when neither variable is set.  The log the
+ * functions here use when given no path. */
 char	*actionlog_path(char *err, size_t errlen);
-/* The `max` newest actions of the log at path (NULL: actionlog_path())
+/* The `max` newest actions of the log at path (NULL: actionlog_path(),
+ * opened as the state's, statedir.h; a path given is opened O_NOFOLLOW)
  * into *out (emptied first).  A missing file is an empty log.  0, or -1
- * with err (the file cannot be read); out is valid either way. */
+ * with err (the file cannot be read or is refused); out is valid either
+ * way. */
 int	 actionlog_load(const char *path, size_t max, struct action_list *out,
 	    char *err, size_t errlen);
 void	 actionlog_list_release(struct action_list *l);

@@ -16,6 +16,7 @@
 
 #include "base/buf.h"
 #include "base/fileio.h"
+#include "base/statedir.h"
 #include "job/job.h"
 #include "lab/labmodel_int.h"
 #include "metrics/alerts.h"
@@ -302,23 +303,28 @@ labmodel_job_insert(struct labmodel *lm, struct ljob_int *j)
 	unload_old_soaks(lm);
 }
 
-/* Make a host's mirror folder (and the streams folder). */
+/* Make a host's mirror folder (and the streams folder), or find it, and
+ * trust neither unless it is the user's alone (statedir.h). */
 static int
 make_host_dir(const struct labmodel *lm, const char *host, char *err,
     size_t errlen)
 {
-	char *dir;
-	int rc = 0;
+	char *rel;
+	int fd;
 
 	if (lm->streams == NULL) {
 		errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is "
 		    "set");
 		return -1;
 	}
-	dir = xasprintf("%s/%s", lm->streams, host);
-	rc = fileio_make_dirs(dir, 0700, err, errlen);
-	free(dir);
-	return rc;
+	rel = xasprintf("streams/%s", host);
+	fd = statedir_open(rel, "the host's mirror folder", true, NULL, err,
+	    errlen);
+	free(rel);
+	if (fd == -1)
+		return -1;
+	close(fd);
+	return 0;
 }
 
 /* `calops run` said something: its id on stdout, complaints on stderr. */

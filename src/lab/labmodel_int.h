@@ -131,8 +131,9 @@ void		 labstream_apply(struct ljob_int *j, const struct event *ev,
  * and follows the job again where the mirror lacks events (they are
  * mirrored, not applied twice). */
 void		 labstream_take_over(struct ljob_int *j);
-/* Append the job's action (outcome NULL: its start) to the action log. */
-void		 labstream_log_action(const struct ljob_int *j,
+/* Append the job's action (outcome NULL: its start) to the action log;
+ * 0, or -1 when it could not be (said with labmodel_warn). */
+int		 labstream_log_action(const struct ljob_int *j,
 	    const char *outcome);
 /* Stop following, close files, free the job. */
 void		 labstream_job_free(struct ljob_int *j);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "base/statedir.h"
 #include "lab/labmodel_int.h"
 #include "proto/event.h"
 
@@ -32,9 +33,19 @@ labreplay_scan_host(struct labmodel *lm, const char *host,
 	struct ljob_int *j;
 	struct dirent *d;
 	size_t len;
-	DIR *dp;
+	DIR *dp = NULL;
+	int fd;
 
-	if ((dp = opendir(dir)) == NULL) {
+	/* The folder is the user's alone, or nothing in it is believed. */
+	path = xasprintf("streams/%s", host);
+	fd = statedir_open(path, "the host's mirror folder", false, NULL, err,
+	    sizeof err);
+	free(path);
+	if (fd == -1 && errno != ENOENT)
+		labmodel_warn(lm, "%s", err);
+	if (fd == -1 || (dp = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
 		free(dir);
 		return;
 	}

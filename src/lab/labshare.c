@@ -32,7 +32,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/statedir.h"
 #include "lab/labmodel_int.h"
 #include "loop/loop.h"
 #include "loop/watchloop.h"
@@ -236,10 +236,17 @@ labshare_start(struct labmodel *lm)
 	char *path, err[512];
 	struct ljob_int **v = NULL;
 	size_t i, n = 0;
+	int fd;
 
-	if (lm->streams == NULL ||
-	    fileio_make_dirs(lm->streams, 0700, NULL, 0) != 0)
+	if (lm->streams == NULL)
 		return;
+	/* Neither it nor its lock may be a link or another user's. */
+	if ((fd = statedir_open("streams", "the streams folder", true, NULL,
+	    err, sizeof err)) == -1) {
+		labmodel_warn(lm, "%s", err);
+		return;
+	}
+	close(fd);
 	path = xasprintf("%s/.lock", lm->streams);
 	lm->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 	    0600);

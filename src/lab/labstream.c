@@ -6,12 +6,14 @@
  */
 #include "calops.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "base/fileio.h"
+#include "base/statedir.h"
 #include "job/job.h"
 #include "lab/actionlog.h"
 #include "lab/follow.h"
@@ -86,8 +88,14 @@ labstream_job_from_meta(struct labmodel *lm, const char *path, char *err,
 	struct ljob_int *j;
 	const char *id, *host, *kind, *cmd, *label;
 	size_t i, k;
+	int fd;
 
-	if ((o = json_load_file(path, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+	/* Never through a link, nor another user's (statedir.h). */
+	if ((fd = statedir_open_path(path, O_RDONLY, 0, err, errlen)) == -1)
+		return NULL;
+	o = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+	close(fd);
+	if (o == NULL) {
 		errbuf_set(err, errlen, "'%s': %s at line %d, column %d",
 		    path, je.text, je.line, je.column);
 		return NULL;
@@ -186,11 +194,11 @@ outcome_words(const struct ljob *j, char *buf, size_t len)
 		    j->result[0] != '\0' ? ", result " : "", j->result);
 }
 
-void
+int
 labstream_log_action(const struct ljob_int *j, const char *outcome)
 {
 	struct action_rec rec = { 0 };
-	char err[256];
+	char err[512];
 
 	rec.ts = outcome != NULL ? jobevent_now() : j->pub.started;
 	rec.host = j->pub.host;
@@ -199,8 +207,10 @@ labstream_log_action(const struct ljob_int *j, const char *outcome)
 	rec.what = j->pub.label;
 	rec.command = j->pub.command;
 	rec.outcome = outcome;
-	if (actionlog_append(&rec, err, sizeof err) != 0)
-		labmodel_warn(j->lm, "%s", err);
+	if (actionlog_append(&rec, err, sizeof err) == 0)
+		return 0;
+	labmodel_warn(j->lm, "%s", err);
+	return -1;
 }
 
 /* Say in the job's record that its outcome is in the action log. */
@@ -239,11 +249,12 @@ apply_end(struct ljob_int *j, const json_t *o)
 	if (j->pub.alerts != NULL && !isnan(j->pub.last_ts))
 		alerts_finish(j->pub.alerts, j->pub.last_ts);
 	/* The outcome goes to the action log once: a console that died
-	 * between mirroring the end and logging it logs it on replay. */
+	 * between mirroring the end and logging it, or could not log it (a
+	 * full disk), logs it on replay; the log keeps one (actionlog.h). */
 	if (!j->outcome_logged && !lm->observer) {
 		outcome_words(&j->pub, words, sizeof words);
-		labstream_log_action(j, words);
-		mark_outcome_logged(j);
+		if (labstream_log_action(j, words) == 0)
+			mark_outcome_logged(j);
 	}
 	if (j->pub.replaying)
 		return;
@@ -537,8 +548,8 @@ labstream_take_over(struct ljob_int *j)
 		labmodel_warn(j->lm, "%s", err);
 	if (j->ended && !j->outcome_logged) {
 		outcome_words(&j->pub, err, sizeof err);
-		labstream_log_action(j, err);
-		mark_outcome_logged(j);
+		if (labstream_log_action(j, err) == 0)
+			mark_outcome_logged(j);
 	}
 	if (j->follow != NULL) {
 		follow_stop(j->follow);

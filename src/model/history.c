@@ -9,6 +9,7 @@
 #include "base/buf.h"
 #include "base/fileio.h"
 #include "base/lines.h"
+#include "base/statedir.h"
 #include "model/history.h"
 #include "ws/hash.h"
 
@@ -17,7 +18,8 @@
 char *
 history_path(const char *workspace, char *err, size_t errlen)
 {
-	char hex[HASH_HEX_LEN + 1], *real, *dir, *path;
+	char hex[HASH_HEX_LEN + 1], *real, *dir = NULL, *path;
+	int fd;
 
 	if ((real = realpath(workspace, NULL)) == NULL) {
 		errbuf_set(err, errlen, "cannot resolve '%s': %s", workspace,
@@ -26,12 +28,11 @@ history_path(const char *workspace, char *err, size_t errlen)
 	}
 	hash_bytes(real, strlen(real), hex);
 	free(real);
-	if ((dir = fileio_state_path("history", err, errlen)) == NULL)
+	/* The folder is the user's alone, or it is not used (statedir.h). */
+	if ((fd = statedir_open("history", "the history folder", true, &dir,
+	    err, errlen)) == -1)
 		return NULL;
-	if (fileio_make_dirs(dir, 0700, err, errlen) != 0) {
-		free(dir);
-		return NULL;
-	}
+	close(fd);
 	path = xasprintf("%s/%.32s.jsonl", dir, hex);
 	free(dir);
 	return path;
@@ -46,9 +47,12 @@ read_all(const char *path)
 	const char *line;
 	size_t len;
 	bool cut;
+	int fd;
 
-	if (lines_open(&l, path, HISTORY_LINE_MAX) == -1)
+	/* Never through a link: a history others planted is no hint. */
+	if ((fd = statedir_open_path(path, O_RDONLY, 0, NULL, 0)) == -1)
 		return all;
+	lines_open_fd(&l, fd, HISTORY_LINE_MAX);
 	while (lines_next(&l, &line, &len, &cut) == 1) {
 		if (cut || (o = json_loadb(line, len, 0, NULL)) == NULL)
 			continue;

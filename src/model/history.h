@@ -4,6 +4,9 @@
  * evaluation that differs from the one before, in
  * $XDG_STATE_HOME/calops/history/<sha256 of the workspace's real path>.jsonl,
  * at most `keep` lines: {"ts", "gates": {"G0": {"status", "inputs"}, …}}.
+ * The folder is not used when it is a symbolic link, another user's or
+ * writable by others, and the file is never read through a link
+ * (base/statedir.h).
  *
  * Losing the history loses only that hint: every error here is returned
  * and the caller shows it, never more.

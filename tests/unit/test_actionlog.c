@@ -3,15 +3,19 @@
  * JSON line each under $XDG_STATE_HOME with private modes; the reader walks
  * back from the end, joins each action's outcome by job id, and skips a cut
  * last line, garbage and a 10 MB line; two processes appending at once
- * leave every line whole.
+ * leave every line whole.  An outcome is logged once, whatever is retried
+ * after a full disk; a planted link or a folder others may write is
+ * refused.
  */
 #include "calops.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -295,6 +299,128 @@ concurrent_appends_stay_whole(void **state)
 	actionlog_list_release(&l);
 }
 
+static off_t
+size_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/* How many lines of the log are an outcome record of job. */
+static int
+outcomes_of(const struct fixture *f, const char *job)
+{
+	char line[1024], *want = xasprintf("\"job\":\"%s\",\"outcome\"", job);
+	FILE *fp = fopen(f->path, "r");
+	int n = 0;
+
+	assert_non_null(fp);
+	while (fgets(line, sizeof line, fp) != NULL)
+		n += strstr(line, want) != NULL;
+	fclose(fp);
+	free(want);
+	return n;
+}
+
+/*
+ * A full disk: the outcome record fits but for its line feed, so the write
+ * fails (RLIMIT_FSIZE stands for the disk).  The failed append is undone,
+ * and neither its retry nor a replay after a restart logs the outcome a
+ * second time; another job's outcome of the same words is its own.
+ */
+static void
+outcome_once_after_full_disk(void **state)
+{
+	struct fixture *f = *state;
+	struct action_rec r = { 1790000060.25, "local", -1, "f1", NULL, NULL,
+	    "failed exit 2" };
+	struct rlimit old, lim;
+	struct action_list l;
+	char err[256], *scratch, *log;
+	off_t before, len;
+
+	/* The record's length, from a log of its own. */
+	scratch = xasprintf("%s/scratch", f->base);
+	log = xasprintf("%s/calops/actions.jsonl", scratch);
+	setenv("XDG_STATE_HOME", scratch, 1);
+	assert_int_equal(actionlog_append(&r, err, sizeof err), 0);
+	len = size_of(log);
+	free(log);
+	setenv("XDG_STATE_HOME", f->base, 1);
+	act("f1", "fault kv-full", 0, "calrt-sim fault");
+	before = size_of(f->path);
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)(before + len - 1);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	err[0] = '\0';
+	assert_int_equal(actionlog_append(&r, err, sizeof err), -1);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_non_null(strstr(err, "cannot write"));
+	assert_int_equal(size_of(f->path), before);
+	/* The retry writes it; the replay finds it there. */
+	assert_int_equal(actionlog_append(&r, err, sizeof err), 0);
+	assert_int_equal(actionlog_append(&r, err, sizeof err), 0);
+	assert_int_equal(outcomes_of(f, "f1"), 1);
+	act("f2", "fault kv-full", 1, "calrt-sim fault");
+	r.job = "f2";
+	assert_int_equal(actionlog_append(&r, err, sizeof err), 0);
+	assert_int_equal(outcomes_of(f, "f2"), 1);
+	load(&l, 10);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.skipped, 0);
+	assert_string_equal(l.v[1].outcome, "failed exit 2");
+	actionlog_list_release(&l);
+	fileio_remove_tree(scratch);
+	free(scratch);
+}
+
+/* A link planted as the log or as the state folder, and a state folder
+ * others may write, are refused with the fix; nothing is written. */
+static void
+planted_links_are_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct action_rec r = { 1790000000, "local", -1, "p1", "fault a",
+	    "c", NULL };
+	char err[512], *dir = xasprintf("%s/calops", f->base);
+	char *target = xasprintf("%s/target", f->base);
+	char *moved = xasprintf("%s/moved", f->base);
+	struct action_list l;
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(symlink(target, f->path), 0);
+	assert_int_equal(actionlog_append(&r, err, sizeof err), -1);
+	assert_non_null(strstr(err, "is a symbolic link"));
+	assert_non_null(strstr(err, "rm '"));
+	assert_int_equal(access(target, F_OK), -1);
+	assert_int_equal(actionlog_load(NULL, 10, &l, err, sizeof err), -1);
+	assert_non_null(strstr(err, "is a symbolic link"));
+	actionlog_list_release(&l);
+	assert_int_equal(unlink(f->path), 0);
+	/* The state folder itself a link. */
+	assert_int_equal(rename(dir, moved), 0);
+	assert_int_equal(symlink(moved, dir), 0);
+	assert_int_equal(actionlog_append(&r, err, sizeof err), -1);
+	assert_non_null(strstr(err, "refusing the state folder"));
+	assert_int_equal(unlink(dir), 0);
+	assert_int_equal(rename(moved, dir), 0);
+	/* Writable by others. */
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(actionlog_append(&r, err, sizeof err), -1);
+	assert_non_null(strstr(err, "writable by its group and others "
+	    "(mode 0777); run: chmod go-w '"));
+	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(actionlog_append(&r, err, sizeof err), 0);
+	free(dir);
+	free(target);
+	free(moved);
+}
+
 int
 main(void)
 {
@@ -310,6 +436,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(only_the_tail_is_read, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(concurrent_appends_stay_whole,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(outcome_once_after_full_disk,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(planted_links_are_refused,
 		    setup, teardown),
 	};
 

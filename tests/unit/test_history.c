@@ -5,7 +5,8 @@
  * are kept, a corrupt file loses only its bad lines, and the file is
  * replaced whole.  history_last_pass finds the newest green record of a
  * gate, and history_diff tells what changed since, by hash or by size and
- * mtime.
+ * mtime.  A planted link, as the history folder or as a workspace's file,
+ * is never followed.
  */
 #include "calops.h"
 
@@ -517,6 +518,39 @@ test_diff(void **state)
 	json_decref(now);
 }
 
+/* A link planted as the folder is refused; as the file, it is neither
+ * read nor written through. */
+static void
+test_planted(void **state)
+{
+	struct fixture *f = *state;
+	const char *planted = "{\"ts\":1,\"gates\":{\"G0\":{\"status\":"
+	    "\"pass\",\"inputs\":[]}}}\n";
+	char err[512], *dir, *moved, *target;
+	struct stat st;
+
+	target = xasprintf("%s/target", f->base);
+	put(target, planted, strlen(planted));
+	assert_int_equal(symlink(target, f->path), 0);
+	assert_null(history_last_pass(f->path, "G0", NULL));
+	append(f, gates("pass", "fail"), 100, 5);
+	assert_int_equal(lstat(f->path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, (off_t)strlen(planted));
+	/* The folder a link. */
+	dir = xasprintf("%s/calops/history", f->state);
+	moved = xasprintf("%s/moved", f->base);
+	assert_int_equal(rename(dir, moved), 0);
+	assert_int_equal(symlink(moved, dir), 0);
+	assert_null(history_path(f->ws, err, sizeof err));
+	assert_non_null(strstr(err, "refusing the history folder"));
+	assert_non_null(strstr(err, "is a symbolic link"));
+	free(moved);
+	free(dir);
+	free(target);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -529,6 +563,7 @@ main(void)
 		T(test_atomic),
 		T(test_last_pass),
 		T(test_diff),
+		T(test_planted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
