@@ -158,6 +158,36 @@ check_listing(struct gate_result *gr, const struct tree *t)
 	free(seen);
 }
 
+/*
+ * A link of package/ the tree walk could not show to stay inside: the
+ * workspace's own resolution tells a loop and a dangling link from one
+ * that leads out, and each is said for what it is (all fail G6.path: the
+ * package would not be what its listing says).
+ */
+static void
+link_not_inside(struct gate_result *gr, const struct tree_link *l)
+{
+	char *rel = xasprintf("%s/%s", PACKAGE, l->path), msg[320];
+	struct stat st;
+	const char *why;
+
+	switch (workspace_locate(&gr->ev->ws, rel, &st, msg, sizeof msg)) {
+	case WS_LOOP:
+		why = "is a symlink loop (or a chain of links too deep to "
+		    "follow)";
+		break;
+	case WS_ABSENT:
+		why = "dangles: nothing is there";
+		break;
+	default:
+		why = "leads outside the workspace";
+		break;
+	}
+	gate_add(gr, SEV_ERROR, "G6.path", PACKAGE, "", "symbolic link '%s' "
+	    "-> '%s' %s", l->path, l->target, why);
+	free(rel);
+}
+
 static void
 check_package(struct gate_result *gr, const struct artifact *a, json_t *root)
 {
@@ -172,9 +202,7 @@ check_package(struct gate_result *gr, const struct artifact *a, json_t *root)
 	}
 	for (i = 0; i < t->nlinks; i++)
 		if (t->links[i].outside)
-			gate_add(gr, SEV_ERROR, "G6.path", PACKAGE, "",
-			    "symbolic link '%s' -> '%s' leads outside the "
-			    "workspace", t->links[i].path, t->links[i].target);
+			link_not_inside(gr, &t->links[i]);
 	check_listing(gr, t);
 	gate_judged(gr, "G6.bound", NULL);
 	want = query_str(gr, "G6.bound", a, root, "", "package_tree_sha256");

@@ -7,6 +7,11 @@
 #include "base/buf.h"
 #include "ws/workspace.h"
 
+/* What ELOOP means, for a person: a loop, or a chain of links longer than
+ * the system follows (40), which cannot be told apart and are refused
+ * alike. */
+#define LOOP_WORDS	"a symlink loop (or a chain of links too deep to follow)"
+
 int
 workspace_open(struct workspace *ws, const char *path, char *err, size_t len)
 {
@@ -15,7 +20,7 @@ workspace_open(struct workspace *ws, const char *path, char *err, size_t len)
 	memset(ws, 0, sizeof *ws);
 	if (stat(path, &st) == -1) {
 		errbuf_set(err, len, "cannot open workspace '%s': %s", path,
-		    strerror(errno));
+		    errno == ELOOP ? LOOP_WORDS : strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -99,15 +104,17 @@ normalise(const char *path)
 /*
  * Where an absolute path that does not exist would be: the real path of its
  * longest existing prefix, with the rest applied by name.  NULL when not
- * even that resolves.
+ * even that resolves, or when a prefix is a symlink loop (*loop set): what
+ * lies past a loop has no place to be.
  */
 static char *
-resolve_missing(const char *path)
+resolve_missing(const char *path, bool *loop)
 {
 	char *prefix = xstrdup(path), *real, *slash, *joined, *out = NULL;
 
 	while ((real = realpath(prefix, NULL)) == NULL) {
-		if ((slash = strrchr(prefix, '/')) == NULL ||
+		if ((*loop = errno == ELOOP) ||
+		    (slash = strrchr(prefix, '/')) == NULL ||
 		    strcmp(prefix, "/") == 0)
 			break;
 		slash[slash == prefix ? 1 : 0] = '\0';
@@ -134,11 +141,12 @@ locate_missing(const struct workspace *ws, const char *rel, const char *abs,
 	struct stat lst;
 	ssize_t n;
 	int hops = 0;
+	bool loop = false;
 	enum ws_status s = WS_ABSENT;
 
 	while (lstat(cur, &lst) == 0 && S_ISLNK(lst.st_mode)) {
 		if (++hops > 40) {
-			errbuf_set(err, len, "'%s': symbolic link loop", rel);
+			errbuf_set(err, len, "'%s' is " LOOP_WORDS, rel);
 			free(cur);
 			return WS_LOOP;
 		}
@@ -155,8 +163,11 @@ locate_missing(const struct workspace *ws, const char *rel, const char *abs,
 		free(cur);
 		cur = next;
 	}
-	end = resolve_missing(cur);
-	if (end == NULL || !within(ws->root, end)) {
+	end = resolve_missing(cur, &loop);
+	if (loop) {
+		s = WS_LOOP;
+		errbuf_set(err, len, "'%s' is " LOOP_WORDS, rel);
+	} else if (end == NULL || !within(ws->root, end)) {
 		s = WS_OUTSIDE;
 		errbuf_set(err, len, "%s'%s' leads outside the workspace",
 		    hops > 0 ? "symbolic link " : "", rel);
@@ -181,7 +192,7 @@ workspace_locate(const struct workspace *ws, const char *rel, struct stat *st,
 		if (errno == ENOENT || errno == ENOTDIR)
 			s = locate_missing(ws, rel, abs, err, len);
 		else if (errno == ELOOP) {
-			errbuf_set(err, len, "'%s': symbolic link loop", rel);
+			errbuf_set(err, len, "'%s' is " LOOP_WORDS, rel);
 			s = WS_LOOP;
 		} else {
 			errbuf_set(err, len, "cannot resolve '%s': %s", rel,
@@ -311,7 +322,8 @@ resolve_before_up(const struct workspace *ws, struct buf *cur, const char *ref,
 	else if (S_ISLNK(st.st_mode)) {
 		if ((real = realpath(abs, NULL)) == NULL) {
 			errbuf_set(err, len, "path '%s' does not resolve: '%s' "
-			    "is a dangling symbolic link", ref, cur->data);
+			    "is %s", ref, cur->data, errno == ELOOP ?
+			    LOOP_WORDS : "a dangling symbolic link");
 			rc = -1;
 		} else if (!within(ws->root, real)) {
 			errbuf_set(err, len, "path '%s' leads outside the "

@@ -40,7 +40,9 @@ char	*workspace_abs(const struct workspace *ws, const char *rel);
 /*
  * Where rel is and what it is.  On WS_OK *st describes the file (following
  * links inside the workspace).  err receives a message for any other status
- * ("symbolic link '…' leads outside the workspace", …).
+ * ("symbolic link '…' leads outside the workspace", "'…' is a symlink loop
+ * …": a loop, or a chain of links deeper than the system follows, is
+ * WS_LOOP and never taken for a way out).
  */
 enum ws_status workspace_locate(const struct workspace *ws, const char *rel,
 	    struct stat *st, char *err, size_t len);

@@ -251,6 +251,18 @@ g6_parse_and_path(void **state)
 	expect_status(ev, "G6", GS_PASS);
 	expect_no_finding(ev, "G6", "G6.path");
 
+	/* A loop and a dangling link stay in: each is said as it is. */
+	ws_reset(w, "a symlink loop and a dangling link");
+	ws_symlink(w, "loop-b", PACKAGE "/loop-a");
+	ws_symlink(w, "loop-a", PACKAGE "/loop-b");
+	ws_symlink(w, "nothere", PACKAGE "/dangling");
+	ev = ws_eval(w);
+	expect_status(ev, "G6", GS_FAIL);
+	expect_finding_msg(ev, "G6", "G6.path", SEV_ERROR,
+	    "'loop-a' -> 'loop-b' is a symlink loop");
+	expect_finding_msg(ev, "G6", "G6.path", SEV_ERROR,
+	    "'dangling' -> 'nothere' dangles");
+
 	ws_reset(w, "bad JSON");
 	ws_write_str(w, VALIDATION, "{\"summary\": {\"ERROR\": 0}");
 	ev = ws_eval(w);

@@ -1,7 +1,8 @@
 /*
  * test_workspace.c: path safety (workspace.c).  Paths named in artifacts
  * stay inside the workspace, symbolic links are followed only as far as
- * the workspace goes, and reading never blocks on what is not a file.
+ * the workspace goes, reading never blocks on what is not a file, and a
+ * loop (or a chain of links too deep) is called a loop, never a way out.
  *
  * The tests run as root, so nothing here relies on permissions.
  */
@@ -59,7 +60,8 @@ static int
 setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof *f);
-	char err[256], *t;
+	char err[256], *t, *u;
+	int i;
 
 	f->base = xstrdup("/tmp/calops-test-ws.XXXXXX");
 	assert_non_null(mkdtemp(f->base));
@@ -90,6 +92,15 @@ setup(void **state)
 	link_at(f->ws, "loop1", "loop2");
 	link_at(f->ws, "loop2", "loop1");
 	link_at(f->ws, "self", "self");
+	/* A chain deeper than the system follows: deep1 -> deep2 ... */
+	for (i = 1; i <= 45; i++) {
+		t = xasprintf("deep%d", i);
+		u = xasprintf("deep%d", i + 1);
+		link_at(f->ws, t, u);
+		free(t);
+		free(u);
+	}
+	put(f->ws, "deep46", "end\n");
 	link_at(f->ws, "devnull", "/dev/null");
 	t = xasprintf("%s/a.txt", f->ws);
 	link_at(f->ws, "abs_in", t);
@@ -153,6 +164,10 @@ test_open(void **state)
 	free(path);
 	path = xasprintf("%s/a.txt/x", f->ws);
 	assert_int_equal(workspace_open(&w, path, err, sizeof err), -1);
+	free(path);
+	path = xasprintf("%s/loop1", f->ws);
+	assert_int_equal(workspace_open(&w, path, err, sizeof err), -1);
+	assert_non_null(strstr(err, "a symlink loop"));
 	free(path);
 	assert_int_equal(workspace_open(&w, "", err, sizeof err), -1);
 
@@ -274,6 +289,11 @@ test_join_links(void **state)
 		{ "x.json", "dirlink/../out/secret", -1, "dirlink" },
 		{ "x.json", "dangling/../a.txt", -1, "dangling" },
 		{ "x.json", "../a.txt", -1, "climbs out" },
+		/* A loop is neither dangling nor a way out. */
+		{ "x.json", "loop1/../a.txt", -1,
+		    "'loop1' is a symlink loop" },
+		{ "d/x.json", "../deep1/../a.txt", -1,
+		    "'deep1' is a symlink loop" },
 	};
 	struct fixture *f = *state;
 	char err[256], *rel;
@@ -334,9 +354,11 @@ test_locate(void **state)
 		{ "d/missing/deeper", WS_ABSENT, "does not exist" },
 		{ "a.txt/x", WS_ABSENT, NULL },
 		{ "../missing", WS_OUTSIDE, NULL },
-		{ "loop1", WS_LOOP, "loop" },
-		{ "self", WS_LOOP, "loop" },
-		{ "loop2/x", WS_LOOP, "loop" },
+		{ "loop1", WS_LOOP, "'loop1' is a symlink loop" },
+		{ "self", WS_LOOP, "'self' is a symlink loop" },
+		{ "loop2/x", WS_LOOP, "'loop2/x' is a symlink loop" },
+		{ "deep1", WS_LOOP, "'deep1' is a symlink loop (or a chain" },
+		{ "deep10", WS_OK, NULL },
 	};
 	struct fixture *f = *state;
 	struct stat st;
