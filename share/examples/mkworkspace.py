@@ -424,7 +424,7 @@ class Workspace:
         out = []
         for n in names:
             with open(os.path.join(top, *n.split("/")), "rb") as f:
-                out.append("%s  %s\n" % (sha256_hex(f.read()), n))
+                out.append(listing_line(sha256_hex(f.read()), n))
         return "".join(out)
 
 
@@ -1098,8 +1098,17 @@ def package_files(variant):
     return files
 
 
+def listing_line(hexd, name):
+    """One line of a canonical listing: a name holding a backslash, LF or CR
+    takes sha256sum's escapes and a leading backslash (workspace.md)."""
+    if not any(c in name for c in "\\\n\r"):
+        return "%s  %s\n" % (hexd, name)
+    name = name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return "\\%s  %s\n" % (hexd, name)
+
+
 def listing_of(files):
-    return "".join("%s  %s\n" % (sha256_hex(files[n]), n) for n in sorted(files, key=lambda s: s.encode()))
+    return "".join(listing_line(sha256_hex(files[n]), n) for n in sorted(files, key=lambda s: s.encode()))
 
 
 def gen_package(ws, ctx):

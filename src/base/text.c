@@ -86,6 +86,12 @@ is_hidden(uint32_t cp)
 	    cp == 0xfeff || cp == 0x2028 || cp == 0x2029;
 }
 
+bool
+text_cp_unsafe(uint32_t cp)
+{
+	return cp < 0x20 || cp == 0x7f || is_hidden(cp);
+}
+
 char *
 text_json_harden(const char *json, size_t len, size_t *outlen)
 {

@@ -39,6 +39,10 @@ char	*text_json_harden(const char *json, size_t len, size_t *outlen);
  * 0 when the bytes there are not valid UTF-8 (overlong, surrogate,
  * > U+10FFFF). */
 size_t	 text_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
+/* True for a code point that must never reach a terminal raw: C0 and C1
+ * controls, DEL, the bidi controls (U+202A..U+202E, U+2066..U+2069,
+ * U+200E, U+200F, U+061C), U+FEFF, U+2028 and U+2029. */
+bool	 text_cp_unsafe(uint32_t cp);
 /* True when the len bytes at s are valid UTF-8 with no NUL byte. */
 bool	 text_utf8_valid(const char *s, size_t len);
 /* 3 when s starts with a UTF-8 byte order mark, else 0: every text

@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 
+#include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "ws/hash.h"
@@ -20,6 +21,11 @@ static const char usage_help[] =
     "and the tree hash of each folder (\"<hex>  <path>/\"): the SHA-256 of\n"
     "its canonical listing, one \"<hex>  <relative/path>\" line per regular\n"
     "file, sorted bytewise by path, symbolic links not followed.\n"
+    "\n"
+    "A name holding a backslash, LF or CR is written \\\\, \\n and \\r, and\n"
+    "its line starts with a backslash, as sha256sum does.  So is any other\n"
+    "control character, bidi control or byte that is not UTF-8, as \\xHH,\n"
+    "so that none reaches the terminal raw.\n"
     "\n"
     "  --list         print each folder's canonical listing (the format of\n"
     "                 05-calbin/file-sha256.txt) instead of its tree hash\n"
@@ -50,33 +56,25 @@ complain(const char *path, const char *why)
 	free(s);
 }
 
-/* Print "<hex>  <path><suffix>" the way sha256sum does: a name holding a
- * backslash or a newline is escaped and the line starts with a backslash. */
+/* Print "<hex>  <path><suffix>" the way sha256sum does, and escape what
+ * must not reach a terminal raw (hashtree_line()). */
 static void
-print_line(const char *hex, const char *path, const char *suffix)
+print_line(struct buf *b, const char *hex, const char *path,
+    const char *suffix)
 {
-	const char *p;
-
-	if (strpbrk(path, "\\\n") == NULL) {
-		printf("%s  %s%s\n", hex, path, suffix);
-		return;
+	if (hashtree_line(b, hex, path, suffix, true) != 0)
+		fatal("a listing line is too long");
+	if (b->len >= (64u << 10)) {
+		fwrite(b->data, 1, b->len, stdout);
+		buf_reset(b);
 	}
-	printf("\\%s  ", hex);
-	for (p = path; *p != '\0'; p++) {
-		if (*p == '\\')
-			fputs("\\\\", stdout);
-		else if (*p == '\n')
-			fputs("\\n", stdout);
-		else
-			putchar(*p);
-	}
-	printf("%s\n", suffix);
 }
 
 /* Print one folder's tree hash, or its canonical listing; 0 or -1. */
 static int
 hash_folder(struct hasher *h, const char *path, bool list)
 {
+	struct buf b = BUF_INIT;
 	struct tree t;
 	size_t i, len = strlen(path);
 	char *msg;
@@ -90,13 +88,14 @@ hash_folder(struct hasher *h, const char *path, bool list)
 		return -1;
 	}
 	if (list) {
-		for (i = 0; i < t.nfiles; i++) {
-			printf("%s  %s\n", t.files[i].hash.hex,
-			    t.files[i].path);
-		}
+		for (i = 0; i < t.nfiles; i++)
+			print_line(&b, t.files[i].hash.hex, t.files[i].path,
+			    "");
 	} else
-		print_line(t.hex, path, len > 0 && path[len - 1] == '/' ?
+		print_line(&b, t.hex, path, len > 0 && path[len - 1] == '/' ?
 		    "" : "/");
+	fwrite(b.data, 1, b.len, stdout);
+	buf_release(&b);
 	hashtree_release(&t);
 	return 0;
 }
@@ -188,6 +187,9 @@ hash_args(struct hasher *h, struct arg *args, size_t n)
 static int
 hash_arg(struct hasher *h, const struct arg *a, bool list)
 {
+	struct buf b = BUF_INIT;
+	char *why;
+
 	if (a->staterr != 0) {
 		complain(a->path, strerror(a->staterr));
 		return -1;
@@ -195,14 +197,19 @@ hash_arg(struct hasher *h, const struct arg *a, bool list)
 	if (S_ISDIR(a->st.st_mode))
 		return hash_folder(h, a->path, list);
 	if (!S_ISREG(a->st.st_mode)) {
-		complain(a->path, "not a regular file");
+		why = xasprintf("not a regular file: %s",
+		    hash_file_kind(a->st.st_mode));
+		complain(a->path, why);
+		free(why);
 		return -1;
 	}
 	if (a->res.err != 0) {
 		complain(a->path, strerror(a->res.err));
 		return -1;
 	}
-	print_line(a->res.hex, a->path, "");
+	print_line(&b, a->res.hex, a->path, "");
+	fwrite(b.data, 1, b.len, stdout);
+	buf_release(&b);
 	return 0;
 }
 

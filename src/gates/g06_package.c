@@ -80,41 +80,35 @@ check_summary(struct gate_result *gr, const struct artifact *a, json_t *root)
 			    (long long)want[k], levels[k], (long long)got[k]);
 }
 
-/* One line of file-sha256.txt: "<hex>  <path>". */
+/* One line of file-sha256.txt: "<hex>  <path>", or a line of sha256sum's
+ * escaped form, "\\<hex>  <path>" (hashtree_parse_line()). */
 static const struct tree_entry *
 listing_line(struct gate_result *gr, const struct tree *t, char *line,
     size_t lineno, unsigned char *seen)
 {
-	char where[32];
+	char where[32], *hex, *path;
+	const char *why;
 	size_t lo = 0, hi = t->nfiles, mid;
 	int c;
 
 	snprintf(where, sizeof where, "%zu:1", lineno);
-	if (strlen(line) < HASH_HEX_LEN + 3 || line[HASH_HEX_LEN] != ' ' ||
-	    line[HASH_HEX_LEN + 1] != ' ') {
-		gate_add(gr, SEV_ERROR, "G6.hashes", LISTING, where,
-		    "not a '<sha256>  <path>' line");
-		return NULL;
-	}
-	line[HASH_HEX_LEN] = '\0';
-	if (!gate_is_sha256_hex(line)) {
-		gate_add(gr, SEV_ERROR, "G6.hashes", LISTING, where,
-		    "the hash is not 64 lowercase hex digits");
+	if ((why = hashtree_parse_line(line, &hex, &path)) != NULL) {
+		gate_add(gr, SEV_ERROR, "G6.hashes", LISTING, where, "%s", why);
 		return NULL;
 	}
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		c = strcmp(line + HASH_HEX_LEN + 2, t->files[mid].path);
+		c = strcmp(path, t->files[mid].path);
 		if (c == 0) {
 			if (seen[mid]++)
 				gate_add(gr, SEV_ERROR, "G6.hashes", LISTING,
 				    where, "'%s' is listed twice",
 				    t->files[mid].path);
-			else if (strcmp(line, t->files[mid].hash.hex) != 0)
+			else if (strcmp(hex, t->files[mid].hash.hex) != 0)
 				gate_add(gr, SEV_ERROR, "G6.hashes", LISTING,
 				    where, "'%s' has sha256 %.12s…, the listing "
 				    "says %.12s…", t->files[mid].path,
-				    t->files[mid].hash.hex, line);
+				    t->files[mid].hash.hex, hex);
 			return &t->files[mid];
 		}
 		if (c < 0)
@@ -123,7 +117,7 @@ listing_line(struct gate_result *gr, const struct tree *t, char *line,
 			lo = mid + 1;
 	}
 	gate_add(gr, SEV_ERROR, "G6.hashes", LISTING, where,
-	    "'%s' is listed but not in package/", line + HASH_HEX_LEN + 2);
+	    "'%s' is listed but not in package/", path);
 	return NULL;
 }
 

@@ -5,14 +5,19 @@
  * data (2 GiB file, SHA-NI core at ~1.75 GB/s):
  * - below SMALL_FILE, read() into a per-worker buffer: one copy is cheaper
  *   than setting up and tearing down a mapping;
- * - otherwise the whole file is mapped read-only with MADV_SEQUENTIAL and
- *   hashed in place; page faults (with fault-around) cost ~5% of the hash,
- *   a read() copy ~15%;
+ * - otherwise the file is mapped read-only, WINDOW bytes at a time with
+ *   MADV_SEQUENTIAL, and hashed in place; page faults (with fault-around)
+ *   cost ~5% of the hash, a read() copy ~15%;
  * - a file of BIG_FILE or more, when a core would otherwise idle, is read by
- *   a helper thread in WINDOW blocks into a ring while this thread hashes:
- *   the hashing core then does nothing but hash;
+ *   a helper thread in RING_BLOCK blocks into a ring of RING_N while this
+ *   thread hashes: the hashing core then does nothing but hash;
  * - when mmap() is refused (/proc, some FUSE or network file systems) or the
  *   file shrinks under the mapping (SIGBUS, caught below), read() is used.
+ *
+ * Whatever the file's size, a hashing thread holds at most one window of it
+ * (8 MiB mapped, or 8 MiB of ring): mapped pages count in the resident set,
+ * and a 2 GiB file mapped whole was 2 GiB of RSS against a container's
+ * memory limit (tests/hash/memory_test.sh measures the peak).
  *
  * Files are spread over a pool of threads, largest first so that the pool
  * finishes together.  Results are kept in a table keyed by (device, inode,
@@ -49,7 +54,8 @@
 
 #define SMALL_FILE	(128u << 10)	/* below: read() */
 #define READ_BUF	(256u << 10)	/* each worker's read() buffer */
-#define WINDOW		(8u << 20)	/* hashing step and ring block */
+#define WINDOW		(8u << 20)	/* mapped at a time */
+#define RING_BLOCK	(2u << 20)	/* one read() into the ring */
 #define RING_N		4		/* ring blocks read ahead */
 #define BIG_FILE	(32u << 20)	/* worth a reader thread */
 #define MAX_THREADS	256
@@ -172,6 +178,26 @@ hash_is_hex(const char *s)
 	return s[HASH_HEX_LEN] == '\0';
 }
 
+const char *
+hash_file_kind(mode_t mode)
+{
+	static const struct {
+		mode_t		 type;
+		const char	*name;
+	} kinds[] = {
+		{ S_IFREG, "a regular file" }, { S_IFDIR, "a folder" },
+		{ S_IFLNK, "a symbolic link" }, { S_IFIFO, "a FIFO" },
+		{ S_IFSOCK, "a socket" }, { S_IFCHR, "a character device" },
+		{ S_IFBLK, "a block device" },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(kinds); i++)
+		if ((mode & S_IFMT) == kinds[i].type)
+			return kinds[i].name;
+	return "an unknown kind of file";
+}
+
 struct hasher *
 hash_new(const struct hasher_opts *opts)
 {
@@ -273,33 +299,35 @@ hash_read(struct pool *p, struct hashctx *hc, int fd, uint64_t *bytes)
 	}
 }
 
-/* Hash a mapping of the whole file; -1 when it cannot be mapped or
- * shrank while hashed (nothing is then known about the digest state). */
+/* Hash the file through a mapping of one window at a time; -1 when it
+ * cannot be mapped or shrank while hashed (nothing is then known about the
+ * digest state). */
 static int
-hash_mmap(struct pool *p, struct hashctx *hc, int fd, size_t size)
+hash_mmap(struct pool *p, struct hashctx *hc, int fd, uint64_t size)
 {
 	sigjmp_buf jb;
-	unsigned char *base;
-	size_t off, n;
+	unsigned char *volatile base = NULL;
+	volatile size_t len = 0;
+	uint64_t off;
 
-	base = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		return -1;
-	(void)madvise(base, size, MADV_SEQUENTIAL);
 	if (sigsetjmp(jb, 0) != 0) {
 		bus_guard = NULL;
-		munmap(base, size);
+		munmap(base, len);
 		return -1;
 	}
-	bus_guard = &jb;
-	for (off = 0; off < size; off += n) {
-		n = size - off < WINDOW ? size - off : WINDOW;
-		if (EVP_DigestUpdate(hc->ctx, base + off, n) != 1)
+	for (off = 0; off < size; off += len) {
+		len = size - off < WINDOW ? (size_t)(size - off) : WINDOW;
+		base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+		if (base == MAP_FAILED)
+			return -1;
+		(void)madvise(base, len, MADV_SEQUENTIAL);
+		bus_guard = &jb;
+		if (EVP_DigestUpdate(hc->ctx, base, len) != 1)
 			fatal("SHA-256 failed");
-		atomic_fetch_add(&p->done, n);
+		bus_guard = NULL;
+		munmap(base, len);
+		atomic_fetch_add(&p->done, len);
 	}
-	bus_guard = NULL;
-	munmap(base, size);
 	return 0;
 }
 
@@ -316,15 +344,15 @@ struct ring {
 	int		 err;
 };
 
-/* Fill up to WINDOW bytes; short only at end of file. */
+/* Fill up to RING_BLOCK bytes; short only at end of file. */
 static ssize_t
 read_block(int fd, unsigned char *b)
 {
 	size_t got = 0;
 	ssize_t n;
 
-	while (got < WINDOW) {
-		n = read(fd, b + got, WINDOW - got);
+	while (got < RING_BLOCK) {
+		n = read(fd, b + got, RING_BLOCK - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -359,7 +387,7 @@ ring_reader(void *arg)
 		r->err = err;
 		if (n > 0)
 			r->len[r->head++ % RING_N] = (size_t)n;
-		end = r->eof = n < (ssize_t)WINDOW;
+		end = r->eof = n < (ssize_t)RING_BLOCK;
 		pthread_cond_signal(&r->cv);
 		pthread_mutex_unlock(&r->mu);
 		if (end)
@@ -408,7 +436,7 @@ hash_ring(struct pool *p, struct hashctx *hc, int fd, uint64_t *bytes)
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_cond_init(&r.cv, NULL);
 	for (i = 0; i < RING_N; i++)
-		r.buf[i] = xmalloc(WINDOW);
+		r.buf[i] = xmalloc(RING_BLOCK);
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (pthread_create(&tid, NULL, ring_reader, &r) != 0)
 		err = -1;
@@ -439,8 +467,8 @@ hash_fd(struct pool *p, struct hashctx *hc, int fd, uint64_t size,
 		err = hash_ring(p, hc, fd, bytes);
 		tried = true;
 	}
-	if (err == -1 && size >= SMALL_FILE && size <= SIZE_MAX) {
-		if ((err = hash_mmap(p, hc, fd, (size_t)size)) == 0)
+	if (err == -1 && size >= SMALL_FILE) {
+		if ((err = hash_mmap(p, hc, fd, size)) == 0)
 			*bytes = size;
 		tried = true;
 	}

@@ -1,8 +1,9 @@
 /*
  * hash.h: SHA-256 of files and trees, streaming, parallel and cached.
  *
- * Files are never read whole into memory: they are hashed in large windows
- * with OpenSSL's EVP interface (the digest fetched once).  hash_files()
+ * Files are never read or mapped whole into memory: they are hashed through
+ * a window of a fixed size (8 MiB a thread, whatever the file's size) with
+ * OpenSSL's EVP interface (the digest fetched once).  hash_files()
  * spreads files across a pool of threads (one per online core by default),
  * and a persistent cache keyed by (device, inode, size, mtime ns, ctime ns)
  * makes re-hashing an unchanged file cost one stat().  Within one hasher the
@@ -23,6 +24,7 @@
 
 #define HASH_HEX_LEN 64
 
+struct buf;
 struct hasher;
 
 struct hasher_opts {
@@ -80,14 +82,46 @@ struct tree {
 /*
  * Walk dir (not following symbolic links, like find -type f), hash every
  * regular file in parallel and compute the tree hash: SHA-256 of the lines
- * "<sha256>  <path>\n" sorted bytewise by path.  Symbolic links are listed in
- * tree->links, flagged when they lead outside `within` (an absolute, real
- * path; NULL: outside dir).  Returns 0, or -1 with tree->err set (a file that
- * cannot be read, a directory that cannot be listed).
+ * "<sha256>  <path>\n" sorted bytewise by path, written by hashtree_line().
+ * Symbolic links are listed in tree->links, flagged when they lead outside
+ * `within` (an absolute, real path; NULL: outside dir).  Returns 0, or -1
+ * with tree->err set (a file that cannot be read, a directory that cannot be
+ * listed, or an entry that is neither a regular file, a folder nor a link:
+ * a FIFO, a socket or a device, which is never opened).
  */
 int	 hashtree_hash(struct hasher *h, const char *dir, const char *within,
 	    struct tree *tree);
 void	 hashtree_release(struct tree *tree);
+
+/*
+ * Append to b one line of a canonical listing, "<hex>  <path><suffix>\n",
+ * written as sha256sum writes it: when the path holds a backslash, LF or
+ * CR, these are written \\, \n and \r and the line starts with a
+ * backslash, so that every line is one line and no two paths give the same
+ * line.  This is the form the tree hash digests (workspace.md §1).
+ *
+ * With `visible` the line is for a terminal: every other byte of the path
+ * that must not reach one raw is written \xHH and makes the line start with
+ * a backslash as well -- C0 and C1 controls, DEL, the bidi controls, U+FEFF,
+ * U+2028, U+2029 (text_cp_unsafe()) and bytes that are not UTF-8.  The
+ * escapes still never make two paths alike, since a backslash is always
+ * written \\.  The suffix is appended as it is.  Returns 0, or -1 (and
+ * appends nothing) when b's cap would be passed.
+ */
+int	 hashtree_line(struct buf *b, const char *hex, const char *path,
+	    const char *suffix, bool visible);
+/*
+ * Read one line of a listing (its LF taken off) in place, as sha256sum -c
+ * does: a line that starts with a backslash has its path unescaped (\\,
+ * \n and \r; any other escape is an error).  On success *hex and *path
+ * point into line and NULL is returned; otherwise why the line is not one
+ * (a static string).
+ */
+const char *hashtree_parse_line(char *line, char **hex, char **path);
+
+/* What a file of this st_mode is, for messages: "a FIFO", "a socket",
+ * "a character device"... (a static string). */
+const char *hash_file_kind(mode_t mode);
 
 /* SHA-256 of a memory block, as hex. */
 void	 hash_bytes(const void *data, size_t len, char hex[HASH_HEX_LEN + 1]);

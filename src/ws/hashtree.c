@@ -1,7 +1,7 @@
 /*
  * hashtree.c: the tree hash of a folder (workspace.md §1): walk it like
  * find -type f, hash its files through the hasher's pool and cache, and
- * digest the canonical listing.
+ * digest the canonical listing; and the listing's lines, written and read.
  */
 #include "calops.h"
 
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/text.h"
 #include "ws/hash_int.h"
 
 /*
@@ -38,6 +39,7 @@ struct walker {
 	char			*errpath;	/* the failure first in order */
 	const char		*errwhat;
 	int			 err;
+	const char		*errkind;	/* a FIFO...; NULL: errno */
 };
 
 /* The state shared by the threads walking one tree. */
@@ -82,9 +84,11 @@ path_child(const char *rel, const char *name)
 	return p;
 }
 
-/* Keep the failure whose path sorts first, so the report is stable. */
+/* Keep the failure whose path sorts first, so the report is stable; kind
+ * is what a file that cannot be hashed is, or NULL after an errno. */
 static void
-walker_error(struct walker *k, const char *what, const char *rel, int err)
+walker_error(struct walker *k, const char *what, const char *rel, int err,
+    const char *kind)
 {
 	if (k->errpath != NULL && strcmp(rel, k->errpath) >= 0)
 		return;
@@ -92,6 +96,7 @@ walker_error(struct walker *k, const char *what, const char *rel, int err)
 	k->errpath = xstrdup(rel);
 	k->errwhat = what;
 	k->err = err;
+	k->errkind = kind;
 }
 
 /* Whether the real path `real` is dir or lies below it. */
@@ -161,7 +166,9 @@ walk_push(struct walk *w, char *rel)
 }
 
 /* Sort one directory entry into files, links and subdirectories, like
- * find -type f: nothing else counts and no link is followed. */
+ * find -type f, and no link is followed.  Anything else (a FIFO, a socket,
+ * a device) is never opened, as opening a FIFO waits for a writer, and is
+ * an error: a package holding one would not be what its listing says. */
 static void
 walker_entry(struct walker *k, int dfd, const char *name, unsigned char type,
     char *rel)
@@ -170,7 +177,7 @@ walker_entry(struct walker *k, int dfd, const char *name, unsigned char type,
 
 	if (type == DT_UNKNOWN || type == DT_REG) {
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			walker_error(k, "read", rel, errno);
+			walker_error(k, "read", rel, errno, NULL);
 			free(rel);
 			return;
 		}
@@ -182,8 +189,10 @@ walker_entry(struct walker *k, int dfd, const char *name, unsigned char type,
 		walker_link(k, dfd, name, rel);
 	else if (type == DT_DIR)
 		walk_push(k->w, rel);
-	else
+	else {
+		walker_error(k, "hash", rel, 0, hash_file_kind(DTTOIF(type)));
 		free(rel);
+	}
 }
 
 /* List one directory, relative to the root. */
@@ -197,7 +206,7 @@ walker_dir(struct walker *k, const char *rel)
 	fd = openat(k->w->rootfd, rel[0] == '\0' ? "." : rel,
 	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
-		walker_error(k, "open", rel, errno);
+		walker_error(k, "open", rel, errno, NULL);
 		if (fd != -1)
 			close(fd);
 		return;
@@ -213,7 +222,7 @@ walker_dir(struct walker *k, const char *rel)
 		    path_child(rel, de->d_name));
 	}
 	if (errno != 0)
-		walker_error(k, "list", rel, errno);
+		walker_error(k, "list", rel, errno, NULL);
 	closedir(d);
 }
 
@@ -320,12 +329,131 @@ walk_merge(struct walk *w, struct walker *ks, size_t n, struct tree *t,
 	qsort(t->links, t->nlinks, sizeof *t->links, tree_link_cmp);
 	if (bad != NULL) {
 		full = path_join(w->dir, bad->errpath);
-		errbuf_set(t->err, sizeof t->err, "cannot %s '%s': %s",
-		    bad->errwhat, full, strerror(bad->err));
+		if (bad->errkind != NULL)
+			errbuf_set(t->err, sizeof t->err, "cannot %s '%s': "
+			    "not a regular file: %s", bad->errwhat, full,
+			    bad->errkind);
+		else
+			errbuf_set(t->err, sizeof t->err, "cannot %s '%s': %s",
+			    bad->errwhat, full, strerror(bad->err));
 		free(full);
 	}
 	*nfiles = nf;
 	return files;
+}
+
+/*
+ * The length of the piece of path at p that hashtree_line() writes as one:
+ * a byte, or with `visible` a UTF-8 code point; *esc says whether it is
+ * written as escapes.  A backslash, LF and CR always are (sha256sum's \\,
+ * \n, \r); with `visible` so are a byte that is not UTF-8 and a code point
+ * that must never reach a terminal raw (text_cp_unsafe()), byte by byte.
+ */
+static size_t
+line_piece(const char *p, size_t len, bool visible, bool *esc)
+{
+	uint32_t cp;
+	size_t n;
+
+	*esc = *p == '\\' || *p == '\n' || *p == '\r';
+	if (*esc || !visible)
+		return 1;
+	if ((n = text_utf8_decode((const unsigned char *)p, len, &cp)) == 0) {
+		*esc = true;
+		return 1;
+	}
+	*esc = text_cp_unsafe(cp);
+	return n;
+}
+
+/* Append the escapes of the piece of n bytes at p. */
+static int
+line_escape(struct buf *b, const char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char esc[4] = { '\\', 'x', '0', '0' };
+	int rc = 0;
+
+	if (*p == '\\' || *p == '\n' || *p == '\r') {
+		esc[1] = *p == '\\' ? '\\' : *p == '\n' ? 'n' : 'r';
+		return buf_add(b, esc, 2);
+	}
+	for (; n > 0; p++, n--) {
+		esc[2] = digits[(unsigned char)*p >> 4];
+		esc[3] = digits[(unsigned char)*p & 0xf];
+		rc |= buf_add(b, esc, 4);
+	}
+	return rc;
+}
+
+int
+hashtree_line(struct buf *b, const char *hex, const char *path,
+    const char *suffix, bool visible)
+{
+	size_t i, n, len = strlen(path), start = b->len;
+	bool esc = false, any = false;
+	int rc = 0;
+
+	for (i = 0; i < len && !any; i += n) {
+		n = line_piece(path + i, len - i, visible, &esc);
+		any = esc;
+	}
+	if (any)
+		rc |= buf_addc(b, '\\');
+	rc |= buf_adds(b, hex);
+	rc |= buf_add(b, "  ", 2);
+	for (i = 0; i < len && any; i += n) {
+		n = line_piece(path + i, len - i, visible, &esc);
+		rc |= esc ? line_escape(b, path + i, n) :
+		    buf_add(b, path + i, n);
+	}
+	if (!any)
+		rc |= buf_add(b, path, len);
+	rc |= buf_adds(b, suffix);
+	rc |= buf_addc(b, '\n');
+	if (rc != 0) {
+		b->len = start;
+		if (b->data != NULL)
+			b->data[start] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+hashtree_parse_line(char *line, char **hex, char **path)
+{
+	bool escaped = line[0] == '\\';
+	char *r, *w;
+
+	*hex = line + escaped;
+	if (strlen(*hex) < HASH_HEX_LEN + 3 || (*hex)[HASH_HEX_LEN] != ' ' ||
+	    (*hex)[HASH_HEX_LEN + 1] != ' ')
+		return "not a '<sha256>  <path>' line";
+	(*hex)[HASH_HEX_LEN] = '\0';
+	if (!hash_is_hex(*hex))
+		return "the hash is not 64 lowercase hex digits";
+	*path = *hex + HASH_HEX_LEN + 2;
+	if (!escaped)
+		return NULL;
+	for (r = w = *path; *r != '\0'; r++) {
+		if (*r != '\\') {
+			*w++ = *r;
+			continue;
+		}
+		r++;
+		if (*r == '\\')
+			*w++ = '\\';
+		else if (*r == 'n')
+			*w++ = '\n';
+		else if (*r == 'r')
+			*w++ = '\r';
+		else
+			return "the path has an escape other than \\\\, \\n "
+			    "and \\r";
+	}
+	*w = '\0';
+	return NULL;
 }
 
 /* The tree hash: SHA-256 of the canonical listing, fed in large pieces. */
@@ -343,10 +471,8 @@ tree_digest(struct tree *t)
 		fatal("SHA-256 failed");
 	buf_init(&b, 0);
 	for (i = 0; i < t->nfiles; i++) {
-		if (buf_add(&b, t->files[i].hash.hex, HASH_HEX_LEN) != 0 ||
-		    buf_add(&b, "  ", 2) != 0 ||
-		    buf_adds(&b, t->files[i].path) != 0 ||
-		    buf_addc(&b, '\n') != 0)
+		if (hashtree_line(&b, t->files[i].hash.hex, t->files[i].path,
+		    "", false) != 0)
 			fatal("tree listing too long");
 		if (b.len < (64u << 10) && i + 1 < t->nfiles)
 			continue;

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "base/buf.h"
 #include "ws/hash.h"
 #include "wsfixture.h"
 
@@ -44,21 +45,20 @@ relist_package(struct wsfix *w, char hex[HASH_HEX_LEN + 1])
 {
 	struct hasher_opts o = { .use_cache = false, .threads = 1 };
 	struct hasher *h = hash_new(&o);
-	char *dir = ws_path(w, PACKAGE), *line, *text = xstrdup("");
+	char *dir = ws_path(w, PACKAGE);
+	struct buf text = BUF_INIT;
 	struct tree t;
 	size_t i;
 
 	memset(&t, 0, sizeof t);
 	assert_int_equal(hashtree_hash(h, dir, NULL, &t), 0);
-	for (i = 0; i < t.nfiles; i++) {
-		line = xasprintf("%s%s  %s\n", text, t.files[i].hash.hex,
-		    t.files[i].path);
-		free(text);
-		text = line;
-	}
-	ws_write_str(w, LISTING, text);
+	buf_adds(&text, "");
+	for (i = 0; i < t.nfiles; i++)
+		assert_int_equal(hashtree_line(&text, t.files[i].hash.hex,
+		    t.files[i].path, "", false), 0);
+	ws_write_str(w, LISTING, text.data);
 	memcpy(hex, t.hex, HASH_HEX_LEN + 1);
-	free(text);
+	buf_release(&text);
 	free(dir);
 	hashtree_release(&t);
 	hash_free(h);
@@ -180,6 +180,41 @@ g6_hashes(void **state)
 	/* G7 and G8 skip their bound check without the package. */
 	expect_finding(ev, "G7", "G7.bound", SEV_WARN);
 	expect_finding(ev, "G8", "G8.bound", SEV_WARN);
+}
+
+/* Names holding LF, backslash or an escape sequence are listed as
+ * sha256sum lists them; what is neither file nor folder fails G6. */
+static void
+g6_hostile_names(void **state)
+{
+	struct wsfix *w = *state;
+	char hex[HASH_HEX_LEN + 1];
+	struct eval *ev;
+
+	ws_write_str(w, PACKAGE "/lf\nname", "1");
+	ws_write_str(w, PACKAGE "/back\\slash", "2");
+	ws_write_str(w, PACKAGE "/osc\x1b]52;c;aGk=\x07", "3");
+	relist_package(w, hex);
+	ws_json_set(w, VALIDATION, "/package_tree_sha256", json_string(hex));
+	ev = ws_eval(w);
+	expect_status(ev, "G6", GS_PASS);
+	expect_no_finding(ev, "G6", "G6.hashes");
+
+	ws_replace(w, LISTING, "lf\\nname", "lf\\tname");
+	ev = ws_eval(w);
+	expect_status(ev, "G6", GS_FAIL);
+	expect_finding_msg(ev, "G6", "G6.hashes", SEV_ERROR,
+	    "an escape other than");
+	expect_finding_msg(ev, "G6", "G6.hashes", SEV_ERROR,
+	    "of package/ is not listed");
+
+	ws_reset(w, "a FIFO in package/");
+	ws_mkfifo(w, PACKAGE "/chip0/fifo");
+	ev = ws_eval(w);
+	expect_status(ev, "G6", GS_FAIL);
+	expect_finding_msg(ev, "G6", "G6.hashes", SEV_ERROR,
+	    "/chip0/fifo': not a regular file: a FIFO");
+	expect_finding(ev, "G7", "G7.bound", SEV_WARN);
 }
 
 static void
@@ -1765,6 +1800,7 @@ main(void)
 		WS_TEST(g6_errors),
 		WS_TEST(g6_repro),
 		WS_TEST(g6_hashes),
+		WS_TEST(g6_hostile_names),
 		WS_TEST(g6_bound),
 		WS_TEST(g6_single_chip),
 		WS_TEST(g6_parse_and_path),

@@ -1,9 +1,12 @@
 /* test_hash.c: SHA-256 of files and trees, the hasher's cache (cmocka). */
 #include "calops.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -12,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "base/buf.h"
 #include "base/fileio.h"
 #include "ws/hash.h"
 #include "ws/hashcache.h"
@@ -297,9 +301,6 @@ test_tree_pipeline(void **state)
 	p = xasprintf("%s/link", root);
 	assert_int_equal(symlink("b.txt", p), 0);
 	free(p);
-	p = xasprintf("%s/fifo", root);
-	assert_int_equal(mkfifo(p, 0644), 0);
-	free(p);
 	p = xasprintf("%s/emptydir", root);
 	assert_int_equal(mkdir(p, 0755), 0);
 	free(p);
@@ -318,6 +319,226 @@ test_tree_pipeline(void **state)
 	free(out);
 	free(cmd);
 	hashtree_release(&t);
+	free(root);
+	hash_free(h);
+}
+
+/* Names a hostile workspace may hold: every one must list as one line
+ * that reads back as the name, and reach a terminal as escapes only. */
+static const char *const hostile[] = {
+	"lf\nname", "cr\rname", "back\\slash", "back\\nslash",
+	"osc\x1b]52;c;aGVsbG8=\x07", "clear\x1b[2J", "csi\x9b" "31m",
+	"c1\xc2\x9b" "31m", "rlo\xe2\x80\xaegnp.exe", "lrm\xe2\x80\x8e",
+	"bad\xff\xfe", "tab\there", "del\x7f", "sp ace", "-dash",
+	"caf\xc3\xa9", "\\", "d\n/\x1b",
+};
+
+/* Undo hashtree_line()'s visible escapes (\\, \n, \r, \xHH) in place;
+ * false when something else follows a backslash. */
+static bool
+unescape_visible(char *s)
+{
+	char *r, *w, hex[3] = { 0, 0, 0 };
+
+	for (r = w = s; *r != '\0'; r++) {
+		if (*r != '\\') {
+			*w++ = *r;
+			continue;
+		}
+		r++;
+		if (*r == '\\' || *r == 'n' || *r == 'r')
+			*w++ = *r == 'n' ? '\n' : *r == 'r' ? '\r' : '\\';
+		else if (*r == 'x' && isxdigit((unsigned char)r[1]) &&
+		    isxdigit((unsigned char)r[2])) {
+			memcpy(hex, r + 1, 2);
+			*w++ = (char)strtol(hex, NULL, 16);
+			r += 2;
+		} else
+			return false;
+	}
+	*w = '\0';
+	return true;
+}
+
+/* A listing line, canonical and visible: one line each, the canonical one
+ * as sha256sum writes it, the visible one free of control bytes, both
+ * reading back as the name; no two names alike. */
+static void
+test_listing_lines(void **state)
+{
+	struct buf canon = BUF_INIT, vis = BUF_INIT;
+	char *lines[nitems(hostile)], *hex, *path, *copy;
+	const unsigned char *q;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < nitems(hostile); i++) {
+		buf_reset(&canon);
+		buf_reset(&vis);
+		assert_int_equal(hashtree_line(&canon, ABC_HEX, hostile[i], "",
+		    false), 0);
+		assert_int_equal(hashtree_line(&vis, ABC_HEX, hostile[i], "",
+		    true), 0);
+		/* sha256sum's escapes: \\, \n, \r and a leading backslash. */
+		assert_int_equal(canon.data[0] == '\\',
+		    strpbrk(hostile[i], "\\\n\r") != NULL);
+		assert_non_null(strchr(canon.data, '\n'));
+		assert_true(strchr(canon.data, '\n') ==
+		    canon.data + canon.len - 1);
+		assert_null(strchr(canon.data, '\r'));
+		canon.data[--canon.len] = '\0';
+		assert_null(hashtree_parse_line(canon.data, &hex, &path));
+		assert_string_equal(hex, ABC_HEX);
+		assert_string_equal(path, hostile[i]);
+		/* Visible: printable ASCII or well-formed safe UTF-8. */
+		for (q = (const unsigned char *)vis.data; *q != '\0'; q++)
+			assert_true(*q == '\n' ? q[1] == '\0' :
+			    *q >= 0x20 && *q != 0x7f && (*q < 0x80 ||
+			    strcmp(hostile[i], "caf\xc3\xa9") == 0));
+		assert_int_equal(vis.data[0] == '\\',
+		    strcmp(hostile[i], "sp ace") != 0 &&
+		    strcmp(hostile[i], "-dash") != 0 &&
+		    strcmp(hostile[i], "caf\xc3\xa9") != 0);
+		vis.data[--vis.len] = '\0';
+		copy = xstrdup(vis.data + (vis.data[0] == '\\'));
+		assert_memory_equal(copy, ABC_HEX "  ", HASH_HEX_LEN + 2);
+		if (vis.data[0] == '\\')
+			assert_true(unescape_visible(copy + HASH_HEX_LEN + 2));
+		assert_string_equal(copy + HASH_HEX_LEN + 2, hostile[i]);
+		free(copy);
+		lines[i] = xstrdup(vis.data);
+	}
+	for (i = 0; i < nitems(hostile); i++) {
+		for (j = i + 1; j < nitems(hostile); j++)
+			assert_string_not_equal(lines[i], lines[j]);
+		free(lines[i]);
+	}
+	buf_release(&canon);
+	buf_release(&vis);
+}
+
+/* Lines that are not a listing's, as sha256sum -c would judge them. */
+static void
+test_listing_parse_errors(void **state)
+{
+	static const char *const bad[] = {
+		"", "hello", ABC_HEX, ABC_HEX " x", ABC_HEX "  ",
+		"\\" ABC_HEX "  a\\tb", "\\" ABC_HEX "  a\\", "\\" ABC_HEX " x",
+		"BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"
+		"  x",
+	};
+	char *line, *hex, *path;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < nitems(bad); i++) {
+		line = xstrdup(bad[i]);
+		assert_non_null(hashtree_parse_line(line, &hex, &path));
+		free(line);
+	}
+	line = xstrdup("\\" ABC_HEX "  plain");	/* escaped, needlessly */
+	assert_null(hashtree_parse_line(line, &hex, &path));
+	assert_string_equal(path, "plain");
+	free(line);
+	line = xstrdup(ABC_HEX "  a\\nb");	/* not escaped: as it is */
+	assert_null(hashtree_parse_line(line, &hex, &path));
+	assert_string_equal(path, "a\\nb");
+	free(line);
+}
+
+/* Hostile names in a tree: its hash is what coreutils gives for the same
+ * files (NUL-separated, so that no name is split), and a name holding a
+ * listing line no longer makes two folders' listings alike. */
+static void
+test_tree_hostile_names(void **state)
+{
+	struct fixture *f = *state;
+	struct hasher *h = new_hasher(false, 2);
+	struct tree t, ta, tb;
+	char *p, *cmd, *out, *root = xasprintf("%s/hostile", f->dir);
+	char bhex[HASH_HEX_LEN + 1], *forged, *old_a, *old_b;
+	size_t i;
+
+	for (i = 0; i < nitems(hostile); i++) {
+		p = xasprintf("hostile/%s", hostile[i]);
+		free(put_file(f, p, hostile[i], strlen(hostile[i])));
+		free(p);
+	}
+	assert_int_equal(hashtree_hash(h, root, NULL, &t), 0);
+	assert_int_equal(t.nfiles, nitems(hostile));
+	cmd = xasprintf("cd '%s' && find . -type f -printf '%%P\\0' | "
+	    "LC_ALL=C sort -z | xargs -0 sha256sum -- | sha256sum", root);
+	out = run_sh(cmd);
+	out[HASH_HEX_LEN] = '\0';
+	assert_string_equal(t.hex, out);
+	free(out);
+	free(cmd);
+	hashtree_release(&t);
+
+	/* Folder a holds one file whose name is "a", LF and a listing line
+	 * for b; folder b holds a and b.  Listed raw, both read the same. */
+	hash_bytes("B", 1, bhex);
+	forged = xasprintf("a/a\n%s  b", bhex);
+	free(put_file(f, forged, "A", 1));
+	free(put_file(f, "b/a", "A", 1));
+	free(put_file(f, "b/b", "B", 1));
+	p = xasprintf("%s/a", f->dir);
+	assert_int_equal(hashtree_hash(h, p, NULL, &ta), 0);
+	free(p);
+	p = xasprintf("%s/b", f->dir);
+	assert_int_equal(hashtree_hash(h, p, NULL, &tb), 0);
+	free(p);
+	old_a = xasprintf("%s  %s\n", ta.files[0].hash.hex, ta.files[0].path);
+	old_b = xasprintf("%s  %s\n%s  %s\n", tb.files[0].hash.hex,
+	    tb.files[0].path, tb.files[1].hash.hex, tb.files[1].path);
+	assert_string_equal(old_a, old_b);
+	assert_string_not_equal(ta.hex, tb.hex);
+	free(old_a);
+	free(old_b);
+	free(forged);
+	hashtree_release(&ta);
+	hashtree_release(&tb);
+	free(root);
+	hash_free(h);
+}
+
+/* A FIFO, a socket in a tree: an error naming it, never opened (opening
+ * the FIFO would wait for a writer forever), never skipped. */
+static void
+test_tree_special_files(void **state)
+{
+	struct fixture *f = *state;
+	struct hasher *h = new_hasher(false, 2);
+	struct sockaddr_un sun;
+	struct tree t;
+	char *root = xasprintf("%s/special", f->dir), *p;
+	int fd;
+
+	free(put_file(f, "special/a.bin", "abc", 3));
+	free(put_file(f, "special/sub/z.bin", "abc", 3));
+	p = xasprintf("%s/sub/fifo", root);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	free(p);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t), -1);
+	p = xasprintf("cannot hash '%s/sub/fifo': not a regular file: a FIFO",
+	    root);
+	assert_string_equal(t.err, p);
+	assert_string_equal(t.hex, "");
+	free(p);
+	hashtree_release(&t);
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	p = xasprintf("%s/sock", root);
+	assert_true(strlen(p) < sizeof sun.sun_path);
+	memcpy(sun.sun_path, p, strlen(p));
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof sun), 0);
+	assert_int_equal(hashtree_hash(h, root, NULL, &t), -1);
+	assert_non_null(strstr(t.err, "/sock': not a regular file: a socket"));
+	hashtree_release(&t);
+	close(fd);
+	free(p);
 	free(root);
 	hash_free(h);
 }
@@ -793,6 +1014,10 @@ main(void)
 		TEST(test_large_files),
 		TEST(test_many_files),
 		TEST(test_tree_pipeline),
+		cmocka_unit_test(test_listing_lines),
+		cmocka_unit_test(test_listing_parse_errors),
+		TEST(test_tree_hostile_names),
+		TEST(test_tree_special_files),
 		TEST(test_tree_empty_and_errors),
 		TEST(test_tree_links),
 		TEST(test_unreadable),
