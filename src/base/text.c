@@ -122,6 +122,25 @@ text_json_harden(const char *json, size_t len, size_t *outlen)
 	return buf_detach(&b, outlen);
 }
 
+int
+text_json_print(FILE *f, const json_t *o, size_t flags)
+{
+	char *s = json_dumps(o, flags), *hard;
+	size_t len;
+
+	if (s == NULL)
+		return -1;
+	len = strlen(s);
+	if ((hard = text_json_harden(s, len, &len)) != NULL) {
+		free(s);
+		s = hard;
+	}
+	fwrite(s, 1, len, f);
+	fputc('\n', f);
+	free(s);
+	return 0;
+}
+
 static bool ascii_ellipsis;
 
 void

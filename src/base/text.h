@@ -34,6 +34,9 @@ json_t	*text_json(const char *s);
  * escape, else a new string, its length in *outlen.
  */
 char	*text_json_harden(const char *json, size_t len, size_t *outlen);
+/* Print o to f as json_dumpf() would (flags), hardened, with a final LF;
+ * -1 when it cannot be encoded. */
+int	 text_json_print(FILE *f, const json_t *o, size_t flags);
 
 /* Decode one UTF-8 code point at s (len bytes left); returns its length or
  * 0 when the bytes there are not valid UTF-8 (overlong, surrogate,

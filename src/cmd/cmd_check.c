@@ -5,6 +5,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "cmd/cmd.h"
 #include "engine/report.h"
 
@@ -45,18 +46,13 @@ now(void)
 static void
 emit(struct stream *s, const char *type, json_t *o)
 {
-	char *line;
-
 	json_object_set_new(o, "v", json_integer(1));
 	json_object_set_new(o, "seq", json_integer((json_int_t)++s->seq));
 	json_object_set_new(o, "ts", json_real(now()));
 	json_object_set_new(o, "type", json_string(type));
-	line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (line != NULL) {
-		puts(line);
-		fflush(stdout);
-		free(line);
-	}
+	/* Hardened: messages quote files, and a terminal may show this. */
+	(void)text_json_print(stdout, o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fflush(stdout);
 	json_decref(o);
 }
 
@@ -271,8 +267,8 @@ cmd_check(int argc, char **argv)
 	rc = exit_status(&ev, &filter);
 	if (mode == 'j') {
 		o = report_json(&ev, tickets, &filter, true);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
+		(void)text_json_print(stdout, o, JSON_INDENT(2) |
+		    JSON_PRESERVE_ORDER);
 		json_decref(o);
 	} else if (mode == 's') {
 		stream_findings(&st, &ev, &filter);

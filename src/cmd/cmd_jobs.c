@@ -196,8 +196,7 @@ print_list(const struct entry *v, size_t n, bool json)
 			json_array_append_new(list, entry_json(&v[i], now));
 		o = json_pack("{s:s,s:o}", "schema", "calops-jobs/v1", "jobs",
 		    list);
-		json_dumpf(o, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
+		(void)text_json_print(stdout, o, JSON_INDENT(2));
 		json_decref(o);
 		return;
 	}

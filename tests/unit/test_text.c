@@ -304,6 +304,40 @@ test_utf8_valid(void **state)
 	    text_utf8_decode((const unsigned char *)"\xe4\xb8\xad", 2, &cp), 0);
 }
 
+/* JSON text with its invisible controls escaped: the same value, and no
+ * byte of them left for a terminal to act on. */
+static void
+test_json_harden(void **state)
+{
+	const char in[] = "{\"m\":\"a\xe2\x80\xae b\xc2\x85" "c\x7f"
+	    "\xe2\x81\xa6 \xef\xbb\xbf \xe4\xb8\xad\xff\"}";
+	json_t *a, *b;
+	size_t n;
+	char *out;
+
+	(void)state;
+	assert_null(text_json_harden("{\"m\":\"caf\xc3\xa9 \xe4\xb8\xad\"}",
+	    17, &n));
+	out = text_json_harden(in, strlen(in), &n);
+	assert_non_null(out);
+	assert_int_equal(strlen(out), n);
+	assert_string_equal(out, "{\"m\":\"a\\u202e b\\u0085c\\u007f"
+	    "\\u2066 \\ufeff \xe4\xb8\xad\xff\"}");
+	/* The same value once read (the stray 0xff aside, kept as it was). */
+	a = json_loads("{\"m\":\"a\xe2\x80\xae b\xc2\x85" "c\x7f"
+	    "\xe2\x81\xa6 \xef\xbb\xbf \xe4\xb8\xad\"}", 0, NULL);
+	out[n - 3] = '"';
+	out[n - 2] = '}';
+	out[n - 1] = '\0';
+	b = json_loads(out, 0, NULL);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(json_equal(a, b));
+	json_decref(a);
+	json_decref(b);
+	free(out);
+}
+
 int
 main(void)
 {
@@ -315,6 +349,7 @@ main(void)
 		cmocka_unit_test(test_c_locale),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_utf8_valid),
+		cmocka_unit_test(test_json_harden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
