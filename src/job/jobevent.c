@@ -456,11 +456,14 @@ sink_room(struct job_sink *k, size_t n, size_t keep)
 			return 0;
 		want = (need + JOB_SINK_GROW - 1) / JOB_SINK_GROW *
 		    JOB_SINK_GROW;
-		if (fallocate(k->fd, FALLOC_FL_KEEP_SIZE, 0, want) == 0) {
+		/* From the end: what lies before it is written already. */
+		if (fallocate(k->fd, FALLOC_FL_KEEP_SIZE, k->size,
+		    want - k->size) == 0) {
 			k->allocated = want;
 			return 0;
 		}
-		if (fallocate(k->fd, FALLOC_FL_KEEP_SIZE, 0, need) == 0) {
+		if (fallocate(k->fd, FALLOC_FL_KEEP_SIZE, k->size,
+		    need - k->size) == 0) {
 			k->allocated = need;
 			return 0;
 		}
