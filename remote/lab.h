@@ -10,23 +10,25 @@
  *	  - {host: lab3, path: /data/model-port/qwen3-1.7b}
  *	runner: calrt_runner
  *
- * runner: is the runner CLI of runbook §11.1, the program and any leading
- * options: a string, split on blanks (spaces, tabs, newlines) into argv
+ * runner: is the runner CLI of runbook §11.1 as a command prefix: the
+ * words that start it, which the runner's command (golden, stress, fault)
+ * and the command's options follow, as in "calrt_runner golden --calbin
+ * DIR".  A string is split on blanks (spaces, tabs, newlines) into argv
  * with no shell quoting -- a quote or a backslash in it is an error, so
- * that `--flag "a b"` is not silently cut in two -- or a YAML list of
- * strings, one argument each, for arguments that hold blanks or quotes:
+ * that `--flag "a b"` is not silently cut in two -- and a YAML list of
+ * strings is one argument each, for arguments that hold blanks or quotes:
  *
  *	runner: calrt-sim --time-scale 3000
+ *	runner: [python3, /opt/lab/runner.py]
  *	runner: [/opt/calrt/bin/calrt_runner, --log-dir, "/var/log/calrt run"]
  *
- * Either way it is not empty and every argument is a non-empty string.  It
- * is used as written on the host that runs it (no "~/" or relative path
- * resolution here).  The console starts runner_argv[0], then the runner's
- * command (golden, stress, fault, inspect), then runner_argv[1..] and the
- * command's own options, because calrt_runner (and calrt-sim) read their
- * options after the command: "calrt-sim stress --time-scale 3000 …".  When
- * a lab gives no runner, runner_argv is NULL and the console runs the
- * bundled simulator, "calrt-sim".
+ * run "calrt-sim --time-scale 3000 stress …", "python3 /opt/lab/runner.py
+ * stress …" and "/opt/calrt/bin/calrt_runner --log-dir '/var/log/calrt
+ * run' stress …" (calrt-sim takes its options before its command or
+ * after).  Either way it is not empty and every argument is a non-empty
+ * string.  It is used as written on the host that runs it (no "~/" or
+ * relative path resolution here).  When a lab gives no runner, runner_argv
+ * is NULL and the console runs the bundled simulator, "calrt-sim".
  *
  * Validation is strict, as for the config file: unknown keys, an unknown
  * transport, a host name that is not 1 to 64 of [A-Za-z0-9._-] with no

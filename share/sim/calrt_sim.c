@@ -93,7 +93,9 @@ usage(FILE *f)
 	    "--duration 1h [--run NAME]\n"
 	    "       calrt-sim fault --calbin DIR --scenario wait-timeout\n\n"
 	    "A simulator of the runtime runner (runbook §11.1): protocol events "
-	    "on\nstdout, the runner's artifacts in the workspace.\n\n", f);
+	    "on\nstdout, the runner's artifacts in the workspace.  Options may "
+	    "come before\nthe command too (calrt-sim --time-scale 0 golden ...), "
+	    "by their full names.\n\n", f);
 	for (k = 0; k < nitems(commands); k++) {
 		fprintf(f, "%s: %s\n", commands[k].name, commands[k].summary);
 		for (i = 0; i < nitems(simopts); i++) {
@@ -356,6 +358,51 @@ parse(struct sim *s, const struct command *cmd, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * Where the command is: argv[1], or past options of its own that come
+ * first, so that "calrt-sim --time-scale 3000" can be a lab's runner (a
+ * command prefix, protocol.md §5).  Options there go by their full names.
+ * Its index, or argc when there is none.
+ */
+static int
+command_at(int argc, char **argv)
+{
+	const struct simopt *so;
+	const char *a, *eq;
+	size_t i, n;
+	int k;
+
+	for (k = 1; k < argc; k++) {
+		a = argv[k];
+		if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+			return k;
+		eq = strchr(a + 2, '=');
+		n = eq != NULL ? (size_t)(eq - a - 2) : strlen(a + 2);
+		for (i = 0, so = NULL; i < nitems(simopts) && so == NULL; i++)
+			if (strlen(simopts[i].name) == n &&
+			    strncmp(simopts[i].name, a + 2, n) == 0)
+				so = &simopts[i];
+		if (so != NULL && so->arg != NULL && eq == NULL)
+			k++;
+	}
+	return argc;
+}
+
+/* The command line with the options before the command moved after it,
+ * where parse() reads them: a new array of borrowed strings. */
+static char **
+command_first(int argc, char **argv, int at)
+{
+	char **v = xcalloc((size_t)argc + 1, sizeof *v);
+
+	v[0] = argv[0];
+	v[1] = argv[at];
+	memcpy(v + 2, argv + 1, (size_t)(at - 1) * sizeof *v);
+	memcpy(v + 1 + at, argv + at + 1, (size_t)(argc - at - 1) *
+	    sizeof *v);
+	return v;
+}
+
 /* What each command cannot do without; -1 after saying so. */
 static int
 required(const struct sim *s)
@@ -377,9 +424,9 @@ main(int argc, char **argv)
 {
 	const struct command *cmd = NULL;
 	struct sim s;
-	char err[512];
+	char err[512], **av;
 	size_t i;
-	int rc;
+	int rc, at;
 
 	memset(&s, 0, sizeof s);
 	defaults(&s.o);
@@ -392,17 +439,24 @@ main(int argc, char **argv)
 		printf("calrt-sim %s\n", CALOPS_VERSION);
 		return 0;
 	}
-	for (i = 0; argc >= 2 && i < nitems(commands); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+	at = command_at(argc, argv);
+	for (i = 0; at < argc && i < nitems(commands); i++)
+		if (strcmp(argv[at], commands[i].name) == 0)
 			cmd = &commands[i];
 	if (cmd == NULL) {
+		if (at < argc)
+			fprintf(stderr, "calrt-sim: '%s' is not a command "
+			    "(inspect, golden, stress, fault)\n", argv[at]);
 		usage(stderr);
 		return 2;
 	}
 	s.cmd = cmd->name;
 	s.argc = argc;
 	s.argv = argv;
-	if ((rc = parse(&s, cmd, argc - 1, argv + 1)) != 0)
+	av = command_first(argc, argv, at);
+	rc = parse(&s, cmd, argc - 1, av + 1);
+	free(av);
+	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	if (required(&s) == -1)
 		return 2;

@@ -16,17 +16,19 @@
  * G7's whole job: golden, then every fault scenario on one chip, as one
  * durable job so that it outlives the console.  A fixed script given its
  * values as arguments (never spliced into the text): $1 the package, $2
- * the chip, $3 the scenarios (scenario.h's names, blank-separated), $4 the
- * runner, the rest the runner's own options (which go after its command:
- * lab.h).
+ * the chip, $3 the scenarios (scenario.h's names, blank-separated), the
+ * rest the runner's whole argv, which the command follows (lab.h).  A step
+ * that fails says the exact command it ran, so that a runner that cannot
+ * start or refuses its command line shows how.
  */
 static const char g7_script[] =
-    "calbin=$1; chip=$2; scenarios=$3; runner=$4; shift 4; st=0\n"
-    "\"$runner\" golden \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
-    "|| st=1\n"
+    "calbin=$1; chip=$2; scenarios=$3; shift 3; st=0\n"
+    "run() { \"$@\" || { rc=$?; echo \"calops-g7: exit $rc: $*\" >&2; "
+    "st=1; }; }\n"
+    "run \"$@\" golden --calbin \"$calbin\" --chips \"$chip\"\n"
     "for s in $scenarios; do\n"
-    "\t\"$runner\" fault \"$@\" --calbin \"$calbin\" --chips \"$chip\" "
-    "--scenario \"$s\" || st=1\n"
+    "\trun \"$@\" fault --calbin \"$calbin\" --chips \"$chip\" "
+    "--scenario \"$s\"\n"
     "done\n"
     "exit $st\n";
 
@@ -69,8 +71,8 @@ labcmd_strv_free(struct strv *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* The lab's runner with its command: the program, the command (golden,
- * stress, fault), then the runner's own options (lab.h). */
+/* The lab's runner, its whole argv as the lab file gives it (a command
+ * prefix: lab.h), then its command (golden, stress, fault) if any. */
 static void
 add_runner(const struct labcmd_where *w, struct strv *s, const char *command)
 {
@@ -79,10 +81,10 @@ add_runner(const struct labcmd_where *w, struct strv *s, const char *command)
 
 	labcmd_strv_add(s, runner_program(w, lab->runner_argc > 0 ?
 	    lab->runner_argv[0] : LAB_DEFAULT_RUNNER));
-	if (command != NULL)
-		labcmd_strv_add(s, xstrdup(command));
 	for (i = 1; i < lab->runner_argc; i++)
 		labcmd_strv_add(s, xstrdup(lab->runner_argv[i]));
+	if (command != NULL)
+		labcmd_strv_add(s, xstrdup(command));
 }
 
 void

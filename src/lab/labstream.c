@@ -229,6 +229,40 @@ mark_outcome_logged(struct ljob_int *j)
 	free(meta);
 }
 
+/*
+ * A job that failed before its runner reported anything (no progress,
+ * metric, fault or result): the runner could not be started (exit 126 or
+ * 127), or refused its command line (a usage error, commonly 2).  Said
+ * with the exact command, so that a lab file's runner: that does not take
+ * the console's command line (lab.md) shows how; G7's script names each
+ * step that failed in the job's log.
+ */
+static void
+say_runner_failed(struct ljob_int *j)
+{
+	const struct ljob *p = &j->pub;
+	const char *how;
+
+	if (p->sig != 0 || p->exit_code <= 0 || p->phase[0] != '\0' ||
+	    p->result[0] != '\0' || !isnan(p->first_ts) || j->results > 0)
+		return;
+	how = p->exit_code == 126 || p->exit_code == 127 ?
+	    "could not be started" : "exited";
+	snprintf(j->pub.err, sizeof j->pub.err, "the runner %s (exit %d)",
+	    how, p->exit_code);
+	if (p->replaying)
+		return;
+	if (p->kind == LJOB_GATE)
+		labmodel_warn(j->lm, "%s on %s: the runner %s before it "
+		    "reported anything (exit %d): the job's log names the "
+		    "command of each step that failed", p->label, p->host, how,
+		    p->exit_code);
+	else
+		labmodel_warn(j->lm, "%s on %s: the runner %s before it "
+		    "reported anything (exit %d); it ran: %s", p->label, p->host,
+		    how, p->exit_code, p->command);
+}
+
 /* The end event: the job's final state, its outcome logged when live. */
 static void
 apply_end(struct ljob_int *j, const json_t *o)
@@ -246,6 +280,7 @@ apply_end(struct ljob_int *j, const json_t *o)
 		j->pub.state = LJ_KILLED;
 	else
 		j->pub.state = j->pub.exit_code == 0 ? LJ_DONE : LJ_FAILED;
+	say_runner_failed(j);
 	if (j->pub.alerts != NULL && !isnan(j->pub.last_ts))
 		alerts_finish(j->pub.alerts, j->pub.last_ts);
 	/* The outcome goes to the action log once: a console that died

@@ -533,13 +533,14 @@ test_commands(void **state)
 	spec.scenario = "wait-timeout";
 	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
-	assert_string_equal(cmd, "calrt-sim fault --time-scale 3000 --calbin "
+	/* The runner is a command prefix: its command comes after it. */
+	assert_string_equal(cmd, "calrt-sim --time-scale 3000 fault --calbin "
 	    "/srv/ws/05-calbin/package --chips 3 --scenario wait-timeout");
 	spec.kind = LJOB_SOAK;
 	spec.duration_s = 8 * 3600;
 	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
-	assert_string_equal(cmd, "calrt-sim stress --time-scale 3000 --calbin "
+	assert_string_equal(cmd, "calrt-sim --time-scale 3000 stress --calbin "
 	    "/srv/ws/05-calbin/package --duration 8h --chips 0-3");
 	spec.kind = LJOB_GATE;
 	spec.gate = 7;
