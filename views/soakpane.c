@@ -2,9 +2,10 @@
  * soakpane.c: the soak view's words around its graphs (soak.c draws the
  * graphs): the three header rows (state, elapsed time against the 1 h /
  * 8 h / 24 h marks with an ETA; freshness by the wall clock, the stream's
- * bad lines, the alerts, window, chip, zoom and cursor; the G9 leak
- * verdicts), the alert journal pane and its keys (A, a), and starting a
- * soak: the screen before any soak and the s key.
+ * bad lines, the samples its store did not keep, the alerts, window, chip,
+ * zoom and cursor; the G9 leak verdicts), the alert journal pane and its
+ * keys (A, a), and starting a soak: the screen before any soak and the s
+ * key.
  *
  * Every string from a host (the job's label, the host's name, the job's
  * error) goes through ui_put() and so through the sanitiser; ui_putf() only
@@ -126,17 +127,25 @@ freshness(const struct ljob *j, char *buf, size_t len, enum role *r)
 	}
 }
 
-/* What could hide a fault comes first (bad stream lines, the alerts, the
- * error of a broken job), so that 80 columns clip only the view's own
- * settings at the end. */
+/* What could hide a fault comes first (bad stream lines, samples not
+ * kept, the alerts, the error of a broken job), so that 80 columns clip
+ * only the view's own settings at the end. */
 static int
 draw_faults(const struct ljob *j, int y, int x, int cols)
 {
+	struct mdropped d;
 	int x0 = x;
 
 	if (j->bad_lines > 0)
 		x += ui_putf(stdscr, y, x, cols - x, ROLE_ERROR, "  %" PRIu64
 		    " bad line%s", j->bad_lines, j->bad_lines == 1 ? "" : "s");
+	/* Samples of series past the store's cap (metrics.h). */
+	if (j->metrics != NULL && (metrics_dropped(j->metrics, &d),
+	    d.samples > 0))
+		x += ui_putf(stdscr, y, x, cols - x, ROLE_ERROR, "  not kept: %"
+		    PRIu64 " samples of %zu%s new series (cap %zu%s)",
+		    d.samples, d.series, d.more ? "+" : "", d.cap,
+		    d.quota ? " in all jobs" : "");
 	if (j->alerts != NULL && alerts_count(j->alerts) > 0)
 		x += ui_putf(stdscr, y, x, cols - x, alerts_nopen(j->alerts) >
 		    0 ? ROLE_FAIL : ROLE_DIM, "  alerts %zu open %zu unacked",

@@ -237,6 +237,7 @@ labmodel_job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 		    "json");
 	if (j->pub.kind == LJOB_SOAK && samples) {
 		j->pub.metrics = metrics_new(0);
+		metrics_set_quota(j->pub.metrics, &lm->series);
 		acks = lm->streams != NULL && j->pub.id != NULL
 		    ? labmodel_job_path(lm, j->pub.host, j->pub.id, "acks")
 		    : NULL;
@@ -740,6 +741,7 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	lm->replay_timer = -1;
 	lm->streams = labmodel_streams_dir();
 	lm->lock_fd = -1;
+	lm->series.max = METRICS_CONSOLE_SERIES;
 	hosts_init(lm);
 	labshare_start(lm);
 	labreplay_init(lm);

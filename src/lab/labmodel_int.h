@@ -17,6 +17,7 @@
 
 #include "lab/labmirror.h"
 #include "lab/labmodel.h"
+#include "metrics/metrics.h"
 
 struct follow;
 struct rstream;
@@ -61,6 +62,8 @@ struct ljob_int {
 	 * so that a replay gives the same journal (NAN: not known then). */
 	double			 sla[3];
 	bool			 own_sla;
+	/* The warn hook said its store refused series (once a job). */
+	bool			 dropped_said;
 };
 
 struct labmodel {
@@ -82,6 +85,9 @@ struct labmodel {
 	int			 lock_fd;	/* streams/.lock, or -1 */
 	bool			 observer;	/* another console holds it */
 	struct lshare		*share;	/* while observer (labshare.c) */
+	/* Every soak's metric store counts its series here: the console's
+	 * cap, METRICS_CONSOLE_SERIES (metrics.h). */
+	struct mquota		 series;
 };
 
 /* labmodel.c */

@@ -347,6 +347,25 @@ apply_other(struct ljob_int *j, const struct event *ev, const char *line,
 	json_decref(o);
 }
 
+/*
+ * Once a job, when its store first refuses a new series (metrics.h: the
+ * job's cap or the console's): the Soak screen's header counts what is not
+ * kept from then on.
+ */
+static void
+say_dropped(struct ljob_int *j)
+{
+	struct mdropped d;
+
+	metrics_dropped(j->pub.metrics, &d);
+	if (d.samples == 0)
+		return;
+	j->dropped_said = true;
+	labmodel_warn(j->lm, "%s on %s: more than %zu metric series%s: "
+	    "samples of new ones are counted, not kept", j->pub.label,
+	    j->pub.host, d.cap, d.quota ? " in all jobs" : "");
+}
+
 void
 labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
     size_t len)
@@ -359,6 +378,8 @@ labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
 		if (p->metrics == NULL)
 			return;
 		metrics_add_event(p->metrics, p->host, ev, NULL, 0);
+		if (!j->dropped_said)
+			say_dropped(j);
 		if (isnan(p->first_ts) || ev->ts < p->first_ts)
 			p->first_ts = ev->ts;
 		if (isnan(p->last_ts) || ev->ts > p->last_ts)

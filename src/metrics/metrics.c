@@ -396,7 +396,7 @@ metrics_new(size_t max_series)
 {
 	struct metrics *m = xcalloc(1, sizeof *m);
 
-	m->max = max_series == 0 ? METRICS_MAX_SERIES : max_series;
+	m->max = max_series == 0 ? METRICS_JOB_SERIES : max_series;
 	m->tsize = 64;
 	m->table = xcalloc(m->tsize, sizeof *m->table);
 	return m;
@@ -411,9 +411,28 @@ metrics_free(struct metrics *m)
 		return;
 	for (i = 0; i < m->n; i++)
 		series_free(m->list[i]);
+	if (m->quota != NULL)
+		m->quota->used -= m->n;
+	free(m->refused);
 	free(m->list);
 	free(m->table);
 	free(m);
+}
+
+void
+metrics_set_quota(struct metrics *m, struct mquota *q)
+{
+	if (m->quota != NULL)
+		m->quota->used -= m->n;
+	m->quota = q;
+	if (q != NULL)
+		q->used += m->n;
+}
+
+void
+metrics_dropped(const struct metrics *m, struct mdropped *out)
+{
+	*out = m->dropped;
 }
 
 /* The table slot of a series, or the empty slot where it would go. */
@@ -448,7 +467,35 @@ grow_table(struct metrics *m)
 	free(old);
 }
 
-/* The series, made if new; NULL when the store is full. */
+/*
+ * A sample of a new series that a cap refused: counted, and its series
+ * counted apart while the set of them has room.  The set is an open table
+ * of twice METRICS_DROPPED_SERIES hashes, so a probe stays short when full.
+ */
+static void
+refuse(struct metrics *m, uint64_t hash, size_t cap, bool quota)
+{
+	struct mdropped *d = &m->dropped;
+	size_t mask = 2 * METRICS_DROPPED_SERIES - 1, i;
+
+	if (d->samples++ == 0) {
+		d->cap = cap;
+		d->quota = quota;
+		m->refused = xcalloc(mask + 1, sizeof *m->refused);
+	}
+	hash |= 1;		/* never 0, the empty slot */
+	for (i = hash & mask; m->refused[i] != 0; i = (i + 1) & mask)
+		if (m->refused[i] == hash)
+			return;
+	if (d->series == METRICS_DROPPED_SERIES)
+		d->more = true;
+	else {
+		m->refused[i] = hash;
+		d->series++;
+	}
+}
+
+/* The series, made if new; NULL, counted, when a cap refuses it. */
 static struct mseries *
 series_get(struct metrics *m, const char *host, int chip, const char *name,
     uint64_t hash)
@@ -457,13 +504,21 @@ series_get(struct metrics *m, const char *host, int chip, const char *name,
 
 	if (*slot != NULL)
 		return *slot;
-	if (m->n == m->max)
+	if (m->n >= m->max) {
+		refuse(m, hash, m->max, false);
 		return NULL;
+	}
+	if (m->quota != NULL && m->quota->used >= m->quota->max) {
+		refuse(m, hash, m->quota->max, true);
+		return NULL;
+	}
 	if (2 * (m->n + 1) > m->tsize) {
 		grow_table(m);
 		slot = lookup(m, host, chip, name, hash);
 	}
 	*slot = series_new(host, chip, name, hash);
+	if (m->quota != NULL)
+		m->quota->used++;
 	if (m->n == m->alloc) {
 		m->alloc = m->alloc == 0 ? 64 : m->alloc * 2;
 		m->list = xreallocarray(m->list, m->alloc, sizeof *m->list);
@@ -511,7 +566,9 @@ add_sample(struct metrics *m, const char *host, int chip, uint64_t hhash,
 	}
 	s = series_get(m, host, chip, name, hash_name(hhash, name));
 	if (s == NULL) {
-		errbuf_set(err, errlen, "more than %zu series", m->max);
+		errbuf_set(err, errlen, "'%s': a new series past the cap of %zu "
+		    "series%s: not kept", name, m->n >= m->max ? m->max :
+		    m->quota->max, m->n >= m->max ? "" : " of all jobs");
 		return -1;
 	}
 	series_put(s, ts, v);
@@ -615,6 +672,8 @@ metrics_memory(const struct metrics *m)
 	size_t bytes = sizeof *m, i;
 
 	bytes += m->tsize * sizeof *m->table + m->alloc * sizeof *m->list;
+	if (m->refused != NULL)
+		bytes += 2 * METRICS_DROPPED_SERIES * sizeof *m->refused;
 	for (i = 0; i < m->n; i++)
 		bytes += series_memory(m->list[i]);
 	return bytes;

@@ -39,8 +39,21 @@
  * So a series costs its cells (31 KiB); a latency adds 25 sketches, 21
  * slots of 512 bytes and 4 sums of 1 KiB for a usual spread (sketch.h),
  * and a memory metric its 32 KiB of leak samples: about 48 KiB a latency
- * series, whatever the rate and however long the run.  The series count
- * is capped (metrics_new).
+ * series, whatever the rate and however long the run.
+ *
+ * And however many series: the runner chooses the names it prints, and
+ * one that prints a new name a sample (a request id, a timestamp) would
+ * make a series each.  So a store keeps at most METRICS_JOB_SERIES series
+ * (metrics_new(0), a job's: the simulator's soak makes 17 a chip), and the
+ * stores that share a quota (struct mquota: the console's, over every job
+ * it loads) at most METRICS_CONSOLE_SERIES together: 32 MiB a job and 128
+ * MiB a console of plain series (more where they are latencies or memory
+ * metrics), whatever names the runners print.  A series is keyed by host,
+ * chip and name, never by labels: labels make no series, and chips come
+ * under the same caps.  A sample of a new series past a cap is not stored:
+ * it costs the two lookups that find it new, and it is counted, with the
+ * distinct series among such samples up to METRICS_DROPPED_SERIES
+ * (metrics_dropped), so that the owner can say what was not kept.
  *
  * Time is the samples' own ts.  Sliding windows move on when a sample of
  * their series arrives or when the owner calls metrics_tick(), which the
@@ -64,7 +77,9 @@
 #include "metrics/soakstats.h"
 #include "proto/event.h"
 
-#define METRICS_MAX_SERIES	65536	/* metrics_new(0) */
+#define METRICS_JOB_SERIES	1024	/* a store's cap: metrics_new(0) */
+#define METRICS_CONSOLE_SERIES	4096	/* the console's, over its stores */
+#define METRICS_DROPPED_SERIES	1024	/* refused series counted apart */
 #define METRICS_HOST_MAX	255	/* bytes of a host name */
 #define MLEAK_SAMPLES		2048
 #define MCHIP_NONE		(-1)	/* a host-wide series (no chip) */
@@ -98,14 +113,41 @@ struct mseries;
 /* Make c a gap: no samples. */
 void	metricsview_cell_gap(struct mcell *c);
 
-/* max_series 0 means METRICS_MAX_SERIES. */
+/* max_series 0 means METRICS_JOB_SERIES. */
 struct metrics	*metrics_new(size_t max_series);
 void		 metrics_free(struct metrics *m);
 
 /*
+ * A cap on series over several stores: each counts the series it makes
+ * into used, and those it frees out of it.  The owner keeps it (zeroed,
+ * then max set); it must outlive the stores that share it.
+ */
+struct mquota {
+	size_t		 max;
+	size_t		 used;
+};
+/* Count m's series, those it holds and those to come, against q. */
+void	metrics_set_quota(struct metrics *m, struct mquota *q);
+
+/*
+ * What a store did not keep: samples of a new series that came past its
+ * own cap or its quota's.  series counts them apart up to
+ * METRICS_DROPPED_SERIES (by their 64-bit key hash), and more says that
+ * others came after; cap is the cap that refused the first (0: none yet).
+ */
+struct mdropped {
+	uint64_t	 samples;
+	size_t		 series;
+	bool		 more;
+	size_t		 cap;
+	bool		 quota;		/* cap is the quota's */
+};
+void	metrics_dropped(const struct metrics *m, struct mdropped *out);
+
+/*
  * One sample.  0, or -1 with a message in err (which may be NULL): a ts not
  * in [0, 1e12], a value that is not finite, a negative latency, a name too
- * long or empty, too many series.
+ * long or empty, a new series past a cap (counted: metrics_dropped).
  */
 int	metrics_add(struct metrics *m, const char *host, int chip,
 	    const char *name, double ts, double v, char *err, size_t errlen);

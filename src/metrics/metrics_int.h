@@ -77,6 +77,10 @@ struct metrics {
 	size_t		  tsize;
 	struct mseries	**list;		/* creation order */
 	size_t		  n, alloc, max;
+	struct mquota	 *quota;	/* borrowed, or NULL */
+	/* Refused series: their key hashes (0: empty), made at the first. */
+	uint64_t	 *refused;
+	struct mdropped	  dropped;
 };
 
 #define MIN(a, b)	((a) < (b) ? (a) : (b))

@@ -742,6 +742,99 @@ test_catching_up_and_workspaces(void **state)
 	end_private_state(dir, old_state);
 }
 
+/*
+ * A soak's record and mirror in state dir dir: one metric event a name,
+ * name_0 to name_<n - 1>, then the last `again` of them once more, then
+ * its end when asked.  Returns the events written.
+ */
+static int
+put_names_soak(const char *dir, const char *id, int n, int again, bool end)
+{
+	char *name;
+	struct buf b;
+	int i, seq = 0;
+
+	buf_init(&b, 0);
+	for (i = 0; i < n + again; i++)
+		buf_addf(&b, "{\"v\":1,\"seq\":%d,\"ts\":%d,\"type\":\"metric\","
+		    "\"chip\":0,\"values\":{\"name_%d\":1}}\n", ++seq, 100 + i,
+		    i < n ? i : i - again);
+	if (end)
+		buf_addf(&b, "{\"v\":1,\"seq\":%d,\"ts\":9000,\"type\":"
+		    "\"end\",\"exit_code\":0}\n", ++seq);
+	name = xasprintf("%s.jsonl", id);
+	put_in(dir, name, buf_detach(&b, NULL));
+	free(name);
+	name = xasprintf("%s.json", id);
+	put_in(dir, name, xasprintf("{\"v\":1,\"id\":\"%s\",\"host\":"
+	    "\"local\",\"kind\":\"soak\",\"gate\":9,\"chip\":-1,\"chips\":[0],"
+	    "\"target_s\":3600,\"command\":\"x\",\"label\":\"soak 1h\","
+	    "\"started\":%d}", id, 3000 + n));
+	free(name);
+	return seq;
+}
+
+/*
+ * A soak whose runner prints more metric names than a job's cap: its
+ * store keeps METRICS_JOB_SERIES series and counts the samples of the
+ * others, and the warn hook says so once however many come; a soak under
+ * the cap says nothing.  Every soak's store counts into the console's cap.
+ */
+static void
+test_series_cap(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	char dir[] = "/tmp/calops-seriescap.XXXXXX", err[512], *old_state;
+	const struct ljob *big, *small;
+	struct labmodel *lm;
+	struct mdropped d;
+	struct loop *l;
+	struct lab lab;
+	int events;
+
+	(void)state;
+	old_state = private_state(dir);
+	/* Every name new, then the last 200 again: 100 kept, 100 not. */
+	events = put_names_soak(dir, "soak-big", METRICS_JOB_SERIES + 100, 200,
+	    true);
+	put_names_soak(dir, "soak-small", 10, 0, false);
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	nwarn = 0;
+	l = loop_new();
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	loop_add_timer(l, 10, until_replayed, lm);
+	loop_run(l);
+	assert_non_null(big = labmodel_find(lm, "local", "soak-big"));
+	assert_non_null(small = labmodel_find(lm, "local", "soak-small"));
+	assert_int_equal(big->events, (uint64_t)events);
+	assert_int_equal(metrics_count(big->metrics), METRICS_JOB_SERIES);
+	metrics_dropped(big->metrics, &d);
+	assert_int_equal(d.samples, 200);
+	assert_int_equal(d.series, 100);
+	assert_int_equal(d.cap, METRICS_JOB_SERIES);
+	assert_false(d.quota);
+	/* Said once, for the big one only. */
+	assert_int_equal(nwarn, 1);
+	snprintf(err, sizeof err, "soak 1h on local: more than %d metric "
+	    "series: samples of new ones are counted, not kept",
+	    METRICS_JOB_SERIES);
+	assert_string_equal(warned, err);
+	metrics_dropped(small->metrics, &d);
+	assert_int_equal(d.samples, 0);
+	assert_int_equal(metrics_count(small->metrics), 10);
+	/* The console's cap counts both stores. */
+	assert_int_equal(lm->series.max, METRICS_CONSOLE_SERIES);
+	assert_int_equal(lm->series.used, METRICS_JOB_SERIES + 10);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	end_private_state(dir, old_state);
+}
+
 int
 main(void)
 {
@@ -753,6 +846,7 @@ main(void)
 		cmocka_unit_test(test_fault_order),
 		cmocka_unit_test(test_old_files_go),
 		cmocka_unit_test(test_catching_up_and_workspaces),
+		cmocka_unit_test(test_series_cap),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

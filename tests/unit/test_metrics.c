@@ -2,10 +2,12 @@
  * test_metrics.c: the live metric store (metrics.c): history rings that roll
  * over and mark gaps, zoomed-out columns that keep a spike, sliding windows
  * that expire exactly, merged views across chips, the leak rule against
- * soakstats.c's, and memory that stays flat over a simulated 24 h soak.
+ * soakstats.c's, memory that stays flat over a simulated 24 h soak, and
+ * the caps on series, a store's and a quota's over several stores.
  */
 #include "calops.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 
@@ -650,7 +652,7 @@ test_errors(void **state)
 	assert_null(metricsview_series_window(metrics_series(m, 1), MWIN_1M));
 	assert_int_equal(metrics_add(m, "h", 2, "temp_c", 1, 1, err,
 	    sizeof err), -1);
-	assert_non_null(strstr(err, "more than 2 series"));
+	assert_non_null(strstr(err, "past the cap of 2 series"));
 	/* Negative values are fine where they make sense. */
 	assert_int_equal(metrics_add(m, "h", 1, "temp_c", 2, -5, err,
 	    sizeof err), 0);
@@ -688,6 +690,122 @@ test_many_series(void **state)
 	metrics_free(m);
 }
 
+/*
+ * A store keeps at most its cap of series: a sample of a new series past
+ * it is refused and counted, with its series counted apart; the series
+ * kept still take samples.  The default cap holds against a runner that
+ * prints a new name a sample, and the store's memory stays flat then.
+ */
+static void
+test_series_cap(void **state)
+{
+	struct metrics *m = metrics_new(4);
+	struct mdropped d;
+	struct mcell tot;
+	char err[256], name[32];
+	size_t mem1 = 0;
+	int i;
+
+	(void)state;
+	metrics_dropped(m, &d);
+	assert_true(d.samples == 0 && d.series == 0 && d.cap == 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof name, "m%d", i);
+		add(m, "h", 0, name, T0, i);
+	}
+	assert_int_equal(metrics_add(m, "h", 0, "m4", T0, 1, err, sizeof err),
+	    -1);
+	assert_string_equal(err, "'m4': a new series past the cap of 4 "
+	    "series: not kept");
+	/* Another chip or host is another series: refused the same. */
+	assert_int_equal(metrics_add(m, "h", 1, "m0", T0, 1, NULL, 0), -1);
+	assert_int_equal(metrics_add(m, "g", 0, "m0", T0, 1, NULL, 0), -1);
+	assert_int_equal(metrics_add(m, "h", 0, "m4", T0 + 1, 1, NULL, 0), -1);
+	add(m, "h", 0, "m3", T0 + 1, 7);
+	assert_int_equal(metrics_count(m), 4);
+	assert_null(metrics_find(m, "h", 0, "m4"));
+	metricsview_series_totals(metrics_find(m, "h", 0, "m3"), &tot);
+	assert_true(tot.count == 2 && tot.last == 7);
+	metrics_dropped(m, &d);
+	assert_int_equal(d.samples, 4);
+	assert_int_equal(d.series, 3);
+	assert_false(d.more);
+	assert_int_equal(d.cap, 4);
+	assert_false(d.quota);
+	metrics_free(m);
+
+	/* The default cap, against 300,000 new names: 1,024 kept, the rest
+	 * counted, the refused series apart up to METRICS_DROPPED_SERIES. */
+	m = metrics_new(0);
+	for (i = 0; i < 300000; i++) {
+		snprintf(name, sizeof name, "junk_%d", i);
+		if (metrics_add(m, "h", 0, name, T0 + i / 1000.0, i, NULL,
+		    0) != (i < METRICS_JOB_SERIES ? 0 : -1))
+			fail_msg("sample %d of '%s'", i, name);
+		if (i == 2 * METRICS_JOB_SERIES)
+			mem1 = metrics_memory(m);
+	}
+	assert_int_equal(metrics_count(m), METRICS_JOB_SERIES);
+	metrics_dropped(m, &d);
+	assert_int_equal(d.samples, 300000 - METRICS_JOB_SERIES);
+	assert_int_equal(d.series, METRICS_DROPPED_SERIES);
+	assert_true(d.more);
+	assert_int_equal(d.cap, METRICS_JOB_SERIES);
+	assert_int_equal(metrics_memory(m), mem1);
+	assert_true(mem1 < (size_t)METRICS_JOB_SERIES * 33 * 1024);
+	print_message("%zu series kept, %" PRIu64 " samples refused: %zu "
+	    "bytes\n", metrics_count(m), d.samples, mem1);
+	metrics_free(m);
+}
+
+/*
+ * Stores that share a quota hold at most its max together, each also
+ * under its own cap; a store freed gives its series back to the quota.
+ */
+static void
+test_series_quota(void **state)
+{
+	struct mquota q = { .max = 6 };
+	struct metrics *a = metrics_new(4), *b = metrics_new(4);
+	struct mdropped d;
+	char err[256];
+
+	(void)state;
+	add(a, "h", 0, "x", T0, 1);
+	metrics_set_quota(a, &q);	/* its series so far count */
+	metrics_set_quota(b, &q);
+	assert_int_equal(q.used, 1);
+	add(a, "h", 0, "y", T0, 1);
+	add(a, "h", 0, "z", T0, 1);
+	add(a, "h", 0, "w", T0, 1);
+	assert_int_equal(metrics_add(a, "h", 0, "v", T0, 1, NULL, 0), -1);
+	add(b, "h", 0, "x", T0, 1);
+	add(b, "h", 0, "y", T0, 1);
+	assert_int_equal(q.used, 6);
+	/* b is under its own cap of 4, but the quota is spent. */
+	assert_int_equal(metrics_add(b, "h", 0, "z", T0, 1, err, sizeof err),
+	    -1);
+	assert_string_equal(err, "'z': a new series past the cap of 6 "
+	    "series of all jobs: not kept");
+	add(b, "h", 0, "y", T0 + 1, 2);		/* a kept one goes on */
+	metrics_dropped(a, &d);
+	assert_true(d.samples == 1 && d.cap == 4 && !d.quota);
+	metrics_dropped(b, &d);
+	assert_true(d.samples == 1 && d.series == 1 && d.cap == 6 && d.quota);
+	metrics_free(a);
+	assert_int_equal(q.used, 2);
+	add(b, "h", 0, "z", T0 + 2, 1);
+	add(b, "h", 0, "w", T0 + 2, 1);
+	assert_int_equal(metrics_add(b, "h", 0, "v", T0, 1, err, sizeof err),
+	    -1);
+	assert_string_equal(err, "'v': a new series past the cap of 4 "
+	    "series: not kept");
+	assert_int_equal(q.used, 4);
+	metrics_set_quota(b, NULL);
+	assert_int_equal(q.used, 0);
+	metrics_free(b);
+}
+
 int
 main(void)
 {
@@ -701,6 +819,8 @@ main(void)
 		cmocka_unit_test(test_leak),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_many_series),
+		cmocka_unit_test(test_series_cap),
+		cmocka_unit_test(test_series_quota),
 		cmocka_unit_test(test_memory_flat),
 	};
 
