@@ -470,9 +470,11 @@ jobstore_check(const char *root, const char *id, char *err, size_t errlen)
 	int rootfd, fd = -1, rc = -1, e;
 
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		e = errno;
-		errbuf_set(err, errlen, "cannot read the jobs folder: %s",
-		    strerror(e));
+		if ((e = errno) == ENOENT)
+			errbuf_set(err, errlen, "no job '%s'", id);
+		else
+			errbuf_set(err, errlen, "cannot read the jobs folder "
+			    "'%s': %s", root, strerror(e));
 	} else if (fstatat(rootfd, id, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 	    (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))) {
 		errbuf_set(err, errlen, "no job '%s'", id);
