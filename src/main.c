@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/docfile.h"
 #include "base/fileio.h"
 #include "base/statedir.h"
+#include "base/text.h"
 #include "cmd/cmd.h"
 #include "remote/lab.h"
 #include "views/app/app.h"
@@ -38,12 +40,15 @@ static const struct command {
 	{ "kill", cmd_kill, "stop a job: SIGTERM, then SIGKILL after a grace" },
 };
 
+/* The usage, in one write: stderr shows a line feed only at the end of a
+ * write, except in a text that begins "usage: " (text_guard_stderr()). */
 static void
 usage(FILE *f)
 {
+	struct buf b = BUF_INIT;
 	size_t i;
 
-	fputs("usage: calops [--theme NAME] [--readonly] [--plain] [--ascii]\n"
+	buf_adds(&b, "usage: calops [--theme NAME] [--readonly] [--plain] [--ascii]\n"
 	    "              [--color WHEN] [--config FILE]\n"
 	    "              [--headless COLSxROWS --script FILE] [PATH]\n"
 	    "       calops COMMAND [ARGS]\n"
@@ -71,11 +76,14 @@ usage(FILE *f)
 	    "                 no terminal: draw on a virtual screen that size,\n"
 	    "                 take keys and clicks from FILE, write the screen\n"
 	    "                 as text where it says (calops(1), HEADLESS)\n\n"
-	    "commands:\n", f);
+	    "commands:\n");
 	for (i = 0; i < nitems(commands); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'calops COMMAND --help' describes one command; press ? in the\n"
-	    "console for its keys.  See calops(1).\n", f);
+		buf_addf(&b, "  %-8s %s\n", commands[i].name,
+		    commands[i].summary);
+	buf_adds(&b, "\n'calops COMMAND --help' describes one command; press ? "
+	    "in the\nconsole for its keys.  See calops(1).\n");
+	fputs(b.data, f);
+	buf_release(&b);
 }
 
 /* The edit distance of a and b (both short: command names), capped at 9. */
@@ -408,6 +416,9 @@ main(int argc, char **argv)
 	size_t i;
 
 	setlocale(LC_ALL, "");
+	/* What the commands say quotes what they were given: no escape
+	 * sequence in an argument reaches the terminal (text.h). */
+	(void)text_guard_stderr();
 	for (i = 0; argc > 1 && i < nitems(commands); i++) {
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);

@@ -4,9 +4,11 @@
 #include <jansson.h>
 
 #include <langinfo.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "base/buf.h"
+#include "base/fileio.h"
 #include "base/text.h"
 
 size_t
@@ -141,6 +143,20 @@ text_json_print(FILE *f, const json_t *o, size_t flags)
 	return 0;
 }
 
+/* How a character that must not reach a terminal raw is shown, into tmp:
+ * ^X for C0 controls and DEL, <U+XXXX> for the hidden ones; its length, or
+ * 0 when cp may pass as it is. */
+static int
+control_form(uint32_t cp, char *tmp, size_t len)
+{
+	if (cp < 0x20 || cp == 0x7f)
+		return snprintf(tmp, len, "^%c", cp == 0x7f ? '?' :
+		    (char)(cp + '@'));
+	if (is_hidden(cp))
+		return snprintf(tmp, len, "<U+%04X>", (unsigned)cp);
+	return 0;
+}
+
 static bool ascii_ellipsis;
 
 void
@@ -182,6 +198,7 @@ sanitize_into(struct buf *out, const unsigned char *p, size_t len,
 	char tmp[16];
 	uint32_t cp;
 	bool fits = true;
+	int k;
 
 	while (i < len && fits) {
 		n = text_utf8_decode(p + i, len - i, &cp);
@@ -198,13 +215,7 @@ sanitize_into(struct buf *out, const unsigned char *p, size_t len,
 			if (!(fits = emit(out, "        ", sp, sp, &width, limit)))
 				emit(out, "        ", *limit - width,
 				    *limit - width, &width, limit);
-		} else if (cp < 0x20 || cp == 0x7f) {
-			tmp[0] = '^';
-			tmp[1] = cp == 0x7f ? '?' : (char)(cp + '@');
-			fits = emit(out, tmp, 2, 2, &width, limit);
-		} else if (is_hidden(cp)) {
-			int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
-
+		} else if ((k = control_form(cp, tmp, sizeof tmp)) > 0) {
 			fits = emit(out, tmp, (size_t)k, (size_t)k, &width,
 			    limit);
 		} else if (cp < 0x80) {
@@ -216,8 +227,8 @@ sanitize_into(struct buf *out, const unsigned char *p, size_t len,
 			int w = wcwidth((wchar_t)cp);
 
 			if (w < 0) {
-				int k = snprintf(tmp, sizeof tmp, "<U+%04X>", (unsigned)cp);
-
+				k = snprintf(tmp, sizeof tmp, "<U+%04X>",
+				    (unsigned)cp);
 				fits = emit(out, tmp, (size_t)k, (size_t)k,
 				    &width, limit);
 			} else
@@ -256,6 +267,69 @@ char *
 text_sanitize_str(const char *s)
 {
 	return text_sanitize(s, strlen(s), 0);
+}
+
+/*
+ * One write to stderr made safe for a terminal that shows it as it comes:
+ * tabs pass, and valid UTF-8 whatever the locale (a terminal that cannot
+ * draw it is no worse for it); controls, the hidden characters and bytes
+ * that are not UTF-8 become what text_sanitize() shows for them.  A write
+ * is one message, whose line feed ends it: one inside came from what it
+ * quotes and is shown as ^J, lest a value forge a line of its own.  Only
+ * the usage texts hold more than one line by design, and each begins
+ * "usage: ".
+ */
+static void
+visible_into(struct buf *out, const unsigned char *p, size_t len)
+{
+	bool lines = len >= 7 && memcmp(p, "usage: ", 7) == 0;
+	char tmp[16];
+	uint32_t cp;
+	size_t i, n;
+	int k;
+
+	for (i = 0; i < len; i += n) {
+		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0) {
+			n = 1;
+			k = snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
+			buf_add(out, tmp, (size_t)k);
+		} else if (cp == '\n' && (lines || i == len - 1))
+			buf_add(out, "\n", 1);
+		else if (cp != '\t' &&
+		    (k = control_form(cp, tmp, sizeof tmp)) > 0)
+			buf_add(out, tmp, (size_t)k);
+		else
+			buf_add(out, p + i, n);
+	}
+}
+
+/* stderr's writes, made visible, to whatever fd 2 is now. */
+static ssize_t
+guard_write(void *cookie, const char *data, size_t len)
+{
+	struct buf b = BUF_INIT;
+	int rc;
+
+	(void)cookie;
+	buf_add(&b, "", 0);
+	visible_into(&b, (const unsigned char *)data, len);
+	rc = fileio_write_full(STDERR_FILENO, b.data, b.len);
+	buf_release(&b);
+	return rc == 0 ? (ssize_t)len : -1;
+}
+
+int
+text_guard_stderr(void)
+{
+	static const cookie_io_functions_t io = { .write = guard_write };
+	FILE *f;
+
+	if ((f = fopencookie(NULL, "w", io)) == NULL)
+		return -1;
+	/* Unbuffered, as stderr is: a message is out before an _exit(). */
+	setvbuf(f, NULL, _IONBF, 0);
+	stderr = f;
+	return 0;
 }
 
 /* A JSON string that stays valid JSON whatever s holds. */

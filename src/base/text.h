@@ -23,6 +23,20 @@ void	 text_ascii_ellipsis(bool on);
 /* Returns a new string owned by the caller. */
 char	*text_sanitize(const char *s, size_t len, size_t max_width);
 char	*text_sanitize_str(const char *s);
+/*
+ * Put every byte written to stderr through the sanitiser from now on: the
+ * messages calops prints quote what an operator or a file gave (a path, a
+ * job id, a host name, an option value, getopt's own complaints), so they
+ * are made safe here, once, rather than at each call.  Tabs pass, and
+ * valid UTF-8 whatever the locale; C0 and C1 controls, DEL, the
+ * bidirectional controls and bytes that are not UTF-8 are shown as
+ * text_sanitize() shows them ("^[]52;…^G").  Each write (one stdio call:
+ * stderr is unbuffered) is one message, and a line feed inside it is shown
+ * as ^J, except in the usage texts, which begin "usage: ": nothing quoted
+ * can forge a line of its own.  Writes go to file descriptor 2, whatever it
+ * is then.  0, or -1 with stderr as it was.
+ */
+int	 text_guard_stderr(void);
 /* A JSON string of s (JSON null for NULL); bytes that are not UTF-8 become
  * \xHH text so that the output stays valid JSON.  New reference. */
 json_t	*text_json(const char *s);

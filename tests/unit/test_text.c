@@ -1,12 +1,14 @@
 /*
  * test_text.c: THE sanitiser (text.c).  Terminal escapes, controls, bidi
  * overrides and bad UTF-8 come out visible and inert; clipping counts
- * terminal columns and never passes the width.
+ * terminal columns and never passes the width.  stderr, once guarded, says
+ * each message on one line with everything in it visible.
  */
 #include "calops.h"
 
 #include <locale.h>
 #include <setjmp.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include <cmocka.h>
@@ -338,6 +340,39 @@ test_json_harden(void **state)
 	free(out);
 }
 
+/* A message quoting OSC 52, CSI 2J, a line feed, C1 CSI, a stray byte and
+ * a tab comes out on one line, all of it visible; a usage text keeps its
+ * lines. */
+static void
+test_guard_stderr(void **state)
+{
+	FILE *saved = stderr, *guard;
+	char got[512];
+	int p[2], fd2;
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_true((fd2 = dup(2)) != -1);
+	assert_int_equal(dup2(p[1], 2), 2);
+	assert_int_equal(text_guard_stderr(), 0);
+	fprintf(stderr, "calops: no job '%s'\n", "x\x1b]52;c;SGk=\a\x1b[2J\ny"
+	    "\xc2\x9b\xff\xc3\xa9\t.");
+	fputs("usage: calops x\n\n  -h  help\n", stderr);
+	guard = stderr;
+	stderr = saved;
+	fclose(guard);
+	assert_int_equal(dup2(fd2, 2), 2);
+	close(fd2);
+	close(p[1]);
+	n = read(p[0], got, sizeof got - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	got[n] = '\0';
+	assert_string_equal(got, "calops: no job 'x^[]52;c;SGk=^G^[[2J^Jy"
+	    "<U+009B>\\xff\xc3\xa9\t.'\nusage: calops x\n\n  -h  help\n");
+}
+
 int
 main(void)
 {
@@ -350,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_utf8_valid),
 		cmocka_unit_test(test_json_harden),
+		cmocka_unit_test(test_guard_stderr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
