@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "base/text.h"
 #include "job/job.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
@@ -104,13 +105,20 @@ static void
 freshness(const struct ljob *j, char *buf, size_t len, enum role *r)
 {
 	double age = jobevent_now() - j->last_recv;
-	char c[32];
+	char c[32], *why;
 
 	if (!labmodel_job_live(j)) {
 		*r = ROLE_DIM;
 		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,
 		    false, c, sizeof c);
 		snprintf(buf, len, "ended %s", c);
+	} else if (j->stalled_since > 0) {
+		/* Its samples wait on the host, or are lost (a gap). */
+		*r = ROLE_ERROR;
+		graph_fmt_clock(j->stalled_since, false, c, sizeof c);
+		why = text_sanitize_str(j->stalled_why);
+		snprintf(buf, len, "degraded: %s since %s", why, c);
+		free(why);
 	} else if (isnan(j->last_recv)) {
 		*r = ROLE_PENDING;
 		snprintf(buf, len, "no event yet");
@@ -139,6 +147,12 @@ draw_faults(const struct ljob *j, int y, int x, int cols)
 	if (j->bad_lines > 0)
 		x += ui_putf(stdscr, y, x, cols - x, ROLE_ERROR, "  %" PRIu64
 		    " bad line%s", j->bad_lines, j->bad_lines == 1 ? "" : "s");
+	/* Lines the host could not store (gap events): holes in the graphs
+	 * that are losses, not quiet. */
+	if (j->lost_lines > 0)
+		x += ui_putf(stdscr, y, x, cols - x, ROLE_ERROR, "  %" PRIu64
+		    " line%s lost on the host", j->lost_lines,
+		    j->lost_lines == 1 ? "" : "s");
 	/* Samples of series past the store's cap (metrics.h). */
 	if (j->metrics != NULL && (metrics_dropped(j->metrics, &d),
 	    d.samples > 0))

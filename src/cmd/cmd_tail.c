@@ -281,7 +281,12 @@ cmd_tail(int argc, char **argv)
 	}
 	t.dir = xasprintf("%s/%s", t.root, t.id);
 	path = xasprintf("%s/events.jsonl", t.dir);
-	if (jobevent_reader_open(&t.rd, path) != 0) {
+	/* A planted folder or link is not followed (jobstore_check()). */
+	if (jobstore_check(t.root, t.id, err, sizeof err) != 0 &&
+	    errno != ENOENT) {
+		fprintf(stderr, "calops: job '%s' is corrupt: %s\n", t.id, err);
+		rc = 1;
+	} else if (jobevent_reader_open(&t.rd, path) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			fprintf(stderr, "calops: no job '%s'\n", t.id);
 		else

@@ -103,7 +103,8 @@ detach(const char *tmp, int sfd)
 			close(fd);
 	}
 	log = xasprintf("%s/supervisor.log", tmp);
-	if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600)) != -1) {
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) != -1) {
 		dup2(fd, 2);
 		if (fd > 2)
 			close(fd);
@@ -207,9 +208,11 @@ keep_room(struct sup *s, char *err, size_t errlen)
 static int
 setup(struct sup *s, const char *tmp, char *err, size_t errlen)
 {
-	if ((s->dirfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (s->lockfd = openat(s->dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC,
-	    0600)) == -1 || flock(s->lockfd, LOCK_EX) == -1) {
+	/* The folder is ours, just made: a link there is somebody else's. */
+	if ((s->dirfd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || (s->lockfd = openat(s->dirfd, "lock", O_RDWR |
+	    O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1 ||
+	    flock(s->lockfd, LOCK_EX) == -1) {
 		errbuf_set(err, errlen, "cannot set up '%s': %s", tmp,
 		    strerror(errno));
 		return -1;
@@ -602,7 +605,8 @@ job_start(const struct job_spec *spec, char *idbuf, size_t idlen, char *err,
 {
 	char *tmp, *dst;
 	unsigned int r = 0;
-	int st[2], rc, status;
+	int sp[2], rc, status;
+	struct stat st;
 	pid_t pid;
 
 	if (spec->id != NULL && !jobstore_id_valid(spec->id)) {
@@ -612,8 +616,9 @@ job_start(const struct job_spec *spec, char *idbuf, size_t idlen, char *err,
 		return -1;
 	}
 	if (spec->id != NULL) {
+		/* A link by that name counts: it is not ours to follow. */
 		dst = xasprintf("%s/%s", spec->root, spec->id);
-		rc = access(dst, F_OK);
+		rc = fstatat(AT_FDCWD, dst, &st, AT_SYMLINK_NOFOLLOW);
 		free(dst);
 		if (rc == 0) {
 			errbuf_set(err, errlen, "job '%s' already exists",
@@ -623,7 +628,7 @@ job_start(const struct job_spec *spec, char *idbuf, size_t idlen, char *err,
 	}
 	(void)!getrandom(&r, sizeof r, GRND_NONBLOCK);
 	tmp = xasprintf("%s/.new-%ld-%08x", spec->root, (long)getpid(), r);
-	if (mkdir(tmp, 0700) == -1 || pipe2(st, O_CLOEXEC) == -1) {
+	if (mkdir(tmp, 0700) == -1 || pipe2(sp, O_CLOEXEC) == -1) {
 		errbuf_set(err, errlen, "cannot make '%s': %s", tmp,
 		    strerror(errno));
 		rmdir(tmp);
@@ -632,21 +637,21 @@ job_start(const struct job_spec *spec, char *idbuf, size_t idlen, char *err,
 	}
 	fflush(NULL);
 	if ((pid = fork()) == 0) {
-		close(st[0]);
+		close(sp[0]);
 		if (setsid() == -1 || (pid = fork()) == -1)
 			_exit(1);
 		if (pid != 0)
 			_exit(0);
-		exit(supervise(spec, tmp, st[1]));
+		exit(supervise(spec, tmp, sp[1]));
 	}
-	close(st[1]);
+	close(sp[1]);
 	if (pid != -1)
 		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 			;
-	rc = pid == -1 ? -1 : await(st[0], idbuf, idlen, err, errlen);
+	rc = pid == -1 ? -1 : await(sp[0], idbuf, idlen, err, errlen);
 	if (pid == -1)
 		errbuf_set(err, errlen, "cannot fork: %s", strerror(errno));
-	close(st[0]);
+	close(sp[0]);
 	if (rc == -1)
 		remove_tmp(tmp);
 	free(tmp);

@@ -847,7 +847,7 @@ int
 jobevent_reader_open(struct job_reader *r, const char *path)
 {
 	memset(r, 0, sizeof *r);
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	return r->fd == -1 ? -1 : 0;
 }
 

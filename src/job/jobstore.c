@@ -240,7 +240,7 @@ record_members(struct job_record *r, json_t *o)
 	r->ended = json_is_number(ended) ? json_number_value(ended) : 0;
 	if (r->state != JOB_RUNNING && r->ended <= 0)
 		return "ended";
-	/* Both came with version 0.6; a record without them has none. */
+	/* An older supervisor's record has neither. */
 	m = json_object_get(o, "lost_lines");
 	if (m != NULL && (!json_is_integer(m) || json_integer_value(m) < 0))
 		return "lost_lines";

@@ -304,7 +304,7 @@ static void
 apply_other(struct ljob_int *j, const struct event *ev, const char *line,
     size_t len)
 {
-	json_t *o = json_loadb(line, len, 0, NULL);
+	json_t *o = json_loadb(line, len, 0, NULL), *m;
 	double done, total;
 	const char *s;
 
@@ -339,7 +339,25 @@ apply_other(struct ljob_int *j, const struct event *ev, const char *line,
 		}
 		break;
 	case EVENT_END:
+		j->pub.stalled_since = 0;
 		apply_end(j, o);
+		break;
+	case EVENT_GAP:
+		/* Lines the host's disk could not take (protocol.md §3). */
+		if (json_is_integer(m = json_object_get(o, "lost")) &&
+		    json_integer_value(m) > 0)
+			j->pub.lost_lines += (uint64_t)json_integer_value(m);
+		break;
+	case EVENT_STALLED:
+		/* The supervisor cannot write the events, then it can. */
+		m = json_object_get(o, "since");
+		j->pub.stalled_since = json_is_number(m) &&
+		    json_number_value(m) > 0 ? json_number_value(m) : ev->ts;
+		snprintf(j->pub.stalled_why, sizeof j->pub.stalled_why, "%s",
+		    (s = str_of(o, "reason")) != NULL ? s : "cannot write");
+		break;
+	case EVENT_RESUMED:
+		j->pub.stalled_since = 0;
 		break;
 	default:
 		break;

@@ -121,7 +121,7 @@ ack_load(struct alerts *a)
 	size_t len = 0;
 	int fd;
 
-	if ((fd = open(a->ack_path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(a->ack_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return;
 	data = xmalloc(ALERT_ACKS_MAX + 1);
 	while (len < ALERT_ACKS_MAX && (got = read(fd, data + len,

@@ -52,19 +52,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# until SECONDS CMD...: until CMD succeeds; fails the test past SECONDS
-# (a bound for a stuck run, never a pace: nothing waits on it otherwise).
-until_ok() {
-	local limit=$(($(date +%s) + $1))
-	shift
-	until "$@"; do
-		if [ "$(date +%s)" -gt "$limit" ]; then
-			fail "timed out waiting for: $*"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
+. "$(dirname "$0")/lib.sh"
 
 fill_disk() { head -c 64M /dev/zero >"$DISK/fill" 2>/dev/null; true; }
 free_disk() { rm -f "$DISK/fill"; }

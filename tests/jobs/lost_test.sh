@@ -29,17 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-until_ok() {
-	local limit=$(($(date +%s) + $1))
-	shift
-	until "$@"; do
-		if [ "$(date +%s)" -gt "$limit" ]; then
-			fail "timed out waiting for: $*"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
+. "$(dirname "$0")/lib.sh"
 
 field() {
 	$PY -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))' "$1" "$2"

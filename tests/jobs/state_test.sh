@@ -91,6 +91,12 @@ expect_refused "kill of a linked job folder" \
     "job 'fake1' is corrupt: refusing the job folder '$J/fake1': it is a symbolic link" \
     "$CALOPS" kill --grace 0 fake1
 kill -0 "$SLEEPER" 2>/dev/null || fail "the forged job's pid was signalled"
+echo '{"v":1,"seq":1,"ts":1,"type":"end","exit_code":0}' \
+    >"$T/forged/fake1/events.jsonl"
+expect_refused "tail of a linked job folder" \
+    "job 'fake1' is corrupt: refusing the job folder '$J/fake1': it is a symbolic link" \
+    "$CALOPS" tail fake1
+[ ! -s "$T/out" ] || fail "tail printed the forged events: $(cat "$T/out")"
 "$CALOPS" jobs --json >"$T/out" 2>"$T/err" || fail "jobs with a forged job"
 python3 - "$T/out" <<'EOF' || fail "jobs --json: fake1 is not corrupt"
 import json, sys

@@ -650,6 +650,63 @@ until_replayed(struct loop *l, void *arg)
 }
 
 /*
+ * A stream from a host whose disk filled: the lines it lost (gap events)
+ * are counted on the job, and while its supervisor says it is stalled the
+ * job is degraded, with the reason; a resumed event ends that.  A tool's
+ * forged ts is not an event (never drawn on a time axis).
+ */
+static void
+test_disk_full_stream(void **state)
+{
+	const char mirror[] =
+	    "{\"v\":1,\"seq\":1,\"ts\":10,\"type\":\"hello\"}\n"
+	    "{\"v\":1,\"seq\":2,\"ts\":11,\"type\":\"stalled\",\"since\":11,"
+	    "\"reason\":\"disk full\",\"msg\":\"x\"}\n"
+	    "{\"v\":1,\"seq\":3,\"ts\":15,\"type\":\"gap\",\"lost\":900,"
+	    "\"since\":12,\"until\":14}\n"
+	    "{\"v\":1,\"seq\":4,\"ts\":15,\"type\":\"resumed\",\"since\":11}\n"
+	    "{\"v\":1,\"seq\":5,\"ts\":1e300,\"type\":\"metric\","
+	    "\"values\":{\"ttft_ms\":1}}\n"
+	    "{\"v\":1,\"seq\":5,\"ts\":20,\"type\":\"gap\",\"lost\":21,"
+	    "\"since\":18,\"until\":19}\n"
+	    "{\"v\":1,\"seq\":6,\"ts\":21,\"type\":\"stalled\",\"since\":21,"
+	    "\"reason\":\"disk full\"}\n";
+	const struct labmodel_cb cb = { .warn = on_warn };
+	char dir[] = "/tmp/calops-diskfull.XXXXXX", err[512], *old_state;
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const struct ljob *j;
+	struct labmodel *lm;
+	struct loop *l;
+	struct lab lab;
+
+	(void)state;
+	old_state = private_state(dir);
+	put_in(dir, "full.json", xstrdup("{\"v\":1,\"id\":\"full\",\"host\":"
+	    "\"local\",\"kind\":\"soak\",\"gate\":9,\"chip\":-1,\"chips\":"
+	    "[0],\"target_s\":86400,\"command\":\"x\",\"label\":\"soak\","
+	    "\"started\":5}"));
+	put_in(dir, "full.jsonl", xstrdup(mirror));
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	l = loop_new();
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	loop_add_timer(l, 10, until_replayed, lm);
+	loop_run(l);
+	assert_int_equal(labmodel_njobs(lm), 1);
+	j = labmodel_job(lm, 0);
+	assert_int_equal(j->lost_lines, 921);
+	assert_int_equal(j->bad_lines, 1);	/* the ts of 1e300 */
+	assert_true(j->stalled_since == 21);
+	assert_string_equal(j->stalled_why, "disk full");
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	end_private_state(dir, old_state);
+}
+
+/*
  * A job started before this console is not running until its host says
  * so: replayed from its mirror it is catching up (live, yet not drawn as
  * running), and with no event from the host it never becomes running.  A
@@ -846,6 +903,7 @@ main(void)
 		cmocka_unit_test(test_fault_order),
 		cmocka_unit_test(test_old_files_go),
 		cmocka_unit_test(test_catching_up_and_workspaces),
+		cmocka_unit_test(test_disk_full_stream),
 		cmocka_unit_test(test_series_cap),
 	};
 
