@@ -510,6 +510,34 @@ test_reader(void **state)
 	drop_dir(dir);
 }
 
+/* A writer that cut a torn line back (a file system that cannot allocate
+ * ahead, on a full disk): the reader forgets what it had of it and reads
+ * the line written there next whole, never glued to the torn bytes. */
+static void
+test_reader_torn(void **state)
+{
+	char *dir = make_dir(), *path = xasprintf("%s/e", dir);
+	struct job_reader r;
+	const char *line;
+	size_t len;
+
+	(void)state;
+	append(path, "one\n{\"torn");
+	assert_int_equal(jobevent_reader_open(&r, path), 0);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_string_equal(line, "one");
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	assert_int_equal(truncate(path, 4), 0);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	append(path, "two\n");
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_string_equal(line, "two");
+	assert_int_equal(r.lineno, 2);
+	jobevent_reader_close(&r);
+	free(path);
+	drop_dir(dir);
+}
+
 /* Bisection lands before the seq asked for, whatever the file's size. */
 static void
 test_reader_seek(void **state)
@@ -791,6 +819,7 @@ main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_sink_numbering),
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_reader_torn),
 		cmocka_unit_test(test_reader_seek),
 		cmocka_unit_test(test_record_roundtrip),
 		cmocka_unit_test(test_record_corrupt),
