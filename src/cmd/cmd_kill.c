@@ -3,6 +3,7 @@
 
 #include <sys/file.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 
 #define KILL_POLL_MS	20
 #define KILL_AFTER_MS	5000	/* to wait for the record after SIGKILL */
+#define LOCK_MS		2000	/* to wait for a lost job's lock */
 
 static const char kill_usage[] =
     "usage: calops kill ID [--grace SECONDS] [--jobs DIR]\n"
@@ -50,24 +52,113 @@ wait_end(const char *root, const char *id, long ms, struct job_record *r)
 	}
 }
 
+/*
+ * Processes are named by pid, and a pid is reused once its process is gone
+ * and reaped: a job's pids are signalled only while they are still its.
+ * A pid is the job's when the process has the start time job.json recorded
+ * (jobstore_pid_start()).  The tool's process group is the job's while any
+ * process of it lives and its leader is either the job's or gone: the
+ * kernel does not give a group's number to a new process while the group
+ * has members.
+ */
+
+/* Running: there, and not a zombie that nobody has reaped yet. */
+static bool
+running(long pid)
+{
+	long pgrp;
+	char st = jobstore_proc_state(pid, &pgrp);
+
+	return st != 0 && st != 'Z' && st != 'X';
+}
+
+/* How many processes of group pgid are running. */
+static size_t
+group_running(long pgid)
+{
+	struct dirent *de;
+	size_t n = 0;
+	long pid, pgrp;
+	char st, *end;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return killpg((pid_t)pgid, 0) == 0 ? 1 : 0;
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		st = jobstore_proc_state(pid, &pgrp);
+		n += pgrp == pgid && st != 0 && st != 'Z' && st != 'X';
+	}
+	closedir(d);
+	return n;
+}
+
+/* Whether pid is the process started at start ("": not recorded). */
+static bool
+same_process(long pid, const char *start)
+{
+	char now[64];
+
+	return start[0] != '\0' && jobstore_pid_start(pid, now,
+	    sizeof now) == 0 && strcmp(now, start) == 0 && running(pid);
+}
+
+/* Whether the tool's process group is still the job's, and running. */
+static bool
+group_ours(const struct job_record *r)
+{
+	if (r->pid <= 0 || group_running(r->pid) == 0)
+		return false;
+	return running(r->pid) ? same_process(r->pid, r->pid_start) : true;
+}
+
+/* Signal the job's tool group, then wait up to ms for it to be gone;
+ * true when it went. */
+static bool
+stop_group(const struct job_record *r, int sig, long ms)
+{
+	struct timespec nap = { 0, KILL_POLL_MS * 1000000L };
+
+	if (!group_ours(r))
+		return true;
+	if (killpg((pid_t)r->pid, sig) == -1)
+		return errno == ESRCH;
+	while (group_running(r->pid) > 0 && ms > 0) {
+		nanosleep(&nap, NULL);
+		ms -= KILL_POLL_MS;
+	}
+	return group_running(r->pid) == 0;
+}
+
 /* SIGTERM through the supervisor (which records the kill), SIGKILL to the
- * tool's process group after the grace period. */
+ * tool's process group after the grace period.  A lock held by somebody
+ * who is not the recorded supervisor (another `kill` recording a lost
+ * job's end) is waited for, never signalled. */
 static int
 stop_job(const char *root, const char *id, struct job_record *r, long grace)
 {
+	/* An older record has no start: its pid is taken on trust. */
+	bool ours = r->supervisor_start[0] == '\0' ||
+	    same_process(r->supervisor_pid, r->supervisor_start);
 	char sig[32];
 	int state;
 
-	if (kill((pid_t)r->supervisor_pid, SIGTERM) == -1 && errno != ESRCH) {
+	if (ours && kill((pid_t)r->supervisor_pid, SIGTERM) == -1 &&
+	    errno != ESRCH) {
 		fprintf(stderr, "calops: cannot signal job '%s': %s\n", id,
 		    strerror(errno));
 		return 1;
 	}
 	state = wait_end(root, id, grace, r);
-	if (state == JOB_RUNNING && r->pid > 0) {
-		killpg((pid_t)r->pid, SIGKILL);
+	if (state == JOB_RUNNING && ours && group_ours(r)) {
+		(void)stop_group(r, SIGKILL, 0);
 		state = wait_end(root, id, KILL_AFTER_MS, r);
-	}
+	} else if (state == JOB_RUNNING && !ours)
+		/* Another kill stopping a lost job holds the lock: its
+		 * signals, its record. */
+		state = wait_end(root, id, KILL_AFTER_MS + LOCK_MS, r);
 	if (state == JOB_DONE || state == JOB_FAILED || state == JOB_KILLED) {
 		if (r->signal > 0)
 			jobstore_signal_name(r->signal, sig, sizeof sig);
@@ -84,96 +175,72 @@ stop_job(const char *root, const char *id, struct job_record *r, long grace)
 	return 1;
 }
 
-/* Whether the process pid is still running (not gone, not a zombie that
- * nobody has reaped yet). */
-static bool
-running(long pid)
-{
-	char path[64], stat[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return false;
-	n = read(fd, stat, sizeof stat - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	stat[n] = '\0';
-	p = strrchr(stat, ')');
-	return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
-/* Signal the process group pgid, then wait up to ms for its leader to
- * go; true when it went. */
-static bool
-stop_group(long pgid, int sig, long ms)
+/* The job's lock, taken from whoever holds it for a moment (`jobs` looks
+ * with a shared lock; another `kill` records an end); -1 past LOCK_MS. */
+static int
+lock_job(int dfd)
 {
 	struct timespec nap = { 0, KILL_POLL_MS * 1000000L };
+	long ms;
+	int fd;
 
-	if (killpg((pid_t)pgid, sig) == -1)
-		return errno == ESRCH;
-	while (running(pgid) && ms > 0) {
+	if ((fd = openat(dfd, "lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	for (ms = 0; flock(fd, LOCK_EX | LOCK_NB) == -1; ms += KILL_POLL_MS) {
+		if (errno != EWOULDBLOCK || ms >= LOCK_MS) {
+			close(fd);
+			return -1;
+		}
 		nanosleep(&nap, NULL);
-		ms -= KILL_POLL_MS;
 	}
-	return !running(pgid);
+	return fd;
 }
 
 /*
- * The job's end written for the supervisor that is gone, as it would have:
- * an end event (killed, with the signal) and the final record.  Under the
- * job's lock, so that no supervisor is writing.
+ * The end the supervisor could not write, written as it would have: an
+ * end event (killed, with the signal) and the final record; 0, or -1
+ * after saying why.  Under the job's lock (dfd: its folder).
  */
-static void
-record_lost_end(const char *root, struct job_record *r, int sig)
+static int
+record_lost_end(int dfd, struct job_record *r, int sig)
 {
-	char *dir = xasprintf("%s/%s", root, r->id), err[512];
 	struct job_sink k;
-	int dfd, lock = -1, rc;
+	char err[512];
+	int rc;
 
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || (lock = openat(dfd, "lock", O_RDWR |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1 || flock(lock, LOCK_EX |
-	    LOCK_NB) == -1) {
-		fprintf(stderr, "calops: job '%s': cannot record its end: "
-		    "%s\n", r->id, strerror(errno));
-		goto out;
-	}
 	r->state = JOB_KILLED;
 	r->signal = sig;
 	r->ended = jobevent_now();
 	if ((rc = jobevent_sink_resume(&k, dfd, "events.jsonl", err,
-	    sizeof err)) == 0) {
-		if (jobevent_sink_event(&k, "end", json_pack("{s:s,s:i,s:s}",
-		    "state", "killed", "signal", sig, "by", "calops kill, "
-		    "after its supervisor was gone")) != 0)
-			fprintf(stderr, "calops: job '%s': cannot append its "
-			    "end: %s\n", r->id, strerror(errno));
+	    sizeof err)) == 1) {
+		/* It died between its end and its record: the end stands. */
 		jobevent_sink_close(&k);
-	} else if (rc == -1)
+		fprintf(stderr, "calops: job '%s': its events end already; "
+		    "its record is left as it is\n", r->id);
+		return -1;
+	}
+	if (rc == -1) {
 		fprintf(stderr, "calops: job '%s': %s\n", r->id, err);
-	if (jobstore_record_write(r, dfd, err, sizeof err) != 0)
+		return -1;
+	}
+	rc = jobevent_sink_event(&k, "end", json_pack("{s:s,s:i,s:s}",
+	    "state", "killed", "signal", sig, "by", "calops kill, after its "
+	    "supervisor was gone"));
+	if (rc != 0)
+		fprintf(stderr, "calops: job '%s': cannot append its end: %s\n",
+		    r->id, strerror(errno));
+	jobevent_sink_close(&k);
+	if (rc == 0 && jobstore_record_write(r, dfd, err, sizeof err) != 0) {
 		fprintf(stderr, "calops: job '%s': %s\n", r->id, err);
-out:
-	if (lock != -1)
-		close(lock);
-	if (dfd != -1)
-		close(dfd);
-	free(dir);
+		rc = -1;
+	}
+	return rc;
 }
 
-/*
- * A lost job (its supervisor gone) whose tool may live on, orphaned: its
- * process group is signalled only when the pid is still the tool's, the
- * same start time as the record's (a pid is reused), and the job's end is
- * recorded.  Says what it did.
- */
+/* Under the job's lock: the tool's group stopped, the end recorded. */
 static int
-stop_lost(const char *root, struct job_record *r, long grace)
+stop_lost_locked(int dfd, struct job_record *r, long grace)
 {
-	char now[sizeof r->pid_start];
 	int sig = SIGTERM;
 
 	if (r->pid <= 0) {
@@ -181,14 +248,13 @@ stop_lost(const char *root, struct job_record *r, long grace)
 		    "gone, and its tool never started\n", r->id);
 		return 1;
 	}
-	if (jobstore_pid_start(r->pid, now, sizeof now) != 0 ||
-	    !running(r->pid)) {
+	if (group_running(r->pid) == 0) {
 		fprintf(stderr, "calops: job '%s' is lost: its supervisor is "
-		    "gone, and so is its tool (pid %ld): nothing to stop\n",
-		    r->id, r->pid);
+		    "gone, and so is its tool (process group %ld): nothing to "
+		    "stop\n", r->id, r->pid);
 		return 1;
 	}
-	if (r->pid_start[0] == '\0' || strcmp(now, r->pid_start) != 0) {
+	if (!group_ours(r)) {
 		fprintf(stderr, "calops: job '%s' is lost: pid %ld is %s, not "
 		    "signalled; look at it yourself (ps -o pid,lstart,args -g "
 		    "%ld)\n", r->id, r->pid, r->pid_start[0] == '\0' ?
@@ -196,19 +262,59 @@ stop_lost(const char *root, struct job_record *r, long grace)
 		    "another process now (it started at another time)", r->pid);
 		return 1;
 	}
-	if (!stop_group(r->pid, SIGTERM, grace)) {
+	if (!stop_group(r, SIGTERM, grace)) {
 		sig = SIGKILL;
-		if (!stop_group(r->pid, SIGKILL, KILL_AFTER_MS)) {
+		if (!stop_group(r, SIGKILL, KILL_AFTER_MS)) {
 			fprintf(stderr, "calops: job '%s' is lost, and its tool's "
 			    "process group %ld did not stop\n", r->id, r->pid);
 			return 1;
 		}
 	}
-	record_lost_end(root, r, sig);
+	if (record_lost_end(dfd, r, sig) != 0)
+		return 1;
 	printf("%s killed (%s to the process group %ld of its tool; its "
 	    "supervisor was gone)\n", r->id, sig == SIGTERM ? "SIGTERM" :
 	    "SIGKILL after the grace", r->pid);
 	return 0;
+}
+
+/*
+ * A lost job (its supervisor gone) whose tool may live on, orphaned.  Its
+ * lock is taken first and its record read again under it: a second `kill`
+ * finds the job ended, and nobody else records an end meanwhile.
+ */
+static int
+stop_lost(const char *root, struct job_record *r, long grace)
+{
+	char *dir = xasprintf("%s/%s", root, r->id), err[512], sig[32];
+	struct job_record now = { 0 };
+	int dfd, lock = -1, rc = 1;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || (lock = lock_job(dfd)) == -1)
+		fprintf(stderr, "calops: job '%s' is lost, and its lock cannot "
+		    "be taken: %s\n", r->id, errno == EWOULDBLOCK ? "another "
+		    "calops holds it (try again)" : strerror(errno));
+	else if (jobstore_record_read(&now, dir, err, sizeof err) != 0)
+		fprintf(stderr, "calops: job '%s': %s\n", r->id, err);
+	else if (now.state != JOB_RUNNING) {
+		/* Another kill recorded its end meanwhile. */
+		if (now.signal > 0)
+			jobstore_signal_name(now.signal, sig, sizeof sig);
+		else
+			snprintf(sig, sizeof sig, "exit %d", now.exit_code);
+		printf("%s %s (%s)\n", now.id, jobstore_state_name(now.state),
+		    sig);
+		rc = 0;
+	} else
+		rc = stop_lost_locked(dfd, &now, grace);
+	jobstore_record_release(&now);
+	if (lock != -1)
+		close(lock);
+	if (dfd != -1)
+		close(dfd);
+	free(dir);
+	return rc;
 }
 
 static int

@@ -76,7 +76,7 @@ tell(const char *fmt, ...)
 /*
  * Leave the starter's world: the status pipe on fd 3 and nothing else
  * inherited, stdin and stdout on /dev/null, stderr to supervisor.log,
- * hang-ups and broken pipes ignored, no signal blocked.
+ * hang-ups, broken pipes and file-size limits ignored, no signal blocked.
  */
 static void
 detach(const char *tmp, int sfd)
@@ -89,6 +89,8 @@ detach(const char *tmp, int sfd)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* Past a file-size limit a write fails (EFBIG, a stall) instead. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (sfd != STATUS_FD) {
 		dup2(sfd, STATUS_FD);
 		close(sfd);
@@ -129,6 +131,8 @@ record_init(struct sup *s)
 	free(cwd);
 	r->started = jobevent_now();
 	r->supervisor_pid = (long)getpid();
+	(void)jobstore_pid_start(r->supervisor_pid, r->supervisor_start,
+	    sizeof r->supervisor_start);
 	r->state = JOB_RUNNING;
 	r->exit_code = -1;
 }
@@ -172,8 +176,8 @@ place(struct sup *s, const char *tmp, char *err, size_t errlen)
 	return -1;
 }
 
-/* The hello event: who we are and what runs. */
-static void
+/* The hello event: who we are and what runs; 0 or -1 with errno. */
+static int
 hello(struct sup *s)
 {
 	json_t *argv = json_array();
@@ -185,7 +189,7 @@ hello(struct sup *s)
 	host[sizeof host - 1] = '\0';
 	for (i = 0; s->rec.argv[i] != NULL; i++)
 		json_array_append_new(argv, text_json(s->rec.argv[i]));
-	jobevent_sink_event(&s->sink, "hello",
+	return jobevent_sink_event(&s->sink, "hello",
 	    json_pack("{s:s,s:s,s:o,s:s,s:o}", "tool", "calops", "version",
 		s->spec->version != NULL ? s->spec->version : "0", "host",
 		text_json(host), "job", s->rec.id, "argv", argv));
@@ -196,15 +200,16 @@ hello(struct sup *s)
 static int
 keep_room(struct sup *s, char *err, size_t errlen)
 {
-	struct stat st;
-	size_t bytes = RECORD_SPARE;
+	json_t *o = jobstore_record_json(&s->rec);
+	char *text = json_dumps(o, JSON_INDENT(2));
+	size_t bytes = RECORD_SPARE + 2 * (text != NULL ? strlen(text) : 0);
 
-	if (fstatat(s->dirfd, "job.json", &st, AT_SYMLINK_NOFOLLOW) == 0)
-		bytes += 2 * (size_t)st.st_size;
+	free(text);
+	json_decref(o);
 	return jobstore_record_reserve(s->dirfd, bytes, err, errlen);
 }
 
-/* Lock, record, name and hello, in the hidden folder tmp. */
+/* Lock, record, room and name, in the hidden folder tmp. */
 static int
 setup(struct sup *s, const char *tmp, char *err, size_t errlen)
 {
@@ -218,13 +223,12 @@ setup(struct sup *s, const char *tmp, char *err, size_t errlen)
 		return -1;
 	}
 	record_init(s);
-	if (jobevent_sink_open(
-		&s->sink, s->dirfd, "events.jsonl", err, errlen) != 0)
+	/* Room for the last words before the job has a name: a job that
+	 * could not record its end is not started. */
+	if (jobevent_sink_open(&s->sink, s->dirfd, "events.jsonl", err,
+	    errlen) != 0 || keep_room(s, err, errlen) != 0)
 		return -1;
-	if (place(s, tmp, err, errlen) != 0 || keep_room(s, err, errlen) != 0)
-		return -1;
-	hello(s);
-	return 0;
+	return place(s, tmp, err, errlen);
 }
 
 /* In the tool's child: its own process group, pipes on 1 and 2, default
@@ -232,7 +236,8 @@ setup(struct sup *s, const char *tmp, char *err, size_t errlen)
 static void NORETURN
 exec_tool(struct sup *s, int out, int errp, int ep)
 {
-	static const int sigs[] = { SIGHUP, SIGPIPE, SIGTERM, SIGINT, SIGCHLD };
+	static const int sigs[] = { SIGHUP, SIGPIPE, SIGTERM, SIGINT, SIGCHLD,
+	    SIGXFSZ };
 	sigset_t none;
 	size_t i;
 	int e;
@@ -543,6 +548,13 @@ supervise(const struct job_spec *spec, const char *tmp, int sfd)
 	if (setup(&s, tmp, err, sizeof err) != 0) {
 		tell("error %s\n", err);
 		remove_tmp(tmp);
+		rc = 1;
+	} else if (hello(&s) != 0) {
+		/* Named, so recorded: failed, with the reason. */
+		snprintf(err, sizeof err, "cannot write the hello event: %s",
+		    strerror(errno));
+		record_failed_start(&s, err);
+		tell("fail %s\t%s\n", s.rec.id, err);
 		rc = 1;
 	} else if (spawn(&s, err, sizeof err) != 0) {
 		record_failed_start(&s, err);

@@ -100,6 +100,7 @@ struct job_record {
 	/* The tool's pid and when it started (jobstore_pid_start()), so that
 	 * the pid of a lost job is not taken for another process's. */
 	char		  pid_start[64];
+	char		  supervisor_start[64];	/* of supervisor_pid */
 };
 
 void	 jobstore_record_release(struct job_record *r);
@@ -136,6 +137,9 @@ int	 jobstore_record_reserve(int dirfd, size_t bytes, char *err,
  * nothing).
  */
 int	 jobstore_pid_start(long pid, char *buf, size_t len);
+/* The state letter of process pid (R, S, Z...) and its process group in
+ * *pgrp, from /proc/PID/stat; 0 when there is no such process. */
+char	 jobstore_proc_state(long pid, long *pgrp);
 
 /* Whether somebody (the supervisor) holds the lock of the job folder. */
 bool	 jobstore_supervisor_alive(const char *dir);
@@ -238,6 +242,7 @@ struct job_sink {
 	int		 fd;
 	off_t		 size;		/* bytes written, whole lines */
 	off_t		 allocated;	/* bytes known allocated from 0 */
+	off_t		 limit;		/* RLIMIT_FSIZE, or 0: none */
 	bool		 ahead;		/* fallocate works here */
 	uint64_t	 seq;		/* of the last event written */
 	struct job_wait	*head, *tail;	/* waiting, oldest first */

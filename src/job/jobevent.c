@@ -1,6 +1,7 @@
 /* jobevent.c: a job's events, made, written and read back (see job.h). */
 #include "calops.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -451,6 +452,11 @@ sink_room(struct job_sink *k, size_t n, size_t keep)
 	unsigned long long avail;
 	struct statvfs sv;
 
+	/* A file-size limit is the end of the disk, as far as we go. */
+	if (k->limit > 0 && need > k->limit) {
+		errno = EFBIG;
+		return -1;
+	}
 	if (k->ahead) {
 		if (need <= k->allocated)
 			return 0;
@@ -488,6 +494,7 @@ int
 jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
     size_t errlen)
 {
+	struct rlimit rl;
 	struct stat st;
 
 	memset(k, 0, sizeof *k);
@@ -503,6 +510,8 @@ jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
 	}
 	k->size = k->allocated = st.st_size;
 	k->ahead = true;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		k->limit = (off_t)rl.rlim_cur;
 	if (sink_room(k, 0, JOB_SINK_TAIL) != 0) {
 		errbuf_set(err, errlen, "cannot reserve %u KiB for '%s': %s",
 		    JOB_SINK_TAIL >> 10, name, strerror(errno));
@@ -704,7 +713,8 @@ sink_stalled(struct job_sink *k, double ts)
 	if (k->said_stalled)
 		return;
 	reason = k->stalled_errno == ENOSPC || k->stalled_errno == EDQUOT ?
-	    "disk full" : strerror(k->stalled_errno);
+	    "disk full" : k->stalled_errno == EFBIG ? "file size limit" :
+	    strerror(k->stalled_errno);
 	msg = xasprintf("cannot append to events.jsonl: %s; new lines wait "
 	    "in memory (up to %u MiB), then are counted as lost",
 	    strerror(k->stalled_errno), JOB_SINK_WAIT_MAX >> 20);
@@ -894,22 +904,18 @@ reader_take(struct job_reader *r, const char **line, size_t *len)
 }
 
 /*
- * At the end of the file with part of a line read: if the file is now
- * shorter than what was read (its writer cut a torn line back), forget
- * that part and read again from where it began, so that the line written
- * there next is read whole rather than glued to a torn one.
+ * At the end of the file with part of a line read: forget that part and
+ * read it again from where it began next time.  Its writer may cut it back
+ * (a torn line, on a file system that cannot allocate ahead) and write
+ * another line there, which must be read whole, never glued to the torn
+ * bytes.  A line is written in one write(2), so this is rare and short.
  */
 static void
-reader_recheck(struct job_reader *r)
+reader_unread(struct job_reader *r)
 {
 	size_t partial = r->len - r->start;
-	struct stat st;
-	off_t pos;
 
-	if (partial == 0 || fstat(r->fd, &st) == -1 ||
-	    (pos = lseek(r->fd, 0, SEEK_CUR)) == -1 || st.st_size >= pos)
-		return;
-	if (lseek(r->fd, pos - (off_t)partial, SEEK_SET) != -1)
+	if (partial > 0 && lseek(r->fd, -(off_t)partial, SEEK_CUR) != -1)
 		r->len = r->start;
 }
 
@@ -934,8 +940,8 @@ jobevent_reader_next(struct job_reader *r, const char **line, size_t *len)
 		n = read(r->fd, r->buf + r->len, r->alloc - r->len);
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n == 0 && r->len > 0 && !r->skipping)
-			reader_recheck(r);
+		if (n == 0 && !r->skipping)
+			reader_unread(r);
 		if (n <= 0)
 			return n == 0 ? 0 : -1;
 		r->len += (size_t)n;
@@ -966,7 +972,8 @@ jobevent_stalled_since(const char *path, char *why, size_t whylen)
 			p = p != NULL ? p + 1 : buf;
 			if ((o = json_loadb(p, (size_t)(end - p), 0, NULL)) !=
 			    NULL && is_type(o, "stalled") && json_is_number(s =
-			    json_object_get(o, "since"))) {
+			    json_object_get(o, "since")) && json_number_value(s) >
+			    0 && json_number_value(s) < EVENT_TS_MAX) {
 				since = json_number_value(s);
 				s = json_object_get(o, "reason");
 				errbuf_set(why, whylen, "%s", json_is_string(s) ?

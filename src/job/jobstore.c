@@ -152,6 +152,8 @@ jobstore_record_json(const struct job_record *r)
 	json_object_set_new(o, "lost_lines", json_integer((json_int_t)r->lost));
 	json_object_set_new(o, "pid_start", r->pid_start[0] != '\0' ?
 	    json_string(r->pid_start) : json_null());
+	json_object_set_new(o, "supervisor_start", r->supervisor_start[0] !=
+	    '\0' ? json_string(r->supervisor_start) : json_null());
 	return o;
 }
 
@@ -203,6 +205,21 @@ get_state(json_t *o, enum job_state *s)
 	return -1;
 }
 
+/* A process's start (jobstore_pid_start()) into buf[64], "" when null or
+ * missing; -1 when it is something else. */
+static int
+get_start(json_t *o, const char *key, char *buf)
+{
+	json_t *m = json_object_get(o, key);
+
+	if (m == NULL || json_is_null(m))
+		return 0;
+	if (!json_is_string(m) || json_string_length(m) >= 64)
+		return -1;
+	snprintf(buf, 64, "%s", json_string_value(m));
+	return 0;
+}
+
 /* The members of a parsed record into r; the name of the first bad one. */
 static const char *
 record_members(struct job_record *r, json_t *o)
@@ -240,18 +257,15 @@ record_members(struct job_record *r, json_t *o)
 	r->ended = json_is_number(ended) ? json_number_value(ended) : 0;
 	if (r->state != JOB_RUNNING && r->ended <= 0)
 		return "ended";
-	/* An older supervisor's record has neither. */
+	/* An older supervisor's record has none of the next three. */
 	m = json_object_get(o, "lost_lines");
 	if (m != NULL && (!json_is_integer(m) || json_integer_value(m) < 0))
 		return "lost_lines";
 	r->lost = (uint64_t)json_integer_value(m);
-	m = json_object_get(o, "pid_start");
-	if (m != NULL && !json_is_null(m) && (!json_is_string(m) ||
-	    json_string_length(m) >= sizeof r->pid_start))
+	if (get_start(o, "pid_start", r->pid_start) != 0)
 		return "pid_start";
-	if (json_is_string(m))
-		snprintf(r->pid_start, sizeof r->pid_start, "%s",
-		    json_string_value(m));
+	if (get_start(o, "supervisor_start", r->supervisor_start) != 0)
+		return "supervisor_start";
 	return NULL;
 }
 
@@ -411,11 +425,12 @@ jobstore_record_reserve(int dirfd, size_t bytes, char *err, size_t errlen)
 	return 0;
 }
 
-int
-jobstore_pid_start(long pid, char *buf, size_t len)
+/* Fields 3 (state), 5 (process group) and 22 (start time, clock ticks
+ * since boot) of /proc/PID/stat; -1 when there is no such process. */
+static int
+read_stat(long pid, char *state, long *pgrp, unsigned long long *ticks)
 {
-	char stat[1024], boot[64] = "", *p, *path;
-	unsigned long long ticks;
+	char stat[1024], *p, *path;
 	ssize_t n;
 	int fd, i;
 
@@ -427,11 +442,35 @@ jobstore_pid_start(long pid, char *buf, size_t len)
 	n = read(fd, stat, sizeof stat - 1);
 	close(fd);
 	/* The name, field 2, may hold anything: count from its last ')'. */
-	if (n <= 0 || (stat[n] = '\0', p = strrchr(stat, ')')) == NULL)
+	if (n <= 0 || (stat[n] = '\0', p = strrchr(stat, ')')) == NULL ||
+	    sscanf(p + 1, " %c %*d %ld", state, pgrp) != 2)
 		return -1;
 	for (i = 2; i < 22 && p != NULL; i++)
 		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p, " %llu", &ticks) != 1)
+	if (p == NULL || sscanf(p, " %llu", ticks) != 1)
+		return -1;
+	return 0;
+}
+
+char
+jobstore_proc_state(long pid, long *pgrp)
+{
+	unsigned long long ticks;
+	char state;
+
+	return read_stat(pid, &state, pgrp, &ticks) == 0 ? state : 0;
+}
+
+int
+jobstore_pid_start(long pid, char *buf, size_t len)
+{
+	unsigned long long ticks;
+	char boot[64] = "", state;
+	ssize_t n;
+	long pgrp;
+	int fd;
+
+	if (read_stat(pid, &state, &pgrp, &ticks) != 0)
 		return -1;
 	if ((fd = open("/proc/sys/kernel/random/boot_id",
 	    O_RDONLY | O_CLOEXEC)) != -1) {

@@ -351,8 +351,9 @@ apply_other(struct ljob_int *j, const struct event *ev, const char *line,
 	case EVENT_STALLED:
 		/* The supervisor cannot write the events, then it can. */
 		m = json_object_get(o, "since");
-		j->pub.stalled_since = json_is_number(m) &&
-		    json_number_value(m) > 0 ? json_number_value(m) : ev->ts;
+		j->pub.stalled_since = json_number_value(m) > 0 &&
+		    json_number_value(m) < EVENT_TS_MAX ? json_number_value(m) :
+		    ev->ts;
 		snprintf(j->pub.stalled_why, sizeof j->pub.stalled_why, "%s",
 		    (s = str_of(o, "reason")) != NULL ? s : "cannot write");
 		break;

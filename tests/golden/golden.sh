@@ -256,7 +256,7 @@ for f in "$TMP"/out/*.txt; do
 	    -e 's/ended [0-9]{2}:[0-9]{2}/ended hh:mm/' \
 	    -e '/^. (Tool pid|Supervisor) /s/[0-9]+/PID/' \
 	    -e '/^. *"(pid|supervisor_pid)": /s/[0-9]+/PID/' \
-	    -e 's/("pid_start": )"[^"]*"/\1"BOOT:TICKS"/' \
+	    -e 's/("(pid|supervisor)_start": )"[^"]*"/\1"BOOT:TICKS"/' \
 	    -e '/^. *"(started|ended|age)": /s/: [0-9][0-9.e+-]*/: TIME/' \
 	    -e '/^. (Ran for|as the host listed it) /s/[0-9]+[smhd]/AGE/' \
 	    "$f"

@@ -11,6 +11,8 @@
 #  2. Still full when the tool exits: what waits is counted in a gap, the
 #     end event and the final job.json are written all the same (the job
 #     is done, not lost).
+#  3. Full before a job starts: `calops run` refuses it, saying why, and
+#     leaves no folder behind (a job that could not record its end).
 #
 # Afterwards, in both: every line the tool wrote is an event or counted in
 # a gap, the seqs run 1..N, the follower's copy equals events.jsonl byte
@@ -176,6 +178,19 @@ has_event gap atexit || fail "atexit: no gap event"
 free_disk
 [ ! -e "$J/atexit/job.json.last" ] ||
     fail "atexit: the record's reserve is still there"
+
+# 3. No room at the start: the job is refused, and nothing is left behind.
+fill_disk
+if out=$("$CALOPS" run --jobs "$J" --id noroom -- true 2>&1); then
+	fail "noroom: a job started on a full disk"
+fi
+case $out in
+*"No space left on device"*) ;;
+*) fail "noroom: run said '$out'" ;;
+esac
+[ ! -e "$J/noroom" ] || fail "noroom: a job folder was left behind"
+ls -A "$J" | grep -q '^\.new-' && fail "noroom: a hidden folder was left behind"
+free_disk
 
 [ "$FAILED" = 0 ] && say "PASS"
 exit "$FAILED"

@@ -253,6 +253,28 @@ case "$?:$out" in
 *) fail "kill a lost job: $out" ;;
 esac
 
+say "a file-size limit: the supervisor lives, lines past it counted, the end written"
+(ulimit -f 300
+"$CALOPS" run --jobs "$J" --id fsize -- "$PY" -c '
+for i in range(20000): print("line %d %s" % (i, "x" * 60))' >/dev/null) ||
+    fail "run under ulimit -f"
+timeout 60 "$CALOPS" tail fsize --jobs "$J" --follow >/dev/null ||
+    fail "fsize: tail --follow exited $?"
+"$PY" - "$J/fsize/events.jsonl" "$J/fsize/job.json" <<'EOF' || fail "fsize"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+rec = json.load(open(sys.argv[2]))
+assert [e["seq"] for e in evs] == list(range(1, len(evs) + 1)), "seqs"
+assert evs[-1]["type"] == "end" and evs[-1]["exit_code"] == 0, evs[-1]
+lines = sum(e["type"] == "log" and e["msg"].startswith("line ") for e in evs)
+lost = sum(e["lost"] for e in evs if e["type"] == "gap")
+stalled = [e for e in evs if e["type"] == "stalled"]
+assert stalled and stalled[0]["reason"] == "file size limit", stalled
+assert lines + lost == 20000 and lost > 0, (lines, lost)
+assert rec["state"] == "done" and rec["lost_lines"] == lost, rec
+print("jobs_test: ulimit -f 300: %d lines written, %d counted lost" % (lines, lost))
+EOF
+
 say "corrupt job folders are reported, not fatal"
 mkdir -p "$J/broken" "$J/empty"
 echo '{"id": "broken", "argv": [' >"$J/broken/job.json"

@@ -101,6 +101,45 @@ esac
 until_ok 10 gone "$pid"
 [ "$(field "$J/t2/job.json" signal)" = 9 ] || fail "t2: signal not 9"
 
+say "two kills at once: one stops it and records the end, the other says so"
+pid=$(orphan t4 "PIPE TERM")
+TOOLS="$TOOLS $pid"
+"$CALOPS" kill t4 --grace 0.3 --jobs "$J" >"$T/k1" 2>&1 &
+k1=$!
+"$CALOPS" kill t4 --grace 0.6 --jobs "$J" >"$T/k2" 2>&1 ||
+    fail "t4: a kill exited $?: $(cat "$T/k2")"
+wait "$k1" || fail "t4: a kill exited $?: $(cat "$T/k1")"
+$PY - "$J/t4/events.jsonl" "$J/t4/job.json" <<'EOF' || fail "t4: two kills"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+rec = json.load(open(sys.argv[2]))
+ends = [e for e in evs if e["type"] == "end"]
+assert len(ends) == 1, "%d end events" % len(ends)
+assert ends[0]["signal"] == rec["signal"] == 9, (ends[0], rec["signal"])
+assert rec["state"] == "killed"
+EOF
+grep -q "killed (SIGKILL after the grace" "$T/k1" "$T/k2" ||
+    fail "t4: neither kill says what it did: $(cat "$T/k1" "$T/k2")"
+until_ok 10 gone "$pid"
+
+say "the tool gone, a child of it in its group lives on: the group is stopped"
+"$CALOPS" run --jobs "$J" --id t5 -- sh -c "trap '' PIPE
+	sh -c 'trap \"\" PIPE; echo \$\$ >$T/child; while :; do echo c; sleep 0.05; done' &
+	while [ ! -e $T/go5 ]; do echo p; sleep 0.05; done" >/dev/null ||
+    fail "t5: run"
+until_ok 20 test -s "$T/child"
+child=$(cat "$T/child")
+TOOLS="$TOOLS $child"
+kill -KILL "$(field "$J/t5/job.json" supervisor_pid)"
+until_ok 20 state_is t5 lost
+leader=$(field "$J/t5/job.json" pid)
+touch "$T/go5"
+until_ok 10 gone "$leader"
+alive "$child" || fail "t5: the child is not running"
+out=$("$CALOPS" kill t5 --jobs "$J" 2>&1) || fail "t5: kill exited $?: $out"
+until_ok 10 gone "$child"
+[ "$(state t5)" = killed ] || fail "t5: state '$(state t5)' after kill"
+
 say "a pid that is another process now: not signalled"
 pid=$(orphan t3 PIPE)
 TOOLS="$TOOLS $pid"

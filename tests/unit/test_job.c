@@ -529,10 +529,16 @@ test_reader_torn(void **state)
 	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
 	assert_int_equal(truncate(path, 4), 0);
 	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
-	append(path, "two\n");
+	append(path, "two\n{\"torn again");
 	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "two");
 	assert_int_equal(r.lineno, 2);
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	/* Cut back and a longer line written before the reader looks. */
+	assert_int_equal(truncate(path, 8), 0);
+	append(path, "{\"a line longer than the torn one\"}\n");
+	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_string_equal(line, "{\"a line longer than the torn one\"}");
 	jobevent_reader_close(&r);
 	free(path);
 	drop_dir(dir);
