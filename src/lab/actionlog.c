@@ -442,8 +442,9 @@ append_locked(int fd, const char *path, const struct action_rec *rec,
 	if (fileio_write_full(fd, out, strlen(out)) == -1) {
 		e = errno;
 		(void)!ftruncate(fd, st.st_size);
-		errbuf_set(err, errlen, "cannot write '%s': %s", path,
-		    strerror(e));
+		/* The reason first: a narrow status line clips the path. */
+		errbuf_set(err, errlen, "%s: cannot append to '%s'",
+		    strerror(e), path);
 	} else
 		rc = 0;
 	free(out);

@@ -2,14 +2,19 @@
 #include "calops.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/lines.h"
 #include "lab/labmirror.h"
 #include "proto/event.h"
+
+/* Free space a failed mirror waits for before it is tried again. */
+#define MIRROR_ROOM	(4ull * EVENT_LINE_MAX)
 
 void
 labmirror_init(struct labmirror *m, char *path)
@@ -77,17 +82,47 @@ labmirror_append(struct labmirror *m, const char *line, size_t len,
 		m->size += (off_t)n;
 		return 0;
 	}
+	/* A short write: the rest, which says why it cannot (no space). */
 	e = n < 0 ? errno : 0;
+	if (n >= 0 && (size_t)n < len && fileio_write_full(m->fd, line + n,
+	    len - (size_t)n) != 0)
+		e = errno;
+	else if (n >= 0 && fileio_write_full(m->fd, "\n", 1) != 0)
+		e = errno;
+	else if (n >= 0) {
+		m->size += (off_t)len + 1;
+		return 0;
+	}
 	if (ftruncate(m->fd, m->size) != 0)
-		errbuf_set(err, errlen, "cannot append to '%s': %s; nor cut "
-		    "it back: %s", m->path, e != 0 ? strerror(e) :
-		    "short write", strerror(errno));
+		errbuf_set(err, errlen, "%s: cannot append to '%s', nor cut "
+		    "it back: %s", e != 0 ? strerror(e) : "short write",
+		    m->path, strerror(errno));
 	else
-		errbuf_set(err, errlen, "cannot append to '%s': %s", m->path,
-		    e != 0 ? strerror(e) : "short write");
+		/* The reason first: a narrow status line clips the path. */
+		errbuf_set(err, errlen, "%s: cannot append to '%s'",
+		    e != 0 ? strerror(e) : "short write", m->path);
 	labmirror_close(m);
 	m->failed = true;
 	return -1;
+}
+
+bool
+labmirror_has_room(const struct labmirror *m)
+{
+	struct statvfs sv;
+	char *dir, *slash;
+	bool room;
+
+	if (m->path == NULL)
+		return false;
+	dir = xstrdup(m->path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	/* Room for a few of the longest events, as near as it is known. */
+	room = statvfs(dir, &sv) != 0 || (unsigned long long)(geteuid() ==
+	    0 ? sv.f_bfree : sv.f_bavail) * sv.f_frsize >= MIRROR_ROOM;
+	free(dir);
+	return room;
 }
 
 int

@@ -42,12 +42,17 @@ void	labmirror_close(struct labmirror *m);
 /*
  * Append one event's line.  0, also when the mirror is written no more; -1
  * with err when this write failed or fell short: it is undone (the file cut
- * back to its last whole line) and the mirror written no more.  The event
- * is still the model's to apply: a console started again resumes at the
- * mirror's end and fetches what it lacks from the host.
+ * back to its last whole line) and the mirror written no more until the
+ * model adopts it again (labstream.c keep_retry(), once there is room).
+ * The event is still the model's to apply: following again from the
+ * mirror's end fetches what it lacks from the host.
  */
 int	labmirror_append(struct labmirror *m, const char *line, size_t len,
 	    char *err, size_t errlen);
+
+/* Whether the mirror's folder has room for more (a mirror that failed
+ * on a full disk is tried again once it has). */
+bool	labmirror_has_room(const struct labmirror *m);
 
 /* Start reading the mirror back; *mtime is when it was last written.  -1
  * with errno (none there, not a regular file). */

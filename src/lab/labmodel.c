@@ -226,7 +226,7 @@ labmodel_job_setup(struct labmodel *lm, struct ljob_int *j, bool samples)
 	char *acks;
 
 	j->lm = lm;
-	j->retry_timer = -1;
+	j->retry_timer = j->keep_timer = -1;
 	j->pub.exit_code = -1;
 	j->pub.last_recv = j->pub.first_ts = j->pub.last_ts = NAN;
 	j->pub.here = job_here(lm, &j->pub);

@@ -51,6 +51,9 @@ struct ljob_int {
 	char			*meta_path;	/* its record, or NULL */
 	long			 retry_timer;	/* -1: none */
 	int			 retries;
+	/* a mirror write or the outcome failed: tried again
+	 * (labstream.c keep_retry()), or -1 */
+	long			 keep_timer;
 	/* result events seen (G7 suite) */
 	unsigned		 results;
 	bool			 ended;		/* its end event was applied */

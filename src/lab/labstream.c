@@ -27,6 +27,7 @@ static void	labstream_gone(struct ljob_int *j, const char *why);
 
 /* follow restarts before the stream is broken */
 #define RETRY_MAX	6
+#define KEEP_RETRY_MS	2000	/* what could not be kept, tried again */
 #define G7_STEPS	9	/* golden, then the eight faults */
 
 static const char *const kind_names[] = {
@@ -119,7 +120,7 @@ labstream_job_from_meta(struct labmodel *lm, const char *path, char *err,
 	j = xcalloc(1, sizeof *j);
 	j->lm = lm;
 	labmirror_init(&j->mirror, NULL);
-	j->retry_timer = -1;
+	j->retry_timer = j->keep_timer = -1;
 	j->pub.id = xstrdup(id);
 	j->pub.host = xstrdup(host);
 	j->pub.kind = (enum ljob_kind)k;
@@ -263,6 +264,8 @@ say_runner_failed(struct ljob_int *j)
 		    how, p->exit_code, p->command);
 }
 
+static void	keep_retry_later(struct ljob_int *j);
+
 /* The end event: the job's final state, its outcome logged when live. */
 static void
 apply_end(struct ljob_int *j, const json_t *o)
@@ -283,20 +286,26 @@ apply_end(struct ljob_int *j, const json_t *o)
 	say_runner_failed(j);
 	if (j->pub.alerts != NULL && !isnan(j->pub.last_ts))
 		alerts_finish(j->pub.alerts, j->pub.last_ts);
-	/* The outcome goes to the action log once: a console that died
-	 * between mirroring the end and logging it, or could not log it (a
-	 * full disk), logs it on replay; the log keeps one (actionlog.h). */
+	if (!j->pub.replaying) {
+		/* The end is the last event: nothing more is appended. */
+		labmirror_close(&j->mirror);
+		if (lm->cb.ended != NULL)
+			lm->cb.ended(lm, &j->pub, lm->cb.arg);
+	}
+	/*
+	 * The outcome goes to the action log once: a console that died
+	 * between mirroring the end and logging it logs it on replay, one
+	 * that could not (a full disk) tries again (keep_retry()); the log
+	 * keeps one (actionlog.h).  After the ended hook, so that what went
+	 * wrong is the last word on the status line, not "done".
+	 */
 	if (!j->outcome_logged && !lm->observer) {
 		outcome_words(&j->pub, words, sizeof words);
 		if (labstream_log_action(j, words) == 0)
 			mark_outcome_logged(j);
+		else
+			keep_retry_later(j);
 	}
-	if (j->pub.replaying)
-		return;
-	/* The end is the last event: nothing more is appended. */
-	labmirror_close(&j->mirror);
-	if (lm->cb.ended != NULL)
-		lm->cb.ended(lm, &j->pub, lm->cb.arg);
 }
 
 /* The events other than metrics: rare, so jansson reads them. */
@@ -412,6 +421,60 @@ labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
 	apply_other(j, ev, line, len);
 }
 
+/*
+ * What this console could not keep (its disk full): a mirror write that
+ * failed, an outcome not logged.  Tried again every KEEP_RETRY_MS once the
+ * mirror's folder has room: the outcome is logged, and from what the
+ * mirror holds the follow starts again at its end, so that the mirror
+ * catches up with the host's stream in this session (events applied
+ * already are mirrored, not applied again: on_event).
+ */
+static void
+keep_retry(struct loop *l, void *arg)
+{
+	struct ljob_int *j = arg;
+	char err[512];
+
+	(void)l;
+	j->keep_timer = -1;
+	if (j->lm->observer || j->mirror.path == NULL ||
+	    j->mirror.replay != NULL)
+		return;
+	if (!labmirror_has_room(&j->mirror)) {
+		keep_retry_later(j);
+		return;
+	}
+	if (j->ended && !j->outcome_logged) {
+		outcome_words(&j->pub, err, sizeof err);
+		if (labstream_log_action(j, err) != 0) {
+			keep_retry_later(j);
+			return;
+		}
+		mark_outcome_logged(j);
+	}
+	if (!j->mirror.failed)
+		return;
+	j->mirror.failed = false;
+	if (labmirror_adopt(&j->mirror, err, sizeof err) != 0) {
+		/* Not a mirror we can go on from: written no more. */
+		labmodel_warn(j->lm, "%s", err);
+		return;
+	}
+	if (j->follow != NULL) {
+		follow_stop(j->follow);
+		j->follow = NULL;
+	}
+	labstream_follow(j);
+}
+
+static void
+keep_retry_later(struct ljob_int *j)
+{
+	if (j->keep_timer == -1 && !j->lm->observer)
+		j->keep_timer = loop_add_timer(j->lm->loop, KEEP_RETRY_MS,
+		    keep_retry, j);
+}
+
 /* ---- following ---- */
 
 static void	retry_later(struct ljob_int *j, const char *why);
@@ -438,8 +501,10 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 
 	if (!j->lm->observer && ev->seq > j->mirror.seq) {
 		if (labmirror_append(&j->mirror, line, len, err,
-		    sizeof err) != 0)
+		    sizeof err) != 0) {
 			labmodel_warn(j->lm, "%s", err);
+			keep_retry_later(j);
+		}
 		j->mirror.seq = ev->seq;
 		/* The end is the last event: nothing more is appended. */
 		if (ev->type == EVENT_END)
@@ -535,6 +600,7 @@ retry_fire(struct loop *l, void *arg)
 	j->retry_timer = -1;
 	labstream_follow(j);
 }
+
 
 /* A broken stream: try again with backoff (1 s, 2 s, … 32 s), then give up
  * and say why; R on the jobs or soak screen does not bring it back, a new
@@ -649,6 +715,8 @@ labstream_job_free(struct ljob_int *j)
 		transport_rstream_cancel(j->run);
 	if (j->retry_timer != -1)
 		loop_del_timer(j->lm->loop, j->retry_timer);
+	if (j->keep_timer != -1)
+		loop_del_timer(j->lm->loop, j->keep_timer);
 	labmirror_release(&j->mirror);
 	if (j->pub.metrics != NULL)
 		metrics_free(j->pub.metrics);

@@ -360,7 +360,7 @@ outcome_once_after_full_disk(void **state)
 	assert_int_equal(actionlog_append(&r, err, sizeof err), -1);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
-	assert_non_null(strstr(err, "cannot write"));
+	assert_non_null(strstr(err, "cannot append to"));
 	assert_int_equal(size_of(f->path), before);
 	/* The retry writes it; the replay finds it there. */
 	assert_int_equal(actionlog_append(&r, err, sizeof err), 0);
