@@ -389,9 +389,10 @@ say_dropped(struct ljob_int *j)
 	if (d.samples == 0)
 		return;
 	j->dropped_said = true;
-	labmodel_warn(j->lm, "%s on %s: more than %zu metric series%s: "
-	    "samples of new ones are counted, not kept", j->pub.label,
-	    j->pub.host, d.cap, d.quota ? " in all jobs" : "");
+	labmodel_warn(j->lm, "%s on %s: past its cap of %zu metric series%s "
+	    "(a quarter of it kept for the names calops knows): samples of "
+	    "new ones are counted, not kept", j->pub.label, j->pub.host, d.cap,
+	    d.quota ? " in all jobs" : "");
 }
 
 void

@@ -34,6 +34,19 @@ name_in(const char *name, const char *const *names, size_t n)
 	return false;
 }
 
+/* The names the console knows (protocol.md §3), and their alerts' p99
+ * series: the last quarter of a cap is theirs (known_share()). */
+static bool
+known_name(const char *name)
+{
+	static const char *const known[] = { "ttft_ms", "tpot_ms",
+	    "request_ok", "rss_bytes", "device_mem_bytes", "kv_used",
+	    "kv_capacity", "pool_used", "pool_capacity", "temp_c", "power_w",
+	    "errors", "resets", "ttft_ms_p99", "tpot_ms_p99" };	/* alerts.h */
+
+	return name_in(name, known, nitems(known));
+}
+
 static bool
 metrics_is_latency(const char *name)
 {
@@ -495,21 +508,34 @@ refuse(struct metrics *m, uint64_t hash, size_t cap, bool quota)
 	}
 }
 
-/* The series, made if new; NULL, counted, when a cap refuses it. */
+/* What a cap keeps for the names the console knows: a quarter. */
+static size_t
+known_share(size_t cap)
+{
+	return cap / 4;
+}
+
+/* The series, made if new; NULL, counted, when a cap refuses it (that cap
+ * in *refused_by, and whether it is the quota's in *by_quota). */
 static struct mseries *
 series_get(struct metrics *m, const char *host, int chip, const char *name,
-    uint64_t hash)
+    uint64_t hash, size_t *refused_by, bool *by_quota)
 {
 	struct mseries **slot = lookup(m, host, chip, name, hash);
+	bool known = known_name(name);
 
 	if (*slot != NULL)
 		return *slot;
-	if (m->n >= m->max) {
+	if (m->n + (known ? 0 : known_share(m->max)) >= m->max) {
 		refuse(m, hash, m->max, false);
+		*refused_by = m->max;
 		return NULL;
 	}
-	if (m->quota != NULL && m->quota->used >= m->quota->max) {
+	if (m->quota != NULL && m->quota->used + (known ? 0 :
+	    known_share(m->quota->max)) >= m->quota->max) {
 		refuse(m, hash, m->quota->max, true);
+		*refused_by = m->quota->max;
+		*by_quota = true;
 		return NULL;
 	}
 	if (2 * (m->n + 1) > m->tsize) {
@@ -550,6 +576,8 @@ add_sample(struct metrics *m, const char *host, int chip, uint64_t hhash,
     const char *name, double ts, double v, char *err, size_t errlen)
 {
 	struct mseries *s;
+	size_t cap = 0;
+	bool quota = false;
 
 	if (name[0] == '\0' || strnlen(name, EVENT_NAME_MAX + 1) >
 	    EVENT_NAME_MAX) {
@@ -564,11 +592,13 @@ add_sample(struct metrics *m, const char *host, int chip, uint64_t hhash,
 		errbuf_set(err, errlen, "'%s': negative latency %g", name, v);
 		return -1;
 	}
-	s = series_get(m, host, chip, name, hash_name(hhash, name));
+	s = series_get(m, host, chip, name, hash_name(hhash, name), &cap,
+	    &quota);
 	if (s == NULL) {
 		errbuf_set(err, errlen, "'%s': a new series past the cap of %zu "
-		    "series%s: not kept", name, m->n >= m->max ? m->max :
-		    m->quota->max, m->n >= m->max ? "" : " of all jobs");
+		    "series%s%s: not kept", name, cap, quota ? " of all jobs" :
+		    "", known_name(name) ? "" : " (a quarter kept for the "
+		    "names calops knows)");
 		return -1;
 	}
 	series_put(s, ts, v);

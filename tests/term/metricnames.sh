@@ -1,9 +1,10 @@
 # metricnames.sh: a runner that prints a new metric name every sample
 # cannot grow the console's memory (issue 10, item 3): a soak whose runner
 # prints 300,000 metric events, each of a name never seen before, is
-# followed by the real console to its end.  Its store keeps the cap of
-# 1,024 series (metrics.h), the Soak screen counts the samples of the
-# others, not kept (298,976; the status line's single warning is
+# followed by the real console to its end.  Its store keeps three
+# quarters of its cap of 1,024 series for such names (metrics.h: the rest
+# is the known names'), the Soak screen counts the samples of the others,
+# not kept (299,232; the status line's single warning is
 # test_labmodel's to check: here the job's end replaces it at once), and
 # the console's peak RSS (VmHWM in /proc/PID/status, once the job has
 # ended and every event was applied) stays under 100 MB; the figures are
@@ -11,7 +12,9 @@
 . "$(dirname "$0")/lib.sh"
 
 EVENTS=300000
-KEPT=1024			# METRICS_JOB_SERIES
+CAP=1024			# METRICS_JOB_SERIES
+KEPT=768			# of new names: a quarter is the known names'
+COUNTED=1024			# METRICS_DROPPED_SERIES
 LIMIT_KIB=97656			# 100 MB
 LIMIT="100 MB"
 
@@ -55,7 +58,7 @@ keys Enter
 # Every event applied: the job's end is its last event, and the count is
 # the whole of what was refused.
 dropped=$((EVENTS - KEPT))
-want="not kept: $dropped samples of $KEPT\+ new series \(cap $KEPT\)"
+want="not kept: $dropped samples of $COUNTED\+ new series \(cap $CAP\)"
 WAIT_SECS=100 wait_re "^ *ended [0-9:]+ +$want"
 pid=$(calops_pid) || fail "no calops running"
 hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$pid/status")

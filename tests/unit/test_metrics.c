@@ -709,50 +709,62 @@ test_series_cap(void **state)
 	(void)state;
 	metrics_dropped(m, &d);
 	assert_true(d.samples == 0 && d.series == 0 && d.cap == 0);
-	for (i = 0; i < 4; i++) {
+	/* A quarter of the cap (1 of 4) is the known names'. */
+	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof name, "m%d", i);
 		add(m, "h", 0, name, T0, i);
 	}
-	assert_int_equal(metrics_add(m, "h", 0, "m4", T0, 1, err, sizeof err),
+	assert_int_equal(metrics_add(m, "h", 0, "m3", T0, 1, err, sizeof err),
 	    -1);
-	assert_string_equal(err, "'m4': a new series past the cap of 4 "
+	assert_string_equal(err, "'m3': a new series past the cap of 4 "
+	    "series (a quarter kept for the names calops knows): not kept");
+	add(m, "h", 0, "temp_c", T0, 60);
+	assert_int_equal(metrics_add(m, "h", 0, "ttft_ms", T0, 1, err,
+	    sizeof err), -1);
+	assert_string_equal(err, "'ttft_ms': a new series past the cap of 4 "
 	    "series: not kept");
 	/* Another chip or host is another series: refused the same. */
 	assert_int_equal(metrics_add(m, "h", 1, "m0", T0, 1, NULL, 0), -1);
 	assert_int_equal(metrics_add(m, "g", 0, "m0", T0, 1, NULL, 0), -1);
-	assert_int_equal(metrics_add(m, "h", 0, "m4", T0 + 1, 1, NULL, 0), -1);
-	add(m, "h", 0, "m3", T0 + 1, 7);
+	assert_int_equal(metrics_add(m, "h", 0, "m3", T0 + 1, 1, NULL, 0), -1);
+	add(m, "h", 0, "m2", T0 + 1, 7);
 	assert_int_equal(metrics_count(m), 4);
-	assert_null(metrics_find(m, "h", 0, "m4"));
-	metricsview_series_totals(metrics_find(m, "h", 0, "m3"), &tot);
+	assert_null(metrics_find(m, "h", 0, "m3"));
+	metricsview_series_totals(metrics_find(m, "h", 0, "m2"), &tot);
 	assert_true(tot.count == 2 && tot.last == 7);
 	metrics_dropped(m, &d);
-	assert_int_equal(d.samples, 4);
-	assert_int_equal(d.series, 3);
+	assert_int_equal(d.samples, 5);
+	assert_int_equal(d.series, 4);
 	assert_false(d.more);
 	assert_int_equal(d.cap, 4);
 	assert_false(d.quota);
 	metrics_free(m);
 
-	/* The default cap, against 300,000 new names: 1,024 kept, the rest
-	 * counted, the refused series apart up to METRICS_DROPPED_SERIES. */
+	/* The default cap, against 300,000 new names: three quarters of
+	 * 1,024 kept, the rest counted, the refused series apart up to
+	 * METRICS_DROPPED_SERIES; the soak's own names still find room. */
 	m = metrics_new(0);
 	for (i = 0; i < 300000; i++) {
 		snprintf(name, sizeof name, "junk_%d", i);
 		if (metrics_add(m, "h", 0, name, T0 + i / 1000.0, i, NULL,
-		    0) != (i < METRICS_JOB_SERIES ? 0 : -1))
+		    0) != (i < METRICS_JOB_SERIES * 3 / 4 ? 0 : -1))
 			fail_msg("sample %d of '%s'", i, name);
 		if (i == 2 * METRICS_JOB_SERIES)
 			mem1 = metrics_memory(m);
 	}
-	assert_int_equal(metrics_count(m), METRICS_JOB_SERIES);
+	assert_int_equal(metrics_count(m), METRICS_JOB_SERIES * 3 / 4);
 	metrics_dropped(m, &d);
-	assert_int_equal(d.samples, 300000 - METRICS_JOB_SERIES);
+	assert_int_equal(d.samples, 300000 - METRICS_JOB_SERIES * 3 / 4);
 	assert_int_equal(d.series, METRICS_DROPPED_SERIES);
 	assert_true(d.more);
 	assert_int_equal(d.cap, METRICS_JOB_SERIES);
 	assert_int_equal(metrics_memory(m), mem1);
 	assert_true(mem1 < (size_t)METRICS_JOB_SERIES * 33 * 1024);
+	for (i = 0; i < METRICS_JOB_SERIES / 4; i++)
+		add(m, "h", i, "temp_c", T0 + 300, 60);
+	assert_int_equal(metrics_add(m, "h", i, "temp_c", T0 + 300, 60, NULL,
+	    0), -1);
+	assert_int_equal(metrics_count(m), METRICS_JOB_SERIES);
 	print_message("%zu series kept, %" PRIu64 " samples refused: %zu "
 	    "bytes\n", metrics_count(m), d.samples, mem1);
 	metrics_free(m);
@@ -768,41 +780,60 @@ test_series_quota(void **state)
 	struct mquota q = { .max = 6 };
 	struct metrics *a = metrics_new(4), *b = metrics_new(4);
 	struct mdropped d;
-	char err[256];
+	char err[256], name[32];
+	int i;
 
 	(void)state;
-	add(a, "h", 0, "x", T0, 1);
+	add(a, "h", 0, "temp_c", T0, 1);
 	metrics_set_quota(a, &q);	/* its series so far count */
 	metrics_set_quota(b, &q);
 	assert_int_equal(q.used, 1);
-	add(a, "h", 0, "y", T0, 1);
-	add(a, "h", 0, "z", T0, 1);
-	add(a, "h", 0, "w", T0, 1);
-	assert_int_equal(metrics_add(a, "h", 0, "v", T0, 1, NULL, 0), -1);
-	add(b, "h", 0, "x", T0, 1);
-	add(b, "h", 0, "y", T0, 1);
+	add(a, "h", 0, "power_w", T0, 1);
+	add(a, "h", 0, "errors", T0, 1);
+	add(a, "h", 0, "resets", T0, 1);
+	assert_int_equal(metrics_add(a, "h", 0, "kv_used", T0, 1, NULL, 0), -1);
+	add(b, "h", 0, "temp_c", T0, 1);
+	add(b, "h", 0, "power_w", T0, 1);
 	assert_int_equal(q.used, 6);
 	/* b is under its own cap of 4, but the quota is spent. */
-	assert_int_equal(metrics_add(b, "h", 0, "z", T0, 1, err, sizeof err),
+	assert_int_equal(metrics_add(b, "h", 0, "errors", T0, 1, err, sizeof err),
 	    -1);
-	assert_string_equal(err, "'z': a new series past the cap of 6 "
+	assert_string_equal(err, "'errors': a new series past the cap of 6 "
 	    "series of all jobs: not kept");
-	add(b, "h", 0, "y", T0 + 1, 2);		/* a kept one goes on */
+	add(b, "h", 0, "power_w", T0 + 1, 2);		/* a kept one goes on */
 	metrics_dropped(a, &d);
 	assert_true(d.samples == 1 && d.cap == 4 && !d.quota);
 	metrics_dropped(b, &d);
 	assert_true(d.samples == 1 && d.series == 1 && d.cap == 6 && d.quota);
 	metrics_free(a);
 	assert_int_equal(q.used, 2);
-	add(b, "h", 0, "z", T0 + 2, 1);
-	add(b, "h", 0, "w", T0 + 2, 1);
-	assert_int_equal(metrics_add(b, "h", 0, "v", T0, 1, err, sizeof err),
-	    -1);
-	assert_string_equal(err, "'v': a new series past the cap of 4 "
+	add(b, "h", 0, "errors", T0 + 2, 1);
+	add(b, "h", 0, "resets", T0 + 2, 1);
+	assert_int_equal(metrics_add(b, "h", 0, "kv_used", T0, 1, err,
+	    sizeof err), -1);
+	assert_string_equal(err, "'kv_used': a new series past the cap of 4 "
 	    "series: not kept");
 	assert_int_equal(q.used, 4);
 	metrics_set_quota(b, NULL);
 	assert_int_equal(q.used, 0);
+	/* A quarter of the quota is the known names' too: of 8, junk takes
+	 * 6, temp_c and power_w the last 2. */
+	metrics_free(b);
+	b = metrics_new(100);
+	q.max = 8;
+	metrics_set_quota(b, &q);
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof name, "junk_%d", i);
+		add(b, "h", 1, name, T0, 1);
+	}
+	assert_int_equal(metrics_add(b, "h", 1, "junk_6", T0, 1, err,
+	    sizeof err), -1);
+	assert_string_equal(err, "'junk_6': a new series past the cap of 8 "
+	    "series of all jobs (a quarter kept for the names calops knows): "
+	    "not kept");
+	add(b, "h", 1, "temp_c", T0, 1);
+	add(b, "h", 1, "power_w", T0, 1);
+	assert_int_equal(q.used, 8);
 	metrics_free(b);
 }
 
