@@ -148,8 +148,10 @@ check_signature(struct gate_result *gr, const struct generation *cand)
 static long
 check_current(struct gate_result *gr, const struct keyring *kr)
 {
-	char target[PATH_MAX], *abs, *end, *base;
+	char target[PATH_MAX], why[256], *abs, *end, *base;
 	struct generation g;
+	struct stat st;
+	bool loop;
 	ssize_t len;
 	long n;
 
@@ -164,8 +166,13 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 	}
 	target[len] = '\0';
 	if (!artifact_exists(gr, REL "/current", NULL)) {
+		/* A loop is said as one, as everywhere in the workspace. */
+		loop = workspace_locate(&gr->ev->ws, REL "/current", &st, why,
+		    sizeof why) == WS_LOOP;
 		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
-		    "'current' -> '%s' does not resolve", target);
+		    "'current' -> '%s' %s", target, loop ? "is a symlink loop "
+		    "(or a chain of links too deep to follow)" :
+		    "does not resolve");
 		return -1;
 	}
 	while (len > 1 && target[len - 1] == '/')

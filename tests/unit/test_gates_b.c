@@ -984,6 +984,12 @@ g10_current(void **state)
 	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR, "resolve");
 	expect_no_finding(ev, "G10", "G10.audit");
 
+	ws_reset(w, "a loop");
+	ws_symlink(w, "current", CURRENT);
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR,
+	    "is a symlink loop");
+
 	ws_reset(w, "an unverified generation");
 	ws_new_generation(w, 3, 2, NULL);
 	ws_symlink(w, "generations/3", CURRENT);
