@@ -38,6 +38,8 @@ static const struct command {
 	{ "tail", cmd_tail, "print a job's events from a seq on; --follow" },
 	{ "jobs", cmd_jobs, "list the durable jobs and their states" },
 	{ "kill", cmd_kill, "stop a job: SIGTERM, then SIGKILL after a grace" },
+	{ "watch", cmd_watch, "print a changed event after each change in a workspace" },
+	{ "version", cmd_version, "print calops's version and protocol; --json" },
 };
 
 /* The usage, in one write: stderr shows a line feed only at the end of a

@@ -19,7 +19,8 @@ _calops() {
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		check|hash|run|tail|jobs|kill) cmd=${COMP_WORDS[i]}; break ;;
+		check|hash|run|tail|jobs|kill|watch|version)
+			cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	# After run's --, the command being run is not calops'.
@@ -47,8 +48,8 @@ _calops() {
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "$console" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W 'check hash run tail jobs kill' \
-			    -- "$cur") $(compgen -d -- "$cur") \
+			COMPREPLY=($(compgen -W 'check hash run tail jobs kill
+			    watch version' -- "$cur") $(compgen -d -- "$cur") \
 			    $(compgen -f -X '!*.yaml' -- "$cur"))
 		fi ;;
 	check)
@@ -69,6 +70,14 @@ _calops() {
 		COMPREPLY=($(compgen -W '--id --jobs --help --' -- "$cur")) ;;
 	jobs)
 		COMPREPLY=($(compgen -W '--json --jobs --help' -- "$cur")) ;;
+	version)
+		COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
+	watch)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -d -- "$cur"))
+		fi ;;
 	tail|kill)
 		if [[ $cur == -* ]]; then
 			[ "$cmd" = tail ] && w='--from --follow --jobs --help' ||

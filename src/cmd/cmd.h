@@ -13,5 +13,8 @@ int	cmd_run(int argc, char **argv);
 int	cmd_tail(int argc, char **argv);
 int	cmd_jobs(int argc, char **argv);
 int	cmd_kill(int argc, char **argv);
+/* What a host runs for the console (protocol.md §1, v2). */
+int	cmd_version(int argc, char **argv);
+int	cmd_watch(int argc, char **argv);
 
 #endif

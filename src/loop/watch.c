@@ -60,6 +60,12 @@ struct watch {
 	struct watch_sig sig;
 
 	char		 desc[224];
+
+	/* What changed since watch_take_paths() (root-relative, capped),
+	 * and whether more did than they say. */
+	char		*paths[WATCH_PATHS_MAX];
+	size_t		 npaths;
+	bool		 paths_more;
 };
 
 /* The test hook's caps; 0 means the default. */
@@ -511,6 +517,24 @@ subdir_added(struct watch *w, const char *path)
 		to_polling(w, why, false);
 }
 
+/* Remember that path (absolute, under the root) changed. */
+static void
+note_path(struct watch *w, const char *path)
+{
+	size_t n = strlen(w->root), i;
+	const char *rel;
+
+	rel = strncmp(path, w->root, n) == 0 && path[n] == '/' ? path + n + 1 :
+	    path;
+	for (i = 0; i < w->npaths; i++)
+		if (strcmp(w->paths[i], rel) == 0)
+			return;
+	if (w->npaths == WATCH_PATHS_MAX)
+		w->paths_more = true;
+	else
+		w->paths[w->npaths++] = xstrdup(rel);
+}
+
 /* One event; true when it is a change worth re-evaluating for. */
 static bool
 on_event(struct watch *w, const struct inotify_event *ev)
@@ -521,6 +545,7 @@ on_event(struct watch *w, const struct inotify_event *ev)
 
 	if (ev->mask & IN_Q_OVERFLOW) {
 		restart(w);
+		w->paths_more = true;	/* what overflowed is not known */
 		return true;
 	}
 	i = dir_pos(w, ev->wd, &found);
@@ -531,6 +556,7 @@ on_event(struct watch *w, const struct inotify_event *ev)
 	    IN_UNMOUNT)) {
 		if (is_root) {
 			restart(w);
+			w->paths_more = true;
 			return true;
 		}
 		if (ev->mask & IN_IGNORED)
@@ -539,9 +565,16 @@ on_event(struct watch *w, const struct inotify_event *ev)
 	}
 	if (ev->len == 0 || ev->name[0] == '\0')
 		return is_root;	/* the folder's own attributes */
-	if (!(ev->mask & IN_ISDIR))
-		return !is_dropping(ev->name);
+	if (!(ev->mask & IN_ISDIR)) {
+		if (is_dropping(ev->name))
+			return false;
+		path = xasprintf("%s/%s", w->dirs[i].path, ev->name);
+		note_path(w, path);
+		free(path);
+		return true;
+	}
 	path = xasprintf("%s/%s", w->dirs[i].path, ev->name);
+	note_path(w, path);
 	if (ev->mask & (IN_MOVED_FROM | IN_DELETE))
 		dir_drop_tree(w, path);
 	if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) ||
@@ -602,6 +635,9 @@ watch_poll(struct watch *w)
 	w->next_ms = now_ms() + w->interval_ms;
 	changed = s.hash != w->sig.hash || s.entries != w->sig.entries ||
 	    s.truncated != w->sig.truncated;
+	/* A walk's signature says that, not where. */
+	if (changed)
+		w->paths_more = true;
 	w->sig = s;
 	if (w->retry && watch_root_ok(w)) {
 		if (inotify_start(w, why, sizeof why) == -1)
@@ -672,8 +708,27 @@ watch_free(struct watch *w)
 	if (w == NULL)
 		return;
 	inotify_stop(w);
+	while (w->npaths > 0)
+		free(w->paths[--w->npaths]);
 	free(w->root);
 	free(w);
+}
+
+size_t
+watch_take_paths(struct watch *w, char **paths, size_t max, bool *more)
+{
+	size_t i, n = w->npaths < max ? w->npaths : max;
+
+	*more = w->paths_more || w->npaths > max;
+	for (i = 0; i < w->npaths; i++) {
+		if (i < n)
+			paths[i] = w->paths[i];
+		else
+			free(w->paths[i]);
+	}
+	w->npaths = 0;
+	w->paths_more = false;
+	return n;
 }
 
 int

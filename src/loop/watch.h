@@ -36,6 +36,7 @@
 #define WATCH_INTERVAL_MS	2000	/* polling: the default interval */
 #define WATCH_MAX_DIRS		10000	/* inotify: folders watched at most */
 #define WATCH_MAX_ENTRIES	200000	/* polling: entries walked per poll */
+#define WATCH_PATHS_MAX		64	/* changed paths kept between takes */
 
 struct watch;
 
@@ -69,6 +70,15 @@ bool		 watch_poll(struct watch *w);
  * longer a change (an evaluation that starts now reads it).  Polling mode
  * walks the tree at once; inotify mode drains what is queued. */
 void		 watch_rebase(struct watch *w);
+/*
+ * The root-relative paths that changed since the last take (inotify mode:
+ * files and folders named by an event, at most WATCH_PATHS_MAX), up to max
+ * of them into paths (new strings, the caller's); *more is true when more
+ * changed than that, or something whose path is not known (polling mode,
+ * an overflowed queue, the root itself).  The count; both are reset.
+ */
+size_t		 watch_take_paths(struct watch *w, char **paths, size_t max,
+		    bool *more);
 /* Whether root still exists as a readable folder (checked now). */
 bool		 watch_root_ok(const struct watch *w);
 
