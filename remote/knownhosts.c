@@ -54,6 +54,15 @@ knownhosts_errf(char *buf, size_t len, const char *fmt, ...)
 	free(msg);
 }
 
+void
+knownhosts_errsafe(char *err, size_t errlen)
+{
+	char *copy = xstrdup(err);
+
+	knownhosts_errf(err, errlen, "%s", copy);
+	free(copy);
+}
+
 static const struct khtype *
 find_type(const char *s, size_t len)
 {
@@ -519,8 +528,10 @@ knownhosts_load(struct knownhosts *kh, const char *path, char *err,
 	memset(kh, 0, sizeof *kh);
 	rc = docfile_read(path, KNOWNHOSTS_MAX_BYTES, &data, &len, err,
 	    errlen);
-	if (rc == -1)
+	if (rc == -1) {
+		knownhosts_errsafe(err, errlen);
 		return -1;
+	}
 	if (rc == 1) {
 		data = xstrdup("");
 		len = 0;

@@ -151,5 +151,7 @@ knownhosts_add(const char *path, const char *host, int port,
 	if (rc == 2)
 		knownhosts_errf(err, errlen, "'%s' kept changing while calops "
 		    "added a key to it", path);
+	else if (rc == -1)
+		knownhosts_errsafe(err, errlen);
 	return rc == 2 ? -1 : rc;
 }

@@ -29,6 +29,9 @@ struct khtype {
 /* A message into buf, made safe to show: it quotes names from files. */
 void		 knownhosts_errf(char *buf, size_t len, const char *fmt, ...)
 		    PRINTFLIKE(3, 4);
+/* A message from elsewhere (fileio, docfile: they quote the path as it
+ * is) made safe to show, in place. */
+void		 knownhosts_errsafe(char *err, size_t errlen);
 /* len bytes as padded base64, a new string. */
 char		*knownhosts_b64_encode(const void *in, size_t len);
 bool		 knownhosts_hmac_sha1(const unsigned char salt[HASH_LEN],

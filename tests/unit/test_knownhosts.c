@@ -1174,6 +1174,7 @@ test_add_refuses(void **state)
 {
 	char *path = at("refuse"), *link = at("refuse-link"), *before;
 	char *after, err[1024];
+	struct knownhosts kh;
 	struct stat st;
 	size_t blen, alen;
 
@@ -1207,11 +1208,19 @@ test_add_refuses(void **state)
 	free(before);
 	free(link);
 	free(path);
-	path = at("refuse-dir");
+	/* A folder, its name holding an escape sequence: said, not sent. */
+	path = at("refuse-\033[2J-dir");
 	assert_int_equal(mkdir(path, 0700), 0);
 	assert_int_equal(knownhosts_add(path, "lab2", 22, keys[KC].blob,
 	    keys[KC].len, err, sizeof err), -1);
-	assert_non_null(strstr(err, "is not a regular file"));
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "refuse-^[[2J-dir' is not a regular "
+	    "file"));
+	assert_int_equal(knownhosts_load(&kh, path, err, sizeof err), -1);
+	knownhosts_release(&kh);
+	print_message("%s\n", err);
+	assert_non_null(strstr(err, "refuse-^[[2J-dir' is not a regular "
+	    "file"));
 	free(path);
 }
 
