@@ -23,7 +23,8 @@ struct labparse {
 
 static const char *const top_keys[] = { "hosts", "workspaces", "runner" };
 static const char *const host_keys[] = { "name", "transport", "address",
-    "user", "port", "identity", "known_hosts", "chips" };
+    "user", "port", "identity", "known_hosts", "calops", "keepalive_s",
+    "accept_new", "protected", "chips" };
 static const char *const ws_keys[] = { "host", "path" };
 
 /* Unknown keys are errors, so a typo is not silently ignored. */
@@ -137,8 +138,8 @@ parse_chips(struct labparse *p, struct lab_host *h, json_t *v,
 		if (!json_is_integer(c) || json_integer_value(c) < 0 ||
 		    json_integer_value(c) > LAB_CHIP_MAX) {
 			ip = doc_ptr_index(ptr, i);
-			LERR(p, ip, "a chip must be an integer from 0 to %d",
-			    LAB_CHIP_MAX);
+			LERR(p, ip, "'chips': a chip must be an integer from 0 "
+			    "to %d", LAB_CHIP_MAX);
 			free(ip);
 			return -1;
 		}
@@ -162,7 +163,7 @@ parse_transport(struct labparse *p, struct lab_host *h, json_t *obj,
 		h->transport = LAB_SSH;
 	else {
 		kp = doc_ptr_key(ptr, "transport");
-		LERR(p, kp, "unknown transport '%s' (local or ssh)", s);
+		LERR(p, kp, "'transport' must be local or ssh, not '%s'", s);
 		free(kp);
 		rc = -1;
 	}
@@ -170,24 +171,130 @@ parse_transport(struct labparse *p, struct lab_host *h, json_t *obj,
 	return rc;
 }
 
+/* An optional integer member from min to max into *out (left as it is
+ * when absent); the message says what was there instead. */
 static int
-parse_port(struct labparse *p, struct lab_host *h, json_t *obj,
-    const char *ptr)
+get_int(struct labparse *p, json_t *obj, const char *ptr, const char *key,
+    int min, int max, int *out)
 {
-	json_t *v = json_object_get(obj, "port");
+	json_t *v = json_object_get(obj, key);
 	char *kp;
 
 	if (v == NULL)
 		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-	    json_integer_value(v) > 65535) {
-		kp = doc_ptr_key(ptr, "port");
-		LERR(p, kp, "'port' must be an integer from 1 to 65535");
-		free(kp);
-		return -1;
+	if (json_is_integer(v) && json_integer_value(v) >= min &&
+	    json_integer_value(v) <= max) {
+		*out = (int)json_integer_value(v);
+		return 0;
 	}
-	h->port = (int)json_integer_value(v);
+	kp = doc_ptr_key(ptr, key);
+	if (json_is_integer(v))
+		LERR(p, kp, "'%s' must be an integer from %d to %d, not %"
+		    JSON_INTEGER_FORMAT, key, min, max, json_integer_value(v));
+	else
+		LERR(p, kp, "'%s' must be an integer from %d to %d, not %s",
+		    key, min, max, docfile_kind_name(v));
+	free(kp);
+	return -1;
+}
+
+/* An optional boolean member into *out (false when absent).  YAML 1.2
+ * reads yes and on as strings, so they are refused, not taken as true. */
+static int
+get_bool(struct labparse *p, json_t *obj, const char *ptr, const char *key,
+    bool *out)
+{
+	json_t *v = json_object_get(obj, key);
+	char *kp;
+
+	*out = false;
+	if (v == NULL)
+		return 0;
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return 0;
+	}
+	kp = doc_ptr_key(ptr, key);
+	LERR(p, kp, "'%s' must be true or false, not %s", key,
+	    docfile_kind_name(v));
+	free(kp);
+	return -1;
+}
+
+/* The keys of v2 that say how to drive a host (protocol.md §4). */
+static int
+parse_host_v2(struct labparse *p, struct lab_host *h, json_t *obj,
+    const char *ptr)
+{
+	if (get_string(p, obj, ptr, "calops", false, &h->calops) != 0 ||
+	    get_int(p, obj, ptr, "keepalive_s", 1, LAB_KEEPALIVE_MAX,
+	    &h->keepalive_s) != 0 ||
+	    get_bool(p, obj, ptr, "accept_new", &h->accept_new) != 0 ||
+	    get_bool(p, obj, ptr, "protected", &h->protected) != 0)
+		return -1;
+	if (h->calops == NULL)
+		h->calops = xstrdup(LAB_DEFAULT_CALOPS);
 	return 0;
+}
+
+/* OpenSSH's valid_hostname(): no leading '-', no blank, control
+ * character or shell metacharacter (bytes, as in the C locale). */
+static bool
+ssh_hostname_ok(const char *s)
+{
+	const unsigned char *c;
+
+	if (s[0] == '-')
+		return false;
+	for (c = (const unsigned char *)s; *c != '\0'; c++)
+		if (strchr("'`\"$\\;&<>|(){}", *c) != NULL || *c == ' ' ||
+		    *c < 0x20 || *c == 0x7f)
+			return false;
+	return true;
+}
+
+/* OpenSSH's valid_ruser(): no leading '-', no '-' after a blank, no
+ * shell metacharacter, no backslash at the end. */
+static bool
+ssh_user_ok(const char *s)
+{
+	size_t i;
+
+	if (s[0] == '-')
+		return false;
+	for (i = 0; s[i] != '\0'; i++)
+		if (strchr("'`\";&<>|(){}", s[i]) != NULL ||
+		    (strchr(" \t\n\v\f\r", s[i]) != NULL && s[i + 1] == '-') ||
+		    (s[i] == '\\' && s[i + 1] == '\0'))
+			return false;
+	return true;
+}
+
+/*
+ * The address and user are what ssh takes on its command line, and what
+ * it refuses there is refused here: shell metacharacters that a %h or %r
+ * of the user's ~/.ssh/config could paste into a command, or a value that
+ * reads as an option.
+ */
+static int
+check_ssh_names(struct labparse *p, const struct lab_host *h, const char *ptr)
+{
+	char *kp;
+
+	if (h->address != NULL && !ssh_hostname_ok(h->address)) {
+		kp = doc_ptr_key(ptr, "address");
+		LERR(p, kp, "'address' cannot start with '-' or hold blanks, "
+		    "control characters or any of '`\"$\\;&<>|(){} (ssh "
+		    "refuses them)");
+	} else if (h->user != NULL && !ssh_user_ok(h->user)) {
+		kp = doc_ptr_key(ptr, "user");
+		LERR(p, kp, "'user' cannot start with '-', hold any of "
+		    "'`\";&<>|(){}, a '-' after a blank or end in '\\' (ssh "
+		    "refuses them)");
+	} else
+		return 0;
+	free(kp);
+	return -1;
 }
 
 /* One entry of hosts:, checked against those before it. */
@@ -207,7 +314,7 @@ check_host_name(struct labparse *p, const char *ptr, const char *name)
 	    "0123456789._-") == n)
 		return 0;
 	kp = doc_ptr_key(ptr, "name");
-	LERR(p, kp, "a host name is 1 to %d letters, digits, '.', '_' or "
+	LERR(p, kp, "'name' must be 1 to %d letters, digits, '.', '_' or "
 	    "'-', not starting with '.'", LAB_HOST_NAME_MAX);
 	free(kp);
 	return -1;
@@ -234,12 +341,14 @@ parse_host(struct labparse *p, struct lab *lab, json_t *obj, const char *ptr)
 	    get_string(p, obj, ptr, "address", h->transport == LAB_SSH,
 	    &h->address) != 0 ||
 	    get_string(p, obj, ptr, "user", false, &h->user) != 0 ||
-	    parse_port(p, h, obj, ptr) != 0 ||
+	    get_int(p, obj, ptr, "port", 1, 65535, &h->port) != 0 ||
 	    get_string(p, obj, ptr, "identity", false, &h->identity) != 0 ||
 	    get_string(p, obj, ptr, "known_hosts", false,
 	    &h->known_hosts) != 0 ||
 	    make_local(p, ptr, "identity", &h->identity) != 0 ||
 	    make_local(p, ptr, "known_hosts", &h->known_hosts) != 0 ||
+	    parse_host_v2(p, h, obj, ptr) != 0 ||
+	    check_ssh_names(p, h, ptr) != 0 ||
 	    check_host_name(p, ptr, h->name) != 0)
 		return -1;
 	if ((chips = json_object_get(obj, "chips")) != NULL) {
@@ -514,6 +623,7 @@ lab_release(struct lab *lab)
 		free(h->user);
 		free(h->identity);
 		free(h->known_hosts);
+		free(h->calops);
 		free(h->chips);
 	}
 	for (i = 0; i < lab->nworkspaces; i++) {

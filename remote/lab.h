@@ -30,16 +30,24 @@
  * relative path resolution here).  When a lab gives no runner, runner_argv
  * is NULL and the console runs the bundled simulator, "calrt-sim".
  *
+ * A host's keys of v2 (protocol.md §4) are all optional: calops, the
+ * program on the host (a path there or a name on its PATH, kept as
+ * written; LAB_DEFAULT_CALOPS when not given), keepalive_s (1 to
+ * LAB_KEEPALIVE_MAX seconds; when not given, ServerAliveInterval of
+ * ~/.ssh/config or LAB_KEEPALIVE_DEFAULT, as sshhost_merge decides),
+ * accept_new and protected (booleans, default false).
+ *
  * Validation is strict, as for the config file: unknown keys, an unknown
  * transport, a host name that is not 1 to 64 of [A-Za-z0-9._-] with no
  * leading dot (it names a folder of the console's state), duplicate host
- * names, a workspace naming no known host, a port
- * outside 1..65535, chips that are not a list of non-negative integers and
- * a runner that is empty or not strings are errors worded
- * "FILE:LINE:COL: message".  Paths on this machine (a
- * workspace of a local host, identity, known_hosts) are relative to the lab
- * file's folder, and "~/" is $HOME; they are stored made absolute.  A
- * workspace on an ssh host must be given as an absolute path.
+ * names, a workspace naming no known host, a port outside 1..65535, a
+ * keepalive_s out of its range, a boolean that is not true or false, chips
+ * that are not a list of non-negative integers and a runner that is empty
+ * or not strings are errors worded "FILE:LINE:COL: message" naming the
+ * key.  Paths on this machine (a workspace of a local host, identity,
+ * known_hosts) are relative to the lab file's folder, and "~/" is $HOME;
+ * they are stored made absolute.  A workspace on an ssh host must be given
+ * as an absolute path.
  *
  * A struct lab owns every string and array in it; lab_release frees them.
  */
@@ -65,6 +73,10 @@ struct lab_host {
 	int			 port;		/* 0: ssh's default (22) */
 	char			*identity;	/* NULL: ssh-agent */
 	char			*known_hosts;	/* NULL: ~/.ssh/known_hosts */
+	char			*calops;	/* the program on the host */
+	int			 keepalive_s;	/* 0: not given (above) */
+	bool			 accept_new;	/* add an unknown host key */
+	bool			 protected;	/* jobs only with --write */
 	int			*chips;
 	size_t			 nchips;
 };
@@ -87,6 +99,12 @@ struct lab {
 						   NULL; NULL: not given */
 	size_t			 runner_argc;
 };
+
+/* A host's calops program when the lab names none, and its keepalive
+ * when neither the lab nor ~/.ssh/config gives one (protocol.md §4). */
+#define LAB_DEFAULT_CALOPS	"calops"
+#define LAB_KEEPALIVE_DEFAULT	15
+#define LAB_KEEPALIVE_MAX	86400	/* a day: 3 x keepalive stays small */
 
 /* The runner a lab without runner: gets (the bundled simulator). */
 #define LAB_DEFAULT_RUNNER	"calrt-sim"

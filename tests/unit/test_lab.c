@@ -2,8 +2,10 @@
  * test_lab.c: the lab file (remote/lab.c): the bundled demo lab and the
  * protocol.md §4 example load, relative paths start at the lab file's
  * folder, the runner is a string split on blanks or a list of arguments,
- * and every validation error is worded FILE:LINE:COL: message, pointing at
- * the offending value.
+ * a host's keys of v2 (calops, keepalive_s, accept_new, protected) are read
+ * with their defaults, and every validation error is worded
+ * FILE:LINE:COL: message, pointing at the offending value and naming its
+ * key.
  */
 #include "calops.h"
 
@@ -162,6 +164,65 @@ test_runner(void **state)
 	assert_string_equal(LAB_DEFAULT_RUNNER, "calrt-sim");
 }
 
+/* The keys of v2: given, and their defaults when not. */
+static void
+test_v2_keys(void **state)
+{
+	struct lab lab;
+	const struct lab_host *h;
+
+	(void)state;
+	setenv("HOME", "/home/op", 1);
+	parse_ok(&lab, "hosts:\n"
+	    "  - name: lab3\n"
+	    "    transport: ssh\n"
+	    "    address: lab3-alias\n"
+	    "    calops: /opt/calops/bin/calops\n"
+	    "    keepalive_s: 1\n"
+	    "    accept_new: true\n"
+	    "    known_hosts: ~/.ssh/lab_known_hosts\n"
+	    "    protected: true\n"
+	    "  - name: lab4\n"
+	    "    transport: ssh\n"
+	    "    address: lab4.example.net\n"
+	    "    keepalive_s: 86400\n"
+	    "    accept_new: false\n"
+	    "    protected: false\n"
+	    "  - {name: lab5, transport: ssh, address: lab5}\n"
+	    "  - {name: lab6, transport: ssh, address: \"fe80::1%eth0\",\n"
+	    "     user: \"DOMAIN\\\\npu op\"}\n");
+	h = lab_host(&lab, "lab3");
+	assert_non_null(h);
+	assert_string_equal(h->calops, "/opt/calops/bin/calops");
+	assert_int_equal(h->keepalive_s, 1);
+	assert_true(h->accept_new);
+	assert_true(h->protected);
+	assert_string_equal(h->known_hosts, "/home/op/.ssh/lab_known_hosts");
+	assert_null(h->user);
+	assert_int_equal(h->port, 0);
+	assert_null(h->identity);
+	h = lab_host(&lab, "lab4");
+	assert_int_equal(h->keepalive_s, LAB_KEEPALIVE_MAX);
+	assert_false(h->accept_new);
+	assert_false(h->protected);
+	/* Nothing given: calops on the host's PATH, the keepalive left to
+	 * ~/.ssh/config (0), never a key added, jobs allowed. */
+	h = lab_host(&lab, "lab5");
+	assert_string_equal(h->calops, LAB_DEFAULT_CALOPS);
+	assert_string_equal(h->calops, "calops");
+	assert_int_equal(h->keepalive_s, 0);
+	assert_false(h->accept_new);
+	assert_false(h->protected);
+	assert_null(h->known_hosts);
+	/* ssh takes these: an address with a scope, a user with a blank
+	 * and a backslash. */
+	h = lab_host(&lab, "lab6");
+	assert_string_equal(h->address, "fe80::1%eth0");
+	assert_string_equal(h->user, "DOMAIN\\npu op");
+	lab_release(&lab);
+	assert_int_equal(LAB_KEEPALIVE_DEFAULT, 15);
+}
+
 static const struct {
 	const char	*text;
 	const char	*err;
@@ -170,7 +231,7 @@ static const struct {
 	{ "hosts:\n  - name: a\n    transport: local\n    adress: x\n",
 	  "lab.yaml:4:13: unknown key 'adress'" },
 	{ "hosts:\n  - name: a\n    transport: telnet\n",
-	  "lab.yaml:3:16: unknown transport 'telnet' (local or ssh)" },
+	  "lab.yaml:3:16: 'transport' must be local or ssh, not 'telnet'" },
 	{ "hosts:\n  - name: a\n", "lab.yaml:2:5: 'transport' is required" },
 	{ "hosts:\n  - {name: a, transport: local}\n"
 	  "  - {name: a, transport: local}\n",
@@ -179,19 +240,29 @@ static const struct {
 	  "  - {host: b, path: /x}\n",
 	  "lab.yaml:4:12: unknown host 'b'" },
 	{ "hosts:\n  - {name: a, transport: ssh, address: h, port: 0}\n",
-	  "lab.yaml:2:49: 'port' must be an integer from 1 to 65535" },
+	  "lab.yaml:2:49: 'port' must be an integer from 1 to 65535, not 0" },
 	{ "hosts:\n  - {name: a, transport: ssh, address: h, port: x}\n",
-	  "lab.yaml:2:49: 'port' must be an integer from 1 to 65535" },
+	  "lab.yaml:2:49: 'port' must be an integer from 1 to 65535, not a "
+	  "string" },
 	{ "hosts:\n  - {name: a, transport: ssh, address: h,\n"
 	  "     port: 70000}\n",
-	  "lab.yaml:3:12: 'port' must be an integer from 1 to 65535" },
+	  "lab.yaml:3:12: 'port' must be an integer from 1 to 65535, not "
+	  "70000" },
+	{ "hosts:\n  - {name: a, transport: ssh, address: h, port: -22}\n",
+	  "lab.yaml:2:49: 'port' must be an integer from 1 to 65535, not -22" },
+	{ "hosts:\n  - {name: a, transport: ssh, address: h, port: 22.0}\n",
+	  "lab.yaml:2:49: 'port' must be an integer from 1 to 65535, not a "
+	  "decimal number" },
+	{ "hosts:\n  - {name: a, transport: ssh, address: h, port: \"22\"}\n",
+	  "lab.yaml:2:49: 'port' must be an integer from 1 to 65535, not a "
+	  "string" },
 	{ "hosts:\n  - {name: a, transport: local, chips: 3}\n",
 	  "lab.yaml:2:40: 'chips' must be a list of chip numbers, not an "
 	  "integer" },
 	{ "hosts:\n  - {name: a, transport: local, chips: [0, -1]}\n",
-	  "lab.yaml:2:44: a chip must be an integer from 0 to 4095" },
+	  "lab.yaml:2:44: 'chips': a chip must be an integer from 0 to 4095" },
 	{ "hosts:\n  - {name: a, transport: local, chips: [0, x]}\n",
-	  "lab.yaml:2:44: a chip must be an integer from 0 to 4095" },
+	  "lab.yaml:2:44: 'chips': a chip must be an integer from 0 to 4095" },
 	{ "hosts:\n  - {name: a, transport: ssh}\n",
 	  "lab.yaml:2:5: 'address' is required" },
 	{ "hosts:\n  - {name: a, transport: ssh, address: h}\nworkspaces:\n"
@@ -227,14 +298,104 @@ static const struct {
 	  "lab.yaml:1:9: 'runner' is split on blanks with no shell quoting" },
 	/* Host names name folders: no climbing out, no escapes. */
 	{ "hosts:\n  - {name: ../../x, transport: local}\n",
-	  "lab.yaml:2:12: a host name is 1 to 64 letters, digits, '.', '_' or "
+	  "lab.yaml:2:12: 'name' must be 1 to 64 letters, digits, '.', '_' or "
 	  "'-', not starting with '.'" },
 	{ "hosts:\n  - {name: a/b, transport: local}\n",
-	  "lab.yaml:2:12: a host name is 1 to 64" },
+	  "lab.yaml:2:12: 'name' must be 1 to 64" },
 	{ "hosts:\n  - {name: .hidden, transport: local}\n",
-	  "lab.yaml:2:12: a host name is 1 to 64" },
+	  "lab.yaml:2:12: 'name' must be 1 to 64" },
 	{ "hosts:\n  - {name: \"lab\\e[2J\", transport: local}\n",
-	  "lab.yaml:2:12: a host name is 1 to 64" },
+	  "lab.yaml:2:12: 'name' must be 1 to 64" },
+	/* Every key of a host entry: a typo, a wrong type, a value out of
+	 * range, each at its value, naming the key. */
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    keepalive: 5\n",
+	  "lab.yaml:5:16: unknown key 'keepalive'" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    acceptnew: true\n",
+	  "lab.yaml:5:16: unknown key 'acceptnew'" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    keepalive_s: 0\n",
+	  "lab.yaml:5:18: 'keepalive_s' must be an integer from 1 to 86400, "
+	  "not 0" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    keepalive_s: 86401\n",
+	  "lab.yaml:5:18: 'keepalive_s' must be an integer from 1 to 86400, "
+	  "not 86401" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    keepalive_s: 1.5\n",
+	  "lab.yaml:5:18: 'keepalive_s' must be an integer from 1 to 86400, "
+	  "not a decimal number" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    keepalive_s: 15s\n",
+	  "lab.yaml:5:18: 'keepalive_s' must be an integer from 1 to 86400, "
+	  "not a string" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    keepalive_s:\n",
+	  "lab.yaml:5:17: 'keepalive_s' must be an integer from 1 to 86400, "
+	  "not empty" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    accept_new: yes\n",
+	  "lab.yaml:5:17: 'accept_new' must be true or false, not a string" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    accept_new: 1\n",
+	  "lab.yaml:5:17: 'accept_new' must be true or false, not an "
+	  "integer" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    protected: \"true\"\n",
+	  "lab.yaml:5:16: 'protected' must be true or false, not a string" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    protected: [true]\n",
+	  "lab.yaml:5:16: 'protected' must be true or false, not a list" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    calops: \"\"\n",
+	  "lab.yaml:5:13: 'calops' must be a non-empty string" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    calops: [calops, --x]\n",
+	  "lab.yaml:5:13: 'calops' must be a string, not a list" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    known_hosts: 3\n",
+	  "lab.yaml:5:18: 'known_hosts' must be a string, not an integer" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    identity: {file: x}\n",
+	  "lab.yaml:5:15: 'identity' must be a string, not a mapping" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    user: 1000\n",
+	  "lab.yaml:5:11: 'user' must be a string, not an integer" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address:\n",
+	  "lab.yaml:4:13: 'address' must be a string, not empty" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: true\n",
+	  "lab.yaml:4:14: 'address' must be a string, not a boolean" },
+	/* What ssh refuses on its command line, the lab refuses. */
+	{ "hosts:\n  - name: a\n    transport: ssh\n"
+	  "    address: \"lab3;touch x\"\n",
+	  "lab.yaml:4:14: 'address' cannot start with '-' or hold blanks, "
+	  "control characters or any of '`\"$\\;&<>|(){} (ssh refuses "
+	  "them)" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n"
+	  "    address: -oProxyCommand=x\n",
+	  "lab.yaml:4:14: 'address' cannot start with '-'" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n"
+	  "    address: \"lab 3\"\n",
+	  "lab.yaml:4:14: 'address' cannot start with '-'" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n"
+	  "    address: \"lab3\\e[2J\"\n",
+	  "lab.yaml:4:14: 'address' cannot start with '-'" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    user: \"npu$(id)\"\n",
+	  "lab.yaml:5:11: 'user' cannot start with '-', hold any of "
+	  "'`\";&<>|(){}, a '-' after a blank or end in '\\' (ssh refuses "
+	  "them)" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    user: \"npu -oX\"\n",
+	  "lab.yaml:5:11: 'user' cannot start with '-'" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    user: \"npu\\\\\"\n",
+	  "lab.yaml:5:11: 'user' cannot start with '-'" },
+	{ "hosts:\n  - name: 7\n    transport: ssh\n",
+	  "lab.yaml:2:11: 'name' must be a string, not an integer" },
+	{ "hosts:\n  - name: a\n    transport: [ssh]\n",
+	  "lab.yaml:3:16: 'transport' must be a string, not a list" },
 };
 
 static void
@@ -282,6 +443,7 @@ main(void)
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_demo),
 		cmocka_unit_test(test_runner),
+		cmocka_unit_test(test_v2_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing),
 	};

@@ -1,0 +1,63 @@
+/*
+ * sshhost.h: where and how the ssh transport connects to an ssh host of
+ * the lab file: the lab host (lab.h) and what ~/.ssh/config says of its
+ * address (sshconfig.h) merged, the lab winning where both speak
+ * (protocol.md §4), every value saying where it came from.
+ *
+ * sshhost_merge() fills what the lab host leaves unset: the name to
+ * connect to (HostName with %h, else the address; lowercased, or an IP
+ * address written as getnameinfo() writes it, as ssh does), the user
+ * (else the local user), the port (else 22), the identities (the lab's
+ * identity alone, else every IdentityFile with "~", ${VAR} and %% %d %h
+ * %i %L %l %n %p %r %u expanded as ssh expands them, %r and %h with the
+ * merged user and name; "none" skipped; none at all: ssh-agent alone),
+ * the keepalive (keepalive_s, else a ServerAliveInterval from 1 s to a
+ * day, else LAB_KEEPALIVE_DEFAULT: the console needs keepalives to see a
+ * dead link, protocol.md §6, so ssh's 0, "off", is noted and not taken)
+ * and the known_hosts file (else ~/.ssh/known_hosts).
+ *
+ * A struct sshhost owns every string in it; sshhost_release frees them.
+ */
+#ifndef CALOPS_SSHHOST_H
+#define CALOPS_SSHHOST_H
+
+#include "calops.h"
+
+#include "remote/lab.h"
+#include "remote/sshconfig.h"
+
+struct sshhost {
+	char			*alias;		/* the lab's address */
+	char			*hostname;	/* where to connect */
+	struct sshconfig_origin	 hostname_from;
+	char			*user;
+	struct sshconfig_origin	 user_from;
+	int			 port;
+	struct sshconfig_origin	 port_from;
+	int			 keepalive_s;
+	struct sshconfig_origin	 keepalive_from;
+	struct sshconfig_value	*ids;		/* expanded, in order */
+	size_t			 nids;
+	char			*known_hosts;
+	struct sshconfig_origin	 known_hosts_from;
+	struct sshconfig_notes	 notes;		/* the config's and the
+						   merge's */
+};
+
+/*
+ * Merge the lab host h (an ssh host of the lab file labfile, NULL: "the
+ * lab file") with sc, read for h->address, into *out (zeroed first).  0,
+ * or -1 with "FILE:LINE: message" in err when a value that applies cannot
+ * be expanded (an unknown % token, an unset ${VAR}, an unknown ~user).
+ * The caller calls sshhost_release either way.
+ */
+int	 sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
+	    const struct lab_host *h, const char *labfile, char *err,
+	    size_t errlen);
+/* sshconfig_read of h->address in config (NULL: ~/.ssh/config), then
+ * sshhost_merge. */
+int	 sshhost_resolve(struct sshhost *out, const struct lab_host *h,
+	    const char *labfile, const char *config, char *err, size_t errlen);
+void	 sshhost_release(struct sshhost *out);
+
+#endif
