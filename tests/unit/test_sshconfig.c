@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <netdb.h>
 #include <pwd.h>
 #include <setjmp.h>
 #include <unistd.h>
@@ -303,9 +304,19 @@ test_syntax(void **state)
 	look(&sc, "t.conf", "a");
 	assert_int_equal(sc.alive_s, 7 * 86400 + 86400 + 3600 + 60 + 1);
 	sshconfig_release(&sc);
-	put("t0.conf", "ServerAliveInterval 0\nPort ssh\n", 0644);
+	put("t0.conf", "ServerAliveInterval 0\nPort +0022\n", 0644);
 	look(&sc, "t0.conf", "a");
 	assert_int_equal(sc.alive_s, 0);
+	assert_int_equal(sc.port, 22);
+	sshconfig_release(&sc);
+	/* A service name, as ssh takes it, from /etc/services (netbase). */
+	put("t1.conf", "Port ssh\n", 0644);
+	if (getservbyname("ssh", "tcp") == NULL) {
+		print_message("no /etc/services entry for ssh: 'Port ssh' "
+		    "not tried\n");
+		return;
+	}
+	look(&sc, "t1.conf", "a");
 	assert_int_equal(sc.port, 22);
 	sshconfig_release(&sc);
 }
