@@ -11,12 +11,12 @@
 
 #include <getopt.h>
 #include <poll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "job/job.h"
+#include "loop/loop.h"
 
 #define POLL_MS		200	/* without inotify */
 #define CHECK_MS	1000	/* inotify: the longest wait between looks */
@@ -45,15 +45,6 @@ struct tail {
 	uint64_t		 from, last;
 	bool			 end;
 };
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 report(const struct tail *t, const char *why)
@@ -182,7 +173,7 @@ static int
 follow(struct tail *t)
 {
 	char events[4096] __attribute__((aligned(8)));
-	int64_t checked = now_ms();
+	int64_t checked = loop_now_ms();
 	struct pollfd pfd[2];
 	uint64_t before;
 	int rc = 0;
@@ -204,8 +195,8 @@ follow(struct tail *t)
 		if (pump(t) != 0)
 			rc = 1;
 		else if (!t->end && t->last == before &&
-		    now_ms() - checked >= POLL_MS) {
-			checked = now_ms();
+		    loop_now_ms() - checked >= POLL_MS) {
+			checked = loop_now_ms();
 			rc = check_job(t);
 		}
 	}

@@ -13,7 +13,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -21,6 +20,7 @@
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "job/job.h"
+#include "loop/loop.h"
 #include "loop/watch.h"
 
 #define QUIET_MS	250	/* a burst ends after this much quiet */
@@ -46,15 +46,6 @@ struct burst {
 	uint64_t	 seq;
 };
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* What the watch saw joins the burst. */
 static void
 burst_add(struct burst *b, struct watch *w)
@@ -74,7 +65,7 @@ burst_add(struct burst *b, struct watch *w)
 		} else
 			b->paths[b->npaths++] = got[i];
 	}
-	b->last_ms = now_ms();
+	b->last_ms = loop_now_ms();
 	if (b->first_ms == 0)
 		b->first_ms = b->last_ms;
 }
@@ -109,7 +100,7 @@ burst_say(struct burst *b)
 static int
 sleep_ms(const struct burst *b, const struct watch *w)
 {
-	int64_t due, now = now_ms();
+	int64_t due, now = loop_now_ms();
 	int ms = watch_timeout_ms(w);
 
 	if (b->first_ms != 0) {
