@@ -522,37 +522,53 @@ jobevent_sink_open(struct job_sink *k, int dirfd, const char *name, char *err,
 	return 0;
 }
 
+/*
+ * The last whole line among the last span bytes of fd, a file of size
+ * bytes, read into buf (span + 1 bytes): its start, NUL-terminated without
+ * its LF, its length in *len and where the whole lines end in *whole (less
+ * than size after a torn line).  NULL when there is none.
+ */
+static char *
+last_line(int fd, off_t size, char *buf, size_t span, size_t *len,
+    off_t *whole)
+{
+	off_t off = size > (off_t)span ? size - (off_t)span : 0;
+	char *nl, *start;
+	ssize_t n;
+
+	n = size > 0 ? pread(fd, buf, (size_t)(size - off), off) : 0;
+	if (n <= 0 || (nl = memrchr(buf, '\n', (size_t)n)) == NULL)
+		return NULL;
+	*nl = '\0';
+	start = memrchr(buf, '\n', (size_t)(nl - buf));
+	start = start != NULL ? start + 1 : buf;
+	*len = (size_t)(nl - start);
+	*whole = off + (nl + 1 - buf);
+	return start;
+}
+
 int
 jobevent_sink_resume(struct job_sink *k, int dirfd, const char *name,
     char *err, size_t errlen)
 {
-	size_t span = 2 * JOB_EVENT_MAX;
-	char *buf, why[128], *nl, *start;
+	size_t span = 2 * JOB_EVENT_MAX, len;
+	char *buf, why[128], *line;
 	bool is_end = false;
-	off_t off;
-	ssize_t n;
+	off_t whole;
 
 	if (jobevent_sink_open(k, dirfd, name, err, errlen) != 0)
 		return -1;
 	if (k->size == 0)
 		return 0;
 	buf = xmalloc(span + 1);
-	off = k->size > (off_t)span ? k->size - (off_t)span : 0;
-	n = pread(k->fd, buf, (size_t)(k->size - off), off);
-	nl = n > 0 ? memrchr(buf, '\n', (size_t)n) : NULL;
-	if (nl != NULL && nl + 1 < buf + n &&
-	    ftruncate(k->fd, off + (nl + 1 - buf)) == 0)
-		k->size = off + (nl + 1 - buf);		/* a torn line */
-	if (nl != NULL) {
-		*nl = '\0';
-		start = memrchr(buf, '\n', (size_t)(nl - buf));
-		start = start != NULL ? start + 1 : buf;
-		if (jobevent_check(start, (size_t)(nl - start), &k->seq,
-		    &is_end, why, sizeof why) != 0)
-			nl = NULL;
-	}
+	line = last_line(k->fd, k->size, buf, span, &len, &whole);
+	if (line != NULL && whole < k->size && ftruncate(k->fd, whole) == 0)
+		k->size = whole;		/* a torn line */
+	if (line != NULL && jobevent_check(line, len, &k->seq, &is_end, why,
+	    sizeof why) != 0)
+		line = NULL;
 	free(buf);
-	if (nl == NULL) {
+	if (line == NULL) {
 		errbuf_set(err, errlen, "'%s' does not end with an event", name);
 		jobevent_sink_close(k);
 		return -1;
@@ -951,37 +967,29 @@ jobevent_reader_next(struct job_reader *r, const char **line, size_t *len)
 double
 jobevent_stalled_since(const char *path, char *why, size_t whylen)
 {
-	char buf[JOB_SINK_TAIL + 1], *p, *end;
+	char buf[JOB_SINK_TAIL + 1], *line;
+	json_t *o = NULL, *s;
 	double since = 0;
 	struct stat st;
-	json_t *o, *s;
-	ssize_t n;
-	off_t off;
+	off_t whole;
+	size_t len;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return 0;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		off = st.st_size > JOB_SINK_TAIL ? st.st_size - JOB_SINK_TAIL :
-		    0;
-		n = pread(fd, buf, (size_t)(st.st_size - off), off);
-		if (n > 0 && buf[n - 1] == '\n') {
-			end = buf + n - 1;
-			*end = '\0';
-			p = memrchr(buf, '\n', (size_t)(end - buf));
-			p = p != NULL ? p + 1 : buf;
-			if ((o = json_loadb(p, (size_t)(end - p), 0, NULL)) !=
-			    NULL && is_type(o, "stalled") && json_is_number(s =
-			    json_object_get(o, "since")) && json_number_value(s) >
-			    0 && json_number_value(s) < EVENT_TS_MAX) {
-				since = json_number_value(s);
-				s = json_object_get(o, "reason");
-				errbuf_set(why, whylen, "%s", json_is_string(s) ?
-				    json_string_value(s) : "cannot write");
-			}
-			json_decref(o);
-		}
+	/* The very last line: a stalled event followed by nothing. */
+	if (fstat(fd, &st) == 0 && (line = last_line(fd, st.st_size, buf,
+	    JOB_SINK_TAIL, &len, &whole)) != NULL && whole == st.st_size &&
+	    (o = json_loadb(line, len, 0, NULL)) != NULL &&
+	    is_type(o, "stalled") && json_is_number(s = json_object_get(o,
+	    "since")) && json_number_value(s) > 0 &&
+	    json_number_value(s) < EVENT_TS_MAX) {
+		since = json_number_value(s);
+		s = json_object_get(o, "reason");
+		errbuf_set(why, whylen, "%s", json_is_string(s) ?
+		    json_string_value(s) : "cannot write");
 	}
+	json_decref(o);
 	close(fd);
 	return since;
 }
