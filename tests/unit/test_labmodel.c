@@ -649,6 +649,26 @@ until_replayed(struct loop *l, void *arg)
 	loop_stop(l);
 }
 
+/* A model of the one-host lab text on the state folder set up, run until
+ * every mirror is replayed (its loop in *l, its lab in *lab). */
+static struct labmodel *
+replayed_model(const char *text, struct lab *lab, struct loop **l)
+{
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct labmodel *lm;
+	char err[512];
+
+	assert_int_equal(lab_parse(lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	*l = loop_new();
+	lm = labmodel_new(*l, lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	loop_add_timer(*l, 10, until_replayed, lm);
+	loop_run(*l);
+	return lm;
+}
+
 /*
  * A stream from a host whose disk filled: the lines it lost (gap events)
  * are counted on the job, and while its supervisor says it is stalled the
@@ -671,8 +691,7 @@ test_disk_full_stream(void **state)
 	    "\"since\":18,\"until\":19}\n"
 	    "{\"v\":1,\"seq\":6,\"ts\":21,\"type\":\"stalled\",\"since\":21,"
 	    "\"reason\":\"disk full\"}\n";
-	const struct labmodel_cb cb = { .warn = on_warn };
-	char dir[] = "/tmp/calops-diskfull.XXXXXX", err[512], *old_state;
+	char dir[] = "/tmp/calops-diskfull.XXXXXX", *old_state;
 	const char *text = "hosts:\n  - {name: local, transport: local}\n";
 	const struct ljob *j;
 	struct labmodel *lm;
@@ -686,14 +705,7 @@ test_disk_full_stream(void **state)
 	    "[0],\"target_s\":86400,\"command\":\"x\",\"label\":\"soak\","
 	    "\"started\":5}"));
 	put_in(dir, "full.jsonl", xstrdup(mirror));
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
-	l = loop_new();
-	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
-	    sizeof err);
-	assert_non_null(lm);
-	loop_add_timer(l, 10, until_replayed, lm);
-	loop_run(l);
+	lm = replayed_model(text, &lab, &l);
 	assert_int_equal(labmodel_njobs(lm), 1);
 	j = labmodel_job(lm, 0);
 	assert_int_equal(j->lost_lines, 921);
@@ -843,7 +855,6 @@ static void
 test_series_cap(void **state)
 {
 	const char *text = "hosts:\n  - {name: local, transport: local}\n";
-	const struct labmodel_cb cb = { .warn = on_warn };
 	char dir[] = "/tmp/calops-seriescap.XXXXXX", err[512], *old_state;
 	const struct ljob *big, *small;
 	struct labmodel *lm;
@@ -858,15 +869,8 @@ test_series_cap(void **state)
 	 * new names a store keeps three quarters of its cap). */
 	events = put_names_soak(dir, "soak-big", KEPT + 100, 200, true);
 	put_names_soak(dir, "soak-small", 10, 0, false);
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
 	nwarn = 0;
-	l = loop_new();
-	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
-	    sizeof err);
-	assert_non_null(lm);
-	loop_add_timer(l, 10, until_replayed, lm);
-	loop_run(l);
+	lm = replayed_model(text, &lab, &l);
 	assert_non_null(big = labmodel_find(lm, "local", "soak-big"));
 	assert_non_null(small = labmodel_find(lm, "local", "soak-small"));
 	assert_int_equal(big->events, (uint64_t)events);
