@@ -2,12 +2,25 @@
 #include "calops.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
+
+int
+fileio_free_bytes(int fd, const char *path, unsigned long long *bytes)
+{
+	struct statvfs sv;
+
+	if ((fd != -1 ? fstatvfs(fd, &sv) : statvfs(path, &sv)) != 0)
+		return -1;
+	*bytes = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
+	    sv.f_bavail) * sv.f_frsize;
+	return 0;
+}
 
 int
 fileio_write_full(int fd, const void *data, size_t len)

@@ -18,6 +18,11 @@
 int	 fileio_write_full(int fd, const void *data, size_t len);
 int	 fileio_read_full(int fd, void *data, size_t len);
 
+/* The bytes free on the file system of fd (of path when fd is -1) that
+ * this process may use: root the blocks kept for it too.  0, or -1 with
+ * errno. */
+int	 fileio_free_bytes(int fd, const char *path, unsigned long long *bytes);
+
 /*
  * Replace path with data: a hidden temporary file in the same folder,
  * written whole, chmod'ed to mode, renamed over path.  With sync the file

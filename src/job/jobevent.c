@@ -3,13 +3,13 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/fileio.h"
 #include "base/text.h"
 #include "job/job.h"
 #include "proto/event.h"
@@ -450,7 +450,6 @@ sink_room(struct job_sink *k, size_t n, size_t keep)
 {
 	off_t need = k->size + (off_t)n + (off_t)keep, want;
 	unsigned long long avail;
-	struct statvfs sv;
 
 	/* A file-size limit is the end of the disk, as far as we go. */
 	if (k->limit > 0 && need > k->limit) {
@@ -478,12 +477,9 @@ sink_room(struct job_sink *k, size_t n, size_t keep)
 			return -1;
 		k->ahead = false;	/* not on this file system */
 	}
-	/* Without allocation ahead: the free space, as near as it is known
-	 * (root may use the blocks kept for it). */
-	if (keep == 0 || fstatvfs(k->fd, &sv) != 0)
+	/* Without allocation ahead: the free space, as near as it is known. */
+	if (keep == 0 || fileio_free_bytes(k->fd, NULL, &avail) != 0)
 		return 0;
-	avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
-	    sv.f_bavail) * sv.f_frsize;
 	if (avail >= (unsigned long long)n + keep)
 		return 0;
 	errno = ENOSPC;

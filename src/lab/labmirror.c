@@ -2,7 +2,6 @@
 #include "calops.h"
 
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/uio.h>
 
 #include <fcntl.h>
@@ -109,7 +108,7 @@ labmirror_append(struct labmirror *m, const char *line, size_t len,
 bool
 labmirror_has_room(const struct labmirror *m)
 {
-	struct statvfs sv;
+	unsigned long long avail;
 	char *dir, *slash;
 	bool room;
 
@@ -119,8 +118,7 @@ labmirror_has_room(const struct labmirror *m)
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*slash = '\0';
 	/* Room for a few of the longest events, as near as it is known. */
-	room = statvfs(dir, &sv) != 0 || (unsigned long long)(geteuid() ==
-	    0 ? sv.f_bfree : sv.f_bavail) * sv.f_frsize >= MIRROR_ROOM;
+	room = fileio_free_bytes(-1, dir, &avail) != 0 || avail >= MIRROR_ROOM;
 	free(dir);
 	return room;
 }
