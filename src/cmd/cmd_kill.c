@@ -62,14 +62,20 @@ wait_end(const char *root, const char *id, long ms, struct job_record *r)
  * has members.
  */
 
-/* Running: there, and not a zombie that nobody has reaped yet. */
+/* A process in state st (jobstore_proc_state()) runs: it is there, and
+ * not a zombie that nobody has reaped yet. */
+static bool
+runs(char st)
+{
+	return st != 0 && st != 'Z' && st != 'X';
+}
+
 static bool
 running(long pid)
 {
 	long pgrp;
-	char st = jobstore_proc_state(pid, &pgrp);
 
-	return st != 0 && st != 'Z' && st != 'X';
+	return runs(jobstore_proc_state(pid, &pgrp));
 }
 
 /* How many processes of group pgid are running. */
@@ -89,7 +95,7 @@ group_running(long pgid)
 		if (*end != '\0' || pid <= 0)
 			continue;
 		st = jobstore_proc_state(pid, &pgrp);
-		n += pgrp == pgid && st != 0 && st != 'Z' && st != 'X';
+		n += runs(st) && pgrp == pgid;	/* pgrp is set only then */
 	}
 	closedir(d);
 	return n;
