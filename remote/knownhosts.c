@@ -9,6 +9,7 @@
 #include "base/text.h"
 #include "remote/knownhosts.h"
 #include "remote/knownhosts_int.h"
+#include "remote/sshwire.h"
 
 #define SUBPATTERN_MAX	1023		/* OpenSSH's match_pattern_list */
 #define KEY_MAX		16384		/* a key blob, in bytes */
@@ -111,26 +112,6 @@ knownhosts_b64_encode(const void *in, size_t len)
 	return out;
 }
 
-/* The string at *p of a blob ending at end (a uint32 length, bytes). */
-static bool
-wire_string(const unsigned char **p, const unsigned char *end,
-    const unsigned char **s, size_t *len)
-{
-	uint32_t n;
-
-	if (end - *p < 4)
-		return false;
-	n = (uint32_t)(*p)[0] << 24 | (uint32_t)(*p)[1] << 16 |
-	    (uint32_t)(*p)[2] << 8 | (*p)[3];
-	*p += 4;
-	if ((size_t)(end - *p) < n)
-		return false;
-	*s = *p;
-	*len = n;
-	*p += n;
-	return true;
-}
-
 /*
  * The type of the key blob, which must be the key its type names (want,
  * when not NULL: the type a line gives before it); NULL with the reason in
@@ -149,7 +130,7 @@ blob_type(const unsigned char *blob, size_t len, const char *want,
 		WHY(why, "a key of %zu bytes (at most %d)", len, KEY_MAX);
 		return NULL;
 	}
-	if (!wire_string(&p, end, &s, &n)) {
+	if (!sshwire_string(&p, end, &s, &n)) {
 		WHY(why, "the key is cut short");
 		return NULL;
 	}
@@ -163,7 +144,7 @@ blob_type(const unsigned char *blob, size_t len, const char *want,
 		return NULL;
 	}
 	for (i = 0; i < t->nfields; i++) {
-		if (!wire_string(&p, end, &s, &n)) {
+		if (!sshwire_string(&p, end, &s, &n)) {
 			WHY(why, "the key is cut short");
 			return NULL;
 		}

@@ -38,6 +38,8 @@ struct sshhost {
 	struct sshconfig_origin	 keepalive_from;
 	struct sshconfig_value	*ids;		/* expanded, in order */
 	size_t			 nids;
+	bool			 default_ids;	/* ssh's own files, put there
+						   by the transport */
 	char			*known_hosts;
 	struct sshconfig_origin	 known_hosts_from;
 	struct sshconfig_notes	 notes;		/* the config's and the

@@ -41,3 +41,63 @@ transport_before_sleep(struct transport *t)
 	if (t->ops->pending(t) > 0)
 		loop_no_sleep(t->loop);
 }
+
+const char *
+transport_state_name(enum transport_state st)
+{
+	switch (st) {
+	case TRANSPORT_CONNECTING:	return "connecting";
+	case TRANSPORT_UP:		return "up";
+	case TRANSPORT_STALE:		return "stale";
+	case TRANSPORT_DISCONNECTED:	return "disconnected";
+	case TRANSPORT_RECONNECTING:	return "reconnecting";
+	case TRANSPORT_REFUSED:		return "refused";
+	}
+	return "?";
+}
+
+void
+transport_status(struct transport *t, struct transport_status *st)
+{
+	if (t->ops->status != NULL) {
+		t->ops->status(t, st);
+		return;
+	}
+	memset(st, 0, sizeof *st);
+	st->state = TRANSPORT_UP;
+	st->rtt_us = -1;
+}
+
+bool
+transport_up(struct transport *t)
+{
+	struct transport_status st;
+
+	transport_status(t, &st);
+	return st.state == TRANSPORT_UP || st.state == TRANSPORT_STALE;
+}
+
+void
+transport_reconnect(struct transport *t)
+{
+	if (t->ops->reconnect != NULL)
+		t->ops->reconnect(t);
+}
+
+int
+transport_accept_key(struct transport *t, char *err, size_t errlen)
+{
+	if (t->ops->accept_key == NULL) {
+		errbuf_set(err, errlen, "host '%s' has no host key to accept",
+		    t->host);
+		return -1;
+	}
+	return t->ops->accept_key(t, err, errlen);
+}
+
+void
+transport_passphrase(struct transport *t, const char *pass)
+{
+	if (t->ops->passphrase != NULL)
+		t->ops->passphrase(t, pass);
+}

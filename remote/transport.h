@@ -5,19 +5,25 @@
  * time through callbacks run in the one event loop.
  *
  * An implementation is a const struct transport_ops (designated
- * initializers; local.c now, an SSH exec channel next) behind a struct
- * transport.  The transport reads its own fds or socket and drains them
- * until EAGAIN; what it has read but not yet handed out it reports through
- * pending().  events() says what the transport's own connection needs from
- * poll() (an SSH socket: libssh2's block directions, which change from one
- * call to the next); the transport adds that fd to the loop itself, and the
- * local transport has none: its children's pipes are in the loop already.
+ * initializers; local.c, and ssh.c with an exec channel a command) behind
+ * a struct transport.  The transport reads its own fds or socket and
+ * drains them until EAGAIN; what it has read but not yet handed out it
+ * reports through pending().  events() says what the transport's own
+ * connection needs from poll() (an SSH socket: libssh2's block
+ * directions, which change from one call to the next); the transport adds
+ * that fd to the loop itself, and the local transport has none: its
+ * children's pipes are in the loop already.
  *
  * The owner of the transports calls transport_before_sleep() on each of them
  * from the loop's before-sleep hook: data held inside a transport makes no
  * fd readable, so it is handed out there (deliver()), and the loop does not
  * sleep while any is left (redis beforeSleep and has_pending_data, curl
  * has_data_pending).
+ *
+ * A transport with a connection (ssh.c) has a state (protocol.md §6) and
+ * tells its owner when it changes (changed); a command asked for while it
+ * is not up waits, and one running when the connection is lost ends with
+ * an error, so the owner follows its stream again once the host is up.
  *
  * The local transport uses child.c, so the loop's owner delivers SIGCHLD to
  * child_reap().  A struct transport is owned by whoever made it and freed by
@@ -53,6 +59,46 @@ struct rstream_cb {
 		    void *arg);
 };
 
+/*
+ * A host's connection (protocol.md §6): always in exactly one state, with
+ * the time it came into it.  The local transport is always up.
+ */
+enum transport_state {
+	TRANSPORT_CONNECTING,	/* the first attempt */
+	TRANSPORT_UP,
+	TRANSPORT_STALE,	/* no byte for 2 x keepalive */
+	TRANSPORT_DISCONNECTED,	/* lost (3 x keepalive, or closed) */
+	TRANSPORT_RECONNECTING,	/* attempt n, or waiting for it */
+	TRANSPORT_REFUSED,	/* final until the operator acts */
+};
+
+/* What a transport waits for from the operator, if anything. */
+enum transport_ask {
+	TRANSPORT_ASK_NONE,
+	TRANSPORT_ASK_KEY,		/* refused over an unknown host key:
+					   transport_accept_key() adds it */
+	TRANSPORT_ASK_PASSPHRASE,	/* an identity file's, for
+					   transport_passphrase() */
+};
+
+struct transport_status {
+	enum transport_state	 state;
+	int64_t			 since_ms;	/* loop_now_ms() it began */
+	int64_t			 last_rx_ms;	/* last byte received, or 0 */
+	unsigned		 attempt;	/* reconnecting: its number */
+	int64_t			 next_try_ms;	/* reconnecting and waiting:
+						   when, else 0 */
+	long			 rtt_us;	/* the kernel's smoothed round
+						   trip, or -1 */
+	char			 version[64];	/* the host's calops, or "" */
+	char			 error[512];	/* why not up, or ""; safe */
+	enum transport_ask	 ask;
+	char			 ask_text[512];	/* the question, made safe */
+};
+
+/* transport_name of a state, as the screens and --json say it. */
+const char	*transport_state_name(enum transport_state st);
+
 struct transport_ops {
 	const char	*name;
 	/* Make the host reachable (local: nothing); 0 or -1 with err. */
@@ -77,6 +123,19 @@ struct transport_ops {
 	/* Drop the connection and free the transport; its streams must have
 	 * been cancelled or be done. */
 	void		(*close)(struct transport *);
+	/* The connection's state.  NULL: always up (local). */
+	void		(*status)(struct transport *,
+			    struct transport_status *);
+	/* The operator acts: connect again now (refused, disconnected or
+	 * waiting to reconnect); add the unknown host key it was refused
+	 * over and connect again (0, or -1 with err); give the passphrase it
+	 * asked for (the transport keeps its own copy until that key's
+	 * authentication returns, then wipes it; NULL: skip that key).
+	 * NULL where there is nothing to do (local). */
+	void		(*reconnect)(struct transport *);
+	int		(*accept_key)(struct transport *, char *err,
+			    size_t errlen);
+	void		(*passphrase)(struct transport *, const char *pass);
 };
 
 struct transport {
@@ -84,6 +143,15 @@ struct transport {
 	struct loop			*loop;
 	char				*host;	/* the lab file's name */
 	void				*data;	/* the implementation's */
+	/* Told after the state or the question changed (a host came up: its
+	 * streams can be followed again), from the loop, never from inside
+	 * a call the owner made; NULL: nobody listens. */
+	void				(*changed)(struct transport *,
+					    void *arg);
+	void				*changed_arg;
+	/* Someone can answer a question (the console); false: an encrypted
+	 * identity is skipped and an unknown key refused, never asked. */
+	bool				 can_ask;
 };
 
 /*
@@ -93,6 +161,24 @@ struct transport {
 struct transport	*local_transport_new(struct loop *l, const char *host,
 			    const char *program);
 
+/*
+ * The SSH transport (ssh.c): h, an ssh host of the lab file labfile, with
+ * ~/.ssh/config (config: another file, NULL: the user's) merged in
+ * (sshhost.h).  It starts connecting at once, in the loop: connect()
+ * returns 0 and the state says how it goes.  NULL with err when the
+ * host's settings cannot be used (an unknown %-token in IdentityFile).
+ */
+struct lab_host;
+struct transport	*ssh_transport_new(struct loop *l,
+			    const struct lab_host *h, const char *labfile,
+			    const char *config, char *err, size_t errlen);
+
+/* ARGV as one command line for a POSIX shell, each word single-quoted
+ * (a ' as '\''), so that the remote shell gives the program exactly
+ * ARGV; appended to *b.  For the ssh exec channel, which takes a string. */
+struct buf;
+void			 ssh_quote_argv(struct buf *b, char *const argv[]);
+
 /* Shorthands for t->ops->…. */
 int		 transport_connect(struct transport *t, char *err,
 		    size_t errlen);
@@ -101,6 +187,15 @@ struct rstream	*transport_exec(struct transport *t, char *const argv[],
 		    size_t errlen);
 void		 transport_rstream_cancel(struct rstream *rs);
 void		 transport_close(struct transport *t);
+/* The state of t's connection; up for a transport without one. */
+void		 transport_status(struct transport *t,
+		    struct transport_status *st);
+/* Whether t's host can be asked to do something now. */
+bool		 transport_up(struct transport *t);
+void		 transport_reconnect(struct transport *t);
+int		 transport_accept_key(struct transport *t, char *err,
+		    size_t errlen);
+void		 transport_passphrase(struct transport *t, const char *pass);
 
 /* From the loop's before-sleep hook: hand out what t holds, poll its
  * connection for what it waits for now, and keep the loop from sleeping

@@ -40,6 +40,7 @@ static const struct command {
 	{ "kill", cmd_kill, "stop a job: SIGTERM, then SIGKILL after a grace" },
 	{ "watch", cmd_watch, "print a changed event after each change in a workspace" },
 	{ "version", cmd_version, "print calops's version and protocol; --json" },
+	{ "hosts", cmd_hosts, "connect to a lab's hosts and show each one's state" },
 };
 
 /* The usage, in one write: stderr shows a line feed only at the end of a

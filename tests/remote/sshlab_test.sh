@@ -38,43 +38,8 @@ say() { printf 'sshlab_test: %5d ms: %s\n' $(($(date +%s%3N) - START)) "$*"; }
 fail() { say "FAIL: $*"; FAILED=1; }
 skip() { say "SKIP: $*"; exit 77; }
 
-if [ ! -x /usr/sbin/sshd ] && ! command -v sshd >/dev/null; then
-	skip "no sshd (openssh-server; share/bootstrap.sh test installs it)"
-fi
-command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
-	skip "no ssh or ssh-keygen (openssh-client)"
-case $(getent passwd "$(id -u)" | cut -d: -f7) in
-*/nologin | */false) skip "your login shell is no shell: sshd cannot run" \
-	"commands as you" ;;
-esac
-
-# safe DIR: sshd's StrictModes would take files under DIR (as sshlab.sh
-# checks it: every folder up to / or your home yours or root's, and
-# writable by nobody else).
-safe() {
-	local p=$1 home uid mode
-	home=$(cd ~ 2>/dev/null && pwd -P)
-	p=$(cd "$p" 2>/dev/null && pwd -P) || return 1
-	while :; do
-		read -r uid mode < <(stat -c '%u %a' "$p") || return 1
-		[ "$uid" = 0 ] || [ "$uid" = "$(id -u)" ] || return 1
-		[ $((0$mode & 022)) = 0 ] || return 1
-		[ "$p" = / ] || [ "$p" = "$home" ] && return 0
-		p=$(dirname "$p")
-	done
-}
-BASE=
-for d in "$PWD" "${TMPDIR:-}" "$HOME"; do
-	# Characters sshlab.sh refuses in a lab's path.
-	case $d in *[\"\\\$%#\':[:cntrl:]]*) continue ;; esac
-	if [ -n "$d" ] && [ -w "$d" ] && safe "$d"; then
-		BASE=$d
-		break
-	fi
-done
-[ -n "$BASE" ] || skip "no folder here passes sshd's StrictModes with a" \
-	"path sshlab.sh takes (tried $PWD, ${TMPDIR:-no TMPDIR} and" \
-	"${HOME:-no HOME})"
+. "$SRC/tests/remote/lib.sh"
+sshlab_prereqs
 T=$(mktemp -d "$BASE/calops-sshlab-test.XXXXXX")
 LABS=()
 

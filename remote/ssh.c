@@ -1,0 +1,1790 @@
+/*
+ * ssh.c: the SSH transport (transport.h; protocol.md §4 and §6), on
+ * libssh2 1.10, non-blocking from the TCP connect on and driven by the one
+ * poll loop.
+ *
+ * One session per host.  An attempt goes: resolve the address (a thread:
+ * getaddrinfo blocks), a non-blocking connect to each address in turn, the
+ * SSH handshake with the host key types known_hosts holds for the host
+ * asked for first, the host key judged by our own reader (knownhosts.h)
+ * before any authentication, then public key authentication (ssh-agent's
+ * keys, then each identity file, asking the console for a passphrase), one
+ * idle session channel (below), and `calops version --json` on the host
+ * (protocol.md §6): the host is up.  Every libssh2 call that says EAGAIN
+ * is made again, with the same arguments, when the socket is ready in the
+ * directions libssh2_session_block_directions() gives.
+ *
+ * Each command is one exec channel, its command line the program and its
+ * arguments single-quoted for the remote shell (ssh_quote_argv).  Channels
+ * are opened one after the other (libssh2 keeps one channel-open state per
+ * session) and run side by side, at most CHANNELS_MAX at once: sshd allows
+ * ten a connection (MaxSessions) and one is the idle channel.  A command
+ * asked for before the host is up waits in a queue, across reconnects; an
+ * open channel that the connection loses ends with an error, and its owner
+ * (the lab model) follows it again from where its mirror ends once the
+ * host is up.
+ *
+ * Liveness.  libssh2 reads the socket only when a channel is read, so the
+ * idle channel -- a session channel with nothing run on it -- is read
+ * whenever the socket is readable, and keepalive replies are taken in with
+ * no command running.  The time of the last byte received (the recv
+ * callback) makes the state: stale after 2 x keepalive, lost after 3 x
+ * keepalive; then reconnecting with jittered exponential backoff, 1 s to
+ * 60 s.  Refused (a changed, revoked or unknown host key, failed
+ * authentication, calops missing or speaking another protocol on the host)
+ * is final until the operator acts.
+ *
+ * Data read into libssh2 for one channel while another was being read
+ * makes no socket event: every round reads the channels again until none
+ * gives anything, and pending() asks libssh2 whether a channel has data
+ * waiting (redis's beforeSleep), so that the loop does not sleep on it.
+ */
+#include "calops.h"
+
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <libssh2.h>
+#include <openssl/crypto.h>
+
+#include "base/buf.h"
+#include "base/text.h"
+#include "loop/child.h"
+#include "remote/knownhosts.h"
+#include "remote/lab.h"
+#include "remote/sshhost.h"
+#include "remote/sshkey.h"
+#include "remote/transport.h"
+
+#define ATTEMPT_MS	15000	/* from the TCP connect to up */
+#define BACKOFF_MIN_MS	1000
+#define BACKOFF_MAX_MS	60000
+#define CHANNELS_MAX	9	/* sshd's MaxSessions, 10, less the idle one */
+#define READ_BURST	(1u << 20)	/* bytes handed out per round */
+#define CMDLINE_MAX	(256u << 10)
+#define PROTOCOL	1	/* of `calops version --json` */
+
+enum phase {
+	PH_IDLE,		/* no connection: waiting, or refused */
+	PH_RESOLVE,
+	PH_TCP,
+	PH_HANDSHAKE,
+	PH_AUTHLIST,
+	PH_AGENT,
+	PH_KEYFILE,
+	PH_ASK,			/* waiting for the operator's passphrase */
+	PH_IDLECHAN,
+	PH_VERSION,
+	PH_UP,
+};
+
+enum chan_state {
+	CH_QUEUED,
+	CH_OPENING,
+	CH_EXEC,
+	CH_OPEN,
+	CH_CLOSING,
+	CH_FREEING,
+};
+
+struct ssh;
+
+struct ssh_chan {
+	struct rstream		 base;	/* first: transport_rstream_cancel */
+	struct ssh		*s;
+	struct ssh_chan		*next;
+	enum chan_state		 st;
+	LIBSSH2_CHANNEL		*ch;
+	char			*cmdline;
+	const struct rstream_cb	*cb;
+	void			*arg;
+	struct buf		 line[2];	/* stdout, stderr */
+	bool			 cut[2];
+	bool			 eof[2];
+	bool			 cancelled;	/* no callbacks; reaped */
+	int			 code, sig;
+};
+
+/* A name looked up by a thread; the transport may be gone when it ends,
+ * so the request is shared and freed by whichever side lets go last. */
+struct resolve {
+	pthread_mutex_t	 lock;
+	int		 refs;
+	int		 pipe[2];
+	char		*name;
+	char		 port[8];
+	struct addrinfo	*res;
+	int		 rc;
+};
+
+struct ssh {
+	struct transport	*t;
+	struct sshhost		 sh;
+	char			*program;	/* calops on the host */
+	bool			 accept_new;
+	char			*known_hosts;
+
+	enum transport_state	 state;
+	int64_t			 since;
+	int64_t			 last_rx;
+	unsigned		 attempt;	/* attempts since last up */
+	int64_t			 next_try;
+	char			 error[512];
+	char			 version[64];
+	enum transport_ask	 ask;
+	char			 ask_text[512];
+
+	enum phase		 phase;
+	int			 fd;
+	struct resolve		*rv;
+	struct addrinfo		*addrs, *ai;
+	char			 peer[80];	/* "127.0.0.1 port 2222" */
+	LIBSSH2_SESSION		*sess;
+	LIBSSH2_AGENT		*agent;
+	struct libssh2_agent_publickey *agent_key;
+	struct knownhosts	 kh;
+	unsigned char		*new_key;	/* refused as unknown */
+	size_t			 new_key_len;
+	struct buf		 notes;		/* why each key failed */
+	size_t			 id;		/* identity file tried */
+	char			*pass;		/* the operator's, for id */
+	size_t			 pass_id;
+	bool			 skip_pass;	/* skip id: no passphrase */
+	bool			 wrong_pass;
+	bool			 ask_lost;	/* the host hung up meanwhile */
+	LIBSSH2_CHANNEL		*idle;
+	struct ssh_chan		*probe;
+	struct buf		 probe_out;
+	char			 probe_err[200];
+
+	struct ssh_chan		*chans;		/* in the order asked */
+	bool			 opening;	/* a channel is opening */
+	size_t			 nopen;
+	bool			 more;		/* a read burst ran out */
+	bool			 reap;		/* cancelled ones to free */
+	bool			 driving;
+
+	long			 attempt_timer, retry_timer, tick_timer;
+	long			 notify_timer;
+};
+
+static void	drive(struct ssh *s);
+static void	lost(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
+static void	refuse(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
+static void	attempt_start(struct ssh *s);
+static void	tick_arm(struct ssh *s);
+
+/* ---- the shell's quoting ---- */
+
+static void
+quote_word(struct buf *b, const char *w)
+{
+	const char *p;
+
+	buf_addc(b, '\'');
+	for (p = w; *p != '\0'; p++) {
+		if (*p == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addc(b, *p);
+	}
+	buf_addc(b, '\'');
+}
+
+void
+ssh_quote_argv(struct buf *b, char *const argv[])
+{
+	size_t i;
+
+	for (i = 0; argv[i] != NULL; i++) {
+		if (i > 0)
+			buf_addc(b, ' ');
+		/* "~/bin/calops": the remote home, the rest quoted. */
+		if (i == 0 && strncmp(argv[0], "~/", 2) == 0) {
+			buf_adds(b, "\"$HOME\"/");
+			quote_word(b, argv[0] + 2);
+		} else
+			quote_word(b, argv[i]);
+	}
+}
+
+/* ---- the state, and telling the owner ---- */
+
+static void
+notify_fire(struct loop *l, void *arg)
+{
+	struct ssh *s = arg;
+
+	(void)l;
+	s->notify_timer = -1;
+	if (s->t->changed != NULL)
+		s->t->changed(s->t, s->t->changed_arg);
+}
+
+/* The owner hears of a change from a timer of its own, never from inside
+ * a call it made into the transport. */
+static void
+notify(struct ssh *s)
+{
+	if (s->notify_timer == -1)
+		s->notify_timer = loop_add_timer(s->t->loop, 0, notify_fire, s);
+}
+
+static void
+set_state(struct ssh *s, enum transport_state st)
+{
+	if (s->state != st) {
+		s->state = st;
+		s->since = loop_now_ms();
+	}
+	notify(s);
+}
+
+/* A message for the screens: what libssh2 says made safe. */
+static const char *
+ssh_errmsg(struct ssh *s)
+{
+	char *msg = NULL;
+
+	if (s->sess == NULL)
+		return "no session";
+	libssh2_session_last_error(s->sess, &msg, NULL, 0);
+	return msg != NULL && *msg != '\0' ? msg : "unknown error";
+}
+
+static void
+verrorf(struct ssh *s, const char *fmt, va_list ap)
+{
+	char *safe;
+
+	vsnprintf(s->error, sizeof s->error, fmt, ap);
+	safe = text_sanitize_str(s->error);
+	snprintf(s->error, sizeof s->error, "%s", safe);
+	free(safe);
+}
+
+/* ---- channels ---- */
+
+static void
+chan_free(struct ssh_chan *c)
+{
+	buf_release(&c->line[0]);
+	buf_release(&c->line[1]);
+	free(c->cmdline);
+	free(c);
+}
+
+static void
+chan_unlink(struct ssh *s, struct ssh_chan *c)
+{
+	struct ssh_chan **pp;
+
+	for (pp = &s->chans; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			return;
+		}
+}
+
+static void
+emit_line(struct ssh_chan *c, int k)
+{
+	if (!c->cancelled && c->cb->line != NULL)
+		c->cb->line(&c->base, c->line[k].data != NULL ?
+		    c->line[k].data : "", c->line[k].len, k == 1, c->cut[k],
+		    c->arg);
+	buf_reset(&c->line[k]);
+	c->cut[k] = false;
+}
+
+/* Split what arrived into lines, as child.c does. */
+static void
+take(struct ssh_chan *c, int k, const char *p, size_t n)
+{
+	const char *nl;
+	size_t len, room;
+
+	while (n > 0) {
+		nl = memchr(p, '\n', n);
+		len = nl != NULL ? (size_t)(nl - p) : n;
+		room = CHILD_LINE_MAX - c->line[k].len;
+		if (len > room) {
+			buf_add(&c->line[k], p, room);
+			c->cut[k] = true;
+		} else
+			buf_add(&c->line[k], p, len);
+		if (nl == NULL)
+			return;
+		emit_line(c, k);
+		p += len + 1;
+		n -= len + 1;
+	}
+}
+
+/* The command ended (err: the transport failed it): its last partial
+ * lines, then done, then it is gone. */
+static void
+chan_done(struct ssh *s, struct ssh_chan *c, const char *err)
+{
+	struct rstream_exit ex = { .code = c->code, .sig = c->sig,
+	    .err = err };
+	int k;
+
+	chan_unlink(s, c);
+	if (c->st >= CH_OPENING && c->st <= CH_CLOSING && c->ch != NULL)
+		s->nopen--;
+	for (k = 0; k < 2; k++)
+		if (c->line[k].len > 0 || c->cut[k])
+			emit_line(c, k);
+	if (err != NULL)
+		ex.code = -1, ex.sig = 0;
+	if (!c->cancelled && c->cb->done != NULL)
+		c->cb->done(&c->base, &ex, c->arg);
+	chan_free(c);
+}
+
+/* The signal an exit-signal names, or SIGTERM's number when unknown. */
+static int
+signal_number(const char *name)
+{
+	static const struct {
+		const char	*name;
+		int		 sig;
+	} sigs[] = {
+		{ "HUP", 1 }, { "INT", 2 }, { "QUIT", 3 }, { "ILL", 4 },
+		{ "ABRT", 6 }, { "FPE", 8 }, { "KILL", 9 }, { "SEGV", 11 },
+		{ "PIPE", 13 }, { "ALRM", 14 }, { "TERM", 15 }, { "USR1", 10 },
+		{ "USR2", 12 },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(sigs); i++)
+		if (strcmp(sigs[i].name, name) == 0)
+			return sigs[i].sig;
+	return 15;
+}
+
+/* Read a channel until EAGAIN or its end: whether it gave anything. */
+static bool
+chan_read(struct ssh *s, struct ssh_chan *c, size_t *budget)
+{
+	char chunk[32768];
+	bool any = false;
+	ssize_t n;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		while (!c->eof[k]) {
+			if (*budget == 0) {
+				s->more = true;
+				return any;
+			}
+			n = libssh2_channel_read_ex(c->ch, k, chunk,
+			    sizeof chunk);
+			if (n == LIBSSH2_ERROR_EAGAIN)
+				break;
+			if (n < 0) {
+				lost(s, "reading from %s: %s", s->t->host,
+				    ssh_errmsg(s));
+				return false;
+			}
+			if (n == 0) {
+				if (libssh2_channel_eof(c->ch))
+					c->eof[k] = true;
+				break;
+			}
+			any = true;
+			*budget -= (size_t)n < *budget ? (size_t)n : *budget;
+			take(c, k, chunk, (size_t)n);
+		}
+	}
+	return any;
+}
+
+/* One step of a channel's life; true when it moved. */
+static bool
+chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
+{
+	char *signame = NULL;
+	size_t namelen = 0;
+	int rc;
+
+	switch (c->st) {
+	case CH_QUEUED:
+		if (c->cancelled) {
+			chan_unlink(s, c);
+			chan_free(c);
+			return true;
+		}
+		if (s->opening || s->nopen >= CHANNELS_MAX ||
+		    (s->phase != PH_UP && c != s->probe))
+			return false;
+		c->st = CH_OPENING;
+		s->opening = true;
+		/* FALLTHROUGH */
+	case CH_OPENING:
+		c->ch = libssh2_channel_open_session(s->sess);
+		if (c->ch == NULL) {
+			rc = libssh2_session_last_errno(s->sess);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return false;
+			s->opening = false;
+			if (rc == LIBSSH2_ERROR_CHANNEL_FAILURE &&
+			    s->nopen > 0) {
+				/* The host allows fewer at once: wait for
+				 * one to end. */
+				c->st = CH_QUEUED;
+				return false;
+			}
+			if (rc == LIBSSH2_ERROR_SOCKET_SEND ||
+			    rc == LIBSSH2_ERROR_SOCKET_RECV ||
+			    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT) {
+				lost(s, "opening a channel on %s: %s",
+				    s->t->host, ssh_errmsg(s));
+				return false;
+			}
+			c->st = CH_QUEUED;
+			c->code = -1;
+			{
+				char err[300];
+
+				snprintf(err, sizeof err, "%s refused a "
+				    "channel: %s", s->t->host, ssh_errmsg(s));
+				chan_done(s, c, err);
+			}
+			return true;
+		}
+		s->opening = false;
+		s->nopen++;
+		c->st = CH_EXEC;
+		/* FALLTHROUGH */
+	case CH_EXEC:
+		rc = libssh2_channel_exec(c->ch, c->cmdline);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return false;
+		if (rc < 0) {
+			char err[300];
+
+			snprintf(err, sizeof err, "%s refused the command: %s",
+			    s->t->host, ssh_errmsg(s));
+			c->st = CH_FREEING;
+			libssh2_channel_free(c->ch);
+			c->ch = NULL;
+			s->nopen--;
+			chan_done(s, c, err);
+			return true;
+		}
+		c->st = CH_OPEN;
+		/* FALLTHROUGH */
+	case CH_OPEN:
+		if (c->cancelled) {
+			c->st = CH_CLOSING;
+			return true;
+		}
+		if (chan_read(s, c, budget))
+			return true;
+		if (s->phase == PH_IDLE || !c->eof[0] || !c->eof[1])
+			return false;
+		c->st = CH_CLOSING;
+		/* FALLTHROUGH */
+	case CH_CLOSING:
+		rc = libssh2_channel_close(c->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return false;
+		if (rc == 0 && !c->cancelled) {
+			c->code = libssh2_channel_get_exit_status(c->ch);
+			if (libssh2_channel_get_exit_signal(c->ch, &signame,
+			    &namelen, NULL, NULL, NULL, NULL) == 0 &&
+			    signame != NULL) {
+				c->sig = signal_number(signame);
+				c->code = -1;
+				libssh2_free(s->sess, signame);
+			}
+		}
+		c->st = CH_FREEING;
+		/* FALLTHROUGH */
+	case CH_FREEING:
+		if (libssh2_channel_free(c->ch) == LIBSSH2_ERROR_EAGAIN)
+			return false;
+		c->ch = NULL;
+		s->nopen--;
+		chan_done(s, c, NULL);
+		return true;
+	}
+	return false;
+}
+
+/* Every channel until none moves (data for one may have been read while
+ * reading another), or the burst is spent. */
+static void
+chans_run(struct ssh *s)
+{
+	struct ssh_chan *c, *next;
+	size_t budget = READ_BURST;
+	char chunk[4096];
+	bool moved;
+	ssize_t n;
+
+	s->more = false;
+	do {
+		moved = false;
+		/* The idle channel takes in what no command asked for. */
+		if (s->idle != NULL) {
+			n = libssh2_channel_read(s->idle, chunk, sizeof chunk);
+			if (n < 0 && n != LIBSSH2_ERROR_EAGAIN) {
+				lost(s, "%s: %s", s->t->host, ssh_errmsg(s));
+				return;
+			}
+		}
+		for (c = s->chans; c != NULL && s->sess != NULL; c = next) {
+			next = c->next;
+			if (chan_step(s, c, &budget))
+				moved = true;
+			if (s->phase == PH_IDLE)
+				return;
+		}
+	} while (moved && budget > 0);
+}
+
+/* The connection is gone: every channel on it ends with why, the queued
+ * stay for the next connection (refused: they end too). */
+static void
+chans_drop(struct ssh *s, const char *why, bool queued_too)
+{
+	struct ssh_chan *c, *next;
+
+	for (c = s->chans; c != NULL; c = next) {
+		next = c->next;
+		if (c->st == CH_QUEUED && !queued_too && !c->cancelled)
+			continue;
+		if (c->st != CH_QUEUED && c->ch != NULL)
+			s->nopen--;
+		c->ch = NULL;	/* freed with the session */
+		c->st = CH_QUEUED;
+		chan_done(s, c, why);
+	}
+	s->nopen = 0;
+	s->opening = false;
+}
+
+/* ---- the connection's teardown ---- */
+
+static void
+timer_stop(struct ssh *s, long *id)
+{
+	if (*id != -1) {
+		loop_del_timer(s->t->loop, *id);
+		*id = -1;
+	}
+}
+
+static void
+pass_wipe(struct ssh *s)
+{
+	if (s->pass != NULL) {
+		sshkey_wipe(s->pass, strlen(s->pass));
+		s->pass = NULL;
+	}
+}
+
+static void
+resolve_unref(struct resolve *rv)
+{
+	int refs;
+
+	pthread_mutex_lock(&rv->lock);
+	refs = --rv->refs;
+	pthread_mutex_unlock(&rv->lock);
+	if (refs > 0)
+		return;
+	if (rv->res != NULL)
+		freeaddrinfo(rv->res);
+	close(rv->pipe[0]);
+	close(rv->pipe[1]);
+	pthread_mutex_destroy(&rv->lock);
+	free(rv->name);
+	free(rv);
+}
+
+/* Drop the session and the socket, without a word to the host when
+ * polite is false (the link is dead: nothing would get through). */
+static void
+teardown(struct ssh *s, bool polite)
+{
+	int i;
+
+	timer_stop(s, &s->attempt_timer);
+	timer_stop(s, &s->tick_timer);
+	if (s->rv != NULL) {
+		loop_del_fd(s->t->loop, s->rv->pipe[0]);
+		resolve_unref(s->rv);
+		s->rv = NULL;
+	}
+	if (s->agent != NULL) {
+		libssh2_agent_disconnect(s->agent);
+		libssh2_agent_free(s->agent);
+		s->agent = NULL;
+		s->agent_key = NULL;
+	}
+	if (s->sess != NULL) {
+		if (polite)
+			libssh2_session_disconnect(s->sess, "calops closes");
+		/* A dead socket makes every send fail at once, so freeing
+		 * the channels with the session cannot wait for it. */
+		if (s->fd != -1)
+			shutdown(s->fd, SHUT_RDWR);
+		for (i = 0; i < 16 && libssh2_session_free(s->sess) ==
+		    LIBSSH2_ERROR_EAGAIN; i++)
+			;
+		s->sess = NULL;
+	}
+	s->idle = NULL;
+	if (s->fd != -1) {
+		loop_del_fd(s->t->loop, s->fd);
+		close(s->fd);
+		s->fd = -1;
+	}
+	if (s->addrs != NULL) {
+		freeaddrinfo(s->addrs);
+		s->addrs = s->ai = NULL;
+	}
+	knownhosts_release(&s->kh);
+	buf_reset(&s->notes);
+	buf_reset(&s->probe_out);
+	s->probe = NULL;
+	s->phase = PH_IDLE;
+}
+
+static void
+retry_fire(struct loop *l, void *arg)
+{
+	struct ssh *s = arg;
+
+	(void)l;
+	s->retry_timer = -1;
+	s->next_try = 0;
+	attempt_start(s);
+}
+
+/* The link is lost or an attempt failed: try again later. */
+static void
+lost(struct ssh *s, const char *fmt, ...)
+{
+	unsigned shift;
+	va_list ap;
+	long ms;
+
+	va_start(ap, fmt);
+	verrorf(s, fmt, ap);
+	va_end(ap);
+	teardown(s, false);
+	chans_drop(s, s->error, false);
+	/* 1 s, 2 s, 4 s … 60 s, each between half and all of it. */
+	shift = s->attempt < 7 ? s->attempt : 6;
+	ms = (long)BACKOFF_MIN_MS << shift;
+	if (ms > BACKOFF_MAX_MS)
+		ms = BACKOFF_MAX_MS;
+	ms = ms / 2 + (long)arc4random_uniform((uint32_t)(ms / 2) + 1);
+	s->next_try = loop_now_ms() + ms;
+	timer_stop(s, &s->retry_timer);
+	s->retry_timer = loop_add_timer(s->t->loop, ms, retry_fire, s);
+	set_state(s, s->state == TRANSPORT_RECONNECTING ?
+	    TRANSPORT_RECONNECTING : TRANSPORT_DISCONNECTED);
+}
+
+/* Final until the operator acts: the queued commands end too. */
+static void
+refuse(struct ssh *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verrorf(s, fmt, ap);
+	va_end(ap);
+	teardown(s, true);
+	pass_wipe(s);
+	timer_stop(s, &s->retry_timer);
+	s->next_try = 0;
+	chans_drop(s, s->error, true);
+	set_state(s, TRANSPORT_REFUSED);
+}
+
+/* ---- an attempt: resolve, connect, handshake ---- */
+
+static void
+attempt_timeout(struct loop *l, void *arg)
+{
+	struct ssh *s = arg;
+	static const char *const doing[] = {
+		[PH_RESOLVE] = "looking up its address",
+		[PH_TCP] = "connecting",
+		[PH_HANDSHAKE] = "waiting for its SSH handshake",
+		[PH_AUTHLIST] = "authenticating",
+		[PH_AGENT] = "authenticating",
+		[PH_KEYFILE] = "authenticating",
+		[PH_IDLECHAN] = "opening a channel",
+		[PH_VERSION] = "running calops version",
+	};
+
+	(void)l;
+	s->attempt_timer = -1;
+	lost(s, "%s: no answer in %d s while %s", s->t->host,
+	    ATTEMPT_MS / 1000, s->phase < nitems(doing) &&
+	    doing[s->phase] != NULL ? doing[s->phase] : "connecting");
+}
+
+static void
+on_socket(struct loop *l, int fd, short revents, void *arg)
+{
+	struct ssh *s = arg;
+
+	(void)revents;
+	if (s->phase == PH_ASK) {
+		/* The host tired of waiting for the operator (sshd's
+		 * LoginGraceTime), or spoke: nothing is read until the
+		 * passphrase comes, and a readable socket would wake the loop
+		 * for ever.  The passphrase then starts a new attempt. */
+		loop_del_fd(l, fd);
+		s->ask_lost = true;
+		return;
+	}
+	drive(s);
+}
+
+/* The next address, or the attempt fails with the last one's error. */
+static void
+tcp_next(struct ssh *s, const char *why)
+{
+	char host[64], port[8];
+	int fd;
+
+	for (; s->ai != NULL; s->ai = s->ai->ai_next) {
+		if (getnameinfo(s->ai->ai_addr, s->ai->ai_addrlen, host,
+		    sizeof host, port, sizeof port,
+		    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+			snprintf(host, sizeof host, "?");
+		snprintf(s->peer, sizeof s->peer, "%s port %d", host,
+		    s->sh.port);
+		fd = socket(s->ai->ai_family, s->ai->ai_socktype |
+		    SOCK_NONBLOCK | SOCK_CLOEXEC, s->ai->ai_protocol);
+		if (fd == -1) {
+			why = strerror(errno);
+			continue;
+		}
+		if (connect(fd, s->ai->ai_addr, s->ai->ai_addrlen) == -1 &&
+		    errno != EINPROGRESS) {
+			why = strerror(errno);
+			close(fd);
+			continue;
+		}
+		s->fd = fd;
+		s->phase = PH_TCP;
+		loop_add_fd(s->t->loop, fd, POLLOUT, on_socket, s);
+		return;
+	}
+	lost(s, "%s: connect to %s: %s", s->t->host, s->peer[0] != '\0' ?
+	    s->peer : s->sh.hostname, why);
+}
+
+static void *
+resolve_thread(void *arg)
+{
+	struct resolve *rv = arg;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_ADDRCONFIG };
+
+	rv->rc = getaddrinfo(rv->name, rv->port, &hints, &rv->res);
+	(void)!write(rv->pipe[1], "", 1);
+	resolve_unref(rv);
+	return NULL;
+}
+
+static void
+resolved(struct loop *l, int fd, short revents, void *arg)
+{
+	struct ssh *s = arg;
+	struct resolve *rv = s->rv;
+
+	(void)revents;
+	loop_del_fd(l, fd);
+	s->rv = NULL;
+	if (rv->rc != 0) {
+		resolve_unref(rv);
+		lost(s, "%s: cannot resolve '%s': %s", s->t->host,
+		    s->sh.hostname, gai_strerror(rv->rc));
+		return;
+	}
+	s->addrs = s->ai = rv->res;
+	rv->res = NULL;
+	resolve_unref(rv);
+	tcp_next(s, "no address");
+}
+
+/* An address as written is used at once; a name is looked up by a thread,
+ * which writes a byte to a pipe the loop watches when it is done. */
+static void
+resolve_start(struct ssh *s)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct resolve *rv;
+	pthread_t th;
+	char port[8];
+
+	snprintf(port, sizeof port, "%d", s->sh.port);
+	if (getaddrinfo(s->sh.hostname, port, &hints, &s->addrs) == 0) {
+		s->ai = s->addrs;
+		tcp_next(s, "no address");
+		return;
+	}
+	rv = xcalloc(1, sizeof *rv);
+	if (pipe2(rv->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
+		free(rv);
+		lost(s, "%s: %s", s->t->host, strerror(errno));
+		return;
+	}
+	pthread_mutex_init(&rv->lock, NULL);
+	rv->refs = 2;
+	rv->name = xstrdup(s->sh.hostname);
+	snprintf(rv->port, sizeof rv->port, "%s", port);
+	if (pthread_create(&th, NULL, resolve_thread, rv) != 0) {
+		rv->refs = 1;
+		resolve_unref(rv);
+		lost(s, "%s: cannot start a resolver thread", s->t->host);
+		return;
+	}
+	pthread_detach(th);
+	s->rv = rv;
+	s->phase = PH_RESOLVE;
+	loop_add_fd(s->t->loop, rv->pipe[0], POLLIN, resolved, s);
+}
+
+/* libssh2 reads through this, so that the last byte from the host is
+ * known; the agent's socket is read through it too, and does not count. */
+static ssize_t
+ssh_recv(libssh2_socket_t fd, void *buf, size_t len, int flags,
+    void **abstract)
+{
+	struct ssh *s = *abstract;
+	ssize_t n = recv(fd, buf, len, flags);
+
+	if (n == -1)
+		return -errno;
+	if (n > 0 && fd == s->fd) {
+		s->last_rx = loop_now_ms();
+		if (s->state == TRANSPORT_STALE) {
+			set_state(s, TRANSPORT_UP);
+			tick_arm(s);
+		}
+	}
+	return n;
+}
+
+static void
+session_start(struct ssh *s)
+{
+	const char **algs = NULL, *known[KNOWNHOSTS_TYPES_MAX];
+	char err[512], *pref;
+	int n, rc;
+
+	s->sess = libssh2_session_init_ex(NULL, NULL, NULL, s);
+	if (s->sess == NULL) {
+		lost(s, "%s: cannot start an SSH session", s->t->host);
+		return;
+	}
+	libssh2_session_set_blocking(s->sess, 0);
+	libssh2_session_callback_set(s->sess, LIBSSH2_CALLBACK_RECV,
+	    (void *)ssh_recv);
+	rc = knownhosts_load(&s->kh, s->known_hosts, err, sizeof err);
+	if (rc < 0) {
+		refuse(s, "%s", err);
+		return;
+	}
+	/* Ask for a key of a type the file knows for the host, so that a
+	 * host with keys of several types is not refused as unknown. */
+	if (knownhosts_known_types(&s->kh, s->sh.hostname, s->sh.port, known,
+	    nitems(known)) > 0 &&
+	    (n = libssh2_session_supported_algs(s->sess,
+	    LIBSSH2_METHOD_HOSTKEY, &algs)) > 0) {
+		pref = knownhosts_hostkey_pref(&s->kh, s->sh.hostname,
+		    s->sh.port, algs, (size_t)n, NULL);
+		if (pref != NULL)
+			libssh2_session_method_pref(s->sess,
+			    LIBSSH2_METHOD_HOSTKEY, pref);
+		free(pref);
+		libssh2_free(s->sess, algs);
+	}
+	libssh2_keepalive_config(s->sess, 1, (unsigned)s->sh.keepalive_s);
+	s->phase = PH_HANDSHAKE;
+}
+
+/* The host key, judged before any authentication. */
+static bool
+hostkey_ok(struct ssh *s)
+{
+	struct knownhosts_result r;
+	const char *blob;
+	char err[512], why[600];
+	size_t len;
+	int type;
+
+	blob = libssh2_session_hostkey(s->sess, &len, &type);
+	if (blob == NULL) {
+		refuse(s, "%s showed no host key", s->t->host);
+		return false;
+	}
+	if (knownhosts_check(&s->kh, s->sh.hostname, s->sh.port, blob, len,
+	    &r, err, sizeof err) != 0) {
+		refuse(s, "%s: %s", s->t->host, err);
+		return false;
+	}
+	knownhosts_explain(&s->kh, &r, s->sh.hostname, s->sh.port, why,
+	    sizeof why);
+	switch (r.verdict) {
+	case KNOWNHOSTS_MATCH:
+		return true;
+	case KNOWNHOSTS_UNKNOWN:
+		if (s->accept_new) {
+			if (knownhosts_add(s->known_hosts, s->sh.hostname,
+			    s->sh.port, blob, len, err, sizeof err) < 0) {
+				refuse(s, "%s", err);
+				return false;
+			}
+			return true;
+		}
+		free(s->new_key);
+		s->new_key = xmalloc(len);
+		memcpy(s->new_key, blob, len);
+		s->new_key_len = len;
+		refuse(s, "%s", why);
+		s->ask = TRANSPORT_ASK_KEY;
+		snprintf(s->ask_text, sizeof s->ask_text, "%s", s->error);
+		return false;
+	case KNOWNHOSTS_MISMATCH:
+	case KNOWNHOSTS_REVOKED:
+		refuse(s, "%s", why);
+		return false;
+	}
+	return false;
+}
+
+/* ---- authentication ---- */
+
+static void
+note(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
+
+static void
+note(struct ssh *s, const char *fmt, ...)
+{
+	va_list ap;
+	char line[400];
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (s->notes.len > 0)
+		buf_adds(&s->notes, "; ");
+	buf_adds(&s->notes, line);
+}
+
+static bool
+is_socket_error(int rc)
+{
+	return rc == LIBSSH2_ERROR_SOCKET_SEND ||
+	    rc == LIBSSH2_ERROR_SOCKET_RECV ||
+	    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT ||
+	    rc == LIBSSH2_ERROR_SOCKET_TIMEOUT ||
+	    rc == LIBSSH2_ERROR_TIMEOUT;
+}
+
+/* What an authentication call's rc means: 1 in, -1 wait (EAGAIN) or the
+ * link is lost (the attempt is over), 0 this key was refused. */
+static int
+auth_result(struct ssh *s, int rc)
+{
+	if (rc == 0)
+		return 1;
+	if (rc == LIBSSH2_ERROR_EAGAIN)
+		return -1;
+	if (is_socket_error(rc)) {
+		lost(s, "%s: %s", s->t->host, ssh_errmsg(s));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+authenticated(struct ssh *s)
+{
+	pass_wipe(s);
+	s->phase = PH_IDLECHAN;
+}
+
+/* ssh-agent's keys, one after the other; 1 authenticated, 0 go on to the
+ * files, -1 EAGAIN or the attempt ended. */
+static int
+auth_agent(struct ssh *s)
+{
+	struct libssh2_agent_publickey *k;
+	int rc;
+
+	if (s->agent == NULL) {
+		if (getenv("SSH_AUTH_SOCK") == NULL)
+			return 0;
+		if ((s->agent = libssh2_agent_init(s->sess)) == NULL ||
+		    libssh2_agent_connect(s->agent) != 0) {
+			note(s, "ssh-agent: cannot connect to it");
+			return 0;
+		}
+		if (libssh2_agent_list_identities(s->agent) != 0) {
+			note(s, "ssh-agent: cannot list its keys");
+			return 0;
+		}
+		rc = libssh2_agent_get_identity(s->agent, &k, NULL);
+		if (rc != 0) {
+			note(s, "ssh-agent holds no keys");
+			return 0;
+		}
+		s->agent_key = k;
+	}
+	while (s->agent_key != NULL) {
+		rc = libssh2_agent_userauth(s->agent, s->sh.user,
+		    s->agent_key);
+		if ((rc = auth_result(s, rc)) != 0)
+			return rc;
+		note(s, "ssh-agent key '%s' refused", s->agent_key->comment !=
+		    NULL ? s->agent_key->comment : "?");
+		if (libssh2_agent_get_identity(s->agent, &k,
+		    s->agent_key) != 0)
+			k = NULL;
+		s->agent_key = k;
+	}
+	return 0;
+}
+
+static void
+ask_passphrase(struct ssh *s, const char *path, bool again)
+{
+	timer_stop(s, &s->attempt_timer);
+	s->phase = PH_ASK;
+	s->ask = TRANSPORT_ASK_PASSPHRASE;
+	snprintf(s->ask_text, sizeof s->ask_text, "%s%s: passphrase for %s",
+	    again ? "wrong passphrase; " : "", s->t->host, path);
+	{
+		char *safe = text_sanitize_str(s->ask_text);
+
+		snprintf(s->ask_text, sizeof s->ask_text, "%s", safe);
+		free(safe);
+	}
+	notify(s);
+}
+
+/* The identity files in order; 1 authenticated, 0 none left, -1 EAGAIN,
+ * asking, or the attempt ended. */
+static int
+auth_files(struct ssh *s)
+{
+	struct sshkey_info info;
+	const char *path;
+	char err[400], *data;
+	size_t len;
+	int rc;
+
+	for (; s->id < s->sh.nids; s->id++, s->skip_pass = false,
+	    s->wrong_pass = false) {
+		path = s->sh.ids[s->id].value;
+		/* ssh's default files may well be missing. */
+		if (s->sh.default_ids && access(path, F_OK) != 0 &&
+		    errno == ENOENT)
+			continue;
+		if (sshkey_read(path, &data, &len, &info, err,
+		    sizeof err) != 0) {
+			note(s, "%s", err);
+			continue;
+		}
+		if (info.encrypted && s->skip_pass) {
+			sshkey_wipe(data, len + 1);
+			continue;
+		}
+		if (info.encrypted && (s->pass == NULL ||
+		    s->pass_id != s->id)) {
+			sshkey_wipe(data, len + 1);
+			if (!s->t->can_ask) {
+				note(s, "%s is encrypted, and nobody is there "
+				    "to type its passphrase: add it to "
+				    "ssh-agent (ssh-add)", path);
+				continue;
+			}
+			ask_passphrase(s, path, s->wrong_pass);
+			return -1;
+		}
+		/* Never NULL: OpenSSL would ask the terminal for it. */
+		rc = libssh2_userauth_publickey_frommemory(s->sess,
+		    s->sh.user, strlen(s->sh.user), NULL, 0, data, len,
+		    info.encrypted ? s->pass : "");
+		sshkey_wipe(data, len + 1);
+		if (rc == LIBSSH2_ERROR_EAGAIN || rc == 0 ||
+		    is_socket_error(rc))
+			return auth_result(s, rc);
+		if (rc == LIBSSH2_ERROR_FILE && info.encrypted) {
+			/* The key did not decrypt: ask again. */
+			pass_wipe(s);
+			s->wrong_pass = true;
+			ask_passphrase(s, path, true);
+			return -1;
+		}
+		pass_wipe(s);
+		if (info.rsa)
+			note(s, "%s is an RSA key: this libssh2 (1.10) signs "
+			    "only with ssh-rsa (SHA-1), which OpenSSH 8.8 and "
+			    "later refuse; use an Ed25519 or ECDSA key", path);
+		else if (rc == LIBSSH2_ERROR_FILE)
+			note(s, "%s: %s", path, ssh_errmsg(s));
+		else
+			note(s, "%s refused", path);
+	}
+	return 0;
+}
+
+static void
+auth_failed(struct ssh *s)
+{
+	refuse(s, "%s: authentication as '%s' failed: %s", s->t->host,
+	    s->sh.user, s->notes.len > 0 ? s->notes.data :
+	    "no key to offer (no ssh-agent, no identity file)");
+}
+
+/* ---- the version probe ---- */
+
+static void
+probe_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct ssh *s = arg;
+
+	(void)rs;
+	(void)cut;
+	if (from_stderr) {
+		if (s->probe_err[0] == '\0')
+			snprintf(s->probe_err, sizeof s->probe_err, "%.*s",
+			    (int)(len < 199 ? len : 199), line);
+		return;
+	}
+	if (s->probe_out.len == 0)
+		buf_add(&s->probe_out, line, len);
+}
+
+static void
+probe_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct ssh *s = arg;
+	json_t *o = NULL, *v, *p;
+	char *first;
+
+	(void)rs;
+	s->probe = NULL;
+	if (ex->err != NULL)
+		return;		/* lost: the attempt is over already */
+	if (s->probe_out.len > 0)
+		o = json_loadb(s->probe_out.data, s->probe_out.len, 0, NULL);
+	v = json_object_get(o, "version");
+	p = json_object_get(o, "protocol");
+	if (ex->code == 127) {
+		refuse(s, "%s: calops is not there ('%s': %s); set calops: in "
+		    "the lab file to its path on the host", s->t->host,
+		    s->program, s->probe_err[0] != '\0' ? s->probe_err :
+		    "command not found");
+	} else if (!json_is_string(v) || !json_is_integer(p)) {
+		first = s->probe_out.len > 0 ? s->probe_out.data :
+		    s->probe_err;
+		refuse(s, "%s: '%s version --json' did not say its version "
+		    "(exit %d: %.120s)", s->t->host, s->program, ex->code,
+		    *first != '\0' ? first : "no output");
+	} else if (json_integer_value(p) != PROTOCOL) {
+		refuse(s, "%s: its calops %.32s speaks protocol %lld, this "
+		    "console %d: install the same calops there", s->t->host,
+		    json_string_value(v), (long long)json_integer_value(p),
+		    PROTOCOL);
+	} else {
+		snprintf(s->version, sizeof s->version, "%s",
+		    json_string_value(v));
+		{
+			char *safe = text_sanitize_str(s->version);
+
+			snprintf(s->version, sizeof s->version, "%s", safe);
+			free(safe);
+		}
+		timer_stop(s, &s->attempt_timer);
+		s->phase = PH_UP;
+		s->attempt = 0;
+		s->error[0] = '\0';
+		s->ask = TRANSPORT_ASK_NONE;
+		set_state(s, TRANSPORT_UP);
+		tick_arm(s);
+	}
+	json_decref(o);
+}
+
+static const struct rstream_cb probe_cb = {
+	.line = probe_line,
+	.done = probe_done,
+};
+
+static struct ssh_chan *
+chan_new(struct ssh *s, char *const argv[], const struct rstream_cb *cb,
+    void *arg, char *err, size_t errlen)
+{
+	struct ssh_chan *c, **pp;
+	struct buf cmd = BUF_INIT;
+	char *args[66];
+	size_t n;
+
+	args[0] = s->program;
+	for (n = 0; argv[n] != NULL; n++) {
+		if (n + 2 >= nitems(args)) {
+			errbuf_set(err, errlen, "too many arguments");
+			return NULL;
+		}
+		args[n + 1] = argv[n];
+	}
+	args[n + 1] = NULL;
+	buf_init(&cmd, CMDLINE_MAX);
+	ssh_quote_argv(&cmd, args);
+	if (cmd.len >= CMDLINE_MAX - 1) {
+		buf_release(&cmd);
+		errbuf_set(err, errlen, "a command line longer than %u KiB",
+		    CMDLINE_MAX >> 10);
+		return NULL;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->base.t = s->t;
+	c->s = s;
+	c->cb = cb;
+	c->arg = arg;
+	c->code = -1;
+	c->cmdline = buf_detach(&cmd, NULL);
+	buf_init(&c->line[0], CHILD_LINE_MAX);
+	buf_init(&c->line[1], CHILD_LINE_MAX);
+	for (pp = &s->chans; *pp != NULL; pp = &(*pp)->next)
+		;
+	*pp = c;
+	return c;
+}
+
+/* ---- driving it all ---- */
+
+static void
+drive_connect(struct ssh *s)
+{
+	const char *list;
+	int rc, err;
+	socklen_t len = sizeof err;
+
+	switch (s->phase) {
+	case PH_IDLE:
+	case PH_RESOLVE:
+	case PH_ASK:
+	case PH_UP:
+		return;
+	case PH_TCP:
+		if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+			err = errno;
+		if (err == 0 && connect(s->fd, s->ai->ai_addr,
+		    s->ai->ai_addrlen) == -1 && errno != EISCONN)
+			err = errno;
+		if (err == EALREADY || err == EINPROGRESS)
+			return;
+		if (err != 0) {
+			loop_del_fd(s->t->loop, s->fd);
+			close(s->fd);
+			s->fd = -1;
+			s->ai = s->ai->ai_next;
+			tcp_next(s, strerror(err));
+			return;
+		}
+		session_start(s);
+		if (s->phase != PH_HANDSHAKE)
+			return;
+		/* FALLTHROUGH */
+	case PH_HANDSHAKE:
+		rc = libssh2_session_handshake(s->sess, s->fd);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return;
+		if (rc != 0) {
+			lost(s, "%s: SSH handshake with %s failed: %s",
+			    s->t->host, s->peer, ssh_errmsg(s));
+			return;
+		}
+		if (!hostkey_ok(s))
+			return;
+		s->phase = PH_AUTHLIST;
+		/* FALLTHROUGH */
+	case PH_AUTHLIST:
+		list = libssh2_userauth_list(s->sess, s->sh.user,
+		    (unsigned)strlen(s->sh.user));
+		if (list == NULL) {
+			if (libssh2_userauth_authenticated(s->sess)) {
+				authenticated(s);
+				break;
+			}
+			rc = libssh2_session_last_errno(s->sess);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return;
+			lost(s, "%s: %s", s->t->host, ssh_errmsg(s));
+			return;
+		}
+		if (strstr(list, "publickey") == NULL) {
+			refuse(s, "%s offers no public key authentication to "
+			    "'%s' (it offers: %s)", s->t->host, s->sh.user,
+			    list);
+			return;
+		}
+		s->phase = PH_AGENT;
+		s->id = 0;
+		/* FALLTHROUGH */
+	case PH_AGENT:
+		if ((rc = auth_agent(s)) < 0)
+			return;
+		if (rc == 1) {
+			authenticated(s);
+			break;
+		}
+		s->phase = PH_KEYFILE;
+		/* FALLTHROUGH */
+	case PH_KEYFILE:
+		if ((rc = auth_files(s)) < 0)
+			return;
+		if (rc == 0) {
+			auth_failed(s);
+			return;
+		}
+		authenticated(s);
+		break;
+	case PH_IDLECHAN:
+	case PH_VERSION:
+		break;
+	}
+	if (s->phase == PH_IDLECHAN) {
+		s->idle = libssh2_channel_open_session(s->sess);
+		if (s->idle == NULL) {
+			rc = libssh2_session_last_errno(s->sess);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return;
+			lost(s, "%s: cannot open a channel: %s", s->t->host,
+			    ssh_errmsg(s));
+			return;
+		}
+		s->phase = PH_VERSION;
+		{
+			char *argv[] = { "version", "--json", NULL };
+			char why[200];
+
+			s->probe_err[0] = '\0';
+			buf_reset(&s->probe_out);
+			s->probe = chan_new(s, argv, &probe_cb, s, why,
+			    sizeof why);
+		}
+	}
+}
+
+/* Cancelled commands never opened go at once, whatever the connection. */
+static void
+reap_queued(struct ssh *s)
+{
+	struct ssh_chan *c, *next;
+
+	s->reap = false;
+	for (c = s->chans; c != NULL; c = next) {
+		next = c->next;
+		if (c->cancelled && c->st == CH_QUEUED && c != s->probe) {
+			chan_unlink(s, c);
+			chan_free(c);
+		} else if (c->cancelled)
+			s->more = true;		/* to be closed */
+	}
+}
+
+static void
+drive(struct ssh *s)
+{
+	if (s->driving)
+		return;
+	s->driving = true;
+	reap_queued(s);
+	drive_connect(s);
+	if (s->sess != NULL && s->phase >= PH_IDLECHAN)
+		chans_run(s);
+	s->driving = false;
+}
+
+/* ---- liveness ---- */
+
+static void
+tick_fire(struct loop *l, void *arg)
+{
+	struct ssh *s = arg;
+	int64_t quiet = loop_now_ms() - s->last_rx;
+	int64_t k = (int64_t)s->sh.keepalive_s * 1000;
+	int next = 0;
+
+	(void)l;
+	s->tick_timer = -1;
+	if (s->phase != PH_UP)
+		return;
+	if (quiet >= 3 * k) {
+		lost(s, "%s: no byte received for %lld s", s->t->host,
+		    (long long)(quiet / 1000));
+		return;
+	}
+	if (quiet >= 2 * k && s->state == TRANSPORT_UP)
+		set_state(s, TRANSPORT_STALE);
+	/* A send that would block is sent with the next packet; one that
+	 * fails shows as silence, which the next tick judges. */
+	(void)libssh2_keepalive_send(s->sess, &next);
+	tick_arm(s);
+}
+
+/*
+ * Wake at the next moment something is due: a keepalive (sent when the
+ * host has been quiet for keepalive_s), going stale, or lost.
+ */
+static void
+tick_arm(struct ssh *s)
+{
+	int64_t now = loop_now_ms(), k = (int64_t)s->sh.keepalive_s * 1000;
+	int64_t due, quiet = now - s->last_rx;
+
+	if (s->phase != PH_UP)
+		return;
+	if (quiet < k)
+		due = k - quiet;
+	else if (quiet < 2 * k)
+		due = 2 * k - quiet < k ? 2 * k - quiet : k;
+	else
+		due = 3 * k - quiet;
+	if (due > k)
+		due = k;
+	if (due < 100)
+		due = 100;
+	timer_stop(s, &s->tick_timer);
+	s->tick_timer = loop_add_timer(s->t->loop, (long)due, tick_fire, s);
+}
+
+/* ---- the attempt ---- */
+
+static void
+attempt_start(struct ssh *s)
+{
+	teardown(s, false);
+	s->ask_lost = false;
+	s->ask = TRANSPORT_ASK_NONE;
+	s->ask_text[0] = '\0';
+	s->peer[0] = '\0';
+	s->skip_pass = s->wrong_pass = false;
+	s->version[0] = '\0';
+	if (s->state == TRANSPORT_DISCONNECTED ||
+	    s->state == TRANSPORT_RECONNECTING ||
+	    s->state == TRANSPORT_REFUSED) {
+		s->attempt++;
+		set_state(s, TRANSPORT_RECONNECTING);
+	} else
+		set_state(s, TRANSPORT_CONNECTING);
+	s->last_rx = 0;
+	s->attempt_timer = loop_add_timer(s->t->loop, ATTEMPT_MS,
+	    attempt_timeout, s);
+	resolve_start(s);
+}
+
+/* ---- the transport's operations ---- */
+
+static int
+ssh_connect(struct transport *t, char *err, size_t errlen)
+{
+	(void)t;
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+static struct rstream *
+ssh_exec(struct transport *t, char *const argv[], const struct rstream_cb *cb,
+    void *arg, char *err, size_t errlen)
+{
+	struct ssh *s = t->data;
+	struct ssh_chan *c;
+
+	if (s->state == TRANSPORT_REFUSED) {
+		errbuf_set(err, errlen, "%s", s->error);
+		return NULL;
+	}
+	if ((c = chan_new(s, argv, cb, arg, err, errlen)) == NULL)
+		return NULL;
+	s->more = true;		/* opened at the next round when up */
+	return &c->base;
+}
+
+static void
+ssh_cancel(struct rstream *rs)
+{
+	struct ssh_chan *c = (struct ssh_chan *)rs;
+
+	c->cancelled = true;
+	c->s->reap = true;
+}
+
+static int
+ssh_events(struct transport *t, short *events)
+{
+	struct ssh *s = t->data;
+	int dirs;
+
+	*events = 0;
+	if (s->fd == -1 || s->ask_lost)
+		return -1;
+	if (s->phase == PH_TCP) {
+		*events = POLLOUT;
+		return s->fd;
+	}
+	*events = POLLIN;
+	if (s->sess != NULL) {
+		dirs = libssh2_session_block_directions(s->sess);
+		if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+			*events |= POLLOUT;
+	}
+	return s->fd;
+}
+
+static size_t
+ssh_pending(struct transport *t)
+{
+	struct ssh *s = t->data;
+	struct ssh_chan *c;
+
+	if (s->reap)
+		return 1;
+	if (s->sess == NULL || s->phase < PH_IDLECHAN)
+		return 0;
+	if (s->more)
+		return 1;
+	for (c = s->chans; c != NULL; c = c->next) {
+		if (c->st == CH_QUEUED && !s->opening &&
+		    (s->phase == PH_UP || c == s->probe) &&
+		    s->nopen < CHANNELS_MAX)
+			return 1;
+		if (c->st == CH_OPEN && c->ch != NULL &&
+		    (libssh2_poll_channel_read(c->ch, 0) ||
+		    libssh2_poll_channel_read(c->ch, 1)))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+ssh_deliver(struct transport *t)
+{
+	drive(t->data);
+}
+
+static void
+ssh_close(struct transport *t)
+{
+	struct ssh *s = t->data;
+	struct ssh_chan *c;
+
+	teardown(s, true);
+	while ((c = s->chans) != NULL) {
+		s->chans = c->next;
+		chan_free(c);
+	}
+	timer_stop(s, &s->retry_timer);
+	timer_stop(s, &s->notify_timer);
+	pass_wipe(s);
+	free(s->new_key);
+	buf_release(&s->notes);
+	buf_release(&s->probe_out);
+	sshhost_release(&s->sh);
+	free(s->program);
+	free(s->known_hosts);
+	free(s);
+	free(t->host);
+	free(t);
+}
+
+static void
+ssh_status(struct transport *t, struct transport_status *st)
+{
+	struct ssh *s = t->data;
+	struct tcp_info ti;
+	socklen_t len = sizeof ti;
+
+	memset(st, 0, sizeof *st);
+	st->state = s->state;
+	st->since_ms = s->since;
+	st->last_rx_ms = s->last_rx;
+	st->attempt = s->attempt;
+	st->next_try_ms = s->next_try;
+	st->rtt_us = -1;
+	if (s->fd != -1 && s->phase > PH_TCP &&
+	    getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+		st->rtt_us = (long)ti.tcpi_rtt;
+	snprintf(st->version, sizeof st->version, "%s", s->version);
+	snprintf(st->error, sizeof st->error, "%s", s->error);
+	st->ask = s->ask;
+	snprintf(st->ask_text, sizeof st->ask_text, "%s", s->ask_text);
+}
+
+static void
+ssh_reconnect(struct transport *t)
+{
+	struct ssh *s = t->data;
+
+	if (s->phase != PH_IDLE && s->phase != PH_ASK)
+		return;
+	timer_stop(s, &s->retry_timer);
+	s->next_try = 0;
+	attempt_start(s);
+}
+
+static int
+ssh_accept_key(struct transport *t, char *err, size_t errlen)
+{
+	struct ssh *s = t->data;
+	int rc;
+
+	if (s->ask != TRANSPORT_ASK_KEY || s->new_key == NULL) {
+		errbuf_set(err, errlen, "%s has no unknown host key to accept",
+		    t->host);
+		return -1;
+	}
+	rc = knownhosts_add(s->known_hosts, s->sh.hostname, s->sh.port,
+	    s->new_key, s->new_key_len, err, errlen);
+	if (rc < 0)
+		return -1;
+	free(s->new_key);
+	s->new_key = NULL;
+	s->attempt = 0;
+	ssh_reconnect(t);
+	return 0;
+}
+
+static void
+ssh_passphrase(struct transport *t, const char *pass)
+{
+	struct ssh *s = t->data;
+
+	if (s->phase != PH_ASK)
+		return;
+	pass_wipe(s);
+	if (pass != NULL) {
+		s->pass = xstrdup(pass);
+		s->pass_id = s->id;
+	} else
+		s->skip_pass = true;
+	s->ask = TRANSPORT_ASK_NONE;
+	s->ask_text[0] = '\0';
+	if (s->ask_lost) {
+		/* Gone meanwhile: a new attempt, which comes to this key
+		 * again with the passphrase in hand. */
+		attempt_start(s);
+		return;
+	}
+	s->phase = PH_KEYFILE;
+	s->attempt_timer = loop_add_timer(s->t->loop, ATTEMPT_MS,
+	    attempt_timeout, s);
+	drive(s);
+	notify(s);
+}
+
+static const struct transport_ops ssh_ops = {
+	.name = "ssh",
+	.connect = ssh_connect,
+	.exec = ssh_exec,
+	.cancel = ssh_cancel,
+	.events = ssh_events,
+	.pending = ssh_pending,
+	.deliver = ssh_deliver,
+	.close = ssh_close,
+	.status = ssh_status,
+	.reconnect = ssh_reconnect,
+	.accept_key = ssh_accept_key,
+	.passphrase = ssh_passphrase,
+};
+
+/*
+ * Where neither the lab nor ~/.ssh/config names an identity, ssh's own
+ * files, in ssh's order, after the agent (those ssh reads and libssh2 can
+ * use: no security keys, no DSA); a missing one is passed over quietly.
+ */
+static void
+default_identities(struct sshhost *sh)
+{
+	static const char *const names[] = { "id_rsa", "id_ecdsa",
+	    "id_ed25519" };
+	const char *home = getenv("HOME");
+	size_t i;
+
+	if (home == NULL || *home != '/')
+		return;
+	sh->ids = xcalloc(nitems(names), sizeof *sh->ids);
+	for (i = 0; i < nitems(names); i++)
+		sh->ids[i].value = xasprintf("%s/.ssh/%s", home, names[i]);
+	sh->nids = nitems(names);
+	sh->default_ids = true;
+}
+
+struct transport *
+ssh_transport_new(struct loop *l, const struct lab_host *h,
+    const char *labfile, const char *config, char *err, size_t errlen)
+{
+	static bool inited;
+	struct transport *t;
+	struct ssh *s;
+
+	if (!inited) {
+		if (libssh2_init(0) != 0) {
+			errbuf_set(err, errlen, "libssh2 cannot start");
+			return NULL;
+		}
+		inited = true;
+	}
+	s = xcalloc(1, sizeof *s);
+	if (sshhost_resolve(&s->sh, h, labfile, config, err, errlen) != 0) {
+		sshhost_release(&s->sh);
+		free(s);
+		return NULL;
+	}
+	t = xcalloc(1, sizeof *t);
+	t->ops = &ssh_ops;
+	t->loop = l;
+	t->host = xstrdup(h->name);
+	t->data = s;
+	s->t = t;
+	s->fd = -1;
+	if (s->sh.nids == 0)
+		default_identities(&s->sh);
+	s->program = xstrdup(h->calops != NULL ? h->calops :
+	    LAB_DEFAULT_CALOPS);
+	s->accept_new = h->accept_new;
+	s->known_hosts = xstrdup(s->sh.known_hosts);
+	s->attempt_timer = s->retry_timer = s->tick_timer = -1;
+	s->notify_timer = -1;
+	s->state = TRANSPORT_CONNECTING;
+	s->since = loop_now_ms();
+	buf_init(&s->notes, 4096);
+	buf_init(&s->probe_out, 4096);
+	attempt_start(s);
+	return t;
+}

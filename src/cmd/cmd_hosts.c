@@ -1,0 +1,391 @@
+/*
+ * cmd_hosts.c: `calops hosts LAB`, the Hosts screen without a terminal:
+ * every host of the lab file connected to at once through its transport
+ * (remote/transport.h), each shown with its state (protocol.md §6) and
+ * how long it has been in it, the round trip, the calops it runs, its
+ * chips, its running jobs (`calops jobs --json` run there) and its last
+ * error.  For a script or CI: "are my lab hosts reachable, and by keys I
+ * trust?"
+ *
+ * Nobody is there to answer a question: an unknown host key is refused,
+ * never added (unless the lab says accept_new), and an encrypted identity
+ * is skipped with a word on ssh-agent.  A host that is not up when its
+ * first attempt ends is shown as it is then; nothing is retried.
+ */
+#include "calops.h"
+
+#include <getopt.h>
+#include <signal.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/text.h"
+#include "cmd/cmd.h"
+#include "loop/child.h"
+#include "loop/loop.h"
+#include "remote/lab.h"
+#include "remote/transport.h"
+
+#define HOSTS_TIMEOUT_S	30
+
+static const char hosts_usage[] =
+    "usage: calops hosts [--json] [--timeout S] [--ssh-config FILE] LAB\n"
+    "\n"
+    "Connect to every host of the lab file LAB at once and print, for each:\n"
+    "its state (up, refused, disconnected, connecting), how long it has been\n"
+    "in it, the round-trip time, the calops it runs, its chips, its running\n"
+    "jobs, and why it is not up.  An unknown host key is refused, never\n"
+    "added; an encrypted identity file is skipped (load it into ssh-agent).\n"
+    "\n"
+    "  --json           one JSON object (schema calops-hosts/v1)\n"
+    "  --timeout S      give up on a host after S seconds (default 30)\n"
+    "  --ssh-config F   read F instead of ~/.ssh/config\n"
+    "\n"
+    "Exit status: 0 when every host is up, 1 when one is not, 2 on a usage\n"
+    "error or a lab file that cannot be read.\n";
+
+struct hrow {
+	struct hosts		*hs;
+	const struct lab_host	*h;
+	struct transport	*t;
+	char			 err[512];	/* could not even start */
+	struct rstream		*jobs;		/* `calops jobs --json` */
+	struct buf		 jobs_out;
+	int			 running;	/* -1: not known */
+	char			 jobs_err[200];
+	bool			 settled;
+	struct transport_status	 st;		/* when it settled */
+};
+
+struct hosts {
+	struct loop	*loop;
+	struct hrow	*rows;
+	size_t		 nrows;
+};
+
+/* Whether every host has its answer; stop the loop when so. */
+static void
+check_all(struct hosts *hs)
+{
+	size_t i;
+
+	for (i = 0; i < hs->nrows; i++)
+		if (!hs->rows[i].settled)
+			return;
+	loop_stop(hs->loop);
+}
+
+static void
+settle(struct hrow *r)
+{
+	if (r->settled)
+		return;
+	r->settled = true;
+	if (r->t != NULL)
+		transport_status(r->t, &r->st);
+	check_all(r->hs);
+}
+
+static void
+jobs_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct hrow *r = arg;
+
+	(void)rs;
+	(void)cut;
+	if (from_stderr) {
+		if (r->jobs_err[0] == '\0')
+			snprintf(r->jobs_err, sizeof r->jobs_err, "%.*s",
+			    (int)(len < 199 ? len : 199), line);
+		return;
+	}
+	buf_add(&r->jobs_out, line, len);
+}
+
+/* Count the running jobs in what `calops jobs --json` printed. */
+static void
+jobs_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct hrow *r = arg;
+	json_t *o = NULL, *jobs, *j;
+	size_t i;
+
+	(void)rs;
+	r->jobs = NULL;
+	if (ex->err == NULL && ex->code == 0 && r->jobs_out.len > 0)
+		o = json_loadb(r->jobs_out.data, r->jobs_out.len, 0, NULL);
+	jobs = json_object_get(o, "jobs");
+	if (json_is_array(jobs)) {
+		r->running = 0;
+		json_array_foreach(jobs, i, j)
+			r->running += json_is_string(json_object_get(j,
+			    "state")) && strcmp(json_string_value(
+			    json_object_get(j, "state")), "running") == 0;
+	} else if (r->jobs_err[0] == '\0')
+		snprintf(r->jobs_err, sizeof r->jobs_err, "%s",
+		    ex->err != NULL ? ex->err : "calops jobs said nothing");
+	json_decref(o);
+	settle(r);
+}
+
+static const struct rstream_cb jobs_cb = {
+	.line = jobs_line,
+	.done = jobs_done,
+};
+
+/* A host's state changed: up asks for its jobs; any other state but the
+ * first attempt's is its answer. */
+static void
+changed(struct transport *t, void *arg)
+{
+	struct hrow *r = arg;
+	struct transport_status st;
+	char *argv[] = { "jobs", "--json", NULL };
+
+	if (r->settled || r->jobs != NULL)
+		return;
+	transport_status(t, &st);
+	switch (st.state) {
+	case TRANSPORT_UP:
+		r->jobs = transport_exec(t, argv, &jobs_cb, r, r->jobs_err,
+		    sizeof r->jobs_err);
+		if (r->jobs == NULL)
+			settle(r);
+		break;
+	case TRANSPORT_CONNECTING:
+		break;
+	default:
+		settle(r);
+	}
+}
+
+static void
+before_sleep(struct loop *l, void *arg)
+{
+	struct hosts *hs = arg;
+	size_t i;
+
+	(void)l;
+	for (i = 0; i < hs->nrows; i++)
+		if (hs->rows[i].t != NULL)
+			transport_before_sleep(hs->rows[i].t);
+}
+
+static void
+timeout(struct loop *l, void *arg)
+{
+	struct hosts *hs = arg;
+	size_t i;
+
+	(void)l;
+	for (i = 0; i < hs->nrows; i++) {
+		if (hs->rows[i].jobs != NULL) {
+			transport_rstream_cancel(hs->rows[i].jobs);
+			hs->rows[i].jobs = NULL;
+			snprintf(hs->rows[i].jobs_err,
+			    sizeof hs->rows[i].jobs_err, "no answer in time");
+		}
+		settle(&hs->rows[i]);
+	}
+}
+
+static void
+on_sigchld(struct loop *l, int sig, void *arg)
+{
+	(void)sig;
+	(void)arg;
+	child_reap(l);
+}
+
+static const char *
+state_word(const struct hrow *r)
+{
+	return r->t == NULL ? "refused" : transport_state_name(r->st.state);
+}
+
+static const char *
+row_error(const struct hrow *r)
+{
+	if (r->t == NULL)
+		return r->err;
+	if (r->st.error[0] != '\0')
+		return r->st.error;
+	/* What the jobs command said on stderr matters only when it
+	 * failed: a login shell may chatter. */
+	return r->running < 0 ? r->jobs_err : "";
+}
+
+static json_t *
+row_json(const struct hrow *r, int64_t now)
+{
+	json_t *o, *chips = json_array();
+	size_t i;
+
+	for (i = 0; i < r->h->nchips; i++)
+		json_array_append_new(chips, json_integer(r->h->chips[i]));
+	o = json_pack("{s:o,s:s,s:s,s:o}", "name", text_json(r->h->name),
+	    "transport", r->h->transport == LAB_LOCAL ? "local" : "ssh",
+	    "state", state_word(r), "chips", chips);
+	if (r->t != NULL)
+		json_object_set_new(o, "for_s", json_real((double)(now -
+		    r->st.since_ms) / 1000.0));
+	if (r->st.rtt_us >= 0 && r->t != NULL)
+		json_object_set_new(o, "rtt_ms",
+		    json_real((double)r->st.rtt_us / 1000.0));
+	if (r->st.version[0] != '\0')
+		json_object_set_new(o, "version", text_json(r->st.version));
+	if (r->running >= 0)
+		json_object_set_new(o, "jobs_running",
+		    json_integer(r->running));
+	if (*row_error(r) != '\0')
+		json_object_set_new(o, "error", text_json(row_error(r)));
+	if (r->st.ask == TRANSPORT_ASK_KEY)
+		json_object_set_new(o, "unknown_host_key", json_true());
+	return o;
+}
+
+static void
+print_text(const struct hosts *hs, int64_t now)
+{
+	const struct hrow *r;
+	char rtt[16], jobs[8], *safe;
+	size_t i;
+
+	printf("%-16s %-12s %6s %9s %-10s %4s  %s\n", "HOST", "STATE", "FOR",
+	    "RTT", "VERSION", "JOBS", "ERROR");
+	for (i = 0; i < hs->nrows; i++) {
+		r = &hs->rows[i];
+		if (r->st.rtt_us >= 0 && r->t != NULL)
+			snprintf(rtt, sizeof rtt, "%.2fms",
+			    (double)r->st.rtt_us / 1000.0);
+		else
+			snprintf(rtt, sizeof rtt, "-");
+		if (r->running >= 0)
+			snprintf(jobs, sizeof jobs, "%d", r->running);
+		else
+			snprintf(jobs, sizeof jobs, "-");
+		safe = text_sanitize_str(r->h->name);
+		printf("%-16s %-12s %5llds %9s %-10s %4s  %s\n", safe,
+		    state_word(r), r->t != NULL ? (long long)((now -
+		    r->st.since_ms) / 1000) : 0LL, rtt, r->st.version[0] !=
+		    '\0' ? r->st.version : "-", jobs, row_error(r));
+		free(safe);
+	}
+}
+
+int
+cmd_hosts(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "ssh-config", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hosts hs = { NULL, NULL, 0 };
+	const char *config = NULL;
+	struct lab lab;
+	struct hrow *r;
+	bool json = false, all_up = true;
+	char err[1024], *end;
+	long secs = HOSTS_TIMEOUT_S;
+	int c, rc;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jt:F:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 't':
+			secs = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || secs < 1 ||
+			    secs > 3600) {
+				fprintf(stderr, "calops: --timeout takes 1 to "
+				    "3600 seconds, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'F':
+			config = optarg;
+			break;
+		case 'h':
+			fputs(hosts_usage, stdout);
+			return 0;
+		default:
+			fputs(hosts_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(hosts_usage, stderr);
+		return 2;
+	}
+	if (lab_load(&lab, argv[optind], err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		lab_release(&lab);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	hs.loop = loop_new();
+	hs.rows = xcalloc(lab.nhosts + 1, sizeof *hs.rows);
+	hs.nrows = lab.nhosts;
+	loop_watch_signal(hs.loop, SIGCHLD, on_sigchld, NULL);
+	loop_set_before_sleep(hs.loop, before_sleep, &hs);
+	for (i = 0; i < lab.nhosts; i++) {
+		r = &hs.rows[i];
+		r->hs = &hs;
+		r->h = &lab.hosts[i];
+		r->running = -1;
+		buf_init(&r->jobs_out, 1u << 20);
+		if (r->h->transport == LAB_LOCAL)
+			r->t = local_transport_new(hs.loop, r->h->name, NULL);
+		else
+			r->t = ssh_transport_new(hs.loop, r->h, lab.path,
+			    config, r->err, sizeof r->err);
+		if (r->t == NULL) {
+			r->settled = true;
+			continue;
+		}
+		r->t->changed = changed;
+		r->t->changed_arg = r;
+		changed(r->t, r);
+	}
+	loop_add_timer(hs.loop, secs * 1000, timeout, &hs);
+	check_all(&hs);
+	loop_run(hs.loop);
+
+	if (json) {
+		json_t *o = json_object(), *rows = json_array();
+		int64_t now = loop_now_ms();
+
+		for (i = 0; i < hs.nrows; i++)
+			json_array_append_new(rows, row_json(&hs.rows[i], now));
+		json_object_set_new(o, "schema", json_string(
+		    "calops-hosts/v1"));
+		json_object_set_new(o, "hosts", rows);
+		text_json_print(stdout, o, JSON_INDENT(2) |
+		    JSON_PRESERVE_ORDER);
+		json_decref(o);
+	} else
+		print_text(&hs, loop_now_ms());
+	for (i = 0; i < hs.nrows; i++) {
+		r = &hs.rows[i];
+		if (r->t == NULL || r->st.state != TRANSPORT_UP)
+			all_up = false;
+		if (r->jobs != NULL)
+			transport_rstream_cancel(r->jobs);
+		if (r->t != NULL)
+			transport_close(r->t);
+		buf_release(&r->jobs_out);
+	}
+	free(hs.rows);
+	loop_free(hs.loop);
+	lab_release(&lab);
+	rc = all_up ? 0 : 1;
+	return fflush(stdout) != 0 ? 1 : rc;
+}

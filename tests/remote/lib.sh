@@ -1,0 +1,49 @@
+# lib.sh: what the tests of SSH hosts share (sourced, after they define
+# say, skip and fail): the checks that a loopback lab (share/sshlab.sh) can
+# run here, and a folder for it.
+#
+# safe DIR: sshd's StrictModes would take files under DIR (as sshlab.sh
+# checks it: every folder up to / or your home yours or root's, and
+# writable by nobody else).
+safe() {
+	local p=$1 home uid mode
+	home=$(cd ~ 2>/dev/null && pwd -P)
+	p=$(cd "$p" 2>/dev/null && pwd -P) || return 1
+	while :; do
+		read -r uid mode < <(stat -c '%u %a' "$p") || return 1
+		[ "$uid" = 0 ] || [ "$uid" = "$(id -u)" ] || return 1
+		[ $((0$mode & 022)) = 0 ] || return 1
+		[ "$p" = / ] || [ "$p" = "$home" ] && return 0
+		p=$(dirname "$p")
+	done
+}
+
+# sshlab_prereqs: skip (exit 77) without sshd, ssh or ssh-keygen, when your
+# login shell is no shell, or when none of the test's folder, $TMPDIR and
+# $HOME would pass sshd's StrictModes (see sshlab.sh); else BASE is the
+# folder to make labs in.
+sshlab_prereqs() {
+	if [ ! -x /usr/sbin/sshd ] && ! command -v sshd >/dev/null; then
+		skip "no sshd (openssh-server; share/bootstrap.sh test" \
+		    "installs it)"
+	fi
+	command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
+		skip "no ssh or ssh-keygen (openssh-client)"
+	case $(getent passwd "$(id -u)" | cut -d: -f7) in
+	*/nologin | */false) skip "your login shell is no shell: sshd" \
+		"cannot run commands as you" ;;
+	esac
+
+	BASE=
+	for d in "$PWD" "${TMPDIR:-}" "$HOME"; do
+		# Characters sshlab.sh refuses in a lab's path.
+		case $d in *[\"\\\$%#\':[:cntrl:]]*) continue ;; esac
+		if [ -n "$d" ] && [ -w "$d" ] && safe "$d"; then
+			BASE=$d
+			break
+		fi
+	done
+	[ -n "$BASE" ] || skip "no folder here passes sshd's StrictModes with a" \
+		"path sshlab.sh takes (tried $PWD, ${TMPDIR:-no TMPDIR} and" \
+		"${HOME:-no HOME})"
+}
