@@ -12,6 +12,7 @@
 
 struct local {
 	char	*program;
+	int64_t	 since;		/* made: up from then on */
 };
 
 struct local_stream {
@@ -130,6 +131,18 @@ local_close(struct transport *t)
 	free(t);
 }
 
+/* Always up: since it was made. */
+static void
+local_status(struct transport *t, struct transport_status *st)
+{
+	struct local *lo = t->data;
+
+	memset(st, 0, sizeof *st);
+	st->state = TRANSPORT_UP;
+	st->since_ms = lo->since;
+	st->rtt_us = -1;
+}
+
 static const struct transport_ops local_ops = {
 	.name = "local",
 	.connect = local_connect,
@@ -138,6 +151,7 @@ static const struct transport_ops local_ops = {
 	.events = local_events,
 	.pending = local_pending,
 	.close = local_close,
+	.status = local_status,
 };
 
 /* This program, so that the console runs its own headless side. */
@@ -161,6 +175,7 @@ local_transport_new(struct loop *l, const char *host, const char *program)
 	struct local *lo = xcalloc(1, sizeof *lo);
 
 	lo->program = program != NULL ? xstrdup(program) : self_path();
+	lo->since = loop_now_ms();
 	t->ops = &local_ops;
 	t->loop = l;
 	t->host = xstrdup(host);

@@ -691,6 +691,9 @@ lost(struct ssh *s, const char *fmt, ...)
 	verrorf(s, fmt, ap);
 	va_end(ap);
 	teardown(s, false);
+	/* The state first: a stream ending here sees the host is down. */
+	set_state(s, s->state == TRANSPORT_RECONNECTING ?
+	    TRANSPORT_RECONNECTING : TRANSPORT_DISCONNECTED);
 	chans_drop(s, s->error, false);
 	/* 1 s, 2 s, 4 s … 60 s, each between half and all of it. */
 	shift = s->attempt < 7 ? s->attempt : 6;
@@ -701,8 +704,6 @@ lost(struct ssh *s, const char *fmt, ...)
 	s->next_try = loop_now_ms() + ms;
 	timer_stop(s, &s->retry_timer);
 	s->retry_timer = loop_add_timer(s->t->loop, ms, retry_fire, s);
-	set_state(s, s->state == TRANSPORT_RECONNECTING ?
-	    TRANSPORT_RECONNECTING : TRANSPORT_DISCONNECTED);
 }
 
 /* Final until the operator acts: the queued commands end too. */
@@ -718,8 +719,8 @@ refuse(struct ssh *s, const char *fmt, ...)
 	pass_wipe(s);
 	timer_stop(s, &s->retry_timer);
 	s->next_try = 0;
-	chans_drop(s, s->error, true);
 	set_state(s, TRANSPORT_REFUSED);
+	chans_drop(s, s->error, true);
 }
 
 /* ---- an attempt: resolve, connect, handshake ---- */
@@ -969,13 +970,14 @@ hostkey_ok(struct ssh *s)
 		s->new_key = xmalloc(len);
 		memcpy(s->new_key, blob, len);
 		s->new_key_len = len;
-		refuse(s, "%s", why);
+		refuse(s, "%s: %s", s->t->host, why);
 		s->ask = TRANSPORT_ASK_KEY;
-		snprintf(s->ask_text, sizeof s->ask_text, "%s", s->error);
+		snprintf(s->ask_text, sizeof s->ask_text, "%s: new host key "
+		    "%s %s", s->t->host, r.label, r.fp);
 		return false;
 	case KNOWNHOSTS_MISMATCH:
 	case KNOWNHOSTS_REVOKED:
-		refuse(s, "%s", why);
+		refuse(s, "%s: %s", s->t->host, why);
 		return false;
 	}
 	return false;
@@ -1008,6 +1010,17 @@ is_socket_error(int rc)
 	    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT ||
 	    rc == LIBSSH2_ERROR_SOCKET_TIMEOUT ||
 	    rc == LIBSSH2_ERROR_TIMEOUT;
+}
+
+/* Whether libssh2 could not read a key file it was given (for an
+ * encrypted one: a wrong passphrase); 1.10 says so in four ways, before
+ * anything is sent to the host. */
+static bool
+key_unreadable(int rc)
+{
+	return rc == LIBSSH2_ERROR_FILE ||
+	    rc == LIBSSH2_ERROR_KEYFILE_AUTH_FAILED ||
+	    rc == LIBSSH2_ERROR_DECRYPT || rc == LIBSSH2_ERROR_PROTO;
 }
 
 /* What an authentication call's rc means: 1 in, -1 wait (EAGAIN) or the
@@ -1139,7 +1152,7 @@ auth_files(struct ssh *s)
 		if (rc == LIBSSH2_ERROR_EAGAIN || rc == 0 ||
 		    is_socket_error(rc))
 			return auth_result(s, rc);
-		if (rc == LIBSSH2_ERROR_FILE && info.encrypted) {
+		if (info.encrypted && key_unreadable(rc)) {
 			/* The key did not decrypt: ask again. */
 			pass_wipe(s);
 			s->wrong_pass = true;
@@ -1151,7 +1164,7 @@ auth_files(struct ssh *s)
 			note(s, "%s is an RSA key: this libssh2 (1.10) signs "
 			    "only with ssh-rsa (SHA-1), which OpenSSH 8.8 and "
 			    "later refuse; use an Ed25519 or ECDSA key", path);
-		else if (rc == LIBSSH2_ERROR_FILE)
+		else if (key_unreadable(rc))
 			note(s, "%s: %s", path, ssh_errmsg(s));
 		else
 			note(s, "%s refused", path);

@@ -11,6 +11,10 @@
 #                                 them; stopping a stopped lab is no error
 #   share/sshlab.sh status DIR    each host, its port and its sshd; exit 0
 #                                 when every host is up
+#   share/sshlab.sh down DIR hostN  hostN drops off the network: its sshd
+#                                 and every session on it end, its jobs go
+#                                 on running (as a host whose link broke)
+#   share/sshlab.sh up DIR hostN  hostN's sshd again, on the same port
 #
 # Everything is under DIR, which must be empty, new or a lab of this
 # script (started again, a lab keeps its keys, jobs and workspaces; only the
@@ -57,6 +61,7 @@ die() { say "$*"; exit 1; }
 usage() {
 	say "usage: sshlab.sh start DIR [N] [--calops PATH] [--ports LOW-HIGH]"
 	say "       sshlab.sh stop DIR | sshlab.sh status DIR"
+	say "       sshlab.sh down DIR hostN | sshlab.sh up DIR hostN"
 	exit 2
 }
 
@@ -242,6 +247,12 @@ EOF
 # listens, 1 when the port was taken, 2 when it failed otherwise.
 try_port() {
 	write_sshd_config "$1" "$2"
+	launch_sshd "$1" "$2"
+}
+
+# launch_sshd HOSTDIR PORT: the host's sshd with the config it has; as
+# try_port says.
+launch_sshd() {
 	: >"$1/sshd.log"
 	rm -f "$1/sshd.pid"
 	# -D with setsid rather than sshd's own daemon(): sshd forks before
@@ -485,6 +496,40 @@ start() {
 	say "try: ssh -F '$lab/ssh_config' host1 calops jobs"
 }
 
+# down HOST / up HOST: one host of a running lab off the network and back,
+# its jobs untouched (they are not below its sshd: calops run detaches
+# them).
+host_dir() {
+	case $1 in
+	host[0-9]*) [ -f "$lab/$1/sshd_config" ] && return 0 ;;
+	esac
+	die "'$1' is not a host of the lab '$lab'"
+}
+
+down() {
+	host_dir "$1"
+	pid=$(host_pid "$lab/$1") || die "$1 is down already"
+	kids=$(descendants "$pid")
+	kill -TERM "$pid" $kids 2>/dev/null
+	gone "$pid" $kids
+	rm -f "$lab/$1/sshd.pid"
+	say "$1: down (its jobs go on)"
+}
+
+up() {
+	host_dir "$1"
+	pid=$(host_pid "$lab/$1") && die "$1 is up already (sshd $pid)"
+	sshd=/usr/sbin/sshd
+	[ -x "$sshd" ] || sshd=$(command -v sshd) || die "no sshd"
+	port=$(host_port "$lab/$1")
+	if ! launch_sshd "$lab/$1" "$port"; then
+		say "$1 failed to start on port $port; its log:"
+		tr -d '\r' <"$lab/$1/sshd.log" | sed 's/^/    /' >&2
+		exit 1
+	fi
+	say "$1: up, 127.0.0.1 port $port"
+}
+
 status() {
 	all=0
 	size=$(lab_size)
@@ -510,6 +555,13 @@ hosts=3
 calops=
 port_low=20000
 port_high=32767
+case $cmd in
+down | up)
+	[ $# -eq 1 ] || usage
+	target=$1
+	shift
+	;;
+esac
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calops)
@@ -552,6 +604,11 @@ status)
 	[ -f "$lab/.sshlab" ] || die "'$lab' holds no lab of sshlab.sh"
 	lab=$(cd "$lab" && pwd -P)
 	status
+	;;
+down | up)
+	[ -f "$lab/.sshlab" ] || die "'$lab' holds no lab of sshlab.sh"
+	lab=$(cd "$lab" && pwd -P)
+	"$cmd" "$target"
 	;;
 *)
 	usage

@@ -52,7 +52,7 @@ usage(FILE *f)
 	size_t i;
 
 	buf_adds(&b, "usage: calops [--theme NAME] [--readonly] [--plain] [--ascii]\n"
-	    "              [--color WHEN] [--config FILE]\n"
+	    "              [--color WHEN] [--config FILE] [--write HOST]...\n"
 	    "              [--headless COLSxROWS --script FILE] [PATH]\n"
 	    "       calops COMMAND [ARGS]\n"
 	    "       calops --help | --version\n\n"
@@ -70,6 +70,8 @@ usage(FILE *f)
 	    "live, and takes them over when the first quits.\n\n"
 	    "  --theme NAME   a theme from themes/ or the config folder, or a file\n"
 	    "  --readonly     refuse every action that starts or stops a job\n"
+	    "  --write HOST   let jobs and faults run on HOST, which the lab file\n"
+	    "                 marks protected (protected: true)\n"
 	    "  --plain        print the board as text, no full-screen drawing\n"
 	    "  --ascii        ASCII instead of UTF-8 box drawing and glyphs\n"
 	    "  --color WHEN   auto (NO_COLOR decides), always or never, as for\n"
@@ -240,9 +242,11 @@ fail:
 }
 
 /* The first workspace on a local host that the lab file at lab_path
- * names (a new string), or NULL with err. */
+ * names (a new string); else, unless local_only, its first workspace on
+ * an SSH host (the console evaluates it there); or NULL with err. */
 static char *
-lab_workspace(const char *lab_path, char *err, size_t errlen)
+lab_workspace(const char *lab_path, bool local_only, char *err,
+    size_t errlen)
 {
 	struct lab lab;
 	char *ws = NULL;
@@ -256,10 +260,13 @@ lab_workspace(const char *lab_path, char *err, size_t errlen)
 			if (h != NULL && h->transport == LAB_LOCAL)
 				ws = xstrdup(lab.workspaces[i].path);
 		}
+		if (ws == NULL && !local_only && lab.nworkspaces > 0)
+			ws = xstrdup(lab.workspaces[0].path);
 		if (ws == NULL)
-			errbuf_set(err, errlen, "'%s' names no workspace on a "
-			    "local host (SSH hosts are not reachable from this "
-			    "version yet)", lab_path);
+			errbuf_set(err, errlen, "'%s' names no workspace%s",
+			    lab_path, local_only ? " on a local host (--plain "
+			    "evaluates here; open the console for one on an "
+			    "SSH host)" : "");
 	}
 	lab_release(&lab);
 	return ws;
@@ -270,9 +277,9 @@ lab_workspace(const char *lab_path, char *err, size_t errlen)
  * file naming workspaces); else the lab file of the config (its `lab` key,
  * or lab.yaml in the config folder); else the demo lab (demo_lab), and
  * *demo is set.  A lab file is checked here, so that its errors come
- * before the screen is taken: it must load and name a workspace on a local
- * host (SSH hosts come with the SSH transport).  Returns the workspace
- * folder or the lab file (*is_lab set), a new string, or NULL with err.
+ * before the screen is taken: it must load and name a workspace.  Returns
+ * the workspace folder or the lab file (*is_lab set), a new string, or
+ * NULL with err.
  */
 static char *
 pick_path(const char *path, const char *config_path, bool *demo,
@@ -307,7 +314,7 @@ pick_path(const char *path, const char *config_path, bool *demo,
 		if ((lab_path = demo_lab(err, errlen)) == NULL)
 			return NULL;
 	}
-	if ((ws = lab_workspace(lab_path, err, errlen)) == NULL) {
+	if ((ws = lab_workspace(lab_path, false, err, errlen)) == NULL) {
 		free(lab_path);
 		return NULL;
 	}
@@ -329,6 +336,7 @@ console(int argc, char **argv)
 		{ "color", required_argument, NULL, 'C' },
 		{ "headless", required_argument, NULL, 'H' },
 		{ "script", required_argument, NULL, 's' },
+		{ "write", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -368,6 +376,14 @@ console(int argc, char **argv)
 			}
 			break;
 		case 's': o.script = optarg; break;
+		case 'w':
+			if (o.nwrite == nitems(o.write)) {
+				fprintf(stderr, "calops: --write at most %zu "
+				    "times\n", nitems(o.write));
+				return 2;
+			}
+			o.write[o.nwrite++] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -393,7 +409,7 @@ console(int argc, char **argv)
 	    &o.demo, &is_lab, err, sizeof err);
 	/* --plain shows the board of the lab's workspace. */
 	if (path != NULL && plain && is_lab) {
-		ws = lab_workspace(path, err, sizeof err);
+		ws = lab_workspace(path, true, err, sizeof err);
 		free(path);
 		path = ws;
 	}

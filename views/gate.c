@@ -185,7 +185,8 @@ changes(struct app *a, struct gate_detail *d, const struct board_gate *g)
 
 	if (g->status == GS_PASS)
 		return;
-	if ((path = history_path(app_workspace(a), err, sizeof err)) == NULL) {
+	if ((path = history_path(app_workspace(a),
+	    app_workspace_host(a), err, sizeof err)) == NULL) {
 		textpane_add(&d->pane, ROLE_DIM, -1,
 		    "Since it was last green: %s", err);
 		return;

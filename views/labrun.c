@@ -59,6 +59,15 @@ host_answer(struct app *a, const char *answer, void *arg)
 	n = run_hosts(a, hosts, nitems(hosts));
 	for (i = 0; i < n && i < nitems(hosts); i++)
 		if (strcmp(hosts[i], answer) == 0) {
+			/* Refused before the confirmation, which would
+			 * show a command that cannot run. */
+			if (labmodel_host_protected(app_labmodel(a),
+			    answer)) {
+				app_message(a, true, "host '%s' is protected: "
+				    "jobs run there only from a console "
+				    "started with --write %s", answer, answer);
+				return;
+			}
 			snprintf(pending.host, sizeof pending.host, "%s",
 			    answer);
 			confirm(a);

@@ -20,6 +20,7 @@
 #include "job/job.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/confirm.h"
 #include "views/core/ui.h"
@@ -100,14 +101,30 @@ draw_job(struct soak *v, const struct ljob *j, int y, int cols)
 
 /* ---- the second row: freshness, faults, what is shown ---- */
 
-/* live 2s, STALE 40s, LOST since 14:02 (wall clock), or how it ended. */
+/* live 2s, STALE 40s, LOST since 14:02 (wall clock), or how it ended;
+ * a host that is not up says so first, with the figures' age
+ * (protocol.md §6: nothing from it looks live). */
 static void
-freshness(const struct ljob *j, char *buf, size_t len, enum role *r)
+freshness(struct app *a, const struct ljob *j, char *buf, size_t len,
+    enum role *r)
 {
 	double age = jobevent_now() - j->last_recv;
-	char c[32], *why;
+	struct transport_status st;
+	struct transport *t;
+	char c[32], *why, err[64];
 
-	if (!labmodel_job_live(j)) {
+	t = labmodel_transport(app_labmodel(a), j->host, err, sizeof err);
+	if (t != NULL)
+		transport_status(t, &st);
+	if (labmodel_job_live(j) && t != NULL && st.state != TRANSPORT_UP) {
+		*r = st.state == TRANSPORT_STALE ? ROLE_STALE : ROLE_ERROR;
+		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,
+		    false, c, sizeof c);
+		snprintf(buf, len, "host %s %s %llds: figures as of %s (%.0fs "
+		    "old)", j->host, transport_state_name(st.state),
+		    (long long)((loop_now_ms() - st.since_ms) / 1000), c,
+		    isnan(j->last_recv) ? 0 : fmax(age, 0));
+	} else if (!labmodel_job_live(j)) {
 		*r = ROLE_DIM;
 		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,
 		    false, c, sizeof c);
@@ -178,11 +195,11 @@ draw_faults(const struct ljob *j, int y, int x, int cols)
 static void
 draw_shown(struct soak *v, const struct ljob *j, int y, int cols)
 {
-	char f[64], cur[32], chip[32], z[16];
+	char f[160], cur[32], chip[32], z[16];
 	enum role r;
 	int x = 1;
 
-	freshness(j, f, sizeof f, &r);
+	freshness(v->app, j, f, sizeof f, &r);
 	x += ui_putf(stdscr, y, x, cols - x, r, "%s", f);
 	x += draw_faults(j, y, x, cols);
 	if (v->chip < 0)

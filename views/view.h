@@ -82,6 +82,7 @@ enum view_kind {
 	X(jobs, VIEW_TAB, "the durable jobs of the lab's hosts")	\
 	X(soak, VIEW_TAB, "the live soak: graphs, SLA, leak, alerts")	\
 	X(faults, VIEW_TAB, "fault scenarios x chips, action log")	\
+	X(hosts, VIEW_TAB, "the lab's hosts: state, round trip, calops")	\
 	X(help, VIEW_COMMAND, "the keys of every screen")		\
 	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
 	X(ticket, VIEW_DRILL, "one ticket: its checks and evidence")	\

@@ -14,12 +14,12 @@ _calops_jobs() {
 _calops() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= w i
 	local console='--theme --readonly --plain --ascii --color --config
-	    --headless --script --help --version'
+	    --headless --script --write --help --version'
 
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		check|hash|run|tail|jobs|kill|watch|version)
+		check|hash|run|tail|jobs|kill|watch|version|hosts)
 			cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
@@ -36,11 +36,11 @@ _calops() {
 	--theme)
 		COMPREPLY=($(compgen -W 'dark light high-contrast monochrome' \
 		    -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")); return ;;
-	--config|--script)
+	--config|--script|--ssh-config)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--threads|--from|--grace|--id|--headless)
+	--threads|--from|--grace|--id|--headless|--timeout|--write)
 		COMPREPLY=(); return ;;
 	esac
 	case $cmd in
@@ -49,7 +49,7 @@ _calops() {
 			COMPREPLY=($(compgen -W "$console" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W 'check hash run tail jobs kill
-			    watch version' -- "$cur") $(compgen -d -- "$cur") \
+			    watch version hosts' -- "$cur") $(compgen -d -- "$cur") \
 			    $(compgen -f -X '!*.yaml' -- "$cur"))
 		fi ;;
 	check)
@@ -72,6 +72,14 @@ _calops() {
 		COMPREPLY=($(compgen -W '--json --jobs --help' -- "$cur")) ;;
 	version)
 		COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
+	hosts)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--json --timeout --ssh-config
+			    --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") \
+			    $(compgen -d -- "$cur"))
+		fi ;;
 	watch)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--help' -- "$cur"))

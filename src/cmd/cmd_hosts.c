@@ -29,6 +29,10 @@
 
 #define HOSTS_TIMEOUT_S	30
 
+#ifndef CALOPS_VERSION
+#define CALOPS_VERSION "0.0.0"
+#endif
+
 static const char hosts_usage[] =
     "usage: calops hosts [--json] [--timeout S] [--ssh-config FILE] LAB\n"
     "\n"
@@ -84,6 +88,10 @@ settle(struct hrow *r)
 	r->settled = true;
 	if (r->t != NULL)
 		transport_status(r->t, &r->st);
+	/* The local host runs this very calops. */
+	if (r->h->transport == LAB_LOCAL && r->st.version[0] == '\0')
+		snprintf(r->st.version, sizeof r->st.version, "%s",
+		    CALOPS_VERSION);
 	check_all(r->hs);
 }
 

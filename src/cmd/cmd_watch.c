@@ -1,7 +1,8 @@
 /*
  * cmd_watch.c: `calops watch WS` (protocol.md §1, v2): what a host runs so
  * that the console hears when one of its workspaces changed, and evaluates
- * it again there.  One `changed` event per debounced burst of changes, with
+ * it again there.  First a `watching` event, once the watch is in place;
+ * then one `changed` event per debounced burst of changes, with
  * the workspace-relative paths that changed (at most WATCH_PATHS_MAX, and
  * "truncated": true when more did, or when the watch could not tell which:
  * it polls, or its queue overflowed; a new folder stands for what was made
@@ -29,10 +30,12 @@
 static const char watch_usage[] =
     "usage: calops watch WS\n"
     "\n"
-    "Print a \"changed\" event (one JSON line: v, seq, ts, type, paths, the\n"
-    "workspace-relative paths that changed, a new folder for what is in it,\n"
-    "\"truncated\": true when more did or they are not known) after each\n"
-    "burst of changes in the workspace WS, until standard input is closed.\n"
+    "Print a \"watching\" event once every change will be seen (\"how\":\n"
+    "inotify, or polling), then a \"changed\" event (one JSON line: v, seq,\n"
+    "ts, type, paths, the workspace-relative paths that changed, a new folder\n"
+    "for what is in it, \"truncated\": true when more did or they are not\n"
+    "known) after each burst of changes in the workspace WS, until standard\n"
+    "input is closed.\n"
     "Editor droppings are not changes; reading files is not a change.\n"
     "\n"
     "Exit status: 0 when standard input closed, 1 when WS cannot be watched\n"
@@ -114,11 +117,31 @@ sleep_ms(const struct burst *b, const struct watch *w)
 	return ms;
 }
 
+/*
+ * The first event, once every change from now on will be seen: a
+ * `watching` event saying how (inotify, or polling).  The console
+ * evaluates the workspace again when it comes, so that nothing changed
+ * between its evaluation and the watch's start is missed.
+ */
+static int
+say_watching(struct watch *w, struct burst *b)
+{
+	json_t *o;
+	int rc;
+
+	o = json_pack("{s:i,s:I,s:f,s:s,s:s}", "v", 1, "seq",
+	    (json_int_t)++b->seq, "ts", jobevent_now(), "type", "watching",
+	    "how", watch_describe(w));
+	rc = text_json_print(stdout, o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return rc != 0 || fflush(stdout) != 0 ? -1 : 0;
+}
+
 /* Until stdin closes; the exit status. */
 static int
-watch_loop(struct watch *w)
+watch_loop(struct watch *w, struct burst *bp)
 {
-	struct burst b = { .first_ms = 0 };
+	struct burst b = *bp;
 	struct pollfd pfd[2];
 	char junk[512];
 	ssize_t n;
@@ -162,6 +185,7 @@ cmd_watch(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct burst b = { .first_ms = 0 };
 	struct watch *w;
 	char err[512];
 	bool more;
@@ -190,7 +214,11 @@ cmd_watch(int argc, char **argv)
 	/* What happened before we looked is not a change. */
 	watch_rebase(w);
 	(void)watch_take_paths(w, NULL, 0, &more);
-	rc = watch_loop(w);
+	if (say_watching(w, &b) != 0) {
+		watch_free(w);
+		return 1;
+	}
+	rc = watch_loop(w, &b);
 	watch_free(w);
 	return rc;
 }

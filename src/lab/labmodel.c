@@ -179,7 +179,64 @@ job_here(const struct labmodel *lm, const struct ljob *j)
 	    strcmp(h->ws_key, j->workspace) == 0;
 }
 
-/* Connect what this version can reach: local hosts. */
+static const struct rstream_cb run_cb;
+
+/* The launch the connection lost, made again as it was. */
+static void
+relaunch(struct ljob_int *j)
+{
+	struct transport *t;
+	char why[256];
+
+	if ((t = labmodel_transport(j->lm, j->pub.host, why,
+	    sizeof why)) == NULL)
+		return;
+	j->run_err[0] = '\0';
+	j->run = transport_exec(t, j->run_argv.v, &run_cb, j, why,
+	    sizeof why);
+	if (j->run == NULL)
+		snprintf(j->pub.err, sizeof j->pub.err, "launch interrupted: "
+		    "%.200s", why);
+}
+
+/*
+ * A host's connection changed (an SSH host; the local one never does): its
+ * jobs are launched or followed again once it is up, a question it asks
+ * (an unknown host key, a passphrase) goes to the owner once, and the
+ * screens show the new state.
+ */
+static void
+host_changed(struct transport *t, void *arg)
+{
+	struct lhost *h = arg;
+	struct labmodel *lm = h->lm;
+	struct transport_status st;
+	struct ljob_int *j;
+	size_t i;
+
+	transport_status(t, &st);
+	if (st.ask == TRANSPORT_ASK_NONE)
+		h->asked[0] = '\0';
+	else if (strcmp(h->asked, st.ask_text) != 0) {
+		snprintf(h->asked, sizeof h->asked, "%s", st.ask_text);
+		if (lm->cb.ask != NULL)
+			lm->cb.ask(lm, h->h->name, lm->cb.arg);
+	}
+	if (st.state == TRANSPORT_UP)
+		for (i = 0; i < lm->njobs; i++) {
+			j = lm->jobs[i];
+			if (strcmp(j->pub.host, h->h->name) != 0)
+				continue;
+			if (j->relaunch && j->run == NULL)
+				relaunch(j);
+			else
+				labstream_host_up(j);
+		}
+	labmodel_changed(lm);
+}
+
+/* A transport for every host: local ones run commands as children, ssh
+ * ones start connecting now, in the loop. */
 static void
 hosts_init(struct labmodel *lm)
 {
@@ -192,22 +249,50 @@ hosts_init(struct labmodel *lm)
 	for (i = 0; i < lab->nhosts; i++) {
 		h = &lm->hosts[i];
 		h->h = &lab->hosts[i];
+		h->lm = lm;
 		for (k = 0; k < lab->nworkspaces && h->ws == NULL; k++)
 			if (strcmp(lab->workspaces[k].host, h->h->name) == 0)
 				h->ws = lab->workspaces[k].path;
 		h->ws_key = labmodel_ws_key(h, h->ws);
-		if (h->h->transport != LAB_LOCAL) {
-			errbuf_set(h->err, sizeof h->err, "host '%s' is reached "
-			    "over ssh, which this version cannot do yet",
-			    h->h->name);
+		if (h->h->transport == LAB_LOCAL)
+			h->t = local_transport_new(lm->loop, h->h->name,
+			    lm->self);
+		else
+			h->t = ssh_transport_new(lm->loop, h->h, lab->path,
+			    NULL, h->err, sizeof h->err);
+		if (h->t == NULL)
 			continue;
-		}
-		h->t = local_transport_new(lm->loop, h->h->name, lm->self);
+		h->t->changed = host_changed;
+		h->t->changed_arg = h;
+		h->t->can_ask = lm->cb.ask != NULL;
 		if (transport_connect(h->t, h->err, sizeof h->err) != 0) {
 			transport_close(h->t);
 			h->t = NULL;
 		}
 	}
+}
+
+int
+labmodel_allow_write(struct labmodel *lm, const char *host, char *err,
+    size_t errlen)
+{
+	struct lhost *h = labmodel_host_at(lm, host);
+
+	if (h == NULL) {
+		errbuf_set(err, errlen, "--write %s: no host '%s' in the lab "
+		    "file", host, host);
+		return -1;
+	}
+	h->writable = true;
+	return 0;
+}
+
+bool
+labmodel_host_protected(const struct labmodel *lm, const char *host)
+{
+	const struct lhost *h = labmodel_host_at(lm, host);
+
+	return h != NULL && h->h->protected && !h->writable;
 }
 
 /* ---- jobs ---- */
@@ -337,7 +422,12 @@ run_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 
 	(void)rs;
 	(void)cut;
-	if (from_stderr)
+	if (from_stderr && j->relaunch && memmem(line, len, "already exists",
+	    14) != NULL)
+		/* Launched again after the connection was lost: the first
+		 * launch got there, and this one started nothing. */
+		j->run_printed = true;
+	else if (from_stderr)
 		snprintf(j->run_err, sizeof j->run_err, "%.*s",
 		    (int)(len > 190 ? 190 : len), line);
 	else if (strlen(j->pub.id) == len && memcmp(line, j->pub.id, len) == 0)
@@ -357,10 +447,24 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	(void)rs;
 	j->run = NULL;
 	if (j->run_printed) {
+		labcmd_strv_free(&j->run_argv);
+		j->relaunch = false;
 		labstream_follow(j);
 		labmodel_changed(j->lm);
 		return;
 	}
+	if (ex->err != NULL) {
+		/* The connection went with the answer: the job may or may
+		 * not have started.  The same launch goes again once the
+		 * host is up; its id makes it start nothing the second time
+		 * (`calops run --id` refuses an id that exists). */
+		j->relaunch = true;
+		snprintf(j->pub.err, sizeof j->pub.err, "launch interrupted "
+		    "(%s): made again when %s is up", ex->err, j->pub.host);
+		labmodel_changed(j->lm);
+		return;
+	}
+	labcmd_strv_free(&j->run_argv);
 	j->pub.state = LJ_BROKEN;
 	snprintf(j->pub.err, sizeof j->pub.err, "not started: %s",
 	    ex->err != NULL ? ex->err : j->run_err[0] != '\0' ? j->run_err :
@@ -463,7 +567,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 {
 	struct labcmd_where w;
 	struct lhost *h;
-	struct strv argv, run = { 0 };
+	struct strv argv, run = { NULL, 0, 0 };
 	struct ljob_int *j;
 	char label[160], id[JOB_ID_MAX + 1], *meta, why[256];
 	struct buf b;
@@ -471,6 +575,12 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 
 	if (labmodel_start_refused(lm) != NULL) {
 		errbuf_set(err, errlen, "%s", labmodel_start_refused(lm));
+		return NULL;
+	}
+	if (labmodel_host_protected(lm, spec->host)) {
+		errbuf_set(err, errlen, "host '%s' is protected: jobs and "
+		    "faults run there only from a console started with "
+		    "--write %s", spec->host, spec->host);
 		return NULL;
 	}
 	if ((h = where(lm, spec, &w, err, errlen)) == NULL ||
@@ -530,8 +640,8 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	for (i = 0; i < argv.n; i++)
 		labcmd_strv_add(&run, xstrdup(argv.v[i]));
 	labcmd_strv_free(&argv);
+	j->run_argv = run;
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);
-	labcmd_strv_free(&run);
 	if (j->run == NULL) {
 		errbuf_set(err, errlen, "%s", why);
 		unlink(j->meta_path);

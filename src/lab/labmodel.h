@@ -136,14 +136,20 @@ struct labmodel_cb {
 	 * mirror that cannot be written): say it (never on stderr, which is
 	 * the console's screen). */
 	void	(*warn)(struct labmodel *, const char *msg, void *arg);
+	/* An SSH host asks the operator something (transport_status()'s
+	 * ask: accept an unknown host key, a passphrase), said once each
+	 * time it asks.  NULL: nobody can answer, and the transports never
+	 * ask (an encrypted key is skipped, an unknown key refused). */
+	void	(*ask)(struct labmodel *, const char *host, void *arg);
 	void	*arg;
 };
 
 /*
  * A model of lab's hosts driven through loop; self is this calops binary
- * (NULL: /proc/self/exe).  SSH hosts are listed but not reachable from this
- * version (labmodel_host_err says so).  Replays the mirrors and resumes the
- * unfinished streams.  NULL with err.
+ * (NULL: /proc/self/exe).  SSH hosts start connecting at once (ssh.c);
+ * their jobs' streams wait in the transport until the host is up, and are
+ * followed again from their mirrors' ends whenever it comes back.
+ * Replays the mirrors and resumes the unfinished streams.  NULL with err.
  */
 struct labmodel	*labmodel_new(struct loop *l, const struct lab *lab,
 		    const char *self, const struct labmodel_cb *cb,
@@ -165,6 +171,13 @@ bool		 labmodel_host_usable(const struct labmodel *lm,
 		    const char *host);
 /* The first usable host, or NULL. */
 const char	*labmodel_default_host(const struct labmodel *lm);
+/* A protected host (lab.h) takes jobs only once allowed (--write HOST):
+ * 0, or -1 with err when the lab has no such host. */
+int		 labmodel_allow_write(struct labmodel *lm, const char *host,
+		    char *err, size_t errlen);
+/* Whether jobs on host are refused: protected and not allowed. */
+bool		 labmodel_host_protected(const struct labmodel *lm,
+		    const char *host);
 
 /*
  * The exact command a spec (labcmd.h) runs as a durable job (what `calops

@@ -25,8 +25,13 @@ struct lshare;
 
 struct lhost {
 	const struct lab_host	*h;		/* borrowed from the lab */
+	struct labmodel		*lm;
 	struct transport	*t;		/* NULL: not reachable */
 	char			 err[256];	/* why not */
+	/* the last question the owner was told of (an SSH host's unknown
+	 * key or passphrase), so it is told once */
+	char			 asked[512];
+	bool			 writable;	/* protected, and --write */
 	const char		*ws;	/* its first workspace, or NULL */
 	/* ws as jobs record it (labmodel_ws_key): a local one resolved, so
 	 * that two spellings of one folder are one workspace. */
@@ -42,6 +47,14 @@ struct ljob_int {
 	uint64_t		 follow_bad;
 	struct rstream		*run;	/* `calops run` answering, or NULL */
 	bool			 run_printed;	/* it printed the job id */
+	/* `calops run --id ID -- …`, kept until it answered: a launch the
+	 * connection lost is made again when the host is up (relaunch);
+	 * the id makes it start the job once at most */
+	struct strv		 run_argv;
+	bool			 relaunch;
+	/* its stream broke because its host is not up: followed again when
+	 * it is (labstream_host_up), with no retry counted */
+	bool			 wait_host;
 	char			 run_err[200];	/* its last stderr line */
 	/* Its mirror (labmirror.h).  mirror.seq equals pub.last_seq while
 	 * this console writes it; a console that watched another's jobs and
@@ -132,6 +145,9 @@ void		 labshare_stop(struct labmodel *lm);
 /* labstream.c */
 /* Follow a job's stream from its last seq + 1 (mirroring and applying). */
 void		 labstream_follow(struct ljob_int *j);
+/* j's host is up again: launch it again (relaunch) or follow it again
+ * (wait_host). */
+void		 labstream_host_up(struct ljob_int *j);
 /* One event, in seq order, into the model. */
 struct event;
 void		 labstream_apply(struct ljob_int *j, const struct event *ev,

@@ -527,6 +527,49 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	labmodel_changed(j->lm);
 }
 
+/*
+ * Whether j's host is down (an SSH host lost, reconnecting or refused): its
+ * stream is then followed again when the host is up (labstream_host_up),
+ * however long that takes, and no retry is counted: a host away for an
+ * hour does not break a 24 h soak.  Connecting is not down: the command
+ * waits in the transport.
+ */
+static bool
+wait_for_host(struct ljob_int *j)
+{
+	struct transport_status st;
+	struct transport *t;
+	char err[256];
+
+	if ((t = labmodel_transport(j->lm, j->pub.host, err,
+	    sizeof err)) == NULL)
+		return false;
+	transport_status(t, &st);
+	if (st.state == TRANSPORT_UP || st.state == TRANSPORT_STALE ||
+	    st.state == TRANSPORT_CONNECTING)
+		return false;
+	j->wait_host = true;
+	snprintf(j->pub.err, sizeof j->pub.err, "%s is %s: followed again "
+	    "when it is up", j->pub.host, transport_state_name(st.state));
+	labmodel_changed(j->lm);
+	return true;
+}
+
+void
+labstream_host_up(struct ljob_int *j)
+{
+	if (!j->wait_host)
+		return;
+	j->wait_host = false;
+	j->retries = 0;
+	j->pub.err[0] = '\0';
+	if (j->retry_timer != -1) {
+		loop_del_timer(j->lm->loop, j->retry_timer);
+		j->retry_timer = -1;
+	}
+	labstream_follow(j);
+}
+
 static void
 on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 {
@@ -539,6 +582,8 @@ on_follow_done(struct follow *f, bool finished, const char *err, void *arg)
 		labmodel_changed(j->lm);
 		return;
 	}
+	if (wait_for_host(j))
+		return;
 	if (j->ended && no_job) {
 		/* Catching up a mirror after a takeover: the job's outcome is
 		 * known, only its mirror stays short. */
@@ -643,6 +688,8 @@ labstream_follow(struct ljob_int *j)
 		j->pub.state = LJ_BROKEN;
 		return;
 	}
+	if (wait_for_host(j))
+		return;
 	if (j->pub.state == LJ_STARTING)
 		j->pub.state = LJ_RUNNING;
 	j->follow_bad = 0;
@@ -714,6 +761,7 @@ labstream_job_free(struct ljob_int *j)
 		follow_stop(j->follow);
 	if (j->run != NULL)
 		transport_rstream_cancel(j->run);
+	labcmd_strv_free(&j->run_argv);
 	if (j->retry_timer != -1)
 		loop_del_timer(j->lm->loop, j->retry_timer);
 	if (j->keep_timer != -1)

@@ -16,12 +16,17 @@
 #define HISTORY_LINE_MAX (4u << 20)
 
 char *
-history_path(const char *workspace, char *err, size_t errlen)
+history_path(const char *workspace, const char *host, char *err,
+    size_t errlen)
 {
 	char hex[HASH_HEX_LEN + 1], *real, *dir = NULL, *path;
 	int fd;
 
-	if ((real = realpath(workspace, NULL)) == NULL) {
+	/* A workspace on another host is its host and path as the lab file
+	 * gives them: there is nothing to resolve here. */
+	if (host != NULL)
+		real = xasprintf("ssh://%s%s", host, workspace);
+	else if ((real = realpath(workspace, NULL)) == NULL) {
 		errbuf_set(err, errlen, "cannot resolve '%s': %s", workspace,
 		    strerror(errno));
 		return NULL;

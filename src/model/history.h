@@ -2,7 +2,8 @@
  * history.h: a small history of evaluations per workspace, so the console
  * can say what changed since a gate was last green.  One JSON line per
  * evaluation that differs from the one before, in
- * $XDG_STATE_HOME/calops/history/<sha256 of the workspace's real path>.jsonl,
+ * $XDG_STATE_HOME/calops/history/<sha256 of the workspace's real path, or
+ * of ssh://HOST/PATH>.jsonl,
  * at most `keep` lines: {"ts", "gates": {"G0": {"status", "inputs"}, …}}.
  * The folder is not used when it is a symbolic link, another user's or
  * writable by others, and the file is never read through a link
@@ -18,8 +19,11 @@
 
 #include <jansson.h>
 
-/* The history file of a workspace (a new string), or NULL with err. */
-char	*history_path(const char *workspace, char *err, size_t errlen);
+/* The history file of a workspace (a new string), or NULL with err: a
+ * local one by its real path, one on an SSH host (host not NULL) by
+ * "ssh://HOST" and its path as the lab file gives it. */
+char	*history_path(const char *workspace, const char *host, char *err,
+	    size_t errlen);
 
 /* Append an entry ({"G0": {"status", "inputs"}, …} is borrowed) unless it
  * equals the last one; keep at most `keep` entries.  0, or -1 with err. */

@@ -321,16 +321,26 @@ void
 joblist_reload(struct joblist *jl)
 {
 	char *argv[] = { "jobs", "--json", NULL };
+	struct transport_status st;
 	struct host_jobs *h;
+	struct transport *t;
 	size_t i;
 
 	for (i = 0; i < jl->nhosts; i++) {
 		h = &jl->hosts[i];
-		if (labmodel_transport(jl->lm, h->list.host, h->down,
-		    sizeof h->down) == NULL)
+		if ((t = labmodel_transport(jl->lm, h->list.host, h->down,
+		    sizeof h->down)) == NULL)
 			continue;
+		/* A host not up is said so, with why; its list is asked for
+		 * all the same (it waits in the transport until the host is
+		 * up), but from a refused one, which would refuse it. */
+		transport_status(t, &st);
 		h->down[0] = '\0';
-		if (h->list.rs == NULL)
+		if (st.state != TRANSPORT_UP && st.state != TRANSPORT_STALE)
+			snprintf(h->down, sizeof h->down, "%s%s%.200s",
+			    transport_state_name(st.state),
+			    st.error[0] != '\0' ? ": " : "", st.error);
+		if (h->list.rs == NULL && st.state != TRANSPORT_REFUSED)
 			hcmd_start(&h->list, argv);
 	}
 	changed(jl);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # watch_test.sh: `calops watch WS` and `calops version` (protocol.md §1,
-# v2), with the real binary: a change prints one changed event naming the
+# v2), with the real binary: a watching event first, once the watch is in
+# place; then a change prints one changed event naming the
 # workspace-relative paths (a new folder may stand for what was made in
 # it before the watch could see inside; a burst is one event; past 64 paths it says
 # truncated; editor droppings are not changes); polling says truncated (it
@@ -36,6 +37,11 @@ def start(ws, poll=False):
     p = subprocess.Popen([calops, "watch", ws], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env=env)
+    # First, once the watch is in place: watching, seq 1, and how.
+    e = event(p)
+    if e is None or e.get("type") != "watching" or e.get("seq") != 1 or \
+            e.get("how", "").split(" ")[0] not in ("inotify", "polling"):
+        fail("the first event is not watching: %r" % e)
     return p
 
 def event(p, limit=30):

@@ -47,3 +47,24 @@ sshlab_prereqs() {
 		"path sshlab.sh takes (tried $PWD, ${TMPDIR:-no TMPDIR} and" \
 		"${HOME:-no HOME})"
 }
+
+# lab_up N [CLEANUP]: a loopback lab of N hosts running $CALOPS, in $L, a
+# new folder under BASE (sshlab_prereqs first).  On exit the lab is
+# stopped (a session left frozen in $STOPPED let go first), its folder
+# removed, then CLEANUP runs (the caller's own exit trap).  Fails with what
+# sshlab.sh said in $LAB_LOG.
+lab_up() {
+	LABDIR=$(mktemp -d "$BASE/calops-lab.XXXXXX")
+	L=$LABDIR/lab
+	LAB_CLEANUP=${2:-}
+	trap lab_down EXIT
+	LAB_LOG=$(sh "$SRC/share/sshlab.sh" start "$L" "$1" \
+	    --calops "$CALOPS" 2>&1)
+}
+
+lab_down() {
+	[ -n "${STOPPED:-}" ] && kill -CONT $STOPPED 2>/dev/null
+	sh "$SRC/share/sshlab.sh" stop "$L" >/dev/null 2>&1
+	rm -rf "$LABDIR"
+	[ -z "$LAB_CLEANUP" ] || "$LAB_CLEANUP"
+}

@@ -89,14 +89,7 @@ WAIT_SECS=120 wait_re "^ G9 +✔ pass"
 # Every event exactly once: the mirror is the job's own stream, byte for
 # byte, and its seqs run 1..N.
 for d in "$J"/*/; do
-	id=$(basename "$d")
-	cmp -s "$d/events.jsonl" "$STREAMS/$id.jsonl" ||
-	    fail "mirror of $id differs from the job's events"
-	n=$(wc -l <"$STREAMS/$id.jsonl")
-	seqs=$(grep -o '"seq":[0-9]*' "$STREAMS/$id.jsonl" | cut -d: -f2 |
-	    awk -v n="$n" '$1 != NR { bad = 1 }
-	    END { if (bad || NR != n) print "bad"; else print "ok" }')
-	[ "$seqs" = ok ] || fail "seqs of $id are not 1..$n"
+	same_stream "$d/events.jsonl" "$STREAMS/$(basename "$d").jsonl"
 done
 # The action log has both starts and both outcomes.
 A=$TMP/state/calops/actions.jsonl

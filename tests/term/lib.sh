@@ -32,6 +32,8 @@
 #                         there are killed on exit
 #   copy_ws DIR           cp -a an example workspace into the temp dir; $WS
 #                         is the copy
+#   same_stream EV MIRROR the mirror is EV (a job's events.jsonl) byte for
+#                         byte, seqs 1..N: nothing lost, nothing twice
 #   fail MESSAGE          say what failed and what the pane showed; exit 1
 #   finish                fail on any sanitizer report, else print ok; exit 0
 #
@@ -279,6 +281,18 @@ copy_ws() {
 	mkdir -p "$TMP/ws"
 	cp -a "$1" "$TMP/ws/" || fail "cannot copy '$1'"
 	WS=$TMP/ws/$(basename "$1")
+}
+
+# same_stream EVENTS MIRROR: every event exactly once: the console's mirror
+# is the job's own events.jsonl byte for byte, and its seqs run 1..N.
+same_stream() {
+	local n seqs
+	cmp -s "$1" "$2" || fail "the mirror $2 differs from the job's $1"
+	n=$(wc -l <"$2")
+	seqs=$(grep -o '"seq":[0-9]*' "$2" | cut -d: -f2 |
+	    awk -v n="$n" '$1 != NR { bad = 1 }
+	    END { if (bad || NR != n) print "bad"; else print "ok" }')
+	[ "$seqs" = ok ] || fail "the seqs of $2 are not 1..$n"
 }
 
 finish() {

@@ -43,7 +43,7 @@ setup(void **state)
 	if (getenv("HOME") != NULL)
 		f->home = xstrdup(getenv("HOME"));
 	setenv("XDG_STATE_HOME", f->state, 1);
-	f->path = history_path(f->ws, err, sizeof err);
+	f->path = history_path(f->ws, NULL, err, sizeof err);
 	if (f->path == NULL)
 		fail_msg("history_path: %s", err);
 	*state = f;
@@ -159,14 +159,14 @@ test_path(void **state)
 
 	/* the same workspace by another name: the same file */
 	p = xasprintf("%s/./ws/", f->base);
-	q = history_path(p, err, sizeof err);
+	q = history_path(p, NULL, err, sizeof err);
 	assert_non_null(q);
 	assert_string_equal(q, f->path);
 	free(p);
 	free(q);
 	lnk = xasprintf("%s/link", f->base);
 	assert_int_equal(symlink(f->ws, lnk), 0);
-	q = history_path(lnk, err, sizeof err);
+	q = history_path(lnk, NULL, err, sizeof err);
 	assert_string_equal(q, f->path);
 	free(q);
 	free(lnk);
@@ -174,22 +174,32 @@ test_path(void **state)
 	/* another workspace: another file */
 	other = xasprintf("%s/other", f->base);
 	assert_int_equal(mkdir(other, 0755), 0);
-	q = history_path(other, err, sizeof err);
+	q = history_path(other, NULL, err, sizeof err);
 	assert_non_null(q);
 	assert_string_not_equal(q, f->path);
 	free(q);
 
 	/* a workspace that does not exist */
 	p = xasprintf("%s/missing", f->base);
-	assert_null(history_path(p, err, sizeof err));
+	assert_null(history_path(p, NULL, err, sizeof err));
 	assert_non_null(strstr(err, "cannot resolve"));
 	assert_non_null(strstr(err, "missing"));
+	/* ... unless it is on an SSH host: there by its host and path, one
+	 * file per host */
+	q = history_path(p, "lab3", err, sizeof err);
+	assert_non_null(q);
+	assert_string_not_equal(q, f->path);
+	lnk = history_path(p, "lab4", err, sizeof err);
+	assert_non_null(lnk);
+	assert_string_not_equal(q, lnk);
+	free(lnk);
+	free(q);
 	free(p);
 
 	/* a relative XDG_STATE_HOME is ignored for HOME */
 	setenv("XDG_STATE_HOME", "relative/state", 1);
 	setenv("HOME", f->base, 1);
-	q = history_path(other, err, sizeof err);
+	q = history_path(other, NULL, err, sizeof err);
 	assert_non_null(q);
 	want = xasprintf("%s/.local/state/calops/history/", f->base);
 	assert_true(strncmp(q, want, strlen(want)) == 0);
@@ -198,13 +208,13 @@ test_path(void **state)
 	/* neither */
 	unsetenv("XDG_STATE_HOME");
 	unsetenv("HOME");
-	assert_null(history_path(other, err, sizeof err));
+	assert_null(history_path(other, NULL, err, sizeof err));
 	assert_non_null(strstr(err, "XDG_STATE_HOME"));
 	/* the state folder cannot be made */
 	p = xasprintf("%s/file", f->base);
 	put(p, "x", 1);
 	setenv("XDG_STATE_HOME", p, 1);
-	assert_null(history_path(other, err, sizeof err));
+	assert_null(history_path(other, NULL, err, sizeof err));
 	assert_non_null(strstr(err, "cannot make"));
 	free(p);
 	free(other);
@@ -543,7 +553,7 @@ test_planted(void **state)
 	moved = xasprintf("%s/moved", f->base);
 	assert_int_equal(rename(dir, moved), 0);
 	assert_int_equal(symlink(moved, dir), 0);
-	assert_null(history_path(f->ws, err, sizeof err));
+	assert_null(history_path(f->ws, NULL, err, sizeof err));
 	assert_non_null(strstr(err, "refusing the history folder"));
 	assert_non_null(strstr(err, "is a symbolic link"));
 	free(moved);

@@ -29,6 +29,7 @@
 #include "metrics/metrics.h"
 #include "proto/event.h"
 #include "remote/lab.h"
+#include "remote/transport.h"
 
 static char tmpdir[] = "/tmp/calops-labmodel.XXXXXX";
 static char warned[512];
@@ -519,8 +520,10 @@ test_commands(void **state)
 	char err[512], cmd[4096];
 	const char *text = "hosts:\n  - {name: local, transport: local, "
 	    "chips: [0, 1, 2, 3]}\n  - {name: far, transport: ssh, address: "
-	    "far.example}\nworkspaces:\n  - {host: local, path: /srv/ws}\n"
-	    "runner: calrt-sim --time-scale 3000\n";
+	    "far.example, protected: true}\nworkspaces:\n  - {host: local, "
+	    "path: /srv/ws}\nrunner: calrt-sim --time-scale 3000\n";
+	struct transport_status st;
+	struct transport *t;
 
 	(void)state;
 	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
@@ -566,8 +569,22 @@ test_commands(void **state)
 	spec.host = "far";
 	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
-	assert_null(labmodel_transport(lm, "far", err, sizeof err));
-	assert_non_null(strstr(err, "ssh"));
+	/* far is an ssh host: it has a transport, connecting. */
+	t = labmodel_transport(lm, "far", err, sizeof err);
+	assert_non_null(t);
+	transport_status(t, &st);
+	assert_int_equal(st.state, TRANSPORT_CONNECTING);
+	/* far is protected: no job there until --write far. */
+	assert_true(labmodel_host_protected(lm, "far"));
+	assert_false(labmodel_host_protected(lm, "local"));
+	assert_null(labmodel_start(lm, &spec, err, sizeof err));
+	assert_non_null(strstr(err, "host 'far' is protected"));
+	assert_non_null(strstr(err, "--write far"));
+	assert_int_equal(labmodel_allow_write(lm, "nowhere", err, sizeof err),
+	    -1);
+	assert_non_null(strstr(err, "no host 'nowhere'"));
+	assert_int_equal(labmodel_allow_write(lm, "far", err, sizeof err), 0);
+	assert_false(labmodel_host_protected(lm, "far"));
 	assert_string_equal(labmodel_default_host(lm), "local");
 	labmodel_free(lm);
 	lab_release(&lab);

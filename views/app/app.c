@@ -13,6 +13,7 @@
 
 #include "base/text.h"
 #include "model/history.h"
+#include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
@@ -37,7 +38,7 @@ record_history(struct app *a)
 		    "status", gate_status_name(e->gates[i].status), "inputs",
 		    e->gates[i].inputs != NULL ? e->gates[i].inputs :
 		    json_array()));
-	if ((path = history_path(a->ws, err, sizeof err)) == NULL ||
+	if ((path = history_path(a->ws, a->ws_host, err, sizeof err)) == NULL ||
 	    history_append(path, gates, e->finished_at, a->config.history, err,
 	    sizeof err) != 0)
 		app_message(a, true, "history not kept: %s", err);
@@ -45,14 +46,13 @@ record_history(struct app *a)
 	json_decref(gates);
 }
 
+/* A line of `calops check --stream`, from the child or from the host. */
 static void
-eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
-    bool cut, void *arg)
+eval_take(struct app *a, const char *line, size_t len, bool from_stderr,
+    bool cut)
 {
-	struct app *a = arg;
 	int r;
 
-	(void)c;
 	if (from_stderr || cut) {
 		if (len > 0) {
 			app_message(a, true, "%.*s", (int)(len > 200 ? 200 :
@@ -80,6 +80,14 @@ eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
 }
 
 static void
+eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	(void)c;
+	eval_take(arg, line, len, from_stderr, cut);
+}
+
+static void
 eval_done(struct child *c, int status, void *arg)
 {
 	struct app *a = arg;
@@ -103,6 +111,150 @@ eval_done(struct child *c, int status, void *arg)
 
 static const struct child_ops eval_ops = { eval_line, eval_done };
 
+/* ---- a workspace on an SSH host ---- */
+
+static void
+reval_line(struct rstream *rs, const char *line, size_t len,
+    bool from_stderr, bool cut, void *arg)
+{
+	(void)rs;
+	eval_take(arg, line, len, from_stderr, cut);
+}
+
+/* The host's check ended; a link lost meanwhile is said, and the board
+ * evaluated again once the host is back (lab_changed). */
+static void
+reval_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct app *a = arg;
+	char why[400];
+
+	(void)rs;
+	a->reval = NULL;
+	if (ex->err != NULL) {
+		a->reval_failed = true;
+		snprintf(why, sizeof why, "evaluation on %s broken: %s",
+		    a->ws_host, ex->err);
+		boardmodel_fail(&a->board, why);
+	} else if (a->board.running)
+		boardmodel_fail(&a->board, ex->sig != 0 ?
+		    "the evaluation was killed" :
+		    "the evaluation ended without a result");
+	a->dirty = true;
+	if (a->eval_again && ex->err == NULL) {
+		a->eval_again = false;
+		app_evaluate(a);
+	}
+}
+
+static const struct rstream_cb reval_cb = { reval_line, reval_done };
+
+/* `calops check --stream` on the workspace's host: the same events as the
+ * local child's, through the host's transport (it waits there while the
+ * host connects). */
+static void
+evaluate_remote(struct app *a)
+{
+	char *argv[] = { "check", "--stream", "--", a->ws, NULL };
+	struct transport *t;
+	char err[256];
+
+	if (a->reval != NULL) {
+		a->eval_again = true;
+		return;
+	}
+	if (a->message_eval)
+		a->message[0] = '\0';
+	a->reval_failed = false;
+	boardmodel_begin(&a->board);
+	if ((t = labmodel_transport(a->labm, a->ws_host, err,
+	    sizeof err)) == NULL ||
+	    (a->reval = transport_exec(t, argv, &reval_cb, a, err,
+	    sizeof err)) == NULL) {
+		a->reval_failed = true;
+		boardmodel_fail(&a->board, err);
+	}
+	a->dirty = true;
+}
+
+static void	changed(void *arg);
+
+/* A line of the host's `calops watch`: a change, evaluated once quiet. */
+static void
+rwatch_line(struct rstream *rs, const char *line, size_t len,
+    bool from_stderr, bool cut, void *arg)
+{
+	struct app *a = arg;
+
+	(void)rs;
+	(void)cut;
+	if (from_stderr) {
+		if (len > 0)
+			app_message(a, true, "%s: %.*s", a->ws_host,
+			    (int)(len > 160 ? 160 : len), line);
+		return;
+	}
+	if (memmem(line, len, "\"changed\"", 9) != NULL)
+		changed(a);
+	else if (memmem(line, len, "\"watching\"", 10) != NULL) {
+		/* In place from now on: what changed before it was, since
+		 * the evaluation under way or done began, is read again. */
+		a->rwatch_live = true;
+		app_evaluate(a);
+	}
+}
+
+static void
+rwatch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct app *a = arg;
+
+	(void)rs;
+	a->rwatch = NULL;
+	a->rwatch_live = false;
+	if (ex->err == NULL && ex->code != 0)
+		app_message(a, true, "%s: not watching for changes (calops "
+		    "watch exit %d)", a->ws_host, ex->code);
+}
+
+static const struct rstream_cb rwatch_cb = { rwatch_line, rwatch_done };
+
+static void
+watch_remote(struct app *a)
+{
+	char *argv[] = { "watch", a->ws, NULL };
+	struct transport *t;
+	char err[256];
+
+	if (a->rwatch != NULL ||
+	    (t = labmodel_transport(a->labm, a->ws_host, err,
+	    sizeof err)) == NULL)
+		return;
+	if ((a->rwatch = transport_exec(t, argv, &rwatch_cb, a, err,
+	    sizeof err)) == NULL)
+		app_message(a, true, "not watching for changes: %s", err);
+}
+
+/* The workspace's host changed state: back up after a break, it is
+ * watched again and evaluated again (what changed meanwhile was not
+ * seen). */
+static void
+remote_ws_host_changed(struct app *a)
+{
+	struct transport *t;
+	char err[256];
+
+	if (a->ws_host == NULL || (t = labmodel_transport(a->labm,
+	    a->ws_host, err, sizeof err)) == NULL || !transport_up(t))
+		return;
+	if (a->rwatch == NULL) {
+		watch_remote(a);
+		if (a->reval == NULL)
+			app_evaluate(a);
+	} else if (a->reval_failed && a->reval == NULL)
+		app_evaluate(a);
+}
+
 /* Evaluate in a child, never in the UI's thread of control. */
 void
 app_evaluate(struct app *a)
@@ -110,6 +262,10 @@ app_evaluate(struct app *a)
 	char *argv[] = { a->self, "check", "--stream", "--", a->ws, NULL };
 	char err[256];
 
+	if (a->ws_host != NULL) {
+		evaluate_remote(a);
+		return;
+	}
 	if (a->eval != NULL) {
 		a->eval_again = true;
 		return;
@@ -162,6 +318,10 @@ watch_start(struct app *a)
 {
 	char err[256];
 
+	if (a->ws_host != NULL) {
+		watch_remote(a);
+		return;
+	}
 	a->watch = watchloop_new(a->loop, a->ws, changed, a, err,
 	    sizeof err);
 	if (a->watch == NULL)
@@ -268,6 +428,12 @@ const char *
 app_workspace(const struct app *a)
 {
 	return a->ws;
+}
+
+const char *
+app_workspace_host(const struct app *a)
+{
+	return a->ws_host;
 }
 
 const char *
@@ -416,6 +582,11 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	/* Headless, there is no terminal to hand to an editor. */
 	if (a->headless != NULL) {
 		app_message(a, true, "no terminal to open '%s' on", rel);
+		return;
+	}
+	if (a->ws_host != NULL) {
+		app_message(a, true, "'%s' is on %s: opening a file there is "
+		    "not in this version", rel, a->ws_host);
 		return;
 	}
 	path = xasprintf("%s/%s", a->ws, rel);
@@ -710,6 +881,9 @@ lab_changed(struct labmodel *lm, void *arg)
 
 	(void)lm;
 	a->dirty = true;
+	/* Cheap unless the workspace's host is being waited for. */
+	if (a->ws_host != NULL && (a->rwatch == NULL || a->reval_failed))
+		remote_ws_host_changed(a);
 }
 
 /* A job ended: what it wrote is evidence, so evaluate again now (the
@@ -732,6 +906,109 @@ lab_warn(struct labmodel *lm, const char *msg, void *arg)
 	app_message(arg, true, "%s", msg);
 }
 
+/* ---- the questions lab hosts ask ---- */
+
+/* The passphrase typed for a host's identity (NULL: skip that key): the
+ * transport keeps its own copy until that key's authentication returns;
+ * the prompt's is wiped when this returns (prompt.c). */
+static void
+passphrase_answer(struct app *a, const char *answer, void *arg)
+{
+	char *host = arg, err[256];
+	struct transport *t;
+
+	if ((t = labmodel_transport(a->labm, host, err, sizeof err)) != NULL)
+		transport_passphrase(t, answer);
+	if (answer == NULL)
+		app_message(a, false, "%s: that key skipped", host);
+	free(host);
+}
+
+/* "yes" trusts the host key a host was refused over; anything else
+ * writes nothing. */
+static void
+hostkey_answer(struct app *a, const char *answer, void *arg)
+{
+	char *host = arg, err[512];
+	struct transport *t;
+
+	if (answer == NULL || strcmp(answer, "yes") != 0)
+		app_message(a, false, "the host key of %s is not trusted: "
+		    "nothing written (a on the Hosts screen asks again)", host);
+	else if ((t = labmodel_transport(a->labm, host, err,
+	    sizeof err)) == NULL || transport_accept_key(t, err,
+	    sizeof err) != 0)
+		app_message(a, true, "%s", err);
+	else
+		app_message(a, false, "the host key of %s is in known_hosts "
+		    "now; connecting", host);
+	free(host);
+}
+
+/* Put host's question now; false when it asks nothing (any more). */
+static bool
+ask_now(struct app *a, const char *host)
+{
+	struct transport_status st;
+	struct transport *t;
+	char err[256], *q;
+
+	if ((t = labmodel_transport(a->labm, host, err, sizeof err)) == NULL)
+		return false;
+	transport_status(t, &st);
+	switch (st.ask) {
+	case TRANSPORT_ASK_PASSPHRASE:
+		q = xasprintf("%s (Esc skips this key): ", st.ask_text);
+		prompt_ask_secret(a, q, passphrase_answer, xstrdup(host));
+		break;
+	case TRANSPORT_ASK_KEY:
+		q = xasprintf("%s -- trust it from now on? Type yes: ",
+		    st.ask_text);
+		prompt_ask(a, q, hostkey_answer, xstrdup(host));
+		break;
+	default:
+		return false;
+	}
+	free(q);
+	return true;
+}
+
+void
+app_ask_host(struct app *a, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < a->nhost_asks; i++)
+		if (strcmp(a->host_asks[i], host) == 0)
+			return;
+	if (a->nhost_asks == nitems(a->host_asks))
+		return;		/* each host asks again on a */
+	a->host_asks[a->nhost_asks++] = xstrdup(host);
+	app_ask_next(a);
+}
+
+void
+app_ask_next(struct app *a)
+{
+	char *host;
+
+	while (a->mode == MODE_NORMAL && a->nhost_asks > 0) {
+		host = a->host_asks[0];
+		memmove(a->host_asks, a->host_asks + 1, --a->nhost_asks *
+		    sizeof *a->host_asks);
+		if (ask_now(a, host))
+			a->dirty = true;
+		free(host);
+	}
+}
+
+static void
+lab_ask(struct labmodel *lm, const char *host, void *arg)
+{
+	(void)lm;
+	app_ask_host(arg, host);
+}
+
 /*
  * The lab behind the console: the lab file when path is one (its first
  * workspace on a local host is the board's), else a lab of one local host
@@ -740,7 +1017,8 @@ lab_warn(struct labmodel *lm, const char *msg, void *arg)
 static int
 lab_open(struct app *a, const char *path, char *err, size_t errlen)
 {
-	const struct labmodel_cb cb = { lab_changed, lab_ended, lab_warn, a };
+	const struct labmodel_cb cb = { lab_changed, lab_ended, lab_warn,
+	    lab_ask, a };
 	struct stat st;
 	size_t i;
 
@@ -754,10 +1032,15 @@ lab_open(struct app *a, const char *path, char *err, size_t errlen)
 			if (h != NULL && h->transport == LAB_LOCAL)
 				a->ws = xstrdup(a->lab.workspaces[i].path);
 		}
+		/* None here: the first one, on its SSH host. */
+		if (a->ws == NULL && a->lab.nworkspaces > 0) {
+			a->ws = xstrdup(a->lab.workspaces[0].path);
+			a->ws_host = lab_host(&a->lab,
+			    a->lab.workspaces[0].host)->name;
+		}
 		if (a->ws == NULL) {
-			errbuf_set(err, errlen, "'%s' names no workspace on a "
-			    "local host (SSH hosts are not reachable from this "
-			    "version yet)", path);
+			errbuf_set(err, errlen, "'%s' names no workspace",
+			    path);
 			return -1;
 		}
 	} else {
@@ -783,6 +1066,7 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 {
 	const char *theme;
 	struct ui_opts uo;
+	size_t i;
 
 	memset(a, 0, sizeof *a);
 	boardmodel_init(&a->board);
@@ -817,7 +1101,13 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	loop_watch_signal(a->loop, SIGTERM, on_signal, a);
 	loop_watch_signal(a->loop, SIGHUP, on_signal, a);
 	loop_set_before_sleep(a->loop, before_sleep, a);
-	return lab_open(a, o->path, err, errlen);
+	if (lab_open(a, o->path, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < o->nwrite; i++)
+		if (labmodel_allow_write(a->labm, o->write[i], err,
+		    errlen) != 0)
+			return -1;
+	return 0;
 }
 
 static void
@@ -827,7 +1117,14 @@ app_teardown(struct app *a)
 		pop(a);
 	if (a->eval != NULL)
 		child_abandon(a->eval);
+	if (a->reval != NULL)
+		transport_rstream_cancel(a->reval);
+	if (a->rwatch != NULL)
+		transport_rstream_cancel(a->rwatch);
 	ui_end();
+	explicit_bzero(a->input, sizeof a->input);	/* a secret typed */
+	while (a->nhost_asks > 0)
+		free(a->host_asks[--a->nhost_asks]);
 	headless_free(a->headless);
 	watchloop_free(a->watch);
 	labmodel_free(a->labm);

@@ -34,6 +34,9 @@ struct app_opts {
 	 * (headless.h). */
 	const char	*script;
 	int		 cols, rows;
+	/* Protected hosts jobs may run on (--write HOST). */
+	const char	*write[16];
+	size_t		 nwrite;
 };
 
 /* Run the console until the user quits; returns the exit status. */
@@ -47,6 +50,8 @@ const struct board *app_board(const struct app *a);
 struct labmodel	*app_labmodel(const struct app *a);
 struct loop	*app_loop(const struct app *a);
 const char	*app_workspace(const struct app *a);
+/* The SSH host the workspace is on, or NULL: this machine. */
+const char	*app_workspace_host(const struct app *a);
 const char	*app_filter(const struct app *a);
 bool		 app_readonly(const struct app *a);
 /* Paint again before the next sleep: what a screen shows changed outside
@@ -68,6 +73,14 @@ void	 app_message(struct app *a, bool error, const char *fmt, ...)
  * there when fn runs (unless the console quits: fn is not called). */
 void	 prompt_ask(struct app *a, const char *question, app_answer_fn fn,
 	    void *arg);
+/* The same for a secret (a passphrase): nothing typed is shown, and the
+ * answer is wiped from the prompt once fn returns (fn wipes its own
+ * copies). */
+void	 prompt_ask_secret(struct app *a, const char *question,
+	    app_answer_fn fn, void *arg);
+/* Put the question a lab host asks (an unknown host key to trust, a
+ * passphrase) to the operator now, or after the one open. */
+void	 app_ask_host(struct app *a, const char *host);
 /* Case-insensitive substring match against the current filter. */
 bool	 app_filter_match(const struct app *a, const char *s);
 /* Open rel (workspace-relative) at a line in $EDITOR, or $PAGER. */

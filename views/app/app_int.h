@@ -31,6 +31,14 @@ struct app {
 	struct labmodel	*labm;		/* hosts, jobs, streams (never NULL
 					 * once open) */
 	char		*ws;		/* the workspace path as given */
+	/* The SSH host the workspace is on (borrowed from the lab), or NULL:
+	 * this machine.  Its board comes from `calops check --stream` run
+	 * there, again when `calops watch` there says it changed. */
+	const char	*ws_host;
+	struct rstream	*reval;		/* that check, or NULL */
+	struct rstream	*rwatch;	/* that watch, or NULL */
+	bool		 rwatch_live;	/* it said it is watching */
+	bool		 reval_failed;	/* it broke with its link */
 	bool		 demo, readonly;
 	struct config	 config;
 	struct theme	 theme;
@@ -39,9 +47,15 @@ struct app {
 	enum app_mode	 mode;
 	char		 input[256];	/* the prompt's text */
 	size_t		 input_len;
-	char		 ask[128];	/* MODE_ASK: the question */
+	char		 ask[600];	/* MODE_ASK: the question */
+	bool		 ask_secret;	/* its answer is not shown, and is
+					   wiped once answered */
 	app_answer_fn	 ask_fn;
 	void		*ask_arg;
+	/* Hosts that asked something (labmodel_cb.ask) and wait until no
+	 * other question is open, in the order they asked. */
+	char		*host_asks[16];
+	size_t		 nhost_asks;
 	char		 filter[256];	/* the applied filter, "" for none */
 	char		 message[256];	/* shown once in the status bar */
 	bool		 message_error;
@@ -80,6 +94,8 @@ bool	 frame_due(struct app *a);
  * the terminal had: what the headless mode's script does (headless.c). */
 void	 app_key(struct app *a, int key);
 void	 app_click(struct app *a, int y, int x, bool twice);
+/* The next host waiting with a question (app.c), once none is open. */
+void	 app_ask_next(struct app *a);
 /* A key while the prompt is open (prompt.c); returns a reaction. */
 int	 prompt_key(struct app *a, int key);
 

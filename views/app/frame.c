@@ -6,7 +6,10 @@
  */
 #include "calops.h"
 
+#include <time.h>
+
 #include "lab/labmodel.h"
+#include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
@@ -116,26 +119,90 @@ draw_banners(struct app *a)
 	return row - 1;
 }
 
+/*
+ * The protected hosts (lab.h): "lab3 protected " while jobs there are
+ * refused, "writes lab3 " once --write allowed them; the first one named,
+ * and how many more.
+ */
+static void
+protected_mark(struct app *a, char *buf, size_t len)
+{
+	const struct lab *lab = a->labm != NULL ? labmodel_lab(a->labm) :
+	    NULL;
+	const char *first[2] = { NULL, NULL };
+	size_t i, n[2] = { 0, 0 };
+	int k, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; lab != NULL && i < lab->nhosts; i++) {
+		if (!lab->hosts[i].protected)
+			continue;
+		k = labmodel_host_protected(a->labm, lab->hosts[i].name);
+		if (n[k]++ == 0)
+			first[k] = lab->hosts[i].name;
+	}
+	if (n[1] > 0)
+		off = snprintf(buf, len, "%s%s protected ", first[1], n[1] > 1 ?
+		    "+" : "");
+	if (n[0] > 0 && off >= 0 && (size_t)off < len)
+		snprintf(buf + off, len - (size_t)off, "writes %s%s ", first[0],
+		    n[0] > 1 ? "+" : "");
+}
+
+/* The board of a workspace on an SSH host that is not up is not live:
+ * "host1 reconnecting: board of 14:02 " (protocol.md §6). */
+static void
+remote_mark(struct app *a, char *buf, size_t len)
+{
+	struct transport_status st;
+	struct transport *t;
+	char err[64], when[16] = "none yet";
+	struct tm tm;
+	time_t at;
+
+	if (a->ws_host == NULL || len == 0 || (t = labmodel_transport(a->labm,
+	    a->ws_host, err, sizeof err)) == NULL)
+		return;
+	transport_status(t, &st);
+	if (st.state == TRANSPORT_UP)
+		return;
+	at = (time_t)a->board.now.finished_at;
+	if (a->board.now.valid && at > 0 && localtime_r(&at, &tm) != NULL)
+		strftime(when, sizeof when, "%H:%M:%S", &tm);
+	snprintf(buf, len, "%s %s: board of %s ", a->ws_host,
+	    transport_state_name(st.state), when);
+}
+
 static void
 draw_status(struct app *a)
 {
 	struct view *v = &a->stack[a->depth - 1];
 	int y = a->rows - 1, x = 0, room, fw = 0, rw;
-	char right[384], marks[64], s[256] = "";
+	char right[384], marks[256], prot[160], s[256] = "";
 	/* Another console follows the lab's jobs: this one only watches. */
 	bool watching = a->labm != NULL && labmodel_watching(a->labm);
 
 	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
-	/* A question may name a host, a job or a chip from a lab host. */
-	if (a->mode == MODE_ASK)
+	/* A question may name a host, a job or a chip from a lab host.  One
+	 * too long for the bar (a host key's fingerprint must be read whole)
+	 * takes the line above it too, the answer typed below it. */
+	if (a->mode == MODE_ASK && ui_width(a->ask) > a->cols - 16 &&
+	    y > 0) {
+		ui_fill(stdscr, y - 1, 0, ROLE_STATUSBAR);
+		ui_put(stdscr, y - 1, 0, a->cols, ROLE_STATUSBAR, a->ask,
+		    false);
+		x = 0;
+	} else if (a->mode == MODE_ASK)
 		x = ui_put(stdscr, y, 0, a->cols - 16, ROLE_STATUSBAR, a->ask,
 		    false);
 	if (a->mode != MODE_NORMAL) {
 		if (a->mode != MODE_ASK)
 			x = ui_putf(stdscr, y, 0, 1, ROLE_STATUSBAR, "%c",
 			    a->mode == MODE_FILTER ? '/' : ':');
-		x += ui_put(stdscr, y, x, a->cols - 2, ROLE_STATUSBAR, a->input,
-		    false);
+		/* A secret shows nothing, not even its length. */
+		if (!a->ask_secret)
+			x += ui_put(stdscr, y, x, a->cols - 2, ROLE_STATUSBAR,
+			    a->input, false);
 		/* What Tab found, beside the input. */
 		if (a->message[0] != '\0' && a->cols - x - 3 > 0)
 			ui_put(stdscr, y, x + 2, a->cols - x - 3,
@@ -148,11 +215,14 @@ draw_status(struct app *a)
 	curs_set(0);
 	/* The marks of what this console may do stay through an evaluation;
 	 * the progress takes the watcher's place. */
-	snprintf(marks, sizeof marks, "%s%s%s%s",
+	protected_mark(a, prot, sizeof prot);
+	remote_mark(a, prot + strlen(prot), sizeof prot - strlen(prot));
+	snprintf(marks, sizeof marks, "%s%s%s%s%s%s",
 	    a->readonly ? "read-only " : "",
 	    a->readonly ? ui_glyph("· ", "- ") : "",
 	    watching ? "jobs watched " : "",
-	    watching ? ui_glyph("· ", "- ") : "");
+	    watching ? ui_glyph("· ", "- ") : "", prot,
+	    prot[0] != '\0' ? ui_glyph("· ", "- ") : "");
 	if (a->board.running) {
 		static const char *const spin[] = { "|", "/", "-", "\\" };
 
@@ -165,9 +235,12 @@ draw_status(struct app *a)
 			snprintf(right, sizeof right, "%s%s evaluating ", marks,
 			    spin[a->spinner % 4]);
 	} else
-		snprintf(right, sizeof right, "%s%s ? help ", marks,
+		snprintf(right, sizeof right, "%s%s%s ? help ", marks,
 		    a->watch != NULL ?
-		    watch_describe(watchloop_watch(a->watch)) : "not watching");
+		    watch_describe(watchloop_watch(a->watch)) :
+		    a->rwatch_live ? "watched on " : a->rwatch != NULL ?
+		    "starting a watch on " : "not watching",
+		    a->watch == NULL && a->rwatch != NULL ? a->ws_host : "");
 	rw = ui_width(right);
 	/* An applied filter is always shown: it takes its room first. */
 	room = a->cols - 2 - rw;

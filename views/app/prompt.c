@@ -6,11 +6,14 @@
 
 #include <curses.h>
 
+#include "lab/labmodel.h"
+#include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/core/ui.h"
 
 /* The commands that are not a screen's name (view.h has those). */
-static const char *const commands[] = { "theme", "refresh", "q", "quit" };
+static const char *const commands[] = { "theme", "refresh", "reconnect",
+    "q", "quit" };
 
 /* The i-th word ':' completes: every screen :name opens, then commands[];
  * NULL past the end. */
@@ -85,6 +88,42 @@ set_theme(struct app *a, const char *name)
 	a->relayout = true;
 }
 
+/* :reconnect HOST, or every host that is not up: connect again now,
+ * refused ones included (the operator acts). */
+static void
+reconnect(struct app *a, const char *host)
+{
+	const struct lab *lab = labmodel_lab(a->labm);
+	struct transport_status st;
+	struct transport *t;
+	char err[256];
+	size_t i, n = 0;
+
+	while (*host == ' ')
+		host++;
+	for (i = 0; i < lab->nhosts; i++) {
+		if (*host != '\0' && strcmp(host, lab->hosts[i].name) != 0)
+			continue;
+		if ((t = labmodel_transport(a->labm, lab->hosts[i].name, err,
+		    sizeof err)) == NULL)
+			continue;
+		transport_status(t, &st);
+		if (st.state == TRANSPORT_UP || st.state == TRANSPORT_STALE ||
+		    st.state == TRANSPORT_CONNECTING)
+			continue;
+		transport_reconnect(t);
+		n++;
+	}
+	if (*host != '\0' && lab_host(lab, host) == NULL)
+		app_message(a, true, "no host '%s' in the lab file", host);
+	else if (n == 0)
+		app_message(a, false, "%s", *host != '\0' ? "that host is up or "
+		    "connecting already" : "every host is up or connecting");
+	else
+		app_message(a, false, "connecting again to %zu host%s", n,
+		    n == 1 ? "" : "s");
+}
+
 static int
 run_command(struct app *a, const char *cmd)
 {
@@ -101,6 +140,9 @@ run_command(struct app *a, const char *cmd)
 			set_theme(a, cmd + 6);
 	} else if (strcmp(cmd, "refresh") == 0)
 		app_evaluate(a);
+	else if (strncmp(cmd, "reconnect", 9) == 0 &&
+	    (cmd[9] == ' ' || cmd[9] == '\0'))
+		reconnect(a, cmd + 9);
 	else if ((v = view_by_name(cmd)) != NULL &&
 	    view_entry(v)->kind == VIEW_TAB)
 		app_switch_tab(a, v);
@@ -119,6 +161,7 @@ prompt_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
 	if (a->headless == NULL)
 		flushinp();
 	snprintf(a->ask, sizeof a->ask, "%s", question);
+	a->ask_secret = false;
 	a->ask_fn = fn;
 	a->ask_arg = arg;
 	a->input[0] = '\0';
@@ -127,7 +170,16 @@ prompt_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
 	a->dirty = true;
 }
 
-/* The answer to prompt_ask(), or NULL: cancelled. */
+void
+prompt_ask_secret(struct app *a, const char *question, app_answer_fn fn,
+    void *arg)
+{
+	prompt_ask(a, question, fn, arg);
+	a->ask_secret = true;
+}
+
+/* The answer to prompt_ask(), or NULL: cancelled; then the next question
+ * a host waits with. */
 static void
 answer(struct app *a, const char *text)
 {
@@ -137,6 +189,13 @@ answer(struct app *a, const char *text)
 	a->ask_fn = NULL;
 	if (fn != NULL)
 		fn(a, text, a->ask_arg);
+	if (a->ask_secret) {
+		explicit_bzero(a->input, sizeof a->input);
+		a->input_len = 0;
+		a->ask_secret = false;
+	}
+	if (a->mode == MODE_NORMAL)
+		app_ask_next(a);
 }
 
 /* A key while the prompt is open; a filter applies as it is typed. */
@@ -150,8 +209,10 @@ prompt_key(struct app *a, int key)
 			a->filter[0] = '\0';
 			app_refresh_views(a);
 		}
-		if (a->mode == MODE_ASK)
-			answer(a, NULL);
+		if (a->mode == MODE_ASK) {
+			answer(a, NULL);	/* may ask the next */
+			return R_REDRAW;
+		}
 		a->mode = MODE_NORMAL;
 		return R_REDRAW;
 	}
@@ -164,8 +225,10 @@ prompt_key(struct app *a, int key)
 		return filtering ? R_REDRAW : run_command(a, a->input);
 	}
 	if (key == KEY_BACKSPACE || key == 127 || key == KEY_CTRL('h')) {
-		if (a->input_len == 0 && a->mode == MODE_ASK)
+		if (a->input_len == 0 && a->mode == MODE_ASK) {
 			answer(a, NULL);
+			return R_REDRAW;
+		}
 		if (a->input_len == 0)
 			a->mode = MODE_NORMAL;
 		/* Drop one UTF-8 character, not one byte. */

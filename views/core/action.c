@@ -56,6 +56,10 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_ACK] = { "ack", "acknowledge the selected alert" },
 	[ACT_ALERTS] = { "alerts", "show or hide the alerts journal" },
 	[ACT_ACTIONS] = { "actions", "show or hide the action log" },
+	[ACT_RECONNECT] = { "reconnect", "connect to the selected host again "
+	    "now (also :reconnect HOST)" },
+	[ACT_ACCEPT_KEY] = { "accept-key", "trust the unknown host key the "
+	    "selected host was refused over (type yes)" },
 };
 
 const struct keybinding action_global_keys[] = {

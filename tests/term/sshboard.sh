@@ -1,0 +1,87 @@
+# sshboard.sh: the board of a workspace on an SSH host (issue 11 §6), with a
+# loopback lab of real sshd (share/sshlab.sh) and the console in tmux.  The
+# lab file names no local host: the console evaluates the workspace on
+# host1 with `calops check --stream` there, and again when `calops watch`
+# there says it changed.  The workspace's path holds a blank, quotes, a
+# `$(…)`, a `;` and a newline: every command line that carries it (check,
+# watch, the G7 job's run) is quoted for the remote shell, and nothing
+# runs that the path spells.
+#
+#  1. The board comes from host1: G7 pending (its results are missing).
+#  2. A file removed on host1 (G2's report) turns G2 red through the watch;
+#     put back, green again.
+#  3. host1 drops off the network: the status bar says the board is not
+#     live (host1 disconnected: board of HH:MM:SS); back up, it is watched
+#     and evaluated again.
+#  4. r on G7 runs the golden suite and the faults on host1, in that
+#     workspace, and G7 turns green.
+#
+# Skipped (77) without tmux, sshd, or a folder sshd's StrictModes takes.
+. "$(dirname "$0")/lib.sh"
+skip() { echo "$TEST: skipped: $*"; exit 77; }
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+. "$SRC/tests/remote/lib.sh"
+sshlab_prereqs
+
+lab_up 1 cleanup || fail "the lab did not start: $LAB_LOG"
+
+# The workspace, renamed to a path a shell would misread in every way.
+odd=$'ws \'q\' "dq" $(touch pwned); x\nline2'
+WS=$L/host1/$odd
+mv "$L/host1/ws" "$WS" || fail "cannot rename the workspace"
+rm -rf "$WS/06-runtime/faults" "$WS/06-runtime/correctness/golden.json"
+"$PY" - "$L/lab.yaml" "$TMP/lab.yaml" "$WS" <<'EOF'
+import json, sys
+src, out, ws = sys.argv[1:]
+text = open(src).read()
+head, rest = text.split("workspaces:\n", 1)
+runner = rest.split("runner:", 1)[1]
+# A JSON string is a YAML double-quoted string: \n and \" as they are.
+open(out, "w").write(head + "workspaces:\n  - {host: host1, path: %s}\n"
+    "runner:%s" % (json.dumps(ws), runner))
+EOF
+
+# The remote shell starts in the user's home: that is where a `touch
+# pwned` that got through would land.
+[ -e "$HOME/pwned" ] && fail "$HOME/pwned exists before the test"
+
+start
+launch "$TMP/lab.yaml"
+
+# ---- 1. the board, from host1 ----
+WAIT_SECS=60 wait_re "^ G7 +· pending"
+wait_re "^ G2 +✔ pass"
+wait_for "watched on host1"
+
+# ---- 2. a change on host1, seen by its watch ----
+report=$(cd "$WS" && ls 02-onnx/*.json 2>/dev/null | head -1)
+[ -n "$report" ] || fail "no G2 report in the example workspace"
+mv "$WS/$report" "$TMP/report.json"
+WAIT_SECS=30 wait_re "^ G2 +(✘ fail|· pending)"
+mv "$TMP/report.json" "$WS/$report"
+WAIT_SECS=30 wait_re "^ G2 +✔ pass"
+
+# ---- 3. host1 away and back ----
+sh "$SRC/share/sshlab.sh" down "$L" host1 >/dev/null 2>&1 ||
+	fail "sshlab.sh down host1 failed"
+WAIT_SECS=30 wait_re "host1 (disconnected|reconnecting): board of [0-9]{2}:"
+sh "$SRC/share/sshlab.sh" up "$L" host1 >/dev/null 2>&1 ||
+	fail "sshlab.sh up host1 failed"
+WAIT_SECS=90 wait_for "watched on host1"
+wait_gone "board of"
+
+# ---- 4. G7's job on host1, in that workspace ----
+keys g j j j j j j j r
+wait_for "Start G7 golden + 8 faults · chip 0 on host1?"
+send_text "0"
+keys Enter
+WAIT_SECS=120 wait_re "^ G7 +✔ pass"
+[ -s "$WS/06-runtime/correctness/golden.json" ] ||
+	fail "the golden results are not in the odd workspace"
+find "$L" "$TMP" "$HOME" -maxdepth 3 -name pwned 2>/dev/null | grep -q . &&
+	fail "a command in the workspace's path ran: $(find "$L" "$TMP" \
+	"$HOME" -maxdepth 3 -name pwned 2>/dev/null)"
+keys q
+wait_exit 0
+finish

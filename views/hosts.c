@@ -1,0 +1,375 @@
+/*
+ * hosts.c: the Hosts screen: every host of the lab, one row each, with its
+ * connection's state (protocol.md §6) and how long it has been in it, the
+ * round trip, the calops it runs, its chips, the jobs of this console
+ * running there, and why it is not up; under the list, the selected
+ * host's whole story (its address, its error, the question it asks).
+ *
+ * c connects the selected host again now (a refused one is tried only
+ * when the operator says so); a accepts the unknown host key it was
+ * refused over once "yes" has been typed under its fingerprint, as ssh
+ * asks, and connects again.  A passphrase is asked for by the console
+ * itself when a host needs one (app.c).
+ *
+ * The states change under it (the lab model says so); the times in it
+ * tick, so it draws again every second while on screen, and not at all
+ * when another screen is up.
+ */
+#include "calops.h"
+
+#include "base/text.h"
+#include "lab/labmodel.h"
+#include "remote/lab.h"
+#include "remote/transport.h"
+#include "views/app/app.h"
+#include "views/core/list.h"
+#include "views/core/ui.h"
+
+#define HOSTS_TICK_MS	1000
+
+struct hosts_view {
+	struct app	*app;
+	struct list	 list;
+	long		 timer;
+};
+
+static const struct lab_host *
+host_at(struct app *a, size_t i)
+{
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
+
+	return i < lab->nhosts ? &lab->hosts[i] : NULL;
+}
+
+/* The host's state; false when it has no transport at all (err says). */
+static bool
+host_status(struct app *a, const struct lab_host *h,
+    struct transport_status *st, char *err, size_t errlen)
+{
+	struct transport *t = labmodel_transport(app_labmodel(a), h->name,
+	    err, errlen);
+
+	if (t == NULL) {
+		memset(st, 0, sizeof *st);
+		st->state = TRANSPORT_REFUSED;
+		st->rtt_us = -1;
+		return false;
+	}
+	transport_status(t, st);
+	return true;
+}
+
+/* This console's live jobs on a host. */
+static size_t
+host_jobs(struct app *a, const char *host)
+{
+	struct labmodel *lm = app_labmodel(a);
+	const struct ljob *j;
+	size_t i, n = 0;
+
+	for (i = 0; (j = labmodel_job(lm, i)) != NULL; i++)
+		n += strcmp(j->host, host) == 0 && labmodel_job_live(j);
+	return n;
+}
+
+/* "12s", "5m", "3h", "2d": how long, in one short word. */
+static void
+age_text(int64_t ms, char *buf, size_t len)
+{
+	int64_t s = ms / 1000;
+
+	if (s < 120)
+		snprintf(buf, len, "%llds", (long long)s);
+	else if (s < 7200)
+		snprintf(buf, len, "%lldm", (long long)(s / 60));
+	else if (s < 172800)
+		snprintf(buf, len, "%lldh", (long long)(s / 3600));
+	else
+		snprintf(buf, len, "%lldd", (long long)(s / 86400));
+}
+
+static enum role
+state_role(enum transport_state st)
+{
+	switch (st) {
+	case TRANSPORT_UP:
+		return ROLE_PASS;
+	case TRANSPORT_STALE:
+	case TRANSPORT_CONNECTING:
+	case TRANSPORT_RECONNECTING:
+		return ROLE_WARN;
+	default:
+		return ROLE_FAIL;
+	}
+}
+
+/* The state in words, with what a reconnecting host waits for. */
+static void
+state_text(const struct transport_status *st, char *buf, size_t len)
+{
+	int64_t in = st->next_try_ms - loop_now_ms();
+
+	if (st->state == TRANSPORT_RECONNECTING && st->next_try_ms != 0)
+		snprintf(buf, len, "retry #%u in %llds", st->attempt + 1,
+		    (long long)(in > 0 ? (in + 999) / 1000 : 0));
+	else if (st->state == TRANSPORT_RECONNECTING)
+		snprintf(buf, len, "reconnecting #%u", st->attempt);
+	else
+		snprintf(buf, len, "%s", transport_state_name(st->state));
+}
+
+static bool
+host_matches(size_t i, void *arg)
+{
+	struct app *a = arg;
+	const struct lab_host *h = host_at(a, i);
+	struct transport_status st;
+	char err[256];
+
+	if (!host_status(a, h, &st, err, sizeof err))
+		return app_filter_match(a, h->name) || app_filter_match(a,
+		    err);
+	return app_filter_match(a, h->name) ||
+	    app_filter_match(a, transport_state_name(st.state)) ||
+	    app_filter_match(a, st.error);
+}
+
+static void
+hosts_refresh(struct app *a, void *data)
+{
+	struct hosts_view *v = data;
+
+	v->app = a;
+	list_rebuild(&v->list, labmodel_lab(app_labmodel(a))->nhosts,
+	    app_filter(a)[0] != '\0' ? host_matches : NULL, a);
+}
+
+static void *
+hosts_open(struct app *a, const void *arg)
+{
+	struct hosts_view *v = xcalloc(1, sizeof *v);
+
+	(void)arg;
+	hosts_refresh(a, v);
+	return v;
+}
+
+static void
+hosts_close(void *data)
+{
+	struct hosts_view *v = data;
+
+	if (v->timer != 0)
+		loop_del_timer(app_loop(v->app), v->timer);
+	list_release(&v->list);
+	free(v);
+}
+
+static void
+tick(struct loop *l, void *arg)
+{
+	struct hosts_view *v = arg;
+
+	(void)l;
+	v->timer = 0;
+	if (app_on_top(v->app, v))
+		app_redraw(v->app);
+}
+
+static void
+draw_host(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+{
+	const struct hosts_view *v = arg;
+	const struct lab_host *h = host_at(v->app, rec);
+	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+	struct transport_status st;
+	char err[256], word[32], age[16], rtt[16], chips[32];
+	const char *why;
+	bool have;
+	size_t i;
+	int off;
+
+	have = host_status(v->app, h, &st, err, sizeof err);
+	x += 1;
+	ui_put(stdscr, y, x, 16, base, h->name, true);
+	x += 17;
+	state_text(&st, word, sizeof word);
+	ui_put(stdscr, y, x, 18, sel ? base : state_role(st.state), word, true);
+	x += 19;
+	age_text(have ? loop_now_ms() - st.since_ms : 0, age, sizeof age);
+	ui_putf(stdscr, y, x, 5, base, "%5s", have ? age : "-");
+	x += 6;
+	if (st.rtt_us >= 0 && (st.state == TRANSPORT_UP ||
+	    st.state == TRANSPORT_STALE))
+		snprintf(rtt, sizeof rtt, "%.1fms", (double)st.rtt_us / 1000);
+	else
+		snprintf(rtt, sizeof rtt, "-");
+	ui_putf(stdscr, y, x, 8, base, "%8s", rtt);
+	x += 9;
+	ui_put(stdscr, y, x, 9, base, h->transport == LAB_LOCAL ? "(this)" :
+	    st.version[0] != '\0' ? st.version : "-", true);
+	x += 10;
+	for (i = 0, off = 0, chips[0] = '\0'; i < h->nchips &&
+	    off < (int)sizeof chips - 8; i++)
+		off += snprintf(chips + off, sizeof chips - (size_t)off,
+		    "%s%d", i > 0 ? "," : "", h->chips[i]);
+	ui_put(stdscr, y, x, 8, base, chips[0] != '\0' ? chips : "-", true);
+	x += 9;
+	ui_putf(stdscr, y, x, 4, base, "%4zu", host_jobs(v->app, h->name));
+	x += 6;
+	why = !have ? err : st.ask != TRANSPORT_ASK_NONE ? st.ask_text :
+	    st.error;
+	if (cols - x > 4 && *why != '\0')
+		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM, why,
+		    false);
+}
+
+static void
+hosts_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct hosts_view *v = data;
+	const struct lab_host *h;
+	struct transport_status st;
+	char header[160], err[256], *line;
+	const char *why;
+	size_t i;
+	int y;
+
+	v->app = a;
+	if (v->timer == 0)
+		v->timer = loop_add_timer(app_loop(a), HOSTS_TICK_MS, tick, v);
+	snprintf(header, sizeof header, "%-16s %-18s %5s %8s %-9s %-8s %4s  %s",
+	    "HOST", "STATE", "FOR", "RTT", "CALOPS", "CHIPS", "JOBS",
+	    "WHY NOT UP");
+	list_draw(&v->list, top, rows - 3, 0, cols, header, draw_host, v,
+	    NULL);
+	if ((i = list_selected(&v->list)) == SIZE_MAX)
+		return;
+	/* The selected host in full, at the bottom: where, and why. */
+	h = host_at(a, i);
+	y = top + rows - 2;
+	if (!host_status(a, h, &st, err, sizeof err)) {
+		ui_put(stdscr, y, 1, cols - 2, ROLE_FAIL, err, false);
+		return;
+	}
+	if (h->transport == LAB_LOCAL)
+		line = xasprintf("%s: this machine, jobs as children of "
+		    "calops", h->name);
+	else
+		line = xasprintf("%s: ssh %s%s%s port %d, keepalive %ds%s",
+		    h->name, h->user != NULL ? h->user : "",
+		    h->user != NULL ? "@" : "", h->address, h->port != 0 ?
+		    h->port : 22, h->keepalive_s > 0 ? h->keepalive_s :
+		    LAB_KEEPALIVE_DEFAULT, !h->protected ? "" :
+		    labmodel_host_protected(app_labmodel(a), h->name) ?
+		    ", protected: no jobs without --write" :
+		    ", protected, --write given");
+	ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
+	free(line);
+	why = st.ask != TRANSPORT_ASK_NONE ? st.ask_text : st.error;
+	if (*why != '\0')
+		ui_put(stdscr, y + 1, 1, cols - 2, st.state == TRANSPORT_UP ?
+		    ROLE_DIM : ROLE_FAIL, why, false);
+}
+
+static int
+hosts_action(struct app *a, void *data, enum action act)
+{
+	struct hosts_view *v = data;
+	const struct lab_host *h;
+	struct transport_status st;
+	struct transport *t;
+	char err[256];
+	size_t i;
+
+	if (act != ACT_RECONNECT && act != ACT_ACCEPT_KEY)
+		return list_action(&v->list, act) ? R_REDRAW : R_NONE;
+	if ((i = list_selected(&v->list)) == SIZE_MAX ||
+	    (h = host_at(a, i)) == NULL)
+		return R_NONE;
+	if ((t = labmodel_transport(app_labmodel(a), h->name, err,
+	    sizeof err)) == NULL) {
+		app_message(a, true, "%s", err);
+		return R_REDRAW;
+	}
+	transport_status(t, &st);
+	if (act == ACT_RECONNECT) {
+		if (h->transport == LAB_LOCAL || st.state == TRANSPORT_UP ||
+		    st.state == TRANSPORT_STALE ||
+		    st.state == TRANSPORT_CONNECTING) {
+			app_message(a, false, "%s is %s: nothing to do",
+			    h->name, transport_state_name(st.state));
+			return R_REDRAW;
+		}
+		transport_reconnect(t);
+		app_message(a, false, "connecting to %s again", h->name);
+		return R_REDRAW;
+	}
+	if (st.ask != TRANSPORT_ASK_KEY) {
+		app_message(a, false, "%s has no unknown host key to accept",
+		    h->name);
+		return R_REDRAW;
+	}
+	app_ask_host(a, h->name);
+	return R_REDRAW;
+}
+
+static int
+hosts_click(struct app *a, void *data, int y, int x, bool twice)
+{
+	struct hosts_view *v = data;
+
+	(void)a;
+	(void)twice;
+	return list_click(&v->list, y, x) ? R_REDRAW : R_NONE;
+}
+
+static void
+hosts_status(struct app *a, void *data, char *buf, size_t len)
+{
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
+	struct transport_status st;
+	size_t i, up = 0, asking = 0;
+	char err[256];
+
+	(void)data;
+	for (i = 0; i < lab->nhosts; i++) {
+		if (!host_status(a, &lab->hosts[i], &st, err, sizeof err))
+			continue;
+		up += st.state == TRANSPORT_UP;
+		asking += st.ask != TRANSPORT_ASK_NONE;
+	}
+	snprintf(buf, len, "%zu of %zu hosts up%s", up, lab->nhosts,
+	    asking > 0 ? " · a host asks something: see WHY NOT UP" : "");
+}
+
+static const struct keybinding hosts_keys[] = {
+	{ 'c', ACT_RECONNECT, "c" },
+	{ 'a', ACT_ACCEPT_KEY, "a" },
+	{ 0, ACT_NONE, NULL },
+};
+
+static const struct view_note hosts_notes[] = {
+	{ "up", "connected; calops answers there" },
+	{ "stale", "no byte from the host for 2 x its keepalive" },
+	{ "disconnected", "lost (3 x keepalive, or the socket closed)" },
+	{ "retry #n in s", "reconnecting, with backoff from 1 s to 60 s" },
+	{ "refused", "host key, authentication or calops there: tried "
+	    "again only on c (or a, for an unknown key)" },
+	{ "FOR", "how long the host has been in its state" },
+	{ "JOBS", "this console's jobs running there" },
+	{ NULL, NULL },
+};
+
+const struct view_ops hosts_view = {
+	.title = "Hosts",
+	.keys = hosts_keys,
+	.notes = hosts_notes,
+	.open = hosts_open,
+	.close = hosts_close,
+	.draw = hosts_draw,
+	.action = hosts_action,
+	.update = hosts_refresh,
+	.click = hosts_click,
+	.status = hosts_status,
+};
