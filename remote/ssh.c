@@ -823,9 +823,11 @@ resolved(struct loop *l, int fd, short revents, void *arg)
 	loop_del_fd(l, fd);
 	s->rv = NULL;
 	if (rv->rc != 0) {
+		int rc = rv->rc;	/* rv may go with the unref */
+
 		resolve_unref(rv);
 		lost(s, "%s: cannot resolve '%s': %s", s->t->host,
-		    s->sh.hostname, gai_strerror(rv->rc));
+		    s->sh.hostname, gai_strerror(rc));
 		return;
 	}
 	s->addrs = s->ai = rv->res;
@@ -1597,9 +1599,12 @@ ssh_pending(struct transport *t)
 		    (s->phase == PH_UP || c == s->probe) &&
 		    s->nopen < CHANNELS_MAX)
 			return 1;
+		/* Only > 0 is data: 1.10 keeps the keepalive replies it
+		 * does not handle on its packet list, and the poll then
+		 * says -38 for ever. */
 		if (c->st == CH_OPEN && c->ch != NULL &&
-		    (libssh2_poll_channel_read(c->ch, 0) ||
-		    libssh2_poll_channel_read(c->ch, 1)))
+		    (libssh2_poll_channel_read(c->ch, 0) > 0 ||
+		    libssh2_poll_channel_read(c->ch, 1) > 0))
 			return 1;
 	}
 	return 0;

@@ -274,11 +274,12 @@ print_text(const struct hosts *hs, int64_t now)
 			snprintf(jobs, sizeof jobs, "%d", r->running);
 		else
 			snprintf(jobs, sizeof jobs, "-");
-		safe = text_sanitize_str(r->h->name);
-		printf("%-16s %-12s %5llds %9s %-10s %4s  %s\n", safe,
+		/* What a host said (its stderr) is untrusted. */
+		safe = text_sanitize_str(row_error(r));
+		printf("%-16s %-12s %5llds %9s %-10s %4s  %s\n", r->h->name,
 		    state_word(r), r->t != NULL ? (long long)((now -
 		    r->st.since_ms) / 1000) : 0LL, rtt, r->st.version[0] !=
-		    '\0' ? r->st.version : "-", jobs, row_error(r));
+		    '\0' ? r->st.version : "-", jobs, safe);
 		free(safe);
 	}
 }

@@ -1,7 +1,9 @@
 # lab.sh: the console opens a lab file (share/doc/protocol.md §4) given as PATH, or
 # the one the config folder names (lab.yaml there) when no PATH is given,
 # and shows its first workspace on a local host; a lab whose workspaces are
-# all on SSH hosts is refused with a message, not opened empty.
+# all on SSH hosts shows the first one's, evaluated there (its host not
+# reachable here: the status bar says the board is not live); a lab with no
+# workspace is refused with a message, not opened empty.
 . "$(dirname "$0")/lib.sh"
 
 start
@@ -83,7 +85,8 @@ while [ $# -gt 0 ] && [ "$1" != --calbin ]; do shift; done
 keys q
 wait_exit 0
 
-# A lab with only SSH hosts: a clear refusal, status 2.
+# A lab with only SSH hosts: the board of its workspace there, not live
+# while lab3 (which does not resolve here) is not up.
 cat >"$TMP/ssh-lab.yaml" <<YAML
 hosts:
   - {name: lab3, transport: ssh, address: lab3.example.net}
@@ -91,10 +94,17 @@ workspaces:
   - {host: lab3, path: /data/model-port/qwen3-1.7b}
 YAML
 launch "$TMP/ssh-lab.yaml"
+WAIT_SECS=30 wait_re "lab3 (connecting|disconnected|reconnecting): board of"
+keys q
+wait_exit 0
+
+# A lab with no workspace: a clear refusal, status 2.
+printf 'hosts:\n  - {name: lab3, transport: ssh, address: x.example}\n' \
+    >"$TMP/nows-lab.yaml"
+launch "$TMP/nows-lab.yaml"
 wait_exit 2
-# The message is longer than 80 columns: read the pane with lines joined.
-tm capture-pane -p -J -t test | grep -q "names no workspace on a local host" ||
-    fail "no refusal message for a lab of SSH hosts only"
+tm capture-pane -p -J -t test | grep -q "names no workspace" ||
+    fail "no refusal message for a lab without workspaces"
 
 # A broken lab file: file:line:col, status 2.
 printf 'hosts:\n  - {name: x, transport: telnet}\n' >"$TMP/bad-lab.yaml"
