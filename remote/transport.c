@@ -69,12 +69,24 @@ transport_status(struct transport *t, struct transport_status *st)
 }
 
 bool
+transport_state_up(enum transport_state st)
+{
+	return st == TRANSPORT_UP || st == TRANSPORT_STALE;
+}
+
+bool
+transport_state_down(enum transport_state st)
+{
+	return !transport_state_up(st) && st != TRANSPORT_CONNECTING;
+}
+
+bool
 transport_up(struct transport *t)
 {
 	struct transport_status st;
 
 	transport_status(t, &st);
-	return st.state == TRANSPORT_UP || st.state == TRANSPORT_STALE;
+	return transport_state_up(st.state);
 }
 
 void

@@ -98,6 +98,11 @@ struct transport_status {
 
 /* transport_name of a state, as the screens and --json say it. */
 const char	*transport_state_name(enum transport_state st);
+/* Up: commands run now (stale too: the link may yet answer). */
+bool		 transport_state_up(enum transport_state st);
+/* Down: disconnected, reconnecting or refused; a command waits for the
+ * host or the operator (connecting is neither: it waits a moment). */
+bool		 transport_state_down(enum transport_state st);
 
 struct transport_ops {
 	const char	*name;

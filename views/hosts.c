@@ -22,6 +22,7 @@
 #include "remote/lab.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
+#include "views/core/graph.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
 
@@ -70,22 +71,6 @@ host_jobs(struct app *a, const char *host)
 	for (i = 0; (j = labmodel_job(lm, i)) != NULL; i++)
 		n += strcmp(j->host, host) == 0 && labmodel_job_live(j);
 	return n;
-}
-
-/* "12s", "5m", "3h", "2d": how long, in one short word. */
-static void
-age_text(int64_t ms, char *buf, size_t len)
-{
-	int64_t s = ms / 1000;
-
-	if (s < 120)
-		snprintf(buf, len, "%llds", (long long)s);
-	else if (s < 7200)
-		snprintf(buf, len, "%lldm", (long long)(s / 60));
-	else if (s < 172800)
-		snprintf(buf, len, "%lldh", (long long)(s / 3600));
-	else
-		snprintf(buf, len, "%lldd", (long long)(s / 86400));
 }
 
 static enum role
@@ -196,11 +181,11 @@ draw_host(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	state_text(&st, word, sizeof word);
 	ui_put(stdscr, y, x, 18, sel ? base : state_role(st.state), word, true);
 	x += 19;
-	age_text(have ? loop_now_ms() - st.since_ms : 0, age, sizeof age);
-	ui_putf(stdscr, y, x, 5, base, "%5s", have ? age : "-");
-	x += 6;
-	if (st.rtt_us >= 0 && (st.state == TRANSPORT_UP ||
-	    st.state == TRANSPORT_STALE))
+	graph_fmt_dur(have ? (double)(loop_now_ms() - st.since_ms) / 1000 :
+	    0, age, sizeof age);
+	ui_putf(stdscr, y, x, 6, base, "%6s", have ? age : "-");
+	x += 7;
+	if (st.rtt_us >= 0 && transport_state_up(st.state))
 		snprintf(rtt, sizeof rtt, "%.1fms", (double)st.rtt_us / 1000);
 	else
 		snprintf(rtt, sizeof rtt, "-");
@@ -238,7 +223,7 @@ hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 	v->app = a;
 	if (v->timer == 0)
 		v->timer = loop_add_timer(app_loop(a), HOSTS_TICK_MS, tick, v);
-	snprintf(header, sizeof header, "%-16s %-18s %5s %8s %-9s %-8s %4s  %s",
+	snprintf(header, sizeof header, "%-16s %-18s %6s %8s %-9s %-8s %4s  %s",
 	    "HOST", "STATE", "FOR", "RTT", "CALOPS", "CHIPS", "JOBS",
 	    "WHY NOT UP");
 	list_draw(&v->list, top, rows - 3, 0, cols, header, draw_host, v,
@@ -294,9 +279,8 @@ hosts_action(struct app *a, void *data, enum action act)
 	}
 	transport_status(t, &st);
 	if (act == ACT_RECONNECT) {
-		if (h->transport == LAB_LOCAL || st.state == TRANSPORT_UP ||
-		    st.state == TRANSPORT_STALE ||
-		    st.state == TRANSPORT_CONNECTING) {
+		if (h->transport == LAB_LOCAL ||
+		    !transport_state_down(st.state)) {
 			app_message(a, false, "%s is %s: nothing to do",
 			    h->name, transport_state_name(st.state));
 			return R_REDRAW;

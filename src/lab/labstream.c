@@ -545,8 +545,7 @@ wait_for_host(struct ljob_int *j)
 	    sizeof err)) == NULL)
 		return false;
 	transport_status(t, &st);
-	if (st.state == TRANSPORT_UP || st.state == TRANSPORT_STALE ||
-	    st.state == TRANSPORT_CONNECTING)
+	if (!transport_state_down(st.state))
 		return false;
 	j->wait_host = true;
 	snprintf(j->pub.err, sizeof j->pub.err, "%s is %s: followed again "

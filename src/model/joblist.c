@@ -336,7 +336,7 @@ joblist_reload(struct joblist *jl)
 		 * up), but from a refused one, which would refuse it. */
 		transport_status(t, &st);
 		h->down[0] = '\0';
-		if (st.state != TRANSPORT_UP && st.state != TRANSPORT_STALE)
+		if (!transport_state_up(st.state))
 			snprintf(h->down, sizeof h->down, "%s%s%.200s",
 			    transport_state_name(st.state),
 			    st.error[0] != '\0' ? ": " : "", st.error);

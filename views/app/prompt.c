@@ -108,8 +108,7 @@ reconnect(struct app *a, const char *host)
 		    sizeof err)) == NULL)
 			continue;
 		transport_status(t, &st);
-		if (st.state == TRANSPORT_UP || st.state == TRANSPORT_STALE ||
-		    st.state == TRANSPORT_CONNECTING)
+		if (!transport_state_down(st.state))
 			continue;
 		transport_reconnect(t);
 		n++;
