@@ -258,7 +258,7 @@ static void
 print_text(const struct hosts *hs, int64_t now)
 {
 	const struct hrow *r;
-	char rtt[16], jobs[8], *safe;
+	char rtt[32], jobs[12], *safe;
 	size_t i;
 
 	printf("%-16s %-12s %6s %9s %-10s %4s  %s\n", "HOST", "STATE", "FOR",
