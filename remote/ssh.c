@@ -97,6 +97,7 @@ enum chan_state {
 	CH_EXEC,
 	CH_OPEN,
 	CH_CLOSING,
+	CH_WAITCLOSED,		/* for the exit status, sent before CLOSE */
 	CH_FREEING,
 };
 
@@ -116,6 +117,7 @@ struct ssh_chan {
 	bool			 eof[2];
 	bool			 cancelled;	/* no callbacks; reaped */
 	int			 code, sig;
+	char			*err;		/* ends with it once freed */
 };
 
 /* A name looked up by a thread; the transport may be gone when it ends,
@@ -146,6 +148,7 @@ struct ssh {
 	char			 version[64];
 	enum transport_ask	 ask;
 	char			 ask_text[512];
+	unsigned		 ask_seq;	/* one more per question */
 
 	enum phase		 phase;
 	int			 fd;
@@ -161,8 +164,8 @@ struct ssh {
 	struct buf		 notes;		/* why each key failed */
 	size_t			 id;		/* identity file tried */
 	char			*pass;		/* the operator's, for id */
-	size_t			 pass_id;
-	bool			 skip_pass;	/* skip id: no passphrase */
+	size_t			 pass_id;	/* the key of pass, skip */
+	bool			 skip_pass;	/* the operator declined */
 	bool			 wrong_pass;
 	bool			 ask_lost;	/* the host hung up meanwhile */
 	LIBSSH2_CHANNEL		*idle;
@@ -173,6 +176,9 @@ struct ssh {
 	struct ssh_chan		*chans;		/* in the order asked */
 	bool			 opening;	/* a channel is opening */
 	size_t			 nopen;
+	size_t			 chan_cap;	/* at most open: CHANNELS_MAX,
+						   less when the host said so */
+	uint64_t		 rx_bytes;	/* received, ever */
 	bool			 more;		/* a read burst ran out */
 	bool			 reap;		/* cancelled ones to free */
 	bool			 driving;
@@ -276,6 +282,16 @@ verrorf(struct ssh *s, const char *fmt, va_list ap)
 	free(safe);
 }
 
+static bool
+is_socket_error(int rc)
+{
+	return rc == LIBSSH2_ERROR_SOCKET_SEND ||
+	    rc == LIBSSH2_ERROR_SOCKET_RECV ||
+	    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT ||
+	    rc == LIBSSH2_ERROR_SOCKET_TIMEOUT ||
+	    rc == LIBSSH2_ERROR_TIMEOUT;
+}
+
 /* ---- channels ---- */
 
 static void
@@ -284,6 +300,7 @@ chan_free(struct ssh_chan *c)
 	buf_release(&c->line[0]);
 	buf_release(&c->line[1]);
 	free(c->cmdline);
+	free(c->err);
 	free(c);
 }
 
@@ -334,17 +351,17 @@ take(struct ssh_chan *c, int k, const char *p, size_t n)
 	}
 }
 
-/* The command ended (err: the transport failed it): its last partial
- * lines, then done, then it is gone. */
+/* The command ended (err: the transport failed it; lost: because the
+ * connection went): its last partial lines, then done, then it is gone. */
 static void
-chan_done(struct ssh *s, struct ssh_chan *c, const char *err)
+chan_done(struct ssh *s, struct ssh_chan *c, const char *err, bool lost)
 {
 	struct rstream_exit ex = { .code = c->code, .sig = c->sig,
-	    .err = err };
+	    .err = err, .lost = lost };
 	int k;
 
 	chan_unlink(s, c);
-	if (c->st >= CH_OPENING && c->st <= CH_CLOSING && c->ch != NULL)
+	if (c->st >= CH_OPENING && c->st <= CH_WAITCLOSED && c->ch != NULL)
 		s->nopen--;
 	for (k = 0; k < 2; k++)
 		if (c->line[k].len > 0 || c->cut[k])
@@ -414,6 +431,16 @@ chan_read(struct ssh *s, struct ssh_chan *c, size_t *budget)
 	return any;
 }
 
+/* The command could not run: its channel goes, then it ends with why. */
+static bool
+chan_fail(struct ssh *s, struct ssh_chan *c, const char *what)
+{
+	free(c->err);
+	c->err = xasprintf("%s %s: %s", s->t->host, what, ssh_errmsg(s));
+	c->st = CH_FREEING;
+	return true;
+}
+
 /* One step of a channel's life; true when it moved. */
 static bool
 chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
@@ -429,7 +456,7 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			chan_free(c);
 			return true;
 		}
-		if (s->opening || s->nopen >= CHANNELS_MAX ||
+		if (s->opening || s->nopen >= s->chan_cap ||
 		    (s->phase != PH_UP && c != s->probe))
 			return false;
 		c->st = CH_OPENING;
@@ -442,28 +469,27 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return false;
 			s->opening = false;
+			c->st = CH_QUEUED;
 			if (rc == LIBSSH2_ERROR_CHANNEL_FAILURE &&
 			    s->nopen > 0) {
-				/* The host allows fewer at once: wait for
-				 * one to end. */
-				c->st = CH_QUEUED;
+				/* The host allows fewer at once (sshd's
+				 * MaxSessions): no more than are open now,
+				 * for as long as this connection lasts; the
+				 * next opens when one ends. */
+				s->chan_cap = s->nopen;
 				return false;
 			}
-			if (rc == LIBSSH2_ERROR_SOCKET_SEND ||
-			    rc == LIBSSH2_ERROR_SOCKET_RECV ||
-			    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT) {
+			if (is_socket_error(rc)) {
 				lost(s, "opening a channel on %s: %s",
 				    s->t->host, ssh_errmsg(s));
 				return false;
 			}
-			c->st = CH_QUEUED;
-			c->code = -1;
 			{
 				char err[300];
 
 				snprintf(err, sizeof err, "%s refused a "
 				    "channel: %s", s->t->host, ssh_errmsg(s));
-				chan_done(s, c, err);
+				chan_done(s, c, err, false);
 			}
 			return true;
 		}
@@ -472,21 +498,21 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		c->st = CH_EXEC;
 		/* FALLTHROUGH */
 	case CH_EXEC:
+		if (c->cancelled) {
+			/* Cancelled while its channel opened: nothing runs. */
+			c->st = CH_FREEING;
+			return true;
+		}
 		rc = libssh2_channel_exec(c->ch, c->cmdline);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
-		if (rc < 0) {
-			char err[300];
-
-			snprintf(err, sizeof err, "%s refused the command: %s",
-			    s->t->host, ssh_errmsg(s));
-			c->st = CH_FREEING;
-			libssh2_channel_free(c->ch);
-			c->ch = NULL;
-			s->nopen--;
-			chan_done(s, c, err);
-			return true;
+		if (rc < 0 && is_socket_error(rc)) {
+			lost(s, "starting a command on %s: %s", s->t->host,
+			    ssh_errmsg(s));
+			return false;
 		}
+		if (rc < 0)
+			return chan_fail(s, c, "refused the command");
 		c->st = CH_OPEN;
 		/* FALLTHROUGH */
 	case CH_OPEN:
@@ -504,7 +530,19 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		rc = libssh2_channel_close(c->ch);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
-		if (rc == 0 && !c->cancelled) {
+		if (rc != 0 || c->cancelled) {
+			c->st = CH_FREEING;
+			return true;
+		}
+		c->st = CH_WAITCLOSED;
+		/* FALLTHROUGH */
+	case CH_WAITCLOSED:
+		/* close() may return with the host's CLOSE, and the exit
+		 * status before it, still to come: 1.10 would then say 0. */
+		rc = libssh2_channel_wait_closed(c->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return false;
+		if (rc == 0) {
 			c->code = libssh2_channel_get_exit_status(c->ch);
 			if (libssh2_channel_get_exit_signal(c->ch, &signame,
 			    &namelen, NULL, NULL, NULL, NULL) == 0 &&
@@ -521,7 +559,7 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			return false;
 		c->ch = NULL;
 		s->nopen--;
-		chan_done(s, c, NULL);
+		chan_done(s, c, c->err, false);
 		return true;
 	}
 	return false;
@@ -535,12 +573,16 @@ chans_run(struct ssh *s)
 	struct ssh_chan *c, *next;
 	size_t budget = READ_BURST;
 	char chunk[4096];
+	uint64_t rx;
 	bool moved;
 	ssize_t n;
 
 	s->more = false;
 	do {
 		moved = false;
+		/* Bytes that came in while reading one channel may be
+		 * another's (its end, its exit status) already passed by. */
+		rx = s->rx_bytes;
 		/* The idle channel takes in what no command asked for. */
 		if (s->idle != NULL) {
 			n = libssh2_channel_read(s->idle, chunk, sizeof chunk);
@@ -556,14 +598,17 @@ chans_run(struct ssh *s)
 			if (s->phase == PH_IDLE)
 				return;
 		}
-	} while (moved && budget > 0);
+	} while ((moved || rx != s->rx_bytes) && budget > 0);
 }
 
 /* The connection is gone: every channel on it ends with why, the queued
- * stay for the next connection (refused: they end too). */
+ * stay for the next connection (refused: they end too, and were not lost
+ * with a connection). */
 static void
-chans_drop(struct ssh *s, const char *why, bool queued_too)
+chans_drop(struct ssh *s, const char *why, bool refused)
 {
+	bool queued_too = refused, was_open;
+
 	struct ssh_chan *c, *next;
 
 	for (c = s->chans; c != NULL; c = next) {
@@ -573,8 +618,9 @@ chans_drop(struct ssh *s, const char *why, bool queued_too)
 		if (c->st != CH_QUEUED && c->ch != NULL)
 			s->nopen--;
 		c->ch = NULL;	/* freed with the session */
+		was_open = c->st != CH_QUEUED;
 		c->st = CH_QUEUED;
-		chan_done(s, c, why);
+		chan_done(s, c, why, was_open || !refused);
 	}
 	s->nopen = 0;
 	s->opening = false;
@@ -691,6 +737,9 @@ lost(struct ssh *s, const char *fmt, ...)
 	verrorf(s, fmt, ap);
 	va_end(ap);
 	teardown(s, false);
+	/* A passphrase is asked again rather than kept in memory while the
+	 * link is down (the agent is the way not to be asked). */
+	pass_wipe(s);
 	/* The state first: a stream ending here sees the host is down. */
 	set_state(s, s->state == TRANSPORT_RECONNECTING ?
 	    TRANSPORT_RECONNECTING : TRANSPORT_DISCONNECTED);
@@ -888,6 +937,7 @@ ssh_recv(libssh2_socket_t fd, void *buf, size_t len, int flags,
 		return -errno;
 	if (n > 0 && fd == s->fd) {
 		s->last_rx = loop_now_ms();
+		s->rx_bytes += (uint64_t)n;
 		if (s->state == TRANSPORT_STALE) {
 			set_state(s, TRANSPORT_UP);
 			tick_arm(s);
@@ -909,6 +959,7 @@ session_start(struct ssh *s)
 		return;
 	}
 	libssh2_session_set_blocking(s->sess, 0);
+	s->chan_cap = CHANNELS_MAX;
 	libssh2_session_callback_set(s->sess, LIBSSH2_CALLBACK_RECV,
 	    (void *)ssh_recv);
 	rc = knownhosts_load(&s->kh, s->known_hosts, err, sizeof err);
@@ -974,6 +1025,7 @@ hostkey_ok(struct ssh *s)
 		s->new_key_len = len;
 		refuse(s, "%s: %s", s->t->host, why);
 		s->ask = TRANSPORT_ASK_KEY;
+		s->ask_seq++;
 		snprintf(s->ask_text, sizeof s->ask_text, "%s: new host key "
 		    "%s %s", s->t->host, r.label, r.fp);
 		return false;
@@ -1002,16 +1054,6 @@ note(struct ssh *s, const char *fmt, ...)
 	if (s->notes.len > 0)
 		buf_adds(&s->notes, "; ");
 	buf_adds(&s->notes, line);
-}
-
-static bool
-is_socket_error(int rc)
-{
-	return rc == LIBSSH2_ERROR_SOCKET_SEND ||
-	    rc == LIBSSH2_ERROR_SOCKET_RECV ||
-	    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT ||
-	    rc == LIBSSH2_ERROR_SOCKET_TIMEOUT ||
-	    rc == LIBSSH2_ERROR_TIMEOUT;
 }
 
 /* Whether libssh2 could not read a key file it was given (for an
@@ -1045,6 +1087,7 @@ static void
 authenticated(struct ssh *s)
 {
 	pass_wipe(s);
+	s->skip_pass = false;
 	s->phase = PH_IDLECHAN;
 }
 
@@ -1096,6 +1139,7 @@ ask_passphrase(struct ssh *s, const char *path, bool again)
 	timer_stop(s, &s->attempt_timer);
 	s->phase = PH_ASK;
 	s->ask = TRANSPORT_ASK_PASSPHRASE;
+	s->ask_seq++;
 	snprintf(s->ask_text, sizeof s->ask_text, "%s%s: passphrase for %s",
 	    again ? "wrong passphrase; " : "", s->t->host, path);
 	{
@@ -1118,8 +1162,7 @@ auth_files(struct ssh *s)
 	size_t len;
 	int rc;
 
-	for (; s->id < s->sh.nids; s->id++, s->skip_pass = false,
-	    s->wrong_pass = false) {
+	for (; s->id < s->sh.nids; s->id++, s->wrong_pass = false) {
 		path = s->sh.ids[s->id].value;
 		/* ssh's default files may well be missing. */
 		if (s->sh.default_ids && access(path, F_OK) != 0 &&
@@ -1130,7 +1173,7 @@ auth_files(struct ssh *s)
 			note(s, "%s", err);
 			continue;
 		}
-		if (info.encrypted && s->skip_pass) {
+		if (info.encrypted && s->skip_pass && s->pass_id == s->id) {
 			sshkey_wipe(data, len + 1);
 			continue;
 		}
@@ -1211,8 +1254,12 @@ probe_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 
 	(void)rs;
 	s->probe = NULL;
-	if (ex->err != NULL)
-		return;		/* lost: the attempt is over already */
+	if (ex->lost)
+		return;		/* the attempt is over already */
+	if (ex->err != NULL) {
+		lost(s, "%s", ex->err);
+		return;
+	}
 	if (s->probe_out.len > 0)
 		o = json_loadb(s->probe_out.data, s->probe_out.len, 0, NULL);
 	v = json_object_get(o, "version");
@@ -1466,9 +1513,14 @@ tick_fire(struct loop *l, void *arg)
 	}
 	if (quiet >= 2 * k && s->state == TRANSPORT_UP)
 		set_state(s, TRANSPORT_STALE);
-	/* A send that would block is sent with the next packet; one that
-	 * fails shows as silence, which the next tick judges. */
-	(void)libssh2_keepalive_send(s->sess, &next);
+	/* Only to a quiet host, and never over a packet half sent: 1.10
+	 * keeps the keepalive's own packet, on its stack, as the one half
+	 * sent when the socket is full, and refuses every other send until
+	 * that same packet goes.  A send that fails shows as silence, which
+	 * the next tick judges. */
+	if (quiet >= k && !(libssh2_session_block_directions(s->sess) &
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND))
+		(void)libssh2_keepalive_send(s->sess, &next);
 	tick_arm(s);
 }
 
@@ -1508,7 +1560,7 @@ attempt_start(struct ssh *s)
 	s->ask = TRANSPORT_ASK_NONE;
 	s->ask_text[0] = '\0';
 	s->peer[0] = '\0';
-	s->skip_pass = s->wrong_pass = false;
+	s->wrong_pass = false;
 	s->version[0] = '\0';
 	if (s->state == TRANSPORT_DISCONNECTED ||
 	    s->state == TRANSPORT_RECONNECTING ||
@@ -1597,7 +1649,7 @@ ssh_pending(struct transport *t)
 	for (c = s->chans; c != NULL; c = c->next) {
 		if (c->st == CH_QUEUED && !s->opening &&
 		    (s->phase == PH_UP || c == s->probe) &&
-		    s->nopen < CHANNELS_MAX)
+		    s->nopen < s->chan_cap)
 			return 1;
 		/* Only > 0 is data: 1.10 keeps the keepalive replies it
 		 * does not handle on its packet list, and the poll then
@@ -1661,6 +1713,7 @@ ssh_status(struct transport *t, struct transport_status *st)
 	snprintf(st->version, sizeof st->version, "%s", s->version);
 	snprintf(st->error, sizeof st->error, "%s", s->error);
 	st->ask = s->ask;
+	st->ask_seq = s->ask_seq;
 	snprintf(st->ask_text, sizeof st->ask_text, "%s", s->ask_text);
 }
 
@@ -1673,6 +1726,7 @@ ssh_reconnect(struct transport *t)
 		return;
 	timer_stop(s, &s->retry_timer);
 	s->next_try = 0;
+	s->skip_pass = false;	/* the operator acts: ask again */
 	attempt_start(s);
 }
 
@@ -1706,11 +1760,10 @@ ssh_passphrase(struct transport *t, const char *pass)
 	if (s->phase != PH_ASK)
 		return;
 	pass_wipe(s);
-	if (pass != NULL) {
+	s->pass_id = s->id;
+	s->skip_pass = pass == NULL;
+	if (pass != NULL)
 		s->pass = xstrdup(pass);
-		s->pass_id = s->id;
-	} else
-		s->skip_pass = true;
 	s->ask = TRANSPORT_ASK_NONE;
 	s->ask_text[0] = '\0';
 	if (s->ask_lost) {

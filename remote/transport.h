@@ -47,6 +47,8 @@ struct rstream_exit {
 	int		 code;
 	int		 sig;
 	const char	*err;		/* borrowed, NULL when none */
+	bool		 lost;		/* err: the connection went, and the
+					   command may have run or be running */
 };
 
 struct rstream_cb {
@@ -93,6 +95,8 @@ struct transport_status {
 	char			 version[64];	/* the host's calops, or "" */
 	char			 error[512];	/* why not up, or ""; safe */
 	enum transport_ask	 ask;
+	/* one more per question asked, the same one asked again too */
+	unsigned		 ask_seq;
 	char			 ask_text[512];	/* the question, made safe */
 };
 

@@ -39,6 +39,7 @@ static const struct command {
 	{ "jobs", cmd_jobs, "list the durable jobs and their states" },
 	{ "kill", cmd_kill, "stop a job: SIGTERM, then SIGKILL after a grace" },
 	{ "watch", cmd_watch, "print a changed event after each change in a workspace" },
+	{ "cat", cmd_cat, "print lines of a file inside a workspace" },
 	{ "version", cmd_version, "print calops's version and protocol; --json" },
 	{ "hosts", cmd_hosts, "connect to a lab's hosts and show each one's state" },
 };

@@ -278,6 +278,11 @@ hosts_action(struct app *a, void *data, enum action act)
 		return R_REDRAW;
 	}
 	transport_status(t, &st);
+	if (act == ACT_RECONNECT && st.ask == TRANSPORT_ASK_PASSPHRASE) {
+		/* Waiting for a passphrase whose question was put away. */
+		app_ask_host(a, h->name);
+		return R_REDRAW;
+	}
 	if (act == ACT_RECONNECT) {
 		if (h->transport == LAB_LOCAL ||
 		    !transport_state_down(st.state)) {

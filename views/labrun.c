@@ -6,6 +6,8 @@
  */
 #include "calops.h"
 
+#include "lab/labmodel.h"
+#include "remote/lab.h"
 #include "views/app/app.h"
 #include "views/confirm.h"
 #include "views/core/ui.h"
@@ -35,11 +37,19 @@ run_hosts(struct app *a, const char **out, size_t max)
 	return n;
 }
 
-/* Show what would run where, and start it on the typed chips. */
+/* Show what would run where, and start it on the typed chips: one job for
+ * a gate at a time in a host's workspace. */
 static void
 confirm(struct app *a)
 {
 	struct ljob_spec spec = { 0 };
+
+	if (labmodel_gate_job(app_labmodel(a), pending.gate, pending.host) !=
+	    NULL) {
+		app_message(a, true, "G%d's job is already running on %s",
+		    pending.gate, pending.host);
+		return;
+	}
 
 	spec.host = pending.host;
 	spec.kind = LJOB_GATE;
@@ -92,10 +102,6 @@ labrun_gate(struct app *a, int gate)
 		    "outside the lab", gate);
 		return;
 	}
-	if (labmodel_gate_job(app_labmodel(a), gate) != NULL) {
-		app_message(a, true, "G%d's job is already running", gate);
-		return;
-	}
 	pending.gate = gate;
 	n = run_hosts(a, hosts, nitems(hosts));
 	if (n == 0) {
@@ -112,11 +118,29 @@ labrun_gate(struct app *a, int gate)
 	prompt_ask(a, q, host_answer, NULL);
 }
 
+const char *
+labrun_board_host(struct app *a)
+{
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
+	const char *ws;
+	size_t i;
+
+	if (app_workspace_host(a) != NULL)
+		return app_workspace_host(a);
+	for (i = 0; i < lab->nhosts; i++)
+		if (lab->hosts[i].transport == LAB_LOCAL && (ws =
+		    labmodel_workspace(app_labmodel(a), lab->hosts[i].name)) !=
+		    NULL && strcmp(ws, app_workspace(a)) == 0)
+			return lab->hosts[i].name;
+	return NULL;
+}
+
 bool
 labrun_gate_status(struct app *a, int gate, char *buf, size_t len,
     bool narrow)
 {
-	const struct ljob *j = labmodel_gate_job(app_labmodel(a), gate);
+	const struct ljob *j = labmodel_gate_job(app_labmodel(a), gate,
+	    labrun_board_host(a));
 
 	if (j == NULL)
 		return false;

@@ -83,12 +83,14 @@ enum view_kind {
 	X(soak, VIEW_TAB, "the live soak: graphs, SLA, leak, alerts")	\
 	X(faults, VIEW_TAB, "fault scenarios x chips, action log")	\
 	X(hosts, VIEW_TAB, "the lab's hosts: state, round trip, calops")	\
+	X(workspaces, VIEW_TAB, "every workspace of the lab, its gates")	\
 	X(help, VIEW_COMMAND, "the keys of every screen")		\
 	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
 	X(ticket, VIEW_DRILL, "one ticket: its checks and evidence")	\
 	X(joblog, VIEW_DRILL, "one job's log, live")			\
 	X(describe, VIEW_DRILL, "one job: command, host, times, job.json") \
-	X(confirm, VIEW_DRILL, "what a job will run and disturb, first")
+	X(confirm, VIEW_DRILL, "what a job will run and disturb, first") \
+	X(pager, VIEW_DRILL, "a file of a workspace on a lab host")
 
 #define VIEW_DECLARE(name, kind, help) extern const struct view_ops name##_view;
 VIEW_REGISTRY(VIEW_DECLARE)

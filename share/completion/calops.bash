@@ -19,7 +19,7 @@ _calops() {
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		check|hash|run|tail|jobs|kill|watch|version|hosts)
+		check|hash|run|tail|jobs|kill|watch|cat|version|hosts)
 			cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
@@ -40,7 +40,7 @@ _calops() {
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--threads|--from|--grace|--id|--headless|--timeout|--write)
+	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines)
 		COMPREPLY=(); return ;;
 	esac
 	case $cmd in
@@ -49,7 +49,8 @@ _calops() {
 			COMPREPLY=($(compgen -W "$console" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W 'check hash run tail jobs kill
-			    watch version hosts' -- "$cur") $(compgen -d -- "$cur") \
+			    watch cat version hosts' -- "$cur") \
+			    $(compgen -d -- "$cur") \
 			    $(compgen -f -X '!*.yaml' -- "$cur"))
 		fi ;;
 	check)
@@ -85,6 +86,12 @@ _calops() {
 			COMPREPLY=($(compgen -W '--help' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -d -- "$cur"))
+		fi ;;
+	cat)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--from --lines --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;
 	tail|kill)
 		if [[ $cur == -* ]]; then

@@ -16,6 +16,7 @@ int	cmd_kill(int argc, char **argv);
 /* What a host runs for the console (protocol.md §1, v2). */
 int	cmd_version(int argc, char **argv);
 int	cmd_watch(int argc, char **argv);
+int	cmd_cat(int argc, char **argv);
 /* The lab's hosts, connected to through their transports (cmd_hosts.c). */
 int	cmd_hosts(int argc, char **argv);
 

@@ -215,10 +215,8 @@ host_changed(struct transport *t, void *arg)
 	size_t i;
 
 	transport_status(t, &st);
-	if (st.ask == TRANSPORT_ASK_NONE)
-		h->asked[0] = '\0';
-	else if (strcmp(h->asked, st.ask_text) != 0) {
-		snprintf(h->asked, sizeof h->asked, "%s", st.ask_text);
+	if (st.ask != TRANSPORT_ASK_NONE && h->asked != st.ask_seq) {
+		h->asked = st.ask_seq;
 		if (lm->cb.ask != NULL)
 			lm->cb.ask(lm, h->h->name, lm->cb.arg);
 	}
@@ -453,7 +451,7 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		labmodel_changed(j->lm);
 		return;
 	}
-	if (ex->err != NULL) {
+	if (ex->lost) {
 		/* The connection went with the answer: the job may or may
 		 * not have started.  The same launch goes again once the
 		 * host is up; its id makes it start nothing the second time
@@ -703,14 +701,17 @@ labmodel_find(const struct labmodel *lm, const char *host, const char *id)
 }
 
 const struct ljob *
-labmodel_gate_job(const struct labmodel *lm, int gate)
+labmodel_gate_job(const struct labmodel *lm, int gate, const char *host)
 {
+	const struct ljob *j;
 	size_t i;
 
-	for (i = 0; i < lm->njobs; i++)
-		if (lm->jobs[i]->pub.gate == gate && lm->jobs[i]->pub.here &&
-		    labmodel_job_live(&lm->jobs[i]->pub))
-			return &lm->jobs[i]->pub;
+	for (i = 0; i < lm->njobs; i++) {
+		j = &lm->jobs[i]->pub;
+		if (j->gate == gate && j->here && labmodel_job_live(j) &&
+		    (host == NULL || strcmp(j->host, host) == 0))
+			return j;
+	}
 	return NULL;
 }
 

@@ -142,6 +142,11 @@ struct labmodel_cb {
 	 * ask (an encrypted key is skipped, an unknown key refused). */
 	void	(*ask)(struct labmodel *, const char *host, void *arg);
 	void	*arg;
+	/* Each event of a live stream as it is applied, with the time the
+	 * host wrote it (the event's ts): the console's benchmark measures
+	 * its lag with it (views/app/bench.c). */
+	void	(*applied)(struct labmodel *, const struct ljob *, double ts,
+		    void *arg);
 };
 
 /*
@@ -219,8 +224,11 @@ struct ljob	*labmodel_job(const struct labmodel *lm, size_t i);
  * host NULL: any host.  NULL when none. */
 struct ljob	*labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
 		    const char *host);
-/* The running (or starting) job for a gate, or NULL. */
-const struct ljob *labmodel_gate_job(const struct labmodel *lm, int gate);
+/* The running (or starting) job for a gate on host (NULL: any), or NULL.
+ * A host's gate jobs run in its workspace (labmodel_workspace): one at a
+ * time for a gate there, and any number on several hosts. */
+const struct ljob *labmodel_gate_job(const struct labmodel *lm, int gate,
+		    const char *host);
 /* Whether a job is still going (starting or running). */
 bool		 labmodel_job_live(const struct ljob *j);
 const char	*labmodel_job_state_name(enum ljob_state s);

@@ -30,7 +30,7 @@ struct lhost {
 	char			 err[256];	/* why not */
 	/* the last question the owner was told of (an SSH host's unknown
 	 * key or passphrase), so it is told once */
-	char			 asked[512];
+	unsigned		 asked;		/* ask_seq told to the owner */
 	bool			 writable;	/* protected, and --write */
 	const char		*ws;	/* its first workspace, or NULL */
 	/* ws as jobs record it (labmodel_ws_key): a local one resolved, so

@@ -524,6 +524,8 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	if (ev->seq <= j->pub.last_seq)
 		return;
 	labstream_apply(j, ev, line, len);
+	if (j->lm->cb.applied != NULL)
+		j->lm->cb.applied(j->lm, &j->pub, ev->ts, j->lm->cb.arg);
 	labmodel_changed(j->lm);
 }
 

@@ -23,7 +23,7 @@ expect_re "^   < +sort by the previous column$"
 # page ends before them.
 [ "$ROWS" -lt 40 ] || expect_re "^   1 :board +the gate board, G0-G10$"
 [ "$ROWS" -lt 40 ] || expect_re "^   6 :faults +fault scenarios x chips"
-[ "$ROWS" -lt 40 ] || expect_re "^   :help +the keys of every screen$"
+[ "$ROWS" -lt 40 ] || expect_re "^   8 :workspaces +every workspace of the lab, its gates$"
 reject "GATE STATUS"
 # The end of the list, scrolled to at 80x24.
 keys G
@@ -40,7 +40,7 @@ wait_for "[3 Findings]"
 keys ?
 wait_for "Help — q to close"
 expect_re "^ Findings$"
-expect_re "^   o +open the artifact at the finding in \\\$EDITOR/\\\$PAGER$"
+expect_re "^   o +open the finding's file in \\\$EDITOR/\\\$PAGER \\(remote: here\\)$"
 expect_re "^   s > +sort by the next column$"
 expect_re "^   < +sort by the previous column$"
 expect_re "^   v +cycle the least severity shown: all, then each one"

@@ -10,6 +10,8 @@
 #  1. The board comes from host1: G7 pending (its results are missing).
 #  2. A file removed on host1 (G2's report) turns G2 red through the watch;
 #     put back, green again.
+#  2b. o on a finding there shows the file's lines, read on host1 through
+#     the same quoting (calops cat).
 #  3. host1 drops off the network: the status bar says the board is not
 #     live (host1 disconnected: board of HH:MM:SS); back up, it is watched
 #     and evaluated again.
@@ -61,6 +63,17 @@ mv "$WS/$report" "$TMP/report.json"
 WAIT_SECS=30 wait_re "^ G2 +(✘ fail|· pending)"
 mv "$TMP/report.json" "$WS/$report"
 WAIT_SECS=30 wait_re "^ G2 +✔ pass"
+
+# ---- 2b. o on a finding: the file's lines, fetched from host1 ----
+keys 3 /
+send_text "W-MASK"
+keys Enter
+wait_re "G6 +warn +G6.errors"
+keys o
+WAIT_SECS=30 wait_for "read-only: 05-calbin/validation.json on host1"
+WAIT_SECS=30 wait_re '^ +[0-9]+ +"code": "W-MASK-002"'
+keys Left 1
+wait_re "^ G7 +· pending"
 
 # ---- 3. host1 away and back ----
 sh "$SRC/share/sshlab.sh" down "$L" host1 >/dev/null 2>&1 ||

@@ -58,7 +58,7 @@ launch "$TMP/lab.yaml"
 
 # ---- 1. host2's key, then its passphrase ----
 fp=$(ssh-keygen -lf "$L/host2/ssh_host_ed25519_key.pub" | cut -d' ' -f2)
-WAIT_SECS=30 wait_for "trust it from now on? Type yes"
+WAIT_SECS=30 wait_for "Trust it from now on? Type yes"
 expect "$fp"
 send_text "yes"
 keys Enter

@@ -467,7 +467,7 @@ test_replay(void **state)
 	assert_true(soak->done == 70 && soak->total == 3600);
 	assert_true(soak->first_ts == 100 && soak->last_ts == 160);
 	assert_ptr_equal(labmodel_latest(lm, LJOB_SOAK, NULL), soak);
-	assert_null(labmodel_gate_job(lm, 9));	/* it ended */
+	assert_null(labmodel_gate_job(lm, 9, NULL));	/* it ended */
 
 	/* The metrics of the soak, the repeated seq's sample not among them. */
 	s = metrics_find(soak->metrics, "local", 1, "ttft_ms");
@@ -811,7 +811,7 @@ test_catching_up_and_workspaces(void **state)
 	assert_non_null(old);
 	assert_true(old->here);		/* recorded with no workspace */
 	/* The newest job of this lab's: mine, not theirs (newer). */
-	assert_ptr_equal(labmodel_gate_job(lm, 9), mine);
+	assert_ptr_equal(labmodel_gate_job(lm, 9, NULL), mine);
 	assert_ptr_equal(labmodel_latest(lm, LJOB_SOAK, NULL), mine);
 	loop_add_timer(l, 10, until_replayed, lm);
 	loop_run(l);

@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "base/text.h"
+#include "model/fleet.h"
 #include "model/history.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
+#include "views/pager.h"
 
 #define SPINNER_MS 120
 
@@ -132,7 +134,9 @@ reval_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	(void)rs;
 	a->reval = NULL;
 	if (ex->err != NULL) {
-		a->reval_failed = true;
+		/* Lost with the link: again once the host is back.  Any
+		 * other failure waits for the next change. */
+		a->reval_failed = ex->lost;
 		snprintf(why, sizeof why, "evaluation on %s broken: %s",
 		    a->ws_host, ex->err);
 		boardmodel_fail(&a->board, why);
@@ -226,10 +230,14 @@ watch_remote(struct app *a)
 	struct transport *t;
 	char err[256];
 
+	struct transport_status st;
+
 	if (a->rwatch != NULL ||
 	    (t = labmodel_transport(a->labm, a->ws_host, err,
 	    sizeof err)) == NULL)
 		return;
+	transport_status(t, &st);
+	a->rwatch_since = st.since_ms;
 	if ((a->rwatch = transport_exec(t, argv, &rwatch_cb, a, err,
 	    sizeof err)) == NULL)
 		app_message(a, true, "not watching for changes: %s", err);
@@ -237,17 +245,21 @@ watch_remote(struct app *a)
 
 /* The workspace's host changed state: back up after a break, it is
  * watched again and evaluated again (what changed meanwhile was not
- * seen). */
+ * seen).  A watch that ended on a connection still up (the workspace
+ * went, calops there failed) starts again only with a new connection, not
+ * on every change of the lab. */
 static void
 remote_ws_host_changed(struct app *a)
 {
+	struct transport_status st;
 	struct transport *t;
 	char err[256];
 
 	if (a->ws_host == NULL || (t = labmodel_transport(a->labm,
 	    a->ws_host, err, sizeof err)) == NULL || !transport_up(t))
 		return;
-	if (a->rwatch == NULL) {
+	transport_status(t, &st);
+	if (a->rwatch == NULL && st.since_ms != a->rwatch_since) {
 		watch_remote(a);
 		if (a->reval == NULL)
 			app_evaluate(a);
@@ -436,6 +448,63 @@ app_workspace_host(const struct app *a)
 	return a->ws_host;
 }
 
+/* Stop evaluating and watching the workspace the board shows. */
+static void
+ws_stop(struct app *a)
+{
+	if (a->eval != NULL)
+		child_abandon(a->eval);
+	if (a->reval != NULL)
+		transport_rstream_cancel(a->reval);
+	if (a->rwatch != NULL)
+		transport_rstream_cancel(a->rwatch);
+	a->eval = NULL;
+	a->reval = a->rwatch = NULL;
+	a->rwatch_live = a->reval_failed = a->eval_again = false;
+	a->rwatch_since = 0;
+	watchloop_free(a->watch);
+	a->watch = NULL;
+	if (a->debounce_timer != 0)
+		loop_del_timer(a->loop, a->debounce_timer);
+	a->debounce_timer = 0;
+}
+
+static void
+fleet_changed(void *arg)
+{
+	struct app *a = arg;
+
+	a->dirty = true;
+}
+
+struct fleet *
+app_fleet(struct app *a)
+{
+	if (a->fleet == NULL)
+		a->fleet = fleet_new(a->labm, fleet_changed, a);
+	return a->fleet;
+}
+
+void
+app_open_workspace(struct app *a, const char *host, const char *path)
+{
+	const struct lab_host *h = lab_host(&a->lab, host);
+
+	if (h == NULL)
+		return;
+	/* Nothing of the workspace shown until now goes on. */
+	ws_stop(a);
+	free(a->ws);
+	a->ws = xstrdup(path);
+	a->ws_host = h->transport == LAB_LOCAL ? NULL : h->name;
+	boardmodel_release(&a->board);
+	boardmodel_init(&a->board);
+	app_switch_tab(a, view_tab(0));
+	watch_start(a);
+	app_evaluate(a);
+	app_message(a, false, "the board shows %s:%s now", h->name, path);
+}
+
 const char *
 app_filter(const struct app *a)
 {
@@ -579,14 +648,23 @@ app_open_file(struct app *a, const char *rel, const char *where)
 		app_message(a, true, "this finding names no file");
 		return;
 	}
+	/* A position is "LINE:COL", or "row N" in a CSV file (the header is
+	 * row 1, one record a line); a JSON pointer names no line. */
+	if (where != NULL && strncmp(where, "row ", 4) == 0)
+		where += 4;
+	if (where != NULL && isdigit((unsigned char)where[0]))
+		ln = strtol(where, NULL, 10);
+	if (a->ws_host != NULL) {
+		/* On the host: its lines fetched into a pager screen. */
+		struct pager_arg pa = { a->ws_host, a->ws, rel,
+		    ln > 0 ? ln : 0 };
+
+		app_push(a, &pager_view, &pa);
+		return;
+	}
 	/* Headless, there is no terminal to hand to an editor. */
 	if (a->headless != NULL) {
 		app_message(a, true, "no terminal to open '%s' on", rel);
-		return;
-	}
-	if (a->ws_host != NULL) {
-		app_message(a, true, "'%s' is on %s: opening a file there is "
-		    "not in this version", rel, a->ws_host);
 		return;
 	}
 	path = xasprintf("%s/%s", a->ws, rel);
@@ -606,12 +684,7 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	}
 	if (editor == NULL || editor[0] == '\0')
 		editor = getenv("EDITOR");
-	/* A position is "LINE:COL", or "row N" in a CSV file (the header is
-	 * row 1, one record a line); a JSON pointer names no line. */
-	if (where != NULL && strncmp(where, "row ", 4) == 0)
-		where += 4;
-	if (where != NULL && isdigit((unsigned char)where[0]) &&
-	    (ln = strtol(where, NULL, 10)) > 0)
+	if (ln > 0)
 		snprintf(line, sizeof line, "+%ld", ln);
 	argv[i++] = (char *)(editor != NULL && editor[0] != '\0' ? editor :
 	    pager != NULL && pager[0] != '\0' ? pager : "less");
@@ -881,6 +954,8 @@ lab_changed(struct labmodel *lm, void *arg)
 
 	(void)lm;
 	a->dirty = true;
+	if (a->fleet != NULL)
+		fleet_hosts_changed(a->fleet);
 	/* Cheap unless the workspace's host is being waited for. */
 	if (a->ws_host != NULL && (a->rwatch == NULL || a->reval_failed))
 		remote_ws_host_changed(a);
@@ -897,6 +972,15 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 	app_message(a, j->state != LJ_DONE, "%s on %s: %s", j->label, j->host,
 	    labmodel_job_state_name(j->state));
 	app_evaluate(a);
+}
+
+static void
+lab_applied(struct labmodel *lm, const struct ljob *j, double ts, void *arg)
+{
+	(void)lm;
+	(void)j;
+	(void)arg;
+	bench_lag_event(ts);
 }
 
 static void
@@ -962,7 +1046,7 @@ ask_now(struct app *a, const char *host)
 		prompt_ask_secret(a, q, passphrase_answer, xstrdup(host));
 		break;
 	case TRANSPORT_ASK_KEY:
-		q = xasprintf("%s -- trust it from now on? Type yes: ",
+		q = xasprintf("%s\nTrust it from now on? Type yes: ",
 		    st.ask_text);
 		prompt_ask(a, q, hostkey_answer, xstrdup(host));
 		break;
@@ -1017,8 +1101,8 @@ lab_ask(struct labmodel *lm, const char *host, void *arg)
 static int
 lab_open(struct app *a, const char *path, char *err, size_t errlen)
 {
-	const struct labmodel_cb cb = { lab_changed, lab_ended, lab_warn,
-	    lab_ask, a };
+	struct labmodel_cb cb = { lab_changed, lab_ended, lab_warn,
+	    lab_ask, a, NULL };
 	struct stat st;
 	size_t i;
 
@@ -1055,6 +1139,8 @@ lab_open(struct app *a, const char *path, char *err, size_t errlen)
 		a->lab.nworkspaces = 1;
 		a->ws = xstrdup(path);
 	}
+	if (bench_lag_init())
+		cb.applied = lab_applied;
 	a->labm = labmodel_new(a->loop, &a->lab, a->self, &cb, err, errlen);
 	return a->labm != NULL ? 0 : -1;
 }
@@ -1115,18 +1201,14 @@ app_teardown(struct app *a)
 {
 	while (a->depth > 0)
 		pop(a);
-	if (a->eval != NULL)
-		child_abandon(a->eval);
-	if (a->reval != NULL)
-		transport_rstream_cancel(a->reval);
-	if (a->rwatch != NULL)
-		transport_rstream_cancel(a->rwatch);
+	ws_stop(a);
+	fleet_free(a->fleet);
+	bench_lag_write();
 	ui_end();
 	explicit_bzero(a->input, sizeof a->input);	/* a secret typed */
 	while (a->nhost_asks > 0)
 		free(a->host_asks[--a->nhost_asks]);
 	headless_free(a->headless);
-	watchloop_free(a->watch);
 	labmodel_free(a->labm);
 	lab_release(&a->lab);
 	loop_free(a->loop);

@@ -52,6 +52,14 @@ struct loop	*app_loop(const struct app *a);
 const char	*app_workspace(const struct app *a);
 /* The SSH host the workspace is on, or NULL: this machine. */
 const char	*app_workspace_host(const struct app *a);
+/* Every workspace of the lab with its board (the Workspaces screen's),
+ * made when first asked for and kept while the console runs. */
+struct fleet	*app_fleet(struct app *a);
+/* Make workspace path on host (a lab host's name) the one the board,
+ * tickets and findings show, evaluated and watched from now on, and show
+ * the board. */
+void		 app_open_workspace(struct app *a, const char *host,
+		    const char *path);
 const char	*app_filter(const struct app *a);
 bool		 app_readonly(const struct app *a);
 /* Paint again before the next sleep: what a screen shows changed outside
@@ -83,7 +91,9 @@ void	 prompt_ask_secret(struct app *a, const char *question,
 void	 app_ask_host(struct app *a, const char *host);
 /* Case-insensitive substring match against the current filter. */
 bool	 app_filter_match(const struct app *a, const char *s);
-/* Open rel (workspace-relative) at a line in $EDITOR, or $PAGER. */
+/* Open rel (workspace-relative) at a line in $EDITOR, or $PAGER; on a
+ * workspace of an SSH host, in the pager screen (pager.c), its lines
+ * fetched from there. */
 void	 app_open_file(struct app *a, const char *rel, const char *where);
 /* Glyph and role for a status (status is never told by colour alone). */
 const char *app_status_glyph(enum gate_status s);

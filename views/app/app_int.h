@@ -38,7 +38,12 @@ struct app {
 	struct rstream	*reval;		/* that check, or NULL */
 	struct rstream	*rwatch;	/* that watch, or NULL */
 	bool		 rwatch_live;	/* it said it is watching */
+	int64_t		 rwatch_since;	/* the host's state's since_ms when
+					   it started: not again until the
+					   host has come up anew */
 	bool		 reval_failed;	/* it broke with its link */
+	struct fleet	*fleet;		/* every workspace's board, or NULL
+					   until the Workspaces screen */
 	bool		 demo, readonly;
 	struct config	 config;
 	struct theme	 theme;

@@ -28,6 +28,15 @@ struct bench {
 };
 static struct bench *bench;
 
+#define LAG_MAX	(4u << 20)	/* events kept: 64 MiB at most */
+
+struct lag {
+	const char	*out;
+	double		*v;		/* ts, applied, ts, applied, … */
+	size_t		 n, alloc;	/* doubles */
+};
+static struct lag *lag;
+
 bool
 bench_active(void)
 {
@@ -145,4 +154,50 @@ bench_init(void)
 		bench->frames = 1;
 	bench->out = o;
 	bench->full = getenv("CALOPS_BENCH_FULL") != NULL;
+}
+
+bool
+bench_lag_init(void)
+{
+	const char *o = getenv("CALOPS_BENCH_LAG");
+
+	if (o == NULL || *o == '\0')
+		return false;
+	lag = xcalloc(1, sizeof *lag);
+	lag->out = o;
+	return true;
+}
+
+void
+bench_lag_event(double ts)
+{
+	struct timespec now;
+
+	if (lag == NULL || lag->n >= 2 * LAG_MAX)
+		return;
+	if (lag->n + 2 > lag->alloc) {
+		lag->alloc = lag->alloc == 0 ? 65536 : 2 * lag->alloc;
+		lag->v = xreallocarray(lag->v, lag->alloc, sizeof *lag->v);
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	lag->v[lag->n++] = ts;
+	lag->v[lag->n++] = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+void
+bench_lag_write(void)
+{
+	FILE *f;
+	size_t i;
+
+	if (lag == NULL)
+		return;
+	if ((f = fopen(lag->out, "w")) != NULL) {
+		for (i = 0; i + 1 < lag->n; i += 2)
+			fprintf(f, "%.6f %.6f\n", lag->v[i], lag->v[i + 1]);
+		fclose(f);
+	}
+	free(lag->v);
+	free(lag);
+	lag = NULL;
 }

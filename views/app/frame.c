@@ -8,6 +8,7 @@
 
 #include <time.h>
 
+#include "base/text.h"
 #include "lab/labmodel.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
@@ -173,6 +174,46 @@ remote_mark(struct app *a, char *buf, size_t len)
 	    transport_state_name(st.state), when);
 }
 
+#define QUESTION_ROWS	3	/* at most, above the answer's line */
+
+/* A long question over the rows above row y: each of its parts (a newline
+ * in it ends one: where the question wants a break) wrapped at blanks, as
+ * many rows as it needs up to QUESTION_ROWS, the last one cut with an
+ * ellipsis past that. */
+static void
+draw_question(struct app *a, int y)
+{
+	char *rows[QUESTION_ROWS], *part, *safe, *copy = xstrdup(a->ask);
+	char *next = copy;
+	const char *p;
+	size_t fit;
+	int n = 0, i;
+
+	while (n < QUESTION_ROWS && n < y && (part = strsep(&next, "\n")) !=
+	    NULL) {
+		safe = text_sanitize_str(part);
+		for (p = safe; n < QUESTION_ROWS && n < y && *p != '\0';
+		    n++) {
+			while (*p == ' ')
+				p++;
+			fit = ui_fit_words(p, a->cols);
+			/* the last row takes the rest, cut by ui_put */
+			if (fit == 0 || n == QUESTION_ROWS - 1 || n == y - 1)
+				fit = strlen(p);
+			rows[n] = xstrndup(p, fit);
+			p += fit;
+		}
+		free(safe);
+	}
+	for (i = 0; i < n; i++) {
+		ui_fill(stdscr, y - n + i, 0, ROLE_STATUSBAR);
+		ui_put(stdscr, y - n + i, 0, a->cols, ROLE_STATUSBAR, rows[i],
+		    false);
+		free(rows[i]);
+	}
+	free(copy);
+}
+
 static void
 draw_status(struct app *a)
 {
@@ -184,13 +225,12 @@ draw_status(struct app *a)
 
 	ui_fill(stdscr, y, 0, ROLE_STATUSBAR);
 	/* A question may name a host, a job or a chip from a lab host.  One
-	 * too long for the bar (a host key's fingerprint must be read whole)
-	 * takes the line above it too, the answer typed below it. */
-	if (a->mode == MODE_ASK && ui_width(a->ask) > a->cols - 16 &&
-	    y > 0) {
-		ui_fill(stdscr, y - 1, 0, ROLE_STATUSBAR);
-		ui_put(stdscr, y - 1, 0, a->cols, ROLE_STATUSBAR, a->ask,
-		    false);
+	 * too long for the bar (a host key's fingerprint must be read whole,
+	 * and what to type after it) takes the lines above it, wrapped at
+	 * blanks, the answer typed below it. */
+	if (a->mode == MODE_ASK && (strchr(a->ask, '\n') != NULL ||
+	    ui_width(a->ask) > a->cols - 16) && y > 0) {
+		draw_question(a, y);
 		x = 0;
 	} else if (a->mode == MODE_ASK)
 		x = ui_put(stdscr, y, 0, a->cols - 16, ROLE_STATUSBAR, a->ask,

@@ -177,8 +177,8 @@ prompt_ask_secret(struct app *a, const char *question, app_answer_fn fn,
 	a->ask_secret = true;
 }
 
-/* The answer to prompt_ask(), or NULL: cancelled; then the next question
- * a host waits with. */
+/* The answer to prompt_ask(), or NULL: cancelled (prompt_key then puts
+ * the next question a host waits with). */
 static void
 answer(struct app *a, const char *text)
 {
@@ -193,13 +193,11 @@ answer(struct app *a, const char *text)
 		a->input_len = 0;
 		a->ask_secret = false;
 	}
-	if (a->mode == MODE_NORMAL)
-		app_ask_next(a);
 }
 
 /* A key while the prompt is open; a filter applies as it is typed. */
-int
-prompt_key(struct app *a, int key)
+static int
+prompt_key1(struct app *a, int key)
 {
 	bool filtering = a->mode == MODE_FILTER;
 
@@ -250,4 +248,15 @@ prompt_key(struct app *a, int key)
 		app_refresh_views(a);
 	}
 	return R_REDRAW;
+}
+
+int
+prompt_key(struct app *a, int key)
+{
+	int r = prompt_key1(a, key);
+
+	/* A host that asked while the line was taken asks now. */
+	if (a->mode == MODE_NORMAL)
+		app_ask_next(a);
+	return r;
 }

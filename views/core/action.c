@@ -31,7 +31,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_REFRESH] = { "refresh", "evaluate the workspace again now (the jobs: "
 	    "list them again)" },
 	[ACT_SUSPEND] = { "suspend", "suspend calops (fg to return)" },
-	[ACT_OPEN] = { "open", "open the artifact at the finding in $EDITOR/$PAGER" },
+	[ACT_OPEN] = { "open", "open the finding's file in $EDITOR/$PAGER (remote: "
+	    "here)" },
 	[ACT_SORT] = { "sort", "sort by the next column" },
 	[ACT_SORT_BACK] = { "sort-back", "sort by the previous column" },
 	[ACT_WHY] = { "why", "why is this gate not green?" },
@@ -57,7 +58,7 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_ALERTS] = { "alerts", "show or hide the alerts journal" },
 	[ACT_ACTIONS] = { "actions", "show or hide the action log" },
 	[ACT_RECONNECT] = { "reconnect", "connect to the selected host again "
-	    "now (also :reconnect HOST)" },
+	    "now (also :reconnect HOST), or ask its passphrase again" },
 	[ACT_ACCEPT_KEY] = { "accept-key", "trust the unknown host key the "
 	    "selected host was refused over (type yes)" },
 };

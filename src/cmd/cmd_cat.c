@@ -1,0 +1,169 @@
+/*
+ * cmd_cat.c: `calops cat WS PATH [--from LINE] [--lines N]`: lines of a
+ * file inside a workspace, for the console's pager on a workspace of an
+ * SSH host (`o` on a finding there), which has no other way to read a file
+ * on the host.  Only a regular file inside the workspace is read: a path
+ * that leads out of it (through "..", or a symbolic link) is refused as
+ * the gates refuse it (workspace.h).  The lines go out as they are, a
+ * newline after each; the reader makes them safe to show.
+ */
+#include "calops.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "ws/workspace.h"
+
+#define CAT_LINES_DEFAULT	1000
+#define CAT_LINES_MAX		100000
+
+static const char cat_usage[] =
+    "usage: calops cat WS PATH [--from LINE] [--lines N]\n"
+    "\n"
+    "Print lines of PATH, a file inside the workspace WS (relative to it),\n"
+    "from line LINE (1, the first, by default), at most N of them (1000 by\n"
+    "default, at most 100000).  A path that leads outside the workspace, by\n"
+    "\"..\" or a symbolic link, is refused.\n"
+    "\n"
+    "Exit status: 0 when the lines were printed (none when the file is\n"
+    "shorter), 1 when PATH is not a readable regular file inside WS or\n"
+    "standard output cannot be written, 2 on a usage error.\n";
+
+/* A positive number of at most max, or -1. */
+static long
+positive(const char *s, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 1 || v > max)
+		return -1;
+	return v;
+}
+
+/* Lines [from, from + n) of f to stdout; -1 when it cannot be written or
+ * f read. */
+static int
+copy_lines(FILE *f, long from, long n, const char *rel)
+{
+	long line = 1;
+	int c, prev = '\n';
+
+	while (line < from && (c = getc(f)) != EOF)
+		line += c == '\n';
+	while (n > 0 && (c = getc(f)) != EOF) {
+		if (putchar(c) == EOF)
+			return -1;
+		if (c == '\n')
+			n--;
+		prev = c;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "calops: reading '%s': %s\n", rel,
+		    strerror(errno));
+		return -1;
+	}
+	/* The last line of a file with no newline at its end. */
+	if (prev != '\n' && putchar('\n') == EOF)
+		return -1;
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+int
+cmd_cat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "lines", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct workspace ws;
+	struct stat st, fst;
+	long from = 1, lines = CAT_LINES_DEFAULT;
+	char err[512], *abs;
+	FILE *f;
+	int c, fd, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if ((from = positive(optarg, LONG_MAX)) < 0) {
+				fprintf(stderr, "calops: --from wants a line "
+				    "number from 1, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if ((lines = positive(optarg, CAT_LINES_MAX)) < 0) {
+				fprintf(stderr, "calops: --lines wants 1 to "
+				    "%d, not '%s'\n", CAT_LINES_MAX, optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(cat_usage, stdout);
+			return 0;
+		default:
+			fputs(cat_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 2 || argv[optind + 1][0] == '\0') {
+		fputs(cat_usage, stderr);
+		return 2;
+	}
+	if (argv[optind + 1][0] == '/') {
+		fprintf(stderr, "calops: '%s' is absolute: PATH is relative to "
+		    "the workspace\n", argv[optind + 1]);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is an error */
+	if (workspace_open(&ws, argv[optind], err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	if (workspace_locate(&ws, argv[optind + 1], &st, err, sizeof err) !=
+	    WS_OK) {
+		fprintf(stderr, "calops: %s\n", err);
+		workspace_close(&ws);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "calops: '%s' is not a regular file\n",
+		    argv[optind + 1]);
+		workspace_close(&ws);
+		return 1;
+	}
+	abs = workspace_abs(&ws, argv[optind + 1]);
+	/* The file opened is the one judged inside, not one a link was
+	 * turned to meanwhile. */
+	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	free(abs);
+	if (fd == -1 || fstat(fd, &fst) != 0 || fst.st_dev != st.st_dev ||
+	    fst.st_ino != st.st_ino) {
+		fprintf(stderr, "calops: cannot open '%s': %s\n",
+		    argv[optind + 1], fd == -1 ? strerror(errno) :
+		    "it changed while it was opened");
+		if (fd != -1)
+			close(fd);
+		workspace_close(&ws);
+		return 1;
+	}
+	if ((f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		workspace_close(&ws);
+		return 1;
+	}
+	rc = copy_lines(f, from, lines, argv[optind + 1]) == 0 ? 0 : 1;
+	fclose(f);
+	workspace_close(&ws);
+	return rc;
+}

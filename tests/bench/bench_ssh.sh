@@ -1,0 +1,267 @@
+#!/bin/bash
+# bench_ssh.sh: calops' SSH transport beside OpenSSH, and the console with a
+# fleet of SSH hosts, against issue 11's targets, printed side by side with
+# PASS/MISS.
+#
+# usage: tests/bench/bench_ssh.sh [BUILD]          (default: build)
+#
+# BUILD holds calops (built); bench_ssh_helper is built there.  A loopback
+# lab of $HOSTS (default 16) throwaway sshd on 127.0.0.1 is started with
+# share/sshlab.sh under $HOME (sshd's StrictModes refuse /tmp) and stopped
+# at the end.  Three measures, medians of $RUNS (default 5) runs:
+#   1. a job's event file of $MB MiB (default 1024) read over SSH on
+#      loopback: `calops tail ID --from 1` through calops' transport
+#      (bench_ssh_helper: remote/ssh.c on the one poll loop, every line
+#      handed over as the console gets them) against OpenSSH's
+#      `ssh host cat FILE` (the target: >= 0.75x its throughput) and
+#      OpenSSH running the same `calops tail`.  Each is timed from the
+#      command's start to its end, less the same with a command that
+#      prints nothing (`calops version`, `true`): the remote login shell's
+#      start is not throughput.
+#   2. the console, in tmux at 120x40, following one job on each of the
+#      $HOSTS hosts, each writing $RATE (default 200) events a second: its
+#      CPU over $WINDOW_S (default 30) seconds (target <= 3 % of a core),
+#      and the lag from a host writing an event (its ts) to the console
+#      applying it (CALOPS_BENCH_LAG, views/app/bench.c; target P99 <=
+#      250 ms).  The jobs are the console's own, from job records as a
+#      console restarted would find them.
+#   3. `calops hosts LAB` (connect, version probe, job list) of all $HOSTS
+#      hosts at once against one host alone (target <= 2x).
+# Not part of ctest: it takes minutes and wants an idle machine.
+set -euo pipefail
+
+BUILD=${1:-build}
+RUNS=${RUNS:-5}
+MB=${MB:-1024}
+HOSTS=${HOSTS:-16}
+RATE=${RATE:-200}
+WINDOW_S=${WINDOW_S:-30}
+WARM_S=${WARM_S:-15}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "$BUILD" && pwd)
+CALOPS=$BUILD/calops
+[ -x "$CALOPS" ] || { echo "bench_ssh: no '$CALOPS'" >&2; exit 2; }
+export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color
+
+need() {	# need COMMAND PACKAGE
+	command -v "$1" >/dev/null && return
+	echo "bench_ssh: installing $2" >&2
+	if [ -z "${APT_UPDATED:-}" ]; then
+		apt-get update -qq >&2
+		APT_UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >&2
+}
+need tmux tmux
+need python3 python3
+[ -x /usr/sbin/sshd ] || need sshd openssh-server
+need ssh openssh-client
+cmake --build "$BUILD" --target bench_ssh_helper >/dev/null
+HELPER=$BUILD/tests/bench_ssh_helper
+
+WORK=$(mktemp -d "$HOME/.calops-bench-ssh.XXXXXX")
+L=$WORK/lab
+SOCK=bench_ssh_$$
+cleanup() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	sh "$TOP/share/sshlab.sh" stop "$L" >/dev/null 2>&1 || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+sh "$TOP/share/sshlab.sh" start "$L" "$HOSTS" --calops "$CALOPS" \
+    >"$WORK/sshlab.log" 2>&1 ||
+	{ cat "$WORK/sshlab.log" >&2; exit 1; }
+CFG=$L/ssh_config
+rssh() { ssh -F "$CFG" "$@"; }
+
+verdict() {	# verdict VALUE OP TARGET
+	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
+		ok = op == "<=" ? v <= t : v >= t; print ok ? "PASS" : "MISS" }'
+}
+row() {		# row LABEL VALUE UNIT [OP TARGET]
+	if [ $# -ge 5 ]; then
+		printf '  %-46s %12s %-6s target %-2s %-6s %s\n' "$1" "$2" \
+		    "$3" "$4" "$5" "$(verdict "$2" "$4" "$5")"
+	else
+		printf '  %-46s %12s %-6s\n' "$1" "$2" "$3"
+	fi
+}
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+	    print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+now_s() { date +%s.%N; }
+# wall COMMAND…: seconds it took, its output thrown away.
+wall() {
+	local t0 t1
+	t0=$(now_s)
+	"$@" >/dev/null
+	t1=$(now_s)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+job_events() { echo "$L/$1/state/calops/jobs/$2/events.jsonl"; }
+# wait_end HOST ID: until the job's end event is written.
+wait_end() {
+	local ev
+	ev=$(job_events "$1" "$2")
+	until [ -s "$ev" ] && tail -c 4096 "$ev" | grep -q '"type":"end"'; do
+		sleep 0.5
+	done
+}
+
+echo "calops SSH benchmarks: $CALOPS, $HOSTS loopback hosts"
+echo "  $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), $(uname -r)," \
+	"$(ssh -V 2>&1), libssh2 $(dpkg-query -W -f '${Version}' \
+	libssh2-1 2>/dev/null || echo '?'); $(date -u '+%F %T') UTC"
+
+# ---- 1. throughput ----
+echo
+echo "1. a job's events, $MB MiB, read over SSH on loopback (median of $RUNS)"
+# Lines of 1000 characters: with the event's own fields, about 1.09 KB
+# each in the file.
+cat >"$WORK/gen.py" <<'PYEOF'
+import sys
+n = int(sys.argv[1]) * 1048576 // 1090
+line = "x" * 990
+w = sys.stdout.write
+for i in range(n):
+    w("%9d %s\n" % (i, line))
+PYEOF
+id=$(rssh host1 calops run -- python3 "$WORK/gen.py" "$MB")
+wait_end host1 "$id"
+EV=$(job_events host1 "$id")
+size=$(stat -c %s "$EV")
+echo "  job $id on host1: $(wc -l <"$EV") events, $size bytes"
+: >"$WORK/t1"
+for _ in $(seq "$RUNS"); do
+	b=$("$HELPER" "$L/lab.yaml" host1 version --json)
+	t=$("$HELPER" "$L/lab.yaml" host1 tail "$id" --from 1)
+	[ "$(field bytes "$t")" = "$size" ] ||
+		echo "  warning: calops tail handed over $(field bytes "$t")" \
+		    "bytes, not $size" >&2
+	ob=$(wall rssh host1 true)
+	oc=$(wall rssh host1 cat "$EV")
+	ot=$(wall rssh host1 calops tail "$id" --from 1)
+	echo "$(field run_ms "$b") $(field run_ms "$t") $ob $oc $ot" \
+	    >>"$WORK/t1"
+done
+col() { awk -v c="$1" '{ print $c }' "$WORK/t1" | median; }
+mbs() {	# mbs SECONDS: MiB/s of the file
+	awk -v s="$1" -v n="$size" 'BEGIN { printf "%.1f", n / 1048576 / s }'
+}
+ours=$(awk -v t="$(col 2)" -v b="$(col 1)" 'BEGIN { print (t - b) / 1000 }')
+ocat=$(awk -v t="$(col 4)" -v b="$(col 3)" 'BEGIN { print t - b }')
+otail=$(awk -v t="$(col 5)" -v b="$(col 3)" 'BEGIN { print t - b }')
+row "calops transport: calops tail" "$(mbs "$ours")" MiB/s
+row "OpenSSH: ssh host cat FILE" "$(mbs "$ocat")" MiB/s
+row "OpenSSH: ssh host calops tail" "$(mbs "$otail")" MiB/s
+row "calops tail / ssh cat" "$(awk -v a="$ocat" -v b="$ours" \
+	'BEGIN { printf "%.2f", a / b }')" x ">=" 0.75
+echo "  (raw medians: calops transport tail $(col 2) ms, version" \
+	"$(col 1) ms; OpenSSH cat $(col 4) s, tail $(col 5) s, true $(col 3) s)"
+
+# ---- 3. connecting (before 2: it needs the hosts idle) ----
+echo
+echo "3. calops hosts: connect, probe and list jobs (median of $RUNS)"
+python3 - "$L/lab.yaml" "$WORK/one.yaml" <<'PYEOF'
+import sys
+src, out = sys.argv[1:]
+text = open(src).read()
+head, rest = text.split("hosts:\n", 1)
+hosts, tail = rest.split("workspaces:\n", 1)
+first = hosts.split("  - name: host2\n", 1)[0]
+ws = [l for l in tail.split("\n") if "host: host1," in l]
+open(out, "w").write(head + "hosts:\n" + first + "workspaces:\n" +
+    "\n".join(ws) + "\n")
+PYEOF
+: >"$WORK/t3"
+for _ in $(seq "$RUNS"); do
+	echo "$(wall "$CALOPS" hosts "$WORK/one.yaml") $(wall "$CALOPS" hosts \
+	    "$L/lab.yaml")" >>"$WORK/t3"
+done
+one=$(awk '{ print $1 }' "$WORK/t3" | median)
+all=$(awk '{ print $2 }' "$WORK/t3" | median)
+row "one host" "$one" s
+row "$HOSTS hosts at once" "$all" s
+row "$HOSTS hosts / one" "$(awk -v a="$all" -v b="$one" \
+	'BEGIN { printf "%.2f", a / b }')" x "<=" 2
+
+# ---- 2. the console following the fleet ----
+echo
+echo "2. the console following $HOSTS hosts x $RATE events/s, $WINDOW_S s" \
+	"after $WARM_S s"
+STATE=$WORK/state
+secs=$((WARM_S + WINDOW_S + 30))
+started=$(date +%s)
+cat >"$WORK/pace.py" <<'PYEOF'
+import sys, time
+rate, secs = int(sys.argv[1]), int(sys.argv[2])
+t0 = time.monotonic()
+for i in range(rate * secs):
+    d = t0 + i / rate - time.monotonic()
+    if d > 0:
+        time.sleep(d)
+    print("event %d" % i, flush=True)
+PYEOF
+for k in $(seq "$HOSTS"); do
+	id=$(rssh "host$k" calops run -- python3 -u "$WORK/pace.py" "$RATE" \
+	    "$secs")
+	mkdir -p -m 700 "$STATE" "$STATE/calops" "$STATE/calops/streams" \
+	    "$STATE/calops/streams/host$k"
+	python3 - "$STATE/calops/streams/host$k/$id.json" "$id" "host$k" \
+	    "$started" <<'PYEOF'
+import json, os, sys
+path, jid, host, started = sys.argv[1:]
+rec = {"v": 1, "id": jid, "host": host, "kind": "soak", "gate": 9,
+       "chip": 0, "chips": [0], "target_s": 0.0,
+       "command": "python3 (the benchmark's pacer)",
+       "label": "bench on " + host, "started": float(started)}
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+os.write(fd, json.dumps(rec).encode())
+os.close(fd)
+PYEOF
+done
+cpid=$(tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
+    -P -F '#{pane_pid}' "exec env XDG_STATE_HOME=$STATE \
+    XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache \
+    CALOPS_BENCH_LAG=$WORK/lag $(printf '%q' "$CALOPS") \
+    $(printf '%q' "$L/lab.yaml")")
+sleep "$WARM_S"
+stat_of() {	# stat_of PID: "ticks schedstat_ns"
+	local t s=0 f
+	t=$(sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }')
+	for f in /proc/"$1"/task/*/schedstat; do
+		s=$((s + $(cut -d' ' -f1 "$f")))
+	done
+	echo "$t $s"
+}
+w0=$(now_s)
+read -r t0 s0 < <(stat_of "$cpid")
+sleep "$WINDOW_S"
+read -r t1 s1 < <(stat_of "$cpid")
+w1=$(now_s)
+kill -TERM "$cpid"
+while kill -0 "$cpid" 2>/dev/null; do sleep 0.1; done
+[ -s "$WORK/lag" ] || { echo "bench_ssh: the console wrote no lags" >&2;
+	exit 1; }
+pct=$(awk -v s=$((s1 - s0)) -v a="$w0" -v b="$w1" \
+	'BEGIN { printf "%.2f", 100 * s / 1e9 / (b - a) }')
+ticks=$(awk -v t=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v a="$w0" \
+	-v b="$w1" 'BEGIN { printf "%.2f", 100 * t / hz / (b - a) }')
+awk -v a="$w0" -v b="$w1" '$1 >= a && $1 <= b {
+	printf "%.3f\n", ($2 - $1) * 1000 }' "$WORK/lag" | sort -g \
+	>"$WORK/lags"
+n=$(wc -l <"$WORK/lags")
+pq() { awk -v q="$1" '{ v[NR] = $1 } END {
+	i = int(q * NR + 0.999999); if (i < 1) i = 1; print v[i] }' \
+	"$WORK/lags"; }
+row "console CPU (schedstat), % of a core" "$pct" % "<=" 3
+row "console CPU (ticks), % of a core" "$ticks" %
+row "events applied in the window" "$n" ""
+row "expected ($HOSTS x $RATE/s x window)" "$(awk -v h="$HOSTS" \
+	-v r="$RATE" -v a="$w0" -v b="$w1" \
+	'BEGIN { printf "%d", h * r * (b - a) }')" ""
+row "lag P50" "$(pq 0.5)" ms
+row "lag P99" "$(pq 0.99)" ms "<=" 250
+row "lag max" "$(pq 1)" ms

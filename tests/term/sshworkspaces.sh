@@ -1,0 +1,75 @@
+# sshworkspaces.sh: the Workspaces screen (issue 11 §7) on a lab of two
+# local workspaces and two SSH hosts of a loopback lab (share/sshlab.sh),
+# the console in tmux.  Each workspace is evaluated on its own host.
+#
+#  1. 8 shows the four, one row each: host, path, the project's status,
+#     the eleven gates as glyphs and the first gate not green; the board's
+#     workspace is marked.
+#  2. A change on host2 (G2's report gone) is seen on R: its row turns to
+#     G2.
+#  3. Enter on host2's row opens its board: G2 red there, watched on host2.
+#  4. host1 off the network: its row keeps its board and says it is not
+#     fresh; back, it is evaluated again.
+#
+# Skipped (77) without tmux, sshd, or a folder sshd's StrictModes takes.
+. "$(dirname "$0")/lib.sh"
+skip() { echo "$TEST: skipped: $*"; exit 77; }
+. "$SRC/tests/remote/lib.sh"
+sshlab_prereqs
+
+lab_up 2 cleanup || fail "the lab did not start: $LAB_LOG"
+copy_ws "$MIDPROJECT"
+MID=$WS
+copy_ws "$COMPLETE"
+DONE=$WS
+# This machine first, with the two examples, then the lab's own.
+awk -v mid="$MID" -v done_="$DONE" '
+	/^hosts:$/ { print; print "  - {name: local, transport: local, " \
+	    "chips: [0]}"; next }
+	/^workspaces:$/ { print; printf "  - {host: local, path: \"%s\"}\n" \
+	    "  - {host: local, path: \"%s\"}\n", mid, done_; next }
+	{ print }' "$L/lab.yaml" >"$TMP/lab.yaml"
+
+start
+launch "$TMP/lab.yaml"
+WAIT_SECS=30 wait_re "^ G2 +≈ stale"	# midproject's board first
+
+# ---- 1. every workspace on one screen ----
+keys 8
+WAIT_SECS=60 wait_re "^. host1 .*/ws +G7 +✔✔✔✔✔✔✔·✔✘· G7 "
+WAIT_SECS=60 wait_re "^. host2 .*/ws +G7 +✔✔✔✔✔✔✔·✔✘· G7 "
+wait_re "^▸ local .*midproject +BLOCKED_COMPILER +✔✔≈✘✔⊘····· G2 "
+wait_re "^  local .*complete +RELEASED +✔✔✔✔✔✔✔✔✔✔✔ -  "
+wait_for "4 workspaces, 1 released"
+
+# ---- 2. a change on host2, seen on R ----
+report=$(cd "$L/host2/ws" && ls 02-onnx/*.json 2>/dev/null | head -1)
+[ -n "$report" ] || fail "no G2 report in the lab's workspace"
+rm "$L/host2/ws/$report"
+keys R
+WAIT_SECS=60 wait_re "^. host2 .*/ws +G2 +✔✔[✘·]"
+expect_re "^. host1 .*/ws +G7 "
+
+# ---- 3. Enter: the board of host2's workspace ----
+keys j j j
+wait_re "^  host2 .*G2"		# selected: no mark yet
+keys Enter
+WAIT_SECS=60 wait_re "^ G2 +(✘ fail|· pending)"
+WAIT_SECS=60 wait_for "watched on host2"
+keys 8
+wait_re "^▸ host2 "
+
+# ---- 4. host1 away: its board stays, marked; back: evaluated again ----
+sh "$SRC/share/sshlab.sh" down "$L" host1 >/dev/null 2>&1 ||
+	fail "sshlab.sh down host1 failed"
+keys R
+WAIT_SECS=60 wait_re "(1 evaluating|without a fresh board)"
+expect_re "^. host1 .*/ws +G7 +✔✔✔✔✔✔✔·✔✘·"
+sh "$SRC/share/sshlab.sh" up "$L" host1 >/dev/null 2>&1 ||
+	fail "sshlab.sh up host1 failed"
+wait_until '!E' "evaluating|without a fresh" 90 ||
+	fail "host1's workspace was not evaluated again once it was back"
+expect_re "^. host1 .*/ws +G7 +✔✔✔✔✔✔✔·✔✘·"
+keys q
+wait_exit 0
+finish

@@ -1,0 +1,277 @@
+/*
+ * pager.c: a file of a workspace on an SSH host, read-only, for `o` on a
+ * finding there: its lines fetched through the host's transport with
+ * `calops cat WS PATH --from N --lines K` (the host judges the path as the
+ * gates do: nothing outside the workspace), PAGER_CHUNK at a time, the
+ * cursor on the line the finding names.  Moving past the last line fetched
+ * fetches the next lines, past the first the ones before.  Every line came
+ * from the host and is drawn through the sanitiser, cut at the screen's
+ * width.
+ */
+#include "calops.h"
+
+#include "lab/labmodel.h"
+#include "remote/transport.h"
+#include "views/app/app.h"
+#include "views/core/textpane.h"
+#include "views/core/ui.h"
+#include "views/pager.h"
+
+#define PAGER_CHUNK	2000	/* lines a fetch asks for */
+#define PAGER_BEFORE	200	/* lines shown above the finding's */
+#define PAGER_KEEP	(20 * PAGER_CHUNK)	/* at most in memory */
+
+struct pager {
+	struct app	*app;
+	char		*host, *ws, *rel;
+	long		 target;	/* the finding's line, or 0 */
+	long		 first;		/* the number of lines[0] */
+	char		**lines;
+	size_t		 n;
+	bool		 at_end;	/* the file ends after lines[n - 1] */
+	/* the fetch running: from where, what came, where it goes */
+	struct rstream	*rs;
+	long		 from, asked;
+	char		**got;
+	size_t		 ngot;
+	char		 err[300];
+	struct textpane	 pane;
+	bool		 placed;
+};
+
+static void	fetch(struct pager *p, long from, long count);
+
+static void
+pager_refresh(struct pager *p)
+{
+	size_t i;
+	long ln;
+
+	textpane_clear(&p->pane);
+	for (i = 0; i < p->n; i++) {
+		ln = p->first + (long)i;
+		textpane_add(&p->pane, ln == p->target ? ROLE_HEADER :
+		    ROLE_NORMAL, ln == p->target ? 0 : -1, "%6ld  %s", ln,
+		    p->lines[i]);
+	}
+	textpane_done(&p->pane, &p->placed);
+}
+
+static void
+fetch_line(struct rstream *rs, const char *line, size_t len,
+    bool from_stderr, bool cut, void *arg)
+{
+	struct pager *p = arg;
+
+	(void)rs;
+	if (from_stderr) {
+		if (p->err[0] == '\0')
+			snprintf(p->err, sizeof p->err, "%s: %.*s", p->host,
+			    (int)(len > 240 ? 240 : len), line);
+		return;
+	}
+	p->got = xreallocarray(p->got, p->ngot + 1, sizeof *p->got);
+	p->got[p->ngot++] = cut ? xasprintf("%.*s%s", (int)len, line,
+	    ui_glyph("…", "...")) : xstrndup(line, len);
+}
+
+/* The lines fetched join those held, after them or before; a long file
+ * read through is not kept whole: what is farthest from where the reader
+ * went goes. */
+static void
+take(struct pager *p)
+{
+	size_t i, drop = 0, sel = list_selected(&p->pane.list);
+	bool after = p->n == 0 || p->from == p->first + (long)p->n;
+
+	p->lines = xreallocarray(p->lines, p->n + p->ngot, sizeof *p->lines);
+	if (after) {
+		if (p->n == 0)
+			p->first = p->from;
+		memcpy(p->lines + p->n, p->got, p->ngot * sizeof *p->got);
+		p->at_end = p->ngot < (size_t)p->asked;
+	} else {
+		memmove(p->lines + p->ngot, p->lines, p->n * sizeof *p->lines);
+		memcpy(p->lines, p->got, p->ngot * sizeof *p->got);
+		p->first = p->from;
+		if (sel != SIZE_MAX)
+			sel += p->ngot;
+	}
+	p->n += p->ngot;
+	free(p->got);
+	p->got = NULL;
+	p->ngot = 0;
+	if (p->n > PAGER_KEEP && after) {
+		drop = p->n - PAGER_KEEP;
+		for (i = 0; i < drop; i++)
+			free(p->lines[i]);
+		memmove(p->lines, p->lines + drop, PAGER_KEEP *
+		    sizeof *p->lines);
+		p->first += (long)drop;
+		sel = sel != SIZE_MAX && sel >= drop ? sel - drop : 0;
+	} else if (p->n > PAGER_KEEP) {
+		for (i = PAGER_KEEP; i < p->n; i++)
+			free(p->lines[i]);
+		p->at_end = false;
+	}
+	if (p->n > PAGER_KEEP)
+		p->n = PAGER_KEEP;
+	pager_refresh(p);
+	if (sel != SIZE_MAX && sel < p->n)
+		(void)list_select_row(&p->pane.list, sel);
+}
+
+static void
+fetch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct pager *p = arg;
+	size_t i;
+
+	(void)rs;
+	p->rs = NULL;
+	if (ex->err != NULL || ex->code != 0) {
+		if (ex->err != NULL)
+			snprintf(p->err, sizeof p->err, "%s", ex->err);
+		else if (p->err[0] == '\0')
+			snprintf(p->err, sizeof p->err, "calops cat on %s "
+			    "ended with status %d", p->host, ex->code);
+		for (i = 0; i < p->ngot; i++)
+			free(p->got[i]);
+		free(p->got);
+		p->got = NULL;
+		p->ngot = 0;
+	} else
+		take(p);
+	app_redraw(p->app);
+}
+
+static const struct rstream_cb fetch_cb = { fetch_line, fetch_done };
+
+static void
+fetch(struct pager *p, long from, long count)
+{
+	char sfrom[32], slines[32];
+	char *argv[] = { "cat", "--from", sfrom, "--lines", slines, "--",
+	    p->ws, p->rel, NULL };
+	struct transport *t;
+
+	if (p->rs != NULL)
+		return;
+	snprintf(sfrom, sizeof sfrom, "%ld", from);
+	snprintf(slines, sizeof slines, "%ld", count);
+	p->from = from;
+	p->asked = count;
+	p->err[0] = '\0';
+	if ((t = labmodel_transport(app_labmodel(p->app), p->host, p->err,
+	    sizeof p->err)) != NULL)
+		p->rs = transport_exec(t, argv, &fetch_cb, p, p->err,
+		    sizeof p->err);
+}
+
+static void *
+pager_open(struct app *a, const void *arg)
+{
+	const struct pager_arg *pa = arg;
+	struct pager *p = xcalloc(1, sizeof *p);
+
+	p->app = a;
+	p->host = xstrdup(pa->host);
+	p->ws = xstrdup(pa->ws);
+	p->rel = xstrdup(pa->rel);
+	p->target = pa->line;
+	fetch(p, p->target > PAGER_BEFORE ? p->target - PAGER_BEFORE : 1,
+	    PAGER_CHUNK);
+	return p;
+}
+
+static void
+pager_close(void *data)
+{
+	struct pager *p = data;
+	size_t i;
+
+	if (p->rs != NULL)
+		transport_rstream_cancel(p->rs);
+	for (i = 0; i < p->n; i++)
+		free(p->lines[i]);
+	for (i = 0; i < p->ngot; i++)
+		free(p->got[i]);
+	free(p->lines);
+	free(p->got);
+	textpane_release(&p->pane);
+	free(p->host);
+	free(p->ws);
+	free(p->rel);
+	free(p);
+}
+
+static void
+pager_draw(struct app *a, void *data, int top, int rows, int cols)
+{
+	struct pager *p = data;
+	char *head;
+
+	(void)a;
+	/* The workspace's path last: it may be long. */
+	head = xasprintf("read-only: %s on %s, in %s", p->rel, p->host,
+	    p->ws);
+	ui_put(stdscr, top, 1, cols - 2, ROLE_HEADER, head, true);
+	free(head);
+	if (p->err[0] != '\0')
+		ui_put(stdscr, top + 1, 1, cols - 2, ROLE_ERROR, p->err, true);
+	else if (p->rs != NULL)
+		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "fetching "
+		    "lines from %ld%s", p->from, p->n == 0 ? "" : "…");
+	else
+		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "lines %ld-%ld"
+		    "%s", p->first, p->first + (long)p->n - 1, p->at_end ?
+		    ", the end of the file" : "");
+	if (textpane_draw(&p->pane, top + 2, rows - 2, cols)) {
+		pager_refresh(p);
+		textpane_draw(&p->pane, top + 2, rows - 2, cols);
+	}
+}
+
+static int
+pager_action(struct app *a, void *data, enum action act)
+{
+	struct pager *p = data;
+	size_t sel = list_selected(&p->pane.list);
+	bool moved;
+
+	(void)a;
+	if (act == ACT_LEFT)
+		return R_POP;
+	moved = list_action(&p->pane.list, act);
+	/* At an edge of what is held, with more beyond it: fetch it. */
+	if (!moved && p->n > 0 && sel == p->n - 1 && !p->at_end &&
+	    (act == ACT_DOWN || act == ACT_PAGE_DOWN || act == ACT_END))
+		fetch(p, p->first + (long)p->n, PAGER_CHUNK);
+	else if (!moved && p->n > 0 && sel == 0 && p->first > 1 &&
+	    (act == ACT_UP || act == ACT_PAGE_UP || act == ACT_HOME))
+		/* the lines before, and none held twice */
+		fetch(p, p->first > PAGER_CHUNK ? p->first - PAGER_CHUNK : 1,
+		    p->first > PAGER_CHUNK ? PAGER_CHUNK : p->first - 1);
+	else
+		return moved ? R_REDRAW : R_NONE;
+	return R_REDRAW;
+}
+
+static int
+pager_click(struct app *a, void *data, int y, int x, bool twice)
+{
+	struct pager *p = data;
+
+	(void)a;
+	(void)twice;
+	return list_click(&p->pane.list, y, x) ? R_REDRAW : R_NONE;
+}
+
+const struct view_ops pager_view = {
+	.title = "File",
+	.open = pager_open,
+	.close = pager_close,
+	.draw = pager_draw,
+	.action = pager_action,
+	.click = pager_click,
+};
