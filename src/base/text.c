@@ -1,6 +1,8 @@
 /* text.c: the one sanitiser for untrusted text (see text.h). */
 #include "calops.h"
 
+#include <ctype.h>
+
 #include <jansson.h>
 
 #include <langinfo.h>
@@ -347,4 +349,163 @@ text_json(const char *s)
 	v = json_string(clean);
 	free(clean);
 	return v != NULL ? v : json_string("(unprintable)");
+}
+
+#define PLAIN_DEPTH	64
+
+/* Past a plain JSON string at p (after its opening quote); NULL when it is
+ * not one. */
+static const unsigned char *
+plain_string(const unsigned char *p, const unsigned char *end)
+{
+	uint32_t cp;
+	size_t n;
+	int i, v;
+
+	while (p < end) {
+		if (*p == '"')
+			return p + 1;
+		if (*p < 0x20)
+			return NULL;
+		if (*p >= 0x80) {
+			if ((n = text_utf8_decode(p, (size_t)(end - p),
+			    &cp)) == 0)
+				return NULL;
+			p += n;
+			continue;
+		}
+		if (*p++ != '\\')
+			continue;
+		if (p == end)
+			return NULL;
+		if (strchr("\"\\/bfnrt", *p) != NULL && *p != '\0') {
+			p++;
+			continue;
+		}
+		if (*p++ != 'u' || end - p < 4)
+			return NULL;
+		for (v = 0, i = 0; i < 4; i++, p++) {
+			if (!isxdigit(*p))
+				return NULL;
+			v = v * 16 + (isdigit(*p) ? *p - '0' :
+			    (tolower(*p) - 'a' + 10));
+		}
+		if (v == 0 || (v >= 0xd800 && v <= 0xdfff))
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Past a plain JSON number at p; NULL when it is not one: an integer of
+ * more than 18 digits may not fit jansson's (long long), an exponent may
+ * overflow a double. */
+static const unsigned char *
+plain_number(const unsigned char *p, const unsigned char *end)
+{
+	bool real = false;
+	int digits = 0;
+
+	if (p < end && *p == '-')
+		p++;
+	if (p < end && *p == '0') {
+		p++;
+		digits++;
+	} else if (p < end && *p >= '1' && *p <= '9')
+		for (; p < end && isdigit(*p); p++)
+			digits++;
+	else
+		return NULL;
+	if (p < end && *p == '.') {
+		if (++p == end || !isdigit(*p))
+			return NULL;
+		for (real = true; p < end && isdigit(*p); p++)
+			digits++;
+	}
+	if ((!real && digits > 18) || (p < end && (*p == 'e' || *p == 'E')))
+		return NULL;
+	return p;
+}
+
+bool
+text_json_plain(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	char stack[PLAIN_DEPTH];
+	int depth = 0;
+	enum { VALUE, VALUE_OR_END, KEY, KEY_OR_END, COLON, NEXT } want;
+
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' ||
+	    *p == '\r'))
+		p++;
+	if (p == end || (*p != '{' && *p != '['))
+		return false;
+	want = VALUE;
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' ||
+		    *p == '\r'))
+			p++;
+		if (p == end)
+			return depth == 0 && want == NEXT;
+		if (depth == 0 && want == NEXT)
+			return false;	/* something after the value */
+		switch (want) {
+		case KEY_OR_END:
+		case VALUE_OR_END:
+			if (*p == (want == KEY_OR_END ? '}' : ']')) {
+				p++;
+				depth--;
+				want = NEXT;
+				continue;
+			}
+			if (want == VALUE_OR_END)
+				break;		/* to VALUE */
+			/* FALLTHROUGH */
+		case KEY:
+			if (*p != '"' || (p = plain_string(p + 1, end)) ==
+			    NULL)
+				return false;
+			want = COLON;
+			continue;
+		case COLON:
+			if (*p++ != ':')
+				return false;
+			want = VALUE;
+			continue;
+		case NEXT:
+			if (*p == ',') {
+				p++;
+				want = stack[depth - 1] == '{' ? KEY : VALUE;
+			} else if (*p == (stack[depth - 1] == '{' ? '}' :
+			    ']')) {
+				p++;
+				depth--;
+			} else
+				return false;
+			continue;
+		case VALUE:
+			break;
+		}
+		/* A value. */
+		if (*p == '{' || *p == '[') {
+			if (depth == PLAIN_DEPTH)
+				return false;
+			stack[depth++] = (char)*p;
+			want = *p++ == '{' ? KEY_OR_END : VALUE_OR_END;
+			continue;
+		}
+		if (*p == '"')
+			p = plain_string(p + 1, end);
+		else if (*p == '-' || isdigit(*p))
+			p = plain_number(p, end);
+		else if ((size_t)(end - p) >= 4 && (memcmp(p, "true", 4) == 0 ||
+		    memcmp(p, "null", 4) == 0))
+			p += 4;
+		else if ((size_t)(end - p) >= 5 && memcmp(p, "false", 5) == 0)
+			p += 5;
+		else
+			return false;
+		if (p == NULL)
+			return false;
+		want = NEXT;
+	}
 }

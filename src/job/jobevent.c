@@ -341,6 +341,47 @@ jobevent_make(uint64_t seq, double ts, const char *type, json_t *fields,
 	return out;
 }
 
+/*
+ * The supervisor writes every event as {"v":1,"seq":N,"ts":T,"type":"NAME",
+ * …} (event_head): read seq and type from there when the line is
+ * plain JSON (text_json_plain), which is how `calops tail` reads a GiB of
+ * events at the disk's pace rather than jansson's.  0 when it could; -1:
+ * ask jansson (a line in another shape, or JSON that is not plain).  A
+ * second "seq" later in such a line, which no supervisor writes, would be
+ * the one jansson keeps; this keeps the first.
+ */
+static int
+check_plain(const char *line, size_t len, uint64_t *seq, bool *is_end)
+{
+	static const char pre[] = "{\"v\":1,\"seq\":", ts[] = ",\"ts\":",
+	    type[] = ",\"type\":\"";
+	const char *p = line + sizeof pre - 1, *end = line + len, *name;
+	uint64_t v = 0;
+	int digits = 0;
+
+	if (len < sizeof pre || memcmp(line, pre, sizeof pre - 1) != 0 ||
+	    *p < '1' || *p > '9')
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9' && digits < 15; p++, digits++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	if ((size_t)(end - p) < sizeof ts || memcmp(p, ts, sizeof ts - 1) != 0)
+		return -1;
+	for (p += sizeof ts - 1; p < end && (*p == '-' || *p == '.' ||
+	    (*p >= '0' && *p <= '9')); p++)
+		;
+	if ((size_t)(end - p) < sizeof type ||
+	    memcmp(p, type, sizeof type - 1) != 0)
+		return -1;
+	for (name = p += sizeof type - 1; p < end && ((*p >= 'a' &&
+	    *p <= 'z') || *p == '_'); p++)
+		;
+	if (p == end || *p != '"' || !text_json_plain(line, len))
+		return -1;
+	*seq = v;
+	*is_end = p - name == 3 && memcmp(name, "end", 3) == 0;
+	return 0;
+}
+
 int
 jobevent_check(const char *line, size_t len, uint64_t *seq, bool *is_end,
     char *err, size_t errlen)
@@ -350,6 +391,8 @@ jobevent_check(const char *line, size_t len, uint64_t *seq, bool *is_end,
 	json_t *o, *s;
 	int rc = -1;
 
+	if (check_plain(line, len, seq, is_end) == 0)
+		return 0;
 	if ((o = json_loadb(line, len, 0, &je)) == NULL) {
 		errbuf_set(err, errlen, "not JSON (%s)", je.text);
 		return -1;

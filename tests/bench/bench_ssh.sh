@@ -5,7 +5,9 @@
 #
 # usage: tests/bench/bench_ssh.sh [BUILD]          (default: build)
 #
-# BUILD holds calops (built); bench_ssh_helper is built there.  A loopback
+# BUILD holds calops (built: a release build, RelWithDebInfo as the
+# README's, for numbers that mean anything); bench_ssh_helper is built
+# there.  A loopback
 # lab of $HOSTS (default 16) throwaway sshd on 127.0.0.1 is started with
 # share/sshlab.sh under $HOME (sshd's StrictModes refuse /tmp) and stopped
 # at the end.  Three measures, medians of $RUNS (default 5) runs:
@@ -26,7 +28,8 @@
 #      250 ms).  The jobs are the console's own, from job records as a
 #      console restarted would find them.
 #   3. `calops hosts LAB` (connect, version probe, job list) of all $HOSTS
-#      hosts at once against one host alone (target <= 2x).
+#      hosts at once against one host alone (target <= 2x), beside the same
+#      ratio for OpenSSH running `calops version` on them in parallel.
 # Not part of ctest: it takes minutes and wants an idle machine.
 set -euo pipefail
 
@@ -175,17 +178,34 @@ ws = [l for l in tail.split("\n") if "host: host1," in l]
 open(out, "w").write(head + "hosts:\n" + first + "workspaces:\n" +
     "\n".join(ws) + "\n")
 PYEOF
+# The peer: OpenSSH connecting and running `calops version` (the first of
+# the two commands calops hosts runs), one host, then all at once; on
+# loopback the hosts' side shares this machine's CPUs with the client.
+ssh_all() {
+	local k
+	for k in $(seq "$HOSTS"); do
+		rssh "host$k" calops version >/dev/null &
+	done
+	wait
+}
 : >"$WORK/t3"
 for _ in $(seq "$RUNS"); do
 	echo "$(wall "$CALOPS" hosts "$WORK/one.yaml") $(wall "$CALOPS" hosts \
-	    "$L/lab.yaml")" >>"$WORK/t3"
+	    "$L/lab.yaml") $(wall rssh host1 calops version) $(wall ssh_all)" \
+	    >>"$WORK/t3"
 done
 one=$(awk '{ print $1 }' "$WORK/t3" | median)
 all=$(awk '{ print $2 }' "$WORK/t3" | median)
-row "one host" "$one" s
-row "$HOSTS hosts at once" "$all" s
-row "$HOSTS hosts / one" "$(awk -v a="$all" -v b="$one" \
+oone=$(awk '{ print $3 }' "$WORK/t3" | median)
+oall=$(awk '{ print $4 }' "$WORK/t3" | median)
+row "calops hosts, one host" "$one" s
+row "calops hosts, $HOSTS hosts at once" "$all" s
+row "calops: $HOSTS hosts / one" "$(awk -v a="$all" -v b="$one" \
 	'BEGIN { printf "%.2f", a / b }')" x "<=" 2
+row "OpenSSH ssh host calops version, one" "$oone" s
+row "OpenSSH, $HOSTS at once (in parallel)" "$oall" s
+row "OpenSSH: $HOSTS hosts / one" "$(awk -v a="$oall" -v b="$oone" \
+	'BEGIN { printf "%.2f", a / b }')" x
 
 # ---- 2. the console following the fleet ----
 echo

@@ -344,6 +344,21 @@ test_check(void **state)
 	assert_int_equal(jobevent_check(line, strlen(line), &seq, &end, err,
 	    sizeof err), 0);
 	assert_true(end);
+	/* The supervisor's own shape, read without jansson, says the same. */
+	line = "{\"v\":1,\"seq\":123456,\"ts\":1796228378.1490002,"
+	    "\"type\":\"end\",\"status\":0}";
+	assert_int_equal(jobevent_check(line, strlen(line), &seq, &end, err,
+	    sizeof err), 0);
+	assert_int_equal(seq, 123456);
+	assert_true(end);
+	line = "{\"v\":1,\"seq\":5,\"ts\":1.5,\"type\":\"ending\"}";
+	assert_int_equal(jobevent_check(line, strlen(line), &seq, &end, err,
+	    sizeof err), 0);
+	assert_false(end);
+	/* That shape, broken after it: not an event. */
+	line = "{\"v\":1,\"seq\":5,\"ts\":1.5,\"type\":\"log\",\"x\":}";
+	assert_int_equal(jobevent_check(line, strlen(line), &seq, &end, err,
+	    sizeof err), -1);
 	for (i = 0; i < nitems(bad); i++) {
 		err[0] = '\0';
 		assert_int_equal(jobevent_check(bad[i], strlen(bad[i]), &seq,

@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "base/text.h"
 
@@ -373,6 +374,83 @@ test_guard_stderr(void **state)
 	    "<U+009B>\\xff\xc3\xa9\t.'\nusage: calops x\n\n  -h  help\n");
 }
 
+/* text_json_plain: plain JSON is judged valid, anything else is not (then
+ * jansson decides), and whatever it judges valid, jansson loads. */
+static void
+test_json_plain(void **state)
+{
+	static const char *const yes[] = {
+		"{}", "[]", " {\"a\":1} \n", "[1,-2,0.5,-0.25,true,false,null]",
+		"{\"v\":1,\"seq\":12,\"ts\":1796228378.1490002,\"type\":"
+		"\"log\",\"line\":\"a \\\"q\\\" \\\\ \\/ \\b\\f\\n\\r\\t "
+		"\\u00e9 \\u20ac caf\xc3\xa9 \xf0\x9f\x98\x80\"}",
+		"{\"a\":{\"b\":[[],{}]},\"c\":\"\"}",
+		"[123456789012345678]",
+	};
+	static const char *const no[] = {
+		"", " ", "1", "\"s\"", "true", "{", "[", "}", "{]", "[}",
+		"{\"a\"}", "{\"a\":}", "{\"a\":1,}", "[1,]", "[,1]", "{a:1}",
+		"{\"a\":1}x", "{\"a\":1}{}", "[01]", "[-]", "[1.]", "[.5]",
+		"[1e5]", "[1E-2]", "[1234567890123456789]", "[tru]", "[nul]",
+		"[\"\\x\"]", "[\"\\u12\"]", "[\"\\u0000\"]", "[\"\\ud83d\"]",
+		"[\"a\tb\"]", "[\"\x1b[2J\"]", "[\"\xff\"]", "[\"\xc0\xaf\"]",
+		"[\"\xed\xa0\x80\"]", "[\"open", "{\"a\":1 \"b\":2}",
+		"[1 2]", "[[[[", "[]]",
+	};
+	char deep[200];
+	size_t i;
+	json_t *o;
+
+	(void)state;
+	for (i = 0; i < nitems(yes); i++) {
+		assert_true(text_json_plain(yes[i], strlen(yes[i])));
+		o = json_loadb(yes[i], strlen(yes[i]), 0, NULL);
+		assert_non_null(o);
+		json_decref(o);
+	}
+	for (i = 0; i < nitems(no); i++)
+		assert_false(text_json_plain(no[i], strlen(no[i])));
+	/* a NUL inside is not plain */
+	assert_false(text_json_plain("[\"a\0b\"]", 7));
+	/* 64 levels are plain, 65 are left to jansson */
+	memset(deep, '[', 64);
+	memset(deep + 64, ']', 64);
+	assert_true(text_json_plain(deep, 128));
+	memset(deep, '[', 65);
+	memset(deep + 65, ']', 65);
+	assert_false(text_json_plain(deep, 130));
+}
+
+/* Every byte of an event line changed to every value: whenever
+ * text_json_plain says valid, jansson agrees. */
+static void
+test_json_plain_mutations(void **state)
+{
+	static const char event[] = "{\"v\":1,\"seq\":7,\"ts\":1.5,\"type\":"
+	    "\"log\",\"line\":\"x\\u00e9\xc3\xa9\",\"n\":[1,{\"a\":null}]}";
+	char line[sizeof event];
+	size_t i, plain = 0;
+	json_t *o;
+	int c;
+
+	(void)state;
+	for (i = 0; i < sizeof event - 1; i++)
+		for (c = 0; c < 256; c++) {
+			memcpy(line, event, sizeof event);
+			line[i] = (char)c;
+			if (!text_json_plain(line, sizeof event - 1))
+				continue;
+			plain++;
+			o = json_loadb(line, sizeof event - 1, 0, NULL);
+			if (o == NULL)
+				fail_msg("plain but not JSON: byte %zu = %d", i,
+				    c);
+			json_decref(o);
+		}
+	/* at least the unchanged ones */
+	assert_true(plain > sizeof event);
+}
+
 int
 main(void)
 {
@@ -386,6 +464,8 @@ main(void)
 		cmocka_unit_test(test_utf8_valid),
 		cmocka_unit_test(test_json_harden),
 		cmocka_unit_test(test_guard_stderr),
+		cmocka_unit_test(test_json_plain),
+		cmocka_unit_test(test_json_plain_mutations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
