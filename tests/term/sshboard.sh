@@ -71,6 +71,8 @@ keys Enter
 wait_re "G6 +warn +G6.errors"
 keys o
 WAIT_SECS=30 wait_for "read-only: 05-calbin/validation.json on host1"
+wait_for "the end of the file"
+keys G		# a JSON pointer names no line: the finding is below
 WAIT_SECS=30 wait_re '^ +[0-9]+ +"code": "W-MASK-002"'
 keys Left 1
 wait_re "^ G7 +· pending"

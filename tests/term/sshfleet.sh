@@ -1,9 +1,12 @@
 # sshfleet.sh: three SSH hosts of a loopback lab (share/sshlab.sh) streaming
-# at once into one console in tmux (issue 11): a soak on each host and a
-# fault on host3 while its soak runs; the console is SIGKILLed mid-stream
-# and started again; every job ends, and the console's mirror of each is
-# the host's events.jsonl byte for byte, seqs 1..N: nothing lost, nothing
-# twice, across the restart, on every host.
+# at once into one console in tmux (issue 11), keepalives every second: a
+# soak on each host and a fault on host3 while its soak runs; then, all
+# streaming, host1's session sshd is SIGKILLed (disconnected, reconnected),
+# host2's sshd is stopped for 20 s and started again, and the console
+# itself is SIGKILLed and started again.  Every job ends as it would have
+# (the soak on host1 done), and the console's mirror of each is the host's
+# events.jsonl byte for byte, seqs 1..N: nothing lost, nothing twice, on
+# every host, across all of it.
 #
 # Skipped (77) without tmux, sshd, or a folder sshd's StrictModes takes.
 . "$(dirname "$0")/lib.sh"
@@ -12,10 +15,13 @@ skip() { echo "$TEST: skipped: $*"; exit 77; }
 sshlab_prereqs
 
 lab_up 3 cleanup || fail "the lab did not start: $LAB_LOG"
-# A 24 h soak in about 90 s: long enough to be killed in the middle of.
-sed 's/--time-scale 3000/--time-scale 1000/' "$L/lab.yaml" >"$TMP/lab.yaml"
-grep -q -- "--time-scale 1000" "$TMP/lab.yaml" ||
+# A 24 h soak in about 2 min: long enough for all that follows.
+sed -e 's/--time-scale 3000/--time-scale 700/' \
+    -e 's/keepalive_s: 5/keepalive_s: 1/' "$L/lab.yaml" >"$TMP/lab.yaml"
+grep -q -- "--time-scale 700" "$TMP/lab.yaml" ||
 	fail "the lab file has no runner to slow down"
+grep -q "keepalive_s: 1$" "$TMP/lab.yaml" ||
+	fail "the lab file has no keepalive to shorten"
 
 start
 launch "$TMP/lab.yaml"
@@ -61,6 +67,36 @@ for k in 1 2 3; do
 	done
 	[ "$(lines "host$k")" -gt 100 ] || fail "host$k does not stream"
 done
+
+# host1's session: its sshd SIGKILLed, the socket closed under the console.
+sshd1=$(cat "$L/host1/sshd.pid")
+session=$(pgrep -P "$sshd1")
+[ -n "$session" ] || fail "no session under host1's sshd"
+kill -9 $session
+keys 7
+wait_re "^ host1 +(disconnected|retry #|reconnecting)"
+WAIT_SECS=60 wait_re "^ host1 +up "
+
+# host2's sshd stopped for 20 s (the scenario's length, not a wait for
+# calops), then started again.
+sh "$SRC/share/sshlab.sh" down "$L" host2 >/dev/null 2>&1 ||
+	fail "sshlab.sh down host2 failed"
+wait_re "^ host2 +(disconnected|retry #|reconnecting)"
+sleep 20
+reject_re "^ host2 +up "
+sh "$SRC/share/sshlab.sh" up "$L" host2 >/dev/null 2>&1 ||
+	fail "sshlab.sh up host2 failed"
+WAIT_SECS=90 wait_re "^ host2 +up "
+for k in 1 2; do
+	before=$(lines "host$k")
+	for i in $(seq 1 600); do
+		[ "$(lines "host$k")" -gt "$before" ] && break
+		sleep 0.05
+	done
+	[ "$(lines "host$k")" -gt "$before" ] ||
+		fail "host$k's stream did not resume"
+done
+
 pid=$(calops_pid) || fail "no calops running"
 kill -9 "$pid"
 wait_for "[calops#1 exited 137]"
@@ -87,6 +123,11 @@ for k in 1 2 3; do
 			fail "the end of $d never reached the console"
 		same_stream "$d/events.jsonl" "$m"
 	done
+done
+# host1's soak went on through the kill of its session: it ran to the end.
+for d in "$(hostjobs host1)"/*/; do
+	grep -Eq '"state": *"done"' "$d/job.json" ||
+		fail "host1's job did not end done: $(cat "$d/job.json")"
 done
 keys q
 wait_exit 0
