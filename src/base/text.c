@@ -96,6 +96,63 @@ text_cp_unsafe(uint32_t cp)
 	return cp < 0x20 || cp == 0x7f || is_hidden(cp);
 }
 
+/*
+ * Eight bytes at a time (the SWAR tests of Hacker's Delight, 6-1): a word
+ * in which some byte is zero, is below n (n <= 128), or has its top bit.
+ */
+#define SWAR_ONES	0x0101010101010101ull
+#define SWAR_HIGH	0x8080808080808080ull
+#define SWAR_ZERO(x)	(((x) - SWAR_ONES) & ~(x) & SWAR_HIGH)
+#define SWAR_BELOW(x, n) (((x) - SWAR_ONES * (n)) & ~(x) & SWAR_HIGH)
+
+static uint64_t
+swar_load(const unsigned char *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof x);
+	return x;
+}
+
+/* How many bytes from p are ASCII other than DEL, a word at a time (then
+ * byte by byte). */
+static size_t
+ascii_run(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	uint64_t x;
+
+	for (; i + 8 <= n; i += 8) {
+		x = swar_load(p + i);
+		if ((x & SWAR_HIGH) || SWAR_ZERO(x ^ (SWAR_ONES * 0x7f)))
+			break;
+	}
+	while (i < n && p[i] < 0x7f)
+		i++;
+	return i;
+}
+
+/* How many bytes from p need no second look inside a JSON string: not a
+ * quote, a backslash, a control or a byte of a UTF-8 sequence. */
+static size_t
+string_run(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	uint64_t x;
+
+	for (; i + 8 <= n; i += 8) {
+		x = swar_load(p + i);
+		if ((x & SWAR_HIGH) || SWAR_BELOW(x, 0x20) ||
+		    SWAR_ZERO(x ^ (SWAR_ONES * '"')) ||
+		    SWAR_ZERO(x ^ (SWAR_ONES * '\\')))
+			break;
+	}
+	while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' &&
+	    p[i] != '\\')
+		i++;
+	return i;
+}
+
 char *
 text_json_harden(const char *json, size_t len, size_t *outlen)
 {
@@ -107,7 +164,7 @@ text_json_harden(const char *json, size_t len, size_t *outlen)
 
 	while (i < len) {
 		if (p[i] < 0x7f) {
-			i++;
+			i += ascii_run(p + i, len - i);
 			continue;
 		}
 		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0)
@@ -363,6 +420,9 @@ plain_string(const unsigned char *p, const unsigned char *end)
 	int i, v;
 
 	while (p < end) {
+		p += string_run(p, (size_t)(end - p));
+		if (p == end)
+			break;
 		if (*p == '"')
 			return p + 1;
 		if (*p < 0x20)

@@ -26,7 +26,8 @@
 #      and the lag from a host writing an event (its ts) to the console
 #      applying it (CALOPS_BENCH_LAG, views/app/bench.c; target P99 <=
 #      250 ms).  The jobs are the console's own, from job records as a
-#      console restarted would find them.
+#      console restarted would find them.  PERF=1 also prints where the
+#      console's time went (perf record over the window).
 #   3. `calops hosts LAB` (connect, version probe, job list) of all $HOSTS
 #      hosts at once against one host alone (target <= 2x), beside the same
 #      ratio for OpenSSH running `calops version` on them in parallel.
@@ -258,7 +259,13 @@ stat_of() {	# stat_of PID: "ticks schedstat_ns"
 }
 w0=$(now_s)
 read -r t0 s0 < <(stat_of "$cpid")
-sleep "$WINDOW_S"
+if [ -n "${PERF:-}" ]; then
+	# Where the console's time goes, for the one who would lower it.
+	perf record -q -g -o "$WORK/perf.data" -p "$cpid" -- \
+	    sleep "$WINDOW_S" >/dev/null 2>&1
+else
+	sleep "$WINDOW_S"
+fi
 read -r t1 s1 < <(stat_of "$cpid")
 w1=$(now_s)
 kill -TERM "$cpid"
@@ -285,3 +292,8 @@ row "expected ($HOSTS x $RATE/s x window)" "$(awk -v h="$HOSTS" \
 row "lag P50" "$(pq 0.5)" ms
 row "lag P99" "$(pq 0.99)" ms "<=" 250
 row "lag max" "$(pq 1)" ms
+if [ -n "${PERF:-}" ]; then
+	echo "  the console's time (perf, PERF=1):"
+	perf report -i "$WORK/perf.data" --no-children --percent-limit 1 \
+	    --stdio -g none 2>/dev/null | grep '%' | head -40 | sed 's/^/    /'
+fi

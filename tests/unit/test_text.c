@@ -341,6 +341,34 @@ test_json_harden(void **state)
 	free(out);
 }
 
+/* DEL or a C1 control at every offset of a long ASCII line (the scan goes
+ * eight bytes at a time): found and escaped wherever it is. */
+static void
+test_json_harden_offsets(void **state)
+{
+	static const char *const bad[] = { "\x7f", "\xc2\x9b" };
+	char line[80], want[96];
+	size_t i, k, n, blen;
+	char *out;
+
+	(void)state;
+	for (k = 0; k < nitems(bad); k++)
+		for (i = 0; i + 1 < 60; i++) {
+			blen = strlen(bad[k]);
+			memset(line, 'a', 60);
+			memcpy(line + i, bad[k], blen);
+			memset(want, 'a', sizeof want);
+			memcpy(want + i, k == 0 ? "\\u007f" : "\\u009b", 6);
+			out = text_json_harden(line, 60, &n);
+			assert_non_null(out);
+			assert_int_equal(n, 60 - blen + 6);
+			assert_memory_equal(out, want, n);
+			free(out);
+		}
+	memset(line, 'a', 60);
+	assert_null(text_json_harden(line, 60, &n));
+}
+
 /* A message quoting OSC 52, CSI 2J, a line feed, C1 CSI, a stray byte and
  * a tab comes out on one line, all of it visible; a usage text keeps its
  * lines. */
@@ -427,7 +455,8 @@ static void
 test_json_plain_mutations(void **state)
 {
 	static const char event[] = "{\"v\":1,\"seq\":7,\"ts\":1.5,\"type\":"
-	    "\"log\",\"line\":\"x\\u00e9\xc3\xa9\",\"n\":[1,{\"a\":null}]}";
+	    "\"log\",\"line\":\"x\\u00e9\xc3\xa9 a line of text long enough "
+	    "for words\",\"n\":[1,{\"a\":null}]}";
 	char line[sizeof event];
 	size_t i, plain = 0;
 	json_t *o;
@@ -463,6 +492,7 @@ main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_utf8_valid),
 		cmocka_unit_test(test_json_harden),
+		cmocka_unit_test(test_json_harden_offsets),
 		cmocka_unit_test(test_guard_stderr),
 		cmocka_unit_test(test_json_plain),
 		cmocka_unit_test(test_json_plain_mutations),
