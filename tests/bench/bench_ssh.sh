@@ -41,6 +41,7 @@ HOSTS=${HOSTS:-16}
 RATE=${RATE:-200}
 WINDOW_S=${WINDOW_S:-30}
 WARM_S=${WARM_S:-15}
+PARTS=${PARTS:-1 3 2}	# which of the three to run
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$BUILD" && pwd)
 CALOPS=$BUILD/calops
@@ -119,7 +120,10 @@ echo "  $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), $(uname -r)," \
 	"$(ssh -V 2>&1), libssh2 $(dpkg-query -W -f '${Version}' \
 	libssh2-1 2>/dev/null || echo '?'); $(date -u '+%F %T') UTC"
 
+part() { [[ " $PARTS " == *" $1 "* ]]; }
+
 # ---- 1. throughput ----
+if part 1; then
 echo
 echo "1. a job's events, $MB MiB, read over SSH on loopback (median of $RUNS)"
 # Lines of 1000 characters: with the event's own fields, about 1.09 KB
@@ -164,8 +168,10 @@ row "calops tail / ssh cat" "$(awk -v a="$ocat" -v b="$ours" \
 	'BEGIN { printf "%.2f", a / b }')" x ">=" 0.75
 echo "  (raw medians: calops transport tail $(col 2) ms, version" \
 	"$(col 1) ms; OpenSSH cat $(col 4) s, tail $(col 5) s, true $(col 3) s)"
+fi
 
 # ---- 3. connecting (before 2: it needs the hosts idle) ----
+if part 3; then
 echo
 echo "3. calops hosts: connect, probe and list jobs (median of $RUNS)"
 python3 - "$L/lab.yaml" "$WORK/one.yaml" <<'PYEOF'
@@ -207,8 +213,10 @@ row "OpenSSH ssh host calops version, one" "$oone" s
 row "OpenSSH, $HOSTS at once (in parallel)" "$oall" s
 row "OpenSSH: $HOSTS hosts / one" "$(awk -v a="$oall" -v b="$oone" \
 	'BEGIN { printf "%.2f", a / b }')" x
+fi
 
 # ---- 2. the console following the fleet ----
+part 2 || exit 0
 echo
 echo "2. the console following $HOSTS hosts x $RATE events/s, $WINDOW_S s" \
 	"after $WARM_S s"
