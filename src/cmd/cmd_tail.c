@@ -253,6 +253,7 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 int
 cmd_tail(int argc, char **argv)
 {
+	static char outbuf[1u << 16];
 	struct tail t = { .from = 1 };
 	const char *jobs = NULL;
 	bool follow_it = false;
@@ -262,6 +263,10 @@ cmd_tail(int argc, char **argv)
 	t.rd.fd = -1;
 	if (parse_args(argc, argv, &t, &jobs, &follow_it) != 0)
 		return 2;
+	/* A pipe's own buffer is a page: a GiB of events would be a quarter
+	 * of a million writes to sshd.  Each pump ends with a flush, so that
+	 * a follower waits for nothing. */
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	if (!jobstore_id_valid(t.id)) {
 		fprintf(stderr, "calops: no job '%s'\n", t.id);
 		return 1;
