@@ -3,8 +3,10 @@
  * finding there: its lines fetched through the host's transport with
  * `calops cat WS PATH --from N --lines K` (the host judges the path as the
  * gates do: nothing outside the workspace), PAGER_CHUNK at a time, the
- * cursor on the line the finding names.  Moving past the last line fetched
- * fetches the next lines, past the first the ones before.  Every line came
+ * cursor on the line the finding names (for a JSON pointer, the line
+ * `calops cat --line-of` finds it on there first), near the top of the
+ * screen.  Moving past the last line fetched fetches the next lines, past
+ * the first the ones before.  Every line came
  * from the host and is drawn through the sanitiser, cut at the screen's
  * width.
  */
@@ -25,6 +27,9 @@ struct pager {
 	struct app	*app;
 	char		*host, *ws, *rel;
 	long		 target;	/* the finding's line, or 0 */
+	char		*pointer;	/* to be found first, or NULL */
+	struct rstream	*locate;	/* finding it, or NULL */
+	char		 located[32];
 	long		 first;		/* the number of lines[0] */
 	char		**lines;
 	size_t		 n;
@@ -37,6 +42,7 @@ struct pager {
 	char		 err[300];
 	struct textpane	 pane;
 	bool		 placed;
+	bool		 to_top;	/* placed: bring it near the top */
 };
 
 static void	fetch(struct pager *p, long from, long count);
@@ -45,6 +51,7 @@ static void
 pager_refresh(struct pager *p)
 {
 	size_t i;
+	bool was;
 	long ln;
 
 	textpane_clear(&p->pane);
@@ -54,7 +61,9 @@ pager_refresh(struct pager *p)
 		    ROLE_NORMAL, ln == p->target ? 0 : -1, "%6ld  %s", ln,
 		    p->lines[i]);
 	}
+	was = p->placed;
 	textpane_done(&p->pane, &p->placed);
+	p->to_top = p->placed && !was;
 }
 
 static void
@@ -148,6 +157,43 @@ fetch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 static const struct rstream_cb fetch_cb = { fetch_line, fetch_done };
 
 static void
+locate_line(struct rstream *rs, const char *line, size_t len,
+    bool from_stderr, bool cut, void *arg)
+{
+	struct pager *p = arg;
+
+	(void)rs;
+	(void)cut;
+	if (!from_stderr)
+		snprintf(p->located, sizeof p->located, "%.*s",
+		    (int)(len < 31 ? len : 31), line);
+}
+
+/* Where the pointer is, or line 1 when it names nothing (said). */
+static void
+locate_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct pager *p = arg;
+	char *end;
+	long line;
+
+	(void)rs;
+	p->locate = NULL;
+	line = strtol(p->located, &end, 10);
+	if (ex->err == NULL && ex->code == 0 && end != p->located &&
+	    *end == '\0' && line > 0)
+		p->target = line;
+	fetch(p, p->target > PAGER_BEFORE ? p->target - PAGER_BEFORE : 1,
+	    PAGER_CHUNK);
+	if (p->target == 0)
+		snprintf(p->err, sizeof p->err, "#%s names nothing in the "
+		    "file there: from its first line", p->pointer);
+	app_redraw(p->app);
+}
+
+static const struct rstream_cb locate_cb = { locate_line, locate_done };
+
+static void
 fetch(struct pager *p, long from, long count)
 {
 	char sfrom[32], slines[32];
@@ -179,6 +225,18 @@ pager_open(struct app *a, const void *arg)
 	p->ws = xstrdup(pa->ws);
 	p->rel = xstrdup(pa->rel);
 	p->target = pa->line;
+	if (pa->pointer != NULL && p->target == 0) {
+		char *argv[] = { "cat", "--line-of", (char *)pa->pointer,
+		    "--", p->ws, p->rel, NULL };
+		struct transport *t;
+
+		p->pointer = xstrdup(pa->pointer);
+		if ((t = labmodel_transport(app_labmodel(a), p->host, p->err,
+		    sizeof p->err)) != NULL &&
+		    (p->locate = transport_exec(t, argv, &locate_cb, p,
+		    p->err, sizeof p->err)) != NULL)
+			return p;
+	}
 	fetch(p, p->target > PAGER_BEFORE ? p->target - PAGER_BEFORE : 1,
 	    PAGER_CHUNK);
 	return p;
@@ -192,6 +250,9 @@ pager_close(void *data)
 
 	if (p->rs != NULL)
 		transport_rstream_cancel(p->rs);
+	if (p->locate != NULL)
+		transport_rstream_cancel(p->locate);
+	free(p->pointer);
 	for (i = 0; i < p->n; i++)
 		free(p->lines[i]);
 	for (i = 0; i < p->ngot; i++)
@@ -209,6 +270,7 @@ static void
 pager_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct pager *p = data;
+	size_t sel;
 	char *head;
 
 	(void)a;
@@ -219,13 +281,22 @@ pager_draw(struct app *a, void *data, int top, int rows, int cols)
 	free(head);
 	if (p->err[0] != '\0')
 		ui_put(stdscr, top + 1, 1, cols - 2, ROLE_ERROR, p->err, true);
+	else if (p->locate != NULL)
+		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "finding "
+		    "where the finding points");
 	else if (p->rs != NULL)
 		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "fetching "
 		    "lines from %ld%s", p->from, p->n == 0 ? "" : "…");
-	else
-		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "lines %ld-%ld"
-		    "%s", p->first, p->first + (long)p->n - 1, p->at_end ?
+	else if ((sel = list_selected(&p->pane.list)) != SIZE_MAX)
+		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "line %ld %s "
+		    "lines %ld-%ld%s", p->first + (long)sel, ui_glyph("·", "-"),
+		    p->first, p->first + (long)p->n - 1, p->at_end ?
 		    ", the end of the file" : "");
+	/* Context above the finding's line, the rest of the screen below. */
+	if (p->to_top && (sel = list_selected(&p->pane.list)) != SIZE_MAX) {
+		p->pane.list.top = sel > 3 ? sel - 3 : 0;
+		p->to_top = false;
+	}
 	if (textpane_draw(&p->pane, top + 2, rows - 2, cols)) {
 		pager_refresh(p);
 		textpane_draw(&p->pane, top + 2, rows - 2, cols);

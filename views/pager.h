@@ -10,6 +10,7 @@ struct pager_arg {
 	const char	*ws;		/* the workspace's path there */
 	const char	*rel;		/* the file, relative to it */
 	long		 line;		/* the line to show, or 0 */
+	const char	*pointer;	/* or a JSON pointer to it, or NULL */
 };
 
 #endif

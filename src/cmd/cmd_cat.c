@@ -5,7 +5,9 @@
  * on the host.  Only a regular file inside the workspace is read: a path
  * that leads out of it (through "..", or a symbolic link) is refused as
  * the gates refuse it (workspace.h).  The lines go out as they are, a
- * newline after each; the reader makes them safe to show.
+ * newline after each; the reader makes them safe to show.  --line-of
+ * POINTER prints instead the line a JSON pointer names in the file (a
+ * finding's "#/findings/1"), for the pager to open there.
  */
 #include "calops.h"
 
@@ -15,23 +17,29 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "base/jsonptr.h"
 #include "cmd/cmd.h"
 #include "ws/workspace.h"
 
 #define CAT_LINES_DEFAULT	1000
 #define CAT_LINES_MAX		100000
+#define CAT_JSON_MAX		(256u << 20)	/* looked into for a pointer */
 
 static const char cat_usage[] =
     "usage: calops cat WS PATH [--from LINE] [--lines N]\n"
+    "       calops cat WS PATH --line-of POINTER\n"
     "\n"
     "Print lines of PATH, a file inside the workspace WS (relative to it),\n"
     "from line LINE (1, the first, by default), at most N of them (1000 by\n"
     "default, at most 100000).  A path that leads outside the workspace, by\n"
-    "\"..\" or a symbolic link, is refused.\n"
+    "\"..\" or a symbolic link, is refused.  With --line-of, print the\n"
+    "line on which the JSON pointer POINTER (\"/findings/1\") names a value\n"
+    "in the file.\n"
     "\n"
     "Exit status: 0 when the lines were printed (none when the file is\n"
-    "shorter), 1 when PATH is not a readable regular file inside WS or\n"
-    "standard output cannot be written, 2 on a usage error.\n";
+    "shorter), 1 when PATH is not a readable regular file inside WS, the\n"
+    "pointer names nothing in it, or standard output cannot be written, 2\n"
+    "on a usage error.\n";
 
 /* A positive number of at most max, or -1. */
 static long
@@ -75,18 +83,44 @@ copy_lines(FILE *f, long from, long n, const char *rel)
 	return fflush(stdout) == 0 ? 0 : -1;
 }
 
+/* --line-of: the line pointer names in rel, printed; the exit status. */
+static int
+line_of(const struct workspace *ws, const char *rel, const char *pointer)
+{
+	char err[512], *data;
+	size_t size;
+	long line;
+
+	if (workspace_read(ws, rel, CAT_JSON_MAX, &data, &size, err,
+	    sizeof err) != WS_OK) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	line = jsonptr_line(data, size, pointer);
+	free(data);
+	if (line == 0) {
+		fprintf(stderr, "calops: '%s' names nothing in '%s'\n", pointer,
+		    rel);
+		return 1;
+	}
+	printf("%ld\n", line);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int
 cmd_cat(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
 		{ "lines", required_argument, NULL, 'n' },
+		{ "line-of", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct workspace ws;
 	struct stat st, fst;
 	long from = 1, lines = CAT_LINES_DEFAULT;
+	const char *pointer = NULL;
 	char err[512], *abs;
 	FILE *f;
 	int c, fd, rc;
@@ -107,6 +141,15 @@ cmd_cat(int argc, char **argv)
 				    "%d, not '%s'\n", CAT_LINES_MAX, optarg);
 				return 2;
 			}
+			break;
+		case 'p':
+			if (*optarg != '/' && *optarg != '\0') {
+				fprintf(stderr, "calops: --line-of wants a JSON "
+				    "pointer (\"/findings/1\"), not '%s'\n",
+				    optarg);
+				return 2;
+			}
+			pointer = optarg;
 			break;
 		case 'h':
 			fputs(cat_usage, stdout);
@@ -141,6 +184,11 @@ cmd_cat(int argc, char **argv)
 		    argv[optind + 1]);
 		workspace_close(&ws);
 		return 1;
+	}
+	if (pointer != NULL) {
+		rc = line_of(&ws, argv[optind + 1], pointer);
+		workspace_close(&ws);
+		return rc;
 	}
 	abs = workspace_abs(&ws, argv[optind + 1]);
 	/* The file opened is the one judged inside, not one a link was

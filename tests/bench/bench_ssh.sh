@@ -61,6 +61,7 @@ need tmux tmux
 need python3 python3
 [ -x /usr/sbin/sshd ] || need sshd openssh-server
 need ssh openssh-client
+need /usr/bin/time time
 cmake --build "$BUILD" --target bench_ssh_helper >/dev/null
 HELPER=$BUILD/tests/bench_ssh_helper
 
@@ -209,6 +210,10 @@ row "calops hosts, one host" "$one" s
 row "calops hosts, $HOSTS hosts at once" "$all" s
 row "calops: $HOSTS hosts / one" "$(awk -v a="$all" -v b="$one" \
 	'BEGIN { printf "%.2f", a / b }')" x "<=" 2
+# The client's own share of that: its CPU (user + system) for all of them.
+cpu=$( { /usr/bin/time -f "%U %S" "$CALOPS" hosts "$L/lab.yaml" \
+    >/dev/null; } 2>&1 | tail -1 | awk '{ printf "%.3f", $1 + $2 }')
+row "calops hosts' own CPU, $HOSTS hosts" "$cpu" s
 row "OpenSSH ssh host calops version, one" "$oone" s
 row "OpenSSH, $HOSTS at once (in parallel)" "$oall" s
 row "OpenSSH: $HOSTS hosts / one" "$(awk -v a="$oall" -v b="$oone" \

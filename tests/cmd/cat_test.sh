@@ -4,7 +4,8 @@
 # at most N, the last one ended with a newline even when the file's is
 # not; a path out of the workspace ("..", absolute, a symbolic link out,
 # a link inside that turns out) refused with exit 1, as the gates refuse
-# it; a folder, a missing file and a bad number said as such.
+# it; a folder, a missing file and a bad number said as such; --line-of
+# POINTER gives the line a JSON pointer names.
 #
 #	cat_test.sh CALOPS_BINARY
 set -u
@@ -59,6 +60,13 @@ expect 2 "" "--from wants a line number" -- "$WS" sub/lines.txt --from 0
 expect 2 "" "--lines wants 1 to 100000" -- "$WS" sub/lines.txt \
     --lines 100001
 expect 2 "" "usage" -- "$WS"
+# --line-of: the line a JSON pointer's value is on.
+printf '{\n  "a": [\n    1,\n    {"b/c": true}\n  ]\n}\n' >"$WS/doc.json"
+expect 0 "4" '' -- "$WS" doc.json --line-of /a/1/b~1c
+expect 0 "1" '' -- "$WS" doc.json --line-of ""
+expect 1 "" "names nothing in 'doc.json'" -- "$WS" doc.json --line-of /a/2
+expect 1 "" "leads outside the workspace" -- "$WS" out-link --line-of /x
+expect 2 "" "wants a JSON pointer" -- "$WS" doc.json --line-of a
 
 [ "$failed" -eq 0 ] && echo "cat_test: ok"
 exit "$failed"

@@ -1,5 +1,6 @@
 # editor.sh: o on a finding runs $EDITOR (when $VISUAL is unset) with the
-# line of the finding ("row 23" of a CSV file: +23) and the file's path;
+# line of the finding ("row 23" of a CSV file: +23; a JSON pointer: the
+# line of its value) and the file's path;
 # the editor gets the terminal, and the console comes back redrawn.
 . "$(dirname "$0")/lib.sh"
 
@@ -52,11 +53,14 @@ keys Enter
 edit +23 "$MIDPROJECT/02-onnx/op-support.csv"
 wait_for "5 of 5 findings"
 
-# A JSON pointer names no line: the file alone.
+# A JSON pointer: the line its value is on.
 keys k
 wait_for "G2.bound  02-onnx/onnx-report.json#/model_sha256"
+line=$(grep -n '"model_sha256"' "$MIDPROJECT/02-onnx/onnx-report.json" |
+    cut -d: -f1)
+[ -n "$line" ] || fail "no model_sha256 in the example's onnx-report.json"
 keys o
-edit "$MIDPROJECT/02-onnx/onnx-report.json"
+edit "+$line" "$MIDPROJECT/02-onnx/onnx-report.json"
 wait_for "5 of 5 findings"
 
 # A finding whose file is not there: a message, no editor.

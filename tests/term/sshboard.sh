@@ -11,7 +11,7 @@
 #  2. A file removed on host1 (G2's report) turns G2 red through the watch;
 #     put back, green again.
 #  2b. o on a finding there shows the file's lines, read on host1 through
-#     the same quoting (calops cat).
+#     the same quoting (calops cat), from the line its JSON pointer names.
 #  3. host1 drops off the network: the status bar says the board is not
 #     live (host1 disconnected: board of HH:MM:SS); back up, it is watched
 #     and evaluated again.
@@ -72,7 +72,12 @@ wait_re "G6 +warn +G6.errors"
 keys o
 WAIT_SECS=30 wait_for "read-only: 05-calbin/validation.json on host1"
 wait_for "the end of the file"
-keys G		# a JSON pointer names no line: the finding is below
+# The finding's #/findings/1, found there: the cursor on its first line
+# (the second object of the list, counted here by its indentation).
+second=$(awk '/"findings": \[/ { f = 1 } f && /^    \{/ { if (++c == 2) {
+    print NR; exit } }' "$WS/05-calbin/validation.json")
+[ -n "$second" ] || fail "no second finding in validation.json"
+wait_for "line $second · lines 1-"
 WAIT_SECS=30 wait_re '^ +[0-9]+ +"code": "W-MASK-002"'
 keys Left 1
 wait_re "^ G7 +· pending"

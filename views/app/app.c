@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/jsonptr.h"
 #include "base/text.h"
 #include "model/fleet.h"
 #include "model/history.h"
@@ -19,9 +20,10 @@
 #include "views/app/bench.h"
 #include "views/core/ui.h"
 #include "views/pager.h"
+#include "ws/workspace.h"
 
 #define SPINNER_MS 120
-
+#define APP_JSON_MAX	(256u << 20)	/* read to find a JSON pointer */
 
 /* ---- the evaluation child ---- */
 
@@ -634,6 +636,26 @@ app_refresh_views(struct app *a)
 
 /* ---- opening an artifact ---- */
 
+/* The line a JSON pointer names in rel of the workspace, or 0. */
+static long
+json_pointer_line(struct app *a, const char *rel, const char *pointer)
+{
+	struct workspace ws;
+	char err[256], *data;
+	size_t size;
+	long line = 0;
+
+	if (workspace_open(&ws, a->ws, err, sizeof err) != 0)
+		return 0;
+	if (workspace_read(&ws, rel, APP_JSON_MAX, &data, &size, err,
+	    sizeof err) == WS_OK) {
+		line = jsonptr_line(data, size, pointer);
+		free(data);
+	}
+	workspace_close(&ws);
+	return line;
+}
+
 void
 app_open_file(struct app *a, const char *rel, const char *where)
 {
@@ -655,13 +677,18 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	if (where != NULL && isdigit((unsigned char)where[0]))
 		ln = strtol(where, NULL, 10);
 	if (a->ws_host != NULL) {
-		/* On the host: its lines fetched into a pager screen. */
+		/* On the host: its lines fetched into a pager screen (a JSON
+		 * pointer looked for there). */
 		struct pager_arg pa = { a->ws_host, a->ws, rel,
-		    ln > 0 ? ln : 0 };
+		    ln > 0 ? ln : 0, where != NULL && where[0] == '/' ?
+		    where : NULL };
 
 		app_push(a, &pager_view, &pa);
 		return;
 	}
+	/* A JSON pointer ("/findings/1"): the line its value is on. */
+	if (where != NULL && where[0] == '/')
+		ln = json_pointer_line(a, rel, where);
 	/* Headless, there is no terminal to hand to an editor. */
 	if (a->headless != NULL) {
 		app_message(a, true, "no terminal to open '%s' on", rel);
