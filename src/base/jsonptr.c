@@ -167,6 +167,17 @@ value(struct scan *s, int depth)
 	return true;
 }
 
+/* Past a member's value or an element, and the comma after it: false when
+ * there is no comma (the last one: what is looked for is not there). */
+static bool
+skip_item(struct scan *s, int depth)
+{
+	if (!value(s, depth))
+		return false;
+	blanks(s);
+	return s->p < s->end && *s->p++ == ',';
+}
+
 /* The next reference token of the pointer at *ptr, decoded (~1 is '/',
  * ~0 is '~') into tok; false when the pointer is done. */
 static bool
@@ -198,7 +209,6 @@ jsonptr_line(const char *json, size_t len, const char *pointer)
 	char tok[KEY_MAX], key[KEY_MAX];
 	size_t toklen, keylen, i, index;
 	int depth = 0;
-	bool found;
 
 	if (pointer == NULL || (*pointer != '\0' && *pointer != '/'))
 		return 0;
@@ -228,10 +238,7 @@ jsonptr_line(const char *json, size_t len, const char *pointer)
 					return 0;
 				if (i == index)
 					break;
-				if (!value(&s, depth))
-					return 0;
-				blanks(&s);
-				if (s.p == s.end || *s.p++ != ',')
+				if (!skip_item(&s, depth))
 					return 0;
 			}
 			continue;
@@ -239,7 +246,7 @@ jsonptr_line(const char *json, size_t len, const char *pointer)
 		if (*s.p != '{')
 			return 0;
 		s.p++;
-		for (found = false; !found; ) {
+		for (;;) {
 			blanks(&s);
 			if (s.p == s.end || *s.p != '"' ||
 			    !string(&s, key, sizeof key, &keylen))
@@ -247,14 +254,9 @@ jsonptr_line(const char *json, size_t len, const char *pointer)
 			blanks(&s);
 			if (s.p == s.end || *s.p++ != ':')
 				return 0;
-			if (keylen == toklen && memcmp(key, tok, toklen) == 0) {
-				found = true;
+			if (keylen == toklen && memcmp(key, tok, toklen) == 0)
 				break;
-			}
-			if (!value(&s, depth))
-				return 0;
-			blanks(&s);
-			if (s.p == s.end || *s.p++ != ',')
+			if (!skip_item(&s, depth))
 				return 0;
 		}
 	}
