@@ -41,11 +41,14 @@
  */
 #include "calops.h"
 
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+
+#include <linux/sockios.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,6 +121,7 @@ struct ssh_chan {
 	bool			 cut[2];
 	bool			 eof[2];
 	bool			 cancelled;	/* no callbacks; reaped */
+	bool			 exec_sent;	/* exec called: finish it */
 	int			 code, sig;
 	char			*err;		/* ends with it once freed */
 };
@@ -200,6 +204,7 @@ static void	lost(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
 static void	refuse(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
 static void	attempt_start(struct ssh *s);
 static void	tick_arm(struct ssh *s);
+static long	send_room(struct ssh *s);
 
 /* ---- the shell's quoting ---- */
 
@@ -506,11 +511,15 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		c->st = CH_EXEC;
 		/* FALLTHROUGH */
 	case CH_EXEC:
-		if (c->cancelled) {
-			/* Cancelled while its channel opened: nothing runs. */
+		if (c->cancelled && !c->exec_sent) {
+			/* Cancelled while its channel opened: nothing runs.
+			 * Once the request went (in part, even: libssh2 keeps
+			 * a half-sent packet and refuses any other until it
+			 * goes), it is finished, and closed as it opens. */
 			c->st = CH_FREEING;
 			return true;
 		}
+		c->exec_sent = true;
 		rc = libssh2_channel_exec(c->ch, c->cmdline);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
@@ -550,6 +559,11 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		rc = libssh2_channel_wait_closed(c->ch);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
+		if (rc < 0 && is_socket_error(rc)) {
+			lost(s, "reading from %s: %s", s->t->host,
+			    ssh_errmsg(s));
+			return false;
+		}
 		if (rc == 0) {
 			c->code = libssh2_channel_get_exit_status(c->ch);
 			if (libssh2_channel_get_exit_signal(c->ch, &signame,
@@ -747,6 +761,16 @@ retry_fire(struct loop *l, void *arg)
 	attempt_start(s);
 }
 
+/* The attempt's version probe goes with it, never to run on the next
+ * connection nor to answer for it (its channel is reaped, unheard). */
+static void
+probe_forget(struct ssh *s)
+{
+	if (s->probe != NULL)
+		s->probe->cancelled = true;
+	s->probe = NULL;
+}
+
 /* The link is lost or an attempt failed: try again later. */
 static void
 lost(struct ssh *s, const char *fmt, ...)
@@ -758,6 +782,7 @@ lost(struct ssh *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	verrorf(s, fmt, ap);
 	va_end(ap);
+	probe_forget(s);
 	teardown(s, false);
 	/* A passphrase is asked again rather than kept in memory while the
 	 * link is down (the agent is the way not to be asked). */
@@ -786,6 +811,7 @@ refuse(struct ssh *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	verrorf(s, fmt, ap);
 	va_end(ap);
+	probe_forget(s);
 	teardown(s, true);
 	pass_wipe(s);
 	timer_stop(s, &s->retry_timer);
@@ -1535,15 +1561,29 @@ tick_fire(struct loop *l, void *arg)
 	}
 	if (quiet >= 2 * k && s->state == TRANSPORT_UP)
 		set_state(s, TRANSPORT_STALE);
-	/* Only to a quiet host, and never over a packet half sent: 1.10
-	 * keeps the keepalive's own packet, on its stack, as the one half
-	 * sent when the socket is full, and refuses every other send until
-	 * that same packet goes.  A send that fails shows as silence, which
+	/* Only to a quiet host, never over a packet half sent, and only
+	 * where the socket has room for the whole of it: were the keepalive
+	 * itself half sent, 1.10 would keep it (its bytes on a stack gone)
+	 * as the one to finish, refuse every other send until it is, and
+	 * say EAGAIN to nobody.  A send that fails shows as silence, which
 	 * the next tick judges. */
 	if (quiet >= k && !(libssh2_session_block_directions(s->sess) &
-	    LIBSSH2_SESSION_BLOCK_OUTBOUND))
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND) && send_room(s) >= 4096)
 		(void)libssh2_keepalive_send(s->sess, &next);
 	tick_arm(s);
+}
+
+/* Free bytes in the socket's send buffer (0 when not known). */
+static long
+send_room(struct ssh *s)
+{
+	int size, queued;
+	socklen_t len = sizeof size;
+
+	if (getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &size, &len) != 0 ||
+	    ioctl(s->fd, SIOCOUTQ, &queued) != 0)
+		return 0;
+	return (long)size - queued;
 }
 
 /*

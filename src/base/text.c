@@ -456,13 +456,12 @@ plain_string(const unsigned char *p, const unsigned char *end)
 	return NULL;
 }
 
-/* Past a plain JSON number at p; NULL when it is not one: an integer of
- * more than 18 digits may not fit jansson's (long long), an exponent may
- * overflow a double. */
+/* Past a plain JSON number at p; NULL when it is not one: more than 18
+ * digits before the point may not fit jansson's integer (long long) nor,
+ * with hundreds, a double; an exponent may overflow one. */
 static const unsigned char *
 plain_number(const unsigned char *p, const unsigned char *end)
 {
-	bool real = false;
 	int digits = 0;
 
 	if (p < end && *p == '-')
@@ -475,13 +474,15 @@ plain_number(const unsigned char *p, const unsigned char *end)
 			digits++;
 	else
 		return NULL;
+	if (digits > 18)
+		return NULL;
 	if (p < end && *p == '.') {
 		if (++p == end || !isdigit(*p))
 			return NULL;
-		for (real = true; p < end && isdigit(*p); p++)
-			digits++;
+		while (p < end && isdigit(*p))
+			p++;
 	}
-	if ((!real && digits > 18) || (p < end && (*p == 'e' || *p == 'E')))
+	if (p < end && (*p == 'e' || *p == 'E'))
 		return NULL;
 	return p;
 }

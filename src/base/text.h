@@ -54,7 +54,7 @@ char	*text_json_harden(const char *json, size_t len, size_t *outlen);
  * checked without allocating anything: several times faster, for a reader
  * of millions of lines.  Only plain JSON is judged so: strings of valid
  * UTF-8 with no raw controls, \u escapes outside the surrogates and not
- * \u0000, integers of at most 18 digits, no exponent, at most 64 levels
+ * \u0000, at most 18 digits before any point, no exponent, 64 levels
  * deep.  false: not valid, or not so plain -- let jansson decide.
  */
 bool	 text_json_plain(const char *s, size_t len);

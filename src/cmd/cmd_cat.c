@@ -24,6 +24,9 @@
 #define CAT_LINES_DEFAULT	1000
 #define CAT_LINES_MAX		100000
 #define CAT_JSON_MAX		(256u << 20)	/* looked into for a pointer */
+/* Bytes of one line printed: past the 64 KiB a reader keeps of a line, so
+ * that it sees the line was cut; the rest of it is skipped, not sent. */
+#define CAT_LINE_MAX		((64u << 10) + 1)
 
 static const char cat_usage[] =
     "usage: calops cat WS PATH [--from LINE] [--lines N]\n"
@@ -60,14 +63,16 @@ positive(const char *s, long max)
 static int
 copy_lines(FILE *f, long from, long n, const char *rel)
 {
+	size_t col = 0;
 	long line = 1;
 	int c, prev = '\n';
 
 	while (line < from && (c = getc(f)) != EOF)
 		line += c == '\n';
 	while (n > 0 && (c = getc(f)) != EOF) {
-		if (putchar(c) == EOF)
+		if ((c == '\n' || col < CAT_LINE_MAX) && putchar(c) == EOF)
 			return -1;
+		col = c == '\n' ? 0 : col + 1;
 		if (c == '\n')
 			n--;
 		prev = c;
@@ -206,6 +211,8 @@ cmd_cat(int argc, char **argv)
 		return 1;
 	}
 	if ((f = fdopen(fd, "r")) == NULL) {
+		fprintf(stderr, "calops: cannot read '%s': %s\n",
+		    argv[optind + 1], strerror(errno));
 		close(fd);
 		workspace_close(&ws);
 		return 1;

@@ -52,6 +52,8 @@ check_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	w->rs = NULL;
 	w->done_ms = loop_now_ms();
 	w->lost = ex->lost;
+	if (w->lost)
+		w->again = false;	/* the host's return evaluates it */
 	if (ex->err != NULL) {
 		snprintf(why, sizeof why, "%s", ex->err);
 		boardmodel_fail(&w->board, why);
@@ -121,13 +123,15 @@ fleet_at(const struct fleet *f, size_t i)
 void
 fleet_evaluate(struct fleet *f, size_t i)
 {
-	struct fleet_ws *w = &f->ws[i];
-	char *argv[] = { "check", "--stream", "--", (char *)w->path, NULL };
+	char *argv[] = { "check", "--stream", "--", NULL, NULL };
+	struct fleet_ws *w;
 	struct transport *t;
 	char err[300];
 
 	if (i >= f->nws)
 		return;
+	w = &f->ws[i];
+	argv[3] = (char *)w->path;
 	if (w->rs != NULL) {
 		w->again = true;
 		return;

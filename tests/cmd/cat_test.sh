@@ -47,6 +47,11 @@ expect 0 "$(seq 4990 4995)" '' -- "$WS" sub/lines.txt --from 4990 \
 expect 0 "$(seq 4999 5000)" '' -- "$WS" sub/lines.txt --from 4999
 expect 0 "" '' -- "$WS" sub/lines.txt --from 6000
 expect 0 "$(seq 10 12)" '' -- --from 10 --lines 3 -- "$WS" in-link
+# A line of 1 MiB: its first 64 KiB and one byte, then the next line.
+python3 -c 'import sys; sys.stdout.write("y" * 1048576 + "\nz\n")' \
+    >"$WS/long.txt"
+[ "$("$CALOPS" cat "$WS" long.txt | awk '{ print length($0) }' |
+    tr '\n' ' ')" = "65537 1 " ] || fail "a long line is not cut at 64 KiB + 1"
 # The last line, with no newline in the file, gets one.
 [ "$("$CALOPS" cat "$WS" nolf.txt | od -c | tr -s ' ' | head -1)" = \
     "0000000 o n e \n t w o \n" ] || fail "no newline after the last line"

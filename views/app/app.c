@@ -477,6 +477,9 @@ fleet_changed(void *arg)
 	struct app *a = arg;
 
 	a->dirty = true;
+	/* A filter may match what a new board says. */
+	if (a->filter[0] != '\0')
+		app_refresh_views(a);
 }
 
 struct fleet *
