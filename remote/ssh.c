@@ -1898,6 +1898,7 @@ default_identities(struct sshhost *sh)
 
 	if (home == NULL || *home != '/')
 		return;
+	free(sh->ids);		/* the empty list sshhost_merge made */
 	sh->ids = xcalloc(nitems(names), sizeof *sh->ids);
 	for (i = 0; i < nitems(names); i++)
 		sh->ids[i].value = xasprintf("%s/.ssh/%s", home, names[i]);
