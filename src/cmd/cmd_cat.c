@@ -17,13 +17,11 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "base/jsonptr.h"
 #include "cmd/cmd.h"
 #include "ws/workspace.h"
 
 #define CAT_LINES_DEFAULT	1000
 #define CAT_LINES_MAX		100000
-#define CAT_JSON_MAX		(256u << 20)	/* looked into for a pointer */
 /* Bytes of one line printed: past the 64 KiB a reader keeps of a line, so
  * that it sees the line was cut; the rest of it is skipped, not sent. */
 #define CAT_LINE_MAX		((64u << 10) + 1)
@@ -92,20 +90,12 @@ copy_lines(FILE *f, long from, long n, const char *rel)
 static int
 line_of(const struct workspace *ws, const char *rel, const char *pointer)
 {
-	char err[512], *data;
-	size_t size;
+	char err[512];
 	long line;
 
-	if (workspace_read(ws, rel, CAT_JSON_MAX, &data, &size, err,
-	    sizeof err) != WS_OK) {
+	if ((line = workspace_pointer_line(ws, rel, pointer, err,
+	    sizeof err)) == 0) {
 		fprintf(stderr, "calops: %s\n", err);
-		return 1;
-	}
-	line = jsonptr_line(data, size, pointer);
-	free(data);
-	if (line == 0) {
-		fprintf(stderr, "calops: '%s' names nothing in '%s'\n", pointer,
-		    rel);
 		return 1;
 	}
 	printf("%ld\n", line);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/jsonptr.h"
 #include "ws/workspace.h"
 
 /* What ELOOP means, for a person: a loop, or a chain of links longer than
@@ -410,4 +411,23 @@ workspace_join(const struct workspace *ws, const char *from_file,
 		buf_release(&cur);
 	free(joined);
 	return rc;
+}
+
+long
+workspace_pointer_line(const struct workspace *ws, const char *rel,
+    const char *pointer, char *err, size_t len)
+{
+	char *data;
+	size_t size;
+	long line;
+
+	if (workspace_read(ws, rel, WORKSPACE_JSON_MAX, &data, &size, err,
+	    len) != WS_OK)
+		return 0;
+	line = jsonptr_line(data, size, pointer);
+	free(data);
+	if (line == 0)
+		errbuf_set(err, len, "'%s' names nothing in '%s'", pointer,
+		    rel);
+	return line;
 }

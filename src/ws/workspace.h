@@ -68,4 +68,11 @@ int	 workspace_join(const struct workspace *ws, const char *from_file,
 /* True for a content URI as above. */
 bool	 workspace_is_uri(const char *ref);
 
+/* The line on which the JSON pointer names a value in rel (a finding's
+ * "#/findings/1", jsonptr.h), read whole up to WORKSPACE_JSON_MAX; 0 with
+ * err when rel cannot be read or the pointer names nothing in it. */
+#define WORKSPACE_JSON_MAX	(256u << 20)
+long	 workspace_pointer_line(const struct workspace *ws, const char *rel,
+	    const char *pointer, char *err, size_t len);
+
 #endif

@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/jsonptr.h"
 #include "base/text.h"
 #include "model/fleet.h"
 #include "model/history.h"
@@ -23,7 +22,6 @@
 #include "ws/workspace.h"
 
 #define SPINNER_MS 120
-#define APP_JSON_MAX	(256u << 20)	/* read to find a JSON pointer */
 
 /* ---- the evaluation child ---- */
 
@@ -229,10 +227,9 @@ static void
 watch_remote(struct app *a)
 {
 	char *argv[] = { "watch", a->ws, NULL };
+	struct transport_status st;
 	struct transport *t;
 	char err[256];
-
-	struct transport_status st;
 
 	if (a->rwatch != NULL ||
 	    (t = labmodel_transport(a->labm, a->ws_host, err,
@@ -644,17 +641,12 @@ static long
 json_pointer_line(struct app *a, const char *rel, const char *pointer)
 {
 	struct workspace ws;
-	char err[256], *data;
-	size_t size;
-	long line = 0;
+	char err[256];
+	long line;
 
 	if (workspace_open(&ws, a->ws, err, sizeof err) != 0)
 		return 0;
-	if (workspace_read(&ws, rel, APP_JSON_MAX, &data, &size, err,
-	    sizeof err) == WS_OK) {
-		line = jsonptr_line(data, size, pointer);
-		free(data);
-	}
+	line = workspace_pointer_line(&ws, rel, pointer, err, sizeof err);
 	workspace_close(&ws);
 	return line;
 }
@@ -673,8 +665,8 @@ app_open_file(struct app *a, const char *rel, const char *where)
 		app_message(a, true, "this finding names no file");
 		return;
 	}
-	/* A position is "LINE:COL", or "row N" in a CSV file (the header is
-	 * row 1, one record a line); a JSON pointer names no line. */
+	/* A position is "LINE:COL", "row N" in a CSV file (the header is
+	 * row 1, one record a line), or a JSON pointer (below). */
 	if (where != NULL && strncmp(where, "row ", 4) == 0)
 		where += 4;
 	if (where != NULL && isdigit((unsigned char)where[0]))
