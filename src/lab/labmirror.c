@@ -2,7 +2,6 @@
 #include "calops.h"
 
 #include <sys/stat.h>
-#include <sys/uio.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,6 +13,8 @@
 
 /* Free space a failed mirror waits for before it is tried again. */
 #define MIRROR_ROOM	(4ull * EVENT_LINE_MAX)
+/* Held lines written at once from this many bytes. */
+#define MIRROR_HOLD	(64u * 1024)
 
 void
 labmirror_init(struct labmirror *m, char *path)
@@ -21,10 +22,12 @@ labmirror_init(struct labmirror *m, char *path)
 	memset(m, 0, sizeof *m);
 	m->path = path;
 	m->fd = -1;
+	/* Past the hold, an event of the longest size: never refused. */
+	buf_init(&m->pend, MIRROR_HOLD + EVENT_LINE_MAX + 1);
 }
 
-void
-labmirror_close(struct labmirror *m)
+static void
+close_fd(struct labmirror *m)
 {
 	if (m->fd != -1)
 		close(m->fd);
@@ -32,10 +35,23 @@ labmirror_close(struct labmirror *m)
 }
 
 void
+labmirror_close(struct labmirror *m)
+{
+	char err[512];
+
+	/* Not written: the file ends on a whole line all the same, and the
+	 * follow at the next start fetches the rest from the host. */
+	if (labmirror_flush(m, err, sizeof err) != 0)
+		buf_reset(&m->pend);
+	close_fd(m);
+}
+
+void
 labmirror_release(struct labmirror *m)
 {
 	labmirror_replay_close(m);
 	labmirror_close(m);
+	buf_release(&m->pend);
 	free(m->path);
 	m->path = NULL;
 }
@@ -56,7 +72,7 @@ labmirror_open(struct labmirror *m, char *err, size_t errlen)
 	if (m->fd == -1 || fstat(m->fd, &st) != 0) {
 		errbuf_set(err, errlen, "cannot open '%s': %s", m->path,
 		    strerror(errno));
-		labmirror_close(m);
+		close_fd(m);
 		return -1;
 	}
 	m->size = st.st_size;
@@ -67,31 +83,45 @@ int
 labmirror_append(struct labmirror *m, const char *line, size_t len,
     char *err, size_t errlen)
 {
-	struct iovec iov[2] = { { (void *)line, len }, { "\n", 1 } };
-	ssize_t n;
-	int e;
-
 	if (m->failed)
 		return 0;
-	if (m->fd == -1 && labmirror_open(m, err, errlen) != 0) {
+	if (buf_add(&m->pend, line, len) != 0 || buf_addc(&m->pend,
+	    '\n') != 0) {
+		/* Longer than any event, which the follow refuses: never. */
+		errbuf_set(err, errlen, "an event of %zu bytes for '%s'", len,
+		    m->path != NULL ? m->path : "the mirror");
+		buf_reset(&m->pend);
 		m->failed = true;
 		return -1;
 	}
-	if ((n = writev(m->fd, iov, 2)) == (ssize_t)(len + 1)) {
-		m->size += (off_t)n;
+	return m->pend.len >= MIRROR_HOLD ? labmirror_flush(m, err, errlen) : 0;
+}
+
+int
+labmirror_flush(struct labmirror *m, char *err, size_t errlen)
+{
+	int e;
+
+	if (m->pend.len == 0)
+		return 0;
+	if (m->failed) {
+		buf_reset(&m->pend);
 		return 0;
 	}
-	/* A short write: the rest, which says why it cannot (no space). */
-	e = n < 0 ? errno : 0;
-	if (n >= 0 && (size_t)n < len && fileio_write_full(m->fd, line + n,
-	    len - (size_t)n) != 0)
-		e = errno;
-	else if (n >= 0 && fileio_write_full(m->fd, "\n", 1) != 0)
-		e = errno;
-	else if (n >= 0) {
-		m->size += (off_t)len + 1;
+	if (m->fd == -1 && labmirror_open(m, err, errlen) != 0) {
+		buf_reset(&m->pend);
+		m->failed = true;
+		return -1;
+	}
+	errno = 0;
+	if (fileio_write_full(m->fd, m->pend.data, m->pend.len) == 0) {
+		m->size += (off_t)m->pend.len;
+		buf_reset(&m->pend);
 		return 0;
 	}
+	/* No space, most likely: what went in is cut off again. */
+	e = errno;
+	buf_reset(&m->pend);
 	if (ftruncate(m->fd, m->size) != 0)
 		errbuf_set(err, errlen, "%s: cannot append to '%s', nor cut "
 		    "it back: %s", e != 0 ? strerror(e) : "short write",
@@ -100,7 +130,7 @@ labmirror_append(struct labmirror *m, const char *line, size_t len,
 		/* The reason first: a narrow status line clips the path. */
 		errbuf_set(err, errlen, "%s: cannot append to '%s'",
 		    e != 0 ? strerror(e) : "short write", m->path);
-	labmirror_close(m);
+	close_fd(m);
 	m->failed = true;
 	return -1;
 }

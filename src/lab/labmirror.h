@@ -1,8 +1,10 @@
 /*
  * labmirror.h: a job's mirror, the file every event of its stream is
- * appended to, a whole line at a time, before the model applies it
+ * appended to, whole lines, handed over before the model applies it and
+ * written before the console paints or sleeps
  * ($XDG_STATE_HOME/calops/streams/<host>/<job>.jsonl, share/doc/json.md
- * §8).  Appending, cut back to its last whole line when a write fails;
+ * §8).  Appending, the lines of one turn of the loop in one write
+ * (labmirror_flush), cut back to its last whole line when a write fails;
  * reading it back line by line when the console starts (the replay); where
  * it ends (its last whole line and seq); and taking over one another
  * console wrote.  A leaf: it returns what went wrong and leaves it to the
@@ -18,6 +20,8 @@
 
 #include <sys/types.h>
 
+#include "base/buf.h"
+
 struct lines;
 
 struct labmirror {
@@ -29,6 +33,9 @@ struct labmirror {
 	 * took over may be ahead of it or behind. */
 	int64_t		 seq;
 	bool		 failed;	/* written no more */
+	/* Lines appended and not yet written: 16 hosts at 200 events a
+	 * second are then a few writes a second, not 3,200. */
+	struct buf	 pend;
 	struct lines	*replay;	/* being read back, or NULL */
 	int		 replay_rc;	/* the reader's last answer */
 };
@@ -38,17 +45,25 @@ void	labmirror_init(struct labmirror *m, char *path);
 void	labmirror_release(struct labmirror *m);
 /* Open for appending, made when missing; 0 or -1 with err. */
 int	labmirror_open(struct labmirror *m, char *err, size_t errlen);
+/* Close, the lines held written first if they can be (a caller that must
+ * know flushes first). */
 void	labmirror_close(struct labmirror *m);
 /*
- * Append one event's line.  0, also when the mirror is written no more; -1
- * with err when this write failed or fell short: it is undone (the file cut
- * back to its last whole line) and the mirror written no more until the
+ * Append one event's line: held until labmirror_flush(), which the lab
+ * model calls before the loop sleeps (or at once when 64 KiB are held).
+ * 0, also when the mirror is written no more; -1 with err when a write
+ * failed or fell short: it is undone (the file cut back to its last whole
+ * line, what was held dropped) and the mirror written no more until the
  * model adopts it again (labstream.c keep_retry(), once there is room).
- * The event is still the model's to apply: following again from the
+ * The events are still the model's to apply: following again from the
  * mirror's end fetches what it lacks from the host.
  */
 int	labmirror_append(struct labmirror *m, const char *line, size_t len,
 	    char *err, size_t errlen);
+/* Write the lines held; 0 or -1 with err, as labmirror_append(). */
+int	labmirror_flush(struct labmirror *m, char *err, size_t errlen);
+/* Whether lines are held. */
+#define labmirror_pending(m)	((m)->pend.len > 0)
 
 /* Whether the mirror's folder has room for more (a mirror that failed
  * on a full disk is tried again once it has). */

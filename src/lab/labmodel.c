@@ -849,7 +849,7 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	if (cb != NULL)
 		lm->cb = *cb;
 	lm->sla[0] = lm->sla[1] = lm->sla[2] = NAN;
-	lm->replay_timer = -1;
+	lm->replay_timer = lm->flush_timer = -1;
 	lm->streams = labmodel_streams_dir();
 	lm->lock_fd = -1;
 	lm->series.max = METRICS_CONSOLE_SERIES;
@@ -867,6 +867,9 @@ labmodel_before_sleep(struct labmodel *lm)
 	for (i = 0; i < lm->nhosts; i++)
 		if (lm->hosts[i].t != NULL)
 			transport_before_sleep(lm->hosts[i].t);
+	/* What they handed out is in the mirrors before it is painted. */
+	if (lm->flush_timer != -1)
+		labstream_flush_all(lm);
 }
 
 void
@@ -879,6 +882,8 @@ labmodel_free(struct labmodel *lm)
 	labshare_stop(lm);
 	if (lm->replay_timer != -1)
 		loop_del_timer(lm->loop, lm->replay_timer);
+	if (lm->flush_timer != -1)
+		loop_del_timer(lm->loop, lm->flush_timer);
 	for (i = 0; i < lm->njobs; i++)
 		labstream_job_free(lm->jobs[i]);
 	free(lm->jobs);

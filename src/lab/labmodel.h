@@ -161,7 +161,8 @@ struct labmodel	*labmodel_new(struct loop *l, const struct lab *lab,
 		    char *err, size_t errlen);
 void		 labmodel_free(struct labmodel *lm);
 /* From the loop's before-sleep hook, before painting: every host's
- * transport hands out what it holds (transport_before_sleep). */
+ * transport hands out what it holds (transport_before_sleep), and the
+ * events of this turn are written to their mirrors. */
 void		 labmodel_before_sleep(struct labmodel *lm);
 
 const struct lab *labmodel_lab(const struct labmodel *lm);

@@ -98,6 +98,8 @@ struct labmodel {
 	/* the mirrors' folder, or NULL */
 	char			*streams;
 	long			 replay_timer;	/* -1: none */
+	/* the mirrors' lines held this turn written next turn (-1: none) */
+	long			 flush_timer;
 	int			 lock_fd;	/* streams/.lock, or -1 */
 	bool			 observer;	/* another console holds it */
 	struct lshare		*share;	/* while observer (labshare.c) */
@@ -156,6 +158,8 @@ void		 labstream_apply(struct ljob_int *j, const struct event *ev,
  * and follows the job again where the mirror lacks events (they are
  * mirrored, not applied twice). */
 void		 labstream_take_over(struct ljob_int *j);
+/* Every mirror's held lines written (labmirror_flush), failures said. */
+void		 labstream_flush_all(struct labmodel *lm);
 /* Append the job's action (outcome NULL: its start) to the action log;
  * 0, or -1 when it could not be (said with labmodel_warn). */
 int		 labstream_log_action(const struct ljob_int *j,

@@ -308,16 +308,27 @@ apply_end(struct ljob_int *j, const json_t *o)
 	}
 }
 
-/* The events other than metrics: rare, so jansson reads them. */
+/* The events other than metrics and logs: rare, so jansson reads them. */
 static void
 apply_other(struct ljob_int *j, const struct event *ev, const char *line,
     size_t len)
 {
-	json_t *o = json_loadb(line, len, 0, NULL), *m;
+	json_t *o, *m;
 	double done, total;
 	const char *s;
 
-	if (o == NULL)
+	/* A runner's log lines can come as fast as metrics and nothing
+	 * here reads them (the Jobs screen's log tails the job itself): not
+	 * parsed a second time. */
+	switch (ev->type) {
+	case EVENT_PROGRESS: case EVENT_FAULT: case EVENT_RESULT:
+	case EVENT_END: case EVENT_GAP: case EVENT_STALLED:
+	case EVENT_RESUMED:
+		break;
+	default:
+		return;
+	}
+	if ((o = json_loadb(line, len, 0, NULL)) == NULL)
 		return;
 	switch (ev->type) {
 	case EVENT_PROGRESS:
@@ -479,6 +490,7 @@ keep_retry_later(struct ljob_int *j)
 /* ---- following ---- */
 
 static void	retry_later(struct ljob_int *j, const char *why);
+static void	flush_soon(struct ljob_int *j);
 
 /* Whether this console writes the mirror and it lacks events applied. */
 static bool
@@ -489,7 +501,8 @@ mirror_lacks(const struct ljob_int *j)
 }
 
 /*
- * One live event: to the mirror first, then into the model.  A console
+ * One live event: to the mirror first (written with the rest of this
+ * turn's, labstream_flush_all), then into the model.  A console
  * that took over from another mirrors events it already applied while
  * watching (they are not applied again), and applies those it missed.
  */
@@ -501,15 +514,18 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	char err[512];
 
 	if (!j->lm->observer && ev->seq > j->mirror.seq) {
+		/* The end is the last event: nothing more is appended, and
+		 * it is written at once. */
 		if (labmirror_append(&j->mirror, line, len, err,
-		    sizeof err) != 0) {
+		    sizeof err) != 0 || (ev->type == EVENT_END &&
+		    labmirror_flush(&j->mirror, err, sizeof err) != 0)) {
 			labmodel_warn(j->lm, "%s", err);
 			keep_retry_later(j);
 		}
 		j->mirror.seq = ev->seq;
-		/* The end is the last event: nothing more is appended. */
 		if (ev->type == EVENT_END)
 			labmirror_close(&j->mirror);
+		flush_soon(j);
 	}
 	j->pub.last_recv = jobevent_now();
 	j->retries = 0;
@@ -527,6 +543,50 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	if (j->lm->cb.applied != NULL)
 		j->lm->cb.applied(j->lm, &j->pub, ev->ts, j->lm->cb.arg);
 	labmodel_changed(j->lm);
+}
+
+/*
+ * The lines the mirrors hold: written before the console paints
+ * (labmodel_before_sleep), else at the start of the loop's next turn (a
+ * timer due at once), before it sleeps.  What one turn brought, a few
+ * events from every host, goes to each mirror in one write.
+ */
+void
+labstream_flush_all(struct labmodel *lm)
+{
+	struct ljob_int *j;
+	char err[512];
+	size_t i;
+
+	if (lm->flush_timer != -1)
+		loop_del_timer(lm->loop, lm->flush_timer);
+	lm->flush_timer = -1;
+	for (i = 0; i < lm->njobs; i++) {
+		j = lm->jobs[i];
+		if (labmirror_pending(&j->mirror) &&
+		    labmirror_flush(&j->mirror, err, sizeof err) != 0) {
+			labmodel_warn(lm, "%s", err);
+			keep_retry_later(j);
+		}
+	}
+}
+
+static void
+flush_fire(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+
+	(void)l;
+	lm->flush_timer = -1;
+	labstream_flush_all(lm);
+}
+
+static void
+flush_soon(struct ljob_int *j)
+{
+	if (j->lm->flush_timer == -1 && labmirror_pending(&j->mirror))
+		j->lm->flush_timer = loop_add_timer(j->lm->loop, 0,
+		    flush_fire, j->lm);
 }
 
 /*

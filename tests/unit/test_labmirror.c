@@ -42,6 +42,7 @@ test_append(void **state)
 	struct labmirror m;
 	char err[512], *text;
 	char *path = xasprintf("%s/a.jsonl", tmpdir);
+	size_t n;
 
 	(void)state;
 	labmirror_init(&m, path);
@@ -49,18 +50,45 @@ test_append(void **state)
 	    strlen(EV(1, "hello")), err, sizeof err), 0);
 	assert_int_equal(labmirror_append(&m, EV(2, "log"),
 	    strlen(EV(2, "log")), err, sizeof err), 0);
+	/* Held until flushed: one write for the two. */
+	assert_true(labmirror_pending(&m));
+	assert_int_equal(m.size, 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(labmirror_flush(&m, err, sizeof err), 0);
+	assert_false(labmirror_pending(&m));
 	assert_int_equal(m.size, (off_t)(strlen(EV(1, "hello")) +
 	    strlen(EV(2, "log")) + 2));
 	text = file_text(path);
 	assert_string_equal(text, EV(1, "hello") "\n" EV(2, "log") "\n");
 	free(text);
+	/* Closing writes what is held. */
+	assert_int_equal(labmirror_append(&m, EV(3, "log"),
+	    strlen(EV(3, "log")), err, sizeof err), 0);
+	labmirror_close(&m);
+	text = file_text(path);
+	assert_string_equal(text, EV(1, "hello") "\n" EV(2, "log") "\n"
+	    EV(3, "log") "\n");
+	free(text);
+	labmirror_release(&m);
+
+	/* 64 KiB held are written without waiting for the flush. */
+	path = xasprintf("%s/big.jsonl", tmpdir);
+	labmirror_init(&m, path);
+	for (n = 0; m.size == 0; n++) {
+		assert_true(n < 70000 / strlen(EV(1, "log")));
+		assert_int_equal(labmirror_append(&m, EV(1, "log"),
+		    strlen(EV(1, "log")), err, sizeof err), 0);
+	}
+	assert_true(m.size >= 64 * 1024);
+	assert_false(labmirror_pending(&m));
 	labmirror_release(&m);
 
 	/* A mirror that cannot be made says why, once, and is written no
 	 * more: the next append is quiet. */
 	labmirror_init(&m, xasprintf("%s/no/such/dir/b.jsonl", tmpdir));
 	err[0] = '\0';
-	assert_int_equal(labmirror_append(&m, "x", 1, err, sizeof err), -1);
+	assert_int_equal(labmirror_append(&m, "x", 1, err, sizeof err), 0);
+	assert_int_equal(labmirror_flush(&m, err, sizeof err), -1);
 	assert_non_null(strstr(err, "cannot open"));
 	assert_non_null(strstr(err, "no/such/dir/b.jsonl"));
 	assert_true(m.failed);
@@ -182,6 +210,7 @@ test_adopt(void **state)
 	/* Appending goes on after the last whole line. */
 	assert_int_equal(labmirror_append(&m, EV(8, "log"),
 	    strlen(EV(8, "log")), err, sizeof err), 0);
+	assert_int_equal(labmirror_flush(&m, err, sizeof err), 0);
 	text = file_text(path);
 	assert_string_equal(text, EV(1, "hello") "\n" EV(7, "log") "\n"
 	    EV(8, "log") "\n");
