@@ -79,6 +79,7 @@
 #define READ_BURST	(1u << 20)	/* bytes handed out per round */
 #define BATCH_MS	40	/* a trickling host is read this often */
 #define BATCH_BYTES	(64u << 10)	/* less in BATCH_MS is a trickle */
+#define GRID_IDLE_MAX	3	/* ticks with nothing before a trickle ends */
 #define CMDLINE_MAX	(256u << 10)
 #define PROTOCOL	1	/* of `calops version --json` */
 
@@ -197,6 +198,10 @@ struct ssh {
 	int64_t			 win_start;
 	size_t			 win_bytes;
 	long			 hold_timer;
+	int			 grid_idle;	/* ticks that brought nothing */
+	/* The socket said EAGAIN in this drive(): every other read of this
+	 * round is told so without asking the kernel again. */
+	bool			 dry;
 };
 
 static void	drive(struct ssh *s);
@@ -979,10 +984,18 @@ ssh_recv(libssh2_socket_t fd, void *buf, size_t len, int flags,
     void **abstract)
 {
 	struct ssh *s = *abstract;
-	ssize_t n = recv(fd, buf, len, flags);
+	ssize_t n;
 
-	if (n == -1)
+	/* 1.10 asks the socket once for every channel it is asked to read,
+	 * both streams: ten calls a round for nothing, on each host. */
+	if (s->dry && fd == s->fd)
+		return -EAGAIN;
+	if ((n = recv(fd, buf, len, flags)) == -1) {
+		if (errno == EAGAIN && fd == s->fd && s->phase == PH_UP &&
+		    s->driving)
+			s->dry = true;
 		return -errno;
+	}
 	if (n > 0 && fd == s->fd) {
 		s->last_rx = loop_now_ms();
 		s->rx_bytes += (uint64_t)n;
@@ -1537,7 +1550,7 @@ drive(struct ssh *s)
 	drive_connect(s);
 	if (s->sess != NULL && s->phase >= PH_IDLECHAN)
 		chans_run(s);
-	s->driving = false;
+	s->driving = s->dry = false;
 }
 
 /* ---- liveness ---- */
@@ -1679,8 +1692,27 @@ hold_over(struct loop *l, void *arg)
 {
 	struct ssh *s = arg;
 
+	uint64_t rx = s->rx_bytes;
+
 	(void)l;
-	s->hold_timer = -1;	/* the next round watches the socket again */
+	s->hold_timer = -1;
+	if (s->phase != PH_UP)
+		return;
+	/*
+	 * Read at the tick whether the socket is readable or not.  A host
+	 * whose events come every BATCH_MS or so (calops tail holds them
+	 * that long) would else find nothing at one tick, wake the loop on
+	 * its own when they come, and again at every tick after: 16 wakeups
+	 * a tick, not one.  Once it has sent nothing for GRID_IDLE_MAX ticks
+	 * it is watched again (ssh_events): an idle console sleeps.
+	 */
+	drive(s);
+	if (s->phase != PH_UP)
+		return;
+	if (s->rx_bytes != rx || ++s->grid_idle >= GRID_IDLE_MAX)
+		s->grid_idle = 0;
+	else
+		s->hold_until = (loop_now_ms() / BATCH_MS + 1) * BATCH_MS;
 }
 
 /*

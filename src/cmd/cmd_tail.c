@@ -20,6 +20,13 @@
 
 #define POLL_MS		200	/* without inotify */
 #define CHECK_MS	1000	/* inotify: the longest wait between looks */
+/*
+ * Following, new lines are held this long before they are written: a soak
+ * at 200 events a second is then 25 writes, 25 SSH packets to encrypt, send
+ * and decrypt, not 200, and the console reads its hosts on a 40 ms grid
+ * anyway (ssh.c).  A catch-up is written as it is read, 64 KiB at a time.
+ */
+#define HOLD_MS		40
 
 static const char tail_usage[] =
     "usage: calops tail ID [--from SEQ] [--follow] [--jobs DIR]\n"
@@ -65,10 +72,24 @@ print_line(const char *line, size_t len)
 	free(hard);
 }
 
-/* Print the complete lines there are, up to the end event; -1 on a read
- * or write error.  A corrupt line is reported and skipped. */
+/* Write what is printed; -1 on an error, said. */
 static int
-pump(struct tail *t)
+flush_out(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "calops: cannot write: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Print the complete lines there are, up to the end event, and write them
+ * unless hold; -1 on a read or write error.  A corrupt line is reported
+ * and skipped.
+ */
+static int
+pump(struct tail *t, bool hold)
 {
 	const char *line;
 	char why[256];
@@ -98,10 +119,8 @@ pump(struct tail *t)
 				print_line(line, len);
 		}
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "calops: cannot write: %s\n", strerror(errno));
+	if (!hold && flush_out() != 0)
 		return -1;
-	}
 	if (rc == -1) {
 		fprintf(stderr, "calops: cannot read the events of job '%s': "
 		    "%s\n", t->id, strerror(errno));
@@ -124,7 +143,7 @@ check_job(struct tail *t)
 	    (state == JOB_CORRUPT && jobstore_supervisor_alive(t->dir)))
 		return 0;
 	/* Ended or gone: the end event, if any, is written by now. */
-	if (pump(t) != 0)
+	if (pump(t, false) != 0)
 		return 1;
 	if (t->end)
 		return 0;
@@ -167,24 +186,31 @@ watch_dir(const char *dir)
  * Wait for the file to grow, until the end event.  When a wake-up brings no
  * new line (a timeout, the supervisor's lock closed) the job is looked at,
  * so that a job whose supervisor died is noticed; and when our reader has
- * gone (an SSH channel closed) we go too, even while the job is quiet.
+ * gone (an SSH channel closed) we go too, even while the job is quiet.  New
+ * lines are written HOLD_MS after the first of them, the end at once.
  */
 static int
 follow(struct tail *t)
 {
 	char events[4096] __attribute__((aligned(8)));
-	int64_t checked = loop_now_ms();
+	int64_t checked = loop_now_ms(), held = -1, now;
 	struct pollfd pfd[2];
 	uint64_t before;
-	int rc = 0;
+	int rc = 0, wait;
 
 	pfd[0].fd = STDOUT_FILENO;
 	pfd[0].events = 0;		/* POLLERR, POLLHUP: the reader left */
 	pfd[1].fd = watch_dir(t->dir);
 	pfd[1].events = POLLIN;
 	while (rc == 0 && !t->end) {
-		if (poll(pfd, pfd[1].fd != -1 ? 2 : 1, pfd[1].fd != -1 ?
-		    CHECK_MS : POLL_MS) > 0 && pfd[1].revents != 0)
+		wait = pfd[1].fd != -1 ? CHECK_MS : POLL_MS;
+		if (held != -1) {
+			now = loop_now_ms();
+			wait = now - held >= HOLD_MS ? 0 :
+			    (int)(held + HOLD_MS - now);
+		}
+		if (poll(pfd, pfd[1].fd != -1 ? 2 : 1, wait) > 0 &&
+		    pfd[1].revents != 0)
 			while (read(pfd[1].fd, events, sizeof events) > 0)
 				;
 		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
@@ -192,11 +218,19 @@ follow(struct tail *t)
 			break;
 		}
 		before = t->last;
-		if (pump(t) != 0)
+		if (pump(t, true) != 0) {
 			rc = 1;
-		else if (!t->end && t->last == before &&
-		    loop_now_ms() - checked >= POLL_MS) {
-			checked = loop_now_ms();
+			break;
+		}
+		now = loop_now_ms();
+		if (t->last != before && held == -1)
+			held = now;
+		if (held != -1 && (t->end || now - held >= HOLD_MS)) {
+			rc = flush_out() != 0 ? 1 : 0;
+			held = -1;
+		} else if (held == -1 && !t->end && t->last == before &&
+		    now - checked >= POLL_MS) {
+			checked = now;
 			rc = check_job(t);
 		}
 	}
@@ -264,8 +298,8 @@ cmd_tail(int argc, char **argv)
 	if (parse_args(argc, argv, &t, &jobs, &follow_it) != 0)
 		return 2;
 	/* A pipe's own buffer is a page: a GiB of events would be a quarter
-	 * of a million writes to sshd.  Each pump ends with a flush, so that
-	 * a follower waits for nothing. */
+	 * of a million writes to sshd.  What is read is written when the
+	 * file's end is reached (following, HOLD_MS later). */
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	if (!jobstore_id_valid(t.id)) {
 		fprintf(stderr, "calops: no job '%s'\n", t.id);
@@ -291,7 +325,7 @@ cmd_tail(int argc, char **argv)
 		rc = 1;
 	} else {
 		jobevent_reader_seek(&t.rd, t.from);
-		rc = pump(&t) != 0 ? 1 : 0;
+		rc = pump(&t, false) != 0 ? 1 : 0;
 		if (rc == 0 && follow_it && !t.end)
 			rc = follow(&t);
 	}

@@ -27,10 +27,13 @@
 #      applying it (CALOPS_BENCH_LAG, views/app/bench.c; target P99 <=
 #      250 ms).  The jobs are the console's own, from job records as a
 #      console restarted would find them.  PERF=1 also prints where the
-#      console's time went (perf record over the window).
+#      console's time went (perf record over the window), and PERF_OUT=FILE
+#      keeps that profile.
 #   3. `calops hosts LAB` (connect, version probe, job list) of all $HOSTS
 #      hosts at once against one host alone (target <= 2x), beside the same
-#      ratio for OpenSSH running `calops version` on them in parallel.
+#      ratio for OpenSSH running `calops version` on them in parallel, and
+#      the CPU the hosts' side spends meanwhile: on loopback it shares this
+#      machine's CPUs with the client, a floor for that ratio.
 # Not part of ctest: it takes minutes and wants an idle machine.
 set -euo pipefail
 
@@ -214,6 +217,20 @@ row "calops: $HOSTS hosts / one" "$(awk -v a="$all" -v b="$one" \
 cpu=$( { /usr/bin/time -f "%U %S" "$CALOPS" hosts "$L/lab.yaml" \
     >/dev/null; } 2>&1 | tail -1 | awk '{ printf "%.3f", $1 + $2 }')
 row "calops hosts' own CPU, $HOSTS hosts" "$cpu" s
+# And the hosts' share: the machine's busy CPU over the same command less
+# calops' own.  On loopback the hosts' sshd, the shells they start and the
+# calops they run are on this machine's CPUs: spread over them, that time
+# is a floor no client goes under, however it connects.
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+b0=$(busy)
+"$CALOPS" hosts "$L/lab.yaml" >/dev/null
+b1=$(busy)
+hz=$(getconf CLK_TCK)
+hostcpu=$(awk -v b="$((b1 - b0))" -v hz="$hz" -v c="$cpu" \
+	'BEGIN { v = b / hz - c; printf "%.3f", v < 0 ? 0 : v }')
+row "the hosts' CPU for them (machine less calops)" "$hostcpu" s
+row "  spread over $(nproc) CPUs / one host's time" "$(awk -v h="$hostcpu" \
+	-v n="$(nproc)" -v o="$one" 'BEGIN { printf "%.2f", h / n / o }')" x
 row "OpenSSH ssh host calops version, one" "$oone" s
 row "OpenSSH, $HOSTS at once (in parallel)" "$oall" s
 row "OpenSSH: $HOSTS hosts / one" "$(awk -v a="$oall" -v b="$oone" \
@@ -309,4 +326,6 @@ if [ -n "${PERF:-}" ]; then
 	echo "  the console's time (perf, PERF=1):"
 	perf report -i "$WORK/perf.data" --no-children --percent-limit 1 \
 	    --stdio -g none 2>/dev/null | grep '%' | head -40 | sed 's/^/    /'
+	# PERF_OUT=FILE keeps the profile for a closer look (perf report -i).
+	[ -z "${PERF_OUT:-}" ] || cp "$WORK/perf.data" "$PERF_OUT"
 fi
