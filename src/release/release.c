@@ -119,9 +119,12 @@ record(const char *line, size_t len, size_t lineno, const struct keyring *kr,
 		rc = bad(st, lineno, "signature does not verify with trusted key "
 		    "'%s'", key_id);
 	free(signed_bytes);
-	if (rc == 0 && strcmp(action, "refused") != 0)
+	if (rc == 0 && strcmp(action, "refused") != 0) {
 		st->last_switch_to = json_is_integer(json_object_get(o, "to")) ?
 		    json_integer_value(json_object_get(o, "to")) : -1;
+		st->last_switch_ts = json_number_value(json_object_get(o,
+		    "ts"));
+	}
 out:
 	json_decref(o);
 	return rc;
@@ -158,5 +161,25 @@ release_audit_verify(const char *data, size_t len, const struct keyring *kr,
 		free(line);
 		start = end + 1;
 	}
+	return rc;
+}
+
+int
+release_audit_verify_next(const char *line, size_t len,
+    const struct keyring *kr, struct audit_state *st)
+{
+	char *copy;
+	int rc;
+
+	if (memchr(line, '\0', len) != NULL || memchr(line, '\n', len) != NULL)
+		return bad(st, st->records + 1, "a record is one line of text");
+	copy = xstrndup(line, len);
+	if ((rc = record(copy, len, st->records + 1, kr, st)) == 0) {
+		hash_bytes(copy, len, st->last_line_sha256);
+		st->records++;
+		st->bad_line = 0;
+		st->problem[0] = '\0';
+	}
+	free(copy);
 	return rc;
 }

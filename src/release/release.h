@@ -13,6 +13,7 @@ struct audit_state {
 	size_t		 records;
 	/* -1: no promote/rollback yet */
 	long long	 last_switch_to;
+	double		 last_switch_ts;	/* its ts; 0 with none */
 	char		 last_line_sha256[65];
 	/* The first broken link, when verification fails. */
 	size_t		 bad_line;		/* 1-based, 0 when intact */
@@ -29,5 +30,12 @@ struct audit_state {
 int	 release_audit_verify(const char *data, size_t len,
 	    const struct keyring *kr,
 	    struct audit_state *out);
+/*
+ * Check one more record, line (len bytes, no newline), against the log st
+ * describes: its seq, prev_sha256, members and signature.  0 with st
+ * advanced past it; -1 with st->bad_line and st->problem.
+ */
+int	 release_audit_verify_next(const char *line, size_t len,
+	    const struct keyring *kr, struct audit_state *st);
 
 #endif

@@ -1,0 +1,545 @@
+/*
+ * cmd_release.c: `calops release status|audit|promote|rollback|apply WS`,
+ * the headless side of share/doc/release.md: what scripts run, and what the
+ * console runs on a lab host.  promote and rollback sign the audit record
+ * here with the approver's key and hand it to the same function `apply`
+ * uses for a record signed elsewhere (relswitch_apply()): one path.
+ */
+#include "calops.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "engine/gate.h"
+#include "release/relstate.h"
+#include "release/relswitch.h"
+
+#define RECORD_MAX	(64u << 10)
+
+/* Exit statuses beyond 0, 1 and 2 (usage). */
+#define EXIT_LOCKED	3
+#define EXIT_STALE	4
+
+static const char release_usage[] =
+    "usage: calops release status WS [--json]\n"
+    "       calops release audit WS [--json]\n"
+    "       calops release promote WS N --key FILE --confirm N [options]\n"
+    "       calops release rollback WS [--to N] --key FILE --confirm N "
+    "[options]\n"
+    "       calops release apply WS [--json]      (a signed record on "
+    "stdin)\n"
+    "\n"
+    "The release of workspace WS (08-release/): its generations, `current`\n"
+    "and the audit log.  promote points `current` at generation N;\n"
+    "rollback at an earlier one, by default current's previous_generation.\n"
+    "Both need the approver's Ed25519 key, whose public half must be in\n"
+    "trusted-keys/, and --confirm repeating the target's number.  apply\n"
+    "acts on an audit record signed elsewhere (the console's approvals on\n"
+    "a lab host).\n"
+    "\n"
+    "  --key FILE          the approver's private key (PEM)\n"
+    "  --confirm N         the target generation's number, typed again\n"
+    "  --passphrase-fd FD  read the key's passphrase from FD (else the\n"
+    "                      terminal is asked)\n"
+    "  --actor NAME        who acts, for the log (default: user@host)\n"
+    "  --reason TEXT       why, for the log\n"
+    "  --json              one JSON object (share/doc/release.md §6)\n"
+    "\n"
+    "Exit status: 0 done (status, audit: all well); 1 refused, failed, or\n"
+    "(status, audit) something is wrong; 2 usage error, or --confirm missing\n"
+    "or not the target; 3 another approver holds the release lock; 4 the\n"
+    "record is stale (apply).\n";
+
+struct relopts {
+	const char	*ws;
+	const char	*key, *actor, *reason;
+	long		 target, confirm;
+	int		 passfd;
+	bool		 json;
+};
+
+/* A generation number, or -1. */
+static long
+gen_arg(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0' && s[0] >= '1' &&
+	    s[0] <= '9' ? v : -1;
+}
+
+static int
+parse(int argc, char **argv, struct relopts *o, bool wants_n)
+{
+	static const struct option opts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "confirm", required_argument, NULL, 'c' },
+		{ "to", required_argument, NULL, 't' },
+		{ "passphrase-fd", required_argument, NULL, 'p' },
+		{ "actor", required_argument, NULL, 'a' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->target = o->confirm = -1;
+	o->passfd = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': o->key = optarg; break;
+		case 'a': o->actor = optarg; break;
+		case 'r': o->reason = optarg; break;
+		case 'j': o->json = true; break;
+		case 'c':
+			/* Anything typed: a wrong one refuses below. */
+			o->confirm = gen_arg(optarg);
+			if (o->confirm == -1)
+				o->confirm = 0;
+			break;
+		case 't':
+			if ((o->target = gen_arg(optarg)) == -1) {
+				fprintf(stderr, "calops: --to wants a "
+				    "generation number, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'p':
+			o->passfd = (int)gen_arg(optarg);
+			if (strcmp(optarg, "0") == 0)
+				o->passfd = 0;
+			if (o->passfd < 0) {
+				fprintf(stderr, "calops: --passphrase-fd wants "
+				    "a descriptor, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			fputs(release_usage, stdout);
+			exit(0);
+		default:
+			fputs(release_usage, stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fputs(release_usage, stderr);
+		return -1;
+	}
+	o->ws = argv[optind++];
+	if (wants_n) {
+		if (optind >= argc || (o->target = gen_arg(argv[optind])) ==
+		    -1) {
+			fprintf(stderr, "calops: promote wants the generation "
+			    "number after the workspace\n");
+			return -1;
+		}
+		optind++;
+	}
+	if (optind != argc) {
+		fputs(release_usage, stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+print_json(json_t *o)
+{
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (s != NULL)
+		printf("%s\n", s);
+	free(s);
+	json_decref(o);
+}
+
+/* ---- status, audit ---- */
+
+static bool
+state_well(const struct relstate *st)
+{
+	return st->current >= 1 && st->current_problem[0] == '\0' &&
+	    st->audit_ok && !relstate_behind_log(st) &&
+	    st->keys_problem[0] == '\0' && (!st->revocations_present ||
+	    st->revocations_ok);
+}
+
+static void
+print_status(const struct relstate *st)
+{
+	const struct relgen *g;
+	size_t i;
+
+	printf("workspace:   %s\n", st->ws);
+	if (st->current >= 1)
+		printf("current:     generation %ld%s%s\n", st->current,
+		    st->current_problem[0] != '\0' ? ": " : "",
+		    st->current_problem);
+	else
+		printf("current:     none: %s\n", st->current_problem);
+	if (st->candidate >= 1)
+		printf("candidate:   generation %ld\n", st->candidate);
+	if (st->keys_problem[0] != '\0')
+		printf("keys:        %s\n", st->keys_problem);
+	if (st->revocations_problem[0] != '\0')
+		printf("revocations: %s\n", st->revocations_problem);
+	printf("generations:\n");
+	for (i = 0; i < st->ngens; i++) {
+		g = &st->gens[i];
+		printf("  %3ld  %-8s  %s%s%s\n", g->n, g->revoked ? "revoked" :
+		    g->problem[0] == '\0' ? "verifies" : "refused",
+		    g->signer != NULL ? "signed by " : "",
+		    g->signer != NULL ? g->signer : "", g->problem);
+	}
+	if (st->audit_ok)
+		printf("audit:       %zu records, intact; head %.12s…, next seq "
+		    "%zu\n", st->audit.records, st->audit.last_line_sha256,
+		    st->audit.records + 1);
+	else
+		printf("audit:       broken at record %zu: %s\n",
+		    st->audit.bad_line, st->audit.problem);
+	if (relstate_behind_log(st))
+		printf("roll-forward: due: the log's last switch went to "
+		    "generation %lld\n", st->audit.last_switch_to);
+}
+
+static int
+cmd_status(int argc, char **argv, bool audit_only)
+{
+	struct relopts o = { 0 };
+	struct relstate st;
+	char err[512];
+	json_t *j;
+	int rc;
+
+	if (parse(argc, argv, &o, false) != 0)
+		return 2;
+	if (relstate_load(&st, o.ws, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	if (audit_only) {
+		rc = st.audit_ok ? 0 : 1;
+		if (o.json) {
+			j = relstate_json(&st);
+			print_json(json_pack("{s:s, s:O}", "schema",
+			    "calops-release-audit/v1", "audit",
+			    json_object_get(j, "audit")));
+			json_decref(j);
+		} else if (st.audit_ok)
+			printf("audit.jsonl: %zu records, the chain verifies; "
+			    "head %s\n", st.audit.records,
+			    st.audit.last_line_sha256);
+		else
+			printf("audit.jsonl:%zu: the chain is broken: %s\n",
+			    st.audit.bad_line, st.audit.problem);
+	} else {
+		rc = state_well(&st) ? 0 : 1;
+		if (o.json)
+			print_json(relstate_json(&st));
+		else
+			print_status(&st);
+	}
+	relstate_release(&st);
+	return rc;
+}
+
+/* ---- acting ---- */
+
+/* The candidate's bindings against today's artifacts, hashed in full:
+ * G10.bindings of an evaluation that trusts no cache. */
+static int
+bindings_today(void *arg, long n, char *why, size_t whylen)
+{
+	struct relstate *st = arg;
+	struct eval_opts eo = { .no_cache = true };
+	const struct gate_result *gr;
+	struct eval ev;
+	char err[512];
+	size_t i;
+	int rc = 0;
+
+	(void)n;
+	if (gate_eval_run(&ev, st->ws, &eo, err, sizeof err) != 0) {
+		errbuf_set(why, whylen, "its bindings cannot be checked: %s",
+		    err);
+		return -1;
+	}
+	gr = gate_eval(&ev, "G10");
+	for (i = 0; gr != NULL && i < gr->findings.n; i++)
+		if (finding_check_covers("G10.bindings",
+		    gr->findings.v[i].check)) {
+			errbuf_set(why, whylen, "%s", gr->findings.v[i].message);
+			rc = -1;
+			break;
+		}
+	gate_eval_release(&ev);
+	return rc;
+}
+
+static char *
+default_actor(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char host[256];
+
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "?");
+	host[sizeof host - 1] = '\0';
+	return xasprintf("%s@%s", pw != NULL ? pw->pw_name : "?", host);
+}
+
+/* The record for action, signed: a line (a new string), or NULL. */
+static char *
+sign_record(const struct relstate *st, const void *key, const char *key_id,
+    const char *actor, const char *action, long to, const char *reason)
+{
+	struct relrecord r = {
+		.seq = (long long)st->audit.records + 1,
+		.ts = (double)time(NULL),
+		.actor = (char *)actor, .key_id = (char *)key_id,
+		.action = (char *)action, .from = st->current, .to = to,
+		.reason = (char *)reason,
+	};
+	char *bytes, *sig, *line;
+
+	memcpy(r.prev_sha256, st->audit.last_line_sha256, 65);
+	if ((bytes = relrecord_signed_bytes(&r)) == NULL)
+		return NULL;
+	sig = relkey_sign(key, bytes, strlen(bytes));
+	free(bytes);
+	if (sig == NULL)
+		return NULL;
+	line = relrecord_line(&r, sig);
+	free(sig);
+	return line;
+}
+
+static const char *const rc_names[] = {
+	[RS_OK] = "ok", [RS_REFUSED] = "refused", [RS_STALE] = "stale",
+	[RS_BAD] = "bad", [RS_ERROR] = "error",
+};
+
+static int
+exit_of(enum relswitch_rc rc)
+{
+	return rc == RS_OK ? 0 : rc == RS_STALE ? EXIT_STALE : 1;
+}
+
+static void
+report(const struct relopts *o, const char *action, const char *result,
+    const char *msg, const char *forward, const struct relstate *st)
+{
+	if (o->json) {
+		print_json(json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}",
+		    "schema", "calops-release-result/v1", "action", action,
+		    "result", result, "message", msg, "roll_forward",
+		    forward != NULL && forward[0] != '\0' ?
+		    json_string(forward) : json_null(), "current",
+		    st != NULL && st->current >= 1 ? json_integer(st->current) :
+		    json_null()));
+		return;
+	}
+	if (forward != NULL && forward[0] != '\0')
+		printf("calops: %s\n", forward);
+	if (strcmp(result, "ok") == 0)
+		printf("calops: %s\n", msg);
+	else
+		fprintf(stderr, "calops: %s\n", msg);
+}
+
+/* Lock, then complete a switch a crash cut short; -1 with the exit status
+ * in *rc when it cannot go on. */
+static int
+lock_and_forward(struct relstate *st, const struct relopts *o,
+    const char *action, const char *who, char *forward, size_t flen,
+    int *rc)
+{
+	char err[512];
+	int fd;
+
+	if ((fd = relswitch_lock(st, who, err, sizeof err)) == -1) {
+		report(o, action, "locked", err, NULL, st);
+		*rc = EXIT_LOCKED;
+		return -1;
+	}
+	(void)relstate_reload(st, NULL, 0);
+	if (relswitch_roll_forward(st, forward, flen) == -1) {
+		report(o, action, "error", forward, NULL, st);
+		close(fd);
+		*rc = 1;
+		return -1;
+	}
+	return fd;
+}
+
+static int
+cmd_act(int argc, char **argv, bool promote)
+{
+	const char *action = promote ? "promote" : "rollback";
+	char err[512], forward[512] = "", msg[768], reason[800], *line, *actor;
+	struct relopts o = { 0 };
+	const char *key_id;
+	struct relstate st;
+	enum relswitch_rc r;
+	void *key;
+	int rc = 1, lockfd;
+
+	if (parse(argc, argv, &o, promote) != 0)
+		return 2;
+	if (o.key == NULL) {
+		fprintf(stderr, "calops: %s needs the approver's key: --key "
+		    "FILE\n", action);
+		return 2;
+	}
+	if (relstate_load(&st, o.ws, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	if (!promote && o.target == -1 &&
+	    (o.target = relstate_rollback_target(&st, err, sizeof err)) == -1) {
+		fprintf(stderr, "calops: %s\n", err);
+		relstate_release(&st);
+		return 2;
+	}
+	/* The typed number, before anything else is done. */
+	if (o.confirm != o.target) {
+		fprintf(stderr, "calops: %s to generation %ld needs --confirm "
+		    "%ld: %s; nothing changed\n", action, o.target, o.target,
+		    o.confirm == -1 ? "it is missing" : "a different number "
+		    "was given");
+		relstate_release(&st);
+		return 2;
+	}
+	if ((key = relkey_load(o.key, o.passfd, err, sizeof err)) == NULL) {
+		fprintf(stderr, "calops: %s; nothing changed\n", err);
+		relstate_release(&st);
+		return 1;
+	}
+	if ((key_id = relkey_trusted_name(&st.kr, key)) == NULL) {
+		fprintf(stderr, "calops: the key '%s' is not one of "
+		    "trusted-keys/: only a trusted approver may %s; nothing "
+		    "changed\n", o.key, action);
+		goto out;
+	}
+	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
+	if ((lockfd = lock_and_forward(&st, &o, action, actor, forward,
+	    sizeof forward, &rc)) == -1) {
+		free(actor);
+		goto out;
+	}
+	/* Read again under the lock: the key's name is the ring's. */
+	key_id = relkey_trusted_name(&st.kr, key);
+	if (o.reason != NULL)
+		snprintf(reason, sizeof reason, "%s", o.reason);
+	else
+		snprintf(reason, sizeof reason, "%s to generation %ld", action,
+		    o.target);
+	line = key_id == NULL ? NULL : sign_record(&st, key, key_id, actor,
+	    action, o.target, reason);
+	if (line == NULL) {
+		report(&o, action, "error", "the record cannot be signed (the "
+		    "key left trusted-keys/, or a text is not UTF-8)", forward,
+		    &st);
+		goto unlock;
+	}
+	r = relswitch_apply(&st, line, strlen(line), bindings_today, &st, msg,
+	    sizeof msg);
+	free(line);
+	if (r == RS_REFUSED) {
+		/* The attempt goes on the log, signed by the same approver
+		 * (release.md §3). */
+		snprintf(reason, sizeof reason, "%s", msg);
+		line = sign_record(&st, key, key_id, actor, "refused",
+		    o.target, reason);
+		if (line != NULL && relswitch_apply(&st, line, strlen(line),
+		    NULL, NULL, err, sizeof err) != RS_OK)
+			snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
+			    " (and the refusal could not be logged: %s)", err);
+		free(line);
+	}
+	report(&o, action, rc_names[r], msg, forward, &st);
+	rc = exit_of(r);
+unlock:
+	close(lockfd);
+	free(actor);
+out:
+	relkey_free(key);
+	relstate_release(&st);
+	return rc;
+}
+
+static int
+cmd_apply(int argc, char **argv)
+{
+	char forward[512] = "", msg[768], *line, who[64];
+	struct relopts o = { 0 };
+	struct relstate st;
+	enum relswitch_rc r;
+	size_t len;
+	int rc = 1, lockfd;
+
+	if (parse(argc, argv, &o, false) != 0)
+		return 2;
+	line = xmalloc(RECORD_MAX + 2);
+	if (fgets(line, RECORD_MAX + 2, stdin) == NULL ||
+	    (len = strlen(line)) == 0 || line[len - 1] != '\n' ||
+	    len > RECORD_MAX) {
+		fprintf(stderr, "calops: apply reads one record, a line of at "
+		    "most %u bytes, on standard input\n", RECORD_MAX);
+		free(line);
+		return 2;
+	}
+	line[--len] = '\0';
+	if (relstate_load(&st, o.ws, msg, sizeof msg) != 0) {
+		fprintf(stderr, "calops: %s\n", msg);
+		free(line);
+		return 1;
+	}
+	snprintf(who, sizeof who, "an approval over a transport");
+	if ((lockfd = lock_and_forward(&st, &o, "apply", who, forward,
+	    sizeof forward, &rc)) != -1) {
+		r = relswitch_apply(&st, line, len, bindings_today, &st, msg,
+		    sizeof msg);
+		report(&o, "apply", rc_names[r], msg, forward, &st);
+		rc = exit_of(r);
+		close(lockfd);
+	}
+	relstate_release(&st);
+	free(line);
+	return rc;
+}
+
+int
+cmd_release(int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+
+	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+		fputs(release_usage, stdout);
+		return 0;
+	}
+	if (strcmp(sub, "status") == 0)
+		return cmd_status(argc - 1, argv + 1, false);
+	if (strcmp(sub, "audit") == 0)
+		return cmd_status(argc - 1, argv + 1, true);
+	if (strcmp(sub, "promote") == 0)
+		return cmd_act(argc - 1, argv + 1, true);
+	if (strcmp(sub, "rollback") == 0)
+		return cmd_act(argc - 1, argv + 1, false);
+	if (strcmp(sub, "apply") == 0)
+		return cmd_apply(argc - 1, argv + 1);
+	fputs(release_usage, stderr);
+	return 2;
+}

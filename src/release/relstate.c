@@ -1,0 +1,602 @@
+/* relstate.c: a workspace's release state (relstate.h). */
+#include "calops.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "release/relstate.h"
+
+#define MANIFEST_MAX	(16u << 20)
+#define AUDIT_MAX	(256u << 20)
+#define SMALL_MAX	(1u << 20)	/* a key, a signature, revocations */
+
+/*
+ * Open rel under dirfd, no component a symbolic link: each folder on the
+ * way with O_NOFOLLOW too, so that a generation folder planted as a link
+ * to elsewhere is refused, not read through.  -1 with errno (ELOOP or
+ * ENOTDIR for a link).
+ */
+static int
+open_under(int dirfd, const char *rel, int flags)
+{
+	char *copy = xstrdup(rel), *part = copy, *slash;
+	int fd = dup(dirfd), next, e;
+
+	if (fd == -1) {
+		free(copy);
+		return -1;
+	}
+	while ((slash = strchr(part, '/')) != NULL) {
+		*slash = '\0';
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		e = errno;
+		close(fd);
+		if ((fd = next) == -1) {
+			free(copy);
+			errno = e;
+			return -1;
+		}
+		part = slash + 1;
+	}
+	next = openat(fd, part, flags | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
+	close(fd);
+	free(copy);
+	errno = e;
+	return next;
+}
+
+/* A regular file's bytes, at most max; NULL with errno (EFBIG past max). */
+static char *
+read_under(int dirfd, const char *rel, size_t max, size_t *len)
+{
+	struct stat st;
+	char *data;
+	int fd, e;
+
+	if ((fd = open_under(dirfd, rel, O_RDONLY)) == -1)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > max) {
+		e = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	data = xmalloc((size_t)st.st_size + 1);
+	if (fileio_read_full(fd, data, (size_t)st.st_size) != 0) {
+		e = errno != 0 ? errno : EIO;
+		close(fd);
+		free(data);
+		errno = e;
+		return NULL;
+	}
+	close(fd);
+	data[st.st_size] = '\0';
+	*len = (size_t)st.st_size;
+	return data;
+}
+
+static const char *
+why_unreadable(int e)
+{
+	return e == ELOOP || e == ENOTDIR ? "is a symbolic link (never "
+	    "trusted) or not a folder" : e == EINVAL ? "is not a regular file" :
+	    e == EFBIG ? "is too large" : strerror(e);
+}
+
+static void
+load_keys(struct relstate *st)
+{
+	char rel[512], *pem, msg[320];
+	struct dirent *de;
+	size_t n, len;
+	DIR *d;
+	int fd;
+
+	if ((fd = open_under(st->dirfd, "trusted-keys", O_RDONLY |
+	    O_DIRECTORY)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		errbuf_set(st->keys_problem, sizeof st->keys_problem,
+		    "trusted-keys/ %s: nothing can verify a release",
+		    errno == ENOENT ? "is missing" : why_unreadable(errno));
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (n <= 4 || strcmp(de->d_name + n - 4, ".pub") != 0 ||
+		    n >= sizeof rel - 16)
+			continue;
+		snprintf(rel, sizeof rel, "trusted-keys/%s", de->d_name);
+		if ((pem = read_under(st->dirfd, rel, SMALL_MAX, &len)) ==
+		    NULL) {
+			errbuf_set(st->keys_problem, sizeof st->keys_problem,
+			    "%s %s", rel, why_unreadable(errno));
+			continue;
+		}
+		de->d_name[n - 4] = '\0';
+		if (keyring_add_pem(&st->kr, de->d_name, pem, len, msg,
+		    sizeof msg) != 0)
+			errbuf_set(st->keys_problem, sizeof st->keys_problem,
+			    "%s", msg);
+		free(pem);
+	}
+	closedir(d);
+}
+
+/* The generation folders' numbers, ascending. */
+static void
+list_generations(struct relstate *st)
+{
+	struct dirent *de;
+	char *end;
+	long x;
+	size_t i, j;
+	DIR *d;
+	int fd;
+
+	if ((fd = open_under(st->dirfd, "generations", O_RDONLY |
+	    O_DIRECTORY)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		errno = 0;
+		x = strtol(de->d_name, &end, 10);
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    *end != '\0' || errno != 0)
+			continue;
+		st->gens = xreallocarray(st->gens, st->ngens + 1,
+		    sizeof *st->gens);
+		memset(&st->gens[st->ngens], 0, sizeof *st->gens);
+		st->gens[st->ngens].n = x;
+		st->ngens++;
+	}
+	closedir(d);
+	for (i = 1; i < st->ngens; i++)
+		for (j = i; j > 0 && st->gens[j - 1].n > st->gens[j].n; j--) {
+			struct relgen t = st->gens[j];
+
+			st->gens[j] = st->gens[j - 1];
+			st->gens[j - 1] = t;
+		}
+}
+
+static void
+load_generation(struct relstate *st, struct relgen *g)
+{
+	char rel[96], *sig;
+	json_error_t je;
+	json_t *v;
+	size_t len;
+
+	g->previous = -1;
+	g->window_h = NAN;
+	snprintf(rel, sizeof rel, "generations/%ld/release-manifest.json",
+	    g->n);
+	if ((g->manifest = read_under(st->dirfd, rel, MANIFEST_MAX,
+	    &g->manifest_len)) == NULL) {
+		errbuf_set(g->problem, sizeof g->problem, "%s %s", rel,
+		    errno == ENOENT ? "is missing" : why_unreadable(errno));
+		return;
+	}
+	g->doc = json_loadb(g->manifest, g->manifest_len,
+	    JSON_REJECT_DUPLICATES, &je);
+	if (g->doc == NULL || !json_is_object(g->doc)) {
+		errbuf_set(g->problem, sizeof g->problem, "%s:%d:%d: %s", rel,
+		    g->doc == NULL ? je.line : 1, g->doc == NULL ? je.column :
+		    1, g->doc == NULL ? je.text : "not a JSON object");
+		json_decref(g->doc);
+		g->doc = NULL;
+		return;
+	}
+	if (json_is_integer(v = json_object_get(g->doc, "previous_generation")))
+		g->previous = (long)json_integer_value(v);
+	if (json_is_number(v = json_object_get(g->doc, "observation_window_h")))
+		g->window_h = json_number_value(v);
+	if (json_is_integer(v = json_object_get(g->doc, "generation")) &&
+	    json_integer_value(v) != g->n) {
+		errbuf_set(g->problem, sizeof g->problem, "%s says generation "
+		    "%lld: a manifest moved from another folder", rel,
+		    (long long)json_integer_value(v));
+		return;
+	}
+	snprintf(rel, sizeof rel, "generations/%ld/release-manifest.json.sig",
+	    g->n);
+	if ((sig = read_under(st->dirfd, rel, SMALL_MAX, &len)) == NULL) {
+		errbuf_set(g->problem, sizeof g->problem, "%s %s", rel,
+		    errno == ENOENT ? "is missing: the manifest is not signed" :
+		    why_unreadable(errno));
+		return;
+	}
+	g->signer = keyring_verify(&st->kr, NULL, g->manifest,
+	    g->manifest_len, sig, len);
+	free(sig);
+	if (g->signer == NULL)
+		errbuf_set(g->problem, sizeof g->problem, "generation %ld's "
+		    "manifest has no signature that verifies with a trusted "
+		    "key", g->n);
+}
+
+static void
+load_revocations(struct relstate *st)
+{
+	char *data, *sig;
+	size_t len, siglen, i;
+	json_t *o, *list, *e, *n;
+	json_error_t je;
+	struct relgen *g;
+
+	if ((data = read_under(st->dirfd, "revocations.json", SMALL_MAX,
+	    &len)) == NULL) {
+		if (errno != ENOENT) {
+			st->revocations_present = true;
+			errbuf_set(st->revocations_problem,
+			    sizeof st->revocations_problem, "revocations.json "
+			    "%s", why_unreadable(errno));
+		}
+		return;
+	}
+	st->revocations_present = true;
+	sig = read_under(st->dirfd, "revocations.json.sig", SMALL_MAX, &siglen);
+	if (sig == NULL || keyring_verify(&st->kr, NULL, data, len, sig,
+	    siglen) == NULL) {
+		errbuf_set(st->revocations_problem,
+		    sizeof st->revocations_problem, "revocations.json has no "
+		    "signature that verifies with a trusted key: no revocation "
+		    "in it is trusted");
+		free(sig);
+		free(data);
+		return;
+	}
+	free(sig);
+	o = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	free(data);
+	if (o == NULL || !json_is_array(list = json_object_get(o, "revoked")) ||
+	    !json_is_string(json_object_get(o, "schema")) ||
+	    strcmp(json_string_value(json_object_get(o, "schema")),
+	    "calops-revocations/v1") != 0) {
+		errbuf_set(st->revocations_problem,
+		    sizeof st->revocations_problem, "revocations.json%s%s is "
+		    "not calops-revocations/v1 with a 'revoked' list",
+		    o == NULL ? ": " : "", o == NULL ? je.text : "");
+		json_decref(o);
+		return;
+	}
+	st->revocations_ok = true;
+	json_array_foreach(list, i, e) {
+		n = json_object_get(e, "generation");
+		if (!json_is_integer(n))
+			continue;
+		for (g = st->gens; g < st->gens + st->ngens; g++)
+			if (g->n == json_integer_value(n))
+				g->revoked = true;
+	}
+	json_decref(o);
+}
+
+/* Where `current` points.  Only "generations/N" (what calops writes, a
+ * "./" before it allowed) is a generation; anything else is said. */
+static void
+load_current(struct relstate *st)
+{
+	char link[256], *p, *end;
+	struct stat sb;
+	ssize_t len;
+	long n;
+
+	st->current = -1;
+	if (fstatat(st->dirfd, "current", &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+		errbuf_set(st->current_problem, sizeof st->current_problem,
+		    "'current' is missing: nothing is live");
+		return;
+	}
+	if (!S_ISLNK(sb.st_mode) || (len = readlinkat(st->dirfd, "current",
+	    link, sizeof link - 1)) < 0) {
+		errbuf_set(st->current_problem, sizeof st->current_problem,
+		    "'current' is not a symbolic link");
+		return;
+	}
+	link[len] = '\0';
+	snprintf(st->current_link, sizeof st->current_link, "%s", link);
+	while (len > 1 && link[len - 1] == '/')
+		link[--len] = '\0';
+	p = strncmp(link, "./", 2) == 0 ? link + 2 : link;
+	errno = 0;
+	n = strncmp(p, "generations/", 12) == 0 && p[12] >= '1' &&
+	    p[12] <= '9' ? strtol(p + 12, &end, 10) : -1;
+	if (n < 1 || *end != '\0' || errno != 0) {
+		errbuf_set(st->current_problem, sizeof st->current_problem,
+		    "'current' -> '%s' is not a generation of generations/",
+		    st->current_link);
+		return;
+	}
+	if (relstate_gen(st, n) == NULL) {
+		errbuf_set(st->current_problem, sizeof st->current_problem,
+		    "'current' -> '%s' does not resolve: no generation %ld",
+		    st->current_link, n);
+		return;
+	}
+	st->current = n;
+	if (!relstate_target_ok(st, n, st->current_problem,
+	    sizeof st->current_problem))
+		return;
+	st->current_problem[0] = '\0';
+}
+
+static void
+load_audit(struct relstate *st)
+{
+	char *data;
+	size_t len;
+
+	memset(&st->audit, 0, sizeof st->audit);
+	st->audit.last_switch_to = -1;
+	memset(st->audit.last_line_sha256, '0', 64);
+	st->audit.last_line_sha256[64] = '\0';
+	if ((data = read_under(st->dirfd, "audit.jsonl", AUDIT_MAX, &len)) ==
+	    NULL) {
+		st->audit_present = errno != ENOENT;
+		st->audit_ok = errno == ENOENT;	/* an empty log */
+		if (st->audit_present) {
+			st->audit.bad_line = 1;
+			errbuf_set(st->audit.problem, sizeof st->audit.problem,
+			    "audit.jsonl %s", why_unreadable(errno));
+		}
+		return;
+	}
+	st->audit_present = true;
+	st->audit_ok = release_audit_verify(data, len, &st->kr,
+	    &st->audit) == 0;
+	free(data);
+}
+
+static void
+load_all(struct relstate *st)
+{
+	size_t i;
+
+	load_keys(st);
+	list_generations(st);
+	for (i = 0; i < st->ngens; i++)
+		load_generation(st, &st->gens[i]);
+	load_revocations(st);
+	st->candidate = -1;
+	for (i = st->ngens; i > 0; i--)
+		if (!st->gens[i - 1].revoked) {
+			st->candidate = st->gens[i - 1].n;
+			break;
+		}
+	load_current(st);
+	load_audit(st);
+}
+
+int
+relstate_load(struct relstate *st, const char *ws, char *err, size_t errlen)
+{
+	int wsfd;
+
+	memset(st, 0, sizeof *st);
+	st->dirfd = -1;
+	st->ws = xstrdup(ws);
+	if ((wsfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		errbuf_set(err, errlen, "cannot open workspace '%s': %s", ws,
+		    strerror(errno));
+		return -1;
+	}
+	st->dirfd = openat(wsfd, RELSTATE_DIR, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	close(wsfd);
+	if (st->dirfd == -1) {
+		errbuf_set(err, errlen, "'%s/" RELSTATE_DIR "' %s", ws,
+		    errno == ENOENT ? "is missing: no release to act on" :
+		    why_unreadable(errno));
+		return -1;
+	}
+	load_all(st);
+	return 0;
+}
+
+static void
+release_contents(struct relstate *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ngens; i++) {
+		free(st->gens[i].manifest);
+		json_decref(st->gens[i].doc);
+	}
+	free(st->gens);
+	st->gens = NULL;
+	st->ngens = 0;
+	keyring_release(&st->kr);
+}
+
+int
+relstate_reload(struct relstate *st, char *err, size_t errlen)
+{
+	int dirfd = st->dirfd;
+	char *ws = st->ws;
+
+	(void)err;
+	(void)errlen;
+	release_contents(st);
+	memset(st, 0, sizeof *st);
+	st->ws = ws;
+	st->dirfd = dirfd;
+	load_all(st);
+	return 0;
+}
+
+void
+relstate_release(struct relstate *st)
+{
+	release_contents(st);
+	if (st->dirfd != -1)
+		close(st->dirfd);
+	free(st->ws);
+	memset(st, 0, sizeof *st);
+	st->dirfd = -1;
+}
+
+const struct relgen *
+relstate_gen(const struct relstate *st, long n)
+{
+	size_t i;
+
+	for (i = 0; i < st->ngens; i++)
+		if (st->gens[i].n == n)
+			return &st->gens[i];
+	return NULL;
+}
+
+bool
+relstate_target_ok(const struct relstate *st, long n, char *why,
+    size_t whylen)
+{
+	const struct relgen *g = relstate_gen(st, n);
+
+	if (g == NULL)
+		errbuf_set(why, whylen, "there is no generation %ld", n);
+	else if (g->problem[0] != '\0')
+		errbuf_set(why, whylen, "%s", g->problem);
+	else if (g->revoked)
+		errbuf_set(why, whylen, "generation %ld is revoked", n);
+	else
+		return true;
+	return false;
+}
+
+long
+relstate_rollback_target(const struct relstate *st, char *why,
+    size_t whylen)
+{
+	const struct relgen *g;
+
+	if (st->current < 1) {
+		errbuf_set(why, whylen, "nothing is current to roll back "
+		    "from: name the target with --to");
+		return -1;
+	}
+	g = relstate_gen(st, st->current);
+	if (g == NULL || g->previous < 1) {
+		errbuf_set(why, whylen, "generation %ld names no "
+		    "previous_generation: name the target with --to",
+		    st->current);
+		return -1;
+	}
+	return g->previous;
+}
+
+bool
+relstate_behind_log(const struct relstate *st)
+{
+	return st->audit_ok && st->audit.last_switch_to >= 1 &&
+	    st->audit.last_switch_to != st->current;
+}
+
+/* ---- JSON ---- */
+
+static json_t *
+num_or_null(long v)
+{
+	return v >= 1 ? json_integer(v) : json_null();
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s != NULL && s[0] != '\0' ? json_string(s) : json_null();
+}
+
+/* The hashes a manifest binds, as they are in it. */
+static json_t *
+bound_hashes(const json_t *doc)
+{
+	static const char *const top[] = { "tokenizer_sha256", "onnx_sha256",
+	    "quant_config_sha256", "calibration_manifest_sha256",
+	    "calbin_tree_sha256" };
+	json_t *o = json_object(), *v;
+	size_t i;
+
+	for (i = 0; i < nitems(top); i++)
+		if (json_is_string(v = json_object_get(doc, top[i])))
+			json_object_set(o, top[i], v);
+	if (json_is_string(v = json_object_get(json_object_get(doc,
+	    "compiler"), "oci_digest")))
+		json_object_set(o, "compiler.oci_digest", v);
+	return o;
+}
+
+json_t *
+relstate_json(const struct relstate *st)
+{
+	json_t *o, *gens = json_array(), *g, *audit, *obs = json_null();
+	const struct relgen *cur = relstate_gen(st, st->current);
+	double left, now = (double)time(NULL);
+	size_t i;
+
+	for (i = 0; i < st->ngens; i++) {
+		const struct relgen *r = &st->gens[i];
+
+		g = json_pack("{s:i, s:o, s:b, s:o, s:b, s:o, s:o, s:o}",
+		    "generation", (json_int_t)r->n,
+		    "signer", str_or_null(r->signer),
+		    "verifies", r->problem[0] == '\0',
+		    "problem", str_or_null(r->problem),
+		    "revoked", r->revoked,
+		    "previous_generation", num_or_null(r->previous),
+		    "observation_window_h", isnan(r->window_h) ? json_null() :
+		    json_real(r->window_h),
+		    "bound", r->doc != NULL ? bound_hashes(r->doc) :
+		    json_object());
+		json_array_append_new(gens, g);
+	}
+	if (cur != NULL && !isnan(cur->window_h) && st->audit_ok &&
+	    st->audit.last_switch_to == st->current &&
+	    st->audit.last_switch_ts > 0) {
+		left = cur->window_h - (now - st->audit.last_switch_ts) / 3600;
+		obs = json_pack("{s:i, s:f, s:f, s:f}", "generation",
+		    (json_int_t)st->current, "since", st->audit.last_switch_ts,
+		    "window_h", cur->window_h, "left_h", left > 0 ? left : 0.0);
+	}
+	audit = json_pack("{s:b, s:b, s:I, s:o, s:o, s:s, s:I, s:o}",
+	    "present", st->audit_present, "intact", st->audit_ok,
+	    "records", (json_int_t)st->audit.records,
+	    "bad_line", st->audit_ok ? json_null() :
+	    json_integer((json_int_t)st->audit.bad_line),
+	    "problem", st->audit_ok ? json_null() :
+	    json_string(st->audit.problem),
+	    "head_sha256", st->audit.last_line_sha256,
+	    "next_seq", (json_int_t)st->audit.records + 1,
+	    "last_switch_to", num_or_null((long)st->audit.last_switch_to));
+	o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:b, "
+	    "s:o}, s:o, s:b}",
+	    "schema", "calops-release-status/v1",
+	    "workspace", st->ws,
+	    "current", num_or_null(st->current),
+	    "current_link", str_or_null(st->current_link),
+	    "current_problem", str_or_null(st->current_problem),
+	    "candidate", num_or_null(st->candidate),
+	    "generations", gens,
+	    "audit", audit,
+	    "revocations", "present", st->revocations_present,
+	    "trusted", st->revocations_ok,
+	    "problem", str_or_null(st->revocations_problem),
+	    "observation", obs,
+	    "roll_forward_due", relstate_behind_log(st));
+	if (st->keys_problem[0] != '\0')
+		json_object_set_new(o, "keys_problem",
+		    json_string(st->keys_problem));
+	return o;
+}

@@ -1,0 +1,86 @@
+/*
+ * relstate.h: a workspace's release state as the release commands act on
+ * it (share/doc/release.md §1-§4): its generations and whether each
+ * verifies, the revocations, where `current` points, and the audit log's
+ * head.  Read through one descriptor of 08-release/, opened without
+ * following a link, and every name under it opened the same way: a
+ * generation folder, a manifest or a key that is a symbolic link is never
+ * trusted.
+ *
+ * G10 (g10_release.c) judges the same files for the board; this is the
+ * side that moves `current` (relswitch.h), so it also says why a
+ * generation cannot be a target, in words fit for the release owner.
+ */
+#ifndef CALOPS_RELSTATE_H
+#define CALOPS_RELSTATE_H
+
+#include "calops.h"
+
+#include <jansson.h>
+
+#include "release/keyring.h"
+#include "release/release.h"
+
+#define RELSTATE_DIR	"08-release"
+
+struct relgen {
+	long		 n;
+	char		*manifest;	/* its exact bytes, or NULL */
+	size_t		 manifest_len;
+	json_t		*doc;		/* parsed, an object; or NULL */
+	const char	*signer;	/* the trusted key that verified it */
+	bool		 revoked;
+	long		 previous;	/* previous_generation, or -1 */
+	double		 window_h;	/* observation_window_h, or NAN */
+	/* Why it cannot be a target ("" when it verifies). */
+	char		 problem[256];
+};
+
+struct relstate {
+	char		*ws;		/* the workspace root */
+	int		 dirfd;		/* 08-release/, or -1 */
+	struct keyring	 kr;
+	char		 keys_problem[256];	/* "" when every key read */
+	struct relgen	*gens;		/* ascending */
+	size_t		 ngens;
+	/* revocations.json: absent (none revoked), trusted, or not */
+	bool		 revocations_present, revocations_ok;
+	char		 revocations_problem[256];
+	long		 candidate;	/* highest not revoked, or -1 */
+	long		 current;	/* where `current` points, or -1 */
+	char		 current_link[256];	/* what it says, "" when none */
+	char		 current_problem[256];	/* "" when it points well */
+	bool		 audit_present;
+	bool		 audit_ok;
+	struct audit_state audit;
+};
+
+/*
+ * Read the release state of workspace ws.  0; or -1 with err when there is
+ * no 08-release/ folder to act in (missing, not a folder, a link).
+ * Everything else that is wrong is in the state, for the caller to say.
+ */
+int	relstate_load(struct relstate *st, const char *ws, char *err,
+	    size_t errlen);
+void	relstate_release(struct relstate *st);
+/* Read it again (after a switch). */
+int	relstate_reload(struct relstate *st, char *err, size_t errlen);
+
+/* Generation n, or NULL when there is no such folder. */
+const struct relgen *relstate_gen(const struct relstate *st, long n);
+/* Whether generation n may be switched to: it exists, parses, verifies
+ * with a trusted key and is not revoked; why not in why. */
+bool	relstate_target_ok(const struct relstate *st, long n, char *why,
+	    size_t whylen);
+/* The generation a rollback goes to by default: current's
+ * previous_generation, or -1 (why says why). */
+long	relstate_rollback_target(const struct relstate *st, char *why,
+	    size_t whylen);
+/* Whether the log is ahead of `current`: its last switch names a
+ * generation `current` does not point to (a switch cut by a crash). */
+bool	relstate_behind_log(const struct relstate *st);
+
+/* The status as JSON (share/doc/release.md §6, calops-release-status/v1). */
+json_t	*relstate_json(const struct relstate *st);
+
+#endif

@@ -1,0 +1,324 @@
+/* relswitch.c: the release lock and the switch (relswitch.h). */
+#include "calops.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "release/relswitch.h"
+
+/*
+ * The test hook of issue 12's crash tests: CALOPS_RELEASE_FAULT names one
+ * point of the switch.  "kill-after-STEP" SIGKILLs this process right after
+ * STEP (lock, verify, append, fsync-log, symlink, rename); "fail-OP" makes
+ * OP (write, fsync-log, symlink, rename, fsync-dir) fail with EIO, or ENOSPC
+ * for the write.  Unset, as it is for everyone else, it costs a getenv().
+ */
+static void
+fault_kill(const char *step)
+{
+	const char *f = getenv("CALOPS_RELEASE_FAULT");
+
+	if (f != NULL && strncmp(f, "kill-after-", 11) == 0 &&
+	    strcmp(f + 11, step) == 0)
+		raise(SIGKILL);
+}
+
+static bool
+fault_fail(const char *op)
+{
+	const char *f = getenv("CALOPS_RELEASE_FAULT");
+
+	if (f == NULL || strncmp(f, "fail-", 5) != 0 || strcmp(f + 5, op) != 0)
+		return false;
+	errno = strcmp(op, "write") == 0 ? ENOSPC : EIO;
+	return true;
+}
+
+/* ---- the lock ---- */
+
+int
+relswitch_lock(struct relstate *st, const char *who, char *err,
+    size_t errlen)
+{
+	char holder[512], host[256], since[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	ssize_t n;
+	int fd;
+
+	fd = openat(st->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	if (fd == -1) {
+		errbuf_set(err, errlen, "cannot open the release lock "
+		    "08-release/.lock: %s", strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		n = errno == EWOULDBLOCK ? pread(fd, holder, sizeof holder - 1,
+		    0) : -1;
+		holder[n > 0 ? n : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		errbuf_set(err, errlen, "the release lock is held by %s: "
+		    "try again once they are done", holder[0] != '\0' ? holder :
+		    "another approver");
+		close(fd);
+		return -1;
+	}
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "?");
+	host[sizeof host - 1] = '\0';
+	gmtime_r(&now, &tm);
+	strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	n = snprintf(holder, sizeof holder, "%s on %s, pid %ld, since %s\n",
+	    who, host, (long)getpid(), since);
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n) {
+		/* Held all the same: only the name for others is missing. */
+	}
+	fault_kill("lock");
+	return fd;
+}
+
+/* ---- the switch ---- */
+
+/*
+ * `current` -> generations/n: a new link under a temporary name renamed
+ * over it, then the folder fsynced, so that `current` is the old link or
+ * the new one, never missing or half made.  0, or -1 with msg.
+ */
+static int
+point_current(struct relstate *st, long n, char *msg, size_t msglen)
+{
+	char target[64], tmp[64];
+
+	snprintf(target, sizeof target, "generations/%ld", n);
+	snprintf(tmp, sizeof tmp, ".current.%ld.tmp", (long)getpid());
+	(void)unlinkat(st->dirfd, tmp, 0);
+	if (fault_fail("symlink") || symlinkat(target, st->dirfd, tmp) != 0) {
+		errbuf_set(msg, msglen, "cannot make the new link: %s",
+		    strerror(errno));
+		return -1;
+	}
+	fault_kill("symlink");
+	if (fault_fail("rename") || renameat(st->dirfd, tmp, st->dirfd,
+	    "current") != 0) {
+		errbuf_set(msg, msglen, "cannot rename the new link over "
+		    "'current': %s", strerror(errno));
+		(void)unlinkat(st->dirfd, tmp, 0);
+		return -1;
+	}
+	fault_kill("rename");
+	if (fault_fail("fsync-dir") || fsync(st->dirfd) != 0) {
+		/* Renamed: what the folder shows is the new link; only that
+		 * it survives a power cut is not known. */
+		errbuf_set(msg, msglen, "'current' points to generation %ld, "
+		    "but fsync of 08-release/ failed: %s", n, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Append line and its newline to the log and fsync it; on a failure the
+ * log is cut back to where it was, so the chain stays whole. */
+static int
+append_record(struct relstate *st, const char *line, char *msg,
+    size_t msglen)
+{
+	struct stat sb;
+	bool created;
+	char *rec;
+	size_t len;
+	int fd, e;
+
+	created = fstatat(st->dirfd, "audit.jsonl", &sb, AT_SYMLINK_NOFOLLOW)
+	    != 0;
+	fd = openat(st->dirfd, "audit.jsonl", O_WRONLY | O_APPEND | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd == -1 || fstat(fd, &sb) != 0) {
+		errbuf_set(msg, msglen, "cannot open audit.jsonl: %s",
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	rec = xasprintf("%s\n", line);
+	len = strlen(rec);
+	if (fault_fail("write") || fileio_write_full(fd, rec, len) != 0) {
+		e = errno;
+		if (ftruncate(fd, sb.st_size) != 0)
+			errbuf_set(msg, msglen, "cannot append to audit.jsonl "
+			    "(%s), nor cut it back: %s", strerror(e),
+			    strerror(errno));
+		else
+			errbuf_set(msg, msglen, "cannot append to audit.jsonl: "
+			    "%s; nothing changed", strerror(e));
+		free(rec);
+		close(fd);
+		return -1;
+	}
+	free(rec);
+	fault_kill("append");
+	if (fault_fail("fsync-log") || fsync(fd) != 0 ||
+	    (created && fsync(st->dirfd) != 0)) {
+		e = errno;
+		if (ftruncate(fd, sb.st_size) == 0 && fsync(fd) == 0)
+			errbuf_set(msg, msglen, "cannot fsync audit.jsonl: "
+			    "%s; the record was taken back, nothing changed",
+			    strerror(e));
+		else
+			errbuf_set(msg, msglen, "cannot fsync audit.jsonl: %s",
+			    strerror(e));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	fault_kill("fsync-log");
+	return 0;
+}
+
+int
+relswitch_roll_forward(struct relstate *st, char *msg, size_t msglen)
+{
+	char why[256];
+	long to;
+
+	if (!relstate_behind_log(st))
+		return 0;
+	to = (long)st->audit.last_switch_to;
+	if (!relstate_target_ok(st, to, why, sizeof why)) {
+		errbuf_set(msg, msglen, "the audit log's last switch went to "
+		    "generation %ld but 'current' does not point there, and "
+		    "it cannot: %s; 'current' left as it is", to, why);
+		return 2;
+	}
+	if (point_current(st, to, msg, msglen) != 0)
+		return -1;
+	errbuf_set(msg, msglen, "rolled forward: 'current' now points to "
+	    "generation %ld, as the audit log's last switch says (a switch "
+	    "cut short)", to);
+	(void)relstate_reload(st, NULL, 0);
+	return 1;
+}
+
+/* Whether the record is what the switch will do now; why not in msg. */
+static enum relswitch_rc
+check_record(const struct relstate *st, const struct relrecord *r,
+    char *msg, size_t msglen)
+{
+	double now = (double)time(NULL);
+	bool promote = strcmp(r->action, "promote") == 0;
+	bool rollback = strcmp(r->action, "rollback") == 0;
+
+	if (r->seq != (long long)st->audit.records + 1 ||
+	    strcmp(r->prev_sha256, st->audit.last_line_sha256) != 0) {
+		errbuf_set(msg, msglen, "the record is stale: it follows "
+		    "record %lld, the log is at %zu now (someone acted first): "
+		    "fetch the state again", r->seq - 1, st->audit.records);
+		return RS_STALE;
+	}
+	if (!promote && !rollback && strcmp(r->action, "refused") != 0) {
+		errbuf_set(msg, msglen, "action '%s' is not promote, rollback "
+		    "or refused", r->action);
+		return RS_BAD;
+	}
+	if (r->from != st->current) {
+		errbuf_set(msg, msglen, "the record is from generation %ld "
+		    "but 'current' is %ld", r->from, st->current);
+		return RS_BAD;
+	}
+	if (r->ts < now - RELSWITCH_TS_SKEW_S ||
+	    r->ts > now + RELSWITCH_TS_SKEW_S) {
+		errbuf_set(msg, msglen, "the record's ts is %.0f s from this "
+		    "host's clock (at most %d): check the clocks", r->ts - now,
+		    RELSWITCH_TS_SKEW_S);
+		return RS_BAD;
+	}
+	if ((promote || rollback) && r->to < 1) {
+		errbuf_set(msg, msglen, "a %s names no target", r->action);
+		return RS_BAD;
+	}
+	if (promote && r->to == st->current) {
+		errbuf_set(msg, msglen, "generation %ld is current already",
+		    r->to);
+		return RS_BAD;
+	}
+	if (rollback && st->current >= 1 && r->to >= st->current) {
+		errbuf_set(msg, msglen, "a rollback goes to an earlier "
+		    "generation than %ld, not %ld", st->current, r->to);
+		return RS_BAD;
+	}
+	return RS_OK;
+}
+
+enum relswitch_rc
+relswitch_apply(struct relstate *st, const char *line, size_t len,
+    relswitch_bindings_fn bindings, void *arg, char *msg, size_t msglen)
+{
+	struct audit_state next = st->audit;
+	enum relswitch_rc rc;
+	struct relrecord r;
+	char why[256], *copy;
+
+	if (!st->audit_ok) {
+		errbuf_set(msg, msglen, "the audit log is broken at record %zu "
+		    "(%s): nothing is appended to it", st->audit.bad_line,
+		    st->audit.problem);
+		return RS_BAD;
+	}
+	if (relrecord_parse(line, len, &r, msg, msglen) != 0)
+		return RS_BAD;
+	if ((rc = check_record(st, &r, msg, msglen)) != RS_OK)
+		goto out;
+	/* Its members, order and signature, as the log will read it. */
+	if (release_audit_verify_next(line, len, &st->kr, &next) != 0) {
+		errbuf_set(msg, msglen, "the record is refused: %s",
+		    next.problem);
+		rc = RS_BAD;
+		goto out;
+	}
+	if (strcmp(r.action, "refused") != 0) {
+		if (!relstate_target_ok(st, r.to, why, sizeof why) ||
+		    (strcmp(r.action, "promote") == 0 && r.to == st->candidate &&
+		    bindings != NULL && bindings(arg, r.to, why,
+		    sizeof why) != 0)) {
+			errbuf_set(msg, msglen, "generation %ld does not "
+			    "verify: %s", r.to, why);
+			rc = RS_REFUSED;
+			goto out;
+		}
+	}
+	fault_kill("verify");
+	copy = xstrndup(line, len);
+	if (append_record(st, copy, msg, msglen) != 0) {
+		free(copy);
+		rc = RS_ERROR;
+		goto out;
+	}
+	free(copy);
+	if (strcmp(r.action, "refused") == 0)
+		errbuf_set(msg, msglen, "the refusal is on the audit log "
+		    "(record %lld); 'current' did not move", r.seq);
+	else if (point_current(st, r.to, why, sizeof why) != 0) {
+		errbuf_set(msg, msglen, "record %lld is on the audit log but "
+		    "%s; the next release command rolls forward", r.seq, why);
+		rc = RS_ERROR;
+	} else {
+		if (r.from >= 1)
+			snprintf(why, sizeof why, "generation %ld", r.from);
+		else
+			snprintf(why, sizeof why, "nothing");
+		errbuf_set(msg, msglen, "%s: 'current' now points to "
+		    "generation %ld (was %s), audit record %lld",
+		    strcmp(r.action, "promote") == 0 ? "promoted" :
+		    "rolled back", r.to, why, r.seq);
+	}
+	(void)relstate_reload(st, NULL, 0);
+out:
+	relrecord_free(&r);
+	return rc;
+}
