@@ -169,6 +169,11 @@ print_json(json_t *o)
 static bool
 state_well(const struct relstate *st)
 {
+	size_t i;
+
+	for (i = 0; i < st->ngens; i++)
+		if (st->gens[i].problem[0] != '\0' && !st->gens[i].revoked)
+			return false;
 	return st->current >= 1 && st->current_problem[0] == '\0' &&
 	    st->audit_ok && !relstate_behind_log(st) &&
 	    st->keys_problem[0] == '\0' && (!st->revocations_present ||
@@ -218,16 +223,27 @@ static int
 cmd_status(int argc, char **argv, bool audit_only)
 {
 	struct relopts o = { 0 };
+	char err[512], forward[512] = "";
 	struct relstate st;
-	char err[512];
+	int rc, lockfd;
 	json_t *j;
-	int rc;
 
 	if (parse(argc, argv, &o, false) != 0)
 		return 2;
 	if (relstate_load(&st, o.ws, err, sizeof err) != 0) {
 		fprintf(stderr, "calops: %s\n", err);
 		return 1;
+	}
+	/* A switch a crash cut short is completed by whoever looks next
+	 * (release.md §2); with the lock held by an approver, it is theirs. */
+	if (!audit_only && relstate_behind_log(&st) &&
+	    (lockfd = relswitch_lock(&st, "calops release status", err,
+	    sizeof err)) != -1) {
+		(void)relstate_reload(&st, NULL, 0);
+		if (relswitch_roll_forward(&st, forward, sizeof forward) != 0 &&
+		    !o.json)
+			printf("calops: %s\n", forward);
+		close(lockfd);
 	}
 	if (audit_only) {
 		rc = st.audit_ok ? 0 : 1;
@@ -246,9 +262,12 @@ cmd_status(int argc, char **argv, bool audit_only)
 			    st.audit.bad_line, st.audit.problem);
 	} else {
 		rc = state_well(&st) ? 0 : 1;
-		if (o.json)
-			print_json(relstate_json(&st));
-		else
+		if (o.json) {
+			j = relstate_json(&st);
+			json_object_set_new(j, "rolled_forward", forward[0] !=
+			    '\0' ? json_string(forward) : json_null());
+			print_json(j);
+		} else
 			print_status(&st);
 	}
 	relstate_release(&st);

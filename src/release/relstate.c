@@ -87,8 +87,9 @@ read_under(int dirfd, const char *rel, size_t max, size_t *len)
 static const char *
 why_unreadable(int e)
 {
-	return e == ELOOP || e == ENOTDIR ? "is a symbolic link (never "
-	    "trusted) or not a folder" : e == EINVAL ? "is not a regular file" :
+	return e == ELOOP || e == ENOTDIR ? "is, or lies under, a symbolic "
+	    "link (never trusted), or a folder on its way is not one" :
+	    e == EINVAL ? "is not a regular file" :
 	    e == EFBIG ? "is too large" : strerror(e);
 }
 

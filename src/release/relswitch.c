@@ -94,10 +94,12 @@ relswitch_lock(struct relstate *st, const char *who, char *err,
 static int
 point_current(struct relstate *st, long n, char *msg, size_t msglen)
 {
-	char target[64], tmp[64];
+	/* One name: the lock makes this the only switch, and a link a crash
+	 * left is replaced by the next. */
+	const char *tmp = ".current.tmp";
+	char target[64];
 
 	snprintf(target, sizeof target, "generations/%ld", n);
-	snprintf(tmp, sizeof tmp, ".current.%ld.tmp", (long)getpid());
 	(void)unlinkat(st->dirfd, tmp, 0);
 	if (fault_fail("symlink") || symlinkat(target, st->dirfd, tmp) != 0) {
 		errbuf_set(msg, msglen, "cannot make the new link: %s",

@@ -1,8 +1,8 @@
 /*
  * relswitch.h: moving `current` (share/doc/release.md §2, §3, §5): the
- * release lock, the switch itself (verify, append the record and fsync, rename a new link over
- * `current` and fsync the folder) and the roll-forward of a switch a crash
- * cut between the two.
+ * release lock, the switch itself (verify, append the record and fsync,
+ * rename a new link over `current` and fsync the folder) and the
+ * roll-forward of a switch a crash cut between the two.
  *
  * One path for every caller: the record is built and signed where the
  * approver's key is (relrecord.h, relkey.h), and relswitch_apply() checks it

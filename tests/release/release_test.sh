@@ -1,0 +1,417 @@
+#!/bin/bash
+# release_test.sh: `calops release` on copies of the complete example with
+# real keys made here by openssl: promote and rollback, the typed number,
+# keys that are not the approver's (untrusted, RSA, OpenSSH, encrypted with
+# a wrong passphrase), every bad input of issue 12 (a tampered manifest,
+# bindings that changed, a revoked target, a dangling or outside `current`,
+# a generation folder that is a link, a cut or edited log, a stale record,
+# a ts 10 minutes off, two approvers at once), and a crash or a failure at
+# every step of the switch.  After each: `current` resolves to a verifying
+# generation, the chain verifies, and `current` is the last switch's `to`.
+# The records' signatures are checked by openssl pkeyutl, not by calops.
+#
+#	release_test.sh CALOPS_BINARY
+set -u
+
+CALOPS=${1:?usage: release_test.sh CALOPS_BINARY}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+EXAMPLE=$TOP/share/examples/complete
+T=$(mktemp -d /tmp/calops-release-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+failed=0
+fail() { echo "release_test: FAIL: $*"; failed=1; }
+export LC_ALL=C.UTF-8
+
+command -v openssl >/dev/null || { echo "release_test: no openssl"; exit 1; }
+
+# Keys: the approver (trusted), a stranger, an RSA key, an OpenSSH key, and
+# the approver's key encrypted with a passphrase.
+openssl genpkey -algorithm ed25519 -out "$T/ops.pem" 2>/dev/null
+openssl genpkey -algorithm ed25519 -out "$T/stranger.pem" 2>/dev/null
+openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048 \
+    -out "$T/rsa.pem" 2>/dev/null
+openssl pkey -in "$T/ops.pem" -out "$T/ops-enc.pem" -aes256 \
+    -passout pass:'open sesame' 2>/dev/null
+openssl pkey -in "$T/ops.pem" -pubout -out "$T/ops.pub"
+if command -v ssh-keygen >/dev/null; then
+	ssh-keygen -q -t ed25519 -N '' -f "$T/openssh" >/dev/null
+fi
+echo 'not a key' >"$T/junk.pem"
+
+# sign FILE: base64 Ed25519 signature of FILE's bytes by the approver.
+sign() {
+	openssl pkeyutl -sign -inkey "$T/ops.pem" -rawin -in "$1" | base64 -w0
+}
+
+# A fresh workspace: the complete example (current -> 2, two records), the
+# approver trusted, and a generation 3 that is generation 2 re-signed.
+fresh() {
+	W=$T/ws
+	rm -rf "$W"
+	cp -a "$EXAMPLE" "$W"
+	R=$W/08-release
+	cp "$T/ops.pub" "$R/trusted-keys/ops.pub"
+}
+with_gen3() {
+	mkdir "$R/generations/3"
+	sed -e 's/"generation": 2/"generation": 3/' \
+	    -e 's/"previous_generation": 1/"previous_generation": 2/' \
+	    "$R/generations/2/release-manifest.json" \
+	    >"$R/generations/3/release-manifest.json"
+	sign "$R/generations/3/release-manifest.json" \
+	    >"$R/generations/3/release-manifest.json.sig"
+}
+
+current() { readlink "$R/current"; }
+records() { wc -l <"$R/audit.jsonl"; }
+last() { tail -n 1 "$R/audit.jsonl"; }
+member() {	# member NAME: of the last record
+	last | python3 -c 'import json,sys
+v = json.loads(sys.stdin.read())[sys.argv[1]]
+print("null" if v is None else v)' "$1"
+}
+
+# run EXPECTED_STATUS ARGS...: calops ARGS, its stderr and stdout kept.
+run() {
+	local want=$1 rc
+	shift
+	"$CALOPS" "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "calops $*: exit $rc, not $want:" \
+	    "$(cat "$T/out" "$T/err")"
+	return 0
+}
+said() {	# said REGEX: in what the last run printed
+	grep -Eq -- "$1" "$T/out" "$T/err" ||
+		fail "expected /$1/ in: $(cat "$T/out" "$T/err")"
+}
+
+# Every record's signature by openssl, and the chain's hashes by sha256sum.
+verify_log_independently() {
+	local prev line body sig key n=0
+	prev=0000000000000000000000000000000000000000000000000000000000000000
+	while IFS= read -r line; do
+		n=$((n + 1))
+		body=${line%,\"sig\":*}\}
+		sig=${line##*,\"sig\":\"}
+		sig=${sig%\"\}}
+		key=$(printf '%s' "$line" | python3 -c \
+		    'import json,sys; print(json.load(sys.stdin)["key_id"])')
+		printf '%s' "$body" >"$T/body"
+		printf '%s' "$sig" | base64 -d >"$T/sig"
+		openssl pkeyutl -verify -pubin -inkey \
+		    "$R/trusted-keys/$key.pub" -rawin -in "$T/body" \
+		    -sigfile "$T/sig" >/dev/null 2>&1 ||
+			fail "record $n: openssl does not verify its signature"
+		case $line in
+		*"\"prev_sha256\":\"$prev\""*) ;;
+		*) fail "record $n: prev_sha256 is not sha256sum of line" \
+		    "$((n - 1))" ;;
+		esac
+		prev=$(printf '%s' "$line" | sha256sum | cut -d' ' -f1)
+	done <"$R/audit.jsonl"
+}
+
+# The invariant after anything: current resolves to a generation that
+# verifies and is not revoked, the chain verifies, and current is the last
+# switch's `to`.
+invariant() {
+	local what=$1 to
+	"$CALOPS" release audit "$W" >"$T/inv" 2>&1 ||
+		fail "$what: the audit chain: $(cat "$T/inv")"
+	"$CALOPS" release status "$W" --json >"$T/inv" 2>&1
+	python3 - "$T/inv" "$what" <<'PYEOF' || failed=1
+import json, sys
+st = json.load(open(sys.argv[1]))
+what = sys.argv[2]
+ok = True
+def bad(m):
+    global ok
+    ok = False
+    print("release_test: FAIL: %s: %s" % (what, m))
+cur = st["current"]
+if cur is None or st["current_problem"] is not None:
+    bad("current: %s" % st["current_problem"])
+else:
+    g = [g for g in st["generations"] if g["generation"] == cur][0]
+    if not g["verifies"] or g["revoked"]:
+        bad("current %d does not verify or is revoked" % cur)
+if st["audit"]["last_switch_to"] != cur:
+    bad("current %s but the last switch went to %s" %
+        (cur, st["audit"]["last_switch_to"]))
+if st["roll_forward_due"]:
+    bad("a roll-forward is still due")
+sys.exit(0 if ok else 1)
+PYEOF
+	verify_log_independently
+}
+
+# ---- the state ----
+fresh
+run 0 release status "$W" --json
+python3 - "$T/out" <<'PYEOF' || fail "status --json"
+import json, sys
+st = json.load(open(sys.argv[1]))
+assert st["schema"] == "calops-release-status/v1", st["schema"]
+assert st["current"] == 2 and st["candidate"] == 2, st
+assert [g["generation"] for g in st["generations"]] == [1, 2]
+assert all(g["verifies"] for g in st["generations"])
+assert st["audit"]["records"] == 2 and st["audit"]["intact"]
+assert st["audit"]["next_seq"] == 3
+assert len(st["audit"]["head_sha256"]) == 64
+assert st["generations"][1]["previous_generation"] == 1
+assert "onnx_sha256" in st["generations"][1]["bound"]
+PYEOF
+head=$(tail -n 1 "$R/audit.jsonl" | tr -d '\n' | sha256sum | cut -d' ' -f1)
+grep -q "\"head_sha256\": \"$head\"" "$T/out" ||
+	fail "status: head_sha256 is not sha256sum of the last line"
+invariant "the example"
+
+# ---- the typed number ----
+run 2 release rollback "$W" --key "$T/ops.pem"
+said 'needs --confirm 1: it is missing; nothing changed'
+run 2 release rollback "$W" --key "$T/ops.pem" --confirm 2
+said 'a different number was given'
+run 2 release promote "$W" 2 --key "$T/ops.pem" --confirm 3
+[ "$(current)" = generations/2 ] && [ "$(records)" -eq 2 ] ||
+	fail "a wrong --confirm changed something"
+
+# ---- rollback and promote ----
+run 0 release rollback "$W" --key "$T/ops.pem" --confirm 1 \
+    --actor 'Test Owner' --reason 'soak regression in 2'
+said "rolled back: 'current' now points to generation 1"
+[ "$(current)" = generations/1 ] || fail "rollback: current is $(current)"
+[ "$(member action)" = rollback ] && [ "$(member from)" = 2 ] &&
+    [ "$(member to)" = 1 ] && [ "$(member key_id)" = ops ] &&
+    [ "$(member actor)" = 'Test Owner' ] &&
+    [ "$(member reason)" = 'soak regression in 2' ] &&
+    [ "$(member seq)" = 3 ] || fail "rollback record: $(last)"
+invariant "rollback"
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 --json
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+assert d["schema"] == "calops-release-result/v1" and d["result"] == "ok"
+assert d["current"] == 2' "$T/out" || fail "promote --json: $(cat "$T/out")"
+invariant "promote"
+# A rollback goes back, a promote forward.
+run 1 release rollback "$W" --to 2 --key "$T/ops.pem" --confirm 2
+said 'generation 2 is current|earlier generation'
+
+# ---- keys that do not approve ----
+n=$(records)
+run 1 release rollback "$W" --key "$T/stranger.pem" --confirm 1
+said 'not one of trusted-keys/'
+run 1 release rollback "$W" --key "$T/rsa.pem" --confirm 1
+said 'an RSA key'
+run 1 release rollback "$W" --key "$T/junk.pem" --confirm 1
+said 'not a PEM private key'
+if [ -f "$T/openssh" ]; then
+	run 1 release rollback "$W" --key "$T/openssh" --confirm 1
+	said 'an OpenSSH key'
+fi
+run 1 release rollback "$W" --key "$T/ops-enc.pem" --confirm 1 \
+    --passphrase-fd 3 3<<<'not it'
+said 'wrong passphrase'
+# No terminal and no descriptor: said, never a hang.
+setsid "$CALOPS" release rollback "$W" --key "$T/ops-enc.pem" --confirm 1 \
+    </dev/null >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] || fail "an encrypted key with no terminal"
+said 'no terminal'
+[ "$(records)" -eq "$n" ] && [ "$(current)" = generations/2 ] ||
+	fail "a key that does not approve changed something"
+run 0 release rollback "$W" --key "$T/ops-enc.pem" --confirm 1 \
+    --passphrase-fd 3 3<<<'open sesame'
+invariant "an encrypted key"
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+
+# ---- targets that do not verify: a refused record, current kept ----
+cp "$R/generations/1/release-manifest.json" "$T/m1"
+sed -i '0,/"model_id"/s/"model_id"/"model_ID"/' \
+    "$R/generations/1/release-manifest.json"
+n=$(records)
+run 1 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'does not verify'
+[ "$(records)" -eq $((n + 1)) ] && [ "$(member action)" = refused ] &&
+    [ "$(member to)" = 1 ] || fail "a tampered target: $(last)"
+[ "$(current)" = generations/2 ] || fail "a tampered target moved current"
+invariant "a tampered manifest"
+cp "$T/m1" "$R/generations/1/release-manifest.json"
+
+# The candidate's bindings: today's ONNX changed by one byte.
+run 0 release rollback "$W" --key "$T/ops.pem" --confirm 1
+cp "$W/02-onnx/model.onnx" "$T/onnx"
+printf 'x' | dd of="$W/02-onnx/model.onnx" bs=1 seek=100 conv=notrunc \
+    2>/dev/null
+run 1 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+said 'model.onnx'
+[ "$(member action)" = refused ] && [ "$(current)" = generations/1 ] ||
+	fail "changed bindings: $(last)"
+cp "$T/onnx" "$W/02-onnx/model.onnx"
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+invariant "bindings"
+
+# A revoked target, by a signed revocations.json.
+printf '{"schema": "calops-revocations/v1", "revoked": [{"generation": 1, "reason": "bad calibration", "ts": 1}]}\n' \
+    >"$R/revocations.json"
+sign "$R/revocations.json" >"$R/revocations.json.sig"
+run 1 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'generation 1 is revoked'
+[ "$(member action)" = refused ] || fail "a revoked target: $(last)"
+rm "$R/revocations.json" "$R/revocations.json.sig"
+invariant "revoked"
+
+# A generation folder that is a symbolic link is never trusted.
+mkdir "$T/elsewhere"
+cp -a "$R/generations/2" "$T/elsewhere/3"
+sed -i 's/"generation": 2/"generation": 3/' \
+    "$T/elsewhere/3/release-manifest.json"
+sign "$T/elsewhere/3/release-manifest.json" \
+    >"$T/elsewhere/3/release-manifest.json.sig"
+ln -s "$T/elsewhere/3" "$R/generations/3"
+run 1 release status "$W"
+said 'symbolic link'
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+[ "$(current)" = generations/2 ] || fail "a linked generation went live"
+rm "$R/generations/3"
+invariant "a linked generation"
+
+# `current` dangling: the log says where it points, and whoever looks next
+# (status here) rolls it forward.
+ln -sfn generations/9 "$R/current"
+run 0 release status "$W"
+said "rolled forward: 'current' now points to generation 2"
+invariant "a dangling current"
+# With no switch on the log to go by, a `current` outside generations/ is
+# said, and a rollback --to repairs it.
+cp "$R/audit.jsonl" "$T/log"
+: >"$R/audit.jsonl"
+ln -sfn ../../etc "$R/current"
+run 1 release status "$W"
+said "is not a generation of generations/"
+run 0 release rollback "$W" --to 2 --key "$T/ops.pem" --confirm 2
+[ "$(current)" = generations/2 ] && [ "$(member from)" = null ] ||
+	fail "repairing current: $(current), $(last)"
+invariant "current repaired"
+fresh
+
+# A cut or edited log: nothing is appended to it.
+cp "$R/audit.jsonl" "$T/log"
+head -c -1 "$T/log" >"$R/audit.jsonl"
+run 1 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'the log was cut'
+cmp -s <(head -c -1 "$T/log") "$R/audit.jsonl" ||
+	fail "a cut log was written to"
+sed '1s/"actor":"[^"]*"/"actor":"Someone Else"/' "$T/log" >"$R/audit.jsonl"
+run 1 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'broken at record 1'
+run 1 release audit "$W"
+said 'audit.jsonl:1: the chain is broken'
+cp "$T/log" "$R/audit.jsonl"
+[ "$(current)" = generations/2 ] || fail "a broken log moved current"
+
+# ---- two approvers at once ----
+printf 'Mei Chen on lab-7, pid 4242, since 2026-12-03T03:00:00Z\n' \
+    >"$R/.lock"
+(
+	exec 9<>"$R/.lock"
+	flock -x 9
+	: >"$T/held"
+	while [ ! -e "$T/release-lock" ]; do sleep 0.05; done
+) &
+holder=$!
+while [ ! -e "$T/held" ]; do sleep 0.05; done
+run 3 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'held by Mei Chen on lab-7'
+: >"$T/release-lock"
+wait "$holder"
+[ "$(current)" = generations/2 ] || fail "a second approver acted"
+invariant "the lock"
+
+# ---- apply: records signed elsewhere (openssl here) ----
+# mkrecord SEQ TS FROM TO ACTION PREV: a signed record line.
+mkrecord() {
+	printf '{"seq":%s,"ts":%s,"actor":"openssl","key_id":"ops","action":"%s","from":%s,"to":%s,"reason":"by hand","prev_sha256":"%s"}' \
+	    "$1" "$2" "$5" "$3" "$4" "$6" >"$T/body"
+	printf '%s,"sig":"%s"}\n' "$(head -c -1 "$T/body")" "$(sign "$T/body")"
+}
+now=$(date +%s)
+seq=$(($(records) + 1))
+head=$(last | tr -d '\n' | sha256sum | cut -d' ' -f1)
+mkrecord "$seq" "$now" 2 1 rollback 0000 >"$T/rec"
+"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] || fail "apply of a record whose prev_sha256 is short"
+mkrecord $((seq - 1)) "$now" 2 1 rollback "$head" >"$T/rec"
+"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
+[ $? -eq 4 ] || fail "apply of a stale record"
+said 'stale'
+mkrecord "$seq" $((now - 600)) 2 1 rollback "$head" >"$T/rec"
+"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] || fail "apply of a record 10 minutes old"
+said 'check the clocks'
+mkrecord "$seq" "$now" 1 2 promote "$head" >"$T/rec"
+"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] || fail "apply of a record from the wrong generation"
+said "'current' is 2"
+mkrecord "$seq" "$now" 2 1 rollback "$head" >"$T/rec"
+"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
+[ $? -eq 0 ] || fail "apply of a good record: $(cat "$T/err")"
+[ "$(current)" = generations/1 ] || fail "apply: current is $(current)"
+cmp -s <(last) "$T/rec" || fail "apply: the log's line is not the record"
+invariant "apply"
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+
+# ---- a crash or a failure at every step ----
+# step ACTION FAULT: the switch with CALOPS_RELEASE_FAULT=FAULT, then the
+# next command (status) completes or keeps what the log says.
+for fault in kill-after-lock kill-after-verify kill-after-append \
+    kill-after-fsync-log kill-after-symlink kill-after-rename \
+    fail-write fail-fsync-log fail-symlink fail-rename fail-fsync-dir; do
+	for action in rollback promote; do
+		fresh
+		with_gen3
+		if [ "$action" = rollback ]; then
+			args=(rollback "$W" --key "$T/ops.pem" --confirm 1)
+		else
+			args=(promote "$W" 3 --key "$T/ops.pem" --confirm 3)
+		fi
+		n=$(records)
+		{ CALOPS_RELEASE_FAULT=$fault "$CALOPS" release "${args[@]}" \
+		    >"$T/out" 2>"$T/err" </dev/null; } 2>/dev/null
+		rc=$?
+		case $fault in
+		kill-*) [ $rc -eq 137 ] ||
+			fail "$action $fault: exit $rc, not killed" ;;
+		*) [ $rc -eq 1 ] ||
+			fail "$action $fault: exit $rc: $(cat "$T/err")" ;;
+		esac
+		# The link is the old one or the new one, never missing.
+		case $(current) in
+		generations/1|generations/2|generations/3) ;;
+		*) fail "$action $fault: current is '$(current)'" ;;
+		esac
+		"$CALOPS" release status "$W" >"$T/out" 2>"$T/err"
+		[ -L "$R/.current.tmp" ] &&
+			fail "$action $fault: a temporary link was left"
+		invariant "$action $fault"
+		case $fault in
+		kill-after-lock|kill-after-verify|fail-write|fail-fsync-log)
+			[ "$(records)" -eq "$n" ] && [ "$(current)" = \
+			    generations/2 ] ||
+				fail "$action $fault: not as it was" ;;
+		*)
+			[ "$(records)" -eq $((n + 1)) ] ||
+				fail "$action $fault: the record is lost" ;;
+		esac
+	done
+done
+
+# A roll-forward to a target that no longer verifies leaves current.
+fresh
+{ CALOPS_RELEASE_FAULT=kill-after-append "$CALOPS" release rollback "$W" \
+    --key "$T/ops.pem" --confirm 1 >/dev/null 2>&1 </dev/null; } 2>/dev/null
+echo ' ' >>"$R/generations/1/release-manifest.json"
+run 1 release status "$W"
+said "cannot: .*'current' left as it is"
+[ "$(current)" = generations/2 ] || fail "rolled forward to a tampered one"
+
+[ "$failed" -eq 0 ] && echo "release_test: ok"
+exit "$failed"
