@@ -1,12 +1,16 @@
 /*
- * cmd_release.c: `calops release status|audit|promote|rollback|apply WS`,
- * the headless side of share/doc/release.md: what scripts run, and what the
- * console runs on a lab host.  promote and rollback sign the audit record
- * here with the approver's key and hand it to the same function `apply`
- * uses for a record signed elsewhere (relswitch_apply()): one path.
+ * cmd_release.c: `calops release status|audit|verify|promote|rollback|
+ * revoke|apply WS`, the headless side of share/doc/release.md: what
+ * scripts run, and what the console runs on a lab host.  promote and
+ * rollback sign the audit record here with the approver's key and hand it
+ * to the same function `apply` uses for a record signed elsewhere
+ * (relswitch_apply()): one path.
  */
 #include "calops.h"
 
+#include <sys/stat.h>
+
+#include <ftw.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <time.h>
@@ -16,6 +20,8 @@
 
 #include "cmd/cmd.h"
 #include "engine/gate.h"
+#include "loop/loop.h"
+#include "release/relrevoke.h"
 #include "release/relstate.h"
 #include "release/relswitch.h"
 
@@ -31,6 +37,8 @@ static const char release_usage[] =
     "       calops release promote WS N --key FILE --confirm N [options]\n"
     "       calops release rollback WS [--to N] --key FILE --confirm N "
     "[options]\n"
+    "       calops release verify WS N [--json]\n"
+    "       calops release revoke WS N --reason TEXT --key FILE --confirm N\n"
     "       calops release apply WS [--json]      (a signed record on "
     "stdin)\n"
     "\n"
@@ -38,9 +46,12 @@ static const char release_usage[] =
     "and the audit log.  promote points `current` at generation N;\n"
     "rollback at an earlier one, by default current's previous_generation.\n"
     "Both need the approver's Ed25519 key, whose public half must be in\n"
-    "trusted-keys/, and --confirm repeating the target's number.  apply\n"
-    "acts on an audit record signed elsewhere (the console's approvals on\n"
-    "a lab host).\n"
+    "trusted-keys/, and --confirm repeating the target's number.  verify\n"
+    "checks generation N's signature and, for the candidate, its bindings\n"
+    "to today's artifacts, every byte hashed.  revoke adds N to the signed\n"
+    "revocations.json.  apply acts on an audit record signed elsewhere\n"
+    "(the console's approvals on a lab host).  status and every acting\n"
+    "command first complete a switch a crash cut short.\n"
     "\n"
     "  --key FILE          the approver's private key (PEM)\n"
     "  --confirm N         the target generation's number, typed again\n"
@@ -50,8 +61,8 @@ static const char release_usage[] =
     "  --reason TEXT       why, for the log\n"
     "  --json              one JSON object (share/doc/release.md §6)\n"
     "\n"
-    "Exit status: 0 done (status, audit: all well); 1 refused, failed, or\n"
-    "(status, audit) something is wrong; 2 usage error, or --confirm missing\n"
+    "Exit status: 0 done (status, audit, verify: all well); 1 refused,\n"
+    "failed, or (status, audit, verify) something is wrong; 2 usage error, or --confirm missing\n"
     "or not the target; 3 another approver holds the release lock; 4 the\n"
     "record is stale (apply).\n";
 
@@ -140,8 +151,8 @@ parse(int argc, char **argv, struct relopts *o, bool wants_n)
 	if (wants_n) {
 		if (optind >= argc || (o->target = gen_arg(argv[optind])) ==
 		    -1) {
-			fprintf(stderr, "calops: promote wants the generation "
-			    "number after the workspace\n");
+			fprintf(stderr, "calops: %s wants the generation "
+			    "number after the workspace\n", argv[0]);
 			return -1;
 		}
 		optind++;
@@ -236,12 +247,13 @@ cmd_status(int argc, char **argv, bool audit_only)
 	}
 	/* A switch a crash cut short is completed by whoever looks next
 	 * (release.md §2); with the lock held by an approver, it is theirs. */
-	if (!audit_only && relstate_behind_log(&st) &&
-	    (lockfd = relswitch_lock(&st, "calops release status", err,
-	    sizeof err)) != -1) {
+	if (!audit_only && (relstate_behind_log(&st) ||
+	    st.revocation_cut) && (lockfd = relswitch_lock(&st,
+	    "calops release status", err, sizeof err)) != -1) {
 		(void)relstate_reload(&st, NULL, 0);
-		if (relswitch_roll_forward(&st, forward, sizeof forward) != 0 &&
-		    !o.json)
+		if ((relrevoke_finish(&st, forward, sizeof forward) != 0 ||
+		    relswitch_roll_forward(&st, forward,
+		    sizeof forward) != 0) && !o.json)
 			printf("calops: %s\n", forward);
 		close(lockfd);
 	}
@@ -276,13 +288,82 @@ cmd_status(int argc, char **argv, bool audit_only)
 
 /* ---- acting ---- */
 
+/* What the bindings' check says while it hashes: JSON lines with --json,
+ * else a line on a terminal's stderr, at most ten times a second. */
+struct bindctx {
+	struct relstate	*st;
+	bool		 json, tty;
+	int64_t		 said_ms;
+	/* The hasher tells each batch (a file, a tree) from 0 to its total:
+	 * the batches before are summed here, against every file of the
+	 * workspace outside 08-release/, which is all it can read. */
+	uint64_t	 base, batch_done, batch_total, total;
+};
+
+static uint64_t walked_bytes;
+
+static int
+walk_one(const char *path, const struct stat *sb, int type, struct FTW *f)
+{
+	(void)path;
+	if (type == FTW_D && f->level == 1 &&
+	    strcmp(path + f->base, RELSTATE_DIR) == 0)
+		return FTW_SKIP_SUBTREE;
+	if (type == FTW_F && S_ISREG(sb->st_mode))
+		walked_bytes += (uint64_t)sb->st_size;
+	return FTW_CONTINUE;
+}
+
+static uint64_t
+workspace_bytes(const char *ws)
+{
+	walked_bytes = 0;
+	(void)nftw(ws, walk_one, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+	return walked_bytes;
+}
+
+static void
+say_progress(struct bindctx *bc, uint64_t done, uint64_t total)
+{
+	if (bc->json) {
+		printf("{\"type\":\"progress\",\"done\":%llu,\"total\":%llu}\n",
+		    (unsigned long long)done, (unsigned long long)total);
+		fflush(stdout);
+	} else if (bc->tty)
+		fprintf(stderr, "\rhashing: %3.0f %% of %.1f MiB",
+		    total > 0 ? 100.0 * (double)done / (double)total : 100.0,
+		    (double)total / 1048576);
+}
+
+static void
+bind_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct bindctx *bc = arg;
+	int64_t now = loop_now_ms();
+	uint64_t all;
+
+	if (done < bc->batch_done || total != bc->batch_total) {
+		bc->base += bc->batch_total;
+		bc->batch_total = total;
+	}
+	bc->batch_done = done;
+	all = bc->base + done;
+	if (all > bc->total)
+		bc->total = all;	/* a file grew */
+	if (now - bc->said_ms < 100)
+		return;
+	bc->said_ms = now;
+	say_progress(bc, all, bc->total);
+}
+
 /* The candidate's bindings against today's artifacts, hashed in full:
  * G10.bindings of an evaluation that trusts no cache. */
 static int
 bindings_today(void *arg, long n, char *why, size_t whylen)
 {
-	struct relstate *st = arg;
-	struct eval_opts eo = { .no_cache = true };
+	struct bindctx *bc = arg;
+	struct eval_opts eo = { .no_cache = true, .progress = bind_progress,
+	    .progress_arg = bc };
 	const struct gate_result *gr;
 	struct eval ev;
 	char err[512];
@@ -290,11 +371,17 @@ bindings_today(void *arg, long n, char *why, size_t whylen)
 	int rc = 0;
 
 	(void)n;
-	if (gate_eval_run(&ev, st->ws, &eo, err, sizeof err) != 0) {
+	bc->total = workspace_bytes(bc->st->ws);
+	bc->base = bc->batch_done = bc->batch_total = 0;
+	if (gate_eval_run(&ev, bc->st->ws, &eo, err, sizeof err) != 0) {
 		errbuf_set(why, whylen, "its bindings cannot be checked: %s",
 		    err);
 		return -1;
 	}
+	/* Done: what it read is all it had to. */
+	say_progress(bc, bc->total, bc->total);
+	if (bc->tty && !bc->json)
+		fprintf(stderr, "\n");
 	gr = gate_eval(&ev, "G10");
 	for (i = 0; gr != NULL && i < gr->findings.n; i++)
 		if (finding_check_covers("G10.bindings",
@@ -394,7 +481,8 @@ lock_and_forward(struct relstate *st, const struct relopts *o,
 		return -1;
 	}
 	(void)relstate_reload(st, NULL, 0);
-	if (relswitch_roll_forward(st, forward, flen) == -1) {
+	if (relrevoke_finish(st, forward, flen) == -1 ||
+	    relswitch_roll_forward(st, forward, flen) == -1) {
 		report(o, action, "error", forward, NULL, st);
 		close(fd);
 		*rc = 1;
@@ -408,6 +496,7 @@ cmd_act(int argc, char **argv, bool promote)
 {
 	const char *action = promote ? "promote" : "rollback";
 	char err[512], forward[512] = "", msg[768], reason[800], *line, *actor;
+	struct bindctx bc = { 0 };
 	struct relopts o = { 0 };
 	const char *key_id;
 	struct relstate st;
@@ -473,7 +562,9 @@ cmd_act(int argc, char **argv, bool promote)
 		    &st);
 		goto unlock;
 	}
-	r = relswitch_apply(&st, line, strlen(line), bindings_today, &st, msg,
+	bc.st = &st;
+	bc.tty = isatty(STDERR_FILENO);
+	r = relswitch_apply(&st, line, strlen(line), bindings_today, &bc, msg,
 	    sizeof msg);
 	free(line);
 	if (r == RS_REFUSED) {
@@ -500,9 +591,105 @@ out:
 }
 
 static int
+cmd_verify(int argc, char **argv)
+{
+	struct relopts o = { 0 };
+	struct bindctx bc = { 0 };
+	char err[512], why[512] = "";
+	struct relstate st;
+	bool ok, bound;
+
+	if (parse(argc, argv, &o, true) != 0)
+		return 2;
+	if (relstate_load(&st, o.ws, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	bc.st = &st;
+	bc.json = o.json;
+	bc.tty = isatty(STDERR_FILENO);
+	ok = relstate_target_ok(&st, o.target, why, sizeof why);
+	/* Only the candidate is bound to today's artifacts (release.md
+	 * §2): an older generation naturally differs. */
+	bound = ok && o.target == st.candidate;
+	if (bound && bindings_today(&bc, o.target, why, sizeof why) != 0)
+		ok = false;
+	if (o.json) {
+		char *s;
+		json_t *j = json_pack("{s:s, s:s, s:i, s:b, s:b, s:o}",
+		    "type", "result", "schema", "calops-release-verify/v1",
+		    "generation", (json_int_t)o.target, "verifies", ok,
+		    "bindings_checked", bound, "problem", ok ? json_null() :
+		    json_string(why));
+
+		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		printf("%s\n", s);
+		free(s);
+		json_decref(j);
+	} else if (ok)
+		printf("generation %ld verifies%s\n", o.target, bound ?
+		    ", and its bindings match today's artifacts" : "");
+	else
+		printf("generation %ld does not verify: %s\n", o.target, why);
+	relstate_release(&st);
+	return ok ? 0 : 1;
+}
+
+static int
+cmd_revoke(int argc, char **argv)
+{
+	char err[512], forward[512] = "", msg[768], *actor;
+	struct relopts o = { 0 };
+	struct relstate st;
+	void *key;
+	int rc = 1, lockfd, w;
+
+	if (parse(argc, argv, &o, true) != 0)
+		return 2;
+	if (o.key == NULL || o.reason == NULL) {
+		fprintf(stderr, "calops: revoke needs --key FILE and --reason "
+		    "TEXT\n");
+		return 2;
+	}
+	if (o.confirm != o.target) {
+		fprintf(stderr, "calops: revoking generation %ld needs "
+		    "--confirm %ld; nothing changed\n", o.target, o.target);
+		return 2;
+	}
+	if (relstate_load(&st, o.ws, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	if ((key = relkey_load(o.key, o.passfd, err, sizeof err)) == NULL) {
+		fprintf(stderr, "calops: %s; nothing changed\n", err);
+		relstate_release(&st);
+		return 1;
+	}
+	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
+	if (relkey_trusted_name(&st.kr, key) == NULL)
+		fprintf(stderr, "calops: the key '%s' is not one of "
+		    "trusted-keys/: only a trusted approver may revoke; nothing "
+		    "changed\n", o.key);
+	else if ((lockfd = lock_and_forward(&st, &o, "revoke", actor, forward,
+	    sizeof forward, &rc)) != -1) {
+		w = relrevoke_write(&st, key, o.target, o.reason, msg,
+		    sizeof msg);
+		report(&o, "revoke", w == 0 ? "ok" : w == 1 ? "refused" :
+		    "error", msg, forward, &st);
+		rc = w == 0 ? 0 : 1;
+		close(lockfd);
+	}
+	free(actor);
+	relkey_free(key);
+	relstate_release(&st);
+	return rc;
+}
+
+static int
 cmd_apply(int argc, char **argv)
 {
 	char forward[512] = "", msg[768], *line, who[64];
+	struct bindctx bc = { 0 };
 	struct relopts o = { 0 };
 	struct relstate st;
 	enum relswitch_rc r;
@@ -527,9 +714,10 @@ cmd_apply(int argc, char **argv)
 		return 1;
 	}
 	snprintf(who, sizeof who, "an approval over a transport");
+	bc.st = &st;
 	if ((lockfd = lock_and_forward(&st, &o, "apply", who, forward,
 	    sizeof forward, &rc)) != -1) {
-		r = relswitch_apply(&st, line, len, bindings_today, &st, msg,
+		r = relswitch_apply(&st, line, len, bindings_today, &bc, msg,
 		    sizeof msg);
 		report(&o, "apply", rc_names[r], msg, forward, &st);
 		rc = exit_of(r);
@@ -559,6 +747,10 @@ cmd_release(int argc, char **argv)
 		return cmd_act(argc - 1, argv + 1, false);
 	if (strcmp(sub, "apply") == 0)
 		return cmd_apply(argc - 1, argv + 1);
+	if (strcmp(sub, "verify") == 0)
+		return cmd_verify(argc - 1, argv + 1);
+	if (strcmp(sub, "revoke") == 0)
+		return cmd_revoke(argc - 1, argv + 1);
 	fputs(release_usage, stderr);
 	return 2;
 }

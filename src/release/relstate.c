@@ -365,6 +365,7 @@ load_audit(struct relstate *st)
 static void
 load_all(struct relstate *st)
 {
+	struct stat sb;
 	size_t i;
 
 	load_keys(st);
@@ -372,6 +373,9 @@ load_all(struct relstate *st)
 	for (i = 0; i < st->ngens; i++)
 		load_generation(st, &st->gens[i]);
 	load_revocations(st);
+	st->revocation_cut = fstatat(st->dirfd, "revocations.json.new", &sb,
+	    AT_SYMLINK_NOFOLLOW) == 0 || fstatat(st->dirfd,
+	    "revocations.json.sig.new", &sb, AT_SYMLINK_NOFOLLOW) == 0;
 	st->candidate = -1;
 	for (i = st->ngens; i > 0; i--)
 		if (!st->gens[i - 1].revoked) {

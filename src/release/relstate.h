@@ -45,6 +45,8 @@ struct relstate {
 	size_t		 ngens;
 	/* revocations.json: absent (none revoked), trusted, or not */
 	bool		 revocations_present, revocations_ok;
+	/* a revocation a crash cut between its two renames (relrevoke.h) */
+	bool		 revocation_cut;
 	char		 revocations_problem[256];
 	long		 candidate;	/* highest not revoked, or -1 */
 	long		 current;	/* where `current` points, or -1 */

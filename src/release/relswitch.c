@@ -15,12 +15,13 @@
 /*
  * The test hook of issue 12's crash tests: CALOPS_RELEASE_FAULT names one
  * point of the switch.  "kill-after-STEP" SIGKILLs this process right after
- * STEP (lock, verify, append, fsync-log, symlink, rename); "fail-OP" makes
+ * STEP (lock, verify, append, fsync-log, symlink, rename, and
+ * revocations-rename in relrevoke.c); "fail-OP" makes
  * OP (write, fsync-log, symlink, rename, fsync-dir) fail with EIO, or ENOSPC
  * for the write.  Unset, as it is for everyone else, it costs a getenv().
  */
-static void
-fault_kill(const char *step)
+void
+relswitch_fault_kill(const char *step)
 {
 	const char *f = getenv("CALOPS_RELEASE_FAULT");
 
@@ -29,8 +30,8 @@ fault_kill(const char *step)
 		raise(SIGKILL);
 }
 
-static bool
-fault_fail(const char *op)
+bool
+relswitch_fault_fail(const char *op)
 {
 	const char *f = getenv("CALOPS_RELEASE_FAULT");
 
@@ -80,7 +81,7 @@ relswitch_lock(struct relstate *st, const char *who, char *err,
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n) {
 		/* Held all the same: only the name for others is missing. */
 	}
-	fault_kill("lock");
+	relswitch_fault_kill("lock");
 	return fd;
 }
 
@@ -101,21 +102,22 @@ point_current(struct relstate *st, long n, char *msg, size_t msglen)
 
 	snprintf(target, sizeof target, "generations/%ld", n);
 	(void)unlinkat(st->dirfd, tmp, 0);
-	if (fault_fail("symlink") || symlinkat(target, st->dirfd, tmp) != 0) {
+	if (relswitch_fault_fail("symlink") ||
+	    symlinkat(target, st->dirfd, tmp) != 0) {
 		errbuf_set(msg, msglen, "cannot make the new link: %s",
 		    strerror(errno));
 		return -1;
 	}
-	fault_kill("symlink");
-	if (fault_fail("rename") || renameat(st->dirfd, tmp, st->dirfd,
-	    "current") != 0) {
+	relswitch_fault_kill("symlink");
+	if (relswitch_fault_fail("rename") ||
+	    renameat(st->dirfd, tmp, st->dirfd, "current") != 0) {
 		errbuf_set(msg, msglen, "cannot rename the new link over "
 		    "'current': %s", strerror(errno));
 		(void)unlinkat(st->dirfd, tmp, 0);
 		return -1;
 	}
-	fault_kill("rename");
-	if (fault_fail("fsync-dir") || fsync(st->dirfd) != 0) {
+	relswitch_fault_kill("rename");
+	if (relswitch_fault_fail("fsync-dir") || fsync(st->dirfd) != 0) {
 		/* Renamed: what the folder shows is the new link; only that
 		 * it survives a power cut is not known. */
 		errbuf_set(msg, msglen, "'current' points to generation %ld, "
@@ -150,7 +152,8 @@ append_record(struct relstate *st, const char *line, char *msg,
 	}
 	rec = xasprintf("%s\n", line);
 	len = strlen(rec);
-	if (fault_fail("write") || fileio_write_full(fd, rec, len) != 0) {
+	if (relswitch_fault_fail("write") ||
+	    fileio_write_full(fd, rec, len) != 0) {
 		e = errno;
 		if (ftruncate(fd, sb.st_size) != 0)
 			errbuf_set(msg, msglen, "cannot append to audit.jsonl "
@@ -164,8 +167,8 @@ append_record(struct relstate *st, const char *line, char *msg,
 		return -1;
 	}
 	free(rec);
-	fault_kill("append");
-	if (fault_fail("fsync-log") || fsync(fd) != 0 ||
+	relswitch_fault_kill("append");
+	if (relswitch_fault_fail("fsync-log") || fsync(fd) != 0 ||
 	    (created && fsync(st->dirfd) != 0)) {
 		e = errno;
 		if (ftruncate(fd, sb.st_size) == 0 && fsync(fd) == 0)
@@ -179,7 +182,7 @@ append_record(struct relstate *st, const char *line, char *msg,
 		return -1;
 	}
 	close(fd);
-	fault_kill("fsync-log");
+	relswitch_fault_kill("fsync-log");
 	return 0;
 }
 
@@ -294,7 +297,7 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 			goto out;
 		}
 	}
-	fault_kill("verify");
+	relswitch_fault_kill("verify");
 	copy = xstrndup(line, len);
 	if (append_record(st, copy, msg, msglen) != 0) {
 		free(copy);

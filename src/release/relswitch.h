@@ -19,6 +19,11 @@
 #include "release/relrecord.h"
 #include "release/relstate.h"
 
+/* The crash tests' hook (CALOPS_RELEASE_FAULT, relswitch.c): SIGKILL after
+ * step, or whether op is to fail (errno set). */
+void	 relswitch_fault_kill(const char *step);
+bool	 relswitch_fault_fail(const char *op);
+
 /* How far a record's ts may be from the clock of the host acting on it. */
 #define RELSWITCH_TS_SKEW_S	300
 

@@ -359,6 +359,81 @@ cmp -s <(last) "$T/rec" || fail "apply: the log's line is not the record"
 invariant "apply"
 run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
 
+# ---- verify ----
+fresh
+"$CALOPS" release verify "$W" 2 --json >"$T/out" 2>"$T/err" ||
+	fail "verify 2: $(cat "$T/out" "$T/err")"
+python3 - "$T/out" <<'PYEOF' || fail "verify --json: $(cat "$T/out")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+prog = [l for l in lines if l["type"] == "progress"]
+res = lines[-1]
+assert res["type"] == "result" and res["schema"] == "calops-release-verify/v1"
+assert res["verifies"] and res["bindings_checked"] and res["generation"] == 2
+assert prog and prog[-1]["done"] == prog[-1]["total"] > 0
+assert all(a["done"] <= b["done"] for a, b in zip(prog, prog[1:]))
+PYEOF
+run 0 release verify "$W" 1
+said 'generation 1 verifies$'
+printf 'x' | dd of="$W/03-quant/quant-config.yaml" bs=1 seek=10 \
+    conv=notrunc 2>/dev/null
+run 1 release verify "$W" 2
+said 'quant-config.yaml'
+run 1 release verify "$W" 7
+said 'there is no generation 7'
+
+# ---- revoke ----
+fresh
+run 2 release revoke "$W" 1 --reason 'bad calibration' --key "$T/ops.pem"
+run 1 release revoke "$W" 2 --reason 'x' --key "$T/ops.pem" --confirm 2
+said 'generation 2 is current'
+run 1 release revoke "$W" 1 --reason 'x' --key "$T/stranger.pem" --confirm 1
+said 'not one of trusted-keys/'
+[ -e "$R/revocations.json" ] && fail "a refused revoke wrote the file"
+n=$(records)
+run 0 release revoke "$W" 1 --reason 'bad calibration' --key "$T/ops.pem" \
+    --confirm 1
+openssl pkeyutl -verify -pubin -inkey "$T/ops.pub" -rawin \
+    -in "$R/revocations.json" -sigfile <(base64 -d \
+    <"$R/revocations.json.sig") >/dev/null 2>&1 ||
+	fail "openssl does not verify revocations.json.sig"
+[ "$(records)" -eq "$n" ] || fail "revoke wrote to the audit log"
+run 1 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'generation 1 is revoked'
+"$CALOPS" check "$W" --json >"$T/out" 2>/dev/null
+python3 -c 'import json,sys; g = json.load(open(sys.argv[1]))["gates"][10]
+assert not [f for f in g["findings"] if f["check"].startswith("G10.revoked")]
+' "$T/out" || fail "G10 after a revoke: $(cat "$T/out")"
+# A crash between the two renames: the next command completes it.
+with_gen3
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+{ CALOPS_RELEASE_FAULT=kill-after-revocations-rename "$CALOPS" release \
+    revoke "$W" 2 --reason 'superseded' --key "$T/ops.pem" --confirm 2 \
+    >/dev/null 2>&1 </dev/null; } 2>/dev/null
+[ -e "$R/revocations.json.sig.new" ] || fail "no revocation cut short"
+run 0 release status "$W" --json
+python3 -c 'import json,sys; st = json.load(open(sys.argv[1]))
+assert st["revocations"]["trusted"], st["revocations"]
+assert [g["revoked"] for g in st["generations"]] == [True, True, False]
+' "$T/out" || fail "the revocation cut short: $(cat "$T/out")"
+# A rename that fails there is completed at once: a pair that verifies.
+mkdir "$R/generations/4"
+sed -e 's/"generation": 3/"generation": 4/' \
+    "$R/generations/3/release-manifest.json" \
+    >"$R/generations/4/release-manifest.json"
+sign "$R/generations/4/release-manifest.json" \
+    >"$R/generations/4/release-manifest.json.sig"
+CALOPS_RELEASE_FAULT=fail-revocations-rename "$CALOPS" release revoke "$W" \
+    4 --reason 'never used' --key "$T/ops.pem" --confirm 4 >"$T/out" 2>&1 ||
+	fail "a failed rename of the signature: $(cat "$T/out")"
+run 0 release status "$W" --json
+python3 -c 'import json,sys; st = json.load(open(sys.argv[1]))
+assert st["revocations"]["trusted"], st["revocations"]
+assert [g["revoked"] for g in st["generations"]] == [True, True, False, True]
+assert st["candidate"] == 3
+' "$T/out" || fail "after a failed rename: $(cat "$T/out")"
+[ -e "$R/revocations.json.sig.new" ] && fail "a .new file was left"
+
 # ---- a crash or a failure at every step ----
 # step ACTION FAULT: the switch with CALOPS_RELEASE_FAULT=FAULT, then the
 # next command (status) completes or keeps what the log says.

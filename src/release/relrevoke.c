@@ -1,0 +1,208 @@
+/* relrevoke.c: revoking a generation (relrevoke.h). */
+#include "calops.h"
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/fileio.h"
+#include "release/relkey.h"
+#include "release/relrevoke.h"
+#include "release/relswitch.h"
+
+#define REVOCATIONS	"revocations.json"
+#define SIGNATURE	"revocations.json.sig"
+#define SIZE_MAX_READ	(1u << 20)
+
+/* name under dirfd made anew with data and fsynced; 0 or -1 with errno. */
+static int
+write_new(int dirfd, const char *name, const void *data, size_t len)
+{
+	int fd, e;
+
+	(void)unlinkat(dirfd, name, 0);
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	if (fd == -1)
+		return -1;
+	if (fileio_write_full(fd, data, len) != 0 || fsync(fd) != 0) {
+		e = errno;
+		close(fd);
+		(void)unlinkat(dirfd, name, 0);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* A regular file's bytes under dirfd (no link followed), or NULL. */
+static char *
+read_at(int dirfd, const char *name, size_t *len)
+{
+	struct stat sb;
+	char *data;
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1)
+		return NULL;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (size_t)sb.st_size > SIZE_MAX_READ) {
+		close(fd);
+		return NULL;
+	}
+	data = xmalloc((size_t)sb.st_size + 1);
+	if (fileio_read_full(fd, data, (size_t)sb.st_size) != 0) {
+		close(fd);
+		free(data);
+		return NULL;
+	}
+	close(fd);
+	data[sb.st_size] = '\0';
+	*len = (size_t)sb.st_size;
+	return data;
+}
+
+int
+relrevoke_finish(struct relstate *st, char *msg, size_t msglen)
+{
+	char *data, *sig;
+	size_t len, siglen;
+	struct stat sb;
+	bool ok;
+
+	if (fstatat(st->dirfd, REVOCATIONS ".new", &sb,
+	    AT_SYMLINK_NOFOLLOW) == 0) {
+		/* Cut before the first rename: the old pair stands. */
+		(void)unlinkat(st->dirfd, REVOCATIONS ".new", 0);
+		(void)unlinkat(st->dirfd, SIGNATURE ".new", 0);
+		errbuf_set(msg, msglen, "a revocation cut short before it was "
+		    "written was undone");
+		return fsync(st->dirfd) == 0 ? 1 : -1;
+	}
+	if (fstatat(st->dirfd, SIGNATURE ".new", &sb,
+	    AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	/* Cut between the renames: the new manifest is in, its signature
+	 * beside it. */
+	data = read_at(st->dirfd, REVOCATIONS, &len);
+	sig = read_at(st->dirfd, SIGNATURE ".new", &siglen);
+	ok = data != NULL && sig != NULL && keyring_verify(&st->kr, NULL,
+	    data, len, sig, siglen) != NULL;
+	free(data);
+	free(sig);
+	if (ok && renameat(st->dirfd, SIGNATURE ".new", st->dirfd,
+	    SIGNATURE) != 0) {
+		errbuf_set(msg, msglen, "cannot complete the revocation cut "
+		    "short: %s", strerror(errno));
+		return -1;
+	}
+	if (!ok)
+		(void)unlinkat(st->dirfd, SIGNATURE ".new", 0);
+	errbuf_set(msg, msglen, ok ? "a revocation cut short was completed" :
+	    "a stray signature of a revocation was removed");
+	if (fsync(st->dirfd) != 0)
+		return -1;
+	(void)relstate_reload(st, NULL, 0);
+	return 1;
+}
+
+/* The revocations to write: the trusted ones there are, and n. */
+static json_t *
+new_list(const struct relstate *st, long n, const char *reason)
+{
+	json_t *o = NULL;
+	char *data;
+	size_t len;
+
+	if (st->revocations_present && (data = read_at(st->dirfd, REVOCATIONS,
+	    &len)) != NULL) {
+		o = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
+		free(data);
+	}
+	if (o == NULL)
+		o = json_pack("{s:s, s:[]}", "schema",
+		    "calops-revocations/v1", "revoked");
+	/* n is not in it: a trusted list naming n made it revoked. */
+	json_array_append_new(json_object_get(o, "revoked"), json_pack(
+	    "{s:i, s:s, s:i}", "generation", (json_int_t)n, "reason", reason,
+	    "ts", (json_int_t)time(NULL)));
+	return o;
+}
+
+int
+relrevoke_write(struct relstate *st, const void *key, long n,
+    const char *reason, char *msg, size_t msglen)
+{
+	const struct relgen *g = relstate_gen(st, n);
+	char *text, *sig;
+	json_t *o;
+
+	if (g == NULL) {
+		errbuf_set(msg, msglen, "there is no generation %ld", n);
+		return 1;
+	}
+	if (g->revoked) {
+		errbuf_set(msg, msglen, "generation %ld is revoked already", n);
+		return 1;
+	}
+	if (n == st->current) {
+		errbuf_set(msg, msglen, "generation %ld is current: roll back "
+		    "or promote off it first, then revoke it", n);
+		return 1;
+	}
+	if (st->revocations_present && !st->revocations_ok) {
+		errbuf_set(msg, msglen, "%s: it is not written over; put back "
+		    "a signed one first", st->revocations_problem);
+		return 1;
+	}
+	o = new_list(st, n, reason);
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (text == NULL) {
+		errbuf_set(msg, msglen, "the reason is not UTF-8 text");
+		return 1;
+	}
+	/* One line feed at the end, as an editor leaves it. */
+	sig = text;
+	text = xasprintf("%s\n", sig);
+	free(sig);
+	if ((sig = relkey_sign(key, text, strlen(text))) == NULL) {
+		free(text);
+		errbuf_set(msg, msglen, "cannot sign the revocations");
+		return -1;
+	}
+	if (write_new(st->dirfd, REVOCATIONS ".new", text, strlen(text)) != 0 ||
+	    write_new(st->dirfd, SIGNATURE ".new", sig, strlen(sig)) != 0 ||
+	    renameat(st->dirfd, REVOCATIONS ".new", st->dirfd,
+	    REVOCATIONS) != 0 || (relswitch_fault_kill("revocations-rename"),
+	    relswitch_fault_fail("revocations-rename")) ||
+	    renameat(st->dirfd, SIGNATURE ".new", st->dirfd, SIGNATURE) != 0 ||
+	    fsync(st->dirfd) != 0) {
+		char undo[256];
+
+		errbuf_set(msg, msglen, "cannot write %s: %s", REVOCATIONS,
+		    strerror(errno));
+		free(text);
+		free(sig);
+		/* What was renamed is completed, what was not undone. */
+		if (relrevoke_finish(st, undo, sizeof undo) == 1 &&
+		    (g = relstate_gen(st, n)) != NULL && g->revoked) {
+			errbuf_set(msg, msglen, "generation %ld is revoked (%s "
+			    "once: %s)", n, "the signature's rename failed",
+			    undo);
+			return 0;
+		}
+		return -1;
+	}
+	free(text);
+	free(sig);
+	errbuf_set(msg, msglen, "generation %ld is revoked: it is never "
+	    "promoted or rolled back to", n);
+	(void)relstate_reload(st, NULL, 0);
+	return 0;
+}
