@@ -1,6 +1,6 @@
 # calops.bash: completion for calops(1) in bash: the commands, each one's
 # options, the console's options, gate ids after --gate, themes after
-# --theme, and the ids of the durable jobs (`calops jobs --json`, from the
+# --theme, release's subcommands, and the ids of the durable jobs (`calops jobs --json`, from the
 # calops being completed) for tail and kill.  share/bootstrap.sh installs
 # it where bash-completion looks (/usr/share/bash-completion/completions,
 # or ~/.local/share/bash-completion/completions); source it to try it.
@@ -19,7 +19,7 @@ _calops() {
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		check|hash|run|tail|jobs|kill|watch|cat|version|hosts)
+		check|hash|run|tail|jobs|kill|watch|cat|version|hosts|release)
 			cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
@@ -36,11 +36,12 @@ _calops() {
 	--theme)
 		COMPREPLY=($(compgen -W 'dark light high-contrast monochrome' \
 		    -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")); return ;;
-	--config|--script|--ssh-config)
+	--config|--script|--ssh-config|--key)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines)
+	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines|\
+	--confirm|--to|--actor|--reason|--passphrase-fd)
 		COMPREPLY=(); return ;;
 	esac
 	case $cmd in
@@ -49,7 +50,7 @@ _calops() {
 			COMPREPLY=($(compgen -W "$console" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W 'check hash run tail jobs kill
-			    watch cat version hosts' -- "$cur") \
+			    watch cat version hosts release' -- "$cur") \
 			    $(compgen -d -- "$cur") \
 			    $(compgen -f -X '!*.yaml' -- "$cur"))
 		fi ;;
@@ -92,6 +93,16 @@ _calops() {
 			COMPREPLY=($(compgen -W '--from --lines --help' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
+		fi ;;
+	release)
+		if [ "${COMP_WORDS[COMP_CWORD - 1]}" = release ]; then
+			COMPREPLY=($(compgen -W 'status audit verify promote
+			    rollback revoke apply' -- "$cur"))
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--json --key --confirm --to
+			    --actor --reason --passphrase-fd --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -d -- "$cur"))
 		fi ;;
 	tail|kill)
 		if [[ $cur == -* ]]; then
