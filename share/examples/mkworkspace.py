@@ -26,7 +26,9 @@ Usage:
                  [--key-out PEM_PATH] OUTDIR
   mkworkspace.py [--soak-seconds N] [--key-out PEM_PATH] --all SHARE_EXAMPLES_DIR
 
---all writes complete/, midproject/ and labdemo/ inside SHARE_EXAMPLES_DIR.
+--all writes complete/, midproject/ and labdemo/ inside SHARE_EXAMPLES_DIR,
+and keys/mei.chen.pem: the release owner's example private key, which signed
+complete/'s generations and may approve promote and rollback on a copy.
 
 Everything is deterministic: fixed dates, fixed seeds, a counter-mode
 SHA-256 byte stream and a splitmix64 generator instead of `random`, fixed
@@ -1531,6 +1533,12 @@ def main(argv):
                 shutil.rmtree(target)
             os.makedirs(target)
             generate(target, prof, args.soak_seconds)
+        # The release owner's example key, for trying promote and rollback
+        # on a copy of complete/ (README.md): public seed, example only.
+        keys = os.path.join(args.all, "keys")
+        os.makedirs(keys, exist_ok=True)
+        with open(os.path.join(keys, RELEASE_KEY.key_id + ".pem"), "w") as f:
+            f.write(private_pem(RELEASE_KEY.seed))
     else:
         if not args.outdir:
             ap.error("OUTDIR is required (or --all)")

@@ -488,5 +488,26 @@ run 1 release status "$W"
 said "cannot: .*'current' left as it is"
 [ "$(current)" = generations/2 ] || fail "rolled forward to a tampered one"
 
+# ---- the example a newcomer tries (share/examples/README.md) ----
+# The key and the examples are the generator's, byte for byte.
+mkdir "$T/gen"
+python3 "$TOP/share/examples/mkworkspace.py" --all "$T/gen" >/dev/null ||
+	fail "mkworkspace.py --all"
+for d in complete midproject labdemo keys; do
+	diff -r "$T/gen/$d" "$TOP/share/examples/$d" >"$T/out" 2>&1 ||
+		fail "share/examples/$d is not what mkworkspace.py writes:" \
+		    "$(head -20 "$T/out")"
+done
+cp -a "$EXAMPLE" "$T/try"
+W=$T/try
+R=$W/08-release
+KEY=$TOP/share/examples/keys/mei.chen.pem
+run 0 release rollback "$W" --key "$KEY" --confirm 1
+[ "$(member key_id)" = mei.chen ] || fail "the example key: $(last)"
+run 0 release promote "$W" 2 --key "$KEY" --confirm 2
+run 0 release audit "$W"
+said '4 records, the chain verifies'
+invariant "the example"
+
 [ "$failed" -eq 0 ] && echo "release_test: ok"
 exit "$failed"
