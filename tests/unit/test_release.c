@@ -1,12 +1,14 @@
 /*
- * test_release.c: the audit log (release.c) and the keyring (keyring.c), with
- * real Ed25519 keys made here and logs written exactly as release.md §3
- * says: compact JSON, members in order, a prev_sha256 chain, and sig over
+ * test_release.c: the audit log (release.c), the keyring (keyring.c), the
+ * records the switch writes (relrecord.c) and the approver's key (relkey.c),
+ * with real Ed25519 keys made here and logs written exactly as release.md
+ * §3 says: compact JSON, members in order, a prev_sha256 chain, and sig over
  * the bytes before ',"sig":' followed by '}'.
  */
 #include "calops.h"
 
 #include <setjmp.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <openssl/evp.h>
@@ -15,6 +17,8 @@
 #include "base/buf.h"
 #include "release/keyring.h"
 #include "release/release.h"
+#include "release/relkey.h"
+#include "release/relrecord.h"
 
 /* Two trusted keys and one stranger, for every test. */
 static EVP_PKEY *alice, *bob, *mallory;
@@ -627,6 +631,128 @@ test_keyring(void **state)
 	assert_null(kr.keys);
 }
 
+/*
+ * relrecord builds the line release.md §3 describes: release.c's verifier
+ * takes it, one record after another, and refuses it changed in any byte,
+ * placed at another seq, or signed by a key other than key_id's.
+ */
+static void
+test_relrecord(void **state)
+{
+	struct relrecord r = { .seq = 1, .ts = 1796294538.0,
+	    .actor = "Zo\xc3\xab \"Q\" Person", .key_id = "alice",
+	    .action = "promote", .from = -1, .to = 1,
+	    .reason = "first \\ release\nline two" }, back;
+	struct audit_state st, again;
+	struct keyring kr;
+	char *bytes, *sig, *line, err[256];
+	size_t i;
+
+	(void)state;
+	ring(&kr);
+	memset(&st, 0, sizeof st);
+	st.last_switch_to = -1;
+	memset(st.last_line_sha256, '0', 64);
+	memset(r.prev_sha256, '0', 64);
+	bytes = relrecord_signed_bytes(&r);
+	assert_non_null(bytes);
+	assert_string_equal(bytes, "{\"seq\":1,\"ts\":1796294538.0,\"actor\":"
+	    "\"Zo\xc3\xab \\\"Q\\\" Person\",\"key_id\":\"alice\",\"action\":"
+	    "\"promote\",\"from\":null,\"to\":1,\"reason\":\"first \\\\ "
+	    "release\\nline two\",\"prev_sha256\":\"000000000000000000000000"
+	    "0000000000000000000000000000000000000000\"}");
+	sig = sign(alice, bytes, strlen(bytes));
+	line = relrecord_line(&r, sig);
+	again = st;
+	assert_int_equal(release_audit_verify_next(line, strlen(line), &kr,
+	    &again), 0);
+	assert_int_equal(again.records, 1);
+	assert_int_equal(again.last_switch_to, 1);
+	/* Read back, the same record. */
+	assert_int_equal(relrecord_parse(line, strlen(line), &back, err,
+	    sizeof err), 0);
+	assert_int_equal(back.seq, 1);
+	assert_int_equal(back.from, -1);
+	assert_int_equal(back.to, 1);
+	assert_string_equal(back.actor, r.actor);
+	assert_string_equal(back.reason, r.reason);
+	relrecord_free(&back);
+	/* Any byte changed: refused. */
+	for (i = 0; line[i] != '\0'; i++) {
+		char keep = line[i];
+
+		line[i] = keep == 'a' ? 'b' : 'a';
+		again = st;
+		assert_int_equal(release_audit_verify_next(line, strlen(line),
+		    &kr, &again), -1);
+		line[i] = keep;
+	}
+	/* Signed by bob, claimed as alice: refused. */
+	free(line);
+	free(sig);
+	sig = sign(bob, bytes, strlen(bytes));
+	line = relrecord_line(&r, sig);
+	again = st;
+	assert_int_equal(release_audit_verify_next(line, strlen(line), &kr,
+	    &again), -1);
+	assert_non_null(strstr(again.problem, "'alice'"));
+	/* At another place in the chain: refused. */
+	again = st;
+	again.records = 1;
+	assert_int_equal(release_audit_verify_next(line, strlen(line), &kr,
+	    &again), -1);
+	/* Text that is not UTF-8 has no record. */
+	r.actor = "\xff";
+	assert_null(relrecord_signed_bytes(&r));
+	free(line);
+	free(sig);
+	free(bytes);
+	keyring_release(&kr);
+}
+
+/* The approver's key: found among the trusted by its public half. */
+static void
+test_relkey(void **state)
+{
+	char path[] = "/tmp/calops-relkey.XXXXXX", err[256], *sig, *pem;
+	struct keyring kr;
+	BIO *bio;
+	long n;
+	void *k;
+	int fd;
+
+	(void)state;
+	ring(&kr);
+	assert_true((fd = mkstemp(path)) != -1);
+	bio = BIO_new(BIO_s_mem());
+	assert_int_equal(PEM_write_bio_PrivateKey(bio, bob, NULL, NULL, 0,
+	    NULL, NULL), 1);
+	n = BIO_get_mem_data(bio, &pem);
+	assert_int_equal(write(fd, pem, (size_t)n), n);
+	BIO_free(bio);
+	close(fd);
+	k = relkey_load(path, -1, err, sizeof err);
+	assert_non_null(k);
+	assert_string_equal(relkey_trusted_name(&kr, k), "bob");
+	sig = relkey_sign(k, "abc", 3);
+	assert_non_null(sig);
+	assert_string_equal(keyring_verify(&kr, NULL, "abc", 3, sig,
+	    strlen(sig)), "bob");
+	free(sig);
+	relkey_free(k);
+	/* mallory's key is no one's. */
+	bio = BIO_new_file(path, "w");
+	assert_int_equal(PEM_write_bio_PrivateKey(bio, mallory, NULL, NULL, 0,
+	    NULL, NULL), 1);
+	BIO_free(bio);
+	k = relkey_load(path, -1, err, sizeof err);
+	assert_non_null(k);
+	assert_null(relkey_trusted_name(&kr, k));
+	relkey_free(k);
+	unlink(path);
+	keyring_release(&kr);
+}
+
 int
 main(void)
 {
@@ -639,6 +765,8 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_keyring),
+		cmocka_unit_test(test_relrecord),
+		cmocka_unit_test(test_relkey),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
