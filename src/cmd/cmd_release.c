@@ -492,6 +492,15 @@ lock_and_forward(struct relstate *st, const struct relopts *o,
 }
 
 static int
+wrong_confirm(const char *action, long target, long confirm)
+{
+	fprintf(stderr, "calops: %s to generation %ld needs --confirm %ld: "
+	    "%s; nothing changed\n", action, target, target, confirm == -1 ?
+	    "it is missing" : "a different number was given");
+	return 2;
+}
+
+static int
 cmd_act(int argc, char **argv, bool promote)
 {
 	const char *action = promote ? "promote" : "rollback";
@@ -511,44 +520,44 @@ cmd_act(int argc, char **argv, bool promote)
 		    "FILE\n", action);
 		return 2;
 	}
-	if (relstate_load(&st, o.ws, err, sizeof err) != 0) {
-		fprintf(stderr, "calops: %s\n", err);
-		return 1;
-	}
-	if (!promote && o.target == -1 &&
-	    (o.target = relstate_rollback_target(&st, err, sizeof err)) == -1) {
-		fprintf(stderr, "calops: %s\n", err);
-		relstate_release(&st);
-		return 2;
-	}
-	/* The typed number, before anything else is done. */
-	if (o.confirm != o.target) {
-		fprintf(stderr, "calops: %s to generation %ld needs --confirm "
-		    "%ld: %s; nothing changed\n", action, o.target, o.target,
-		    o.confirm == -1 ? "it is missing" : "a different number "
-		    "was given");
-		relstate_release(&st);
-		return 2;
-	}
+	/* The typed number, before anything else is done; for a rollback to
+	 * current's previous generation, once that is read. */
+	if (o.target != -1 && o.confirm != o.target)
+		return wrong_confirm(action, o.target, o.confirm);
+	/* The passphrase is asked before the lock is taken: nobody waits
+	 * on the approver's typing. */
 	if ((key = relkey_load(o.key, o.passfd, err, sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s; nothing changed\n", err);
-		relstate_release(&st);
 		return 1;
 	}
-	if ((key_id = relkey_trusted_name(&st.kr, key)) == NULL) {
-		fprintf(stderr, "calops: the key '%s' is not one of "
-		    "trusted-keys/: only a trusted approver may %s; nothing "
-		    "changed\n", o.key, action);
-		goto out;
+	if (relstate_open(&st, o.ws, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		relkey_free(key);
+		return 1;
 	}
 	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
+	/* The lock, then the state read once, under it. */
 	if ((lockfd = lock_and_forward(&st, &o, action, actor, forward,
 	    sizeof forward, &rc)) == -1) {
 		free(actor);
 		goto out;
 	}
-	/* Read again under the lock: the key's name is the ring's. */
-	key_id = relkey_trusted_name(&st.kr, key);
+	if (!promote && o.target == -1 &&
+	    (o.target = relstate_rollback_target(&st, err, sizeof err)) == -1) {
+		fprintf(stderr, "calops: %s\n", err);
+		rc = 2;
+		goto unlock;
+	}
+	if (o.confirm != o.target) {
+		rc = wrong_confirm(action, o.target, o.confirm);
+		goto unlock;
+	}
+	if ((key_id = relkey_trusted_name(&st.kr, key)) == NULL) {
+		fprintf(stderr, "calops: the key '%s' is not one of "
+		    "trusted-keys/: only a trusted approver may %s; nothing "
+		    "changed\n", o.key, action);
+		goto unlock;
+	}
 	if (o.reason != NULL)
 		snprintf(reason, sizeof reason, "%s", o.reason);
 	else
@@ -557,9 +566,8 @@ cmd_act(int argc, char **argv, bool promote)
 	line = key_id == NULL ? NULL : sign_record(&st, key, key_id, actor,
 	    action, o.target, reason);
 	if (line == NULL) {
-		report(&o, action, "error", "the record cannot be signed (the "
-		    "key left trusted-keys/, or a text is not UTF-8)", forward,
-		    &st);
+		report(&o, action, "error", "the record cannot be signed (a "
+		    "text in it is not UTF-8)", forward, &st);
 		goto unlock;
 	}
 	bc.st = &st;
@@ -656,27 +664,29 @@ cmd_revoke(int argc, char **argv)
 		    "--confirm %ld; nothing changed\n", o.target, o.target);
 		return 2;
 	}
-	if (relstate_load(&st, o.ws, err, sizeof err) != 0) {
-		fprintf(stderr, "calops: %s\n", err);
-		return 1;
-	}
 	if ((key = relkey_load(o.key, o.passfd, err, sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s; nothing changed\n", err);
-		relstate_release(&st);
+		return 1;
+	}
+	if (relstate_open(&st, o.ws, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		relkey_free(key);
 		return 1;
 	}
 	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
-	if (relkey_trusted_name(&st.kr, key) == NULL)
-		fprintf(stderr, "calops: the key '%s' is not one of "
-		    "trusted-keys/: only a trusted approver may revoke; nothing "
-		    "changed\n", o.key);
-	else if ((lockfd = lock_and_forward(&st, &o, "revoke", actor, forward,
+	if ((lockfd = lock_and_forward(&st, &o, "revoke", actor, forward,
 	    sizeof forward, &rc)) != -1) {
-		w = relrevoke_write(&st, key, o.target, o.reason, msg,
-		    sizeof msg);
-		report(&o, "revoke", w == 0 ? "ok" : w == 1 ? "refused" :
-		    "error", msg, forward, &st);
-		rc = w == 0 ? 0 : 1;
+		if (relkey_trusted_name(&st.kr, key) == NULL)
+			fprintf(stderr, "calops: the key '%s' is not one of "
+			    "trusted-keys/: only a trusted approver may revoke; "
+			    "nothing changed\n", o.key);
+		else {
+			w = relrevoke_write(&st, key, o.target, o.reason, msg,
+			    sizeof msg);
+			report(&o, "revoke", w == 0 ? "ok" : w == 1 ?
+			    "refused" : "error", msg, forward, &st);
+			rc = w == 0 ? 0 : 1;
+		}
 		close(lockfd);
 	}
 	free(actor);
@@ -708,7 +718,7 @@ cmd_apply(int argc, char **argv)
 		return 2;
 	}
 	line[--len] = '\0';
-	if (relstate_load(&st, o.ws, msg, sizeof msg) != 0) {
+	if (relstate_open(&st, o.ws, msg, sizeof msg) != 0) {
 		fprintf(stderr, "calops: %s\n", msg);
 		free(line);
 		return 1;

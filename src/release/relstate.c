@@ -389,6 +389,15 @@ load_all(struct relstate *st)
 int
 relstate_load(struct relstate *st, const char *ws, char *err, size_t errlen)
 {
+	if (relstate_open(st, ws, err, errlen) != 0)
+		return -1;
+	load_all(st);
+	return 0;
+}
+
+int
+relstate_open(struct relstate *st, const char *ws, char *err, size_t errlen)
+{
 	int wsfd;
 
 	memset(st, 0, sizeof *st);
@@ -408,7 +417,7 @@ relstate_load(struct relstate *st, const char *ws, char *err, size_t errlen)
 		    why_unreadable(errno));
 		return -1;
 	}
-	load_all(st);
+	st->current = st->candidate = -1;
 	return 0;
 }
 

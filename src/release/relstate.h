@@ -64,8 +64,12 @@ struct relstate {
  */
 int	relstate_load(struct relstate *st, const char *ws, char *err,
 	    size_t errlen);
+/* Only open 08-release/, reading nothing yet: to take the lock first
+ * (relswitch_lock()) and then read it once (relstate_reload()). */
+int	relstate_open(struct relstate *st, const char *ws, char *err,
+	    size_t errlen);
 void	relstate_release(struct relstate *st);
-/* Read it again (after a switch). */
+/* Read it (again). */
 int	relstate_reload(struct relstate *st, char *err, size_t errlen);
 
 /* Generation n, or NULL when there is no such folder. */

@@ -186,6 +186,17 @@ append_record(struct relstate *st, const char *line, char *msg,
 	return 0;
 }
 
+/* What a switch to n changed, without reading it all again: the target
+ * verified, so `current` is well. */
+static void
+now_current(struct relstate *st, long n)
+{
+	st->current = n;
+	snprintf(st->current_link, sizeof st->current_link,
+	    "generations/%ld", n);
+	st->current_problem[0] = '\0';
+}
+
 int
 relswitch_roll_forward(struct relstate *st, char *msg, size_t msglen)
 {
@@ -206,7 +217,7 @@ relswitch_roll_forward(struct relstate *st, char *msg, size_t msglen)
 	errbuf_set(msg, msglen, "rolled forward: 'current' now points to "
 	    "generation %ld, as the audit log's last switch says (a switch "
 	    "cut short)", to);
-	(void)relstate_reload(st, NULL, 0);
+	now_current(st, to);
 	return 1;
 }
 
@@ -305,6 +316,7 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 		goto out;
 	}
 	free(copy);
+	st->audit = next;	/* the record is the log's last line now */
 	if (strcmp(r.action, "refused") == 0)
 		errbuf_set(msg, msglen, "the refusal is on the audit log "
 		    "(record %lld); 'current' did not move", r.seq);
@@ -313,6 +325,7 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 		    "%s; the next release command rolls forward", r.seq, why);
 		rc = RS_ERROR;
 	} else {
+		now_current(st, r.to);
 		if (r.from >= 1)
 			snprintf(why, sizeof why, "generation %ld", r.from);
 		else
@@ -322,7 +335,6 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 		    strcmp(r.action, "promote") == 0 ? "promoted" :
 		    "rolled back", r.to, why, r.seq);
 	}
-	(void)relstate_reload(st, NULL, 0);
 out:
 	relrecord_free(&r);
 	return rc;

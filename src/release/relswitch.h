@@ -53,7 +53,8 @@ enum relswitch_rc {
  * from is what `current` is and its ts near this clock; for promote and
  * rollback verify the target (bindings, when to is the candidate of a
  * promote), then append it, fsync, and switch.  A refused record is only
- * appended.  msg says what was done or why not; st is read again after.
+ * appended.  msg says what was done or why not; st says where `current`
+ * points and where the log ends after.
  */
 enum relswitch_rc relswitch_apply(struct relstate *st, const char *line,
 	    size_t len, relswitch_bindings_fn bindings, void *arg, char *msg,

@@ -9,7 +9,9 @@
 #      cache dropped before each run when this is root; "warm" is printed
 #      otherwise), against `openssl speed -evp sha256 -multi $(nproc)`
 #      as the ceiling (target >= 0.85x), beside sha256sum of the same files
-#      on every CPU (xargs -P), cold too.  Medians of $RUNS (default 3).
+#      on every CPU (xargs -P), cold too, cat of them (the disk's own
+#      speed), and verify again warm (hashing alone).  Medians of $RUNS
+#      (default 3).
 #   2. the switch once verified: `calops release rollback` and `promote`
 #      between two generations that are not the candidate (no bindings to
 #      hash), the whole command (start, lock, state, signature, the record
@@ -118,17 +120,35 @@ for _ in $(seq "$RUNS"); do
 	( cd "$W/ws/05-calbin/package" && find . -type f -print0 |
 	    xargs -0 -P "$(nproc)" -n 64 sha256sum >/dev/null )
 	t2=$(now_ns)
-	echo "$(( (t1 - t0) / 1000 )) $(( (t2 - t1) / 1000 ))" >>"$W/t"
+	drop
+	( cd "$W/ws/05-calbin/package" && find . -type f -print0 |
+	    xargs -0 -P "$(nproc)" -n 64 cat >/dev/null )
+	t3=$(now_ns)
+	# Warm: the page cache holds it all (what hashing alone costs).
+	"$CALOPS" release verify "$W/ws" 3 >/dev/null
+	t4=$(now_ns)
+	echo "$(( (t1 - t0) / 1000 )) $(( (t2 - t1) / 1000 ))" \
+	    "$(( (t3 - t2) / 1000 )) $(( (t4 - t3) / 1000 ))" >>"$W/t"
 done
 ours=$(awk '{ print $1 }' "$W/t" | median)
 peer=$(awk '{ print $2 }' "$W/t" | median)
+disk=$(awk '{ print $3 }' "$W/t" | median)
+warm=$(awk '{ print $4 }' "$W/t" | median)
 mibs() { awk -v n="$total" -v us="$1" 'BEGIN {
 	printf "%.1f", n / 1048576 / (us / 1e6) }'; }
 row "calops release verify ($cold)" "$(mibs "$ours")" MiB/s
 row "sha256sum on $(nproc) CPUs, the package ($cold)" "$(mibs "$peer")" MiB/s
+row "cat of the package on $(nproc) CPUs ($cold: the disk)" "$(mibs "$disk")" \
+    MiB/s
 row "openssl speed -evp sha256 -multi $(nproc) (memory)" "$ceil" MiB/s
 row "verify / openssl ceiling" "$(awk -v a="$(mibs "$ours")" -v b="$ceil" \
     'BEGIN { printf "%.2f", a / b }')" x ">=" 0.85
+row "verify / reading the files alone" "$(awk -v a="$disk" -v b="$ours" \
+    'BEGIN { printf "%.2f", a / b }')" x
+row "calops release verify (warm: all in the page cache)" "$(mibs "$warm")" \
+    MiB/s
+row "warm verify / openssl ceiling" "$(awk -v a="$(mibs "$warm")" \
+    -v b="$ceil" 'BEGIN { printf "%.2f", a / b }')" x
 row "verify / sha256sum" "$(awk -v a="$peer" -v b="$ours" \
     'BEGIN { printf "%.2f", a / b }')" x
 
