@@ -175,6 +175,20 @@ print_json(json_t *o)
 	json_decref(o);
 }
 
+/* What the bindings' check says while it hashes: JSON lines with --json,
+ * else a line on a terminal's stderr, at most ten times a second. */
+struct bindctx {
+	struct relstate	*st;
+	bool		 json, tty;
+	int64_t		 said_ms;
+	/* The hasher tells each batch (a file, a tree) from 0 to its total:
+	 * the batches before are summed here, against every file of the
+	 * workspace outside 08-release/, which is all it can read. */
+	uint64_t	 base, batch_done, batch_total, total;
+};
+
+static int	bindings_today(void *arg, long n, char *why, size_t whylen);
+
 /* ---- status, audit ---- */
 
 static bool
@@ -187,6 +201,7 @@ state_well(const struct relstate *st)
 			return false;
 	return st->current >= 1 && st->current_problem[0] == '\0' &&
 	    st->audit_ok && !relstate_behind_log(st) &&
+	    !relstate_disagrees(st) &&
 	    st->keys_problem[0] == '\0' && (!st->revocations_present ||
 	    st->revocations_ok);
 }
@@ -228,6 +243,12 @@ print_status(const struct relstate *st)
 	if (relstate_behind_log(st))
 		printf("roll-forward: due: the log's last switch went to "
 		    "generation %lld\n", st->audit.last_switch_to);
+	if (relstate_disagrees(st))
+		printf("disagreement: the log's last switch went from %s to "
+		    "generation %lld, and 'current' is neither: a log cut "
+		    "after a whole line, or a link moved by hand; nothing is "
+		    "moved\n", st->audit.last_switch_from >= 1 ?
+		    "a generation" : "nothing", st->audit.last_switch_to);
 }
 
 static int
@@ -235,6 +256,7 @@ cmd_status(int argc, char **argv, bool audit_only)
 {
 	struct relopts o = { 0 };
 	char err[512], forward[512] = "";
+	struct bindctx bc = { 0 };
 	struct relstate st;
 	int rc, lockfd;
 	json_t *j;
@@ -251,9 +273,14 @@ cmd_status(int argc, char **argv, bool audit_only)
 	    st.revocation_cut) && (lockfd = relswitch_lock(&st,
 	    "calops release status", err, sizeof err)) != -1) {
 		(void)relstate_reload(&st, NULL, 0);
-		if ((relrevoke_finish(&st, forward, sizeof forward) != 0 ||
-		    relswitch_roll_forward(&st, forward,
-		    sizeof forward) != 0) && !o.json)
+		bc.st = &st;
+		bc.tty = isatty(STDERR_FILENO);
+		if (relrevoke_finish(&st, forward, sizeof forward) != 0 &&
+		    !o.json)
+			printf("calops: %s\n", forward);
+		forward[0] = '\0';
+		if (relswitch_roll_forward(&st, bindings_today, &bc, forward,
+		    sizeof forward) != 0 && !o.json)
 			printf("calops: %s\n", forward);
 		close(lockfd);
 	}
@@ -287,18 +314,6 @@ cmd_status(int argc, char **argv, bool audit_only)
 }
 
 /* ---- acting ---- */
-
-/* What the bindings' check says while it hashes: JSON lines with --json,
- * else a line on a terminal's stderr, at most ten times a second. */
-struct bindctx {
-	struct relstate	*st;
-	bool		 json, tty;
-	int64_t		 said_ms;
-	/* The hasher tells each batch (a file, a tree) from 0 to its total:
-	 * the batches before are summed here, against every file of the
-	 * workspace outside 08-release/, which is all it can read. */
-	uint64_t	 base, batch_done, batch_total, total;
-};
 
 static uint64_t walked_bytes;
 
@@ -370,7 +385,6 @@ bindings_today(void *arg, long n, char *why, size_t whylen)
 	size_t i;
 	int rc = 0;
 
-	(void)n;
 	bc->total = workspace_bytes(bc->st->ws);
 	bc->base = bc->batch_done = bc->batch_total = 0;
 	if (gate_eval_run(&ev, bc->st->ws, &eo, err, sizeof err) != 0) {
@@ -383,7 +397,16 @@ bindings_today(void *arg, long n, char *why, size_t whylen)
 	if (bc->tty && !bc->json)
 		fprintf(stderr, "\n");
 	gr = gate_eval(&ev, "G10");
-	for (i = 0; gr != NULL && i < gr->findings.n; i++)
+	/* Fail closed: bindings G10 did not judge (its candidate is not
+	 * this one, or does not parse) are not bindings that match. */
+	if (gr == NULL || gate_check_verdict(gr, "G10.bindings", false) ==
+	    CV_NOT_JUDGED) {
+		errbuf_set(why, whylen, "its bindings could not be judged "
+		    "(G10's candidate is not generation %ld, or does not "
+		    "parse)", n);
+		rc = -1;
+	}
+	for (i = 0; rc == 0 && gr != NULL && i < gr->findings.n; i++)
 		if (finding_check_covers("G10.bindings",
 		    gr->findings.v[i].check)) {
 			errbuf_set(why, whylen, "%s", gr->findings.v[i].message);
@@ -472,6 +495,7 @@ lock_and_forward(struct relstate *st, const struct relopts *o,
     const char *action, const char *who, char *forward, size_t flen,
     int *rc)
 {
+	struct bindctx bc = { .st = st, .tty = isatty(STDERR_FILENO) };
 	char err[512];
 	int fd;
 
@@ -482,7 +506,8 @@ lock_and_forward(struct relstate *st, const struct relopts *o,
 	}
 	(void)relstate_reload(st, NULL, 0);
 	if (relrevoke_finish(st, forward, flen) == -1 ||
-	    relswitch_roll_forward(st, forward, flen) == -1) {
+	    relswitch_roll_forward(st, bindings_today, &bc, forward,
+	    flen) == -1) {
 		report(o, action, "error", forward, NULL, st);
 		close(fd);
 		*rc = 1;
@@ -534,6 +559,14 @@ cmd_act(int argc, char **argv, bool promote)
 		fprintf(stderr, "calops: %s\n", err);
 		relkey_free(key);
 		return 1;
+	}
+	/* Anyone else is refused before the lock, then checked again. */
+	relstate_read_keys(&st);
+	if (relkey_trusted_name(&st.kr, key) == NULL) {
+		fprintf(stderr, "calops: the key '%s' is not one of "
+		    "trusted-keys/: only a trusted approver may %s; nothing "
+		    "changed\n", o.key, action);
+		goto out;
 	}
 	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
 	/* The lock, then the state read once, under it. */
@@ -624,7 +657,7 @@ cmd_verify(int argc, char **argv)
 		ok = false;
 	if (o.json) {
 		char *s;
-		json_t *j = json_pack("{s:s, s:s, s:i, s:b, s:b, s:o}",
+		json_t *j = json_pack("{s:s, s:s, s:I, s:b, s:b, s:o}",
 		    "type", "result", "schema", "calops-release-verify/v1",
 		    "generation", (json_int_t)o.target, "verifies", ok,
 		    "bindings_checked", bound, "problem", ok ? json_null() :
@@ -673,6 +706,15 @@ cmd_revoke(int argc, char **argv)
 		relkey_free(key);
 		return 1;
 	}
+	relstate_read_keys(&st);
+	if (relkey_trusted_name(&st.kr, key) == NULL) {
+		fprintf(stderr, "calops: the key '%s' is not one of "
+		    "trusted-keys/: only a trusted approver may revoke; "
+		    "nothing changed\n", o.key);
+		relkey_free(key);
+		relstate_release(&st);
+		return 1;
+	}
 	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
 	if ((lockfd = lock_and_forward(&st, &o, "revoke", actor, forward,
 	    sizeof forward, &rc)) != -1) {
@@ -698,7 +740,8 @@ cmd_revoke(int argc, char **argv)
 static int
 cmd_apply(int argc, char **argv)
 {
-	char forward[512] = "", msg[768], *line, who[64];
+	char forward[512] = "", msg[768], *line, who[160];
+	struct relrecord peek;
 	struct bindctx bc = { 0 };
 	struct relopts o = { 0 };
 	struct relstate st;
@@ -711,9 +754,10 @@ cmd_apply(int argc, char **argv)
 	line = xmalloc(RECORD_MAX + 2);
 	if (fgets(line, RECORD_MAX + 2, stdin) == NULL ||
 	    (len = strlen(line)) == 0 || line[len - 1] != '\n' ||
-	    len > RECORD_MAX) {
-		fprintf(stderr, "calops: apply reads one record, a line of at "
-		    "most %u bytes, on standard input\n", RECORD_MAX);
+	    len > RECORD_MAX || getc(stdin) != EOF) {
+		fprintf(stderr, "calops: apply reads exactly one record, a line "
+		    "of at most %u bytes with no NUL, on standard input\n",
+		    RECORD_MAX);
 		free(line);
 		return 2;
 	}
@@ -723,7 +767,14 @@ cmd_apply(int argc, char **argv)
 		free(line);
 		return 1;
 	}
-	snprintf(who, sizeof who, "an approval over a transport");
+	/* The lock names the approver (release.md §2), from the record;
+	 * what it says is checked under the lock. */
+	if (relrecord_parse(line, len, &peek, msg, sizeof msg) == 0)
+		snprintf(who, sizeof who, "%s (an approval sent here)",
+		    peek.actor);
+	else
+		snprintf(who, sizeof who, "an approval sent here");
+	relrecord_free(&peek);
 	bc.st = &st;
 	if ((lockfd = lock_and_forward(&st, &o, "apply", who, forward,
 	    sizeof forward, &rc)) != -1) {

@@ -124,6 +124,9 @@ record(const char *line, size_t len, size_t lineno, const struct keyring *kr,
 		    json_integer_value(json_object_get(o, "to")) : -1;
 		st->last_switch_ts = json_number_value(json_object_get(o,
 		    "ts"));
+		st->last_switch_from = json_is_integer(json_object_get(o,
+		    "from")) ? json_integer_value(json_object_get(o, "from")) :
+		    -1;
 	}
 out:
 	json_decref(o);
@@ -139,7 +142,7 @@ release_audit_verify(const char *data, size_t len, const struct keyring *kr,
 	int rc = 0;
 
 	memset(st, 0, sizeof *st);
-	st->last_switch_to = -1;
+	st->last_switch_to = st->last_switch_from = -1;
 	memcpy(st->last_line_sha256, ZERO_HASH, sizeof st->last_line_sha256);
 	while (start < len && rc == 0) {
 		const char *nl = memchr(data + start, '\n', len - start);

@@ -14,6 +14,7 @@ struct audit_state {
 	/* -1: no promote/rollback yet */
 	long long	 last_switch_to;
 	double		 last_switch_ts;	/* its ts; 0 with none */
+	long long	 last_switch_from;	/* its from; -1: null */
 	char		 last_line_sha256[65];
 	/* The first broken link, when verification fails. */
 	size_t		 bad_line;		/* 1-based, 0 when intact */

@@ -43,6 +43,7 @@ pass_cb(char *buf, int size, int rwflag, void *arg)
 {
 	struct pass_ask *pa = arg;
 	struct termios t, quiet;
+	bool had;
 	int fd, n;
 
 	(void)rwflag;
@@ -56,13 +57,14 @@ pass_cb(char *buf, int size, int rwflag, void *arg)
 		return -1;
 	}
 	dprintf(fd, "Passphrase for %s: ", pa->path);
-	if (tcgetattr(fd, &t) == 0) {
+	if ((had = tcgetattr(fd, &t) == 0)) {
 		quiet = t;
 		quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
 		(void)tcsetattr(fd, TCSAFLUSH, &quiet);
 	}
 	n = read_pass_line(fd, buf, size);
-	(void)tcsetattr(fd, TCSAFLUSH, &t);
+	if (had)
+		(void)tcsetattr(fd, TCSAFLUSH, &t);
 	dprintf(fd, "\n");
 	close(fd);
 	return n;

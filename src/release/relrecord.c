@@ -83,10 +83,16 @@ relrecord_parse(const char *line, size_t len, struct relrecord *r, char *err,
 	    !json_is_string(json_object_get(o, "key_id")) ||
 	    !json_is_string(json_object_get(o, "action")) ||
 	    !json_is_string(json_object_get(o, "reason")) ||
-	    prev == NULL || strlen(prev) != 64) {
+	    !json_is_string(json_object_get(o, "sig")) ||
+	    prev == NULL || strlen(prev) != 64 ||
+	    (!json_is_null(json_object_get(o, "from")) &&
+	    gen_of(json_object_get(o, "from")) == -1) ||
+	    (!json_is_null(json_object_get(o, "to")) &&
+	    gen_of(json_object_get(o, "to")) == -1)) {
 		errbuf_set(err, errlen, "the record lacks a member of seq, ts, "
-		    "actor, key_id, action, reason, prev_sha256, or has one of "
-		    "the wrong type");
+		    "actor, key_id, action, reason, prev_sha256, sig, or has "
+		    "one of the wrong type (from and to: null or a "
+		    "generation)");
 		json_decref(o);
 		return -1;
 	}
@@ -96,6 +102,7 @@ relrecord_parse(const char *line, size_t len, struct relrecord *r, char *err,
 	r->key_id = xstrdup(json_string_value(json_object_get(o, "key_id")));
 	r->action = xstrdup(json_string_value(json_object_get(o, "action")));
 	r->reason = xstrdup(json_string_value(json_object_get(o, "reason")));
+	r->sig = xstrdup(json_string_value(json_object_get(o, "sig")));
 	r->from = gen_of(json_object_get(o, "from"));
 	r->to = gen_of(json_object_get(o, "to"));
 	memcpy(r->prev_sha256, prev, 65);
@@ -110,5 +117,6 @@ relrecord_free(struct relrecord *r)
 	free(r->key_id);
 	free(r->action);
 	free(r->reason);
+	free(r->sig);
 	memset(r, 0, sizeof *r);
 }

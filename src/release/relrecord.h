@@ -17,6 +17,7 @@ struct relrecord {
 	long		 from, to;	/* -1: null */
 	char		*reason;
 	char		 prev_sha256[65];
+	char		*sig;		/* relrecord_parse() only */
 };
 
 /* The bytes a record's signature covers: its first nine members as one

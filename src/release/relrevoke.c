@@ -47,8 +47,8 @@ read_at(int dirfd, const char *name, size_t *len)
 	char *data;
 	int fd;
 
-	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) ==
-	    -1)
+	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK)) == -1)
 		return NULL;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    (size_t)sb.st_size > SIZE_MAX_READ) {
@@ -111,25 +111,33 @@ relrevoke_finish(struct relstate *st, char *msg, size_t msglen)
 	return 1;
 }
 
-/* The revocations to write: the trusted ones there are, and n. */
+/* The revocations to write: the trusted ones there are, and n; NULL when
+ * the file there is not, now, one that verifies (never a shorter list). */
 static json_t *
 new_list(const struct relstate *st, long n, const char *reason)
 {
+	char *data = NULL, *sig = NULL;
+	size_t len = 0, siglen = 0;
 	json_t *o = NULL;
-	char *data;
-	size_t len;
 
-	if (st->revocations_present && (data = read_at(st->dirfd, REVOCATIONS,
-	    &len)) != NULL) {
-		o = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
+	if (st->revocations_present) {
+		data = read_at(st->dirfd, REVOCATIONS, &len);
+		sig = read_at(st->dirfd, SIGNATURE, &siglen);
+		if (data != NULL && sig != NULL && keyring_verify(&st->kr,
+		    NULL, data, len, sig, siglen) != NULL)
+			o = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
 		free(data);
-	}
-	if (o == NULL)
+		free(sig);
+		if (o == NULL || !json_is_array(json_object_get(o, "revoked"))) {
+			json_decref(o);
+			return NULL;
+		}
+	} else
 		o = json_pack("{s:s, s:[]}", "schema",
 		    "calops-revocations/v1", "revoked");
 	/* n is not in it: a trusted list naming n made it revoked. */
 	json_array_append_new(json_object_get(o, "revoked"), json_pack(
-	    "{s:i, s:s, s:i}", "generation", (json_int_t)n, "reason", reason,
+	    "{s:I, s:s, s:I}", "generation", (json_int_t)n, "reason", reason,
 	    "ts", (json_int_t)time(NULL)));
 	return o;
 }
@@ -160,7 +168,11 @@ relrevoke_write(struct relstate *st, const void *key, long n,
 		    "a signed one first", st->revocations_problem);
 		return 1;
 	}
-	o = new_list(st, n, reason);
+	if ((o = new_list(st, n, reason)) == NULL) {
+		errbuf_set(msg, msglen, "revocations.json changed and no longer "
+		    "verifies: nothing written");
+		return 1;
+	}
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (text == NULL) {
@@ -176,9 +188,11 @@ relrevoke_write(struct relstate *st, const void *key, long n,
 		errbuf_set(msg, msglen, "cannot sign the revocations");
 		return -1;
 	}
+	/* Both new files on disk, by name too, before either is renamed:
+	 * a power cut then leaves the old pair and the two .new. */
 	if (write_new(st->dirfd, REVOCATIONS ".new", text, strlen(text)) != 0 ||
 	    write_new(st->dirfd, SIGNATURE ".new", sig, strlen(sig)) != 0 ||
-	    renameat(st->dirfd, REVOCATIONS ".new", st->dirfd,
+	    fsync(st->dirfd) != 0 || renameat(st->dirfd, REVOCATIONS ".new", st->dirfd,
 	    REVOCATIONS) != 0 || (relswitch_fault_kill("revocations-rename"),
 	    relswitch_fault_fail("revocations-rename")) ||
 	    renameat(st->dirfd, SIGNATURE ".new", st->dirfd, SIGNATURE) != 0 ||

@@ -45,7 +45,9 @@ open_under(int dirfd, const char *rel, int flags)
 		}
 		part = slash + 1;
 	}
-	next = openat(fd, part, flags | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted under a file's name does not hang us
+	 * (the callers take regular files only). */
+	next = openat(fd, part, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	e = errno;
 	close(fd);
 	free(copy);
@@ -63,9 +65,13 @@ read_under(int dirfd, const char *rel, size_t max, size_t *len)
 
 	if ((fd = open_under(dirfd, rel, O_RDONLY)) == -1)
 		return NULL;
+	memset(&st, 0, sizeof st);
+	errno = 0;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > max) {
-		e = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		e = errno == 0 || !S_ISREG(st.st_mode) ? EINVAL : EFBIG;
+		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
+			e = EFBIG;
 		close(fd);
 		errno = e;
 		return NULL;
@@ -156,6 +162,11 @@ list_generations(struct relstate *st)
 		x = strtol(de->d_name, &end, 10);
 		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
 		    *end != '\0' || errno != 0)
+			continue;
+		/* A folder, or a link (said, never trusted); a file or a
+		 * FIFO named 4 is no generation. */
+		if (de->d_type != DT_DIR && de->d_type != DT_LNK &&
+		    de->d_type != DT_UNKNOWN)
 			continue;
 		st->gens = xreallocarray(st->gens, st->ngens + 1,
 		    sizeof *st->gens);
@@ -310,6 +321,12 @@ load_current(struct relstate *st)
 	}
 	link[len] = '\0';
 	snprintf(st->current_link, sizeof st->current_link, "%s", link);
+	if ((size_t)len == sizeof link - 1) {
+		errbuf_set(st->current_problem, sizeof st->current_problem,
+		    "'current' -> '%.40s…' is too long to be a generation",
+		    link);
+		return;
+	}
 	while (len > 1 && link[len - 1] == '/')
 		link[--len] = '\0';
 	p = strncmp(link, "./", 2) == 0 ? link + 2 : link;
@@ -436,6 +453,14 @@ release_contents(struct relstate *st)
 	keyring_release(&st->kr);
 }
 
+void
+relstate_read_keys(struct relstate *st)
+{
+	keyring_release(&st->kr);
+	st->keys_problem[0] = '\0';
+	load_keys(st);
+}
+
 int
 relstate_reload(struct relstate *st, char *err, size_t errlen)
 {
@@ -482,6 +507,9 @@ relstate_target_ok(const struct relstate *st, long n, char *why,
 
 	if (g == NULL)
 		errbuf_set(why, whylen, "there is no generation %ld", n);
+	else if (st->revocations_present && !st->revocations_ok)
+		/* Whether n is revoked is not known: not trusted either. */
+		errbuf_set(why, whylen, "%s", st->revocations_problem);
 	else if (g->problem[0] != '\0')
 		errbuf_set(why, whylen, "%s", g->problem);
 	else if (g->revoked)
@@ -512,11 +540,27 @@ relstate_rollback_target(const struct relstate *st, char *why,
 	return g->previous;
 }
 
+/*
+ * A crash between the append and the rename leaves exactly this: `current`
+ * where the last switch came from (relswitch_apply() checks from against
+ * it under the lock), or, when it was missing or broken, nowhere.  Any
+ * other disagreement (a log cut after a whole line, a link moved by hand)
+ * is not a switch to complete: relstate_disagrees() says it, nothing moves.
+ */
 bool
 relstate_behind_log(const struct relstate *st)
 {
 	return st->audit_ok && st->audit.last_switch_to >= 1 &&
-	    st->audit.last_switch_to != st->current;
+	    st->audit.last_switch_to != st->current &&
+	    (st->current < 1 || st->current == st->audit.last_switch_from);
+}
+
+bool
+relstate_disagrees(const struct relstate *st)
+{
+	return st->audit_ok && st->audit.last_switch_to >= 1 &&
+	    st->audit.last_switch_to != st->current &&
+	    !relstate_behind_log(st);
 }
 
 /* ---- JSON ---- */
@@ -563,7 +607,7 @@ relstate_json(const struct relstate *st)
 	for (i = 0; i < st->ngens; i++) {
 		const struct relgen *r = &st->gens[i];
 
-		g = json_pack("{s:i, s:o, s:b, s:o, s:b, s:o, s:o, s:o}",
+		g = json_pack("{s:I, s:o, s:b, s:o, s:b, s:o, s:o, s:o}",
 		    "generation", (json_int_t)r->n,
 		    "signer", str_or_null(r->signer),
 		    "verifies", r->problem[0] == '\0',
@@ -580,7 +624,7 @@ relstate_json(const struct relstate *st)
 	    st->audit.last_switch_to == st->current &&
 	    st->audit.last_switch_ts > 0) {
 		left = cur->window_h - (now - st->audit.last_switch_ts) / 3600;
-		obs = json_pack("{s:i, s:f, s:f, s:f}", "generation",
+		obs = json_pack("{s:I, s:f, s:f, s:f}", "generation",
 		    (json_int_t)st->current, "since", st->audit.last_switch_ts,
 		    "window_h", cur->window_h, "left_h", left > 0 ? left : 0.0);
 	}
@@ -609,6 +653,8 @@ relstate_json(const struct relstate *st)
 	    "problem", str_or_null(st->revocations_problem),
 	    "observation", obs,
 	    "roll_forward_due", relstate_behind_log(st));
+	json_object_set_new(o, "log_disagrees",
+	    json_boolean(relstate_disagrees(st)));
 	if (st->keys_problem[0] != '\0')
 		json_object_set_new(o, "keys_problem",
 		    json_string(st->keys_problem));

@@ -69,6 +69,8 @@ int	relstate_load(struct relstate *st, const char *ws, char *err,
 int	relstate_open(struct relstate *st, const char *ws, char *err,
 	    size_t errlen);
 void	relstate_release(struct relstate *st);
+/* Only the trusted keys (st->kr): who may act, before the lock. */
+void	relstate_read_keys(struct relstate *st);
 /* Read it (again). */
 int	relstate_reload(struct relstate *st, char *err, size_t errlen);
 
@@ -82,9 +84,13 @@ bool	relstate_target_ok(const struct relstate *st, long n, char *why,
  * previous_generation, or -1 (why says why). */
 long	relstate_rollback_target(const struct relstate *st, char *why,
 	    size_t whylen);
-/* Whether the log is ahead of `current`: its last switch names a
- * generation `current` does not point to (a switch cut by a crash). */
+/* Whether the log is ahead of `current` as a crash between the append and
+ * the rename leaves it: its last switch names another generation, and
+ * `current` is that switch's from (or missing, dangling, outside). */
 bool	relstate_behind_log(const struct relstate *st);
+/* Whether the log's last switch and `current` disagree in a way no crash
+ * leaves (a cut log, a link moved by hand): said, never "repaired". */
+bool	relstate_disagrees(const struct relstate *st);
 
 /* The status as JSON (share/doc/release.md §6, calops-release-status/v1). */
 json_t	*relstate_json(const struct relstate *st);

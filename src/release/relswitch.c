@@ -52,12 +52,18 @@ relswitch_lock(struct relstate *st, const char *who, char *err,
 	struct tm tm;
 	ssize_t n;
 	int fd;
+	struct stat sb;
+	char clean[160];
+	size_t i;
 
 	fd = openat(st->dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW |
-	    O_CLOEXEC, 0644);
-	if (fd == -1) {
+	    O_CLOEXEC | O_NONBLOCK, 0644);
+	if (fd == -1 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		errbuf_set(err, errlen, "cannot open the release lock "
-		    "08-release/.lock: %s", strerror(errno));
+		    "08-release/.lock: %s", fd == -1 ? strerror(errno) :
+		    "not a regular file");
+		if (fd != -1)
+			close(fd);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -76,8 +82,14 @@ relswitch_lock(struct relstate *st, const char *who, char *err,
 	host[sizeof host - 1] = '\0';
 	gmtime_r(&now, &tm);
 	strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	n = snprintf(holder, sizeof holder, "%s on %s, pid %ld, since %s\n",
-	    who, host, (long)getpid(), since);
+	/* One line, of a length that fits: it is read back by others. */
+	snprintf(clean, sizeof clean, "%s", who);
+	for (i = 0; clean[i] != '\0'; i++)
+		if ((unsigned char)clean[i] < 0x20)
+			clean[i] = ' ';
+	snprintf(holder, sizeof holder, "%s on %s, pid %ld, since %s\n",
+	    clean, host, (long)getpid(), since);
+	n = (ssize_t)strlen(holder);
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n) {
 		/* Held all the same: only the name for others is missing. */
 	}
@@ -90,7 +102,8 @@ relswitch_lock(struct relstate *st, const char *who, char *err,
 /*
  * `current` -> generations/n: a new link under a temporary name renamed
  * over it, then the folder fsynced, so that `current` is the old link or
- * the new one, never missing or half made.  0, or -1 with msg.
+ * the new one, never missing or half made.  0; -1 with msg, not moved; 1
+ * with msg, moved but the folder's fsync failed.
  */
 static int
 point_current(struct relstate *st, long n, char *msg, size_t msglen)
@@ -121,8 +134,10 @@ point_current(struct relstate *st, long n, char *msg, size_t msglen)
 		/* Renamed: what the folder shows is the new link; only that
 		 * it survives a power cut is not known. */
 		errbuf_set(msg, msglen, "'current' points to generation %ld, "
-		    "but fsync of 08-release/ failed: %s", n, strerror(errno));
-		return -1;
+		    "but fsync of 08-release/ failed (%s): after a power cut "
+		    "the next release command completes it", n,
+		    strerror(errno));
+		return 1;
 	}
 	return 0;
 }
@@ -142,10 +157,10 @@ append_record(struct relstate *st, const char *line, char *msg,
 	created = fstatat(st->dirfd, "audit.jsonl", &sb, AT_SYMLINK_NOFOLLOW)
 	    != 0;
 	fd = openat(st->dirfd, "audit.jsonl", O_WRONLY | O_APPEND | O_CREAT |
-	    O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd == -1 || fstat(fd, &sb) != 0) {
+	    O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+	if (fd == -1 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		errbuf_set(msg, msglen, "cannot open audit.jsonl: %s",
-		    strerror(errno));
+		    fd == -1 ? strerror(errno) : "not a regular file");
 		if (fd != -1)
 			close(fd);
 		return -1;
@@ -197,23 +212,52 @@ now_current(struct relstate *st, long n)
 	st->current_problem[0] = '\0';
 }
 
+/* fsync audit.jsonl (no link followed); 0, or -1 with msg. */
+static int
+sync_log(struct relstate *st, char *msg, size_t msglen)
+{
+	int fd = openat(st->dirfd, "audit.jsonl", O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC | O_NONBLOCK);
+
+	if (fd == -1 || fsync(fd) != 0) {
+		errbuf_set(msg, msglen, "cannot fsync audit.jsonl: %s; "
+		    "'current' left as it is", strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int
-relswitch_roll_forward(struct relstate *st, char *msg, size_t msglen)
+relswitch_roll_forward(struct relstate *st, relswitch_bindings_fn bindings,
+    void *arg, char *msg, size_t msglen)
 {
 	char why[256];
 	long to;
+	int rc;
 
 	if (!relstate_behind_log(st))
 		return 0;
 	to = (long)st->audit.last_switch_to;
-	if (!relstate_target_ok(st, to, why, sizeof why)) {
+	if (!relstate_target_ok(st, to, why, sizeof why) ||
+	    (to == st->candidate && bindings != NULL && bindings(arg, to, why,
+	    sizeof why) != 0)) {
 		errbuf_set(msg, msglen, "the audit log's last switch went to "
 		    "generation %ld but 'current' does not point there, and "
 		    "it cannot: %s; 'current' left as it is", to, why);
 		return 2;
 	}
-	if (point_current(st, to, msg, msglen) != 0)
+	/* The record may be in the page cache only (a crash right after the
+	 * append): on disk first, as the switch would have put it. */
+	if (sync_log(st, msg, msglen) != 0)
 		return -1;
+	if ((rc = point_current(st, to, msg, msglen)) != 0) {
+		if (rc == 1)
+			now_current(st, to);
+		return -1;
+	}
 	errbuf_set(msg, msglen, "rolled forward: 'current' now points to "
 	    "generation %ld, as the audit log's last switch says (a switch "
 	    "cut short)", to);
@@ -230,11 +274,17 @@ check_record(const struct relstate *st, const struct relrecord *r,
 	bool promote = strcmp(r->action, "promote") == 0;
 	bool rollback = strcmp(r->action, "rollback") == 0;
 
+	if (r->seq > (long long)st->audit.records + 1 || r->seq < 1) {
+		errbuf_set(msg, msglen, "the record is seq %lld but the log "
+		    "has %zu records: it was not prepared against this log",
+		    r->seq, st->audit.records);
+		return RS_BAD;
+	}
 	if (r->seq != (long long)st->audit.records + 1 ||
 	    strcmp(r->prev_sha256, st->audit.last_line_sha256) != 0) {
-		errbuf_set(msg, msglen, "the record is stale: it follows "
-		    "record %lld, the log is at %zu now (someone acted first): "
-		    "fetch the state again", r->seq - 1, st->audit.records);
+		errbuf_set(msg, msglen, "the record is stale: it is seq %lld, "
+		    "the log has %zu records now (someone acted first): fetch "
+		    "the state again", r->seq, st->audit.records);
 		return RS_STALE;
 	}
 	if (!promote && !rollback && strcmp(r->action, "refused") != 0) {
@@ -263,6 +313,20 @@ check_record(const struct relstate *st, const struct relrecord *r,
 		    r->to);
 		return RS_BAD;
 	}
+	/* A promote goes to the candidate, whose bindings are checked; an
+	 * earlier generation is a rollback's. */
+	if (promote && r->to != st->candidate) {
+		errbuf_set(msg, msglen, "generation %ld is not the candidate "
+		    "(%ld): promote goes to the newest generation that is not "
+		    "revoked; an earlier one is a rollback --to", r->to,
+		    st->candidate);
+		return RS_BAD;
+	}
+	if (!promote && !rollback && r->to != -1 && !relstate_gen(st, r->to)) {
+		errbuf_set(msg, msglen, "the refusal names generation %ld, "
+		    "which does not exist", r->to);
+		return RS_BAD;
+	}
 	if (rollback && st->current >= 1 && r->to >= st->current) {
 		errbuf_set(msg, msglen, "a rollback goes to an earlier "
 		    "generation than %ld, not %ld", st->current, r->to);
@@ -278,7 +342,8 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 	struct audit_state next = st->audit;
 	enum relswitch_rc rc;
 	struct relrecord r;
-	char why[256], *copy;
+	char why[256], *copy, *canon, *bytes;
+	int moved;
 
 	if (!st->audit_ok) {
 		errbuf_set(msg, msglen, "the audit log is broken at record %zu "
@@ -288,6 +353,31 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 	}
 	if (relrecord_parse(line, len, &r, msg, msglen) != 0)
 		return RS_BAD;
+	/* The one spelling calops writes (compact, members in order, from
+	 * null or a generation): a verifier that builds the line again
+	 * gets these bytes, and a signature has one line. */
+	canon = relrecord_line(&r, r.sig);
+	if (canon == NULL || strlen(canon) != len ||
+	    memcmp(canon, line, len) != 0 || strlen(r.sig) != 88) {
+		errbuf_set(msg, msglen, "the record is not in the form "
+		    "release.md §3 gives (compact JSON, the ten members in "
+		    "order, ts as a real, a 64-byte signature)");
+		free(canon);
+		rc = RS_BAD;
+		goto out;
+	}
+	free(canon);
+	/* The signature first: only a trusted approver is told more. */
+	bytes = relrecord_signed_bytes(&r);
+	if (keyring_verify(&st->kr, r.key_id, bytes, strlen(bytes), r.sig,
+	    strlen(r.sig)) == NULL) {
+		errbuf_set(msg, msglen, "the record's signature does not "
+		    "verify with trusted key '%s'", r.key_id);
+		free(bytes);
+		rc = RS_BAD;
+		goto out;
+	}
+	free(bytes);
 	if ((rc = check_record(st, &r, msg, msglen)) != RS_OK)
 		goto out;
 	/* Its members, order and signature, as the log will read it. */
@@ -320,9 +410,14 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 	if (strcmp(r.action, "refused") == 0)
 		errbuf_set(msg, msglen, "the refusal is on the audit log "
 		    "(record %lld); 'current' did not move", r.seq);
-	else if (point_current(st, r.to, why, sizeof why) != 0) {
+	else if ((moved = point_current(st, r.to, why, sizeof why)) == -1) {
 		errbuf_set(msg, msglen, "record %lld is on the audit log but "
 		    "%s; the next release command rolls forward", r.seq, why);
+		rc = RS_ERROR;
+	} else if (moved == 1) {
+		now_current(st, r.to);
+		errbuf_set(msg, msglen, "record %lld is on the audit log and "
+		    "%s", r.seq, why);
 		rc = RS_ERROR;
 	} else {
 		now_current(st, r.to);

@@ -61,12 +61,15 @@ enum relswitch_rc relswitch_apply(struct relstate *st, const char *line,
 	    size_t msglen);
 
 /*
- * When the log's last switch names a generation `current` does not point
- * to, point `current` there if it still verifies.  0 with nothing to do,
- * 1 when rolled forward, 2 when it could not be (the target does not
- * verify: current left as it is), -1 on a failed rename; msg says which.
+ * When the log is ahead of `current` as a crash leaves it
+ * (relstate_behind_log()), point `current` at the last switch's target if
+ * it still verifies (its bindings too, when it is the candidate).  0 with
+ * nothing to do, 1 when rolled forward, 2 when it could not be (the target
+ * does not verify: current left as it is), -1 on a failed fsync or rename;
+ * msg says which.
  */
-int	 relswitch_roll_forward(struct relstate *st, char *msg,
+int	 relswitch_roll_forward(struct relstate *st,
+	    relswitch_bindings_fn bindings, void *arg, char *msg,
 	    size_t msglen);
 
 #endif

@@ -327,37 +327,144 @@ wait "$holder"
 invariant "the lock"
 
 # ---- apply: records signed elsewhere (openssl here) ----
-# mkrecord SEQ TS FROM TO ACTION PREV: a signed record line.
+# mkrecord SEQ TS FROM TO ACTION PREV [KEY_ID [SIGNER]]: a signed record
+# line as release.md §3 spells it (ts a real: "1796294538.0").
 mkrecord() {
-	printf '{"seq":%s,"ts":%s,"actor":"openssl","key_id":"ops","action":"%s","from":%s,"to":%s,"reason":"by hand","prev_sha256":"%s"}' \
-	    "$1" "$2" "$5" "$3" "$4" "$6" >"$T/body"
-	printf '%s,"sig":"%s"}\n' "$(head -c -1 "$T/body")" "$(sign "$T/body")"
+	printf '{"seq":%s,"ts":%s.0,"actor":"openssl","key_id":"%s","action":"%s","from":%s,"to":%s,"reason":"by hand","prev_sha256":"%s"}' \
+	    "$1" "$2" "${7:-ops}" "$5" "$3" "$4" "$6" >"$T/body"
+	printf '%s,"sig":"%s"}\n' "$(head -c -1 "$T/body")" \
+	    "$(openssl pkeyutl -sign -inkey "${8:-$T/ops.pem}" -rawin \
+	    -in "$T/body" | base64 -w0)"
+}
+# refuse STATUS REGEX: apply of $T/rec refused so, nothing changed.
+refuse() {
+	local n0 c0
+	n0=$(records)
+	c0=$(current)
+	"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq "$1" ] || fail "apply $(head -c 120 "$T/rec"): exit $rc," \
+	    "not $1: $(cat "$T/err")"
+	said "$2"
+	[ "$(records)" -eq "$n0" ] && [ "$(current)" = "$c0" ] ||
+		fail "a refused apply changed something: $(last)"
 }
 now=$(date +%s)
 seq=$(($(records) + 1))
 head=$(last | tr -d '\n' | sha256sum | cut -d' ' -f1)
 mkrecord "$seq" "$now" 2 1 rollback 0000 >"$T/rec"
-"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
-[ $? -eq 1 ] || fail "apply of a record whose prev_sha256 is short"
+refuse 1 'lacks a member|wrong type'
 mkrecord $((seq - 1)) "$now" 2 1 rollback "$head" >"$T/rec"
-"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
-[ $? -eq 4 ] || fail "apply of a stale record"
-said 'stale'
+refuse 4 'stale'
+mkrecord $((seq + 1)) "$now" 2 1 rollback "$head" >"$T/rec"
+refuse 1 'not prepared against this log'
 mkrecord "$seq" $((now - 600)) 2 1 rollback "$head" >"$T/rec"
-"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
-[ $? -eq 1 ] || fail "apply of a record 10 minutes old"
-said 'check the clocks'
+refuse 1 'check the clocks'
+mkrecord "$seq" $((now + 600)) 2 1 rollback "$head" >"$T/rec"
+refuse 1 'check the clocks'
 mkrecord "$seq" "$now" 1 2 promote "$head" >"$T/rec"
-"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
-[ $? -eq 1 ] || fail "apply of a record from the wrong generation"
-said "'current' is 2"
-mkrecord "$seq" "$now" 2 1 rollback "$head" >"$T/rec"
-"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err"
-[ $? -eq 0 ] || fail "apply of a good record: $(cat "$T/err")"
+refuse 1 "'current' is 2"
+mkrecord "$seq" "$now" 2 2 promote "$head" >"$T/rec"
+refuse 1 'current already'
+mkrecord "$seq" "$now" 2 3 rollback "$head" >"$T/rec"
+refuse 1 'earlier generation'
+mkrecord "$seq" "$now" 2 1 demote "$head" >"$T/rec"
+refuse 1 'not promote, rollback'
+mkrecord "$seq" "$now" null 1 rollback "$head" >"$T/rec"
+refuse 1 "from generation -1 but 'current' is 2"
+mkrecord "$seq" "$now" 0 1 rollback "$head" >"$T/rec"
+refuse 1 'wrong type'
+# Signed by a stranger, or by ops in mei.chen's name: refused.
+mkrecord "$seq" "$now" 2 1 rollback "$head" ops "$T/stranger.pem" >"$T/rec"
+refuse 1 "does not verify with trusted key 'ops'"
+mkrecord "$seq" "$now" 2 1 rollback "$head" mei.chen >"$T/rec"
+refuse 1 "does not verify with trusted key 'mei.chen'"
+# Edited after signing, spelled otherwise, or not one line: refused.
+mkrecord "$seq" "$now" 2 1 rollback "$head" >"$T/good"
+sed 's/"by hand"/"by hend"/' "$T/good" >"$T/rec"
+refuse 1 'does not verify'
+sed 's/,"to":/, "to":/' "$T/good" >"$T/rec"
+refuse 1 'not in the form'
+sed 's/"action"/"\\u0061ction"/' "$T/good" >"$T/rec"
+refuse 1 'not in the form'
+sed 's/"}$/ "}/' "$T/good" >"$T/rec"
+refuse 1 'not in the form'
+{ cat "$T/good"; printf '{}\n'; } >"$T/rec"
+refuse 2 'exactly one record'
+printf 'x\0y\n' >"$T/rec"
+refuse 2 'exactly one record'
+cp "$T/good" "$T/rec"
+"$CALOPS" release apply "$W" --json <"$T/rec" >"$T/out" 2>"$T/err"
+[ $? -eq 0 ] || fail "apply of a good record: $(cat "$T/out" "$T/err")"
+grep -q '"result": "ok"' "$T/out" || fail "apply --json: $(cat "$T/out")"
 [ "$(current)" = generations/1 ] || fail "apply: current is $(current)"
 cmp -s <(last) "$T/rec" || fail "apply: the log's line is not the record"
+# A refusal sent the same way (what the console does when apply refuses).
+seq=$(($(records) + 1))
+head=$(last | tr -d '\n' | sha256sum | cut -d' ' -f1)
+mkrecord "$seq" "$now" 1 2 refused "$head" >"$T/rec"
+"$CALOPS" release apply "$W" <"$T/rec" >"$T/out" 2>"$T/err" ||
+	fail "apply of a refusal: $(cat "$T/err")"
+[ "$(member action)" = refused ] && [ "$(current)" = generations/1 ] ||
+	fail "a refusal moved current"
 invariant "apply"
 run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+
+# ---- a log cut after a whole line, a link moved by hand ----
+# Not what a crash leaves (current is not the last switch's from): said,
+# and nothing moved.  (A cut that leaves that shape cannot be told from a
+# crash, and is completed like one.)
+fresh
+with_gen3
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+cp "$R/audit.jsonl" "$T/log"
+head -n -1 "$T/log" >"$R/audit.jsonl"
+run 1 release status "$W"
+said 'disagreement'
+[ "$(current)" = generations/3 ] || fail "a cut log moved current"
+cp "$T/log" "$R/audit.jsonl"
+ln -sfn generations/1 "$R/current"
+run 1 release status "$W"
+said 'disagreement'
+[ "$(current)" = generations/1 ] || fail "status moved a link set by hand"
+ln -sfn generations/3 "$R/current"
+invariant "a disagreement"
+fresh
+
+# ---- more that is never trusted ----
+# A file named like a generation is none; a planted FIFO hangs nothing.
+: >"$R/generations/7"
+run 0 release status "$W"
+rm "$R/generations/7"
+mv "$R/audit.jsonl" "$T/log"
+mkfifo "$R/audit.jsonl"
+timeout 20 "$CALOPS" release rollback "$W" --key "$T/ops.pem" --confirm 1 \
+    >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+[ $rc -ne 124 ] && [ $rc -ne 0 ] || fail "a FIFO for audit.jsonl: exit $rc"
+rm "$R/audit.jsonl"
+cp "$T/log" "$R/audit.jsonl"
+# A revocations.json whose signature broke: no switch trusts anything.
+printf '{"schema": "calops-revocations/v1", "revoked": []}\n' \
+    >"$R/revocations.json"
+sign "$R/revocations.json" >"$R/revocations.json.sig"
+run 0 release status "$W"
+printf 'AAAA' >"$R/revocations.json.sig"
+run 1 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'no revocation in it is trusted'
+run 1 release revoke "$W" 1 --reason x --key "$T/ops.pem" --confirm 1
+said 'not written over'
+[ "$(current)" = generations/2 ] || fail "switched with broken revocations"
+rm "$R/revocations.json" "$R/revocations.json.sig"
+# A long actor: one line in .lock, nothing else of the process's.
+run 0 release rollback "$W" --key "$T/ops.pem" --confirm 1 \
+    --actor "$(printf 'A%.0s' $(seq 700))"
+[ "$(wc -l <"$R/.lock")" -eq 1 ] && ! grep -q "$T" "$R/.lock" ||
+	fail ".lock after a long actor: $(head -c 200 "$R/.lock")"
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+# The passphrase is nowhere.
+grep -rqs 'open sesame' "$R" && fail "the passphrase was written"
+invariant "never trusted"
 
 # ---- verify ----
 fresh
