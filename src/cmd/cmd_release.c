@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "base/text.h"
 #include "cmd/cmd.h"
 #include "engine/gate.h"
 #include "loop/loop.h"
@@ -471,11 +472,12 @@ report(const struct relopts *o, const char *action, const char *result,
     const char *msg, const char *forward, const struct relstate *st)
 {
 	if (o->json) {
-		print_json(json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}",
+		/* text_json: a message may quote bytes that are not UTF-8. */
+		print_json(json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}",
 		    "schema", "calops-release-result/v1", "action", action,
-		    "result", result, "message", msg, "roll_forward",
+		    "result", result, "message", text_json(msg), "roll_forward",
 		    forward != NULL && forward[0] != '\0' ?
-		    json_string(forward) : json_null(), "current",
+		    text_json(forward) : json_null(), "current",
 		    st != NULL && st->current >= 1 ? json_integer(st->current) :
 		    json_null()));
 		return;
@@ -530,6 +532,7 @@ cmd_act(int argc, char **argv, bool promote)
 {
 	const char *action = promote ? "promote" : "rollback";
 	char err[512], forward[512] = "", msg[768], reason[800], *line, *actor;
+	char *safe;
 	struct bindctx bc = { 0 };
 	struct relopts o = { 0 };
 	const char *key_id;
@@ -611,10 +614,15 @@ cmd_act(int argc, char **argv, bool promote)
 	if (r == RS_REFUSED) {
 		/* The attempt goes on the log, signed by the same approver
 		 * (release.md §3). */
-		snprintf(reason, sizeof reason, "%s", msg);
+		/* Its words come partly from the workspace's files: valid
+		 * UTF-8, whatever they held, or nothing could be signed. */
+		safe = text_sanitize_str(msg);
 		line = sign_record(&st, key, key_id, actor, "refused",
-		    o.target, reason);
-		if (line != NULL && relswitch_apply(&st, line, strlen(line),
+		    o.target, safe);
+		free(safe);
+		if (line == NULL)
+			snprintf(err, sizeof err, "it cannot be signed");
+		if (line == NULL || relswitch_apply(&st, line, strlen(line),
 		    NULL, NULL, err, sizeof err) != RS_OK)
 			snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
 			    " (and the refusal could not be logged: %s)", err);
