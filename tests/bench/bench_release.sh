@@ -12,11 +12,12 @@
 #      on every CPU (xargs -P), cold too, cat of them (the disk's own
 #      speed), and verify again warm (hashing alone).  Medians of $RUNS
 #      (default 3).
-#   2. the switch once verified: `calops release rollback` and `promote`
-#      between two generations that are not the candidate (no bindings to
-#      hash), the whole command (start, lock, state, signature, the record
-#      appended and fsynced, the link renamed and the folder fsynced),
-#      median of $SWITCHES (default 21) of each (target <= 20 ms).
+#   2. the switch once verified: `calops release rollback` to an earlier
+#      generation (no bindings to hash), the whole command (start, lock,
+#      state, signature, the record appended and fsynced, the link renamed
+#      and the folder fsynced), median of $SWITCHES (default 21) (target
+#      <= 20 ms); beside it the promote back to the candidate, whose
+#      bindings (2 MiB in that small copy) are hashed again.
 # The workspace is made under $TMPDIR (a copy of share/examples/complete,
 # its package replaced, a generation 3 bound to it and signed with the
 # example key) and removed at the end.  Not part of ctest.
@@ -153,23 +154,36 @@ row "verify / sha256sum" "$(awk -v a="$peer" -v b="$ours" \
     'BEGIN { printf "%.2f", a / b }')" x
 
 # ---- 2. the switch ----
+# On a small copy: complete/ with a generation 3 that binds its artifacts
+# (a promote goes to the candidate and hashes its bindings: 2 MiB here).
+S=$W/small
+cp -a "$TOP/share/examples/complete" "$S"
+mkdir "$S/08-release/generations/3"
+sed -e 's/"generation": 2/"generation": 3/' \
+    -e 's/"previous_generation": 1/"previous_generation": 2/' \
+    "$S/08-release/generations/2/release-manifest.json" \
+    >"$S/08-release/generations/3/release-manifest.json"
+openssl pkeyutl -sign -inkey "$KEY" -rawin \
+    -in "$S/08-release/generations/3/release-manifest.json" | base64 -w0 \
+    >"$S/08-release/generations/3/release-manifest.json.sig"
 echo
-echo "2. the switch once verified: rollback 2 -> 1 and promote 1 -> 2" \
+echo "2. the switch: rollback 3 -> 2 (no bindings to hash), promote 2 -> 3" \
     "(median of $SWITCHES each)"
+"$CALOPS" release promote "$S" 3 --key "$KEY" --confirm 3 >/dev/null
 : >"$W/s"
 for _ in $(seq "$SWITCHES"); do
 	t0=$(now_ns)
-	"$CALOPS" release rollback "$W/ws" --to 1 --key "$KEY" --confirm 1 \
-	    >/dev/null
+	"$CALOPS" release rollback "$S" --key "$KEY" --confirm 2 >/dev/null
 	t1=$(now_ns)
-	"$CALOPS" release promote "$W/ws" 2 --key "$KEY" --confirm 2 >/dev/null
+	"$CALOPS" release promote "$S" 3 --key "$KEY" --confirm 3 >/dev/null
 	t2=$(now_ns)
 	echo "$(( (t1 - t0) / 1000 )) $(( (t2 - t1) / 1000 ))" >>"$W/s"
 done
 rb=$(awk '{ print $1 / 1000 }' "$W/s" | median)
 pr=$(awk '{ print $2 / 1000 }' "$W/s" | median)
 row "calops release rollback, the whole command" "$rb" ms "<=" 20
-row "calops release promote (not the candidate)" "$pr" ms "<=" 20
-"$CALOPS" release audit "$W/ws" >/dev/null ||
+row "calops release promote, bindings hashed (2 MiB)" "$pr" ms
+"$CALOPS" release audit "$S" >/dev/null ||
 	{ echo "bench_release: the chain does not verify" >&2; exit 1; }
-echo "  (the audit chain verifies: $(wc -l <"$R/audit.jsonl") records)"
+echo "  (the audit chain verifies: $(wc -l <"$S/08-release/audit.jsonl")" \
+    "records)"
