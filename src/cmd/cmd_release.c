@@ -518,6 +518,39 @@ lock_and_forward(struct relstate *st, const struct relopts *o,
 	return fd;
 }
 
+/*
+ * The approver's key (the passphrase asked now, before the lock: nobody
+ * waits on the approver's typing) and st opened on the workspace; NULL,
+ * said, when the key cannot be read or is not one of trusted-keys/:
+ * anyone else is refused before the lock, and checked again under it.
+ */
+static void *
+approver(const struct relopts *o, const char *action, struct relstate *st)
+{
+	char err[512];
+	void *key;
+
+	if ((key = relkey_load(o->key, o->passfd, err, sizeof err)) == NULL) {
+		fprintf(stderr, "calops: %s; nothing changed\n", err);
+		return NULL;
+	}
+	if (relstate_open(st, o->ws, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		relkey_free(key);
+		return NULL;
+	}
+	relstate_read_keys(st);
+	if (relkey_trusted_name(&st->kr, key) == NULL) {
+		fprintf(stderr, "calops: the key '%s' is not one of "
+		    "trusted-keys/: only a trusted approver may %s; nothing "
+		    "changed\n", o->key, action);
+		relkey_free(key);
+		relstate_release(st);
+		return NULL;
+	}
+	return key;
+}
+
 static int
 wrong_confirm(const char *action, long target, long confirm)
 {
@@ -552,25 +585,8 @@ cmd_act(int argc, char **argv, bool promote)
 	 * current's previous generation, once that is read. */
 	if (o.target != -1 && o.confirm != o.target)
 		return wrong_confirm(action, o.target, o.confirm);
-	/* The passphrase is asked before the lock is taken: nobody waits
-	 * on the approver's typing. */
-	if ((key = relkey_load(o.key, o.passfd, err, sizeof err)) == NULL) {
-		fprintf(stderr, "calops: %s; nothing changed\n", err);
+	if ((key = approver(&o, action, &st)) == NULL)
 		return 1;
-	}
-	if (relstate_open(&st, o.ws, err, sizeof err) != 0) {
-		fprintf(stderr, "calops: %s\n", err);
-		relkey_free(key);
-		return 1;
-	}
-	/* Anyone else is refused before the lock, then checked again. */
-	relstate_read_keys(&st);
-	if (relkey_trusted_name(&st.kr, key) == NULL) {
-		fprintf(stderr, "calops: the key '%s' is not one of "
-		    "trusted-keys/: only a trusted approver may %s; nothing "
-		    "changed\n", o.key, action);
-		goto out;
-	}
 	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
 	/* The lock, then the state read once, under it. */
 	if ((lockfd = lock_and_forward(&st, &o, action, actor, forward,
@@ -687,7 +703,7 @@ cmd_verify(int argc, char **argv)
 static int
 cmd_revoke(int argc, char **argv)
 {
-	char err[512], forward[512] = "", msg[768], *actor;
+	char forward[512] = "", msg[768], *actor;
 	struct relopts o = { 0 };
 	struct relstate st;
 	void *key;
@@ -705,24 +721,8 @@ cmd_revoke(int argc, char **argv)
 		    "--confirm %ld; nothing changed\n", o.target, o.target);
 		return 2;
 	}
-	if ((key = relkey_load(o.key, o.passfd, err, sizeof err)) == NULL) {
-		fprintf(stderr, "calops: %s; nothing changed\n", err);
+	if ((key = approver(&o, "revoke", &st)) == NULL)
 		return 1;
-	}
-	if (relstate_open(&st, o.ws, err, sizeof err) != 0) {
-		fprintf(stderr, "calops: %s\n", err);
-		relkey_free(key);
-		return 1;
-	}
-	relstate_read_keys(&st);
-	if (relkey_trusted_name(&st.kr, key) == NULL) {
-		fprintf(stderr, "calops: the key '%s' is not one of "
-		    "trusted-keys/: only a trusted approver may revoke; "
-		    "nothing changed\n", o.key);
-		relkey_free(key);
-		relstate_release(&st);
-		return 1;
-	}
 	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
 	if ((lockfd = lock_and_forward(&st, &o, "revoke", actor, forward,
 	    sizeof forward, &rc)) != -1) {

@@ -16,7 +16,6 @@
 
 #define REVOCATIONS	"revocations.json"
 #define SIGNATURE	"revocations.json.sig"
-#define SIZE_MAX_READ	(1u << 20)
 
 /* name under dirfd made anew with data and fsynced; 0 or -1 with errno. */
 static int
@@ -37,34 +36,6 @@ write_new(int dirfd, const char *name, const void *data, size_t len)
 		return -1;
 	}
 	return close(fd);
-}
-
-/* A regular file's bytes under dirfd (no link followed), or NULL. */
-static char *
-read_at(int dirfd, const char *name, size_t *len)
-{
-	struct stat sb;
-	char *data;
-	int fd;
-
-	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-	    O_NONBLOCK)) == -1)
-		return NULL;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (size_t)sb.st_size > SIZE_MAX_READ) {
-		close(fd);
-		return NULL;
-	}
-	data = xmalloc((size_t)sb.st_size + 1);
-	if (fileio_read_full(fd, data, (size_t)sb.st_size) != 0) {
-		close(fd);
-		free(data);
-		return NULL;
-	}
-	close(fd);
-	data[sb.st_size] = '\0';
-	*len = (size_t)sb.st_size;
-	return data;
 }
 
 int
@@ -89,8 +60,8 @@ relrevoke_finish(struct relstate *st, char *msg, size_t msglen)
 		return 0;
 	/* Cut between the renames: the new manifest is in, its signature
 	 * beside it. */
-	data = read_at(st->dirfd, REVOCATIONS, &len);
-	sig = read_at(st->dirfd, SIGNATURE ".new", &siglen);
+	data = relstate_read(st, REVOCATIONS, &len);
+	sig = relstate_read(st, SIGNATURE ".new", &siglen);
 	ok = data != NULL && sig != NULL && keyring_verify(&st->kr, NULL,
 	    data, len, sig, siglen) != NULL;
 	free(data);
@@ -121,8 +92,8 @@ new_list(const struct relstate *st, long n, const char *reason)
 	json_t *o = NULL;
 
 	if (st->revocations_present) {
-		data = read_at(st->dirfd, REVOCATIONS, &len);
-		sig = read_at(st->dirfd, SIGNATURE, &siglen);
+		data = relstate_read(st, REVOCATIONS, &len);
+		sig = relstate_read(st, SIGNATURE, &siglen);
 		if (data != NULL && sig != NULL && keyring_verify(&st->kr,
 		    NULL, data, len, sig, siglen) != NULL)
 			o = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);

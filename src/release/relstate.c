@@ -90,6 +90,12 @@ read_under(int dirfd, const char *rel, size_t max, size_t *len)
 	return data;
 }
 
+char *
+relstate_read(const struct relstate *st, const char *rel, size_t *len)
+{
+	return read_under(st->dirfd, rel, SMALL_MAX, len);
+}
+
 static const char *
 why_unreadable(int e)
 {

@@ -74,6 +74,11 @@ void	relstate_read_keys(struct relstate *st);
 /* Read it (again). */
 int	relstate_reload(struct relstate *st, char *err, size_t errlen);
 
+/* The bytes of rel, a regular file under 08-release/ of at most 1 MiB
+ * (no link followed on the way), NUL-ended; NULL with errno. */
+char	*relstate_read(const struct relstate *st, const char *rel,
+	    size_t *len);
+
 /* Generation n, or NULL when there is no such folder. */
 const struct relgen *relstate_gen(const struct relstate *st, long n);
 /* Whether generation n may be switched to: it exists, parses, verifies
