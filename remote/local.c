@@ -66,8 +66,8 @@ local_connect(struct transport *t, char *err, size_t errlen)
 }
 
 static struct rstream *
-local_exec(struct transport *t, char *const argv[], const struct rstream_cb *cb,
-    void *arg, char *err, size_t errlen)
+start(struct transport *t, char *const argv[], const struct rstream_cb *cb,
+    void *arg, bool with_input, char *err, size_t errlen)
 {
 	struct local *lo = t->data;
 	struct local_stream *ls;
@@ -87,12 +87,36 @@ local_exec(struct transport *t, char *const argv[], const struct rstream_cb *cb,
 	ls->base.t = t;
 	ls->cb = cb;
 	ls->arg = arg;
-	ls->c = child_start(t->loop, args, &local_child_ops, ls, err, errlen);
+	ls->c = (with_input ? child_start_input : child_start)(t->loop, args,
+	    &local_child_ops, ls, err, errlen);
 	if (ls->c == NULL) {
 		free(ls);
 		return NULL;
 	}
 	return &ls->base;
+}
+
+static struct rstream *
+local_exec(struct transport *t, char *const argv[], const struct rstream_cb *cb,
+    void *arg, char *err, size_t errlen)
+{
+	return start(t, argv, cb, arg, false, err, errlen);
+}
+
+static struct rstream *
+local_exec_input(struct transport *t, char *const argv[],
+    const struct rstream_cb *cb, void *arg, char *err, size_t errlen)
+{
+	return start(t, argv, cb, arg, true, err, errlen);
+}
+
+static int
+local_input(struct rstream *rs, const void *data, size_t len, bool eof,
+    char *err, size_t errlen)
+{
+	struct local_stream *ls = (struct local_stream *)rs;
+
+	return child_input(ls->c, data, len, eof, err, errlen);
 }
 
 /* An abandoned child calls nothing back, so the stream can go now. */
@@ -147,6 +171,8 @@ static const struct transport_ops local_ops = {
 	.name = "local",
 	.connect = local_connect,
 	.exec = local_exec,
+	.exec_input = local_exec_input,
+	.input = local_input,
 	.cancel = local_cancel,
 	.events = local_events,
 	.pending = local_pending,

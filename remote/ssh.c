@@ -123,6 +123,12 @@ struct ssh_chan {
 	bool			 eof[2];
 	bool			 cancelled;	/* no callbacks; reaped */
 	bool			 exec_sent;	/* exec called: finish it */
+	/* exec_input(): what waits to go to the command's stdin, and
+	 * whether to end it (EOF) once it has gone. */
+	bool			 has_input;
+	struct buf		 in;
+	size_t			 in_off;
+	bool			 in_eof, in_eof_sent;
 	int			 code, sig;
 	char			*err;		/* ends with it once freed */
 };
@@ -317,6 +323,7 @@ chan_free(struct ssh_chan *c)
 {
 	buf_release(&c->line[0]);
 	buf_release(&c->line[1]);
+	buf_release(&c->in);
 	free(c->cmdline);
 	free(c->err);
 	free(c);
@@ -449,6 +456,53 @@ chan_read(struct ssh *s, struct ssh_chan *c, size_t *budget)
 	return any;
 }
 
+/* Send what waits for the command's stdin, and its end once asked, as far
+ * as the channel takes it now: whether anything went.  libssh2 wants the
+ * same call again after EAGAIN, and gets it: the bytes stay here. */
+static bool
+chan_write(struct ssh *s, struct ssh_chan *c)
+{
+	bool any = false;
+	ssize_t n;
+	int rc;
+
+	while (c->in_off < c->in.len) {
+		n = libssh2_channel_write(c->ch, c->in.data + c->in_off,
+		    c->in.len - c->in_off);
+		if (n == LIBSSH2_ERROR_EAGAIN)
+			return any;
+		if (n < 0) {
+			if (is_socket_error((int)n))
+				lost(s, "writing to %s: %s", s->t->host,
+				    ssh_errmsg(s));
+			else {
+				/* The host closed the channel's input. */
+				c->in_off = c->in.len;
+				c->in_eof_sent = true;
+			}
+			return any;
+		}
+		c->in_off += (size_t)n;
+		any = true;
+	}
+	if (c->in.len > 0) {
+		buf_reset(&c->in);
+		c->in_off = 0;
+	}
+	if (c->in_eof && !c->in_eof_sent) {
+		rc = libssh2_channel_send_eof(c->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return any;
+		if (rc < 0 && is_socket_error(rc)) {
+			lost(s, "writing to %s: %s", s->t->host, ssh_errmsg(s));
+			return any;
+		}
+		c->in_eof_sent = true;
+		any = true;
+	}
+	return any;
+}
+
 /* The command could not run: its channel goes, then it ends with why. */
 static bool
 chan_fail(struct ssh *s, struct ssh_chan *c, const char *what)
@@ -542,6 +596,10 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			c->st = CH_CLOSING;
 			return true;
 		}
+		if (c->has_input && chan_write(s, c))
+			return true;
+		if (s->phase < PH_IDLECHAN)
+			return false;	/* lost while writing */
 		if (chan_read(s, c, budget))
 			return true;
 		if (s->phase == PH_IDLE || !c->eof[0] || !c->eof[1])
@@ -1368,7 +1426,7 @@ static const struct rstream_cb probe_cb = {
 
 static struct ssh_chan *
 chan_new(struct ssh *s, char *const argv[], const struct rstream_cb *cb,
-    void *arg, char *err, size_t errlen)
+    void *arg, bool with_input, char *err, size_t errlen)
 {
 	struct ssh_chan *c, **pp;
 	struct buf cmd = BUF_INIT;
@@ -1401,6 +1459,8 @@ chan_new(struct ssh *s, char *const argv[], const struct rstream_cb *cb,
 	c->cmdline = buf_detach(&cmd, NULL);
 	buf_init(&c->line[0], CHILD_LINE_MAX);
 	buf_init(&c->line[1], CHILD_LINE_MAX);
+	c->has_input = with_input;
+	buf_init(&c->in, CHILD_INPUT_MAX);
 	for (pp = &s->chans; *pp != NULL; pp = &(*pp)->next)
 		;
 	*pp = c;
@@ -1517,7 +1577,7 @@ drive_connect(struct ssh *s)
 
 			s->probe_err[0] = '\0';
 			buf_reset(&s->probe_out);
-			s->probe = chan_new(s, argv, &probe_cb, s, why,
+			s->probe = chan_new(s, argv, &probe_cb, s, false, why,
 			    sizeof why);
 		}
 	}
@@ -1662,8 +1722,8 @@ ssh_connect(struct transport *t, char *err, size_t errlen)
 }
 
 static struct rstream *
-ssh_exec(struct transport *t, char *const argv[], const struct rstream_cb *cb,
-    void *arg, char *err, size_t errlen)
+start(struct transport *t, char *const argv[], const struct rstream_cb *cb,
+    void *arg, bool with_input, char *err, size_t errlen)
 {
 	struct ssh *s = t->data;
 	struct ssh_chan *c;
@@ -1672,10 +1732,46 @@ ssh_exec(struct transport *t, char *const argv[], const struct rstream_cb *cb,
 		errbuf_set(err, errlen, "%s", s->error);
 		return NULL;
 	}
-	if ((c = chan_new(s, argv, cb, arg, err, errlen)) == NULL)
+	if ((c = chan_new(s, argv, cb, arg, with_input, err, errlen)) == NULL)
 		return NULL;
 	s->more = true;		/* opened at the next round when up */
 	return &c->base;
+}
+
+static struct rstream *
+ssh_exec(struct transport *t, char *const argv[], const struct rstream_cb *cb,
+    void *arg, char *err, size_t errlen)
+{
+	return start(t, argv, cb, arg, false, err, errlen);
+}
+
+static struct rstream *
+ssh_exec_input(struct transport *t, char *const argv[],
+    const struct rstream_cb *cb, void *arg, char *err, size_t errlen)
+{
+	return start(t, argv, cb, arg, true, err, errlen);
+}
+
+/* Queued here, sent by chan_step() at the next round (ssh_pending). */
+static int
+ssh_input(struct rstream *rs, const void *data, size_t len, bool eof,
+    char *err, size_t errlen)
+{
+	struct ssh_chan *c = (struct ssh_chan *)rs;
+
+	if (!c->has_input || c->in_eof) {
+		errbuf_set(err, errlen, "the command's input is closed");
+		return -1;
+	}
+	if (len > CHILD_INPUT_MAX - c->in.len) {
+		errbuf_set(err, errlen, "more than %u KiB waiting for %s to "
+		    "read", CHILD_INPUT_MAX >> 10, c->s->t->host);
+		return -1;
+	}
+	buf_add(&c->in, data, len);
+	c->in_eof = eof;
+	c->s->more = true;
+	return 0;
 }
 
 static void
@@ -1904,6 +2000,8 @@ static const struct transport_ops ssh_ops = {
 	.name = "ssh",
 	.connect = ssh_connect,
 	.exec = ssh_exec,
+	.exec_input = ssh_exec_input,
+	.input = ssh_input,
 	.cancel = ssh_cancel,
 	.events = ssh_events,
 	.pending = ssh_pending,

@@ -16,6 +16,20 @@ transport_exec(struct transport *t, char *const argv[],
 	return t->ops->exec(t, argv, cb, arg, err, errlen);
 }
 
+struct rstream *
+transport_exec_input(struct transport *t, char *const argv[],
+    const struct rstream_cb *cb, void *arg, char *err, size_t errlen)
+{
+	return t->ops->exec_input(t, argv, cb, arg, err, errlen);
+}
+
+int
+transport_input(struct rstream *rs, const void *data, size_t len, bool eof,
+    char *err, size_t errlen)
+{
+	return rs->t->ops->input(rs, data, len, eof, err, errlen);
+}
+
 void
 transport_rstream_cancel(struct rstream *rs)
 {

@@ -118,6 +118,16 @@ struct transport_ops {
 	struct rstream	*(*exec)(struct transport *, char *const argv[],
 			    const struct rstream_cb *cb, void *arg,
 			    char *err, size_t errlen);
+	/* The same, with the command's stdin open for input() (exec's is
+	 * empty: /dev/null, or a channel nothing is sent on). */
+	struct rstream	*(*exec_input)(struct transport *,
+			    char *const argv[], const struct rstream_cb *cb,
+			    void *arg, char *err, size_t errlen);
+	/* Queue len bytes for the stdin of a command exec_input() started,
+	 * sent as the host takes them, and end it after them when eof.  0,
+	 * or -1 with err (its input was ended, too much waits). */
+	int		(*input)(struct rstream *, const void *data,
+			    size_t len, bool eof, char *err, size_t errlen);
 	/* Stop a command and forget it: no more callbacks. */
 	void		(*cancel)(struct rstream *);
 	/* The fd of the transport's own connection, with the poll events it
@@ -194,6 +204,11 @@ int		 transport_connect(struct transport *t, char *err,
 struct rstream	*transport_exec(struct transport *t, char *const argv[],
 		    const struct rstream_cb *cb, void *arg, char *err,
 		    size_t errlen);
+struct rstream	*transport_exec_input(struct transport *t,
+		    char *const argv[], const struct rstream_cb *cb, void *arg,
+		    char *err, size_t errlen);
+int		 transport_input(struct rstream *rs, const void *data,
+		    size_t len, bool eof, char *err, size_t errlen);
 void		 transport_rstream_cancel(struct rstream *rs);
 void		 transport_close(struct transport *t);
 /* The state of t's connection; up for a transport without one. */

@@ -12,6 +12,7 @@
 
 #include <ftw.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pwd.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ static const char release_usage[] =
     "       calops release revoke WS N --reason TEXT --key FILE --confirm N\n"
     "       calops release apply WS [--json]      (a signed record on "
     "stdin)\n"
+    "       calops release apply WS --hold N --json [--actor NAME]\n"
     "\n"
     "The release of workspace WS (08-release/): its generations, `current`\n"
     "and the audit log.  promote points `current` at generation N;\n"
@@ -51,7 +53,9 @@ static const char release_usage[] =
     "checks generation N's signature and, for the candidate, its bindings\n"
     "to today's artifacts, every byte hashed.  revoke adds N to the signed\n"
     "revocations.json.  apply acts on an audit record signed elsewhere\n"
-    "(the console's approvals on a lab host).  status and every acting\n"
+    "(the console's approvals on a lab host); with --hold it takes the\n"
+    "lock at once, says the state, verifies N and then waits for the\n"
+    "record (the console's interactive approval).  status and every acting\n"
     "command first complete a switch a crash cut short.\n"
     "\n"
     "  --key FILE          the approver's private key (PEM)\n"
@@ -71,6 +75,7 @@ struct relopts {
 	const char	*ws;
 	const char	*key, *actor, *reason;
 	long		 target, confirm;
+	long		 hold;		/* apply --hold N, or -1 */
 	int		 passfd;
 	bool		 json;
 };
@@ -99,12 +104,13 @@ parse(int argc, char **argv, struct relopts *o, bool wants_n)
 		{ "actor", required_argument, NULL, 'a' },
 		{ "reason", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "hold", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	o->target = o->confirm = -1;
+	o->target = o->confirm = o->hold = -1;
 	o->passfd = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -122,6 +128,13 @@ parse(int argc, char **argv, struct relopts *o, bool wants_n)
 		case 't':
 			if ((o->target = gen_arg(optarg)) == -1) {
 				fprintf(stderr, "calops: --to wants a "
+				    "generation number, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'H':
+			if ((o->hold = gen_arg(optarg)) == -1) {
+				fprintf(stderr, "calops: --hold wants a "
 				    "generation number, not '%s'\n", optarg);
 				return -1;
 			}
@@ -289,9 +302,11 @@ cmd_status(int argc, char **argv, bool audit_only)
 		rc = st.audit_ok ? 0 : 1;
 		if (o.json) {
 			j = relstate_json(&st);
-			print_json(json_pack("{s:s, s:O}", "schema",
+			print_json(json_pack("{s:s, s:O, s:O}", "schema",
 			    "calops-release-audit/v1", "audit",
-			    json_object_get(j, "audit")));
+			    json_object_get(j, "audit"), "records",
+			    st.audit_tail != NULL ? st.audit_tail :
+			    json_array()));
 			json_decref(j);
 		} else if (st.audit_ok)
 			printf("audit.jsonl: %zu records, the chain verifies; "
@@ -456,6 +471,18 @@ sign_record(const struct relstate *st, const void *key, const char *key_id,
 	return line;
 }
 
+static void
+print_event(json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	if (s != NULL)
+		printf("%s\n", s);
+	fflush(stdout);
+	free(s);
+	json_decref(j);
+}
+
 static const char *const rc_names[] = {
 	[RS_OK] = "ok", [RS_REFUSED] = "refused", [RS_STALE] = "stale",
 	[RS_BAD] = "bad", [RS_ERROR] = "error",
@@ -471,15 +498,23 @@ static void
 report(const struct relopts *o, const char *action, const char *result,
     const char *msg, const char *forward, const struct relstate *st)
 {
+	json_t *j;
+
 	if (o->json) {
 		/* text_json: a message may quote bytes that are not UTF-8. */
-		print_json(json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}",
+		j = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}",
 		    "schema", "calops-release-result/v1", "action", action,
 		    "result", result, "message", text_json(msg), "roll_forward",
 		    forward != NULL && forward[0] != '\0' ?
 		    text_json(forward) : json_null(), "current",
 		    st != NULL && st->current >= 1 ? json_integer(st->current) :
-		    json_null()));
+		    json_null());
+		/* apply --hold speaks JSON lines, this one the last. */
+		if (o->hold != -1) {
+			json_object_set_new(j, "type", json_string("result"));
+			print_event(j);
+		} else
+			print_json(j);
 		return;
 	}
 	if (forward != NULL && forward[0] != '\0')
@@ -745,6 +780,128 @@ cmd_revoke(int argc, char **argv)
 	return rc;
 }
 
+/* How long apply --hold waits for the approver's record, holding the
+ * lock: an approval left open does not lock others out for ever. */
+#define HOLD_WAIT_MS	(10 * 60 * 1000)
+
+/* apply --hold: the target's verdict, reached under the lock held since,
+ * is the one the switch uses (the candidate is not hashed twice). */
+struct heldctx {
+	struct bindctx	*bc;
+	long		 n;
+	int		 rc;
+	char		 why[512];
+};
+
+static int
+held_bindings(void *arg, long n, char *why, size_t whylen)
+{
+	struct heldctx *h = arg;
+
+	if (n != h->n)
+		return bindings_today(h->bc, n, why, whylen);
+	if (h->rc != 0)
+		errbuf_set(why, whylen, "%s", h->why);
+	return h->rc;
+}
+
+/*
+ * One line from stdin within HOLD_WAIT_MS: the record (newline dropped),
+ * or NULL with why in msg.
+ */
+static char *
+read_held_record(size_t *len, char *msg, size_t msglen)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	char *line;
+	int n;
+
+	while ((n = poll(&pfd, 1, HOLD_WAIT_MS)) == -1 && errno == EINTR)
+		;
+	if (n == 0) {
+		errbuf_set(msg, msglen, "no record came within %d minutes; "
+		    "nothing changed", HOLD_WAIT_MS / 60000);
+		return NULL;
+	}
+	line = xmalloc(RECORD_MAX + 2);
+	if (fgets(line, RECORD_MAX + 2, stdin) == NULL) {
+		errbuf_set(msg, msglen, "the approval was cancelled; nothing "
+		    "changed");
+		free(line);
+		return NULL;
+	}
+	*len = strlen(line);
+	if (*len == 0 || line[*len - 1] != '\n' || *len > RECORD_MAX) {
+		errbuf_set(msg, msglen, "not one record: a line of at most %u "
+		    "bytes; nothing changed", RECORD_MAX);
+		free(line);
+		return NULL;
+	}
+	line[--*len] = '\0';
+	return line;
+}
+
+/*
+ * apply --hold N --json: the console's approval (release.md §5).  The lock
+ * is taken at once and held while the approver decides: the state is said
+ * under it (the record is built against it, so it cannot be stale), then
+ * N is verified with progress, then one signed record is read and acted
+ * on, or nothing is done when stdin ends first.  A second approver is
+ * refused the whole time, told who holds it.
+ */
+static int
+cmd_apply_hold(struct relopts *o)
+{
+	char forward[512] = "", msg[768], who[200], *line, *actor;
+	struct bindctx bc = { .json = true };
+	struct heldctx h = { .bc = &bc, .n = o->hold };
+	struct relstate st;
+	enum relswitch_rc r;
+	bool ok, bound;
+	size_t len;
+	int rc = 1, lockfd;
+	json_t *j;
+
+	if (relstate_open(&st, o->ws, msg, sizeof msg) != 0) {
+		report(o, "apply", "error", msg, NULL, NULL);
+		return 1;
+	}
+	actor = o->actor != NULL ? xstrdup(o->actor) : default_actor();
+	snprintf(who, sizeof who, "%s (approving in a console)", actor);
+	free(actor);
+	bc.st = &st;
+	if ((lockfd = lock_and_forward(&st, o, "apply", who, forward,
+	    sizeof forward, &rc)) == -1)
+		goto out;
+	j = relstate_json(&st);
+	json_object_set_new(j, "rolled_forward", forward[0] != '\0' ?
+	    text_json(forward) : json_null());
+	print_event(json_pack("{s:s, s:o}", "type", "held", "status", j));
+	ok = relstate_target_ok(&st, o->hold, h.why, sizeof h.why);
+	bound = ok && o->hold == st.candidate;
+	if (bound && bindings_today(&bc, o->hold, h.why, sizeof h.why) != 0)
+		ok = false;
+	h.rc = ok ? 0 : -1;
+	print_event(json_pack("{s:s, s:I, s:b, s:b, s:o}", "type", "verified",
+	    "generation", (json_int_t)o->hold, "verifies", ok,
+	    "bindings_checked", bound, "problem", ok ? json_null() :
+	    text_json(h.why)));
+	if ((line = read_held_record(&len, msg, sizeof msg)) == NULL) {
+		report(o, "apply", "cancelled", msg, NULL, &st);
+		close(lockfd);
+		goto out;
+	}
+	r = relswitch_apply(&st, line, len, held_bindings, &h, msg,
+	    sizeof msg);
+	report(o, "apply", rc_names[r], msg, NULL, &st);
+	rc = exit_of(r);
+	free(line);
+	close(lockfd);
+out:
+	relstate_release(&st);
+	return rc;
+}
+
 static int
 cmd_apply(int argc, char **argv)
 {
@@ -759,6 +916,14 @@ cmd_apply(int argc, char **argv)
 
 	if (parse(argc, argv, &o, false) != 0)
 		return 2;
+	if (o.hold != -1) {
+		if (!o.json) {
+			fprintf(stderr, "calops: apply --hold speaks JSON "
+			    "lines only: add --json\n");
+			return 2;
+		}
+		return cmd_apply_hold(&o);
+	}
 	line = xmalloc(RECORD_MAX + 2);
 	if (fgets(line, RECORD_MAX + 2, stdin) == NULL ||
 	    (len = strlen(line)) == 0 || line[len - 1] != '\n' ||

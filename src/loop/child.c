@@ -20,10 +20,20 @@ struct stream {
 	bool		 cut;
 };
 
+/* What waits to go to a child's stdin (child_start_input()). */
+struct input {
+	int		 fd;		/* -1: none, or closed */
+	struct buf	 data;
+	size_t		 off;		/* written so far */
+	bool		 eof;		/* close once written */
+	bool		 watched;	/* in the loop for POLLOUT */
+};
+
 struct child {
 	struct loop		*loop;
 	pid_t			 pid;
 	struct stream		 out, err;
+	struct input		 in;
 	bool			 exited, abandoned;
 	int			 status;
 	const struct child_ops	*ops;
@@ -63,13 +73,29 @@ close_stream(struct child *c, struct stream *s)
 	buf_release(&s->line);
 }
 
-/* Complete: both ends read and the status known. */
+static void
+close_input(struct child *c)
+{
+	if (c->in.fd != -1) {
+		if (c->in.watched)
+			loop_del_fd(c->loop, c->in.fd);
+		close(c->in.fd);
+		c->in.fd = -1;
+	}
+	c->in.watched = false;
+	buf_release(&c->in.data);
+	c->in.off = 0;
+}
+
+/* Complete: both ends read and the status known (what it was still to be
+ * given on stdin is dropped: nobody reads it any more). */
 static void
 maybe_done(struct child *c)
 {
 	if (!c->exited || c->out.fd != -1 || c->err.fd != -1)
 		return;
 	unlink_child(c);
+	close_input(c);
 	if (!c->abandoned && c->ops->done != NULL)
 		c->ops->done(c, c->status, c->arg);
 	close_stream(c, &c->out);
@@ -158,35 +184,54 @@ make_pipe(int p[2], char *err, size_t errlen)
 	return 0;
 }
 
-struct child *
-child_start(struct loop *l, char *const argv[], const struct child_ops *ops,
-    void *arg, char *err, size_t errlen)
+static void
+close_pipe(int p[2])
+{
+	if (p[0] != -1)
+		close(p[0]);
+	if (p[1] != -1)
+		close(p[1]);
+}
+
+/* child_start(), with stdin a pipe (with_input) or /dev/null. */
+static struct child *
+start(struct loop *l, char *const argv[], const struct child_ops *ops,
+    void *arg, bool with_input, char *err, size_t errlen)
 {
 	posix_spawn_file_actions_t fa;
-	int out[2], errp[2], rc;
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
+	int rc;
 	struct child *c;
 	pid_t pid;
 
-	if (make_pipe(out, err, errlen) != 0)
-		return NULL;
-	if (make_pipe(errp, err, errlen) != 0) {
-		close(out[0]);
-		close(out[1]);
+	if (make_pipe(out, err, errlen) != 0 ||
+	    make_pipe(errp, err, errlen) != 0 ||
+	    (with_input && make_pipe(in, err, errlen) != 0)) {
+		close_pipe(out);
+		close_pipe(errp);
 		return NULL;
 	}
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (with_input)
+		posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+		    0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(out[1]);
 	close(errp[1]);
+	if (in[0] != -1)
+		close(in[0]);
 	if (rc != 0) {
 		errbuf_set(err, errlen, "cannot run '%s': %s", argv[0],
 		    strerror(rc));
 		close(out[0]);
 		close(errp[0]);
+		if (in[1] != -1)
+			close(in[1]);
 		return NULL;
 	}
 	c = xcalloc(1, sizeof *c);
@@ -196,6 +241,11 @@ child_start(struct loop *l, char *const argv[], const struct child_ops *ops,
 	c->arg = arg;
 	c->out.fd = out[0];
 	c->err.fd = errp[0];
+	c->in.fd = in[1];
+	if (in[1] != -1) {
+		fcntl(in[1], F_SETFL, O_NONBLOCK);
+		buf_init(&c->in.data, CHILD_INPUT_MAX);
+	}
 	buf_init(&c->out.line, CHILD_LINE_MAX);
 	buf_init(&c->err.line, CHILD_LINE_MAX);
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
@@ -205,6 +255,91 @@ child_start(struct loop *l, char *const argv[], const struct child_ops *ops,
 	c->next = children;
 	children = c;
 	return c;
+}
+
+struct child *
+child_start(struct loop *l, char *const argv[], const struct child_ops *ops,
+    void *arg, char *err, size_t errlen)
+{
+	return start(l, argv, ops, arg, false, err, errlen);
+}
+
+struct child *
+child_start_input(struct loop *l, char *const argv[],
+    const struct child_ops *ops, void *arg, char *err, size_t errlen)
+{
+	return start(l, argv, ops, arg, true, err, errlen);
+}
+
+static void input_flush(struct child *c);
+
+static void
+writable(struct loop *l, int fd, short revents, void *arg)
+{
+	(void)l;
+	(void)fd;
+	(void)revents;
+	input_flush(arg);
+}
+
+/* Write what waits until the pipe is full (then the loop says when it has
+ * room) or it is all gone (then stdin is closed, if asked).  A child that
+ * closed its stdin (EPIPE) gets nothing more. */
+static void
+input_flush(struct child *c)
+{
+	struct input *in = &c->in;
+	ssize_t n;
+
+	while (in->fd != -1 && in->off < in->data.len) {
+		n = write(in->fd, in->data.data + in->off,
+		    in->data.len - in->off);
+		if (n > 0) {
+			in->off += (size_t)n;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN) {
+			if (!in->watched)
+				loop_add_fd(c->loop, in->fd, POLLOUT, writable,
+				    c);
+			in->watched = true;
+			return;
+		}
+		close_input(c);
+		return;
+	}
+	if (in->fd == -1)
+		return;
+	buf_reset(&in->data);
+	in->off = 0;
+	if (in->watched)
+		loop_del_fd(c->loop, in->fd);
+	in->watched = false;
+	if (in->eof)
+		close_input(c);
+}
+
+int
+child_input(struct child *c, const void *data, size_t len, bool eof,
+    char *err, size_t errlen)
+{
+	struct input *in = &c->in;
+
+	if (in->fd == -1 || in->eof) {
+		errbuf_set(err, errlen, "the command's input is closed");
+		return -1;
+	}
+	if (len > CHILD_INPUT_MAX - in->data.len) {
+		errbuf_set(err, errlen, "more than %u KiB waiting for the "
+		    "command to read", CHILD_INPUT_MAX >> 10);
+		return -1;
+	}
+	buf_add(&in->data, data, len);
+	in->eof = eof;
+	input_flush(c);
+	return 0;
 }
 
 void

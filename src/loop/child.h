@@ -20,6 +20,8 @@
 #include "loop/loop.h"
 
 #define CHILD_LINE_MAX (64u << 10)
+/* What may wait at once for a child to read on its stdin. */
+#define CHILD_INPUT_MAX (256u << 10)
 
 struct child;
 
@@ -37,6 +39,15 @@ struct child_ops {
 struct child	*child_start(struct loop *l, char *const argv[],
 		    const struct child_ops *ops, void *arg, char *err,
 		    size_t errlen);
+/* The same with stdin a pipe that child_input() writes to. */
+struct child	*child_start_input(struct loop *l, char *const argv[],
+		    const struct child_ops *ops, void *arg, char *err,
+		    size_t errlen);
+/* Give the child len bytes on its stdin, as fast as it reads them (they
+ * wait here meanwhile), then close it when eof.  0, or -1 with err: its
+ * stdin is closed already, was never a pipe, or too much waits. */
+int		 child_input(struct child *c, const void *data, size_t len,
+		    bool eof, char *err, size_t errlen);
 /* Signal a running child (no effect once it has exited). */
 void		 child_signal(struct child *c, int sig);
 /* Forget a child: no more callbacks; it is killed and reaped quietly. */

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/text.h"
+#include "release/relrecord.h"
 #include "release/relstate.h"
 
 #define MANIFEST_MAX	(16u << 20)
@@ -358,6 +360,53 @@ load_current(struct relstate *st)
 	st->current_problem[0] = '\0';
 }
 
+/* One line of the log as the audit pane shows it: its members, or the
+ * line's number and why it does not read as a record. */
+static json_t *
+tail_record(const char *line, size_t len, size_t lineno)
+{
+	struct relrecord r;
+	char err[256];
+	json_t *o;
+
+	if (relrecord_parse(line, len, &r, err, sizeof err) != 0)
+		return json_pack("{s:I, s:o}", "line", (json_int_t)lineno,
+		    "problem", text_json(err));
+	o = json_pack("{s:I, s:I, s:f, s:s, s:s, s:s, s:o, s:o, s:s}",
+	    "line", (json_int_t)lineno, "seq", (json_int_t)r.seq, "ts", r.ts,
+	    "actor", r.actor, "key_id", r.key_id, "action", r.action,
+	    "from", r.from >= 1 ? json_integer(r.from) : json_null(),
+	    "to", r.to >= 1 ? json_integer(r.to) : json_null(),
+	    "reason", r.reason);
+	relrecord_free(&r);
+	return o != NULL ? o : json_pack("{s:I, s:s}", "line",
+	    (json_int_t)lineno, "problem", "a member is not text");
+}
+
+/* st->audit_tail from the log's bytes: its last RELSTATE_TAIL lines. */
+static void
+load_tail(struct relstate *st, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len, *nl;
+	size_t lines = 0, lineno = 0, skip;
+
+	for (nl = p; nl < end && (nl = memchr(nl, '\n', (size_t)(end - nl)))
+	    != NULL; nl++)
+		lines++;
+	if (len > 0 && data[len - 1] != '\n')
+		lines++;
+	skip = lines > RELSTATE_TAIL ? lines - RELSTATE_TAIL : 0;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		if (++lineno > skip)
+			json_array_append_new(st->audit_tail, tail_record(p,
+			    (size_t)(nl - p), lineno));
+		p = nl + 1;
+	}
+}
+
 static void
 load_audit(struct relstate *st)
 {
@@ -365,6 +414,8 @@ load_audit(struct relstate *st)
 	size_t len;
 
 	memset(&st->audit, 0, sizeof st->audit);
+	json_decref(st->audit_tail);
+	st->audit_tail = json_array();
 	st->audit.last_switch_to = -1;
 	memset(st->audit.last_line_sha256, '0', 64);
 	st->audit.last_line_sha256[64] = '\0';
@@ -382,6 +433,7 @@ load_audit(struct relstate *st)
 	st->audit_present = true;
 	st->audit_ok = release_audit_verify(data, len, &st->kr,
 	    &st->audit) == 0;
+	load_tail(st, data, len);
 	free(data);
 }
 
@@ -456,6 +508,8 @@ release_contents(struct relstate *st)
 	free(st->gens);
 	st->gens = NULL;
 	st->ngens = 0;
+	json_decref(st->audit_tail);
+	st->audit_tail = NULL;
 	keyring_release(&st->kr);
 }
 
@@ -624,6 +678,9 @@ relstate_json(const struct relstate *st)
 		    json_real(r->window_h),
 		    "bound", r->doc != NULL ? bound_hashes(r->doc) :
 		    json_object());
+		/* The whole manifest, for the Release screen's diff. */
+		json_object_set(g, "manifest", r->doc != NULL ? r->doc :
+		    json_null());
 		json_array_append_new(gens, g);
 	}
 	if (cur != NULL && !isnan(cur->window_h) && st->audit_ok &&

@@ -22,6 +22,7 @@
 #include "release/release.h"
 
 #define RELSTATE_DIR	"08-release"
+#define RELSTATE_TAIL	200
 
 struct relgen {
 	long		 n;
@@ -55,6 +56,9 @@ struct relstate {
 	bool		 audit_present;
 	bool		 audit_ok;
 	struct audit_state audit;
+	/* The log's last RELSTATE_TAIL lines as calops-release-audit/v1's
+	 * records say them, oldest first (an array, never NULL once read). */
+	json_t		*audit_tail;
 };
 
 /*

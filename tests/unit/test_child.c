@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "base/buf.h"
 #include "loop/child.h"
 #include "loop/loop.h"
 
@@ -202,6 +203,66 @@ open_fds(void)
 		n++;
 	closedir(d);
 	return n;
+}
+
+/*
+ * stdin as a pipe (child_start_input): 2,000 lines of 100 bytes, more than
+ * a pipe holds, given in two parts while the child echoes them, the second
+ * ending the input; every line comes back once and in order, the child
+ * sees its end (cat ends), and nothing more can be given.  A child started
+ * without input refuses any.
+ */
+static void
+test_input(void **state)
+{
+	struct loop *l = new_loop();
+	char *argv[] = { "/bin/cat", NULL };
+	char err[256], want[128];
+	struct run r = { 0 };
+	struct buf b = BUF_INIT;
+	size_t i, half;
+	long t;
+
+	(void)state;
+	buf_init(&b, 1u << 20);
+	for (i = 0; i < 2000; i++) {
+		snprintf(want, sizeof want, "%04zu %094d\n", i, 0);
+		assert_int_equal(buf_add(&b, want, strlen(want)), 0);
+	}
+	r.l = l;
+	r.c = child_start_input(l, argv, &ops, &r, err, sizeof err);
+	if (r.c == NULL)
+		fail_msg("child_start_input: %s", err);
+	half = b.len / 2 + 17;		/* mid-line: the pipe joins them */
+	assert_int_equal(child_input(r.c, b.data, half, false, err,
+	    sizeof err), 0);
+	assert_int_equal(child_input(r.c, b.data + half, b.len - half, true,
+	    err, sizeof err), 0);
+	assert_int_equal(child_input(r.c, "x", 1, false, err, sizeof err), -1);
+	assert_non_null(strstr(err, "closed"));
+	t = loop_add_timer(l, 20000, on_timeout, &r);
+	loop_run(l);
+	loop_del_timer(l, t);
+	assert_false(r.timed_out);
+	assert_int_equal(r.ndone, 1);
+	assert_true(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0);
+	assert_int_equal(count(&r, false), 2000);
+	for (i = 0; i < 2000; i++) {
+		snprintf(want, sizeof want, "%04zu %094d", i, 0);
+		assert_line(&r, false, i, want);
+	}
+	run_free(&r);
+	buf_release(&b);
+
+	r.l = l;
+	argv[0] = "/bin/true";
+	r.c = child_start(l, argv, &ops, &r, err, sizeof err);
+	assert_non_null(r.c);
+	assert_int_equal(child_input(r.c, "x", 1, true, err, sizeof err), -1);
+	loop_run(l);
+	assert_int_equal(r.ndone, 1);
+	run_free(&r);
+	loop_free(l);
 }
 
 /* Lines of stdout and stderr arrive apart, each stream in order; done()
@@ -563,6 +624,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_input),
 		cmocka_unit_test(test_drain_before_done),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_last_line),
