@@ -20,6 +20,11 @@ struct pass_ask {
 	const char	*path;
 	bool		 asked;
 	char		 why[160];
+	/* relkey_load_pass(): the passphrase given, or NULL: none, and
+	 * nobody to ask (the console asks, then loads again). */
+	bool		 given;
+	const char	*pass;
+	bool		 wanted;	/* encrypted, and no passphrase */
 };
 
 /* A line from fd into buf (no newline); its length, or -1. */
@@ -48,6 +53,18 @@ pass_cb(char *buf, int size, int rwflag, void *arg)
 
 	(void)rwflag;
 	pa->asked = true;
+	if (pa->given && pa->pass == NULL) {
+		pa->wanted = true;
+		errbuf_set(pa->why, sizeof pa->why, "the key '%s' is "
+		    "encrypted: its passphrase is needed", pa->path);
+		return -1;
+	}
+	if (pa->given) {
+		n = (int)strnlen(pa->pass, (size_t)size - 1);
+		memcpy(buf, pa->pass, (size_t)n);
+		buf[n] = '\0';
+		return n;
+	}
 	if (pa->fd != -1)
 		return read_pass_line(pa->fd, buf, size);
 	if ((fd = open("/dev/tty", O_RDWR | O_CLOEXEC)) == -1) {
@@ -70,10 +87,33 @@ pass_cb(char *buf, int size, int rwflag, void *arg)
 	return n;
 }
 
+static void	*load(const char *path, struct pass_ask *pa, char *err,
+		    size_t errlen);
+
 void *
 relkey_load(const char *path, int passfd, char *err, size_t errlen)
 {
-	struct pass_ask pa = { passfd, path, false, "" };
+	struct pass_ask pa = { .fd = passfd, .path = path };
+
+	return load(path, &pa, err, errlen);
+}
+
+void *
+relkey_load_pass(const char *path, const char *pass, bool *wants_pass,
+    char *err, size_t errlen)
+{
+	struct pass_ask pa = { .fd = -1, .path = path, .given = true,
+	    .pass = pass };
+	void *k = load(path, &pa, err, errlen);
+
+	*wants_pass = pa.wanted;
+	return k;
+}
+
+static void *
+load(const char *path, struct pass_ask *pap, char *err, size_t errlen)
+{
+	struct pass_ask pa = *pap;
 	EVP_PKEY *k;
 	BIO *bio;
 	char *data;
@@ -116,6 +156,7 @@ relkey_load(const char *path, int passfd, char *err, size_t errlen)
 	OPENSSL_cleanse(data, len);
 	free(data);
 	if (k == NULL) {
+		pap->wanted = pa.wanted;
 		if (pa.why[0] != '\0')
 			errbuf_set(err, errlen, "%s", pa.why);
 		else
@@ -169,5 +210,20 @@ relkey_sign(const void *key, const void *msg, size_t len)
 		EVP_EncodeBlock((unsigned char *)b64, sig, (int)siglen);
 	}
 	EVP_MD_CTX_free(ctx);
+	return b64;
+}
+
+char *
+relkey_public_b64(const void *key)
+{
+	unsigned char raw[32];
+	size_t len = sizeof raw;
+	char *b64;
+
+	if (EVP_PKEY_get_raw_public_key((const EVP_PKEY *)key, raw, &len) !=
+	    1 || len != sizeof raw)
+		return NULL;
+	b64 = xmalloc(4 * ((len + 2) / 3) + 1);
+	EVP_EncodeBlock((unsigned char *)b64, raw, (int)len);
 	return b64;
 }

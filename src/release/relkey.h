@@ -18,9 +18,19 @@
  * not a key.
  */
 void	*relkey_load(const char *path, int passfd, char *err, size_t errlen);
+/* The same with the passphrase given (the console asked it): pass NULL
+ * when none was asked yet, and an encrypted key is then NULL with
+ * *wants_pass set, to ask and load again.  The caller wipes pass. */
+void	*relkey_load_pass(const char *path, const char *pass,
+	    bool *wants_pass, char *err, size_t errlen);
 void	 relkey_free(void *key);
 /* The trusted key whose public half is key's, or NULL. */
 const char *relkey_trusted_name(const struct keyring *kr, const void *key);
+/* base64 of the raw Ed25519 public key of key (a private or a public
+ * one: an EVP_PKEY), a new string; NULL for another kind.  The status
+ * says the trusted keys so, for a console to match its approver's key
+ * against a host's trusted-keys/ before anything is signed. */
+char	*relkey_public_b64(const void *key);
 /* base64 of key's Ed25519 signature over msg (a new string), or NULL. */
 char	*relkey_sign(const void *key, const void *msg, size_t len);
 

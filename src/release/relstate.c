@@ -11,6 +11,7 @@
 
 #include "base/fileio.h"
 #include "base/text.h"
+#include "release/relkey.h"
 #include "release/relrecord.h"
 #include "release/relstate.h"
 
@@ -656,6 +657,24 @@ bound_hashes(const json_t *doc)
 	return o;
 }
 
+/* Who may approve: each trusted key's name and raw public key. */
+static json_t *
+trusted_keys(const struct relstate *st)
+{
+	json_t *a = json_array();
+	char *pub;
+	size_t i;
+
+	for (i = 0; i < st->kr.n; i++) {
+		if ((pub = relkey_public_b64(st->kr.keys[i].pkey)) == NULL)
+			continue;
+		json_array_append_new(a, json_pack("{s:o, s:s}", "name",
+		    text_json(st->kr.keys[i].name), "ed25519", pub));
+		free(pub);
+	}
+	return a;
+}
+
 json_t *
 relstate_json(const struct relstate *st)
 {
@@ -721,5 +740,6 @@ relstate_json(const struct relstate *st)
 	if (st->keys_problem[0] != '\0')
 		json_object_set_new(o, "keys_problem",
 		    json_string(st->keys_problem));
+	json_object_set_new(o, "trusted_keys", trusted_keys(st));
 	return o;
 }

@@ -753,6 +753,54 @@ test_relkey(void **state)
 	keyring_release(&kr);
 }
 
+/*
+ * The console's way (relkey_load_pass): an encrypted key with no
+ * passphrase yet says it wants one, a wrong one is refused, the right one
+ * loads; and the public half in base64 is the same from the private key
+ * and from the public one, and differs for another key.
+ */
+static void
+test_relkey_pass(void **state)
+{
+	char path[] = "/tmp/calops-relkey.XXXXXX", err[256];
+	char *pub, *pub2, *pub3;
+	bool wants;
+	BIO *bio;
+	void *k;
+	int fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	bio = BIO_new_file(path, "w");
+	assert_int_equal(PEM_write_bio_PrivateKey(bio, alice,
+	    EVP_aes_256_cbc(), (unsigned char *)"open sesame", 11, NULL,
+	    NULL), 1);
+	BIO_free(bio);
+	k = relkey_load_pass(path, NULL, &wants, err, sizeof err);
+	assert_null(k);
+	assert_true(wants);
+	assert_non_null(strstr(err, "passphrase"));
+	k = relkey_load_pass(path, "open says me", &wants, err, sizeof err);
+	assert_null(k);
+	assert_false(wants);
+	assert_non_null(strstr(err, "wrong passphrase"));
+	k = relkey_load_pass(path, "open sesame", &wants, err, sizeof err);
+	assert_non_null(k);
+	pub = relkey_public_b64(k);
+	pub2 = relkey_public_b64(alice);
+	pub3 = relkey_public_b64(bob);
+	assert_non_null(pub);
+	assert_int_equal(strlen(pub), 44);
+	assert_string_equal(pub, pub2);
+	assert_string_not_equal(pub, pub3);
+	free(pub);
+	free(pub2);
+	free(pub3);
+	relkey_free(k);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -767,6 +815,7 @@ main(void)
 		cmocka_unit_test(test_keyring),
 		cmocka_unit_test(test_relrecord),
 		cmocka_unit_test(test_relkey),
+		cmocka_unit_test(test_relkey_pass),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,447 @@
+/* relclient.c: a workspace's release, from the console (relclient.h). */
+#include "calops.h"
+
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/text.h"
+#include "lab/relclient.h"
+#include "release/relkey.h"
+#include "release/relrecord.h"
+#include "remote/transport.h"
+
+/* What a fetch may print: the status carries every manifest. */
+#define FETCH_MAX	(16u << 20)
+
+/* One headless command's output, gathered. */
+struct fetch {
+	struct relclient	*rc;
+	struct rstream		*rs;
+	struct buf		 out;
+	char			 err[512];	/* its last stderr line */
+	bool			 audit;		/* audit, not status */
+};
+
+struct relclient {
+	struct loop		*loop;
+	struct transport	*t;
+	char			*ws;
+	const struct relclient_cb *cb;
+	void			*arg;
+	struct fetch		 fetch[2];	/* status, audit */
+	bool			 again;		/* refresh asked meanwhile */
+	json_t			*status, *audit;
+	char			 error[1024];
+	/* the approval */
+	struct relapproval	 ap;
+	struct rstream		*apply;
+	bool			 dropped;	/* cancelled: not listened to */
+	char			 apply_err[512];
+};
+
+/* A line of the host's stderr, made safe, into dst. */
+static void
+keep_line(char *dst, size_t dstlen, const char *line, size_t len)
+{
+	char *safe = text_sanitize(line, len, dstlen - 1);
+
+	snprintf(dst, dstlen, "%s", safe);
+	free(safe);
+}
+
+static void
+changed(struct relclient *rc)
+{
+	if (rc->cb->changed != NULL)
+		rc->cb->changed(rc->arg);
+}
+
+/* ---- fetching the state ---- */
+
+static void
+fetch_line(struct rstream *rs, const char *line, size_t len,
+    bool from_stderr, bool cut, void *arg)
+{
+	struct fetch *f = arg;
+
+	(void)rs;
+	if (from_stderr) {
+		keep_line(f->err, sizeof f->err, line, len);
+		return;
+	}
+	/* A cut line would not parse: the whole fails, as it should. */
+	if (cut || buf_add(&f->out, line, len) != 0 ||
+	    buf_add(&f->out, "\n", 1) != 0)
+		snprintf(f->err, sizeof f->err, "the answer is longer than %u "
+		    "MiB or has a line too long", FETCH_MAX >> 20);
+}
+
+static void	fetch_start(struct relclient *rc);
+
+static void
+fetch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct fetch *f = arg;
+	struct relclient *rc = f->rc;
+	json_error_t je;
+	json_t *j, **slot = f->audit ? &rc->audit : &rc->status;
+
+	(void)rs;
+	f->rs = NULL;
+	j = json_loadb(f->out.data != NULL ? f->out.data : "", f->out.len, 0,
+	    &je);
+	if (j == NULL || !json_is_object(j)) {
+		snprintf(rc->error, sizeof rc->error, "release %s on %s: %s",
+		    f->audit ? "audit" : "status", rc->t->host,
+		    ex->err != NULL ? ex->err : f->err[0] != '\0' ? f->err :
+		    je.text);
+		json_decref(j);
+	} else {
+		json_decref(*slot);
+		*slot = j;
+	}
+	buf_release(&f->out);
+	if (rc->fetch[0].rs != NULL || rc->fetch[1].rs != NULL)
+		return;
+	if (rc->again)
+		fetch_start(rc);
+	changed(rc);
+}
+
+static const struct rstream_cb fetch_cb = {
+	.line = fetch_line,
+	.done = fetch_done,
+};
+
+static void
+fetch_start(struct relclient *rc)
+{
+	static const char *const what[2] = { "status", "audit" };
+	char *argv[] = { "release", NULL, rc->ws, "--json", NULL };
+	struct fetch *f;
+	int k;
+
+	rc->again = false;
+	rc->error[0] = '\0';
+	for (k = 0; k < 2; k++) {
+		f = &rc->fetch[k];
+		f->rc = rc;
+		f->audit = k == 1;
+		f->err[0] = '\0';
+		buf_init(&f->out, FETCH_MAX);
+		argv[1] = (char *)what[k];
+		f->rs = transport_exec(rc->t, argv, &fetch_cb, f, rc->error,
+		    sizeof rc->error);
+		if (f->rs == NULL)
+			buf_release(&f->out);
+	}
+}
+
+void
+relclient_refresh(struct relclient *rc)
+{
+	if (relclient_loading(rc)) {
+		rc->again = true;
+		return;
+	}
+	fetch_start(rc);
+	changed(rc);
+}
+
+bool
+relclient_loading(const struct relclient *rc)
+{
+	return rc->fetch[0].rs != NULL || rc->fetch[1].rs != NULL;
+}
+
+const json_t *
+relclient_status(const struct relclient *rc)
+{
+	return rc->status;
+}
+
+const json_t *
+relclient_audit(const struct relclient *rc)
+{
+	return rc->audit;
+}
+
+const char *
+relclient_error(const struct relclient *rc)
+{
+	return rc->error;
+}
+
+/* ---- the approval ---- */
+
+static long
+num_or(const json_t *o, const char *key, long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long)json_integer_value(v) : dflt;
+}
+
+/* The lock is held: what the record will be built on. */
+static void
+took_lock(struct relclient *rc, const json_t *status)
+{
+	const json_t *audit = json_object_get(status, "audit");
+	const char *head = json_string_value(json_object_get(audit,
+	    "head_sha256"));
+	struct relapproval *ap = &rc->ap;
+
+	ap->from = num_or(status, "current", -1);
+	ap->next_seq = num_or(audit, "next_seq", 0);
+	snprintf(ap->head, sizeof ap->head, "%s", head != NULL &&
+	    strlen(head) == 64 ? head : "");
+	ap->phase = RA_VERIFYING;
+	/* The state under the lock is the freshest there is. */
+	json_decref(rc->status);
+	rc->status = json_deep_copy(status);
+}
+
+static void
+apply_event(struct relclient *rc, const json_t *j)
+{
+	const char *type = json_string_value(json_object_get(j, "type"));
+	const char *s;
+	struct relapproval *ap = &rc->ap;
+
+	if (type == NULL)
+		return;
+	if (strcmp(type, "held") == 0 && ap->phase == RA_LOCKING)
+		took_lock(rc, json_object_get(j, "status"));
+	else if (strcmp(type, "progress") == 0) {
+		ap->done = (uint64_t)num_or(j, "done", 0);
+		ap->total = (uint64_t)num_or(j, "total", 0);
+	} else if (strcmp(type, "verified") == 0 &&
+	    ap->phase == RA_VERIFYING) {
+		ap->verified = json_is_true(json_object_get(j, "verifies"));
+		ap->bound = json_is_true(json_object_get(j,
+		    "bindings_checked"));
+		s = json_string_value(json_object_get(j, "problem"));
+		snprintf(ap->problem, sizeof ap->problem, "%s", s != NULL ?
+		    s : "");
+		ap->phase = ap->head[0] != '\0' ? RA_READY : RA_VERIFYING;
+	} else if (strcmp(type, "result") == 0) {
+		s = json_string_value(json_object_get(j, "result"));
+		snprintf(ap->result, sizeof ap->result, "%s", s != NULL ? s :
+		    "error");
+		s = json_string_value(json_object_get(j, "message"));
+		snprintf(ap->message, sizeof ap->message, "%s", s != NULL ?
+		    s : "");
+		ap->phase = RA_DONE;
+	}
+}
+
+static void
+apply_line(struct rstream *rs, const char *line, size_t len,
+    bool from_stderr, bool cut, void *arg)
+{
+	struct relclient *rc = arg;
+	json_t *j;
+
+	(void)rs;
+	if (rc->dropped)
+		return;
+	if (from_stderr || cut) {
+		keep_line(rc->apply_err, sizeof rc->apply_err, line, len);
+		return;
+	}
+	if ((j = json_loadb(line, len, 0, NULL)) == NULL)
+		return;
+	apply_event(rc, j);
+	json_decref(j);
+	changed(rc);
+}
+
+static void
+apply_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct relclient *rc = arg;
+	struct relapproval *ap = &rc->ap;
+	bool was_sending = ap->phase == RA_SENDING;
+
+	(void)rs;
+	rc->apply = NULL;
+	if (rc->dropped) {
+		/* Let go of; what the owner sees next is a fresh state. */
+		rc->dropped = false;
+		relclient_refresh(rc);
+		return;
+	}
+	if (ap->phase != RA_DONE) {
+		/* No result line: the command or the link broke. */
+		snprintf(ap->result, sizeof ap->result, "%s", ex->lost ?
+		    "lost" : "error");
+		snprintf(ap->message, sizeof ap->message, "%s%s",
+		    ex->err != NULL ? ex->err : rc->apply_err[0] != '\0' ?
+		    rc->apply_err : "the host's calops ended without a result",
+		    was_sending ? ": the record was sent, and may or may not "
+		    "have been acted on; the state is fetched again" : "");
+		ap->phase = RA_DONE;
+	}
+	/* A switch, or one that may have happened, or a refusal logged. */
+	if (strcmp(ap->result, "ok") == 0 && !ap->sent_refusal &&
+	    rc->cb->switched != NULL)
+		rc->cb->switched(rc->arg);
+	relclient_refresh(rc);
+	changed(rc);
+}
+
+static const struct rstream_cb apply_cb = {
+	.line = apply_line,
+	.done = apply_done,
+};
+
+int
+relclient_begin(struct relclient *rc, const char *action, long to,
+    const char *actor, char *err, size_t errlen)
+{
+	char n[24];
+	char *argv[] = { "release", "apply", rc->ws, "--hold", n, "--json",
+	    "--actor", (char *)actor, NULL };
+
+	if (rc->apply != NULL) {
+		errbuf_set(err, errlen, rc->dropped ? "the last approval is "
+		    "still letting go of the lock: try again in a moment" :
+		    "an approval is open already");
+		return -1;
+	}
+	snprintf(n, sizeof n, "%ld", to);
+	memset(&rc->ap, 0, sizeof rc->ap);
+	rc->ap.from = -1;
+	rc->apply_err[0] = '\0';
+	snprintf(rc->ap.action, sizeof rc->ap.action, "%s", action);
+	rc->ap.to = to;
+	rc->apply = transport_exec_input(rc->t, argv, &apply_cb, rc, err,
+	    errlen);
+	if (rc->apply == NULL)
+		return -1;
+	rc->ap.phase = RA_LOCKING;
+	changed(rc);
+	return 0;
+}
+
+const struct relapproval *
+relclient_approval(const struct relclient *rc)
+{
+	return &rc->ap;
+}
+
+int
+relclient_sign(struct relclient *rc, const void *key, const char *key_id,
+    const char *actor, const char *reason, char *err, size_t errlen)
+{
+	struct relapproval *ap = &rc->ap;
+	char *safe, *bytes, *sig, *line;
+	struct relrecord r = { 0 };
+	int ret;
+
+	if (ap->phase != RA_READY || rc->apply == NULL) {
+		errbuf_set(err, errlen, "the approval is not waiting for a "
+		    "record");
+		return -1;
+	}
+	/* A refusal's reason quotes the host's words: valid UTF-8, or
+	 * nothing could be signed. */
+	safe = text_sanitize_str(ap->verified ? reason : ap->problem);
+	r.seq = ap->next_seq;
+	r.ts = (double)time(NULL);
+	r.actor = (char *)actor;
+	r.key_id = (char *)key_id;
+	r.action = ap->verified ? ap->action : "refused";
+	r.from = ap->from;
+	r.to = ap->to;
+	r.reason = safe;
+	memcpy(r.prev_sha256, ap->head, sizeof r.prev_sha256);
+	bytes = relrecord_signed_bytes(&r);
+	sig = bytes != NULL ? relkey_sign(key, bytes, strlen(bytes)) : NULL;
+	line = sig != NULL ? relrecord_line(&r, sig) : NULL;
+	free(bytes);
+	free(sig);
+	free(safe);
+	if (line == NULL) {
+		errbuf_set(err, errlen, "the record cannot be signed (a text "
+		    "in it is not UTF-8)");
+		return -1;
+	}
+	ap->sent_refusal = !ap->verified;
+	safe = xasprintf("%s\n", line);
+	ret = transport_input(rc->apply, safe, strlen(safe), true, err,
+	    errlen);
+	free(safe);
+	free(line);
+	if (ret == 0) {
+		ap->phase = RA_SENDING;
+		changed(rc);
+	}
+	return ret;
+}
+
+void
+relclient_cancel(struct relclient *rc)
+{
+	char err[128];
+
+	/* Its input ends: the host lets go of the lock and ends, unheard.
+	 * Only cancelling the stream would leave a remote command holding
+	 * the lock until its channel closed.  Once the record went, the
+	 * host's answer is still awaited (the screen shows it). */
+	if (rc->apply != NULL && rc->ap.phase == RA_SENDING)
+		return;
+	if (rc->apply != NULL) {
+		rc->dropped = true;
+		if (transport_input(rc->apply, "", 0, true, err,
+		    sizeof err) != 0) {
+			transport_rstream_cancel(rc->apply);
+			rc->apply = NULL;
+			rc->dropped = false;
+		}
+	}
+	memset(&rc->ap, 0, sizeof rc->ap);
+	changed(rc);
+}
+
+/* ---- life ---- */
+
+struct relclient *
+relclient_new(struct loop *l, struct transport *t, const char *ws,
+    const struct relclient_cb *cb, void *arg)
+{
+	struct relclient *rc = xcalloc(1, sizeof *rc);
+
+	rc->loop = l;
+	rc->t = t;
+	rc->ws = xstrdup(ws);
+	rc->cb = cb;
+	rc->arg = arg;
+	return rc;
+}
+
+void
+relclient_free(struct relclient *rc)
+{
+	char err[128];
+	int k;
+
+	if (rc == NULL)
+		return;
+	for (k = 0; k < 2; k++)
+		if (rc->fetch[k].rs != NULL) {
+			transport_rstream_cancel(rc->fetch[k].rs);
+			buf_release(&rc->fetch[k].out);
+		}
+	if (rc->apply != NULL) {
+		/* End its input first, so that a remote one lets go of the
+		 * lock at once rather than when its channel closes. */
+		(void)transport_input(rc->apply, "", 0, true, err,
+		    sizeof err);
+		transport_rstream_cancel(rc->apply);
+	}
+	json_decref(rc->status);
+	json_decref(rc->audit);
+	free(rc->ws);
+	free(rc);
+}
