@@ -84,6 +84,7 @@ enum view_kind {
 	X(faults, VIEW_TAB, "fault scenarios x chips, action log")	\
 	X(hosts, VIEW_TAB, "the lab's hosts: state, round trip, calops")	\
 	X(workspaces, VIEW_TAB, "every workspace of the lab, its gates")	\
+	X(release, VIEW_TAB, "generations, audit log, promote and rollback") \
 	X(help, VIEW_COMMAND, "the keys of every screen")		\
 	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
 	X(ticket, VIEW_DRILL, "one ticket: its checks and evidence")	\

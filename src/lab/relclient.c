@@ -101,9 +101,7 @@ fetch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		*slot = j;
 	}
 	buf_release(&f->out);
-	if (rc->fetch[0].rs != NULL || rc->fetch[1].rs != NULL)
-		return;
-	if (rc->again)
+	if (rc->fetch[0].rs == NULL && rc->fetch[1].rs == NULL && rc->again)
 		fetch_start(rc);
 	changed(rc);
 }
@@ -146,6 +144,12 @@ relclient_refresh(struct relclient *rc)
 	}
 	fetch_start(rc);
 	changed(rc);
+}
+
+const char *
+relclient_host(const struct relclient *rc)
+{
+	return rc->t->host;
 }
 
 bool

@@ -71,6 +71,9 @@ struct relclient *relclient_new(struct loop *l, struct transport *t,
 /* Cancels what runs (an open approval lets go of the lock). */
 void		 relclient_free(struct relclient *rc);
 
+/* The host's name, as the lab file gives it. */
+const char	*relclient_host(const struct relclient *rc);
+
 /* Fetch the state again (once at a time: asked while it runs, it runs
  * once more after). */
 void		 relclient_refresh(struct relclient *rc);

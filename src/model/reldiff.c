@@ -113,6 +113,18 @@ find_path(const json_t *a, const char *path)
 	return NULL;
 }
 
+/* "reports 02-onnx/onnx-report.json": a report's path as the manifest
+ * gives it, relative to its generation's folder, without the "../"s that
+ * climb to the workspace (the part that says which report it is stays on
+ * a narrow screen). */
+static char *
+path_field(const char *field, const char *path)
+{
+	while (strncmp(path, "../", 3) == 0)
+		path += 3;
+	return xasprintf("%s %s", field, path);
+}
+
 static void
 diff_paths(struct reldiff *d, const char *field, const json_t *a,
     const json_t *b)
@@ -123,8 +135,8 @@ diff_paths(struct reldiff *d, const char *field, const json_t *a,
 	json_t *v;
 
 	json_array_foreach(a, i, v) {
-		name = xasprintf("%s %s", field, json_string_value(
-		    json_object_get(v, "path")));
+		name = path_field(field, json_string_value(json_object_get(v,
+		    "path")));
 		other = b != NULL ? find_path(b, json_string_value(
 		    json_object_get(v, "path"))) : NULL;
 		if (other == NULL)
@@ -142,8 +154,8 @@ diff_paths(struct reldiff *d, const char *field, const json_t *a,
 		if (a != NULL && find_path(a, json_string_value(
 		    json_object_get(v, "path"))) != NULL)
 			continue;
-		name = xasprintf("%s %s", field, json_string_value(
-		    json_object_get(v, "path")));
+		name = path_field(field, json_string_value(json_object_get(v,
+		    "path")));
 		add(d, RD_ADDED, name, NULL, text_of(json_object_get(v,
 		    "sha256") != NULL ? json_object_get(v, "sha256") : v));
 		free(name);
@@ -210,12 +222,32 @@ diff_objects(struct reldiff *d, const char *prefix, const json_t *a,
 		}
 }
 
+/* The reports last: dozens of hashes that move with every build would
+ * push what a release owner reads first (compat, limitations, features)
+ * off a screen.  Stable: each side keeps the manifest's order. */
+static void
+reports_last(struct reldiff *d)
+{
+	struct reldiff_line *v = xreallocarray(NULL, d->n + 1, sizeof *v);
+	size_t i, k = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < d->n; i++)
+			if ((strncmp(d->v[i].field, "reports ", 8) == 0) == pass)
+				v[k++] = d->v[i];
+	free(d->v);
+	d->v = v;
+	d->alloc = d->n + 1;
+}
+
 void
 reldiff_make(struct reldiff *d, const json_t *a, const json_t *b)
 {
 	memset(d, 0, sizeof *d);
 	diff_objects(d, NULL, json_is_object(a) ? a : NULL,
 	    json_is_object(b) ? b : NULL);
+	reports_last(d);
 }
 
 void

@@ -513,6 +513,18 @@ app_filter(const struct app *a)
 	return a->filter;
 }
 
+const struct config *
+app_config(const struct app *a)
+{
+	return &a->config;
+}
+
+void
+app_reevaluate(struct app *a)
+{
+	app_evaluate(a);
+}
+
 bool
 app_readonly(const struct app *a)
 {

@@ -61,6 +61,11 @@ struct fleet	*app_fleet(struct app *a);
 void		 app_open_workspace(struct app *a, const char *host,
 		    const char *path);
 const char	*app_filter(const struct app *a);
+/* The config file's options, as read (never NULL). */
+struct config;
+const struct config *app_config(const struct app *a);
+/* Evaluate the workspace again now (a release switched it). */
+void		 app_reevaluate(struct app *a);
 bool		 app_readonly(const struct app *a);
 /* Paint again before the next sleep: what a screen shows changed outside
  * its handlers (a timer, the lab model). */

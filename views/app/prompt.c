@@ -178,21 +178,30 @@ prompt_ask_secret(struct app *a, const char *question, app_answer_fn fn,
 }
 
 /* The answer to prompt_ask(), or NULL: cancelled (prompt_key then puts
- * the next question a host waits with). */
+ * the next question a host waits with).  fn gets a copy: it may ask the
+ * next question at once, which empties the line (and a secret one must be
+ * secret from its start, whatever the one before was); a secret answer is
+ * wiped from the line before fn runs, and from the copy after. */
 static void
 answer(struct app *a, const char *text)
 {
 	app_answer_fn fn = a->ask_fn;
+	void *arg = a->ask_arg;
+	bool secret = a->ask_secret;
+	char copy[sizeof a->input];
 
 	a->mode = MODE_NORMAL;
 	a->ask_fn = NULL;
-	if (fn != NULL)
-		fn(a, text, a->ask_arg);
-	if (a->ask_secret) {
+	a->ask_secret = false;
+	if (text != NULL)
+		snprintf(copy, sizeof copy, "%s", text);
+	if (secret) {
 		explicit_bzero(a->input, sizeof a->input);
 		a->input_len = 0;
-		a->ask_secret = false;
 	}
+	if (fn != NULL)
+		fn(a, text != NULL ? copy : NULL, arg);
+	explicit_bzero(copy, sizeof copy);
 }
 
 /* A key while the prompt is open; a filter applies as it is typed. */

@@ -61,6 +61,12 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "now (also :reconnect HOST), or ask its passphrase again" },
 	[ACT_ACCEPT_KEY] = { "accept-key", "trust the unknown host key the "
 	    "selected host was refused over (type yes)" },
+	[ACT_PROMOTE] = { "promote", "promote the candidate: shows what "
+	    "changes, verifies it, asks its number, your key and passphrase" },
+	[ACT_ROLLBACK] = { "rollback", "roll back to the selected earlier "
+	    "generation (from current: to its previous_generation)" },
+	[ACT_BASE] = { "diff-base", "compare the other generations with the "
+	    "selected one (again: with current)" },
 };
 
 const struct keybinding action_global_keys[] = {

@@ -31,6 +31,12 @@ const struct config_option config_options[] = {
 	  "milliseconds to wait after a file changes before evaluating again" },
 	{ "history", CONFIG_INT, OPT(history), NULL, 100, 0, 1000,
 	  "evaluations kept per workspace for trends (0: none)" },
+	{ "release_key", CONFIG_PATH, OPT(release_key), NULL, 0, 0, 0,
+	  "the release owner's private key (PEM Ed25519) the Release screen "
+	  "offers when approving; its passphrase is always asked" },
+	{ "release_actor", CONFIG_STRING, OPT(release_actor), NULL, 0, 0, 0,
+	  "who approves, as the audit log and the release lock name them; "
+	  "none: user@host" },
 };
 const size_t config_noptions = nitems(config_options);
 

@@ -33,6 +33,8 @@ struct config {
 	bool	 ascii;			/* ASCII box drawing even in UTF-8 */
 	int	 refresh_debounce_ms;
 	int	 history;		/* evaluations kept per workspace */
+	char	*release_key;		/* the approver's key, NULL: none */
+	char	*release_actor;		/* who approves, NULL: user@host */
 	char	*path;			/* the file read, NULL: none was */
 };
 

@@ -1,0 +1,481 @@
+/* relapprove.c: the approval of a promote or a rollback (relapprove.h). */
+#include "calops.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <curses.h>
+
+#include "model/reldiff.h"
+#include "release/relkey.h"
+#include "views/actionpane.h"
+#include "views/app/app.h"
+#include "views/core/config.h"
+#include "views/core/graph.h"
+#include "views/core/ui.h"
+#include "views/relapprove.h"
+
+#define FIELD_COLS	30	/* a diff's field name */
+
+const json_t *
+relapprove_gen(const json_t *status, long n)
+{
+	const json_t *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(status, "generations"), i, g)
+		if (json_is_integer(json_object_get(g, "generation")) &&
+		    json_integer_value(json_object_get(g, "generation")) == n)
+			return g;
+	return NULL;
+}
+
+int
+relapprove_draw_diff(const json_t *status, long a, long b, int top,
+    int rows, int cols)
+{
+	const json_t *ga = relapprove_gen(status, a);
+	const json_t *gb = relapprove_gen(status, b);
+	const struct reldiff_line *l;
+	struct reldiff d;
+	int y = top, w = (cols - FIELD_COLS - 8) / 2;
+	size_t i;
+
+	if (rows <= 0)
+		return 0;
+	reldiff_make(&d, json_object_get(ga, "manifest"),
+	    json_object_get(gb, "manifest"));
+	ui_fill(stdscr, y, 0, ROLE_HEADER);
+	ui_putf(stdscr, y++, 1, cols - 2, ROLE_HEADER, "WHAT DIFFERS, "
+	    "generation %ld %s %ld: %zu field%s (%zu the same)", a,
+	    ui_glyph("→", "->"), b, d.n, d.n == 1 ? "" : "s", d.same);
+	if (ga == NULL || gb == NULL ||
+	    !json_is_object(json_object_get(ga, "manifest")) ||
+	    !json_is_object(json_object_get(gb, "manifest")))
+		ui_putf(stdscr, y++, 3, cols - 4, ROLE_WARN, "a manifest "
+		    "that does not parse counts as empty");
+	for (i = 0; i < d.n && y < top + rows; i++, y++) {
+		l = &d.v[i];
+		ui_putf(stdscr, y, 1, 1, l->kind == RD_ADDED ? ROLE_PASS :
+		    l->kind == RD_REMOVED ? ROLE_FAIL : ROLE_WARN, "%s",
+		    l->kind == RD_ADDED ? "+" : l->kind == RD_REMOVED ? "-" :
+		    "~");
+		ui_put(stdscr, y, 3, FIELD_COLS, ROLE_NORMAL, l->field, true);
+		if (l->kind == RD_CHANGED) {
+			ui_put(stdscr, y, FIELD_COLS + 4, w, ROLE_DIM, l->from,
+			    false);
+			ui_putf(stdscr, y, FIELD_COLS + 5 + w, 2, ROLE_NORMAL,
+			    "%s", ui_glyph("→", ">"));
+			ui_put(stdscr, y, FIELD_COLS + 8 + w, w, ROLE_NORMAL,
+			    l->to, false);
+		} else
+			ui_put(stdscr, y, FIELD_COLS + 4, cols - FIELD_COLS -
+			    5, ROLE_NORMAL, l->kind == RD_ADDED ? l->to :
+			    l->from, false);
+	}
+	if (i < d.n && y > top + 1) {
+		wmove(stdscr, y - 1, 0);
+		wclrtoeol(stdscr);
+		ui_putf(stdscr, y - 1, 3, cols - 4, ROLE_DIM, "… and %zu more",
+		    d.n - i + 1);
+	}
+	reldiff_release(&d);
+	return y - top;
+}
+
+static const char *
+verb(const struct relapprove *p)
+{
+	return p->promote ? "promote" : "roll back";
+}
+
+static void
+forget_key(struct relapprove *p)
+{
+	if (p->key != NULL)
+		relkey_free(p->key);
+	p->key = NULL;
+	p->key_id[0] = '\0';
+}
+
+void
+relapprove_cancel(struct relapprove *p, const char *why)
+{
+	if (p->step == RAP_CLOSED)
+		return;
+	forget_key(p);
+	p->step = RAP_CLOSED;
+	relclient_cancel(p->rc);
+	if (why != NULL)
+		app_message(p->app, false, "%s", why);
+}
+
+bool
+relapprove_open(const struct relapprove *p)
+{
+	return p->step != RAP_CLOSED;
+}
+
+/* Who approves, for the log and the lock: the config's release_actor, else
+ * user@host. */
+static char *
+actor(struct relapprove *p)
+{
+	const struct config *c = app_config(p->app);
+	struct passwd *pw = getpwuid(getuid());
+	char host[256];
+
+	if (c->release_actor != NULL && c->release_actor[0] != '\0')
+		return xstrdup(c->release_actor);
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "?");
+	host[sizeof host - 1] = '\0';
+	return xasprintf("%s@%s", pw != NULL ? pw->pw_name : "?", host);
+}
+
+void
+relapprove_start(struct relapprove *p, struct app *a, struct relclient *rc,
+    bool promote, long to)
+{
+	char err[256], *who;
+
+	if (p->step != RAP_CLOSED) {
+		app_message(a, true, "an approval is open: Esc leaves it");
+		return;
+	}
+	if (app_readonly(a)) {
+		app_message(a, true, "read-only: a release cannot be changed");
+		return;
+	}
+	memset(p, 0, sizeof *p);
+	p->app = a;
+	p->rc = rc;
+	p->promote = promote;
+	p->to = to;
+	who = actor(p);
+	if (relclient_begin(rc, promote ? "promote" : "rollback", to, who,
+	    err, sizeof err) != 0) {
+		app_message(a, true, "cannot %s: %s", verb(p), err);
+		free(who);
+		return;
+	}
+	free(who);
+	p->step = RAP_VERIFYING;
+}
+
+static void	ask_key(struct relapprove *p);
+static void	have_key(struct relapprove *p);
+
+/* The reason: the record is signed and sent. */
+static void
+reason_answer(struct app *a, const char *answer, void *arg)
+{
+	struct relapprove *p = arg;
+	char err[256], dflt[80], *who;
+	int rc;
+
+	(void)a;
+	if (answer == NULL) {
+		relapprove_cancel(p, "cancelled: nothing signed, nothing "
+		    "changed");
+		return;
+	}
+	snprintf(dflt, sizeof dflt, "%s to generation %ld", p->promote ?
+	    "promote" : "rollback", p->to);
+	who = actor(p);
+	rc = relclient_sign(p->rc, p->key, p->key_id, who,
+	    answer[0] != '\0' ? answer : dflt, err, sizeof err);
+	free(who);
+	forget_key(p);
+	if (rc != 0) {
+		relapprove_cancel(p, NULL);
+		app_message(p->app, true, "not signed: %s; nothing changed",
+		    err);
+		return;
+	}
+	p->step = RAP_SENT;
+}
+
+/* The key is loaded: is it one the host trusts? */
+static void
+have_key(struct relapprove *p)
+{
+	const json_t *k, *status = relclient_status(p->rc);
+	char *pub = relkey_public_b64(p->key), q[256], msg[1200];
+	const char *ed, *name;
+	size_t i;
+
+	p->key_id[0] = '\0';
+	json_array_foreach(json_object_get(status, "trusted_keys"), i, k) {
+		ed = json_string_value(json_object_get(k, "ed25519"));
+		name = json_string_value(json_object_get(k, "name"));
+		if (pub != NULL && ed != NULL && name != NULL &&
+		    strcmp(ed, pub) == 0) {
+			snprintf(p->key_id, sizeof p->key_id, "%s", name);
+			break;
+		}
+	}
+	free(pub);
+	if (p->key_id[0] == '\0') {
+		snprintf(msg, sizeof msg, "refused: the key '%s' is not one of "
+		    "the workspace's trusted-keys/: only a trusted approver "
+		    "may %s; nothing changed", p->key_path, verb(p));
+		relapprove_cancel(p, NULL);
+		app_message(p->app, true, "%s", msg);
+		return;
+	}
+	snprintf(q, sizeof q, "why, for the audit log (Enter: %s to "
+	    "generation %ld): ", p->promote ? "promote" : "rollback", p->to);
+	prompt_ask(p->app, q, reason_answer, p);
+}
+
+static void
+pass_answer(struct app *a, const char *answer, void *arg)
+{
+	struct relapprove *p = arg;
+	char err[512];
+	bool wants;
+
+	(void)a;
+	if (answer == NULL) {
+		relapprove_cancel(p, "cancelled: nothing signed, nothing "
+		    "changed");
+		return;
+	}
+	/* The prompt wipes its copy once this returns; OpenSSL's is its
+	 * own, cleansed. */
+	if ((p->key = relkey_load_pass(p->key_path, answer, &wants, err,
+	    sizeof err)) == NULL) {
+		relapprove_cancel(p, NULL);
+		app_message(p->app, true, "%s; nothing changed", err);
+		return;
+	}
+	have_key(p);
+}
+
+static void
+key_answer(struct app *a, const char *answer, void *arg)
+{
+	struct relapprove *p = arg;
+	const struct config *c = app_config(a);
+	char err[512], q[1100];
+	bool wants;
+
+	if (answer == NULL) {
+		relapprove_cancel(p, "cancelled: nothing signed, nothing "
+		    "changed");
+		return;
+	}
+	if (answer[0] == '\0' && c->release_key == NULL) {
+		relapprove_cancel(p, NULL);
+		app_message(a, true, "no key given (release_key: in the config "
+		    "names one); nothing changed");
+		return;
+	}
+	snprintf(p->key_path, sizeof p->key_path, "%s", answer[0] != '\0' ?
+	    answer : c->release_key);
+	p->key = relkey_load_pass(p->key_path, NULL, &wants, err,
+	    sizeof err);
+	if (p->key == NULL && wants) {
+		snprintf(q, sizeof q, "passphrase for %s (not shown): ",
+		    p->key_path);
+		prompt_ask_secret(a, q, pass_answer, p);
+		return;
+	}
+	if (p->key == NULL) {
+		relapprove_cancel(p, NULL);
+		app_message(a, true, "%s; nothing changed", err);
+		return;
+	}
+	have_key(p);
+}
+
+static void
+ask_key(struct relapprove *p)
+{
+	const struct config *c = app_config(p->app);
+	char q[1200];
+
+	if (c->release_key != NULL)
+		snprintf(q, sizeof q, "approver's key (Enter: %s): ",
+		    c->release_key);
+	else
+		snprintf(q, sizeof q, "approver's key (a PEM Ed25519 private "
+		    "key file): ");
+	prompt_ask(p->app, q, key_answer, p);
+}
+
+static void
+number_answer(struct app *a, const char *answer, void *arg)
+{
+	struct relapprove *p = arg;
+	char want[24];
+
+	snprintf(want, sizeof want, "%ld", p->to);
+	if (answer == NULL || strcmp(answer, want) != 0) {
+		char msg[160];
+
+		snprintf(msg, sizeof msg, "cancelled: '%.40s' is not %s; "
+		    "nothing signed, nothing changed", answer != NULL ?
+		    answer : "", want);
+		relapprove_cancel(p, msg);
+		(void)a;
+		return;
+	}
+	ask_key(p);
+}
+
+void
+relapprove_changed(struct relapprove *p)
+{
+	const struct relapproval *ap;
+	char q[256];
+
+	if (p->step == RAP_CLOSED)
+		return;
+	ap = relclient_approval(p->rc);
+	if (ap->phase == RA_READY && p->step == RAP_VERIFYING) {
+		p->step = RAP_ASKING;
+		if (ap->verified)
+			snprintf(q, sizeof q, "type %ld to %s to generation "
+			    "%ld (anything else cancels): ", p->to, verb(p),
+			    p->to);
+		else
+			snprintf(q, sizeof q, "%ld does not verify: type %ld "
+			    "to sign the refusal into the log (anything else "
+			    "cancels): ", p->to, p->to);
+		prompt_ask(p->app, q, number_answer, p);
+		return;
+	}
+	if (ap->phase != RA_DONE)
+		return;
+	/* The host answered (or the link went): the panel closes and says
+	 * how it ended. */
+	forget_key(p);
+	p->step = RAP_CLOSED;
+	if (strcmp(ap->result, "ok") == 0 && !ap->sent_refusal) {
+		app_message(p->app, false, "%s", ap->message);
+		app_reevaluate(p->app);
+	} else if (strcmp(ap->result, "ok") == 0)
+		app_message(p->app, true, "refused, and the refusal is on the "
+		    "audit log: %s", ap->problem);
+	else
+		app_message(p->app, true, "%s: %s", ap->result, ap->message);
+}
+
+/* The bar of the host's hashing, and its numbers. */
+static void
+draw_progress(const struct relapproval *ap, int y, int cols)
+{
+	double f = ap->total > 0 ? (double)ap->done / (double)ap->total : 0;
+	int width = cols - 40, filled, i;
+
+	if (width < 10)
+		width = 10;
+	filled = (int)(f * width + 0.5);
+	wattrset(stdscr, ui_attr(f >= 1 ? ROLE_PASS : ROLE_PROGRESS));
+	wmove(stdscr, y, 12);
+	for (i = 0; i < width; i++)
+		waddstr(stdscr, i < filled ? ui_glyph("█", "#") :
+		    ui_glyph("░", "."));
+	wattrset(stdscr, ui_attr(ROLE_NORMAL));
+	ui_putf(stdscr, y, 13 + width, cols - 14 - width, ROLE_NORMAL,
+	    "%3.0f %% of %.1f MiB", 100 * f, (double)ap->total / 1048576);
+}
+
+/* Where the verification is, in one row. */
+static void
+draw_verify(struct relapprove *p, const struct relapproval *ap, int y,
+    int cols)
+{
+	char line[300];
+
+	ui_putf(stdscr, y, 1, 10, ROLE_DIM, "verify");
+	if (ap->phase == RA_LOCKING) {
+		snprintf(line, sizeof line, "taking the release lock on %s…",
+		    relclient_host(p->rc));
+		ui_put(stdscr, y, 12, cols - 13, ROLE_RUNNING, line, false);
+	}
+	else if (ap->phase == RA_VERIFYING && ap->total > 0)
+		draw_progress(ap, y, cols);
+	else if (ap->phase == RA_VERIFYING)
+		ui_putf(stdscr, y, 12, cols - 13, ROLE_RUNNING, "checking the "
+		    "signature…");
+	else if (ap->verified)
+		ui_putf(stdscr, y, 12, cols - 13, ROLE_PASS, "%s verifies: "
+		    "signed by a trusted key, not revoked%s", ui_glyph("✔",
+		    "ok"), ap->bound ? ", bindings match today's artifacts "
+		    "(hashed in full)" : " (an earlier generation: its "
+		    "bindings are not today's)");
+	else {
+		ui_putf(stdscr, y, 12, 3, ROLE_FAIL, "%s", ui_glyph("✘", "x"));
+		ui_put(stdscr, y, 15, cols - 16, ROLE_FAIL, ap->problem,
+		    false);
+	}
+}
+
+void
+relapprove_draw(struct relapprove *p, int top, int rows, int cols)
+{
+	const struct relapproval *ap = relclient_approval(p->rc);
+	const json_t *status = relclient_status(p->rc), *obs, *g;
+	int y = top, end = top + rows;
+	char left[32], win[32];
+	char line[512], from[24];
+
+	/* Through the sanitiser: the host's name is the lab file's. */
+	if (ap->from >= 1)
+		snprintf(from, sizeof from, "%ld", ap->from);
+	else
+		snprintf(from, sizeof from, "(none)");
+	snprintf(line, sizeof line, "%s: generation %s %s %ld on %s",
+	    p->promote ? "PROMOTE" : "ROLL BACK", from, ui_glyph("→", "->"),
+	    p->to, relclient_host(p->rc));
+	ui_fill(stdscr, y, 0, ROLE_TITLE);
+	ui_put(stdscr, y++, 1, cols - 2, ROLE_TITLE, line, false);
+	obs = json_object_get(status, "observation");
+	g = relapprove_gen(status, ap->from);
+	ui_putf(stdscr, y, 1, 10, ROLE_DIM, "leaving");
+	if (ap->from < 1)
+		ui_putf(stdscr, y++, 12, cols - 13, ROLE_NORMAL, "nothing is "
+		    "current yet");
+	else if (json_is_object(obs) && json_integer_value(json_object_get(
+	    obs, "generation")) == ap->from) {
+		graph_fmt_dur(json_number_value(json_object_get(obs,
+		    "left_h")) * 3600, left, sizeof left);
+		graph_fmt_dur(json_number_value(json_object_get(obs,
+		    "window_h")) * 3600, win, sizeof win);
+		ui_putf(stdscr, y++, 12, cols - 13, json_number_value(
+		    json_object_get(obs, "left_h")) > 0 ? ROLE_WARN :
+		    ROLE_NORMAL, "generation %ld, its observation window %s, "
+		    "%s of it left", ap->from, win, left);
+	} else
+		ui_putf(stdscr, y++, 12, cols - 13, ROLE_NORMAL, "generation "
+		    "%ld (observation window: %s)", ap->from,
+		    json_is_number(json_object_get(g, "observation_window_h")) ?
+		    "not started by a logged switch" : "none given");
+	g = relapprove_gen(status, p->to);
+	ui_putf(stdscr, y, 1, 10, ROLE_DIM, "going to");
+	snprintf(line, sizeof line, "generation %ld, signed by %s", p->to,
+	    json_string_value(json_object_get(g, "signer")) != NULL ?
+	    json_string_value(json_object_get(g, "signer")) :
+	    "no trusted key");
+	ui_put(stdscr, y++, 12, cols - 13, ROLE_NORMAL, line, false);
+	draw_verify(p, ap, y++, cols);
+	if (ap->phase == RA_SENDING) {
+		snprintf(line, sizeof line, "signed and sent; %s acts on it…",
+		    relclient_host(p->rc));
+		ui_put(stdscr, y, 12, cols - 13, ROLE_RUNNING, line, false);
+	}
+	y++;
+	if (y + 2 < end && ap->from >= 1)
+		y += relapprove_draw_diff(status, ap->from, p->to, y + 1,
+		    end - y - 3, cols) + 1;
+	if (y + 1 < end && p->step == RAP_ASKING)
+		ui_putf(stdscr, end - 1, 1, cols - 2, ROLE_NORMAL, "Answer in "
+		    "the status bar; Esc cancels: nothing is signed, the lock "
+		    "is let go.");
+	else if (y + 1 < end && p->step == RAP_VERIFYING)
+		ui_putf(stdscr, end - 1, 1, cols - 2, ROLE_DIM, "The release "
+		    "lock is held for this approval; Esc cancels.");
+}

@@ -1,0 +1,69 @@
+/*
+ * relapprove.h: the release owner's approval on the Release screen
+ * (share/doc/release.md §2, §5): a promote or a rollback, from the lock to
+ * the host's answer.  The panel shows from → to, what differs between the
+ * two manifests, the observation window of the generation being left, and
+ * the verification as the host runs it under the lock, with a progress
+ * bar; then the status bar asks, in turn, for the target's number typed
+ * again (anything else cancels), the approver's key (the config's
+ * release_key by default), its passphrase when it has one (no echo, wiped
+ * once the key is read) and a reason for the log.  A key whose public half
+ * is none of the host's trusted keys is refused there, before anything is
+ * signed.  The record is signed here and sent to the host (relclient.h);
+ * when the target did not verify, what is signed is a refusal.  Esc at any
+ * question cancels: nothing is signed, the host lets go of the lock.
+ *
+ * Ownership: struct relapprove is inside the Release screen's data; it
+ * borrows the app and the screen's relclient.
+ */
+#ifndef CALOPS_RELAPPROVE_H
+#define CALOPS_RELAPPROVE_H
+
+#include "calops.h"
+
+#include <jansson.h>
+
+#include "lab/relclient.h"
+
+struct app;
+
+enum relapprove_step {
+	RAP_CLOSED,
+	RAP_VERIFYING,		/* the lock and the host's verification */
+	RAP_ASKING,		/* a question is in the status bar */
+	RAP_SENT,		/* the record went; the host acts */
+};
+
+struct relapprove {
+	struct app		*app;
+	struct relclient	*rc;
+	enum relapprove_step	 step;
+	bool			 promote;
+	long			 to;
+	char			 key_path[1024];
+	void			*key;		/* loaded, until signed */
+	char			 key_id[128];
+};
+
+/* The status's generation n (borrowed), or NULL. */
+const json_t *relapprove_gen(const json_t *status, long n);
+/* What differs going from generation a to b, field by field, in rows
+ * [top, top + rows): a title, then a line a field; returns the rows
+ * used.  The Release screen's diff pane and the approval's are this. */
+int	relapprove_draw_diff(const json_t *status, long a, long b, int top,
+	    int rows, int cols);
+
+/* Begin approving a promote or a rollback to generation to; said in the
+ * status bar when it cannot begin (read-only, one is open). */
+void	relapprove_start(struct relapprove *p, struct app *a,
+	    struct relclient *rc, bool promote, long to);
+/* The relclient said something changed: move the approval on (ask the
+ * first question once verified, close it once the host answered). */
+void	relapprove_changed(struct relapprove *p);
+bool	relapprove_open(const struct relapprove *p);
+/* Paint the panel in rows [top, top + rows). */
+void	relapprove_draw(struct relapprove *p, int top, int rows, int cols);
+/* Give up (Esc on the screen, the screen closing). */
+void	relapprove_cancel(struct relapprove *p, const char *why);
+
+#endif
