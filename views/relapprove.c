@@ -217,8 +217,8 @@ have_key(struct relapprove *p)
 	}
 	free(pub);
 	if (p->key_id[0] == '\0') {
-		snprintf(msg, sizeof msg, "refused: the key '%s' is not one of "
-		    "the workspace's trusted-keys/: only a trusted approver "
+		snprintf(msg, sizeof msg, "refused: the key is not one of the "
+		    "workspace's trusted-keys/ ('%s'): only a trusted approver "
 		    "may %s; nothing changed", p->key_path, verb(p));
 		relapprove_cancel(p, NULL);
 		app_message(p->app, true, "%s", msg);
@@ -403,10 +403,10 @@ draw_verify(struct relapprove *p, const struct relapproval *ap, int y,
 		    "signature…");
 	else if (ap->verified)
 		ui_putf(stdscr, y, 12, cols - 13, ROLE_PASS, "%s verifies: "
-		    "signed by a trusted key, not revoked%s", ui_glyph("✔",
-		    "ok"), ap->bound ? ", bindings match today's artifacts "
-		    "(hashed in full)" : " (an earlier generation: its "
-		    "bindings are not today's)");
+		    "%s", ui_glyph("✔", "ok"), ap->bound ? "bindings match "
+		    "today's artifacts (hashed in full), signed by a trusted "
+		    "key, not revoked" : "signed by a trusted key, not revoked "
+		    "(an earlier generation: its bindings are not today's)");
 	else {
 		ui_putf(stdscr, y, 12, 3, ROLE_FAIL, "%s", ui_glyph("✘", "x"));
 		ui_put(stdscr, y, 15, cols - 16, ROLE_FAIL, ap->problem,

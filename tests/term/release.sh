@@ -1,0 +1,127 @@
+# release.sh: the release owner at the Release screen (share/doc/
+# release.md §2, §5) on a copy of the complete example, with the example
+# approver's key re-encrypted under a passphrase and named by the config's
+# release_key.  A wrong typed number cancels and a key that is not trusted
+# is refused, each with nothing appended and the lock let go; a rollback
+# with the number, the default key and its passphrase (never on screen)
+# moves `current` and appends one record; while this console holds the
+# lock for a promote, a second console is refused at once and told who
+# holds it; then the promote goes through.  Every record the console
+# signed is checked by `calops release audit` and by openssl.
+. "$(dirname "$0")/lib.sh"
+
+copy_ws "$COMPLETE"
+REL=$WS/08-release
+PASS=tr0ub4dor-horse
+openssl pkey -in "$SRC/share/examples/keys/mei.chen.pem" -aes256 \
+    -passout "pass:$PASS" -out "$TMP/approver.pem" 2>/dev/null ||
+    fail "cannot encrypt the example key"
+openssl genpkey -algorithm ed25519 -out "$TMP/stranger.pem" 2>/dev/null ||
+    fail "cannot make a stranger's key"
+mkdir -p "$TMP/config/calops"
+printf 'release_key: %s\nrelease_actor: Ada Owner\n' "$TMP/approver.pem" \
+    >"$TMP/config/calops/config.yaml"
+
+records() {
+	wc -l <"$REL/audit.jsonl" | tr -d ' '
+}
+
+current_is() {
+	[ "$(readlink "$REL/current")" = "generations/$1" ] ||
+	    fail "current is $(readlink "$REL/current"), not generations/$1"
+}
+
+start
+launch "$WS"
+wait_for "RELEASED"
+keys 9
+wait_for "[9 Release]"
+wait_for "chain intact"
+expect "current candidate"
+
+# A wrong number: cancelled, nothing signed, the lock let go.
+keys b
+wait_for "type 1 to roll back to generation 1"
+send_text 7
+keys Enter
+wait_for "cancelled: '7' is not 1"
+[ "$(records)" = 2 ] || fail "a cancelled rollback appended a record"
+current_is 2
+
+# A key no trusted-keys/ file matches: refused before anything is signed.
+keys b
+wait_for "type 1 to roll back to generation 1"
+send_text 1
+keys Enter
+wait_for "approver's key (Enter:"
+send_text "$TMP/stranger.pem"
+keys Enter
+wait_for "is not one of"
+[ "$(records)" = 2 ] || fail "a stranger's approval appended a record"
+current_is 2
+
+# The rollback: the number, the config's key, its passphrase unseen.
+keys b
+wait_for "type 1 to roll back to generation 1"
+expect "ROLL BACK: generation 2"
+expect "verifies: signed by a trusted key"
+send_text 1
+keys Enter
+wait_for "approver's key (Enter:"
+keys Enter
+wait_for "(not shown):"
+send_text "$PASS"
+reject "$PASS"
+keys Enter
+wait_for "why, for the audit log"
+reject "$PASS"
+send_text "rolled back from the term test"
+keys Enter
+wait_for "now points to generation 1"
+current_is 1
+[ "$(records)" = 3 ] || fail "the rollback did not append exactly one record"
+tail -1 "$REL/audit.jsonl" | grep -q '"actor":"Ada Owner","key_id":"mei.chen","action":"rollback","from":2,"to":1,"reason":"rolled back from the term test"' ||
+    fail "the record is not the rollback: $(tail -1 "$REL/audit.jsonl")"
+grep -qF "$PASS" "$REL/audit.jsonl" "$REL/.lock" && fail "the passphrase is in a file"
+
+# A promote holds the lock while its owner decides: a second console is
+# refused at once, and told who holds it.
+keys p
+wait_for "type 2 to promote to generation 2"
+expect "bindings match today's artifacts"
+ON=second
+second "$WS"
+wait_for "RELEASED"
+keys 9
+wait_for "chain intact"
+keys p
+wait_for "the release lock is held by Ada Owner"
+ON=test
+send_text 2
+keys Enter
+wait_for "approver's key (Enter:"
+keys Enter
+wait_for "(not shown):"
+send_text "$PASS"
+keys Enter
+wait_for "why, for the audit log"
+keys Enter
+wait_for "now points to generation 2"
+current_is 2
+[ "$(records)" = 4 ] || fail "the promote did not append exactly one record"
+
+# Independent checks: the chain, and each signature the console made.
+"$CALOPS" release audit "$WS" >/dev/null ||
+    fail "the chain does not verify: $("$CALOPS" release audit "$WS")"
+openssl pkey -in "$SRC/share/examples/keys/mei.chen.pem" -pubout \
+    -out "$TMP/pub.pem" 2>/dev/null || fail "cannot take the public key"
+for n in 3 4; do
+	line=$(sed -n "${n}p" "$REL/audit.jsonl")
+	printf '%s}' "${line%%,\"sig\":*}" >"$TMP/signed"
+	sig=${line##*\"sig\":\"}
+	printf '%s' "${sig%\"\}}" | base64 -d >"$TMP/sig"
+	openssl pkeyutl -verify -pubin -inkey "$TMP/pub.pem" -rawin \
+	    -in "$TMP/signed" -sigfile "$TMP/sig" >/dev/null 2>&1 ||
+	    fail "openssl does not verify record $n"
+done
+finish
