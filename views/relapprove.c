@@ -445,10 +445,14 @@ relapprove_draw(struct relapprove *p, int top, int rows, int cols)
 		    "left_h")) * 3600, left, sizeof left);
 		graph_fmt_dur(json_number_value(json_object_get(obs,
 		    "window_h")) * 3600, win, sizeof win);
-		ui_putf(stdscr, y++, 12, cols - 13, json_number_value(
-		    json_object_get(obs, "left_h")) > 0 ? ROLE_WARN :
-		    ROLE_NORMAL, "generation %ld, its observation window %s, "
-		    "%s of it left", ap->from, win, left);
+		if (json_number_value(json_object_get(obs, "left_h")) > 0)
+			ui_putf(stdscr, y++, 12, cols - 13, ROLE_WARN,
+			    "generation %ld, still observed: %s of its %s "
+			    "window left", ap->from, left, win);
+		else
+			ui_putf(stdscr, y++, 12, cols - 13, ROLE_NORMAL,
+			    "generation %ld, its %s observation window over",
+			    ap->from, win);
 	} else
 		ui_putf(stdscr, y++, 12, cols - 13, ROLE_NORMAL, "generation "
 		    "%ld (observation window: %s)", ap->from,

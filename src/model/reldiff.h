@@ -5,8 +5,8 @@
  * object's members flattened into dotted names ("compiler.oci_digest"),
  * items of a list of strings added or removed (known limitations,
  * disabled features), and reports by path (added, removed, or their hash
- * changed), the reports last.  `generation` and `previous_generation` are left out: they
- * always differ and the screen says them already.
+ * changed), the reports last.  `generation` and `previous_generation`
+ * are left out: they always differ and the screen says them already.
  *
  * Manifests are the host's words: the values are copied as they are, and
  * the screen sanitises them when it draws them.

@@ -244,6 +244,32 @@ rc=$?
 [ $rc = 3 ] && [[ $out == *"stuck:3: 'wait text no such text' still waits"* ]] &&
     [[ $out == *"GATE STATUS"* ]] || fail "a stuck wait: status $rc, said: $out"
 
+# The Release screen on the complete example: its generations, what
+# differs from current to the one selected, the audit log; then the
+# approval of a rollback, held at the typed number, which a wrong one
+# cancels.
+cp -a "$SRC/share/examples/complete" "$TMP/rel" || exit 1
+headless_ws() {
+	printf '%s\n' "$2" >"$TMP/script"
+	calops --headless "$SIZE" --script script "$1" ||
+	    fail "calops --headless ended with status $?"
+}
+headless_ws rel "timeout 60
+wait board
+key 9
+wait text chain intact
+dump out/release.txt
+key Down
+dump out/release-previous.txt
+key b
+wait text type 1 to roll back
+dump out/release-approve.txt
+type 9
+key Enter
+wait text cancelled
+dump out/release-cancelled.txt
+key Q"
+
 for f in "$TMP"/out/*.txt; do
 	sed -i -E -e "s|$TMP|$MASK|g" \
 	    -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/hh:mm:ss/g' \

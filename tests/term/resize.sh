@@ -17,8 +17,8 @@ board_at() {
 	expect "BLOCKED_COMPILER — no launch date may be promised"
 	if [ "$1" -ge 120 ]; then
 		wait_re "^ G3 .*↩ vendor/lowering"
-		# The eight tabs do not fit beside this title: digits only.
-		expect_re "\\[1 Board\\] 2  3  4  5  6  7  8 *$"
+		# The nine tabs do not fit beside this title: digits only.
+		expect_re "\\[1 Board\\] 2  3  4  5  6  7  8  9 *$"
 		expect "Tomás Ferreira (model tea"
 	else
 		wait_re "^ G1 +✔ pass +Reference baseline +Tomás Ferre… "
