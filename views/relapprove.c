@@ -312,12 +312,16 @@ number_answer(struct app *a, const char *answer, void *arg)
 	char want[24];
 
 	snprintf(want, sizeof want, "%ld", p->to);
-	if (answer == NULL || strcmp(answer, want) != 0) {
+	if (answer == NULL) {
+		relapprove_cancel(p, "cancelled: nothing signed, nothing "
+		    "changed");
+		return;
+	}
+	if (strcmp(answer, want) != 0) {
 		char msg[160];
 
 		snprintf(msg, sizeof msg, "cancelled: '%.40s' is not %s; "
-		    "nothing signed, nothing changed", answer != NULL ?
-		    answer : "", want);
+		    "nothing signed, nothing changed", answer, want);
 		relapprove_cancel(p, msg);
 		(void)a;
 		return;
