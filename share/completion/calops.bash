@@ -41,7 +41,7 @@ _calops() {
 	--jobs)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines|\
-	--confirm|--to|--actor|--reason|--passphrase-fd)
+	--confirm|--to|--actor|--reason|--passphrase-fd|--hold)
 		COMPREPLY=(); return ;;
 	esac
 	case $cmd in
@@ -100,7 +100,8 @@ _calops() {
 			    rollback revoke apply' -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--json --key --confirm --to
-			    --actor --reason --passphrase-fd --help' -- "$cur"))
+			    --actor --reason --passphrase-fd --hold --help' \
+			    -- "$cur"))
 		else
 			COMPREPLY=($(compgen -d -- "$cur"))
 		fi ;;
