@@ -224,6 +224,11 @@ have_key(struct relapprove *p)
 		app_message(p->app, true, "%s", msg);
 		return;
 	}
+	/* A refusal's reason is the host's: nothing to ask. */
+	if (!relclient_approval(p->rc)->verified) {
+		reason_answer(p->app, "", p);
+		return;
+	}
 	snprintf(q, sizeof q, "why, for the audit log (Enter: %s to "
 	    "generation %ld): ", p->promote ? "promote" : "rollback", p->to);
 	prompt_ask(p->app, q, reason_answer, p);

@@ -410,6 +410,65 @@ mkrecord "$seq" "$now" 1 2 refused "$head" >"$T/rec"
 invariant "apply"
 run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
 
+# ---- apply --hold: the console's approval (release.md §5) ----
+# JSON lines only; input that ends first changes nothing; the lock is held
+# from the start (a second approver is refused with the holder's name);
+# the state said under it is what the record is built on; a target that
+# does not verify is said so, and the refusal then signed is logged.
+run 2 release apply "$W" --hold 1
+said 'add --json'
+n0=$(records)
+"$CALOPS" release apply "$W" --hold 1 --json </dev/null >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] || fail "apply --hold with no input: exit $?"
+said '^\{"type":"held","status":\{"schema":"calops-release-status/v1"'
+said '^\{"type":"verified","generation":1,"verifies":true'
+said '"result":"cancelled".*"type":"result"'
+[ "$(records)" -eq "$n0" ] && [ "$(current)" = generations/2 ] ||
+	fail "a cancelled hold changed something"
+rm -f "$T/fifo" && mkfifo "$T/fifo"
+"$CALOPS" release apply "$W" --hold 1 --json --actor "Hold Er" \
+    <"$T/fifo" >"$T/held.out" 2>&1 &
+holder=$!
+exec 8>"$T/fifo"
+for i in $(seq 1 200); do
+	grep -q '"type":"verified"' "$T/held.out" && break
+	sleep 0.05
+done
+grep -q '"type":"verified"' "$T/held.out" || fail "apply --hold said nothing"
+run 3 release rollback "$W" --key "$T/ops.pem" --confirm 1
+said 'held by Hold Er \(approving in a console\)'
+seq=$(python3 -c 'import json,sys
+print(json.loads(open(sys.argv[1]).readline())["status"]["audit"]["next_seq"])' \
+    "$T/held.out")
+head=$(python3 -c 'import json,sys
+print(json.loads(open(sys.argv[1]).readline())["status"]["audit"]["head_sha256"])' \
+    "$T/held.out")
+[ "$head" = "$(last | tr -d '\n' | sha256sum | cut -d' ' -f1)" ] ||
+	fail "the held state's head is not the log's"
+mkrecord "$seq" "$(date +%s)" 2 1 rollback "$head" >&8
+exec 8>&-
+wait "$holder" || fail "apply --hold of a good record: $(cat "$T/held.out")"
+grep -q '"result":"ok"' "$T/held.out" || fail "hold: $(cat "$T/held.out")"
+[ "$(current)" = generations/1 ] || fail "hold: current is $(current)"
+[ "$(member actor)" = openssl ] || fail "hold: the log's last is not the record"
+invariant "apply --hold"
+# A target that does not verify (a manifest one byte off its signature):
+# the refusal, signed on the held state.
+with_gen3
+sed -i 's/"previous_generation": 2/"previous_generation":  2/' \
+    "$R/generations/3/release-manifest.json"
+seq=$(($(records) + 1))
+head=$(last | tr -d '\n' | sha256sum | cut -d' ' -f1)
+mkrecord "$seq" "$(date +%s)" 1 3 refused "$head" >"$T/rec"
+"$CALOPS" release apply "$W" --hold 3 --json <"$T/rec" >"$T/out" 2>"$T/err"
+[ $? -eq 0 ] || fail "a refusal through --hold: $(cat "$T/out" "$T/err")"
+said '"type":"verified","generation":3,"verifies":false,"bindings_checked":false,"problem":"'
+[ "$(member action)" = refused ] && [ "$(current)" = generations/1 ] ||
+	fail "a refusal through --hold moved current"
+rm -r "$R/generations/3"
+invariant "apply --hold refused"
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+
 # ---- a log cut after a whole line, a link moved by hand ----
 # Not what a crash leaves (current is not the last switch's from): said,
 # and nothing moved.  (A cut that leaves that shape cannot be told from a

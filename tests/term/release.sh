@@ -110,12 +110,34 @@ wait_for "now points to generation 2"
 current_is 2
 [ "$(records)" = 4 ] || fail "the promote did not append exactly one record"
 
+# A target that does not verify (its manifest one byte off its signature):
+# said before anything is typed; the number, the key and its passphrase
+# sign a refusal, which goes on the log; current stays.
+sed -i 's/"generation": 1,/"generation":  1,/' \
+    "$REL/generations/1/release-manifest.json"
+keys R
+wait_re "1 previous .*✘"
+keys b
+wait_for "does not verify"
+send_text 1
+keys Enter
+wait_for "approver's key (Enter:"
+keys Enter
+wait_for "(not shown):"
+send_text "$PASS"
+keys Enter
+wait_for "the refusal is on the audit log"
+current_is 2
+[ "$(records)" = 5 ] || fail "the refusal was not logged once"
+tail -1 "$REL/audit.jsonl" | grep -q '"action":"refused","from":2,"to":1,' ||
+    fail "the last record is not the refusal: $(tail -1 "$REL/audit.jsonl")"
+
 # Independent checks: the chain, and each signature the console made.
 "$CALOPS" release audit "$WS" >/dev/null ||
     fail "the chain does not verify: $("$CALOPS" release audit "$WS")"
 openssl pkey -in "$SRC/share/examples/keys/mei.chen.pem" -pubout \
     -out "$TMP/pub.pem" 2>/dev/null || fail "cannot take the public key"
-for n in 3 4; do
+for n in 3 4 5; do
 	line=$(sed -n "${n}p" "$REL/audit.jsonl")
 	printf '%s}' "${line%%,\"sig\":*}" >"$TMP/signed"
 	sig=${line##*\"sig\":\"}
