@@ -241,7 +241,7 @@ draw_audit(struct release_view *v, int top, int rows, int cols)
 	const json_t *au = relclient_audit(v->rc);
 	const json_t *st = json_object_get(au, "audit");
 	const json_t *recs = json_object_get(au, "records"), *r;
-	char when[32], line[1200], from[16], to[16];
+	char when[32], line[1200], from[24], to[24];
 	size_t i, n = json_array_size(recs);
 	const char *head = json_string_value(json_object_get(st,
 	    "head_sha256"));
