@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -42,6 +43,37 @@ read_pass_line(int fd, char *buf, int size)
 	return n;
 }
 
+/* The signals that end a command typed at a terminal, caught while the
+ * passphrase is read with echo off. */
+static const int pass_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction pass_saved[nitems(pass_signals)];
+static volatile sig_atomic_t caught;
+
+static void
+pass_catch(int sig)
+{
+	caught = sig;
+}
+
+/* on: catch them (no SA_RESTART: the read returns); off: as they were. */
+static void
+catch_signals(bool on)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = pass_catch;
+	sigemptyset(&sa.sa_mask);
+	if (on)
+		caught = 0;
+	for (i = 0; i < nitems(pass_signals); i++)
+		if (on)
+			(void)sigaction(pass_signals[i], &sa, &pass_saved[i]);
+		else
+			(void)sigaction(pass_signals[i], &pass_saved[i], NULL);
+}
+
 /* OpenSSL asks only for an encrypted key. */
 static int
 pass_cb(char *buf, int size, int rwflag, void *arg)
@@ -74,16 +106,25 @@ pass_cb(char *buf, int size, int rwflag, void *arg)
 		return -1;
 	}
 	dprintf(fd, "Passphrase for %s: ", pa->path);
+	/* A signal while echo is off (^C) is held until the terminal is as
+	 * it was, then delivered (OpenSSH's readpassphrase does the same). */
+	catch_signals(true);
 	if ((had = tcgetattr(fd, &t) == 0)) {
 		quiet = t;
 		quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
 		(void)tcsetattr(fd, TCSAFLUSH, &quiet);
 	}
-	n = read_pass_line(fd, buf, size);
+	n = caught == 0 ? read_pass_line(fd, buf, size) : 0;
 	if (had)
 		(void)tcsetattr(fd, TCSAFLUSH, &t);
 	dprintf(fd, "\n");
 	close(fd);
+	catch_signals(false);
+	if (caught != 0) {
+		OPENSSL_cleanse(buf, (size_t)size);
+		raise(caught);
+		return -1;
+	}
 	return n;
 }
 

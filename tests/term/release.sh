@@ -146,4 +146,26 @@ for n in 3 4 5; do
 	    -in "$TMP/signed" -sigfile "$TMP/sig" >/dev/null 2>&1 ||
 	    fail "openssl does not verify record $n"
 done
+# The headless command asks the passphrase on the terminal without echo:
+# ^C there leaves the terminal as it was (echo on), and nothing changed.
+keys q
+wait_exit 0
+# (A shell that survives the ^C reads the terminal's modes right after:
+# bash's own prompt would set them again.)
+cat >"$TMP/interrupted.sh" <<EOF
+trap : INT
+$(printf '%q' "$CALOPS") release rollback $(printf '%q' "$WS") \
+    --key $(printf '%q' "$TMP/approver.pem") --confirm 1
+echo "status \$?"
+stty -a >$(printf '%q' "$TMP/stty")
+echo "modes read"
+EOF
+run "sh $(printf '%q' "$TMP/interrupted.sh")"
+wait_for "Passphrase for"
+keys C-c
+wait_for "modes read"
+grep -q '[^-]echo ' "$TMP/stty" ||
+    fail "^C at the passphrase left the terminal without echo: $(cat "$TMP/stty")"
+current_is 2
+[ "$(records)" = 5 ] || fail "an interrupted rollback appended a record"
 finish
