@@ -1,6 +1,9 @@
 /* release.c: audit log verification (see release.h). */
 #include "calops.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <jansson.h>
 
 #include "release/release.h"
@@ -62,14 +65,40 @@ types_ok(json_t *o, const char *action)
 	    (json_is_null(to) && strcmp(action, "refused") == 0));
 }
 
-/* Check one record; line is NUL-terminated, len bytes. */
+/* A record whose form and place in the chain hold, its signature still to
+ * be checked (so that a long log's signatures can be checked at once on
+ * every CPU), and what it leaves the state as once it does. */
+struct pending {
+	char		*signed_bytes;
+	char		*sig;
+	char		*key_id;
+	bool		 verified;
+	bool		 is_switch;
+	long long	 to, from;
+	double		 ts;
+	char		 hash[65];	/* of its line */
+};
+
+static void
+pending_release(struct pending *p)
+{
+	free(p->signed_bytes);
+	free(p->sig);
+	free(p->key_id);
+	memset(p, 0, sizeof *p);
+}
+
+/*
+ * Check one record's form and its place after st (line NUL-terminated, len
+ * bytes); 0 with *p filled in (its signature not yet checked), or -1 said
+ * in st.
+ */
 static int
-record(const char *line, size_t len, size_t lineno, const struct keyring *kr,
-    struct audit_state *st)
+record_form(const char *line, size_t len, size_t lineno,
+    struct audit_state *st, struct pending *p)
 {
 	const char *action = NULL, *sig, *key_id;
 	json_error_t je;
-	char *signed_bytes;
 	size_t tail;
 	json_t *o;
 	int rc = 0;
@@ -113,57 +142,178 @@ record(const char *line, size_t len, size_t lineno, const struct keyring *kr,
 		rc = bad(st, lineno, "the record does not end in its signature");
 		goto out;
 	}
-	signed_bytes = xasprintf("%.*s}", (int)(len - tail), line);
-	if (keyring_verify(kr, key_id, signed_bytes, strlen(signed_bytes), sig,
-	    strlen(sig)) == NULL)
-		rc = bad(st, lineno, "signature does not verify with trusted key "
-		    "'%s'", key_id);
-	free(signed_bytes);
-	if (rc == 0 && strcmp(action, "refused") != 0) {
-		st->last_switch_to = json_is_integer(json_object_get(o, "to")) ?
+	memset(p, 0, sizeof *p);
+	p->signed_bytes = xasprintf("%.*s}", (int)(len - tail), line);
+	p->sig = xstrdup(sig);
+	p->key_id = xstrdup(key_id);
+	if ((p->is_switch = strcmp(action, "refused") != 0)) {
+		p->to = json_is_integer(json_object_get(o, "to")) ?
 		    json_integer_value(json_object_get(o, "to")) : -1;
-		st->last_switch_ts = json_number_value(json_object_get(o,
-		    "ts"));
-		st->last_switch_from = json_is_integer(json_object_get(o,
-		    "from")) ? json_integer_value(json_object_get(o, "from")) :
-		    -1;
+		p->ts = json_number_value(json_object_get(o, "ts"));
+		p->from = json_is_integer(json_object_get(o, "from")) ?
+		    json_integer_value(json_object_get(o, "from")) : -1;
 	}
+	hash_bytes(line, len, p->hash);
 out:
 	json_decref(o);
 	return rc;
 }
 
+static bool
+pending_verify(const struct pending *p, const struct keyring *kr)
+{
+	return keyring_verify(kr, p->key_id, p->signed_bytes,
+	    strlen(p->signed_bytes), p->sig, strlen(p->sig)) != NULL;
+}
+
+/* st past a record whose signature verified. */
+static void
+advance(struct audit_state *st, const struct pending *p)
+{
+	memcpy(st->last_line_sha256, p->hash, sizeof st->last_line_sha256);
+	st->records++;
+	if (p->is_switch) {
+		st->last_switch_to = p->to;
+		st->last_switch_ts = p->ts;
+		st->last_switch_from = p->from;
+	}
+}
+
+/* Check one record whole; line is NUL-terminated, len bytes. */
+static int
+record(const char *line, size_t len, size_t lineno, const struct keyring *kr,
+    struct audit_state *st)
+{
+	struct pending p;
+
+	if (record_form(line, len, lineno, st, &p) != 0)
+		return -1;
+	if (!pending_verify(&p, kr)) {
+		bad(st, lineno, "signature does not verify with trusted key "
+		    "'%s'", p.key_id);
+		pending_release(&p);
+		return -1;
+	}
+	advance(st, &p);
+	pending_release(&p);
+	return 0;
+}
+
+/* ---- every signature of a log at once ---- */
+
+/* Below this many records one thread checks them all: a thread costs more
+ * than the few signatures it would take. */
+#define PARALLEL_MIN	32
+#define THREADS_MAX	8
+
+struct sigwork {
+	struct pending		*v;
+	size_t			 n, first, step;
+	const struct keyring	*kr;
+};
+
+static void *
+sigwork_run(void *arg)
+{
+	struct sigwork *w = arg;
+	size_t i;
+
+	for (i = w->first; i < w->n; i += w->step)
+		w->v[i].verified = pending_verify(&w->v[i], w->kr);
+	return NULL;
+}
+
+/* Check the signatures of v[0..n), on as many CPUs as there are. */
+static void
+verify_all(struct pending *v, size_t n, const struct keyring *kr)
+{
+	struct sigwork w[THREADS_MAX];
+	pthread_t th[THREADS_MAX];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t t, nt = cpus > 1 ? (size_t)cpus : 1;
+	bool started[THREADS_MAX] = { false };
+
+	if (nt > THREADS_MAX)
+		nt = THREADS_MAX;
+	if (n < PARALLEL_MIN || nt == 1)
+		nt = 1;
+	for (t = 0; t < nt; t++) {
+		w[t] = (struct sigwork){ v, n, t, nt, kr };
+		/* The first share is this thread's; a thread that cannot
+		 * start leaves its share to this one too. */
+		if (t > 0)
+			started[t] = pthread_create(&th[t], NULL, sigwork_run,
+			    &w[t]) == 0;
+	}
+	sigwork_run(&w[0]);
+	for (t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(th[t], NULL);
+		else
+			sigwork_run(&w[t]);
+	}
+}
+
+/*
+ * Two passes: every record's form and place in the chain, in order, up to
+ * the first that is wrong; then their signatures, at once; the first
+ * broken link is the earlier of the two.
+ */
 int
 release_audit_verify(const char *data, size_t len, const struct keyring *kr,
     struct audit_state *st)
 {
-	size_t start = 0, end, lineno = 0;
+	struct audit_state form;
+	struct pending *v = NULL;
+	size_t start = 0, end, lineno = 0, n = 0, alloc = 0, i;
 	char *line;
 	int rc = 0;
 
-	memset(st, 0, sizeof *st);
-	st->last_switch_to = st->last_switch_from = -1;
-	memcpy(st->last_line_sha256, ZERO_HASH, sizeof st->last_line_sha256);
+	memset(&form, 0, sizeof form);
+	form.last_switch_to = form.last_switch_from = -1;
+	memcpy(form.last_line_sha256, ZERO_HASH, sizeof form.last_line_sha256);
 	while (start < len && rc == 0) {
 		const char *nl = memchr(data + start, '\n', len - start);
 
 		lineno++;
-		if (nl == NULL)
-			return bad(st, lineno, "the last record has no newline: "
-			    "the log was cut");
+		if (nl == NULL) {
+			rc = bad(&form, lineno, "the last record has no "
+			    "newline: the log was cut");
+			break;
+		}
 		end = (size_t)(nl - data);
+		if (n == alloc) {
+			alloc = alloc == 0 ? 64 : alloc * 2;
+			v = xreallocarray(v, alloc, sizeof *v);
+		}
 		line = xstrndup(data + start, end - start);
 		if (strlen(line) != end - start)
-			rc = bad(st, lineno, "a NUL byte inside a record");
-		else
-			rc = record(line, end - start, lineno, kr, st);
-		if (rc == 0) {
-			hash_bytes(line, end - start, st->last_line_sha256);
-			st->records++;
+			rc = bad(&form, lineno, "a NUL byte inside a record");
+		else if ((rc = record_form(line, end - start, lineno, &form,
+		    &v[n])) == 0) {
+			/* Its place holds: the next is checked after it. */
+			memcpy(form.last_line_sha256, v[n].hash,
+			    sizeof form.last_line_sha256);
+			form.records++;
+			n++;
 		}
 		free(line);
 		start = end + 1;
 	}
+	verify_all(v, n, kr);
+	memset(st, 0, sizeof *st);
+	st->last_switch_to = st->last_switch_from = -1;
+	memcpy(st->last_line_sha256, ZERO_HASH, sizeof st->last_line_sha256);
+	for (i = 0; i < n && v[i].verified; i++)
+		advance(st, &v[i]);
+	if (i < n)
+		rc = bad(st, i + 1, "signature does not verify with trusted key "
+		    "'%s'", v[i].key_id);
+	else if (rc != 0)
+		rc = bad(st, form.bad_line, "%s", form.problem);
+	for (i = 0; i < n; i++)
+		pending_release(&v[i]);
+	free(v);
 	return rc;
 }
 
@@ -178,8 +328,6 @@ release_audit_verify_next(const char *line, size_t len,
 		return bad(st, st->records + 1, "a record is one line of text");
 	copy = xstrndup(line, len);
 	if ((rc = record(copy, len, st->records + 1, kr, st)) == 0) {
-		hash_bytes(copy, len, st->last_line_sha256);
-		st->records++;
 		st->bad_line = 0;
 		st->problem[0] = '\0';
 	}

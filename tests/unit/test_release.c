@@ -710,6 +710,77 @@ test_relrecord(void **state)
 	keyring_release(&kr);
 }
 
+/*
+ * A long log, whose signatures are checked on every CPU at once
+ * (release.c's second pass): intact, it says the last switch and the
+ * last line's hash as one walk would; a bad signature and a broken link
+ * further down report the earlier of the two, with the state as of the
+ * record before it.
+ */
+static void
+test_long_log(void **state)
+{
+	struct audit_state st, at70;
+	struct log l, cut;
+	char *data, last[65];
+	size_t i, off70 = 0, off80 = 0, off90 = 0;
+
+	(void)state;
+	log_init(&l);
+	for (i = 1; i <= 120; i++) {
+		char from[16], to[16];
+
+		if (i == 70)
+			off70 = l.text.len;
+		if (i == 80)
+			off80 = l.text.len;
+		if (i == 90)
+			off90 = l.text.len;
+		snprintf(from, sizeof from, i == 1 ? "null" : "%zu",
+		    i == 1 ? 0 : i - 1);
+		snprintf(to, sizeof to, "%zu", i);
+		log_add(&l, i % 2 ? alice : bob, i % 2 ? "alice" : "bob",
+		    i == 50 ? "refused" : "promote", from, to);
+	}
+	memcpy(last, l.prev, sizeof last);
+	assert_int_equal(verify(l.text.data, l.text.len, &st), 0);
+	assert_int_equal(st.records, 120);
+	assert_string_equal(st.last_line_sha256, last);
+	assert_int_equal(st.last_switch_to, 120);
+	assert_int_equal(st.last_switch_from, 119);
+
+	/* A signature spoiled at 70 (its first base64 character), the
+	 * chain broken at 90 (a byte of its actor): 70 is reported. */
+	data = xstrndup(l.text.data, l.text.len);
+	{
+		char *sig70 = strstr(data + off70, "\"sig\":\"") + 7;
+
+		*sig70 = *sig70 == 'A' ? 'B' : 'A';
+	}
+	data[off90 + 40] ^= 1;
+	expect_bad(data, l.text.len, 70, "signature does not verify");
+	assert_int_equal(verify(data, l.text.len, &at70), -1);
+	assert_int_equal(at70.records, 69);
+	assert_int_equal(at70.last_switch_to, 69);
+	free(data);
+	/* The form broken at 80 (its seq), a signature at 90: the form at
+	 * 80 is reported, 79 records counted. */
+	data = xstrndup(l.text.data, l.text.len);
+	assert_memory_equal(data + off80, "{\"seq\":80,", 10);
+	data[off80 + 8] = '1';
+	data[off90 + 40] ^= 1;
+	expect_bad(data, l.text.len, 80, "seq is not 80");
+	assert_int_equal(verify(data, l.text.len, &st), -1);
+	assert_int_equal(st.records, 79);
+	free(data);
+	/* Cut inside its last line: that line is the broken one. */
+	log_init(&cut);
+	buf_add(&cut.text, l.text.data, l.text.len - 5);
+	expect_bad(cut.text.data, cut.text.len, 120, "no newline");
+	buf_release(&cut.text);
+	buf_release(&l.text);
+}
+
 /* The approver's key: found among the trusted by its public half. */
 static void
 test_relkey(void **state)
@@ -814,6 +885,7 @@ main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_keyring),
 		cmocka_unit_test(test_relrecord),
+		cmocka_unit_test(test_long_log),
 		cmocka_unit_test(test_relkey),
 		cmocka_unit_test(test_relkey_pass),
 	};
