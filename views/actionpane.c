@@ -72,9 +72,16 @@ void
 actionpane_when(double ts, char *buf, size_t len)
 {
 	struct tm tm;
-	time_t t = (time_t)ts;
+	time_t t;
 
-	if (!isfinite(ts) || localtime_r(&t, &tm) == NULL)
+	/* A time a file or a host gives may be anything: out of time_t's
+	 * range, converting it is undefined. */
+	if (!isfinite(ts) || ts < -1e15 || ts > 1e15) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	t = (time_t)ts;
+	if (localtime_r(&t, &tm) == NULL)
 		snprintf(buf, len, "-");
 	else
 		strftime(buf, len, "%m-%d %H:%M:%S", &tm);

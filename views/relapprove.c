@@ -101,13 +101,28 @@ forget_key(struct relapprove *p)
 void
 relapprove_cancel(struct relapprove *p, const char *why)
 {
+	forget_key(p);
 	if (p->step == RAP_CLOSED)
 		return;
-	forget_key(p);
+	prompt_withdraw(p->app, p);
+	if (p->step == RAP_SENT) {
+		/* The screen goes: the host finishes without it. */
+		app_message(p->app, false, "the signed record went to %s, "
+		    "which acts on it; its answer will be in the audit log",
+		    relclient_host(p->rc));
+		p->step = RAP_CLOSED;
+		return;
+	}
 	p->step = RAP_CLOSED;
 	relclient_cancel(p->rc);
 	if (why != NULL)
 		app_message(p->app, false, "%s", why);
+}
+
+bool
+relapprove_sent(const struct relapprove *p)
+{
+	return p->step == RAP_SENT;
 }
 
 bool
@@ -200,13 +215,13 @@ reason_answer(struct app *a, const char *answer, void *arg)
 static void
 have_key(struct relapprove *p)
 {
-	const json_t *k, *status = relclient_status(p->rc);
+	const json_t *k;
 	char *pub = relkey_public_b64(p->key), q[256], msg[1200];
 	const char *ed, *name;
 	size_t i;
 
 	p->key_id[0] = '\0';
-	json_array_foreach(json_object_get(status, "trusted_keys"), i, k) {
+	json_array_foreach(relclient_trusted_keys(p->rc), i, k) {
 		ed = json_string_value(json_object_get(k, "ed25519"));
 		name = json_string_value(json_object_get(k, "name"));
 		if (pub != NULL && ed != NULL && name != NULL &&
@@ -353,13 +368,15 @@ relapprove_changed(struct relapprove *p)
 			snprintf(q, sizeof q, "%ld does not verify: type %ld "
 			    "to sign the refusal into the log (anything else "
 			    "cancels): ", p->to, p->to);
-		prompt_ask(p->app, q, number_answer, p);
+		/* The hashing took its time: the line may be in use. */
+		prompt_ask_later(p->app, q, number_answer, p);
 		return;
 	}
 	if (ap->phase != RA_DONE)
 		return;
-	/* The host answered (or the link went): the panel closes and says
-	 * how it ended. */
+	/* The host answered (or the link went): the panel closes, with any
+	 * question still open, and says how it ended. */
+	prompt_withdraw(p->app, p);
 	forget_key(p);
 	p->step = RAP_CLOSED;
 	if (strcmp(ap->result, "ok") == 0 && !ap->sent_refusal) {

@@ -63,7 +63,11 @@ void	relapprove_changed(struct relapprove *p);
 bool	relapprove_open(const struct relapprove *p);
 /* Paint the panel in rows [top, top + rows). */
 void	relapprove_draw(struct relapprove *p, int top, int rows, int cols);
-/* Give up (Esc on the screen, the screen closing). */
+/* Give up (Esc on the screen, the screen closing): the question open is
+ * withdrawn, the key freed, the host's lock let go.  Once the record went
+ * there is nothing to give up: the panel only closes, saying so. */
 void	relapprove_cancel(struct relapprove *p, const char *why);
+/* The record went: the host's answer is awaited (Esc does nothing). */
+bool	relapprove_sent(const struct relapprove *p);
 
 #endif

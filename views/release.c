@@ -429,6 +429,11 @@ release_action(struct app *a, void *data, enum action act)
 	case ACT_BACK:
 		if (!relapprove_open(&v->ap))
 			return R_NONE;
+		if (relapprove_sent(&v->ap)) {
+			app_message(a, false, "the signed record went: waiting "
+			    "for the host's answer");
+			return R_REDRAW;
+		}
 		relapprove_cancel(&v->ap, "cancelled: nothing signed, nothing "
 		    "changed");
 		return R_REDRAW;

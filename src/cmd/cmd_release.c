@@ -10,15 +10,19 @@
 
 #include <sys/stat.h>
 
+#include <sys/ioctl.h>
+
 #include <ftw.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <pwd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "engine/gate.h"
@@ -161,6 +165,10 @@ parse(int argc, char **argv, struct relopts *o, bool wants_n)
 		fputs(release_usage, stderr);
 		return -1;
 	}
+	if (o->hold != -1 && strcmp(argv[0], "apply") != 0) {
+		fprintf(stderr, "calops: --hold is apply's only\n");
+		return -1;
+	}
 	o->ws = argv[optind++];
 	if (wants_n) {
 		if (optind >= argc || (o->target = gen_arg(argv[optind])) ==
@@ -199,6 +207,12 @@ struct bindctx {
 	 * the batches before are summed here, against every file of the
 	 * workspace outside 08-release/, which is all it can read. */
 	uint64_t	 base, batch_done, batch_total, total;
+	/* What the files looked like when the last hashing began
+	 * (workspace_walk()): a later walk that differs means they changed. */
+	uint64_t	 mark;
+	/* apply --hold: its options, to say "cancelled" and end when the
+	 * console goes while the hashing runs (NULL otherwise). */
+	const struct relopts *hold;
 };
 
 static int	bindings_today(void *arg, long n, char *why, size_t whylen);
@@ -331,27 +345,52 @@ cmd_status(int argc, char **argv, bool audit_only)
 
 /* ---- acting ---- */
 
-static uint64_t walked_bytes;
+static uint64_t walked_bytes, walked_mark;
+
+/* FNV-1a over len bytes, into *h. */
+static void
+mark_add(uint64_t *h, const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len-- > 0)
+		*h = (*h ^ *c++) * 0x100000001b3ULL;
+}
 
 static int
 walk_one(const char *path, const struct stat *sb, int type, struct FTW *f)
 {
-	(void)path;
 	if (type == FTW_D && f->level == 1 &&
 	    strcmp(path + f->base, RELSTATE_DIR) == 0)
 		return FTW_SKIP_SUBTREE;
 	if (type == FTW_F && S_ISREG(sb->st_mode))
 		walked_bytes += (uint64_t)sb->st_size;
+	/* Any write changes a file's ctime; a rename, its inode's place. */
+	mark_add(&walked_mark, path, strlen(path) + 1);
+	mark_add(&walked_mark, &sb->st_ino, sizeof sb->st_ino);
+	mark_add(&walked_mark, &sb->st_size, sizeof sb->st_size);
+	mark_add(&walked_mark, &sb->st_mtim, sizeof sb->st_mtim);
+	mark_add(&walked_mark, &sb->st_ctim, sizeof sb->st_ctim);
 	return FTW_CONTINUE;
 }
 
+/* Every file of ws outside 08-release/: their bytes, and a mark of their
+ * names and stat data in *mark (NULL: not wanted). */
 static uint64_t
-workspace_bytes(const char *ws)
+workspace_walk(const char *ws, uint64_t *mark)
 {
 	walked_bytes = 0;
+	walked_mark = 0xcbf29ce484222325ULL;
 	(void)nftw(ws, walk_one, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+	if (mark != NULL)
+		*mark = walked_mark;
 	return walked_bytes;
 }
+
+static void	hold_check_input(struct bindctx *bc);
+static void	report(const struct relopts *o, const char *action,
+		    const char *result, const char *msg, const char *forward,
+		    const struct relstate *st);
 
 static void
 say_progress(struct bindctx *bc, uint64_t done, uint64_t total)
@@ -378,6 +417,8 @@ bind_progress(void *arg, uint64_t done, uint64_t total)
 		bc->batch_total = total;
 	}
 	bc->batch_done = done;
+	if (bc->hold != NULL)
+		hold_check_input(bc);
 	all = bc->base + done;
 	if (all > bc->total)
 		bc->total = all;	/* a file grew */
@@ -401,7 +442,7 @@ bindings_today(void *arg, long n, char *why, size_t whylen)
 	size_t i;
 	int rc = 0;
 
-	bc->total = workspace_bytes(bc->st->ws);
+	bc->total = workspace_walk(bc->st->ws, &bc->mark);
 	bc->base = bc->batch_done = bc->batch_total = 0;
 	if (gate_eval_run(&ev, bc->st->ws, &eo, err, sizeof err) != 0) {
 		errbuf_set(why, whylen, "its bindings cannot be checked: %s",
@@ -784,21 +825,30 @@ cmd_revoke(int argc, char **argv)
  * lock: an approval left open does not lock others out for ever. */
 #define HOLD_WAIT_MS	(10 * 60 * 1000)
 
-/* apply --hold: the target's verdict, reached under the lock held since,
- * is the one the switch uses (the candidate is not hashed twice). */
+/*
+ * apply --hold: the target's verdict, reached under the lock held since,
+ * is the one the switch uses, unless a file of the workspace changed
+ * meanwhile (the lock covers 08-release/ only; a rebuild does not take
+ * it): then the bindings are hashed again, in full.
+ */
 struct heldctx {
 	struct bindctx	*bc;
 	long		 n;
 	int		 rc;
 	char		 why[512];
+	bool		 bound;		/* the verdict hashed the bindings */
 };
 
 static int
 held_bindings(void *arg, long n, char *why, size_t whylen)
 {
 	struct heldctx *h = arg;
+	uint64_t mark;
 
-	if (n != h->n)
+	if (n != h->n || !h->bound)
+		return bindings_today(h->bc, n, why, whylen);
+	(void)workspace_walk(h->bc->st->ws, &mark);
+	if (mark != h->bc->mark)
 		return bindings_today(h->bc, n, why, whylen);
 	if (h->rc != 0)
 		errbuf_set(why, whylen, "%s", h->why);
@@ -806,39 +856,107 @@ held_bindings(void *arg, long n, char *why, size_t whylen)
 }
 
 /*
- * One line from stdin within HOLD_WAIT_MS: the record (newline dropped),
- * or NULL with why in msg.
+ * While apply --hold hashes, the console may go (its approval given up, its
+ * link dropped): stdin at its end.  Then nothing more is to be done, and
+ * the lock is let go now rather than when the hashing ends.
+ */
+static void
+hold_check_input(struct bindctx *bc)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	int avail = 0;
+
+	if (poll(&pfd, 1, 0) != 1)
+		return;
+	if (pfd.revents & POLLIN) {
+		/* Readable: bytes (a record, read once verified), or its
+		 * end (nothing to read). */
+		if (ioctl(STDIN_FILENO, FIONREAD, &avail) != 0 || avail > 0)
+			return;
+	} else if (!(pfd.revents & (POLLHUP | POLLERR)))
+		return;
+	report(bc->hold, "apply", "cancelled", "the approval was cancelled "
+	    "while the target was being verified; nothing changed", NULL,
+	    bc->st);
+	exit(1);
+}
+
+/*
+ * The record: all of stdin, until its end, within HOLD_WAIT_MS; it must be
+ * one line.  The line (newline dropped), or NULL with why in msg.
  */
 static char *
 read_held_record(size_t *len, char *msg, size_t msglen)
 {
+	int64_t deadline = loop_now_ms() + HOLD_WAIT_MS, left;
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-	char *line;
-	int n;
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
 
-	while ((n = poll(&pfd, 1, HOLD_WAIT_MS)) == -1 && errno == EINTR)
-		;
-	if (n == 0) {
-		errbuf_set(msg, msglen, "no record came within %d minutes; "
-		    "nothing changed", HOLD_WAIT_MS / 60000);
-		return NULL;
+	buf_init(&b, RECORD_MAX + 1);
+	for (;;) {
+		if ((left = deadline - loop_now_ms()) <= 0) {
+			errbuf_set(msg, msglen, "no record came within %d "
+			    "minutes; nothing changed", HOLD_WAIT_MS / 60000);
+			goto fail;
+		}
+		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
+			goto broken;
+		if ((n = read(STDIN_FILENO, chunk, sizeof chunk)) == 0)
+			break;
+		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n == -1)
+			goto broken;
+		if (buf_add(&b, chunk, (size_t)n) != 0) {
+			errbuf_set(msg, msglen, "not one record: more than %u "
+			    "bytes; nothing changed", RECORD_MAX);
+			goto fail;
+		}
 	}
-	line = xmalloc(RECORD_MAX + 2);
-	if (fgets(line, RECORD_MAX + 2, stdin) == NULL) {
+	if (b.len == 0) {
 		errbuf_set(msg, msglen, "the approval was cancelled; nothing "
 		    "changed");
-		free(line);
-		return NULL;
+		goto fail;
 	}
-	*len = strlen(line);
-	if (*len == 0 || line[*len - 1] != '\n' || *len > RECORD_MAX) {
-		errbuf_set(msg, msglen, "not one record: a line of at most %u "
-		    "bytes; nothing changed", RECORD_MAX);
-		free(line);
-		return NULL;
+	if (b.data[b.len - 1] != '\n' || memchr(b.data, '\n', b.len) !=
+	    b.data + b.len - 1 || memchr(b.data, '\0', b.len) != NULL) {
+		errbuf_set(msg, msglen, "not one record: one line of text and "
+		    "nothing more; nothing changed");
+		goto fail;
 	}
-	line[--*len] = '\0';
-	return line;
+	*len = b.len - 1;
+	b.data[*len] = '\0';
+	return buf_detach(&b, NULL);
+broken:
+	errbuf_set(msg, msglen, "cannot read the record: %s; nothing changed",
+	    strerror(errno));
+fail:
+	buf_release(&b);
+	return NULL;
+}
+
+/* What the console builds its record on, under the lock: where current
+ * points, the log's next seq and head, who may sign (the generations it
+ * has from status; a line of them all could outgrow what a transport
+ * takes as one line). */
+static json_t *
+held_event(const struct relstate *st, const char *forward)
+{
+	json_t *j = relstate_json(st), *o;
+
+	o = json_pack("{s:s, s:O, s:O, s:O, s:O, s:o}", "type", "held",
+	    "current", json_object_get(j, "current"),
+	    "next_seq", json_object_get(json_object_get(j, "audit"),
+	    "next_seq"),
+	    "head_sha256", json_object_get(json_object_get(j, "audit"),
+	    "head_sha256"),
+	    "trusted_keys", json_object_get(j, "trusted_keys"),
+	    "rolled_forward", forward[0] != '\0' ? text_json(forward) :
+	    json_null());
+	json_decref(j);
+	return o;
 }
 
 /*
@@ -853,14 +971,13 @@ static int
 cmd_apply_hold(struct relopts *o)
 {
 	char forward[512] = "", msg[768], who[200], *line, *actor;
-	struct bindctx bc = { .json = true };
+	struct bindctx bc = { .json = true, .hold = o };
 	struct heldctx h = { .bc = &bc, .n = o->hold };
 	struct relstate st;
 	enum relswitch_rc r;
-	bool ok, bound;
+	bool ok;
 	size_t len;
 	int rc = 1, lockfd;
-	json_t *j;
 
 	if (relstate_open(&st, o->ws, msg, sizeof msg) != 0) {
 		report(o, "apply", "error", msg, NULL, NULL);
@@ -873,24 +990,28 @@ cmd_apply_hold(struct relopts *o)
 	if ((lockfd = lock_and_forward(&st, o, "apply", who, forward,
 	    sizeof forward, &rc)) == -1)
 		goto out;
-	j = relstate_json(&st);
-	json_object_set_new(j, "rolled_forward", forward[0] != '\0' ?
-	    text_json(forward) : json_null());
-	print_event(json_pack("{s:s, s:o}", "type", "held", "status", j));
+	print_event(held_event(&st, forward));
 	ok = relstate_target_ok(&st, o->hold, h.why, sizeof h.why);
-	bound = ok && o->hold == st.candidate;
-	if (bound && bindings_today(&bc, o->hold, h.why, sizeof h.why) != 0)
+	h.bound = ok && o->hold == st.candidate;
+	if (h.bound && bindings_today(&bc, o->hold, h.why, sizeof h.why) != 0)
 		ok = false;
 	h.rc = ok ? 0 : -1;
 	print_event(json_pack("{s:s, s:I, s:b, s:b, s:o}", "type", "verified",
 	    "generation", (json_int_t)o->hold, "verifies", ok,
-	    "bindings_checked", bound, "problem", ok ? json_null() :
+	    "bindings_checked", h.bound, "problem", ok ? json_null() :
 	    text_json(h.why)));
+	bc.hold = NULL;		/* the input is the record's from here */
 	if ((line = read_held_record(&len, msg, sizeof msg)) == NULL) {
 		report(o, "apply", "cancelled", msg, NULL, &st);
 		close(lockfd);
 		goto out;
 	}
+	/* The approver has signed: the switch is finished whatever happens
+	 * to the console now (its answer may find nobody to read it). */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
 	r = relswitch_apply(&st, line, len, held_bindings, &h, msg,
 	    sizeof msg);
 	report(o, "apply", rc_names[r], msg, NULL, &st);

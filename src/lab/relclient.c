@@ -35,7 +35,7 @@ struct relclient {
 	/* the approval */
 	struct relapproval	 ap;
 	struct rstream		*apply;
-	bool			 dropped;	/* cancelled: not listened to */
+	json_t			*held_keys;	/* as said under the lock */
 	char			 apply_err[512];
 };
 
@@ -186,23 +186,23 @@ num_or(const json_t *o, const char *key, long dflt)
 	return json_is_integer(v) ? (long)json_integer_value(v) : dflt;
 }
 
-/* The lock is held: what the record will be built on. */
+/* The lock is held: what the record will be built on, and who may sign
+ * it now. */
 static void
-took_lock(struct relclient *rc, const json_t *status)
+took_lock(struct relclient *rc, const json_t *held)
 {
-	const json_t *audit = json_object_get(status, "audit");
-	const char *head = json_string_value(json_object_get(audit,
+	const char *head = json_string_value(json_object_get(held,
 	    "head_sha256"));
+	const json_t *keys = json_object_get(held, "trusted_keys");
 	struct relapproval *ap = &rc->ap;
 
-	ap->from = num_or(status, "current", -1);
-	ap->next_seq = num_or(audit, "next_seq", 0);
+	ap->from = num_or(held, "current", -1);
+	ap->next_seq = num_or(held, "next_seq", 0);
 	snprintf(ap->head, sizeof ap->head, "%s", head != NULL &&
 	    strlen(head) == 64 ? head : "");
+	json_decref(rc->held_keys);
+	rc->held_keys = json_is_array(keys) ? json_deep_copy(keys) : NULL;
 	ap->phase = RA_VERIFYING;
-	/* The state under the lock is the freshest there is. */
-	json_decref(rc->status);
-	rc->status = json_deep_copy(status);
 }
 
 static void
@@ -215,7 +215,7 @@ apply_event(struct relclient *rc, const json_t *j)
 	if (type == NULL)
 		return;
 	if (strcmp(type, "held") == 0 && ap->phase == RA_LOCKING)
-		took_lock(rc, json_object_get(j, "status"));
+		took_lock(rc, j);
 	else if (strcmp(type, "progress") == 0) {
 		ap->done = (uint64_t)num_or(j, "done", 0);
 		ap->total = (uint64_t)num_or(j, "total", 0);
@@ -247,8 +247,6 @@ apply_line(struct rstream *rs, const char *line, size_t len,
 	json_t *j;
 
 	(void)rs;
-	if (rc->dropped)
-		return;
 	if (from_stderr || cut) {
 		keep_line(rc->apply_err, sizeof rc->apply_err, line, len);
 		return;
@@ -269,12 +267,6 @@ apply_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 
 	(void)rs;
 	rc->apply = NULL;
-	if (rc->dropped) {
-		/* Let go of; what the owner sees next is a fresh state. */
-		rc->dropped = false;
-		relclient_refresh(rc);
-		return;
-	}
 	if (ap->phase != RA_DONE) {
 		/* No result line: the command or the link broke. */
 		snprintf(ap->result, sizeof ap->result, "%s", ex->lost ?
@@ -308,15 +300,15 @@ relclient_begin(struct relclient *rc, const char *action, long to,
 	    "--actor", (char *)actor, NULL };
 
 	if (rc->apply != NULL) {
-		errbuf_set(err, errlen, rc->dropped ? "the last approval is "
-		    "still letting go of the lock: try again in a moment" :
-		    "an approval is open already");
+		errbuf_set(err, errlen, "an approval is open already");
 		return -1;
 	}
 	snprintf(n, sizeof n, "%ld", to);
 	memset(&rc->ap, 0, sizeof rc->ap);
 	rc->ap.from = -1;
 	rc->apply_err[0] = '\0';
+	json_decref(rc->held_keys);
+	rc->held_keys = NULL;
 	snprintf(rc->ap.action, sizeof rc->ap.action, "%s", action);
 	rc->ap.to = to;
 	rc->apply = transport_exec_input(rc->t, argv, &apply_cb, rc, err,
@@ -387,25 +379,26 @@ relclient_sign(struct relclient *rc, const void *key, const char *key_id,
 void
 relclient_cancel(struct relclient *rc)
 {
-	char err[128];
-
-	/* Its input ends: the host lets go of the lock and ends, unheard.
-	 * Only cancelling the stream would leave a remote command holding
-	 * the lock until its channel closed.  Once the record went, the
-	 * host's answer is still awaited (the screen shows it). */
+	/* The command goes (a local one is signalled, a remote one's
+	 * channel closed): its lock with it, now, even mid-hashing.  Once
+	 * the record went, the host finishes what it does with it (it
+	 * ignores signals from then on) and its answer is awaited. */
 	if (rc->apply != NULL && rc->ap.phase == RA_SENDING)
 		return;
 	if (rc->apply != NULL) {
-		rc->dropped = true;
-		if (transport_input(rc->apply, "", 0, true, err,
-		    sizeof err) != 0) {
-			transport_rstream_cancel(rc->apply);
-			rc->apply = NULL;
-			rc->dropped = false;
-		}
+		transport_rstream_cancel(rc->apply);
+		rc->apply = NULL;
+		relclient_refresh(rc);
 	}
 	memset(&rc->ap, 0, sizeof rc->ap);
 	changed(rc);
+}
+
+const json_t *
+relclient_trusted_keys(const struct relclient *rc)
+{
+	return rc->held_keys != NULL ? rc->held_keys :
+	    json_object_get(rc->status, "trusted_keys");
 }
 
 /* ---- life ---- */
@@ -427,7 +420,6 @@ relclient_new(struct loop *l, struct transport *t, const char *ws,
 void
 relclient_free(struct relclient *rc)
 {
-	char err[128];
 	int k;
 
 	if (rc == NULL)
@@ -437,13 +429,11 @@ relclient_free(struct relclient *rc)
 			transport_rstream_cancel(rc->fetch[k].rs);
 			buf_release(&rc->fetch[k].out);
 		}
-	if (rc->apply != NULL) {
-		/* End its input first, so that a remote one lets go of the
-		 * lock at once rather than when its channel closes. */
-		(void)transport_input(rc->apply, "", 0, true, err,
-		    sizeof err);
+	/* An approval still open goes with its command; one whose record
+	 * went is finished by the host all the same. */
+	if (rc->apply != NULL)
 		transport_rstream_cancel(rc->apply);
-	}
+	json_decref(rc->held_keys);
 	json_decref(rc->status);
 	json_decref(rc->audit);
 	free(rc->ws);

@@ -12,8 +12,8 @@
  * N with progress, and waits; relclient_sign() builds the audit record
  * from that state, signs it here and sends it on the command's stdin.
  * When N did not verify, the record signed is a `refused` one, so the
- * attempt is on the log.  Closing the approval (relclient_cancel) ends
- * the command's input: the host lets go of the lock, nothing changed.
+ * attempt is on the log.  Giving the approval up (relclient_cancel) stops
+ * that command: the host lets go of the lock, nothing changed.
  *
  * No ncurses here: the screen reads the state and draws it.
  */
@@ -95,8 +95,13 @@ const struct relapproval *relclient_approval(const struct relclient *rc);
 int		 relclient_sign(struct relclient *rc, const void *key,
 		    const char *key_id, const char *actor, const char *reason,
 		    char *err, size_t errlen);
-/* Give up the approval: nothing is signed, the host lets go of the lock;
- * RA_NONE again (the result of one done is forgotten too). */
+/* Give up the approval: nothing is signed, the command on the host is
+ * stopped and the lock let go with it; RA_NONE again (the result of one
+ * done is forgotten too).  Once the record went (RA_SENDING) there is
+ * nothing to give up: the host's answer is awaited. */
 void		 relclient_cancel(struct relclient *rc);
+/* Who may sign, as {name, ed25519} (borrowed): as the host said them
+ * under the lock once it holds it, else as the last status said. */
+const json_t	*relclient_trusted_keys(const struct relclient *rc);
 
 #endif

@@ -55,15 +55,23 @@ strings_only(const json_t *a)
 	return true;
 }
 
+/* Lists longer than this are compared on their first items only: a
+ * host's manifest could hold 10^5 of them, and each is looked for in the
+ * other (a limitation list is a dozen lines). */
+#define LIST_MAX	1000
+
 static bool
 has_string(const json_t *a, const char *s)
 {
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(a, i, v)
+	json_array_foreach(a, i, v) {
+		if (i >= LIST_MAX)
+			break;
 		if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
 			return true;
+	}
 	return false;
 }
 
@@ -76,10 +84,12 @@ diff_strings(struct reldiff *d, const char *field, const json_t *a,
 	json_t *v;
 
 	json_array_foreach(a, i, v)
-		if (b == NULL || !has_string(b, json_string_value(v)))
+		if (i < LIST_MAX && (b == NULL ||
+		    !has_string(b, json_string_value(v))))
 			add(d, RD_REMOVED, field, text_of(v), NULL);
 	json_array_foreach(b, i, v)
-		if (a == NULL || !has_string(a, json_string_value(v)))
+		if (i < LIST_MAX && (a == NULL ||
+		    !has_string(a, json_string_value(v))))
 			add(d, RD_ADDED, field, NULL, text_of(v));
 	if (d->n == before && a != NULL && b != NULL)
 		d->same++;
@@ -106,10 +116,13 @@ find_path(const json_t *a, const char *path)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(a, i, v)
+	json_array_foreach(a, i, v) {
+		if (i >= LIST_MAX)
+			break;
 		if (strcmp(json_string_value(json_object_get(v, "path")),
 		    path) == 0)
 			return v;
+	}
 	return NULL;
 }
 
@@ -135,6 +148,8 @@ diff_paths(struct reldiff *d, const char *field, const json_t *a,
 	json_t *v;
 
 	json_array_foreach(a, i, v) {
+		if (i >= LIST_MAX)
+			break;
 		name = path_field(field, json_string_value(json_object_get(v,
 		    "path")));
 		other = b != NULL ? find_path(b, json_string_value(
@@ -151,6 +166,8 @@ diff_paths(struct reldiff *d, const char *field, const json_t *a,
 		free(name);
 	}
 	json_array_foreach(b, i, v) {
+		if (i >= LIST_MAX)
+			break;
 		if (a != NULL && find_path(a, json_string_value(
 		    json_object_get(v, "path"))) != NULL)
 			continue;

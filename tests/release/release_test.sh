@@ -420,7 +420,7 @@ said 'add --json'
 n0=$(records)
 "$CALOPS" release apply "$W" --hold 1 --json </dev/null >"$T/out" 2>"$T/err"
 [ $? -eq 1 ] || fail "apply --hold with no input: exit $?"
-said '^\{"type":"held","status":\{"schema":"calops-release-status/v1"'
+said '^\{"type":"held","current":2,"next_seq":[0-9]+,"head_sha256":"[0-9a-f]{64}","trusted_keys":\['
 said '^\{"type":"verified","generation":1,"verifies":true'
 said '"result":"cancelled".*"type":"result"'
 [ "$(records)" -eq "$n0" ] && [ "$(current)" = generations/2 ] ||
@@ -438,10 +438,10 @@ grep -q '"type":"verified"' "$T/held.out" || fail "apply --hold said nothing"
 run 3 release rollback "$W" --key "$T/ops.pem" --confirm 1
 said 'held by Hold Er \(approving in a console\)'
 seq=$(python3 -c 'import json,sys
-print(json.loads(open(sys.argv[1]).readline())["status"]["audit"]["next_seq"])' \
+print(json.loads(open(sys.argv[1]).readline())["next_seq"])' \
     "$T/held.out")
 head=$(python3 -c 'import json,sys
-print(json.loads(open(sys.argv[1]).readline())["status"]["audit"]["head_sha256"])' \
+print(json.loads(open(sys.argv[1]).readline())["head_sha256"])' \
     "$T/held.out")
 [ "$head" = "$(last | tr -d '\n' | sha256sum | cut -d' ' -f1)" ] ||
 	fail "the held state's head is not the log's"
@@ -467,6 +467,33 @@ said '"type":"verified","generation":3,"verifies":false,"bindings_checked":false
 	fail "a refusal through --hold moved current"
 rm -r "$R/generations/3"
 invariant "apply --hold refused"
+# The candidate verified under the lock, then a bound artifact changed
+# while the approver decided (the lock does not cover it): hashed again
+# before anything is appended, and refused.
+rm -f "$T/fifo" && mkfifo "$T/fifo"
+"$CALOPS" release apply "$W" --hold 2 --json <"$T/fifo" >"$T/held.out" 2>&1 &
+holder=$!
+exec 8>"$T/fifo"
+for i in $(seq 1 200); do
+	grep -q '"type":"verified"' "$T/held.out" && break
+	sleep 0.05
+done
+grep -q '"type":"verified","generation":2,"verifies":true,"bindings_checked":true' \
+    "$T/held.out" || fail "the candidate under --hold: $(cat "$T/held.out")"
+cp -p "$W/02-onnx/model.onnx" "$T/model.onnx"
+printf 'x' >>"$W/02-onnx/model.onnx"
+n0=$(records)
+seq=$(($(records) + 1))
+head=$(last | tr -d '\n' | sha256sum | cut -d' ' -f1)
+mkrecord "$seq" "$(date +%s)" 1 2 promote "$head" >&8
+exec 8>&-
+wait "$holder"
+grep -q '"result":"refused"' "$T/held.out" ||
+	fail "a changed artifact was not hashed again: $(cat "$T/held.out")"
+[ "$(records)" -eq "$n0" ] && [ "$(current)" = generations/1 ] ||
+	fail "a promote over a changed artifact changed something"
+cp -p "$T/model.onnx" "$W/02-onnx/model.onnx"
+invariant "apply --hold, an artifact changed"
 run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
 
 # ---- a log cut after a whole line, a link moved by hand ----

@@ -1108,8 +1108,16 @@ app_ask_host(struct app *a, const char *host)
 void
 app_ask_next(struct app *a)
 {
+	app_answer_fn fn = a->later_fn;
 	char *host;
 
+	/* A screen's question first: it was raised before the line was
+	 * free, and its screen waits on it. */
+	if (a->mode == MODE_NORMAL && fn != NULL) {
+		a->later_fn = NULL;
+		prompt_ask(a, a->later_q, fn, a->later_arg);
+		a->dirty = true;
+	}
 	while (a->mode == MODE_NORMAL && a->nhost_asks > 0) {
 		host = a->host_asks[0];
 		memmove(a->host_asks, a->host_asks + 1, --a->nhost_asks *
@@ -1211,6 +1219,10 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	if (ui_init(&uo, &a->theme, err, errlen) != 0)
 		return -1;
 	a->loop = loop_new();
+	/* A command that ends before it has read all its input (a lab
+	 * host's calops given a release record) is an error of that write,
+	 * not the console's end. */
+	signal(SIGPIPE, SIG_IGN);
 	/* Headless, the keys come from the script and the size is its. */
 	if (a->headless == NULL) {
 		loop_add_fd(a->loop, STDIN_FILENO, POLLIN, tty_readable, a);

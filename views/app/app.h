@@ -91,6 +91,16 @@ void	 prompt_ask(struct app *a, const char *question, app_answer_fn fn,
  * copies). */
 void	 prompt_ask_secret(struct app *a, const char *question,
 	    app_answer_fn fn, void *arg);
+/* The same when the status bar's line is free: at once, or once the
+ * question, filter or command being typed there is done (one waits at a
+ * time: a second replaces it).  For a question a screen's own events
+ * raise, so that it never takes the line from under the operator's
+ * typing, a passphrase least of all. */
+void	 prompt_ask_later(struct app *a, const char *question,
+	    app_answer_fn fn, void *arg);
+/* Forget arg's question, open or waiting: it closes unanswered (fn is not
+ * called), what was typed wiped. */
+void	 prompt_withdraw(struct app *a, void *arg);
 /* Put the question a lab host asks (an unknown host key to trust, a
  * passphrase) to the operator now, or after the one open. */
 void	 app_ask_host(struct app *a, const char *host);

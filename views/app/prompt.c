@@ -177,6 +177,35 @@ prompt_ask_secret(struct app *a, const char *question, app_answer_fn fn,
 	a->ask_secret = true;
 }
 
+void
+prompt_ask_later(struct app *a, const char *question, app_answer_fn fn,
+    void *arg)
+{
+	if (a->mode == MODE_NORMAL) {
+		prompt_ask(a, question, fn, arg);
+		return;
+	}
+	snprintf(a->later_q, sizeof a->later_q, "%s", question);
+	a->later_fn = fn;
+	a->later_arg = arg;
+}
+
+void
+prompt_withdraw(struct app *a, void *arg)
+{
+	if (a->later_fn != NULL && a->later_arg == arg)
+		a->later_fn = NULL;
+	if (a->mode != MODE_ASK || a->ask_arg != arg || a->ask_fn == NULL)
+		return;
+	explicit_bzero(a->input, sizeof a->input);
+	a->input_len = 0;
+	a->ask_secret = false;
+	a->ask_fn = NULL;
+	a->mode = MODE_NORMAL;
+	a->dirty = true;
+	app_ask_next(a);
+}
+
 /* The answer to prompt_ask(), or NULL: cancelled (prompt_key then puts
  * the next question a host waits with).  fn gets a copy: it may ask the
  * next question at once, which empties the line (and a secret one must be

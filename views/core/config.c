@@ -33,7 +33,8 @@ const struct config_option config_options[] = {
 	  "evaluations kept per workspace for trends (0: none)" },
 	{ "release_key", CONFIG_PATH, OPT(release_key), NULL, 0, 0, 0,
 	  "the release owner's private key (PEM Ed25519) the Release screen "
-	  "offers when approving; its passphrase is always asked" },
+	  "offers when approving; the passphrase of an encrypted one is "
+	  "asked each time, never kept" },
 	{ "release_actor", CONFIG_STRING, OPT(release_actor), NULL, 0, 0, 0,
 	  "who approves, as the audit log and the release lock name them; "
 	  "none: user@host" },
