@@ -21,7 +21,8 @@ struct labparse {
 	docfile_error((p)->err, (p)->errlen, (p)->source, (p)->d, (ptr), \
 	    __VA_ARGS__)
 
-static const char *const top_keys[] = { "hosts", "workspaces", "runner" };
+static const char *const top_keys[] = { "hosts", "workspaces", "runner",
+    "gates" };
 static const char *const host_keys[] = { "name", "transport", "address",
     "user", "port", "identity", "known_hosts", "calops", "keepalive_s",
     "accept_new", "protected", "chips" };
@@ -409,53 +410,63 @@ parse_workspace(struct labparse *p, struct lab *lab, json_t *obj,
 /* Blanks that separate the words of a runner: string. */
 #define RUNNER_BLANKS	" \t\n\r\v\f"
 
-/* Append one argument to the lab's runner argv (kept NULL-terminated). */
+/* A command of the lab file (runner:, a gate's): its argv, kept
+ * NULL-terminated, and its text as written. */
+struct cmdout {
+	char	**text;
+	char	***argv;
+	size_t	 *argc;
+	const char *what;	/* for messages: "'runner'", "G6's command" */
+	const char *arg;	/* "a runner argument", "an argument of …" */
+};
+
+/* Append one argument to a command's argv (kept NULL-terminated). */
 static void
-runner_push(struct lab *lab, const char *arg, size_t len)
+cmd_push(struct cmdout *c, const char *arg, size_t len)
 {
-	lab->runner_argv = xreallocarray(lab->runner_argv,
-	    lab->runner_argc + 2, sizeof *lab->runner_argv);
-	lab->runner_argv[lab->runner_argc++] = xstrndup(arg, len);
-	lab->runner_argv[lab->runner_argc] = NULL;
+	*c->argv = xreallocarray(*c->argv, *c->argc + 2, sizeof **c->argv);
+	(*c->argv)[(*c->argc)++] = xstrndup(arg, len);
+	(*c->argv)[*c->argc] = NULL;
 }
 
-/* runner: as a string, split on blanks; quotes are refused rather than
+/* A command as a string, split on blanks; quotes are refused rather than
  * half understood. */
 static int
-runner_words(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
+cmd_words(struct labparse *p, struct cmdout *c, json_t *v, const char *kp)
 {
 	const char *s = json_string_value(v), *w;
 	size_t n;
 
 	if (strlen(s) != json_string_length(v) ||
 	    s[strspn(s, RUNNER_BLANKS)] == '\0') {
-		LERR(p, kp, "'runner' must name a program");
+		LERR(p, kp, "%s must name a program", c->what);
 		return -1;
 	}
 	if (strpbrk(s, "'\"\\") != NULL) {
-		LERR(p, kp, "'runner' is split on blanks with no shell quoting: "
-		    "give it as a list of arguments instead of quoting");
+		LERR(p, kp, "%s is split on blanks with no shell quoting: "
+		    "give it as a list of arguments instead of quoting",
+		    c->what);
 		return -1;
 	}
 	for (w = s + strspn(s, RUNNER_BLANKS); *w != '\0';
 	    w += n, w += strspn(w, RUNNER_BLANKS)) {
 		n = strcspn(w, RUNNER_BLANKS);
-		runner_push(lab, w, n);
+		cmd_push(c, w, n);
 	}
-	lab->runner = xstrdup(s);
+	*c->text = xstrdup(s);
 	return 0;
 }
 
-/* runner: as a list of strings, one argument each. */
+/* A command as a list of strings, one argument each. */
 static int
-runner_list(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
+cmd_list(struct labparse *p, struct cmdout *c, json_t *v, const char *kp)
 {
 	json_t *a;
 	char *ip, *t;
 	size_t i, n;
 
 	if (json_array_size(v) == 0) {
-		LERR(p, kp, "'runner' must name a program");
+		LERR(p, kp, "%s must name a program", c->what);
 		return -1;
 	}
 	json_array_foreach(v, i, a) {
@@ -463,22 +474,22 @@ runner_list(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
 		    strlen(json_string_value(a)) != json_string_length(a)) {
 			ip = doc_ptr_index(kp, i);
 			if (json_is_string(a))
-				LERR(p, ip, "a runner argument must be a "
-				    "non-empty string");
+				LERR(p, ip, "%s must be a non-empty string",
+				    c->arg);
 			else
-				LERR(p, ip, "a runner argument must be a "
-				    "string, not %s", docfile_kind_name(a));
+				LERR(p, ip, "%s must be a string, not %s",
+				    c->arg, docfile_kind_name(a));
 			free(ip);
 			return -1;
 		}
-		runner_push(lab, json_string_value(a), json_string_length(a));
+		cmd_push(c, json_string_value(a), json_string_length(a));
 	}
-	for (i = 0, n = 0; i < lab->runner_argc; i++)
-		n += strlen(lab->runner_argv[i]) + 1;
-	lab->runner = t = xmalloc(n);
-	for (i = 0; i < lab->runner_argc; i++) {
-		n = strlen(lab->runner_argv[i]);
-		memcpy(t, lab->runner_argv[i], n);
+	for (i = 0, n = 0; i < *c->argc; i++)
+		n += strlen((*c->argv)[i]) + 1;
+	*c->text = t = xmalloc(n);
+	for (i = 0; i < *c->argc; i++) {
+		n = strlen((*c->argv)[i]);
+		memcpy(t, (*c->argv)[i], n);
 		t += n;
 		*t++ = ' ';
 	}
@@ -486,10 +497,25 @@ runner_list(struct labparse *p, struct lab *lab, json_t *v, const char *kp)
 	return 0;
 }
 
-/* runner: a string or a list of strings (lab.h), or absent. */
+/* A command: a string or a list of strings (lab.h). */
+static int
+parse_cmd(struct labparse *p, struct cmdout *c, json_t *v, const char *kp)
+{
+	if (json_is_string(v))
+		return cmd_words(p, c, v, kp);
+	if (json_is_array(v))
+		return cmd_list(p, c, v, kp);
+	LERR(p, kp, "%s must be a string or a list of strings, not %s",
+	    c->what, docfile_kind_name(v));
+	return -1;
+}
+
+/* runner: (lab.h), or absent. */
 static int
 parse_runner(struct labparse *p, struct lab *lab, json_t *root)
 {
+	struct cmdout c = { &lab->runner, &lab->runner_argv,
+	    &lab->runner_argc, "'runner'", "a runner argument" };
 	json_t *v = json_object_get(root, "runner");
 	char *kp;
 	int rc;
@@ -497,17 +523,74 @@ parse_runner(struct labparse *p, struct lab *lab, json_t *root)
 	if (v == NULL)
 		return 0;
 	kp = doc_ptr_key("", "runner");
-	if (json_is_string(v))
-		rc = runner_words(p, lab, v, kp);
-	else if (json_is_array(v))
-		rc = runner_list(p, lab, v, kp);
-	else {
-		LERR(p, kp, "'runner' must be a string or a list of strings, "
-		    "not %s", docfile_kind_name(v));
-		rc = -1;
+	rc = parse_cmd(p, &c, v, kp);
+	free(kp);
+	return rc;
+}
+
+/*
+ * gates: a mapping of gate ids to the command that makes that gate's
+ * evidence (lab.h), or absent.  G7 and G9 have the runner's jobs.
+ */
+static int
+parse_gates(struct labparse *p, struct lab *lab, json_t *root)
+{
+	json_t *map = json_object_get(root, "gates"), *v;
+	char *kp, *gp, what[40], arg[60];
+	const char *key;
+	struct cmdout c;
+	int g, rc = 0;
+
+	if (map == NULL)
+		return 0;
+	kp = doc_ptr_key("", "gates");
+	if (!json_is_object(map)) {
+		LERR(p, kp, "'gates' must map gate ids (G0 to G10) to commands, "
+		    "not be %s", docfile_kind_name(map));
+		free(kp);
+		return -1;
+	}
+	json_object_foreach(map, key, v) {
+		gp = doc_ptr_key(kp, key);
+		g = lab_gate_index(key);
+		if (g < 0)
+			LERR(p, gp, "'%s' is not a gate: the gates are G0 to "
+			    "G10", key);
+		else if (g == 7 || g == 9)
+			LERR(p, gp, "G%d's job is the runner's (%s): set "
+			    "'runner', not a command for G%d", g, g == 7 ?
+			    "golden and the fault scenarios" : "the soak", g);
+		else if (lab->gates[g].argv != NULL)
+			LERR(p, gp, "G%d is given twice", g);
+		if (g < 0 || g == 7 || g == 9 || lab->gates[g].argv != NULL) {
+			free(gp);
+			rc = -1;
+			break;
+		}
+		snprintf(what, sizeof what, "G%d's command", g);
+		snprintf(arg, sizeof arg, "an argument of G%d's command", g);
+		c = (struct cmdout){ &lab->gates[g].text, &lab->gates[g].argv,
+		    &lab->gates[g].argc, what, arg };
+		rc = parse_cmd(p, &c, v, gp);
+		free(gp);
+		if (rc != 0)
+			break;
 	}
 	free(kp);
 	return rc;
+}
+
+int
+lab_gate_index(const char *id)
+{
+	char *end;
+	long n;
+
+	if (id[0] != 'G' || id[1] < '0' || id[1] > '9' || (id[1] == '0' &&
+	    id[2] != '\0'))
+		return -1;
+	n = strtol(id + 1, &end, 10);
+	return *end == '\0' && n >= 0 && n < LAB_NGATES ? (int)n : -1;
 }
 
 /* hosts: or workspaces:, a list, each entry through fn. */
@@ -557,7 +640,7 @@ parse_root(struct labparse *p, struct lab *lab, json_t *root)
 	if (check_keys(p, root, "", top_keys, nitems(top_keys)) != 0 ||
 	    parse_list(p, lab, root, "hosts", parse_host) != 0 ||
 	    parse_list(p, lab, root, "workspaces", parse_workspace) != 0 ||
-	    parse_runner(p, lab, root) != 0)
+	    parse_runner(p, lab, root) != 0 || parse_gates(p, lab, root) != 0)
 		return -1;
 	return 0;
 }
@@ -615,6 +698,7 @@ lab_release(struct lab *lab)
 {
 	struct lab_host *h;
 	size_t i;
+	int g;
 
 	for (i = 0; i < lab->nhosts; i++) {
 		h = &lab->hosts[i];
@@ -636,6 +720,12 @@ lab_release(struct lab *lab)
 		free(lab->runner_argv[i]);
 	free(lab->runner_argv);
 	free(lab->runner);
+	for (g = 0; g < LAB_NGATES; g++) {
+		for (i = 0; i < lab->gates[g].argc; i++)
+			free(lab->gates[g].argv[i]);
+		free(lab->gates[g].argv);
+		free(lab->gates[g].text);
+	}
 	free(lab->path);
 	memset(lab, 0, sizeof *lab);
 }

@@ -30,6 +30,20 @@
  * relative path resolution here).  When a lab gives no runner, runner_argv
  * is NULL and the console runs the bundled simulator, "calrt-sim".
  *
+ * gates: maps a gate's id to the command that makes its evidence (issue
+ * 13: the runbook's validator, reference harness, ONNX checks …), written
+ * as runner: is, and run on the workspace's host in the workspace's root
+ * as a durable lab job:
+ *
+ *	gates:
+ *	  G6: [ruby, /opt/calculet/calculet_package_validate.rb, --full-hash,
+ *	       05-calbin/package]
+ *	  G1: python3 tools/generate_reference.py --out 01-reference
+ *
+ * G7 and G9 have no entry (their jobs are the runner's: golden and the
+ * fault scenarios, the soak); a gate id that is not G0 … G10, or given
+ * twice, is an error.
+ *
  * A host's keys of v2 (protocol.md §4) are all optional: calops, the
  * program on the host (a path there or a name on its PATH, kept as
  * written; LAB_DEFAULT_CALOPS when not given), keepalive_s (1 to
@@ -86,6 +100,16 @@ struct lab_workspace {
 	char	*path;
 };
 
+/* A command of the lab file, written as a string (split on blanks, no
+ * quoting) or a list of arguments. */
+struct lab_cmd {
+	char	 *text;		/* as written (a list: joined by blanks) */
+	char	**argv;		/* argc strings and a NULL; NULL: none */
+	size_t	  argc;
+};
+
+#define LAB_NGATES	11	/* G0 … G10 */
+
 struct lab {
 	char			*path;		/* the file read */
 	struct lab_host		*hosts;
@@ -98,6 +122,9 @@ struct lab {
 	char			**runner_argv;	/* runner_argc strings and a
 						   NULL; NULL: not given */
 	size_t			 runner_argc;
+	/* gates: the command that makes a gate's evidence (argv NULL:
+	 * none given; never for G7 and G9, whose jobs are the runner's). */
+	struct lab_cmd		 gates[LAB_NGATES];
 };
 
 /* A host's calops program when the lab names none, and its keepalive
@@ -118,6 +145,9 @@ int	 lab_load(struct lab *lab, const char *path, char *err, size_t errlen);
 int	 lab_parse(struct lab *lab, const char *data, size_t len,
 	    const char *source, char *err, size_t errlen);
 void	 lab_release(struct lab *lab);
+
+/* The index of a gate id, "G0" … "G10", or -1. */
+int	 lab_gate_index(const char *id);
 
 /* The host named name (borrowed from lab), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);

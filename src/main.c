@@ -42,6 +42,7 @@ static const struct command {
 	{ "cat", cmd_cat, "print lines of a file inside a workspace" },
 	{ "version", cmd_version, "print calops's version and protocol; --json" },
 	{ "hosts", cmd_hosts, "connect to a lab's hosts and show each one's state" },
+	{ "run-gate", cmd_rungate, "start a gate's lab job on its host; print the job's id" },
 	{ "release", cmd_release, "a workspace's release: status, promote, rollback, audit" },
 };
 

@@ -28,7 +28,10 @@ struct confirm {
 	char			 cmd[4096];
 	int			 chips[CONFIRM_CHIPS];
 	size_t			 nchips;
-	char			 chips_text[256];	/* "0-3", what to type */
+	char			 chips_text[256];	/* "0-3" */
+	/* What to type: the chips; for a job on no chip (a gate's own
+	 * tool), the gate's id. */
+	char			 answer[256];
 };
 
 /* The running jobs the job would disturb: those on any of its chips, each
@@ -69,12 +72,13 @@ confirm_answer(struct app *a, const char *answer, void *arg)
 	/* Copied: closing the screen frees c. */
 	snprintf(what, sizeof what, "%s", c->what);
 	snprintf(host, sizeof host, "%s", c->host);
-	snprintf(want, sizeof want, "%s", c->chips_text);
+	snprintf(want, sizeof want, "%s", c->answer);
 	spec.host = host;
 	app_close(a, c);
 	if (answer == NULL || strcmp(answer, want) != 0) {
-		app_message(a, false, "not started: '%s' is not the chips "
-		    "(%s)", answer != NULL ? answer : "", want);
+		app_message(a, false, "not started: '%s' is not %s (%s)",
+		    answer != NULL ? answer : "", spec.kind == LJOB_GATE &&
+		    strncmp(want, "G", 1) == 0 ? "the gate" : "the chips", want);
 		return;
 	}
 	if ((j = labmodel_start(app_labmodel(a), &spec, err,
@@ -105,6 +109,10 @@ prepare(struct confirm *c, char *err, size_t errlen)
 	    nitems(c->chips));
 	labcmd_chips_text(c->chips, c->nchips, c->chips_text,
 	    sizeof c->chips_text);
+	if (c->nchips > 0)
+		snprintf(c->answer, sizeof c->answer, "%s", c->chips_text);
+	else
+		snprintf(c->answer, sizeof c->answer, "G%d", c->spec.gate);
 	return 0;
 }
 
@@ -128,8 +136,8 @@ confirm_open(struct app *a, const void *arg)
 	/* confirm_ask() has checked that it can be built. */
 	if (prepare(c, err, sizeof err) != 0)
 		snprintf(c->cmd, sizeof c->cmd, "cannot run: %s", err);
-	snprintf(q, sizeof q, "type the chips (%s) to start it: ",
-	    c->chips_text);
+	snprintf(q, sizeof q, "type the %s (%s) to start it: ", c->nchips > 0 ?
+	    "chips" : "gate", c->answer);
 	prompt_ask(a, q, confirm_answer, c);
 	return c;
 }
@@ -155,8 +163,18 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 	    ROLE_WARN, c->cmd, true);
 	if (y < end) {
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "chips");
-		ui_put(stdscr, y++, 10, cols - 11, ROLE_NORMAL, c->chips_text,
+		ui_put(stdscr, y++, 10, cols - 11, ROLE_NORMAL, c->nchips > 0 ?
+		    c->chips_text : "none: it works on the workspace's files",
 		    false);
+	}
+	if (c->spec.kind == LJOB_GATE && c->spec.gate != 7 &&
+	    c->spec.gate != 9 && y < end) {
+		const char *stales = labcmd_gate_stales(c->spec.gate);
+
+		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "stale");
+		ui_putf(stdscr, y++, 10, cols - 11, stales != NULL ? ROLE_WARN :
+		    ROLE_NORMAL, "%s", stales != NULL ? stales : "no later "
+		    "gate's evidence is bound to what it writes");
 	}
 	n = disturbed(c, js, nitems(js));
 	for (i = 0; i < n && i < nitems(js) && y < end; i++) {
@@ -173,9 +191,9 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "no running job "
 		    "uses these chips");
 	if (++y < end)
-		ui_putf(stdscr, y, 1, cols - 2, ROLE_NORMAL, "Type the chips "
-		    "(%s) in the status bar to start it; anything else "
-		    "cancels.", c->chips_text);
+		ui_putf(stdscr, y, 1, cols - 2, ROLE_NORMAL, "Type the %s (%s) "
+		    "in the status bar to start it; anything else cancels.",
+		    c->nchips > 0 ? "chips" : "gate", c->answer);
 }
 
 static int

@@ -244,11 +244,15 @@ gate_refresh(struct app *a, void *data)
 	    "Owner: %s   role: %s   due %s   failback: %s",
 	    g->owner != NULL ? g->owner : "(none)", g->role != NULL ? g->role :
 	    "?", g->due != NULL ? g->due : "-", g->failback);
-	if (labmodel_gate_has_job(d->gate))
+	if (d->gate == 7 || d->gate == 9)
 		textpane_add(&d->pane, ROLE_DIM, -1,
 		    "Lab job: r runs %s on a lab host",
 		    d->gate == 9 ? "the 24 h soak" : "golden and the eight "
 		    "fault scenarios");
+	else if (labmodel_gate_has_job(app_labmodel(a), d->gate))
+		textpane_add(&d->pane, ROLE_DIM, -1, "Lab job: r runs %s in "
+		    "the workspace on a lab host (the lab file's gates:)",
+		    labmodel_lab(app_labmodel(a))->gates[d->gate].text);
 	textpane_add(&d->pane, ROLE_NORMAL, -1, "%s", "");
 	why(a, d, g);
 	verdicts(d, g);

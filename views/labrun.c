@@ -97,9 +97,9 @@ labrun_gate(struct app *a, int gate)
 		app_message(a, true, "read-only: jobs cannot be started");
 		return;
 	}
-	if (!labmodel_gate_has_job(gate)) {
-		app_message(a, true, "G%d has no lab job: its evidence is made "
-		    "outside the lab", gate);
+	if (!labmodel_gate_has_job(app_labmodel(a), gate)) {
+		app_message(a, true, "G%d has no lab job: the lab file's gates: "
+		    "map gives it no command", gate);
 		return;
 	}
 	pending.gate = gate;

@@ -32,6 +32,77 @@ static const char g7_script[] =
     "done\n"
     "exit $st\n";
 
+/*
+ * A gate's command from the lab file's gates: map (lab.h), run in the
+ * workspace's root: the root and the command are the script's arguments,
+ * never spliced into its text.
+ */
+static const char gate_script[] = "cd -- \"$1\" && shift && exec \"$@\"";
+
+static char	*runner_program(const struct labcmd_where *w, const char *name);
+
+static int
+gate_command(const struct labcmd_where *w, int g, struct strv *argv,
+    char *label, size_t labellen, char *err, size_t errlen)
+{
+	const struct lab_cmd *c = g >= 0 && g < LAB_NGATES ?
+	    &w->lab->gates[g] : NULL;
+	const char *prog, *base;
+	size_t i;
+
+	if (c == NULL || c->argv == NULL) {
+		errbuf_set(err, errlen, "G%d has no command: the lab file's "
+		    "gates: map gives none (share/doc/lab.md)", g);
+		return -1;
+	}
+	labcmd_strv_add(argv, xstrdup("/bin/sh"));
+	labcmd_strv_add(argv, xstrdup("-c"));
+	labcmd_strv_add(argv, xstrdup(gate_script));
+	labcmd_strv_add(argv, xasprintf("calops-g%d", g));
+	labcmd_strv_add(argv, xstrdup(w->ws));
+	labcmd_strv_add(argv, runner_program(w, c->argv[0]));
+	for (i = 1; i < c->argc; i++)
+		labcmd_strv_add(argv, xstrdup(c->argv[i]));
+	/* The tool's name, without its folder: "G6 calculet_package_…"; an
+	 * interpreter's script rather than the interpreter. */
+	base = strrchr(c->argv[0], '/') != NULL ? strrchr(c->argv[0], '/') +
+	    1 : c->argv[0];
+	prog = c->argc > 1 && c->argv[1][0] != '-' && (strncmp(base,
+	    "python", 6) == 0 || strcmp(base, "ruby") == 0 ||
+	    strcmp(base, "sh") == 0 || strcmp(base, "bash") == 0 ||
+	    strcmp(base, "perl") == 0) ? c->argv[1] : c->argv[0];
+	base = strrchr(prog, '/') != NULL ? strrchr(prog, '/') + 1 : prog;
+	snprintf(label, labellen, "G%d %s", g, base);
+	return 0;
+}
+
+const char *
+labcmd_gate_stales(int g)
+{
+	/* workspace.md's stale evidence and G10's bindings: what each
+	 * gate's step writes, and the later gates whose evidence is bound
+	 * to it. */
+	switch (g) {
+	case 0:
+		return "G10 (its release binds the tokenizer)";
+	case 2:
+		return "G5 (compile-config binds model.onnx), G10 (its release "
+		    "binds the model and the ONNX report)";
+	case 4:
+		return "G10 (its release binds the quant config, the "
+		    "calibration and the quant report)";
+	case 5:
+		return "G6, G7, G8 (bound to the package's tree hash), G10 "
+		    "(bindings)";
+	case 6:
+		return "G10 (its release binds validation.json)";
+	case 8:
+		return "G10 (its release binds the conformance reports)";
+	default:
+		return NULL;
+	}
+}
+
 /* A runner named without a slash that sits beside calops (the bundled
  * simulator) is run from there on a local host; a new string. */
 static char *
@@ -140,10 +211,9 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 	    spec->kind) {
 	case LJOB_GATE:
 		if (spec->gate != 7) {
-			errbuf_set(err, errlen, "G%d has no lab job: its "
-			    "evidence is made outside the lab", spec->gate);
 			free(calbin);
-			return -1;
+			return gate_command(w, spec->gate, argv, label,
+			    labellen, err, errlen);
 		}
 		labcmd_strv_add(argv, xstrdup("/bin/sh"));
 		labcmd_strv_add(argv, xstrdup("-c"));

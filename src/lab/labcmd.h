@@ -63,6 +63,10 @@ int	 labcmd_build(const struct labcmd_where *w,
 /* "0-3,6" for a list of chips (two in a row: "0,1"), into buf: as the
  * runner's --chips takes them and a job's label shows them. */
 void	 labcmd_chips_text(const int *chips, size_t n, char *buf, size_t len);
+/* The later gates whose evidence is bound to what gate g's step writes,
+ * in words ("G6, G7, G8 (…), G10 (…)"): they go stale when it runs again;
+ * NULL when none are. */
+const char *labcmd_gate_stales(int g);
 /* argv as a person would type it: words quoted for sh where needed. */
 void	 labcmd_join_argv(char *const *argv, struct buf *b);
 /* labcmd_build()'s argv joined into buf; 0, or -1 with err. */

@@ -51,9 +51,10 @@ labmodel_job_live(const struct ljob *j)
 }
 
 bool
-labmodel_gate_has_job(int gate)
+labmodel_gate_has_job(const struct labmodel *lm, int gate)
 {
-	return gate == 7 || gate == 9;
+	return gate == 7 || gate == 9 || (gate >= 0 && gate < LAB_NGATES &&
+	    lm->lab->gates[gate].argv != NULL);
 }
 
 /* ---- hosts ---- */
@@ -496,6 +497,11 @@ spec_chips(const struct lhost *h, const struct ljob_spec *spec, int *out,
 {
 	size_t i, n = 0;
 
+	/* A gate's own tool (the lab file's gates:) works on files, not a
+	 * chip; G8's adapter conformance serves from one. */
+	if (spec_kind(spec) == LJOB_GATE && spec->gate != 7 &&
+	    spec->gate != 8)
+		return 0;
 	if (spec_kind(spec) == LJOB_FAULT)
 		out[n++] = spec->chip;
 	else if (spec_kind(spec) != LJOB_SOAK || h->h->nchips == 0)
@@ -597,7 +603,8 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j->pub.id = xstrdup(id);
 	j->pub.workspace = labmodel_ws_key(h, h->ws);
 	j->pub.kind = spec_kind(spec);
-	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : 7;
+	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : j->pub.kind ==
+	    LJOB_GATE ? spec->gate : 7;
 	j->pub.chip = j->pub.kind == LJOB_FAULT ? spec->chip : -1;
 	if (j->pub.kind == LJOB_FAULT)
 		j->pub.scenario = xstrdup(spec->scenario);

@@ -207,8 +207,9 @@ size_t		 labmodel_spec_chips(const struct labmodel *lm,
  * started by hand, or one past LAB_JOBS_MAX). */
 const struct ljob *labmodel_find(const struct labmodel *lm, const char *host,
 		    const char *id);
-/* Whether a gate index has a lab job (G7, G9). */
-bool		 labmodel_gate_has_job(int gate);
+/* Whether a gate index has a lab job: G7 and G9 the runner's, the others
+ * when the lab file's gates: map gives them a command. */
+bool		 labmodel_gate_has_job(const struct labmodel *lm, int gate);
 
 /*
  * Start a job; it shows as LJ_STARTING at once.  The action is appended to

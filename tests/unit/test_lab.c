@@ -164,6 +164,40 @@ test_runner(void **state)
 	assert_string_equal(LAB_DEFAULT_RUNNER, "calrt-sim");
 }
 
+/* gates: each gate's command, as runner: is written; none for the rest. */
+static void
+test_gates(void **state)
+{
+	struct lab lab;
+	int g;
+
+	(void)state;
+	parse_ok(&lab, "gates:\n"
+	    "  G6: [ruby, /opt/calculet/validate.rb, --full-hash, \"a b\"]\n"
+	    "  G10: calops release verify . 3\n"
+	    "  G0: [sh]\n");
+	assert_int_equal(lab.gates[6].argc, 4);
+	assert_string_equal(lab.gates[6].argv[0], "ruby");
+	assert_string_equal(lab.gates[6].argv[3], "a b");
+	assert_null(lab.gates[6].argv[4]);
+	assert_string_equal(lab.gates[6].text,
+	    "ruby /opt/calculet/validate.rb --full-hash a b");
+	assert_int_equal(lab.gates[10].argc, 5);
+	assert_string_equal(lab.gates[10].argv[4], "3");
+	assert_int_equal(lab.gates[0].argc, 1);
+	for (g = 1; g < LAB_NGATES; g++)
+		if (g != 6 && g != 10)
+			assert_null(lab.gates[g].argv);
+	lab_release(&lab);
+	assert_int_equal(lab_gate_index("G0"), 0);
+	assert_int_equal(lab_gate_index("G10"), 10);
+	assert_int_equal(lab_gate_index("G11"), -1);
+	assert_int_equal(lab_gate_index("G01"), -1);
+	assert_int_equal(lab_gate_index("g6"), -1);
+	assert_int_equal(lab_gate_index("G"), -1);
+	assert_int_equal(lab_gate_index("G6x"), -1);
+}
+
 /* The keys of v2: given, and their defaults when not. */
 static void
 test_v2_keys(void **state)
@@ -274,6 +308,21 @@ static const struct {
 	{ "- 1\n", "lab.yaml:1:1: a lab file must be a mapping, not a list" },
 	{ "hosts: [\n", "lab.yaml:2:1: " },
 	{ "runner: \"\"\n", "lab.yaml:1:9: 'runner' must name a program" },
+	{ "gates: [a]\n", "lab.yaml:1:8: 'gates' must map gate ids (G0 to G10) "
+	  "to commands, not be a list" },
+	{ "gates:\n  G11: x\n", "lab.yaml:2:8: 'G11' is not a gate: the gates "
+	  "are G0 to G10" },
+	{ "gates:\n  G7: x\n", "lab.yaml:2:7: G7's job is the runner's" },
+	{ "gates:\n  G9: x\n", "lab.yaml:2:7: G9's job is the runner's (the "
+	  "soak)" },
+	{ "gates:\n  G6: []\n", "lab.yaml:2:7: G6's command must name a "
+	  "program" },
+	{ "gates:\n  G6: [ruby, 3]\n", "lab.yaml:2:14: an argument of G6's "
+	  "command must be a string, not an integer" },
+	{ "gates:\n  G6: ruby \"a b\"\n", "lab.yaml:2:7: G6's command is split "
+	  "on blanks with no shell quoting" },
+	{ "gates:\n  G6: {a: b}\n", "lab.yaml:2:7: G6's command must be a "
+	  "string or a list of strings, not a mapping" },
 	{ "runner: \"  \\t \"\n",
 	  "lab.yaml:1:9: 'runner' must name a program" },
 	{ "runner: []\n", "lab.yaml:1:9: 'runner' must name a program" },
@@ -443,6 +492,7 @@ main(void)
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_demo),
 		cmocka_unit_test(test_runner),
+		cmocka_unit_test(test_gates),
 		cmocka_unit_test(test_v2_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing),

@@ -1,0 +1,298 @@
+/*
+ * cmd_rungate.c: `calops run-gate LAB Gn [--host H]`, the board's r for a
+ * script or CI: the job the console would start for gate Gn (G7 golden and
+ * the fault scenarios, G9 the soak, any other gate the command the lab
+ * file's gates: map gives it; labcmd.h), started as a durable job on the
+ * host whose workspace it is, through the host's transport, and its id
+ * printed.  The job goes on without this command; `calops tail ID
+ * --follow` on that host follows it.
+ *
+ * As every headless command, nobody is there to answer: an unknown host
+ * key is refused and an encrypted identity skipped (cmd_hosts.c).  A
+ * protected host runs nothing unless --write names it, as in the console.
+ */
+#include "calops.h"
+
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "cmd/cmd.h"
+#include "job/job.h"
+#include "lab/labcmd.h"
+#include "loop/child.h"
+#include "loop/loop.h"
+#include "remote/lab.h"
+#include "remote/transport.h"
+
+#define RUNGATE_TIMEOUT_S	60
+
+static const char rungate_usage[] =
+    "usage: calops run-gate [--host H] [--write H] [--timeout S]\n"
+    "                       [--ssh-config FILE] LAB GATE\n"
+    "\n"
+    "Start gate GATE's lab job (G0 to G10) as the console's r does: G7 runs\n"
+    "golden and the fault scenarios, G9 the soak, any other gate the command\n"
+    "the lab file LAB's gates: map gives it, in the workspace's root.  It\n"
+    "runs as a durable job on the host: the one given, else the lab's only\n"
+    "host with a workspace.  Prints the job's id (follow it with `calops\n"
+    "tail ID --follow` there).\n"
+    "\n"
+    "  --host H         the host to run it on\n"
+    "  --write H        let jobs run on H although it is protected\n"
+    "  --timeout S      give up after S seconds (default 60)\n"
+    "  --ssh-config F   read F instead of ~/.ssh/config\n"
+    "\n"
+    "Exit status: 0 when the job started, 1 when it could not (the host, the\n"
+    "gate's command), 2 on a usage error or a lab file that cannot be\n"
+    "read.\n";
+
+struct rungate {
+	struct loop		*loop;
+	struct transport	*t;
+	struct rstream		*rs;
+	char			 id[JOB_ID_MAX + 1];
+	char			 said[512];	/* its last stderr line */
+	bool			 printed, done;
+	int			 code;
+	char			 err[512];
+};
+
+static void
+on_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct rungate *g = arg;
+
+	(void)rs;
+	(void)cut;
+	if (from_stderr)
+		snprintf(g->said, sizeof g->said, "%.*s", (int)(len < 400 ?
+		    len : 400), line);
+	else if (len == strlen(g->id) && memcmp(line, g->id, len) == 0)
+		g->printed = true;
+}
+
+static void
+on_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct rungate *g = arg;
+
+	(void)rs;
+	g->rs = NULL;
+	g->done = true;
+	g->code = ex->code;
+	if (ex->err != NULL)
+		snprintf(g->err, sizeof g->err, "%s", ex->err);
+	loop_stop(g->loop);
+}
+
+static const struct rstream_cb rungate_cb = { on_line, on_done };
+
+static void
+before_sleep(struct loop *l, void *arg)
+{
+	(void)l;
+	transport_before_sleep(((struct rungate *)arg)->t);
+}
+
+static void
+timeout(struct loop *l, void *arg)
+{
+	struct rungate *g = arg;
+
+	snprintf(g->err, sizeof g->err, "%s did not answer in time",
+	    g->t->host);
+	loop_stop(l);
+}
+
+static void
+on_sigchld(struct loop *l, int sig, void *arg)
+{
+	(void)sig;
+	(void)arg;
+	child_reap(l);
+}
+
+/* The host to run on: the one named, else the only one with a workspace;
+ * its workspace in *ws.  NULL, said. */
+static const struct lab_host *
+pick_host(const struct lab *lab, const char *name, const char **ws)
+{
+	const struct lab_host *h = NULL;
+	size_t i, k, n = 0;
+
+	for (i = 0; i < lab->nhosts; i++) {
+		for (k = 0; k < lab->nworkspaces; k++)
+			if (strcmp(lab->workspaces[k].host,
+			    lab->hosts[i].name) == 0)
+				break;
+		if (k == lab->nworkspaces || (name != NULL &&
+		    strcmp(name, lab->hosts[i].name) != 0))
+			continue;
+		if (n++ == 0) {
+			h = &lab->hosts[i];
+			*ws = lab->workspaces[k].path;
+		}
+	}
+	if (n == 1)
+		return h;
+	if (name != NULL)
+		fprintf(stderr, "calops: no host '%s' with a workspace in the "
+		    "lab file\n", name);
+	else
+		fprintf(stderr, "calops: %s: say which with --host\n", n == 0 ?
+		    "the lab file names no workspace" : "several hosts have a "
+		    "workspace");
+	return NULL;
+}
+
+/* This program's folder, where the bundled simulator sits. */
+static char *
+self_dir(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(dirname(buf));
+}
+
+/* Start it and wait for `calops run` there to say the id; the exit. */
+static int
+launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
+    const char *ws, int gate, const char *config, long secs)
+{
+	struct ljob_spec spec = { .host = h->name, .kind = LJOB_GATE,
+	    .gate = gate };
+	struct labcmd_where w = { lab, h, ws, NULL };
+	struct strv job, run = { NULL, 0, 0 };
+	char label[160], err[512];
+	size_t i;
+	int rc = 1;
+
+	w.selfdir = self_dir();
+	if (labcmd_build(&w, &spec, &job, label, sizeof label, err,
+	    sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		free((char *)w.selfdir);
+		return 1;
+	}
+	free((char *)w.selfdir);
+	g->loop = loop_new();
+	loop_watch_signal(g->loop, SIGCHLD, on_sigchld, NULL);
+	loop_set_before_sleep(g->loop, before_sleep, g);
+	g->t = h->transport == LAB_LOCAL ? local_transport_new(g->loop,
+	    h->name, NULL) : ssh_transport_new(g->loop, h, lab->path, config,
+	    err, sizeof err);
+	if (g->t == NULL) {
+		fprintf(stderr, "calops: %s: %s\n", h->name, err);
+		goto out;
+	}
+	/* The id chosen here: a launch retried never starts twice. */
+	jobstore_id_generate(g->id, sizeof g->id);
+	labcmd_strv_add(&run, xstrdup("run"));
+	labcmd_strv_add(&run, xstrdup("--id"));
+	labcmd_strv_add(&run, xstrdup(g->id));
+	labcmd_strv_add(&run, xstrdup("--"));
+	for (i = 0; i < job.n; i++)
+		labcmd_strv_add(&run, xstrdup(job.v[i]));
+	if ((g->rs = transport_exec(g->t, run.v, &rungate_cb, g, err,
+	    sizeof err)) == NULL) {
+		fprintf(stderr, "calops: %s: %s\n", h->name, err);
+		goto out;
+	}
+	loop_add_timer(g->loop, secs * 1000, timeout, g);
+	loop_run(g->loop);
+	if (g->done && g->code == 0 && g->printed) {
+		printf("%s\n", g->id);
+		fprintf(stderr, "calops: started %s on %s\n", label, h->name);
+		rc = 0;
+	} else
+		fprintf(stderr, "calops: %s not started on %s: %s\n", label,
+		    h->name, g->err[0] != '\0' ? g->err : g->said[0] != '\0' ?
+		    g->said : "calops run failed there");
+out:
+	if (g->rs != NULL)
+		transport_rstream_cancel(g->rs);
+	if (g->t != NULL)
+		transport_close(g->t);
+	loop_free(g->loop);
+	labcmd_strv_free(&run);
+	labcmd_strv_free(&job);
+	return rc;
+}
+
+int
+cmd_rungate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "ssh-config", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *host = NULL, *write = NULL, *config = NULL, *ws;
+	const struct lab_host *h;
+	struct rungate g = { 0 };
+	struct lab lab;
+	char err[1024], *end;
+	long secs = RUNGATE_TIMEOUT_S;
+	int c, gate, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H': host = optarg; break;
+		case 'w': write = optarg; break;
+		case 'F': config = optarg; break;
+		case 't':
+			secs = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || secs < 1 ||
+			    secs > 3600) {
+				fprintf(stderr, "calops: --timeout takes 1 to "
+				    "3600 seconds, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(rungate_usage, stdout);
+			return 0;
+		default:
+			fputs(rungate_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 2) {
+		fputs(rungate_usage, stderr);
+		return 2;
+	}
+	if ((gate = lab_gate_index(argv[optind + 1])) < 0) {
+		fprintf(stderr, "calops: '%s' is not a gate: G0 to G10\n",
+		    argv[optind + 1]);
+		return 2;
+	}
+	if (lab_load(&lab, argv[optind], err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		lab_release(&lab);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if ((h = pick_host(&lab, host, &ws)) == NULL)
+		rc = 1;
+	else if (h->protected && (write == NULL ||
+	    strcmp(write, h->name) != 0)) {
+		fprintf(stderr, "calops: host '%s' is protected: jobs run there "
+		    "only with --write %s\n", h->name, h->name);
+		rc = 1;
+	} else
+		rc = launch(&g, &lab, h, ws, gate, config, secs);
+	lab_release(&lab);
+	return fflush(stdout) != 0 ? 1 : rc;
+}
