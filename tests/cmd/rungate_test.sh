@@ -1,0 +1,104 @@
+#!/bin/bash
+# rungate_test.sh: `calops run-gate LAB GATE [--host H]`, the board's r
+# for a script: the command the lab file's gates: map gives a gate runs as
+# a durable job in the workspace's root (a path with blanks, quotes and a
+# `$(…)` in it), its id printed; the job's events say what it printed and
+# that it ended; a gate with no command, a gate that is not one, a lab
+# with several workspaces and no --host, an unknown host and a protected
+# one without --write are refused, each with its message and status, and
+# start nothing.
+#
+#	rungate_test.sh CALOPS_BINARY
+set -u
+
+CALOPS=${1:?usage: rungate_test.sh CALOPS_BINARY}
+T=$(mktemp -d /tmp/calops-rungate-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+failed=0
+fail() { echo "rungate_test: FAIL: $*"; failed=1; }
+export CALOPS_JOBS_DIR=$T/jobs
+
+# refused STATUS STDERR_RE ARGS...: run-gate ARGS fails so, printing no id.
+refused() {
+	local status=$1 re=$2 out rc
+	shift 2
+	out=$("$CALOPS" run-gate "$@" 2>"$T/err")
+	rc=$?
+	[ "$rc" -eq "$status" ] ||
+		fail "run-gate $*: exit $rc, not $status ($(cat "$T/err"))"
+	[ -z "$out" ] || fail "run-gate $*: printed '$out'"
+	grep -Eq -- "$re" "$T/err" ||
+		fail "run-gate $*: stderr '$(cat "$T/err")' lacks /$re/"
+}
+
+# ended ID: wait (at most 20 s) for the job's end event.
+ended() {
+	local i
+	for i in $(seq 1 200); do
+		"$CALOPS" tail "$1" 2>/dev/null | grep -q '"type":"end"' &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+odd='ws a '\''q'\'' $(touch pwned)'
+mkdir -p "$T/$odd" "$T/other"
+cat >"$T/lab.yaml" <<LAB
+hosts:
+  - {name: local, transport: local, chips: [0]}
+workspaces:
+  - {host: local, path: "$odd"}
+gates:
+  G6: [sh, -c, "pwd; echo validated > validation.out"]
+  G1: [sh, -c, "exit 3"]
+LAB
+id=$("$CALOPS" run-gate "$T/lab.yaml" G6 2>"$T/err")
+[ $? -eq 0 ] || fail "run-gate G6: $(cat "$T/err")"
+[[ $id =~ ^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$ ]] || fail "run-gate printed '$id'"
+grep -q "started G6 sh on local" "$T/err" || fail "run-gate said: $(cat "$T/err")"
+ended "$id" || fail "the G6 job did not end: $("$CALOPS" tail "$id")"
+"$CALOPS" tail "$id" >"$T/events"
+grep -qF "\"msg\":\"$T/$odd\"" "$T/events" ||
+	fail "the job did not run in the workspace's root: $(cat "$T/events")"
+grep -q '"type":"end","state":"done","exit_code":0' "$T/events" ||
+	fail "the G6 job did not end well: $(tail -1 "$T/events")"
+[ "$(cat "$T/$odd/validation.out")" = validated ] ||
+	fail "the G6 job wrote nothing in the workspace"
+find "$T" -name pwned | grep -q . && fail "a command in the path ran"
+
+n0=$(ls "$T/jobs" 2>/dev/null | wc -l)
+refused 1 "G3 has no command: the lab file's gates: map gives none" \
+    "$T/lab.yaml" G3
+refused 2 "'G11' is not a gate" "$T/lab.yaml" G11
+refused 2 "usage" "$T/lab.yaml"
+refused 1 "no host 'lab9' with a workspace" "$T/lab.yaml" G6 --host lab9
+cat >"$T/two.yaml" <<LAB
+hosts:
+  - {name: local, transport: local}
+  - {name: pro, transport: local, protected: true}
+workspaces:
+  - {host: local, path: "$odd"}
+  - {host: pro, path: other}
+gates:
+  G6: [sh, -c, "echo ran > ran.out"]
+LAB
+refused 1 "several hosts have a workspace: say which with --host" \
+    "$T/two.yaml" G6
+refused 1 "host 'pro' is protected: jobs run there only with --write pro" \
+    "$T/two.yaml" G6 --host pro
+printf 'gates:\n  G7: x\n' >"$T/g7.yaml"
+refused 2 "g7.yaml:2:7: G7's job is the runner's" "$T/g7.yaml" G7
+[ "$(ls "$T/jobs" 2>/dev/null | wc -l)" = "$n0" ] || fail "a refused run-gate made a job"
+[ -e "$T/other/ran.out" ] && fail "the protected host ran the job"
+id=$("$CALOPS" run-gate "$T/two.yaml" G6 --host pro --write pro 2>"$T/err")
+[ $? -eq 0 ] || fail "run-gate --write pro: $(cat "$T/err")"
+ended "$id" && [ -e "$T/other/ran.out" ] || fail "--write pro ran nothing"
+# A command that fails: the job says so; run-gate only started it.
+id=$("$CALOPS" run-gate "$T/lab.yaml" G1 2>"$T/err") ||
+	fail "run-gate G1: $(cat "$T/err")"
+ended "$id" && "$CALOPS" tail "$id" | grep -q '"state":"failed","exit_code":3' ||
+	fail "G1's failing command: $("$CALOPS" tail "$id" | tail -1)"
+
+[ $failed = 0 ] && echo "ok: rungate_test"
+exit $failed
