@@ -98,8 +98,8 @@ labrun_gate(struct app *a, int gate)
 		return;
 	}
 	if (!labmodel_gate_has_job(app_labmodel(a), gate)) {
-		app_message(a, true, "G%d has no lab job: the lab file's gates: "
-		    "map gives it no command", gate);
+		app_message(a, true, "G%d has no command in the lab file's "
+		    "gates: map", gate);
 		return;
 	}
 	pending.gate = gate;

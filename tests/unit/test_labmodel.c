@@ -564,7 +564,7 @@ test_commands(void **state)
 	spec.gate = 3;
 	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
-	assert_non_null(strstr(err, "G3 has no lab job"));
+	assert_non_null(strstr(err, "G3 has no command"));
 	spec.gate = 9;
 	spec.host = "far";
 	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
