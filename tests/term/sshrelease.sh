@@ -12,7 +12,9 @@
 #  3. A rollback with the typed number and the key moves `current` on
 #     host1, appends one record that host1's own `calops release audit`
 #     verifies, and the board is evaluated again there.
-#  4. No command in the workspace's path ran.
+#  4. `calops run-gate` runs G6's command of the lab file's gates: map
+#     there, in that workspace.
+#  5. No command in the workspace's path ran.
 #
 # Skipped (77) without tmux, sshd, or a folder sshd's StrictModes takes.
 . "$(dirname "$0")/lib.sh"
@@ -35,6 +37,7 @@ text = open(src).read()
 head, rest = text.split("workspaces:\n", 1)
 runner = rest.split("runner:", 1)[1]
 open(out, "w").write(head + "workspaces:\n  - {host: host1, path: %s}\n"
+    "gates:\n  G6: [sh, -c, \"pwd > g6-remote.out\"]\n"
     "runner:%s" % (json.dumps(ws), runner))
 EOF
 mkdir -p "$TMP/config/calops"
@@ -87,7 +90,17 @@ tail -1 "$REL/audit.jsonl" | grep -q '"actor":"Remote Owner","key_id":"mei.chen"
 	fail "host1's chain does not verify: $("$CALOPS" release audit "$WS")"
 WAIT_SECS=30 wait_re "current 1 · candidate 2"
 
-# ---- 4. nothing the path spells ran ----
+# ---- 4. a gate's own command there, headless (issue 13) ----
+id=$("$CALOPS" run-gate "$TMP/lab.yaml" G6 2>"$TMP/rg.err") ||
+	fail "run-gate on host1: $(cat "$TMP/rg.err")"
+for i in $(seq 1 300); do
+	[ -s "$WS/g6-remote.out" ] && break
+	sleep 0.1
+done
+[ "$(cat "$WS/g6-remote.out" 2>/dev/null)" = "$WS" ] ||
+	fail "G6's command did not run in host1's workspace ($id)"
+
+# ---- 5. nothing the path spells ran ----
 find "$L" "$TMP" "$HOME" -maxdepth 3 -name pwned 2>/dev/null | grep -q . &&
 	fail "a command in the workspace's path ran"
 keys q
