@@ -19,7 +19,8 @@ _calops() {
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		check|hash|run|tail|jobs|kill|watch|cat|version|hosts|release)
+		check|hash|run|tail|jobs|kill|watch|cat|version|hosts|release|\
+		run-gate)
 			cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
@@ -50,7 +51,7 @@ _calops() {
 			COMPREPLY=($(compgen -W "$console" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W 'check hash run tail jobs kill
-			    watch cat version hosts release' -- "$cur") \
+			    watch cat version hosts run-gate release' -- "$cur") \
 			    $(compgen -d -- "$cur") \
 			    $(compgen -f -X '!*.yaml' -- "$cur"))
 		fi ;;
@@ -78,6 +79,17 @@ _calops() {
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--json --timeout --ssh-config
 			    --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") \
+			    $(compgen -d -- "$cur"))
+		fi ;;
+	run-gate)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--host --write --timeout
+			    --ssh-config --help' -- "$cur"))
+		elif [[ $cur == G* ]]; then
+			COMPREPLY=($(compgen -W 'G0 G1 G2 G3 G4 G5 G6 G7 G8 G9
+			    G10' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") \
 			    $(compgen -d -- "$cur"))

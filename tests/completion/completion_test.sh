@@ -53,5 +53,8 @@ completes "calops tail comp-" comp-one comp-two
 completes "calops kill comp-o" comp-one
 completes "calops run -- ta"
 completes "calops --theme high" high-contrast
+completes "calops run-g" run-gate
+completes "calops run-gate lab.yaml G1" G1 G10
+completes "calops run-gate --ho" --host
 [ $failed = 0 ] && echo "ok: completion"
 exit $failed
