@@ -20,7 +20,7 @@ _calops() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		check|hash|run|tail|jobs|kill|watch|cat|version|hosts|release|\
-		run-gate)
+		run-gate|repro-build)
 			cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
@@ -42,7 +42,7 @@ _calops() {
 	--jobs)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines|\
-	--confirm|--to|--actor|--reason|--passphrase-fd|--hold)
+	--confirm|--to|--actor|--reason|--passphrase-fd|--hold|--builds)
 		COMPREPLY=(); return ;;
 	esac
 	case $cmd in
@@ -51,7 +51,8 @@ _calops() {
 			COMPREPLY=($(compgen -W "$console" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W 'check hash run tail jobs kill
-			    watch cat version hosts run-gate release' -- "$cur") \
+			    watch cat version hosts run-gate repro-build release' \
+			    -- "$cur") \
 			    $(compgen -d -- "$cur") \
 			    $(compgen -f -X '!*.yaml' -- "$cur"))
 		fi ;;
@@ -86,13 +87,20 @@ _calops() {
 	run-gate)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--host --write --timeout
-			    --ssh-config --help' -- "$cur"))
+			    --ssh-config --again --help' -- "$cur"))
 		elif [[ $cur == G* ]]; then
 			COMPREPLY=($(compgen -W 'G0 G1 G2 G3 G4 G5 G6 G7 G8 G9
 			    G10' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -X '!*.yaml' -- "$cur") \
 			    $(compgen -d -- "$cur"))
+		fi ;;
+	repro-build)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--builds --again --help --' \
+			    -- "$cur"))
+		else
+			COMPREPLY=($(compgen -d -- "$cur"))
 		fi ;;
 	watch)
 		if [[ $cur == -* ]]; then

@@ -21,6 +21,8 @@ int	cmd_cat(int argc, char **argv);
 int	cmd_hosts(int argc, char **argv);
 /* A gate's lab job started headless (cmd_rungate.c). */
 int	cmd_rungate(int argc, char **argv);
+/* G5's reproducibility run, the builds recorded (cmd_reprobuild.c). */
+int	cmd_reprobuild(int argc, char **argv);
 /* Promote, roll back, and the release's state (release.md). */
 int	cmd_release(int argc, char **argv);
 

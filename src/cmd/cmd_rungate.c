@@ -31,19 +31,22 @@
 
 static const char rungate_usage[] =
     "usage: calops run-gate [--host H] [--write H] [--timeout S]\n"
-    "                       [--ssh-config FILE] LAB GATE\n"
+    "                       [--ssh-config FILE] [--again] LAB GATE\n"
     "\n"
     "Start gate GATE's lab job (G0 to G10) as the console's r does: G7 runs\n"
     "golden and the fault scenarios, G9 the soak, any other gate the command\n"
     "the lab file LAB's gates: map gives it, in the workspace's root.  It\n"
     "runs as a durable job on the host: the one given, else the lab's only\n"
     "host with a workspace.  Prints the job's id (follow it with `calops\n"
-    "tail ID --follow` there).\n"
+    "tail ID --follow` there).  G5's command runs as the reproducibility\n"
+    "run (calops repro-build): twice, or with --again once more, each\n"
+    "build recorded in 04-compiler/builds.json.\n"
     "\n"
     "  --host H         the host to run it on\n"
     "  --write H        let jobs run on H although it is protected\n"
     "  --timeout S      give up after S seconds (default 60)\n"
     "  --ssh-config F   read F instead of ~/.ssh/config\n"
+    "  --again          G5: one more build rather than two anew\n"
     "\n"
     "Exit status: 0 when the job started, 1 when it could not (the host, the\n"
     "gate's command), 2 on a usage error or a lab file that cannot be\n"
@@ -165,10 +168,10 @@ self_dir(void)
 /* Start it and wait for `calops run` there to say the id; the exit. */
 static int
 launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
-    const char *ws, int gate, const char *config, long secs)
+    const char *ws, int gate, bool again, const char *config, long secs)
 {
 	struct ljob_spec spec = { .host = h->name, .kind = LJOB_GATE,
-	    .gate = gate };
+	    .gate = gate, .again = again };
 	struct labcmd_where w = { lab, h, ws, NULL };
 	struct strv job, run = { NULL, 0, 0 };
 	char label[160], err[512];
@@ -235,6 +238,7 @@ cmd_rungate(int argc, char **argv)
 		{ "write", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "ssh-config", required_argument, NULL, 'F' },
+		{ "again", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -242,6 +246,7 @@ cmd_rungate(int argc, char **argv)
 	const struct lab_host *h;
 	struct rungate g = { 0 };
 	struct lab lab;
+	bool again = false;
 	char err[1024], *end;
 	long secs = RUNGATE_TIMEOUT_S;
 	int c, gate, rc;
@@ -252,6 +257,7 @@ cmd_rungate(int argc, char **argv)
 		case 'H': host = optarg; break;
 		case 'w': write = optarg; break;
 		case 'F': config = optarg; break;
+		case 'a': again = true; break;
 		case 't':
 			secs = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end != '\0' || secs < 1 ||
@@ -292,7 +298,7 @@ cmd_rungate(int argc, char **argv)
 		    "only with --write %s\n", h->name, h->name);
 		rc = 1;
 	} else
-		rc = launch(&g, &lab, h, ws, gate, config, secs);
+		rc = launch(&g, &lab, h, ws, gate, again, config, secs);
 	lab_release(&lab);
 	return fflush(stdout) != 0 ? 1 : rc;
 }

@@ -42,8 +42,9 @@ static const char gate_script[] = "cd -- \"$1\" && shift && exec \"$@\"";
 static char	*runner_program(const struct labcmd_where *w, const char *name);
 
 static int
-gate_command(const struct labcmd_where *w, int g, struct strv *argv,
-    char *label, size_t labellen, char *err, size_t errlen)
+gate_command(const struct labcmd_where *w, int g, bool again,
+    struct strv *argv, char *label, size_t labellen, char *err,
+    size_t errlen)
 {
 	const struct lab_cmd *c = g >= 0 && g < LAB_NGATES ?
 	    &w->lab->gates[g] : NULL;
@@ -55,11 +56,25 @@ gate_command(const struct labcmd_where *w, int g, struct strv *argv,
 		    "gates: map gives none (share/doc/lab.md)", g);
 		return -1;
 	}
-	labcmd_strv_add(argv, xstrdup("/bin/sh"));
-	labcmd_strv_add(argv, xstrdup("-c"));
-	labcmd_strv_add(argv, xstrdup(gate_script));
-	labcmd_strv_add(argv, xasprintf("calops-g%d", g));
-	labcmd_strv_add(argv, xstrdup(w->ws));
+	if (g == 5) {
+		/* G5: the compile command as the reproducibility run, its
+		 * builds recorded where G5.builds reads them
+		 * (cmd_reprobuild.c), by the host's own calops. */
+		labcmd_strv_add(argv, w->host->transport == LAB_LOCAL ?
+		    runner_program(w, "calops") : xstrdup(w->host->calops !=
+		    NULL ? w->host->calops : LAB_DEFAULT_CALOPS));
+		labcmd_strv_add(argv, xstrdup("repro-build"));
+		labcmd_strv_add(argv, xstrdup(w->ws));
+		if (again)
+			labcmd_strv_add(argv, xstrdup("--again"));
+		labcmd_strv_add(argv, xstrdup("--"));
+	} else {
+		labcmd_strv_add(argv, xstrdup("/bin/sh"));
+		labcmd_strv_add(argv, xstrdup("-c"));
+		labcmd_strv_add(argv, xstrdup(gate_script));
+		labcmd_strv_add(argv, xasprintf("calops-g%d", g));
+		labcmd_strv_add(argv, xstrdup(w->ws));
+	}
 	labcmd_strv_add(argv, runner_program(w, c->argv[0]));
 	for (i = 1; i < c->argc; i++)
 		labcmd_strv_add(argv, xstrdup(c->argv[i]));
@@ -72,7 +87,11 @@ gate_command(const struct labcmd_where *w, int g, struct strv *argv,
 	    strcmp(base, "sh") == 0 || strcmp(base, "bash") == 0 ||
 	    strcmp(base, "perl") == 0) ? c->argv[1] : c->argv[0];
 	base = strrchr(prog, '/') != NULL ? strrchr(prog, '/') + 1 : prog;
-	snprintf(label, labellen, "G%d %s", g, base);
+	if (g == 5)
+		snprintf(label, labellen, "G5 %s %s", again ? "one more build:" :
+		    "two builds:", base);
+	else
+		snprintf(label, labellen, "G%d %s", g, base);
 	return 0;
 }
 
@@ -212,8 +231,8 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 	case LJOB_GATE:
 		if (spec->gate != 7) {
 			free(calbin);
-			return gate_command(w, spec->gate, argv, label,
-			    labellen, err, errlen);
+			return gate_command(w, spec->gate, spec->again, argv,
+			    label, labellen, err, errlen);
 		}
 		labcmd_strv_add(argv, xstrdup("/bin/sh"));
 		labcmd_strv_add(argv, xstrdup("-c"));

@@ -6,7 +6,10 @@
  * knows nothing of the model that starts the jobs (labmodel.h).
  *
  * G7's job is golden then every fault scenario of proto/scenario.h on one
- * chip, as one durable job; G9's is the soak (runner stress); a fault
+ * chip, as one durable job; G9's is the soak (runner stress); any other
+ * gate's is the command of the lab file's gates: map, run in the
+ * workspace's root (G5's as its reproducibility run: `calops repro-build`
+ * runs it twice, or once more, and records the builds); a fault
  * scenario on one chip and a golden run are jobs of their own.  On a local
  * host, a runner named without a slash that sits beside calops (the
  * bundled simulator) is run from there.
@@ -35,6 +38,7 @@ struct ljob_spec {
 	int		 chip;		/* LJOB_FAULT: the target chip */
 	const char	*scenario;	/* LJOB_FAULT */
 	double		 duration_s;	/* LJOB_SOAK (and G9): 0 = 24 h */
+	bool		 again;		/* G5: one more build, not two anew */
 };
 
 /* Where it runs; every pointer borrowed for the call. */

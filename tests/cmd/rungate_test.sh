@@ -6,7 +6,8 @@
 # that it ended; a gate with no command, a gate that is not one, a lab
 # with several workspaces and no --host, an unknown host and a protected
 # one without --write are refused, each with its message and status, and
-# start nothing.
+# start nothing.  G5's command runs as its reproducibility run: two builds
+# recorded, G5 passing, then a third that differs and G5.builds failing.
 #
 #	rungate_test.sh CALOPS_BINARY
 set -u
@@ -99,6 +100,56 @@ id=$("$CALOPS" run-gate "$T/lab.yaml" G1 2>"$T/err") ||
 	fail "run-gate G1: $(cat "$T/err")"
 ended "$id" && "$CALOPS" tail "$id" | grep -q '"state":"failed","exit_code":3' ||
 	fail "G1's failing command: $("$CALOPS" tail "$id" | tail -1)"
+
+# G5: the compile command as the reproducibility run (calops repro-build):
+# two builds recorded where G5.builds reads them, G5 passing; one more from
+# a build that is not deterministic, and G5.builds says so.
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+cp -a "$SRC/share/examples/complete" "$T/c"
+cat >"$T/compile" <<'SH'
+#!/bin/sh
+echo "compiling $BUILD_ID in $(pwd)"
+mkdir -p 05-calbin/package
+printf 'kernel\n' >05-calbin/package/k.bin
+[ -e nondet ] && date +%s%N >05-calbin/package/stamp
+exit 0
+SH
+chmod +x "$T/compile"
+cat >"$T/c.yaml" <<LAB
+hosts:
+  - {name: local, transport: local}
+workspaces:
+  - {host: local, path: c}
+gates:
+  G5: $T/compile
+LAB
+id=$("$CALOPS" run-gate "$T/c.yaml" G5 2>"$T/err") ||
+	fail "run-gate G5: $(cat "$T/err")"
+grep -q "started G5 two builds: compile on local" "$T/err" ||
+	fail "run-gate G5 said: $(cat "$T/err")"
+ended "$id" || fail "the G5 job did not end"
+"$CALOPS" tail "$id" | grep -q 'build-2: exit 0, package [0-9a-f]*… (the same as build-1' ||
+	fail "G5's job log: $("$CALOPS" tail "$id")"
+grep -q "compiling build-2 in $T/c" "$T/c/04-compiler/logs/build-2.log" ||
+	fail "build-2's log: $(cat "$T/c/04-compiler/logs/build-2.log")"
+python3 - "$T/c/04-compiler/builds.json" <<'PY' || fail "builds.json"
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert [x["id"] for x in b] == ["build-1", "build-2"], b
+assert all(x["exit_code"] == 0 and x["log"] == "logs/%s.log" % x["id"]
+           for x in b), b
+assert b[0]["output_tree_sha256"] == b[1]["output_tree_sha256"], b
+PY
+"$CALOPS" check "$T/c" --gate G5 >"$T/check" 2>&1 ||
+	fail "G5 after two builds: $(cat "$T/check")"
+: >"$T/c/nondet"
+id=$("$CALOPS" run-gate "$T/c.yaml" G5 --again 2>"$T/err") ||
+	fail "run-gate G5 --again: $(cat "$T/err")"
+ended "$id" || fail "the third build did not end"
+"$CALOPS" check "$T/c" --gate G5 >"$T/check" 2>&1 &&
+	fail "G5 passes after a build that differs"
+grep -q "G5.builds .*builds.json#/2 .*output differs from the first build" \
+    "$T/check" || fail "G5.builds after a differing build: $(cat "$T/check")"
 
 [ $failed = 0 ] && echo "ok: rungate_test"
 exit $failed

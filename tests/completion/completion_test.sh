@@ -54,6 +54,7 @@ completes "calops kill comp-o" comp-one
 completes "calops run -- ta"
 completes "calops --theme high" high-contrast
 completes "calops run-g" run-gate
+completes "calops repro" repro-build
 completes "calops run-gate lab.yaml G1" G1 G10
 completes "calops run-gate --ho" --host
 [ $failed = 0 ] && echo "ok: completion"
