@@ -17,7 +17,8 @@ enum {
 	C_GOLDEN = 2,
 	C_STRESS = 4,
 	C_FAULT = 8,
-	C_ALL = 15,
+	C_VALIDATE = 16,
+	C_ALL = 31,
 };
 
 static const struct command {
@@ -30,6 +31,7 @@ static const struct command {
 	{ "golden", C_GOLDEN, sim_golden, "the golden sequence (runbook §11.2) -> golden.json" },
 	{ "stress", C_STRESS, sim_stress, "a soak (runbook §13.3) -> soak/<run>/" },
 	{ "fault", C_FAULT, sim_fault, "one fault scenario (§11.3) -> faults/<S>.json" },
+	{ "validate", C_VALIDATE, sim_validate, "the package validator (§10) -> validation.json" },
 };
 
 enum opt_id {
@@ -37,7 +39,8 @@ enum opt_id {
 	O_DURATION, O_RUN, O_RATE, O_ERROR_RATE, O_LEAK_RATE, O_LEAK_IN,
 	O_TEMP_DRIFT, O_TTFT, O_TPOT, O_INTERVAL, O_SCENARIO, O_ERROR_CODE,
 	O_RECOVER_MS, O_ABORT, O_UNSTRUCTURED, O_NO_RECOVER, O_TIME_SCALE,
-	O_SEED, O_START, O_CHIPS, O_NO_CACHE, O_VERSION,
+	O_SEED, O_START, O_CHIPS, O_NO_CACHE, O_VERSION, O_FULL_HASH,
+	O_FINDING, O_CHIP_NUMS,
 };
 
 /* The options, which commands take them, and their help: one table. */
@@ -56,7 +59,11 @@ static const struct simopt {
 	{ "chips", O_CHIPS, C_ALL, "LIST", "chips to use, e.g. 0-7 or 0,1 (default 0)" },
 	{ "no-cache", O_NO_CACHE, C_ALL, NULL, "hash the package without the hash cache" },
 	{ "case", O_CASE, C_GOLDEN, "FILE", "the cases to run (default: runbook §11.2 at M)" },
-	{ "output", O_OUTPUT, C_GOLDEN | C_FAULT, "FILE", "where the result goes (default: the workspace's)" },
+	{ "output", O_OUTPUT, C_GOLDEN | C_FAULT | C_VALIDATE, "FILE", "where the result goes (default: the workspace's)" },
+	{ "full-hash", O_FULL_HASH, C_VALIDATE, NULL, "hash every file (always: accepted as the validator takes it)" },
+	{ "finding", O_FINDING, C_VALIDATE, "LEVEL:CODE", "report one finding: ERROR, WARN or\n"
+	    "                      BLOCKED_REPRODUCIBILITY, with its code" },
+	{ "chip-nums", O_CHIP_NUMS, C_VALIDATE, "N", "the chips the package is for (default 1)" },
 	{ "mismatch", O_MISMATCH, C_GOLDEN, "P:D", "make the case prefill P decode D diverge" },
 	{ "matrix", O_MATRIX, C_STRESS, "FILE", "the load: rate, chips, prompt_tokens, ..." },
 	{ "duration", O_DURATION, C_STRESS, "D", "1h, 8h, 24h, 90m or seconds" },
@@ -209,6 +216,28 @@ bad:
 	return -1;
 }
 
+/* "ERROR:E-CODE": one finding the validator reports. */
+static int
+finding(const char *s, struct sim_opts *o)
+{
+	static const char *const levels[] = { "ERROR", "WARN",
+	    "BLOCKED_REPRODUCIBILITY" };
+	const char *colon = strchr(s, ':');
+	size_t i;
+
+	for (i = 0; colon != NULL && colon[1] != '\0' && i < nitems(levels);
+	    i++)
+		if (strlen(levels[i]) == (size_t)(colon - s) &&
+		    strncmp(s, levels[i], (size_t)(colon - s)) == 0) {
+			o->finding_level = levels[i];
+			o->finding_code = colon + 1;
+			return 0;
+		}
+	fprintf(stderr, "calrt-sim: --finding: '%s' is not LEVEL:CODE with "
+	    "LEVEL ERROR, WARN or BLOCKED_REPRODUCIBILITY\n", s);
+	return -1;
+}
+
 static int
 mismatch(const char *s, struct sim_opts *o)
 {
@@ -258,6 +287,9 @@ set_opt(struct sim_opts *o, enum opt_id id, const char *arg)
 	case O_RUN: o->run = arg; return 0;
 	case O_SCENARIO: o->scenario = arg; return 0;
 	case O_ERROR_CODE: o->error_code = arg; return 0;
+	case O_FULL_HASH: return 0;
+	case O_FINDING: return finding(arg, o);
+	case O_CHIP_NUMS: return num("chip-nums", arg, 0, 1024, &o->chip_nums);
 	case O_ABORT: o->abort_run = true; return 0;
 	case O_UNSTRUCTURED: o->unstructured = true; return 0;
 	case O_NO_RECOVER: o->no_recover = true; return 0;
@@ -302,6 +334,7 @@ defaults(struct sim_opts *o)
 	o->tpot_ms = 32;
 	o->interval_s = 60;
 	o->recover_ms = -1;
+	o->chip_nums = 1;
 	o->chips[0] = 0;
 	o->nchips = 1;
 	memcpy(o->prompt_tokens, prompts, sizeof prompts);

@@ -11,7 +11,11 @@
  * splitmix64 stream per purpose, so one --seed gives byte-identical output
  * and turning one knob leaves the other draws alone.
  *
- * The command files (sim_golden.c, sim_fault.c, sim_soak.c) get a struct sim
+ * Beside the runner, `validate` stands in for the package validator of
+ * runbook §10 (calculet_package_validate.rb), for G6's lab job.
+ *
+ * The command files (sim_golden.c, sim_fault.c, sim_soak.c,
+ * sim_validate.c) get a struct sim
  * with the options parsed and the workspace located; sim_common.c holds what
  * they share: the event writer, the clock, the random streams, the G0 facts
  * and atomic file writes.  All strings in struct sim_opts are borrowed from
@@ -70,6 +74,10 @@ struct sim_opts {
 	json_int_t	 prompt_tokens[SIM_MAX_PROMPTS];
 	size_t		 nprompt;
 	json_int_t	 output_tokens, concurrency;
+	/* validate: one finding to report (--finding LEVEL:CODE), and the
+	 * chips the package says it is for. */
+	const char	*finding_level, *finding_code;
+	double		 chip_nums;
 };
 
 struct sim {
@@ -165,6 +173,7 @@ int	 sim_golden(struct sim *s);
 int	 sim_fault(struct sim *s);
 int	 sim_stress(struct sim *s);
 int	 sim_inspect(struct sim *s);
+int	 sim_validate(struct sim *s);
 
 void	 sim_release(struct sim *s);
 

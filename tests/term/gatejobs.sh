@@ -1,30 +1,38 @@
-# gatejobs.sh: r on any gate the lab file's gates: map gives a command
-# (issue 13): on a copy of the complete example whose validation report was
-# moved away, G6 is not green; r on G6 shows the command, that it touches
-# no chip and which later gate goes stale, and asks for the gate's id; a
-# wrong answer starts nothing; G6 typed runs the command in the workspace
-# as a lab job (here: it puts the report back), and when it ends the board
-# is evaluated again and G6 passes.  r on a gate with no command says so.
+# gatejobs.sh: r on a gate the lab file's gates: map gives a command
+# (issue 13), with the simulator's stand-in for the package validator
+# (calrt-sim validate) as G6's tool, on a copy of the complete example
+# whose validation report and listing were removed: G6 is not green.  r on
+# G6 shows the command, that it touches no chip and which later gate goes
+# stale, and asks for the gate's id; a wrong answer starts nothing; G6
+# typed runs the validator in the workspace as a lab job, and when it ends
+# the board is evaluated again and G6 passes.  With the validator's knob
+# (--finding ERROR:E-TEST) the same job turns G6 red on G6.errors.  r on a
+# gate with no command says so.
 . "$(dirname "$0")/lib.sh"
 
 copy_ws "$COMPLETE"
-mv "$WS/05-calbin/validation.json" "$WS/05-calbin/validation.json.bak"
+rm "$WS/05-calbin/validation.json" "$WS/05-calbin/file-sha256.txt"
 J=$TMP/jobs
 jobs_dir "$J"
-cat >"$TMP/lab.yaml" <<LAB
+# lab FILE [VALIDATOR OPTION]: a lab of this machine with G6's validator.
+lab() {
+	cat >"$1" <<LAB
 hosts:
   - {name: local, transport: local, chips: [0]}
 workspaces:
   - {host: local, path: $WS}
 gates:
-  G6: [sh, -c, "mv 05-calbin/validation.json.bak 05-calbin/validation.json"]
+  G6: calrt-sim validate --full-hash --output 05-calbin/validation.json --calbin 05-calbin/package ${2:-}
 LAB
+}
+lab "$TMP/lab.yaml"
+lab "$TMP/knob.yaml" "--finding ERROR:E-TEST"
 
 start CALOPS_JOBS_DIR="$J"
 launch "$TMP/lab.yaml"
 wait_re "^ G6 +(✘ fail|· pending)"
 keys g j j j j j j r
-wait_for "Start G6 sh on local?"
+wait_for "Start G6 calrt-sim on local?"
 expect "none: it works on the workspace's files"
 expect "G10 (its release binds validation.json)"
 wait_for "type the gate (G6) to start it"
@@ -37,9 +45,22 @@ wait_for "type the gate (G6) to start it"
 send_text G6
 keys Enter
 WAIT_SECS=30 wait_re "^ G6 +✔ pass"
-[ -e "$WS/05-calbin/validation.json" ] || fail "the job did not run"
+[ -s "$WS/05-calbin/file-sha256.txt" ] || fail "the validator wrote no listing"
 keys k k k r
 wait_for "G3 has no command in the lab file"
 keys q
+wait_exit 0
+
+# The validator's knob: the same job, and G6 fails on what it reports.
+launch "$TMP/knob.yaml"
+wait_re "^ G6 +✔ pass"
+keys g j j j j j j r
+wait_for "type the gate (G6) to start it"
+send_text G6
+keys Enter
+WAIT_SECS=30 wait_re "^ G6 +✘ fail"
+keys Enter
+wait_for "ERROR E-TEST"
+keys q q
 wait_exit 0
 finish
