@@ -85,7 +85,9 @@ tail -1 "$REL/audit.jsonl" | grep -q '"actor":"Ada Owner","key_id":"mei.chen","a
 grep -qF "$PASS" "$REL/audit.jsonl" "$REL/.lock" && fail "the passphrase is in a file"
 
 # A promote holds the lock while its owner decides: a second console is
-# refused at once, and told who holds it.
+# refused at once, and told who holds it.  (The state is read again after
+# the switch: p acts on what the screen shows.)
+wait_for "current 1 · candidate 2"
 keys p
 wait_for "type 2 to promote to generation 2"
 expect "bindings match today's artifacts"
@@ -115,6 +117,7 @@ current_is 2
 # sign a refusal, which goes on the log; current stays.
 sed -i 's/"generation": 1,/"generation":  1,/' \
     "$REL/generations/1/release-manifest.json"
+wait_for "current 2 · candidate 2"
 keys R
 wait_re "1 previous .*✘"
 keys b
