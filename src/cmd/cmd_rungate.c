@@ -242,7 +242,7 @@ cmd_rungate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *host = NULL, *write = NULL, *config = NULL, *ws;
+	const char *host = NULL, *write = NULL, *config = NULL, *ws = NULL;
 	const struct lab_host *h;
 	struct rungate g = { 0 };
 	struct lab lab;
