@@ -352,6 +352,7 @@ number_answer(struct app *a, const char *answer, void *arg)
 void
 relapprove_changed(struct relapprove *p)
 {
+	static const char held[] = "the release lock is held by ";
 	const struct relapproval *ap;
 	char q[256];
 
@@ -385,6 +386,11 @@ relapprove_changed(struct relapprove *p)
 	} else if (strcmp(ap->result, "ok") == 0)
 		app_message(p->app, true, "refused, and the refusal is on the "
 		    "audit log: %s", ap->problem);
+	else if (strcmp(ap->result, "locked") == 0 && strncmp(ap->message,
+	    held, strlen(held)) == 0)
+		/* Who holds it first: a narrow status bar keeps the name. */
+		app_message(p->app, true, "locked by %s",
+		    ap->message + strlen(held));
 	else
 		app_message(p->app, true, "%s: %s", ap->result, ap->message);
 }

@@ -46,12 +46,12 @@ sim_validate(struct sim *s)
 	struct tree t;
 	int e = 0, w = 0, b = 0, rc;
 
-	if (sim_locate(s, err, sizeof err) != 0)
-		return sim_fail(s, "%s", err);
-	sim_clock_start(s, s->o.have_start ? s->o.start : (double)time(NULL));
+	/* main() has located the workspace and started the clock. */
 	sim_log(s, "info", "validating %s", s->calbin);
-	if (sim_tree_hash(s, &t, err, sizeof err) != 0)
+	if (sim_tree_hash(s, &t, err, sizeof err) != 0) {
+		hashtree_release(&t);
 		return sim_fail(s, "%s", err);
+	}
 	findings = json_array();
 	if (s->o.finding_level != NULL) {
 		json_array_append_new(findings, json_pack("{s:s, s:s, s:s, s:s}",

@@ -97,7 +97,7 @@ wait_for "RELEASED"
 keys 9
 wait_for "chain intact"
 keys p
-wait_for "the release lock is held by Ada Owner"
+wait_for "locked by Ada Owner"
 ON=test
 send_text 2
 keys Enter
