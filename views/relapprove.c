@@ -8,7 +8,6 @@
 
 #include "model/reldiff.h"
 #include "release/relkey.h"
-#include "views/actionpane.h"
 #include "views/app/app.h"
 #include "views/core/config.h"
 #include "views/core/graph.h"

@@ -129,7 +129,7 @@ make_client(struct release_view *v)
 	else if ((t = labmodel_transport(app_labmodel(v->app), host, v->err,
 	    sizeof v->err)) == NULL)
 		return;
-	v->rc = relclient_new(app_loop(v->app), t, v->ws, &client_cb, v);
+	v->rc = relclient_new(t, v->ws, &client_cb, v);
 	relclient_refresh(v->rc);
 }
 

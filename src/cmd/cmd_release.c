@@ -944,19 +944,13 @@ fail:
 static json_t *
 held_event(const struct relstate *st, const char *forward)
 {
-	json_t *j = relstate_json(st), *o;
-
-	o = json_pack("{s:s, s:O, s:O, s:O, s:O, s:o}", "type", "held",
-	    "current", json_object_get(j, "current"),
-	    "next_seq", json_object_get(json_object_get(j, "audit"),
-	    "next_seq"),
-	    "head_sha256", json_object_get(json_object_get(j, "audit"),
-	    "head_sha256"),
-	    "trusted_keys", json_object_get(j, "trusted_keys"),
+	return json_pack("{s:s, s:o, s:I, s:s, s:o, s:o}", "type", "held",
+	    "current", st->current >= 1 ? json_integer(st->current) :
+	    json_null(), "next_seq", (json_int_t)st->audit.records + 1,
+	    "head_sha256", st->audit.last_line_sha256,
+	    "trusted_keys", relstate_trusted_keys_json(st),
 	    "rolled_forward", forward[0] != '\0' ? text_json(forward) :
 	    json_null());
-	json_decref(j);
-	return o;
 }
 
 /*

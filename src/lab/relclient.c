@@ -23,7 +23,6 @@ struct fetch {
 };
 
 struct relclient {
-	struct loop		*loop;
 	struct transport	*t;
 	char			*ws;
 	const struct relclient_cb *cb;
@@ -404,12 +403,11 @@ relclient_trusted_keys(const struct relclient *rc)
 /* ---- life ---- */
 
 struct relclient *
-relclient_new(struct loop *l, struct transport *t, const char *ws,
+relclient_new(struct transport *t, const char *ws,
     const struct relclient_cb *cb, void *arg)
 {
 	struct relclient *rc = xcalloc(1, sizeof *rc);
 
-	rc->loop = l;
 	rc->t = t;
 	rc->ws = xstrdup(ws);
 	rc->cb = cb;

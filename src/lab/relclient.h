@@ -24,7 +24,6 @@
 
 #include <jansson.h>
 
-#include "loop/loop.h"
 
 struct transport;
 struct relclient;
@@ -66,8 +65,8 @@ struct relapproval {
 };
 
 /* ws on the host t reaches (t borrowed: it outlives the client). */
-struct relclient *relclient_new(struct loop *l, struct transport *t,
-		    const char *ws, const struct relclient_cb *cb, void *arg);
+struct relclient *relclient_new(struct transport *t, const char *ws,
+		    const struct relclient_cb *cb, void *arg);
 /* Cancels what runs (an open approval lets go of the lock). */
 void		 relclient_free(struct relclient *rc);
 

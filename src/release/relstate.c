@@ -657,9 +657,8 @@ bound_hashes(const json_t *doc)
 	return o;
 }
 
-/* Who may approve: each trusted key's name and raw public key. */
-static json_t *
-trusted_keys(const struct relstate *st)
+json_t *
+relstate_trusted_keys_json(const struct relstate *st)
 {
 	json_t *a = json_array();
 	char *pub;
@@ -740,6 +739,6 @@ relstate_json(const struct relstate *st)
 	if (st->keys_problem[0] != '\0')
 		json_object_set_new(o, "keys_problem",
 		    json_string(st->keys_problem));
-	json_object_set_new(o, "trusted_keys", trusted_keys(st));
+	json_object_set_new(o, "trusted_keys", relstate_trusted_keys_json(st));
 	return o;
 }

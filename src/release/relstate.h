@@ -101,6 +101,9 @@ bool	relstate_behind_log(const struct relstate *st);
  * leaves (a cut log, a link moved by hand): said, never "repaired". */
 bool	relstate_disagrees(const struct relstate *st);
 
+/* Who may approve: [{name, ed25519}], each trusted key's name and raw
+ * public key in base64 (a new array). */
+json_t	*relstate_trusted_keys_json(const struct relstate *st);
 /* The status as JSON (share/doc/release.md §6, calops-release-status/v1). */
 json_t	*relstate_json(const struct relstate *st);
 
