@@ -894,6 +894,7 @@ def gen_quant(ws, ctx):
         "scale_format: {dtype: float32, zero_point: none, packing: \"int8x4 row-major\"}",
         "seed: 1234",
         ""]))
+    ctx["quant_config_sha256"] = ws.sha("03-quant/quant-config.yaml")
     prompt_hashes = {sha256_hex(p["text"].encode("utf-8")) for p in ctx["prompts"]}
     lines = []
     domains = ["wiki_en", "wiki_zh", "code", "chat", "math"]
@@ -1072,28 +1073,39 @@ def gen_builds(ws, ctx, profile):
 # G6: the calbin package
 
 
-def package_files(variant):
-    """The package's files, rel path -> bytes.  variant 'gen1' is the older
-    compile bound by release generation 1."""
-    v = variant
+def compile_key(version, onnx_sha256, quant_sha256):
+    """What a compile's output is made from, as the simulated compiler
+    (calrt-sim compile, share/sim/sim_compile.c) derives it: the compiler
+    image's digest, the ONNX model's and the quantization config's SHA-256.
+    The same inputs give the same package, byte for byte."""
+    digest = compiler_manifest(version)["oci_digest"]
+    return sha256_hex(("calcc-sim/v1\n%s\n%s\n%s\n" % (digest, onnx_sha256, quant_sha256)).encode())
+
+
+def package_files(version, onnx_sha256, quant_sha256):
+    """The package's files, rel path -> bytes, as calrt-sim compile writes
+    them from the compile config, the G0 facts and the key above: keep the
+    two in step (the labdemo's G5 job recompiles this very package)."""
+    key = compile_key(version, onnx_sha256, quant_sha256)
     files = {}
+    subs = [("prefill_b1_s%d" % M, True), ("decode_b1_s%d" % M, False)]
     files["calbin.json"] = jdump({
         "schema": "calculet-calbin/v3", "model_id": MODEL_ID, "chip_nums": 1,
-        "calcores_per_chip": 2, "compiler": "calcc " + ("2.7.2" if v == "gen1" else "2.8.0"),
-        "submodels": [{"name": "prefill_b1_s%d" % M, "dir": "chip0/prefill_b1_s%d" % M},
-                      {"name": "decode_b1_s%d" % M, "dir": "chip0/decode_b1_s%d" % M}],
+        "calcores_per_chip": 2, "compiler": "calcc " + version,
+        "submodels": [{"name": sub, "dir": "chip0/" + sub} for sub, _ in subs],
         "weights": ["weights/weights-00000-of-00002.bin", "weights/weights-00001-of-00002.bin"]}).encode()
     files["chip0/mask.json"] = jdump({"chips": [0], "calcores": [0, 1]}).encode()
-    for sub, n in (("prefill_b1_s%d" % M, 24 * 1024), ("decode_b1_s%d" % M, 20 * 1024)):
-        files["chip0/%s/program.bin" % sub] = fake_bytes("calbin/%s/%s/program" % (v, sub), n)
+    for sub, prefill in subs:
+        files["chip0/%s/program.bin" % sub] = fake_bytes("calbin/%s/%s/program" % (key, sub), (24 if prefill else 20) * 1024)
         files["chip0/%s/io.json" % sub] = jdump({
             "inputs": [{"name": "inputs[0]", "tensor": "input_ids", "dtype": "int32"},
                        {"name": "inputs[1]", "tensor": "position_ids", "dtype": "int32"}],
             "outputs": [{"name": "outputs[0]", "tensor": "logits", "dtype": "float32", "shape": [1, 1, VOCAB]}],
             "csr": ["cur_seq_len[0]", "past_kv_cur_seq_len[0]"]}).encode()
-    files["weights/weights-00000-of-00002.bin"] = fake_bytes("calbin/weights/0", 48 * 1024)
-    files["weights/weights-00001-of-00002.bin"] = fake_bytes("calbin/weights/1", 40 * 1024 - 48)
-    files["oplib/calk_rope_neox.bin"] = fake_bytes("calbin/%s/oplib/rope" % v, 6 * 1024)
+    files["weights/weights-00000-of-00002.bin"] = fake_bytes("calbin/%s/weights/0" % key, 48 * 1024)
+    files["weights/weights-00001-of-00002.bin"] = fake_bytes("calbin/%s/weights/1" % key, 40 * 1024 - 48)
+    # the custom kernels of op-support.csv (one: RoPE), linked from the oplib
+    files["oplib/calk_rope_neox.bin"] = fake_bytes("calbin/%s/oplib/calk_rope_neox" % key, 6 * 1024)
     files["csr/layout.json"] = jdump({"cur": "cur_seq_len[0]", "total": "past_kv_cur_seq_len[0]",
                                       "kv": {"layers": LAYERS, "kv_heads": KV_HEADS, "head_dim": HEAD_DIM,
                                              "max_seq": M, "dtype": "bfloat16"}}).encode()
@@ -1114,7 +1126,7 @@ def listing_of(files):
 
 
 def gen_package(ws, ctx):
-    files = package_files("gen2")
+    files = package_files("2.8.0", ctx["onnx_sha256"], ctx["quant_config_sha256"])
     for rel, data in files.items():
         ws.write_bytes("05-calbin/package/" + rel, data)
     listing = ws.listing("05-calbin/package")
@@ -1122,7 +1134,9 @@ def gen_package(ws, ctx):
     ws.write_text("05-calbin/file-sha256.txt", listing)
     ctx["calbin_tree_sha256"] = sha256_hex(listing.encode())
     ctx["package_files"] = len(files)
-    ctx["gen1_calbin_tree_sha256"] = sha256_hex(listing_of(package_files("gen1")).encode())
+    # generation 1: calcc 2.7.2 on the first export
+    gen1 = package_files("2.7.2", ctx["first_export_sha256"], ctx["quant_config_sha256"])
+    ctx["gen1_calbin_tree_sha256"] = sha256_hex(listing_of(gen1).encode())
 
 
 def gen_validation(ws, ctx):
@@ -1480,8 +1494,9 @@ def generate(outdir, profile, soak_seconds):
     else:
         # the vendor's two replay builds of the first export; their package
         # is not delivered, so there is no 05-calbin yet
-        ctx["calbin_tree_sha256"] = sha256_hex(listing_of(package_files("vendor-replay")).encode())
-        ctx["package_files"] = len(package_files("vendor-replay"))
+        replay = package_files("2.7.2", ctx["first_export_sha256"], ctx["quant_config_sha256"])
+        ctx["calbin_tree_sha256"] = sha256_hex(listing_of(replay).encode())
+        ctx["package_files"] = len(replay)
     gen_compile(ws, ctx, stage)
     gen_builds(ws, ctx, stage)
     if profile == "complete":

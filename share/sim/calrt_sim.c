@@ -18,7 +18,11 @@ enum {
 	C_STRESS = 4,
 	C_FAULT = 8,
 	C_VALIDATE = 16,
-	C_ALL = 31,
+	C_COMPILE = 32,
+	C_REFERENCE = 64,
+	C_ONNX = 128,
+	C_CONFORMANCE = 256,
+	C_ALL = 511,
 };
 
 static const struct command {
@@ -32,6 +36,10 @@ static const struct command {
 	{ "stress", C_STRESS, sim_stress, "a soak (runbook §13.3) -> soak/<run>/" },
 	{ "fault", C_FAULT, sim_fault, "one fault scenario (§11.3) -> faults/<S>.json" },
 	{ "validate", C_VALIDATE, sim_validate, "the package validator (§10) -> validation.json" },
+	{ "compile", C_COMPILE, sim_compile, "the compiler (§9.3) -> the package; a text log" },
+	{ "reference", C_REFERENCE, sim_reference, "the reference harness (§5.1) -> outputs.jsonl, rerun" },
+	{ "onnx-check", C_ONNX, sim_onnx_check, "the ONNX checks (§6.3) -> onnx-report.json" },
+	{ "conformance", C_CONFORMANCE, sim_conformance, "runner vs server (§12.3) -> runner-vs-server.json" },
 };
 
 enum opt_id {
@@ -40,7 +48,8 @@ enum opt_id {
 	O_TEMP_DRIFT, O_TTFT, O_TPOT, O_INTERVAL, O_SCENARIO, O_ERROR_CODE,
 	O_RECOVER_MS, O_ABORT, O_UNSTRUCTURED, O_NO_RECOVER, O_TIME_SCALE,
 	O_SEED, O_START, O_CHIPS, O_NO_CACHE, O_VERSION, O_FULL_HASH,
-	O_FINDING, O_CHIP_NUMS,
+	O_FINDING, O_CHIP_NUMS, O_CONFIG, O_NONDETERMINISTIC,
+	O_GREEDY_MISMATCH, O_TOKEN_MISMATCH,
 };
 
 /* The options, which commands take them, and their help: one table. */
@@ -59,11 +68,18 @@ static const struct simopt {
 	{ "chips", O_CHIPS, C_ALL, "LIST", "chips to use, e.g. 0-7 or 0,1 (default 0)" },
 	{ "no-cache", O_NO_CACHE, C_ALL, NULL, "hash the package without the hash cache" },
 	{ "case", O_CASE, C_GOLDEN, "FILE", "the cases to run (default: runbook §11.2 at M)" },
-	{ "output", O_OUTPUT, C_GOLDEN | C_FAULT | C_VALIDATE, "FILE", "where the result goes (default: the workspace's)" },
+	{ "output", O_OUTPUT, C_GOLDEN | C_FAULT | C_VALIDATE | C_ONNX | C_CONFORMANCE, "FILE", "where the result goes (default: the workspace's)" },
 	{ "full-hash", O_FULL_HASH, C_VALIDATE, NULL, "hash every file (always: accepted as the validator takes it)" },
 	{ "finding", O_FINDING, C_VALIDATE, "LEVEL:CODE", "report one finding: ERROR, WARN or\n"
 	    "                      BLOCKED_REPRODUCIBILITY, with its code" },
 	{ "chip-nums", O_CHIP_NUMS, C_VALIDATE, "N", "the chips the package is for (default 1)" },
+	{ "config", O_CONFIG, C_COMPILE, "FILE", "the compile config, in the workspace\n"
+	    "                      (default 04-compiler/compile-config.yaml)" },
+	{ "nondeterministic", O_NONDETERMINISTIC, C_COMPILE | C_REFERENCE, NULL, "compile: each build differs (its id and the\n"
+	    "                      clock in the programs); reference: the rerun\n"
+	    "                      differs for one sample in eight" },
+	{ "greedy-mismatch", O_GREEDY_MISMATCH, C_ONNX, "N", "N greedy outputs differ from the reference" },
+	{ "token-mismatch", O_TOKEN_MISMATCH, C_CONFORMANCE, "N", "N cases give other tokens than the runner" },
 	{ "mismatch", O_MISMATCH, C_GOLDEN, "P:D", "make the case prefill P decode D diverge" },
 	{ "matrix", O_MATRIX, C_STRESS, "FILE", "the load: rate, chips, prompt_tokens, ..." },
 	{ "duration", O_DURATION, C_STRESS, "D", "1h, 8h, 24h, 90m or seconds" },
@@ -98,11 +114,18 @@ usage(FILE *f)
 	    "[--output RESULT.json]\n"
 	    "       calrt-sim stress --calbin DIR [--matrix MATRIX.yaml] "
 	    "--duration 1h [--run NAME]\n"
-	    "       calrt-sim fault --calbin DIR --scenario wait-timeout\n\n"
+	    "       calrt-sim fault --calbin DIR --scenario wait-timeout\n"
+	    "       calrt-sim validate --calbin DIR [--finding LEVEL:CODE]\n"
+	    "       calrt-sim compile [--workspace WS] [--nondeterministic]\n"
+	    "       calrt-sim reference [--workspace WS] [--nondeterministic]\n"
+	    "       calrt-sim onnx-check [--workspace WS] [--greedy-mismatch N]\n"
+	    "       calrt-sim conformance [--calbin DIR] [--token-mismatch N]\n\n"
 	    "A simulator of the runtime runner (runbook §11.1): protocol events "
-	    "on\nstdout, the runner's artifacts in the workspace.  Options may "
-	    "come before\nthe command too (calrt-sim --time-scale 0 golden ...), "
-	    "by their full names.\n\n", f);
+	    "on\nstdout, the runner's artifacts in the workspace; and stand-ins "
+	    "for the\ntools of the other gates' jobs (validate, compile, "
+	    "reference, onnx-check,\nconformance).  Options may come before the "
+	    "command too (calrt-sim\n--time-scale 0 golden ...), by their full "
+	    "names.\n\n", f);
 	for (k = 0; k < nitems(commands); k++) {
 		fprintf(f, "%s: %s\n", commands[k].name, commands[k].summary);
 		for (i = 0; i < nitems(simopts); i++) {
@@ -288,6 +311,10 @@ set_opt(struct sim_opts *o, enum opt_id id, const char *arg)
 	case O_SCENARIO: o->scenario = arg; return 0;
 	case O_ERROR_CODE: o->error_code = arg; return 0;
 	case O_FULL_HASH: return 0;
+	case O_CONFIG: o->config = arg; return 0;
+	case O_NONDETERMINISTIC: o->nondeterministic = true; return 0;
+	case O_GREEDY_MISMATCH: return num("greedy-mismatch", arg, 0, 1e9, &o->mismatches);
+	case O_TOKEN_MISMATCH: return num("token-mismatch", arg, 0, 1e9, &o->mismatches);
 	case O_FINDING: return finding(arg, o);
 	case O_CHIP_NUMS: return num("chip-nums", arg, 0, 1024, &o->chip_nums);
 	case O_ABORT: o->abort_run = true; return 0;
@@ -479,11 +506,14 @@ main(int argc, char **argv)
 	if (cmd == NULL) {
 		if (at < argc)
 			fprintf(stderr, "calrt-sim: '%s' is not a command "
-			    "(inspect, golden, stress, fault)\n", argv[at]);
+			    "(inspect, golden, stress, fault, validate, "
+			    "compile, reference, onnx-check, conformance)\n",
+			    argv[at]);
 		usage(stderr);
 		return 2;
 	}
 	s.cmd = cmd->name;
+	s.plain = cmd->mask == C_COMPILE;
 	s.argc = argc;
 	s.argv = argv;
 	av = command_first(argc, argv, at);
@@ -493,6 +523,16 @@ main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	if (required(&s) == -1)
 		return 2;
+	/* G8's lab job names the chip it serves from (share/doc/lab.md). */
+	if (cmd->mask == C_CONFORMANCE && !s.o.have_chips &&
+	    getenv("CALOPS_CHIP") != NULL && chips(getenv("CALOPS_CHIP"),
+	    &s.o) == -1)
+		return 2;
+	/* The tools for gates' jobs run in the workspace's root. */
+	if ((cmd->mask & (C_COMPILE | C_REFERENCE | C_ONNX | C_CONFORMANCE)) &&
+	    s.o.calbin == NULL &&
+	    s.o.workspace == NULL)
+		s.o.workspace = ".";
 	if (!s.o.have_seed)
 		s.o.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	if (!s.o.have_start)

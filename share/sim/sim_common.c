@@ -7,12 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/sha.h>
+
 #include "base/doc.h"
 #include "base/fileio.h"
 #include "sim_common.h"
 #include "ws/workspace.h"
 
-#define SOURCE_MANIFEST "00-source/source-manifest.json"
 /* Events and artifacts print reals with 15 digits: enough for a Unix time
  * in milliseconds, and 266.1 stays "266.1". */
 #define JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
@@ -144,13 +145,23 @@ sim_emit(struct sim *s, json_t *ev)
 void
 sim_log(struct sim *s, const char *level, const char *fmt, ...)
 {
-	json_t *ev = sim_event(s, "log");
 	va_list ap;
+	json_t *ev;
 	char *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	if (s->plain) {
+		/* A tool's log, as its own tool would write it. */
+		if (strcmp(level, "info") == 0)
+			printf("%s\n", msg);
+		else
+			printf("[%s] %s\n", level, msg);
+		free(msg);
+		return;
+	}
+	ev = sim_event(s, "log");
 	json_object_set_new(ev, "level", json_string(level));
 	json_object_set_new(ev, "msg", jstr(msg));
 	free(msg);
@@ -207,6 +218,13 @@ sim_fail(struct sim *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	if (s->plain) {
+		fflush(stdout);
+		fprintf(stderr, "%s %s: %s\n", SIM_TOOL, s->cmd, msg);
+		free(msg);
+		json_decref(summary);
+		return 2;
+	}
 	sim_log(s, "error", "%s", msg);
 	json_object_set_new(summary, "error", jstr(msg));
 	free(msg);
@@ -459,6 +477,130 @@ sim_relpath(const struct sim *s, const char *path)
 }
 
 /* ---- files ---- */
+
+void
+sim_fake_bytes(const char *label, unsigned char *out, size_t n)
+{
+	unsigned char block[SHA256_DIGEST_LENGTH];
+	uint64_t i;
+	size_t k, take;
+	char *base = xasprintf("calops-example-bytes/%s", label);
+	size_t blen = strlen(base);
+	unsigned char *msg = xmalloc(blen + 8);
+
+	memcpy(msg, base, blen);
+	for (i = 0, k = 0; k < n; i++, k += take) {
+		for (take = 0; take < 8; take++)	/* little-endian */
+			msg[blen + take] = (unsigned char)(i >> (8 * take));
+		SHA256(msg, blen + 8, block);
+		take = n - k < sizeof block ? n - k : sizeof block;
+		memcpy(out + k, block, take);
+	}
+	free(msg);
+	free(base);
+}
+
+int
+sim_ws_read(const struct sim *s, const char *rel, size_t max, char **data,
+    size_t *size, char *err, size_t len)
+{
+	struct workspace ws;
+	enum ws_status st;
+
+	if (workspace_open(&ws, s->ws, err, len) == -1)
+		return -1;
+	st = workspace_read(&ws, rel, max, data, size, err, len);
+	workspace_close(&ws);
+	return st == WS_OK ? 0 : -1;
+}
+
+int
+sim_ws_doc(const struct sim *s, const char *rel, bool yaml, struct doc *d,
+    char *err, size_t len)
+{
+	struct doc_error de;
+	size_t size;
+	char *data;
+	int rc;
+
+	if (sim_ws_read(s, rel, DOC_MAX_BYTES, &data, &size, err, len) == -1)
+		return -1;
+	rc = yaml ? doc_parse_yaml(d, data, size, &de) :
+	    doc_parse_json(d, data, size, &de);
+	free(data);
+	if (rc == -1)
+		errbuf_set(err, len, "cannot parse '%s' at %s: %s", rel,
+		    de.where, de.msg);
+	return rc;
+}
+
+int
+sim_ws_jsonl(const struct sim *s, const char *rel,
+    int (*each)(void *arg, json_t *line, size_t lineno), void *arg,
+    char *err, size_t len)
+{
+	char *data, *p, *nl;
+	json_error_t je;
+	size_t size, lineno = 0;
+	json_t *v;
+	int rc = 0;
+
+	if (sim_ws_read(s, rel, SIM_JSONL_MAX, &data, &size, err, len) == -1)
+		return -1;
+	for (p = data; rc == 0 && p < data + size; p = nl + 1) {
+		lineno++;
+		if ((nl = memchr(p, '\n', (size_t)(data + size - p))) == NULL)
+			nl = data + size;
+		if (strspn(p, " \t\r") >= (size_t)(nl - p))
+			continue;
+		if ((v = json_loadb(p, (size_t)(nl - p), JSON_DECODE_ANY,
+		    &je)) == NULL) {
+			errbuf_set(err, len, "%s:%zu:%d: %s", rel, lineno,
+			    je.column, je.text);
+			rc = -1;
+		} else if (!json_is_object(v)) {
+			errbuf_set(err, len, "%s:%zu: not a JSON object", rel,
+			    lineno);
+			rc = -1;
+		} else if ((rc = each(arg, v, lineno)) == -1)
+			errbuf_set(err, len, "%s:%zu: %s", rel, lineno,
+			    json_string_value(json_object_get(v, "_error")));
+		json_decref(v);
+	}
+	free(data);
+	return rc;
+}
+
+int
+sim_ws_sha256(const struct sim *s, const char *rel, char hex[HASH_HEX_LEN + 1],
+    char *err, size_t len)
+{
+	struct hasher_opts ho = { .use_cache = !s->o.no_cache };
+	struct hash_result r;
+	struct workspace ws;
+	struct stat st;
+	struct hasher *h;
+	char *abs;
+	int rc;
+
+	if (workspace_open(&ws, s->ws, err, len) == -1)
+		return -1;
+	if (workspace_locate(&ws, rel, &st, err, len) != WS_OK) {
+		workspace_close(&ws);
+		return -1;
+	}
+	abs = workspace_abs(&ws, rel);
+	workspace_close(&ws);
+	h = hash_new(&ho);
+	if ((rc = hash_file(h, abs, &r)) == -1)
+		errbuf_set(err, len, "cannot hash '%s': %s", rel,
+		    strerror(r.err));
+	else
+		memcpy(hex, r.hex, HASH_HEX_LEN + 1);
+	hash_free(h);
+	free(abs);
+	return rc;
+}
 
 int
 sim_mkdirs(const char *dir, char *err, size_t len)

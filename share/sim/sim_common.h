@@ -11,11 +11,15 @@
  * splitmix64 stream per purpose, so one --seed gives byte-identical output
  * and turning one knob leaves the other draws alone.
  *
- * Beside the runner, `validate` stands in for the package validator of
- * runbook §10 (calculet_package_validate.rb), for G6's lab job.
+ * Beside the runner, it stands in for the tools of the other gates' lab
+ * jobs (share/doc/lab.md, "gates"): `validate` for the package validator of
+ * runbook §10 (G6), `compile` for the compiler of §9.3 (G5), `reference`
+ * for the reference harness of §5.1 (G1), `onnx-check` for the ONNX checks
+ * of §6.3 (G2) and `conformance` for the adapter conformance of §12.3 (G8).
  *
  * The command files (sim_golden.c, sim_fault.c, sim_soak.c,
- * sim_validate.c) get a struct sim
+ * sim_validate.c, sim_compile.c, sim_reference.c, sim_onnx.c,
+ * sim_conformance.c) get a struct sim
  * with the options parsed and the workspace located; sim_common.c holds what
  * they share: the event writer, the clock, the random streams, the G0 facts
  * and atomic file writes.  All strings in struct sim_opts are borrowed from
@@ -39,6 +43,7 @@
 #endif
 
 #define SIM_TOOL	"calrt-sim"
+#define SOURCE_MANIFEST	"00-source/source-manifest.json"
 #define SIM_MAX_CHIPS	64
 #define SIM_MAX_PROMPTS	16
 #define SIM_MAX_CASES	256
@@ -78,11 +83,18 @@ struct sim_opts {
 	 * chips the package says it is for. */
 	const char	*finding_level, *finding_code;
 	double		 chip_nums;
+	/* compile: the config (workspace-relative), and builds that differ */
+	const char	*config;
+	bool		 nondeterministic;
+	/* onnx-check, conformance: how many outputs do not match */
+	double		 mismatches;
 };
 
 struct sim {
 	struct sim_opts	 o;
 	const char	*cmd;		/* "golden", … */
+	/* A tool's stand-in that logs as text (compile), not as events. */
+	bool		 plain;
 	int		 argc;
 	char		**argv;
 	char		*ws;		/* realpath of the workspace root */
@@ -166,6 +178,28 @@ int	 sim_read_doc(const char *path, bool yaml, struct doc *d, char *err,
 /* Write o (indented, as the example workspaces are) to path through a
  * temporary file and rename(2); 0 or -1 with err set. */
 int	 sim_write_json(const char *path, json_t *o, char *err, size_t len);
+/* n bytes of filler: SHA-256 in counter mode over "calops-example-bytes/"
+ * label and an 8-byte little-endian counter, the stream the example
+ * generator (share/examples/mkworkspace.py fake_bytes) fills files with. */
+void	 sim_fake_bytes(const char *label, unsigned char *out, size_t n);
+/* Read a file of the workspace (rel inside it, links confined to it) of at
+ * most max bytes; 0, or -1 with err set. */
+int	 sim_ws_read(const struct sim *s, const char *rel, size_t max,
+	    char **data, size_t *size, char *err, size_t len);
+/* The same, parsed as YAML or JSON into d (the error with line:col). */
+int	 sim_ws_doc(const struct sim *s, const char *rel, bool yaml,
+	    struct doc *d, char *err, size_t len);
+/* Call each for every non-blank line of a JSON-lines file of the
+ * workspace, with the line's object (borrowed) and number; each returns 0
+ * to go on, 1 to stop, or -1 after setting the object's "_error" member to
+ * what is wrong with it.  0, 1, or -1 with err set ("rel:line: …"). */
+#define SIM_JSONL_MAX	(256u << 20)
+int	 sim_ws_jsonl(const struct sim *s, const char *rel,
+	    int (*each)(void *arg, json_t *line, size_t lineno), void *arg,
+	    char *err, size_t len);
+/* The SHA-256 of a file of the workspace; 0, or -1 with err set. */
+int	 sim_ws_sha256(const struct sim *s, const char *rel,
+	    char hex[HASH_HEX_LEN + 1], char *err, size_t len);
 /* Remove a folder holding only files (a stale run); 0 or -1 with err set. */
 int	 sim_rm_flat(const char *dir, char *err, size_t len);
 
@@ -174,6 +208,10 @@ int	 sim_fault(struct sim *s);
 int	 sim_stress(struct sim *s);
 int	 sim_inspect(struct sim *s);
 int	 sim_validate(struct sim *s);
+int	 sim_compile(struct sim *s);
+int	 sim_reference(struct sim *s);
+int	 sim_onnx_check(struct sim *s);
+int	 sim_conformance(struct sim *s);
 
 void	 sim_release(struct sim *s);
 

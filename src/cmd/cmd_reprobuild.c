@@ -195,9 +195,11 @@ run_builds(json_t *builds, int n, char **argv)
 		if (first == NULL)
 			first = first_tree(builds);
 		printf("%s: exit %d, package %.12s%s (%s)\n", id, code, hex,
-		    hex[0] == '\0' ? "(none)" : "…", first != NULL &&
-		    strcmp(first, hex) == 0 ? "the same as build-1's" :
-		    "differs from build-1's");
+		    hex[0] == '\0' ? "(none)" : "…",
+		    json_array_size(builds) == 1 ? "the first build" :
+		    first != NULL && strcmp(first, hex) == 0 ?
+		    "the same as the first build's" :
+		    "differs from the first build's");
 		if (code != 0 || hex[0] == '\0' || first == NULL ||
 		    strcmp(first, hex) != 0)
 			rc = 1;

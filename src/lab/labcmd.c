@@ -39,10 +39,15 @@ static const char g7_script[] =
  */
 static const char gate_script[] = "cd -- \"$1\" && shift && exec \"$@\"";
 
+/* G8's: the adapter conformance serves from a chip, the host's first,
+ * which the command finds in $CALOPS_CHIP ($2 here). */
+static const char g8_script[] = "cd -- \"$1\" && CALOPS_CHIP=$2 && "
+    "export CALOPS_CHIP && shift 2 && exec \"$@\"";
+
 static char	*runner_program(const struct labcmd_where *w, const char *name);
 
 static int
-gate_command(const struct labcmd_where *w, int g, bool again,
+gate_command(const struct labcmd_where *w, int g, bool again, int chip,
     struct strv *argv, char *label, size_t labellen, char *err,
     size_t errlen)
 {
@@ -71,9 +76,12 @@ gate_command(const struct labcmd_where *w, int g, bool again,
 	} else {
 		labcmd_strv_add(argv, xstrdup("/bin/sh"));
 		labcmd_strv_add(argv, xstrdup("-c"));
-		labcmd_strv_add(argv, xstrdup(gate_script));
+		labcmd_strv_add(argv, xstrdup(g == 8 ? g8_script :
+		    gate_script));
 		labcmd_strv_add(argv, xasprintf("calops-g%d", g));
 		labcmd_strv_add(argv, xstrdup(w->ws));
+		if (g == 8)
+			labcmd_strv_add(argv, xasprintf("%d", chip));
 	}
 	labcmd_strv_add(argv, runner_program(w, c->argv[0]));
 	for (i = 1; i < c->argc; i++)
@@ -90,6 +98,8 @@ gate_command(const struct labcmd_where *w, int g, bool again,
 	if (g == 5)
 		snprintf(label, labellen, "G5 %s %s", again ? "one more build:" :
 		    "two builds:", base);
+	else if (g == 8)
+		snprintf(label, labellen, "G8 %s · chip %d", base, chip);
 	else
 		snprintf(label, labellen, "G%d %s", g, base);
 	return 0;
@@ -231,8 +241,8 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 	case LJOB_GATE:
 		if (spec->gate != 7) {
 			free(calbin);
-			return gate_command(w, spec->gate, spec->again, argv,
-			    label, labellen, err, errlen);
+			return gate_command(w, spec->gate, spec->again,
+			    first_chip, argv, label, labellen, err, errlen);
 		}
 		labcmd_strv_add(argv, xstrdup("/bin/sh"));
 		labcmd_strv_add(argv, xstrdup("-c"));

@@ -1,1 +1,1 @@
-5qqYnIS1SzyPqwr1ScAQxG94YuXMDQ+fCbEOjEH8+giViSliHkFSRLkd/v/t87Zc/S60lnevmssLgEEwduCLAg==
+pSZ5Zi0eM7KiZyl+p0zLRay3mQZTEvBEMELQvKBuktWfQxmlmYblebCrhZkpd41gmlhuU6l2+z8v4mN4yVe0Ag==
