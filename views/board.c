@@ -207,9 +207,13 @@ board_action(struct app *a, void *data, enum action act)
 		app_push(a, &gate_view, &g);
 		return R_REDRAW;
 	}
-	if (act == ACT_RUN) {
-		if ((g = list_selected(&b->list)) != SIZE_MAX)
+	if (act == ACT_RUN || act == ACT_RUN_AGAIN) {
+		if ((g = list_selected(&b->list)) == SIZE_MAX)
+			return R_REDRAW;
+		if (act == ACT_RUN)
 			labrun_gate(a, (int)g);
+		else
+			labrun_gate_again(a, (int)g);
 		return R_REDRAW;
 	}
 	if (act == ACT_SORT || act == ACT_SORT_BACK) {
@@ -254,6 +258,7 @@ board_status(struct app *a, void *data, char *buf, size_t len)
 static const struct keybinding board_keys[] = {
 	{ 'w', ACT_WHY, "w" },
 	{ 'r', ACT_RUN, "r" },
+	{ 'R', ACT_RUN_AGAIN, "R" },
 	{ '>', ACT_SORT, ">" },
 	{ '<', ACT_SORT_BACK, "<" },
 	{ 0, ACT_NONE, NULL },

@@ -327,6 +327,10 @@ gate_action(struct app *a, void *data, enum action act)
 		labrun_gate(a, d->gate);
 		return R_REDRAW;
 	}
+	if (act == ACT_RUN_AGAIN) {
+		labrun_gate_again(a, d->gate);
+		return R_REDRAW;
+	}
 	return list_action(&d->pane.list, act) ? R_REDRAW : R_NONE;
 }
 
@@ -344,6 +348,7 @@ gate_click(struct app *a, void *data, int y, int x, bool twice)
 static const struct keybinding gate_keys[] = {
 	{ 'o', ACT_OPEN, "o" },
 	{ 'r', ACT_RUN, "r" },
+	{ 'R', ACT_RUN_AGAIN, "R" },
 	{ 0, ACT_NONE, NULL },
 };
 

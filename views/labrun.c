@@ -17,6 +17,7 @@
  * answered), so its context needs no allocation. */
 static struct {
 	int	 gate;
+	bool	 again;		/* G5: one more build, not two anew */
 	char	 host[128];
 } pending;
 
@@ -54,6 +55,7 @@ confirm(struct app *a)
 	spec.host = pending.host;
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
+	spec.again = pending.again;
 	confirm_ask(a, &spec);
 }
 
@@ -86,8 +88,9 @@ host_answer(struct app *a, const char *answer, void *arg)
 	app_message(a, true, "no reachable host '%.64s'", answer);
 }
 
-void
-labrun_gate(struct app *a, int gate)
+/* Ask which host when there are several, then confirm and start. */
+static void
+run_gate(struct app *a, int gate, bool again)
 {
 	const char *hosts[32];
 	char q[128];
@@ -103,6 +106,7 @@ labrun_gate(struct app *a, int gate)
 		return;
 	}
 	pending.gate = gate;
+	pending.again = again;
 	n = run_hosts(a, hosts, nitems(hosts));
 	if (n == 0) {
 		app_message(a, true, "no reachable host with a workspace");
@@ -116,6 +120,23 @@ labrun_gate(struct app *a, int gate)
 	snprintf(q, sizeof q, "run G%d's job on which host (%s, …)?", gate,
 	    hosts[0]);
 	prompt_ask(a, q, host_answer, NULL);
+}
+
+void
+labrun_gate(struct app *a, int gate)
+{
+	run_gate(a, gate, false);
+}
+
+void
+labrun_gate_again(struct app *a, int gate)
+{
+	if (gate != 5) {
+		app_message(a, true, "R is for G5 only (one more build); r "
+		    "runs G%d's job", gate);
+		return;
+	}
+	run_gate(a, gate, true);
 }
 
 const char *
