@@ -1,0 +1,94 @@
+# sshgates.sh: every gate's own tool run on an SSH host (issue 13), on a
+# loopback lab of real sshd (share/sshlab.sh) with the console in tmux: the
+# demo's workspace on host1, at a path a shell would misread in every way,
+# with the evidence of G1, G2, G5 and G8 removed, and the lab file's gates:
+# map naming the simulator's stand-ins, as the demo lab does.
+#
+#  1. r on G1, G2, G5 (the compile twice) and G8 (on host1's chip 0) runs
+#     each tool there, in that workspace, as a durable job, and the board
+#     (evaluated on host1) turns each gate green.
+#  2. `calops run-gate LAB G5 --again` adds a third build there.
+#  3. No command in the workspace's path ran.
+#
+# Skipped (77) without tmux, sshd, or a folder sshd's StrictModes takes.
+. "$(dirname "$0")/lib.sh"
+skip() { echo "$TEST: skipped: $*"; exit 77; }
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+. "$SRC/tests/remote/lib.sh"
+sshlab_prereqs
+
+lab_up 1 cleanup || fail "the lab did not start: $LAB_LOG"
+
+odd=$'gates \'q\' "dq" $(touch pwned); x\nline2'
+WS=$L/host1/$odd
+mv "$L/host1/ws" "$WS" || fail "cannot rename the workspace"
+rm "$WS/01-reference/outputs.jsonl" "$WS/01-reference/outputs.rerun.jsonl" \
+    "$WS/02-onnx/onnx-report.json" "$WS/04-compiler/builds.json" \
+    "$WS/07-serving/conformance/runner-vs-server.json" ||
+	fail "the demo's evidence is not where this test expects it"
+"$PY" - "$L/lab.yaml" "$TMP/lab.yaml" "$WS" <<'EOF'
+import json, sys
+src, out, ws = sys.argv[1:]
+text = open(src).read()
+head, rest = text.split("workspaces:\n", 1)
+runner = rest.split("runner:", 1)[1]
+open(out, "w").write(head + "workspaces:\n  - {host: host1, path: %s}\n"
+    "gates:\n"
+    "  G1: calrt-sim reference\n"
+    "  G2: calrt-sim onnx-check\n"
+    "  G5: calrt-sim compile\n"
+    "  G8: calrt-sim conformance\n"
+    "runner:%s" % (json.dumps(ws), runner))
+EOF
+[ -e "$HOME/pwned" ] && fail "$HOME/pwned exists before the test"
+
+start
+launch "$TMP/lab.yaml"
+WAIT_SECS=60 wait_for "watched on host1"
+for g in 1 2 5 8; do
+	wait_re "^ G$g +(✘ fail|· pending)"
+done
+
+# run_gate N ANSWER: r on GN, the answer typed to the confirmation.
+run_gate() {
+	local i
+
+	keys g
+	for i in $(seq "$1"); do
+		keys j
+	done
+	keys r
+	wait_for "on host1?"
+	wait_for "type the "
+	send_text "$2"
+	keys Enter
+	WAIT_SECS=90 wait_re "^ G$1 +✔ pass"
+}
+
+# ---- 1. each gate's tool on host1 ----
+run_gate 1 G1
+run_gate 2 G2
+run_gate 5 G5
+expect_re "^ G6 +✔ pass"
+run_gate 8 0
+[ -s "$WS/07-serving/conformance/runner-vs-server.json" ] ||
+	fail "G8's report is not in host1's workspace"
+
+# ---- 2. a third build, headless ----
+id=$("$CALOPS" run-gate "$TMP/lab.yaml" G5 --again 2>"$TMP/rg.err") ||
+	fail "run-gate --again on host1: $(cat "$TMP/rg.err")"
+for i in $(seq 1 600); do
+	grep -q '"id": "build-3"' "$WS/04-compiler/builds.json" && break
+	sleep 0.1
+done
+grep -q '"id": "build-3"' "$WS/04-compiler/builds.json" ||
+	fail "no third build on host1 ($id): $(cat "$WS/04-compiler/builds.json")"
+WAIT_SECS=90 wait_re "^ G5 +✔ pass"
+
+# ---- 3. nothing the path spells ran ----
+find "$L" "$TMP" "$HOME" -maxdepth 3 -name pwned 2>/dev/null | grep -q . &&
+	fail "a command in the workspace's path ran"
+keys q
+wait_exit 0
+finish
