@@ -12,7 +12,14 @@
  *   a helper thread in RING_BLOCK blocks into a ring of RING_N while this
  *   thread hashes: the hashing core then does nothing but hash;
  * - when mmap() is refused (/proc, some FUSE or network file systems) or the
- *   file shrinks under the mapping (SIGBUS, caught below), read() is used.
+ *   file shrinks under the mapping (SIGBUS, caught below), read() is used;
+ * - from a cold disk, one file per thread keeps too few reads in flight: a
+ *   virtual disk here read 945 MiB/s with 2 readers and 1318 with 32.  So
+ *   the files up to AHEAD bytes past the one a worker takes are announced
+ *   with POSIX_FADV_WILLNEED, which queues their reads and returns: by the
+ *   time a worker opens one it is (mostly) in the page cache.  Only once a
+ *   file's first page was found not cached (preadv2 RWF_NOWAIT): announcing
+ *   files already in the cache cost a warm run 5%.
  *
  * Whatever the file's size, a hashing thread holds at most one window of it
  * (8 MiB mapped, or 8 MiB of ring): mapped pages count in the resident set,
@@ -38,6 +45,7 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -58,6 +66,7 @@
 #define RING_BLOCK	(2u << 20)	/* one read() into the ring */
 #define RING_N		4		/* ring blocks read ahead */
 #define BIG_FILE	(32u << 20)	/* worth a reader thread */
+#define AHEAD		(64u << 20)	/* asked of the disk ahead of hashing */
 #define MAX_THREADS	256
 #define RACY_NS		1000000000LL
 #define PROGRESS_NS	50000000LL	/* at most 20 progress calls a second */
@@ -67,6 +76,11 @@ struct pool {
 	struct job		**jobs;		/* largest first */
 	size_t			 njobs;
 	atomic_size_t		 next;
+	/* Readahead: jobs[0..asked) were announced to the kernel; cum[i] is
+	 * the bytes of jobs[0..i). */
+	atomic_size_t		 asked;
+	uint64_t		*cum;
+	atomic_bool		 cold;	/* a file was not in the cache */
 	atomic_int		 active;	/* workers still taking jobs */
 	int			 threads;	/* cores we may keep busy */
 	atomic_uint_fast64_t	 done;		/* bytes hashed so far */
@@ -496,10 +510,54 @@ job_fail(struct job *j, int err)
 	j->cache = CACHE_NONE;
 }
 
+/*
+ * Ask the kernel to start reading the jobs that follow job i, up to AHEAD
+ * bytes past it, that no worker announced yet.  A worker claims a range
+ * with one compare-and-swap, so each file is announced once.  Only what
+ * can fit is asked for: the head of a file larger than AHEAD.
+ */
+static void
+read_ahead(struct pool *p, size_t i)
+{
+	size_t from = atomic_load(&p->asked), to = i + 1;
+	const struct job *j;
+	int fd;
+
+	while (to < p->njobs && p->cum[to + 1] - p->cum[i + 1] <= AHEAD)
+		to++;
+	do {
+		if (from >= to)
+			return;
+	} while (!atomic_compare_exchange_weak(&p->asked, &from, to));
+	for (; from < to; from++) {
+		j = p->jobs[from];
+		fd = openat(j->dirfd, j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		    O_NONBLOCK | j->oflags);
+		if (fd == -1)
+			continue;	/* its job will say why */
+		(void)posix_fadvise(fd, 0, (off_t)(j->size < AHEAD ? j->size :
+		    AHEAD), POSIX_FADV_WILLNEED);
+		close(fd);
+	}
+}
+
+/* Whether the start of an open file is not in the page cache: a read
+ * that may not wait says so (a kernel that cannot tell: as if not). */
+static bool
+uncached(int fd)
+{
+	unsigned char c;
+	struct iovec iov = { &c, 1 };
+
+	return preadv2(fd, &iov, 1, 0, RWF_NOWAIT) == -1 &&
+	    errno != EINTR;
+}
+
 /* Open, hash and judge whether the result may be cached. */
 static void
-job_run(struct pool *p, struct job *j, struct hashctx *hc)
+job_run(struct pool *p, size_t i, struct hashctx *hc)
 {
+	struct job *j = p->jobs[i];
 	struct stat before, after;
 	struct timespec t0;
 	uint64_t bytes = 0;
@@ -512,6 +570,10 @@ job_run(struct pool *p, struct job *j, struct hashctx *hc)
 		job_fail(j, errno);
 		return;
 	}
+	if (!atomic_load(&p->cold) && uncached(fd))
+		atomic_store(&p->cold, true);
+	if (atomic_load(&p->cold))
+		read_ahead(p, i);
 	if (fstat(fd, &before) != 0)
 		err = errno;
 	else if (!S_ISREG(before.st_mode))
@@ -549,7 +611,7 @@ pool_worker(void *arg)
 		fatal("out of memory allocating a digest context");
 	hc.buf = xmalloc(READ_BUF);
 	while ((i = atomic_fetch_add(&p->next, 1)) < p->njobs) {
-		job_run(p, p->jobs[i], &hc);
+		job_run(p, i, &hc);
 		if (atomic_fetch_add(&p->finished, 1) + 1 == p->njobs) {
 			pthread_mutex_lock(&p->mu);
 			pthread_cond_signal(&p->cv);
@@ -628,6 +690,12 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 	p.jobs = jobs;
 	p.njobs = n;
 	p.threads = h->threads;
+	p.cum = xcalloc(n + 1, sizeof *p.cum);
+	for (i = 0; i < n; i++)
+		p.cum[i + 1] = p.cum[i] + jobs[i]->size;
+	/* The first job of each worker is read at once: ask from the next. */
+	atomic_init(&p.asked, 1);
+	atomic_init(&p.cold, false);
 	want = n < (size_t)h->threads ? n : (size_t)h->threads;
 	atomic_init(&p.next, 0);
 	atomic_init(&p.active, (int)want);
@@ -653,6 +721,7 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 		pthread_join(tids[i], NULL);
 	report(h, done0 + atomic_load(&p.done), total);
 	free(tids);
+	free(p.cum);
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
 }
