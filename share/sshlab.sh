@@ -32,7 +32,10 @@
 #   DIR/hostN/          sshd_config, ssh_host_ed25519_key, sshd.pid,
 #                       sshd.log; state/, cache/ and config/, the host's
 #                       XDG_STATE_HOME, XDG_CACHE_HOME and XDG_CONFIG_HOME
-#                       (its jobs: state/calops/jobs); ws/, a copy of
+#                       (its jobs: state/calops/jobs); home/, its HOME, so
+#                       that the shell sshd runs each command through reads
+#                       the host's own (absent) ~/.bashrc, not yours: a
+#                       lab host is a machine of its own; ws/, a copy of
 #                       share/examples/labdemo
 #
 # Each sshd logs in only you, by key, on 127.0.0.1.  As root (CI) that is
@@ -218,6 +221,7 @@ write_sshd_config() {
 	env="\"PATH=$lab/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
 	env="$env:/sbin:/bin\" \"XDG_STATE_HOME=$1/state\""
 	env="$env \"XDG_CACHE_HOME=$1/cache\" \"XDG_CONFIG_HOME=$1/config\""
+	env="$env \"HOME=$1/home\""
 	cat >"$1/sshd_config" <<EOF
 # ${1##*/} of a loopback lab, written by share/sshlab.sh
 ListenAddress 127.0.0.1
@@ -287,7 +291,7 @@ launch_sshd() {
 # another one each time the port turns out to be taken (a parallel lab, or
 # anything else, may bind it between our choice and sshd's bind).
 start_host() {
-	mkdir -p "$1/state" "$1/cache" "$1/config" || die "cannot make '$1'"
+	mkdir -p "$1/state" "$1/cache" "$1/config" "$1/home" || die "cannot make '$1'"
 	keygen "$1/ssh_host_ed25519_key" ed25519 ""
 	if [ ! -d "$1/ws" ]; then
 		rm -rf "$1/ws.new"

@@ -258,7 +258,7 @@ board_status(struct app *a, void *data, char *buf, size_t len)
 static const struct keybinding board_keys[] = {
 	{ 'w', ACT_WHY, "w" },
 	{ 'r', ACT_RUN, "r" },
-	{ 'R', ACT_RUN_AGAIN, "R" },
+	{ 'a', ACT_RUN_AGAIN, "a" },
 	{ '>', ACT_SORT, ">" },
 	{ '<', ACT_SORT_BACK, "<" },
 	{ 0, ACT_NONE, NULL },

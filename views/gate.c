@@ -348,7 +348,7 @@ gate_click(struct app *a, void *data, int y, int x, bool twice)
 static const struct keybinding gate_keys[] = {
 	{ 'o', ACT_OPEN, "o" },
 	{ 'r', ACT_RUN, "r" },
-	{ 'R', ACT_RUN_AGAIN, "R" },
+	{ 'a', ACT_RUN_AGAIN, "a" },
 	{ 0, ACT_NONE, NULL },
 };
 

@@ -132,7 +132,7 @@ void
 labrun_gate_again(struct app *a, int gate)
 {
 	if (gate != 5) {
-		app_message(a, true, "R is for G5 only (one more build); r "
+		app_message(a, true, "a is for G5 only (one more build); r "
 		    "runs G%d's job", gate);
 		return;
 	}

@@ -16,15 +16,19 @@
  * unstable pass would, so two builds differ and G5.builds has something to
  * refuse.
  *
- * The package is built in a hidden folder beside the output and renamed
- * into place, the old one removed after: a build cut short leaves the old
- * package whole.  The log is text on stdout, as a compiler's is (repro-build
+ * The package is built in a hidden folder beside the output and exchanged
+ * with the old one at once (renameat2 RENAME_EXCHANGE), the old removed
+ * after: a build that fails or is stopped leaves the old package whole.
+ * The output must be a folder of the workspace below a gate's own: one
+ * named with "." or "..", or reached through a link out, is refused.  The log is text on stdout, as a compiler's is (repro-build
  * keeps it in 04-compiler/logs/<id>.log); errors go to stderr, exit 2.
  */
 #include "calops.h"
 
 #include <sys/stat.h>
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,7 +124,7 @@ read_config(const struct sim *s, struct build_in *in, char *err, size_t len)
 {
 	const json_t *profiles, *p, *dev, *name;
 	struct doc d;
-	size_t i;
+	size_t i, k;
 	int rc = -1;
 
 	if (sim_ws_doc(s, in->config_rel, true, &d, err, len) == -1)
@@ -146,6 +150,13 @@ read_config(const struct sim *s, struct build_in *in, char *err, size_t len)
 	    (in->calcores = need_int(dev, "calcores_per_chip", in->config_rel,
 	    err, len)) < 0)
 		goto out;
+	if (in->chips > SIM_MAX_CHIPS || in->calcores > 256) {
+		errbuf_set(err, len, "%s: device of %" JSON_INTEGER_FORMAT
+		    " chips of %" JSON_INTEGER_FORMAT " calcores: at most %d "
+		    "chips of 256", in->config_rel, in->chips, in->calcores,
+		    SIM_MAX_CHIPS);
+		goto out;
+	}
 	profiles = json_object_get(d.root, "profiles");
 	if (!json_is_array(profiles) || json_array_size(profiles) == 0 ||
 	    json_array_size(profiles) > nitems(in->profiles)) {
@@ -162,6 +173,13 @@ read_config(const struct sim *s, struct build_in *in, char *err, size_t len)
 			    "that can name a folder", in->config_rel, i + 1);
 			goto out;
 		}
+		for (k = 0; k < in->nprofiles; k++)
+			if (strcmp(in->profiles[k], json_string_value(name)) ==
+			    0) {
+				errbuf_set(err, len, "%s: profile '%s' is named "
+				    "twice", in->config_rel, in->profiles[k]);
+				goto out;
+			}
 		in->profiles[in->nprofiles] = xstrdup(json_string_value(name));
 		in->prefill[in->nprofiles++] = json_is_true(json_object_get(p,
 		    "is_prefill"));
@@ -410,25 +428,90 @@ fail:
 	return -1;
 }
 
-/* Put the new package in place of the old: rename the old aside, the new
- * in, then remove the old. */
+/*
+ * The folder the output goes into, made when missing and resolved: an
+ * output named with "." or ".." components, or whose folder resolves
+ * outside the workspace or to its root (a symbolic link on the way), is
+ * refused before anything is made -- the output is replaced whole, so it
+ * must be a folder of the workspace's, below a gate's.  A new string.
+ */
+static char *
+output_dir(const struct sim *s, const char *rel, char *err, size_t len)
+{
+	char *path = xasprintf("%s/%s", s->ws, rel), *p, *real = NULL;
+	size_t n = strlen(s->ws), k;
+	const char *c;
+	struct stat st;
+	bool end;
+
+	for (c = rel; *c != '\0'; c += k + (c[k] == '/')) {
+		k = strcspn(c, "/");
+		if (k == 0 || (k == 1 && c[0] == '.') || (k == 2 &&
+		    strncmp(c, "..", 2) == 0)) {
+			errbuf_set(err, len, "'output' is '%s': name it without "
+			    "'.', '..' or '//'", rel);
+			goto fail;
+		}
+	}
+	*strrchr(path, '/') = '\0';
+	/* Each folder on the way: inside the workspace where it exists,
+	 * made where it does not. */
+	for (p = path + n + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		end = *p == '\0';
+		*p = '\0';
+		free(real);
+		real = NULL;
+		if (lstat(path, &st) == -1 && mkdir(path, 0755) == -1 &&
+		    errno != EEXIST) {
+			errbuf_set(err, len, "cannot make '%s': %s", path + n + 1,
+			    strerror(errno));
+			goto fail;
+		}
+		if ((real = realpath(path, NULL)) == NULL ||
+		    strncmp(real, s->ws, n) != 0 || real[n] != '/') {
+			errbuf_set(err, len, "'output' is '%s': '%s' leads "
+			    "outside the workspace or to its root", rel,
+			    path + n + 1);
+			goto fail;
+		}
+		if (end)
+			break;
+		*p = '/';
+	}
+	free(path);
+	return real;
+fail:
+	free(real);
+	free(path);
+	return NULL;
+}
+
+/* Put the new package in place of the old at once (the two exchanged, the
+ * old then removed), or, where the file system cannot exchange, the old
+ * renamed aside first. */
 static int
-swap_in(const char *tmp, const char *out, char *err, size_t len)
+swap_in(const char *tmp, const char *out, const char *rel, char *err,
+    size_t len)
 {
 	char *old = xasprintf("%s.old-%ld", out, (long)getpid());
 	struct stat st;
 	bool had = lstat(out, &st) == 0;
 	int rc = 0;
 
-	if (had && !S_ISDIR(st.st_mode)) {
-		errbuf_set(err, len, "'%s' is not a folder", out);
-		rc = -1;
-	} else if (had && rename(out, old) == -1) {
-		errbuf_set(err, len, "cannot move '%s' aside: %s", out,
+	if (had && renameat2(AT_FDCWD, tmp, AT_FDCWD, out,
+	    RENAME_EXCHANGE) == 0) {
+		fileio_remove_tree(tmp);	/* the old package, now */
+		free(old);
+		return 0;
+	}
+	if (had && rename(out, old) == -1) {
+		errbuf_set(err, len, "cannot move '%s' aside: %s", rel,
 		    strerror(errno));
 		rc = -1;
 	} else if (rename(tmp, out) == -1) {
-		errbuf_set(err, len, "cannot rename '%s' to '%s': %s", tmp, out,
+		errbuf_set(err, len, "cannot put the package at '%s': %s", rel,
 		    strerror(errno));
 		if (had)
 			(void)rename(old, out);
@@ -439,6 +522,16 @@ swap_in(const char *tmp, const char *out, char *err, size_t len)
 	return rc;
 }
 
+/* A signal asked us to stop: the package is not put in place. */
+static bool
+stopped(char *err, size_t len)
+{
+	if (sim_stopping)
+		errbuf_set(err, len, "stopped by a signal: the package was not "
+		    "replaced");
+	return sim_stopping;
+}
+
 int
 sim_compile(struct sim *s)
 {
@@ -446,7 +539,10 @@ sim_compile(struct sim *s)
 	struct hasher_opts ho = { .use_cache = false };
 	struct hasher *h;
 	struct tree t;
-	char err[512], *out = NULL, *tmp = NULL, *nonce = NULL, *slash, *seed;
+	char err[512], *out = NULL, *tmp = NULL, *nonce = NULL, *seed;
+	char *dir = NULL;
+	const char *name;
+	struct stat st;
 	const char *id = getenv("BUILD_ID");
 	int n, rc = 2;
 
@@ -477,16 +573,21 @@ sim_compile(struct sim *s)
 		sim_log(s, "warning", "nondeterministic build (--"
 		    "nondeterministic): the programs carry '%s'", nonce);
 	}
-	out = xasprintf("%s/%s", s->ws, in.out_rel);
-	slash = strrchr(out, '/');
-	*slash = '\0';
-	tmp = xasprintf("%s/.%s.calcc-%ld", out, slash + 1, (long)getpid());
-	*slash = '/';
-	if (fileio_make_parent(tmp, 0755, err, sizeof err) == -1)
+	if ((dir = output_dir(s, in.out_rel, err, sizeof err)) == NULL)
 		goto out;
+	name = strrchr(in.out_rel, '/') + 1;
+	out = xasprintf("%s/%s", dir, name);
+	tmp = xasprintf("%s/.%s.calcc-%ld", dir, name, (long)getpid());
+	if (lstat(out, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		errbuf_set(err, sizeof err, "'output' is '%s': it is %s, not a "
+		    "folder", in.out_rel, S_ISLNK(st.st_mode) ?
+		    "a symbolic link" : "a file");
+		goto out;
+	}
 	fileio_remove_tree(tmp);
 	if ((n = write_package(s, &in, tmp, nonce, err, sizeof err)) == -1 ||
-	    swap_in(tmp, out, err, sizeof err) == -1) {
+	    stopped(err, sizeof err) ||
+	    swap_in(tmp, out, in.out_rel, err, sizeof err) == -1) {
 		fileio_remove_tree(tmp);
 		goto out;
 	}
@@ -507,6 +608,7 @@ out:
 	free(nonce);
 	free(out);
 	free(tmp);
+	free(dir);
 	build_in_release(&in);
 	return rc;
 }

@@ -182,16 +182,25 @@ sim_onnx_check(struct sim *s)
 	rng_init(&r, s->o.seed, "onnx-check");
 	sim_iso(s->now, when, sizeof when);
 	report = json_pack("{s:s, s:s, s:O, s:s, s:s, s:{s:o}, "
-	    "s:{s:s, s:s, s:I, s:I}, s:o, s:o, s:s}",
+	    "s:{s:s, s:s, s:I, s:I}, s:o, s:s}",
 	    "schema", "calculet-onnx-report/v1", "model_sha256", model,
 	    "opset", opset, "checker", "ok", "shape_inference", "ok",
 	    "external_data", "files", files,
 	    "greedy", "reference_sha256", ref, "dtype", "float32", "total",
 	    total, "matched", total - mismatched,
 	    "tensors", tensors_report(&r),
-	    "profiles", profiles_report(s, &r, json_object_get(d.root,
-	    "profiles")),
 	    "generated", when);
+	/* No profiles in the config: none checked, and G2 judges none. */
+	if (json_object_get(d.root, "profiles") != NULL &&
+	    json_object_set_new(report, "profiles", profiles_report(s, &r,
+	    json_object_get(d.root, "profiles"))) == 0 &&
+	    json_object_size(json_object_get(report, "profiles")) == 0) {
+		json_decref(report);
+		doc_release(&d);
+		return sim_fail(s, "%s: 'profiles' names no profile (a mapping "
+		    "of names, or a list of names or of objects with a name)",
+		    EXPORT_CONFIG);
+	}
 	doc_release(&d);
 	sim_log(s, mismatched > 0 ? "error" : "info", "compare_reference_onnx: "
 	    "greedy %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT

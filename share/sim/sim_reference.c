@@ -82,7 +82,7 @@ run_prompt(void *arg, json_t *p, size_t lineno)
 	json_t *rec;
 	const char *expect = json_string_value(json_object_get(p, "expect"));
 	const char *finish;
-	char name[64], hex[HASH_HEX_LEN + 1], *nonce;
+	char hex[HASH_HEX_LEN + 1], *name, *nonce;
 	size_t d, k;
 
 	(void)lineno;
@@ -94,11 +94,8 @@ run_prompt(void *arg, json_t *p, size_t lineno)
 		    "sample_id, token_ids and expected_token_ids"));
 		return -1;
 	}
-	if (json_is_string(sid))
-		snprintf(name, sizeof name, "%s", json_string_value(sid));
-	else
-		snprintf(name, sizeof name, "%" JSON_INTEGER_FORMAT,
-		    json_integer_value(sid));
+	name = json_is_string(sid) ? xstrdup(json_string_value(sid)) :
+	    xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(sid));
 	if (expect != NULL && strcmp(expect, "reject_overlong") == 0)
 		finish = "rejected_overlong";
 	else if (r->s->have_context && (json_int_t)(json_array_size(ids) +
@@ -110,7 +107,7 @@ run_prompt(void *arg, json_t *p, size_t lineno)
 		for (k = 0; k < 2; k++) {
 			/* The second run of one sample in eight, in bf16. */
 			nonce = r->s->o.nondeterministic && k == 1 && d == 1 &&
-			    r->prompts % 8 == 3 ? xasprintf("%llu",
+			    r->prompts % 8 == 0 ? xasprintf("%llu",
 			    (unsigned long long)r->s->o.seed) : NULL;
 			logits_hash(dtypes[d], name, nonce,
 			    json_array_size(gen) == 0, hex);
@@ -124,12 +121,14 @@ run_prompt(void *arg, json_t *p, size_t lineno)
 			    r->tokenizer, "run", r->run[k]);
 			if (append_line(&r->out[k], rec) == -1) {
 				json_decref(rec);
+				free(name);
 				json_object_set_new(p, "_error", json_string(
 				    "the outputs are too large"));
 				return -1;
 			}
 			json_decref(rec);
 		}
+	free(name);
 	r->prompts++;
 	if (r->prompts % 32 == 0)
 		sim_progress(r->s, "reference", (double)r->prompts, 0,

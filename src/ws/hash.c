@@ -67,6 +67,7 @@
 #define RING_N		4		/* ring blocks read ahead */
 #define BIG_FILE	(32u << 20)	/* worth a reader thread */
 #define AHEAD		(64u << 20)	/* asked of the disk ahead of hashing */
+#define AHEAD_FILES	256		/* and at most so many files */
 #define MAX_THREADS	256
 #define RACY_NS		1000000000LL
 #define PROGRESS_NS	50000000LL	/* at most 20 progress calls a second */
@@ -512,9 +513,9 @@ job_fail(struct job *j, int err)
 
 /*
  * Ask the kernel to start reading the jobs that follow job i, up to AHEAD
- * bytes past it, that no worker announced yet.  A worker claims a range
- * with one compare-and-swap, so each file is announced once.  Only what
- * can fit is asked for: the head of a file larger than AHEAD.
+ * bytes or AHEAD_FILES files past it, that no worker announced yet.  A
+ * worker claims a range with one compare-and-swap, so each file is
+ * announced once, and never one a worker has taken (those up to i).
  */
 static void
 read_ahead(struct pool *p, size_t i)
@@ -523,20 +524,24 @@ read_ahead(struct pool *p, size_t i)
 	const struct job *j;
 	int fd;
 
-	while (to < p->njobs && p->cum[to + 1] - p->cum[i + 1] <= AHEAD)
+	while (to < p->njobs && to - i <= AHEAD_FILES &&
+	    p->cum[to + 1] - p->cum[i + 1] <= AHEAD)
 		to++;
 	do {
 		if (from >= to)
 			return;
 	} while (!atomic_compare_exchange_weak(&p->asked, &from, to));
+	/* What was taken meanwhile is being read already. */
+	if (from < i + 1)
+		from = i + 1;
 	for (; from < to; from++) {
 		j = p->jobs[from];
 		fd = openat(j->dirfd, j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
 		    O_NONBLOCK | j->oflags);
 		if (fd == -1)
 			continue;	/* its job will say why */
-		(void)posix_fadvise(fd, 0, (off_t)(j->size < AHEAD ? j->size :
-		    AHEAD), POSIX_FADV_WILLNEED);
+		(void)posix_fadvise(fd, 0, (off_t)j->size,
+		    POSIX_FADV_WILLNEED);
 		close(fd);
 	}
 }
@@ -570,17 +575,20 @@ job_run(struct pool *p, size_t i, struct hashctx *hc)
 		job_fail(j, errno);
 		return;
 	}
-	if (!atomic_load(&p->cold) && uncached(fd))
-		atomic_store(&p->cold, true);
-	if (atomic_load(&p->cold))
-		read_ahead(p, i);
 	if (fstat(fd, &before) != 0)
 		err = errno;
 	else if (!S_ISREG(before.st_mode))
 		err = S_ISDIR(before.st_mode) ? EISDIR : EINVAL;
-	else if ((err = hash_fd(p, hc, fd, (uint64_t)before.st_size, j->md,
-	    &bytes)) == 0 && fstat(fd, &after) != 0)
-		err = errno;
+	else {
+		/* From a cold disk, the files that follow are asked for. */
+		if (!atomic_load(&p->cold) && uncached(fd))
+			atomic_store(&p->cold, true);
+		if (atomic_load(&p->cold))
+			read_ahead(p, i);
+		if ((err = hash_fd(p, hc, fd, (uint64_t)before.st_size,
+		    j->md, &bytes)) == 0 && fstat(fd, &after) != 0)
+			err = errno;
+	}
 	close(fd);
 	if (err != 0) {
 		job_fail(j, err);

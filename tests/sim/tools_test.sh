@@ -99,7 +99,9 @@ gate G6 pass
 # Bad input: the package as it was, an error naming the file.
 cfg=$ws/04-compiler/compile-config.yaml
 cp "$cfg" "$work/cfg.yaml"
-before=$(cat "$ws/05-calbin/file-sha256.txt")
+before=$("$CALOPS" hash --no-cache "$ws/05-calbin/package" "$ws/00-source")
+mkdir -p "$work/outside/package"
+echo keep >"$work/outside/package/keep.txt"
 sed -i 's|^output: .*|output: ../../outside|' "$cfg"
 tool compile
 expect_rc 2 "compile with an output outside the workspace"
@@ -108,6 +110,29 @@ sed -i 's|^output: .*|output: ../05-calbin|' "$cfg"
 tool compile
 expect_rc 2 "compile into a gate's own folder"
 err_says "a package goes into a folder of its own" "a gate's folder"
+sed -i 's|^output: .*|output: nonexist/../../00-source|' "$cfg"
+tool compile
+expect_rc 2 "compile with '..' in its output"
+err_says "name it without '.', '..'" "'..' in the output"
+ln -s "$work/outside" "$ws/05-outside"
+sed -i 's|^output: .*|output: ../05-outside/package|' "$cfg"
+tool compile
+expect_rc 2 "compile through a symbolic link out of the workspace"
+err_says "'05-outside' leads outside the workspace" "a link out"
+[ "$(cat "$work/outside/package/keep.txt" 2>/dev/null)" = keep ] &&
+    ok "the folder outside is untouched" || bad "compile wrote outside"
+rm "$ws/05-outside"
+ln -s "$ws/05-calbin/package" "$ws/05-calbin/linked"
+sed -i 's|^output: .*|output: ../05-calbin/linked|' "$cfg"
+tool compile
+expect_rc 2 "compile onto a symbolic link"
+err_says "it is a symbolic link, not a folder" "a link as output"
+rm "$ws/05-calbin/linked"
+cp "$work/cfg.yaml" "$cfg"
+sed -i 's|^  - name: decode_b1_s8192|  - name: prefill_b1_s8192|' "$cfg"
+tool compile
+expect_rc 2 "compile with a profile named twice"
+err_says "profile 'prefill_b1_s8192' is named twice" "a profile twice"
 cp "$work/cfg.yaml" "$cfg"
 sed -i 's|^profiles:|profile:|' "$cfg"
 tool compile
@@ -124,10 +149,10 @@ tool compile
 expect_rc 2 "compile without a compiler manifest"
 err_says "04-compiler/compiler-manifest.json" "no compiler manifest"
 mv "$work/cm.json" "$ws/04-compiler/compiler-manifest.json"
-[ "$(cat "$ws/05-calbin/file-sha256.txt")" = "$before" ] &&
-    "$CALOPS" check --gate G6 "$ws" >/dev/null &&
-    ok "a refused compile left the package alone" ||
-    bad "a refused compile touched the package"
+[ "$("$CALOPS" hash --no-cache "$ws/05-calbin/package" "$ws/00-source")" = \
+    "$before" ] && "$CALOPS" check --gate G6 "$ws" >/dev/null &&
+    ok "a refused compile left the package and G0 alone" ||
+    bad "a refused compile touched the package or G0"
 
 # --- G1: the reference harness --------------------------------------------
 rm "$ws/01-reference/outputs.jsonl" "$ws/01-reference/outputs.rerun.jsonl"
@@ -138,7 +163,22 @@ gate G1 pass
 tool reference --nondeterministic
 expect_rc 1 "reference --nondeterministic"
 gate G1 fail G1.repro "records differ from outputs.jsonl on re-run"
+# A sample_id may be an integer.
+python3 - "$ws/01-reference/prompts.jsonl" <<'EOF'
+import json, sys
+p = sys.argv[1]
+lines = open(p).read().splitlines()
+first = json.loads(lines[0])
+first["sample_id"] = 9001
+lines[0] = json.dumps(first)
+open(p, "w").write("\n".join(lines) + "\n")
+EOF
 tool reference
+expect_rc 0 "reference with an integer sample_id"
+grep -q '^{"sample_id":9001,' "$ws/01-reference/outputs.jsonl" &&
+    ok "the integer sample_id kept as an integer" ||
+    bad "sample 9001: $(head -c 200 "$ws/01-reference/outputs.jsonl")"
+gate G1 pass
 cp "$ws/01-reference/outputs.jsonl" "$work/outputs.jsonl"
 cp "$ws/01-reference/prompts.jsonl" "$work/prompts.jsonl"
 printf '{"sample_id": "cut", "token_ids": [1, 2' \
@@ -163,6 +203,25 @@ tool onnx-check
 expect_rc 2 "onnx-check without the reference"
 err_says "G1's job first" "no reference"
 mv "$work/o.jsonl" "$ws/01-reference/outputs.jsonl"
+ecfg=$ws/02-onnx/export-config.yaml
+cp "$ecfg" "$work/export-config.yaml"
+python3 - "$ecfg" <<'EOF'
+import sys
+p = sys.argv[1]
+text = open(p).read()
+head, rest = text.split("profiles:\n", 1)
+tail = rest[rest.index("output:"):]
+open(p, "w").write(head + "profiles: [prefill, decode]\n" + tail)
+EOF
+tool onnx-check
+expect_rc 0 "onnx-check with profiles as a list of names"
+gate G2 pass
+sed -i 's|^profiles: \[prefill, decode\]$|profiles: [{input_ids: [1, 1]}]|' \
+    "$ecfg"
+tool onnx-check
+expect_rc 2 "onnx-check with profiles that name none"
+err_says "'profiles' names no profile" "unnamed profiles"
+cp "$work/export-config.yaml" "$ecfg"
 
 # --- G8: the adapter conformance ------------------------------------------
 rm "$ws/07-serving/conformance/runner-vs-server.json"

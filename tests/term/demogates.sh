@@ -5,8 +5,8 @@
 # the reference harness (G1), the ONNX checks (G2), the compiler run twice
 # as G5's reproducibility run -- which rebuilds the very package G6 was
 # validated on, so G6 stays green -- and the adapter conformance on chip 0
-# (G8, the chip typed); R on G5 adds a third build, and on another gate
-# says it is G5's.  Then the knobs, from a copy of the demo's lab file:
+# (G8, the chip typed); a on G5 adds a third build, and on another
+# gate says it is G5's.  Then the knobs, from a copy of the demo's lab file:
 # each job turns its gate red on the check that is about it (G1.repro,
 # G2.greedy, G8.conformance, G5.builds).  A gate with no command says so.
 . "$(dirname "$0")/lib.sh"
@@ -74,8 +74,8 @@ expect_re "^ G6 +✔ pass"
 grep -q "^\[pack\] output tree sha256" "$W/04-compiler/logs/build-2.log" ||
 	fail "build-2's log: $(cat "$W/04-compiler/logs/build-2.log")"
 
-# R: a third build on demand, added to the two.
-keys R
+# a: a third build on demand, added to the two.
+keys a
 wait_for "Start G5 one more build: calrt-sim on local?"
 wait_for "type the gate (G5) to start it"
 send_text G5
@@ -87,8 +87,8 @@ done
 grep -q '"id": "build-3"' "$W/04-compiler/builds.json" ||
 	fail "R added no third build: $(cat "$W/04-compiler/builds.json")"
 WAIT_SECS=60 wait_re "^ G5 +✔ pass"
-keys j R
-wait_for "R is for G5 only"
+keys j a
+wait_for "a is for G5 only"
 
 on_gate 8
 wait_for "Start G8 calrt-sim · chip 0 on local?"

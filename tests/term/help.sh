@@ -14,8 +14,9 @@ expect_re "^ Everywhere$"
 expect_re "^   Up k +move up$"
 expect_re "^   q +close this screen; quit from the first$"
 expect_re "^   Esc +back out: filter, pane, then screen; never quits$"
-expect_re "^   / +filter the lines \(Esc clears\)$"
-# Below the first page at 80x24, with the board's sort keys above it.
+expect_re "^   a +G5: one more build of its reproducibility run"
+# Below the first page at 80x24, with the board's keys above them.
+[ "$ROWS" -lt 40 ] || expect_re "^   / +filter the lines \(Esc clears\)$"
 [ "$ROWS" -lt 40 ] || expect_re "^   Tab +next screen$"
 expect_re "^   > +sort by the next column$"
 expect_re "^   < +sort by the previous column$"
@@ -23,11 +24,12 @@ expect_re "^   < +sort by the previous column$"
 # page ends before them.
 [ "$ROWS" -lt 40 ] || expect_re "^   1 :board +the gate board, G0-G10$"
 [ "$ROWS" -lt 40 ] || expect_re "^   6 :faults +fault scenarios x chips"
-[ "$ROWS" -lt 40 ] || expect_re "^   8 :workspaces +every workspace of the lab, its gates$"
 reject "GATE STATUS"
 # The end of the list, scrolled to at 80x24.
 keys G
 wait_re "^   wheel +scroll$"
+# The last screens, on the last page at 120x40.
+[ "$ROWS" -lt 40 ] || expect_re "^   8 :workspaces +every workspace of the lab, its gates$"
 expect_re "^   \^Z +suspend calops \(fg to return\)$"
 keys q
 wait_for "GATE STATUS"
