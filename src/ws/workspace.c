@@ -342,6 +342,31 @@ resolve_before_up(const struct workspace *ws, struct buf *cur, const char *ref,
 	return rc;
 }
 
+/*
+ * Whether cur/.. followed by the rest of the path (strtok_r's save: the
+ * components not read yet) climbs above the workspace when taken by names
+ * alone, as it would once the missing folders of cur were made.
+ */
+static bool
+climbs_out(const struct buf *cur, const char *rest)
+{
+	long depth = 0;
+	size_t i, n;
+
+	for (i = 0; i < cur->len; i++)
+		depth += i == 0 || cur->data[i - 1] == '/';
+	depth--;				/* the ".." at hand */
+	for (; depth >= 0 && rest != NULL && *rest != '\0'; rest += n) {
+		rest += strspn(rest, "/");
+		n = strcspn(rest, "/");
+		if (n == 2 && strncmp(rest, "..", 2) == 0)
+			depth--;
+		else if (n > 0 && !(n == 1 && rest[0] == '.'))
+			depth++;
+	}
+	return depth < 0;
+}
+
 int
 workspace_join(const struct workspace *ws, const char *from_file,
     const char *ref, char **rel, char *err, size_t len)
@@ -382,7 +407,15 @@ workspace_join(const struct workspace *ws, const char *from_file,
 			continue;
 		}
 		if ((rc = resolve_before_up(ws, &cur, ref, err, len)) == 1) {
-			/* The rest as written: locating it finds nothing. */
+			/* The rest as written: locating it finds nothing.  A
+			 * tool that makes the missing folder (mkdir -p) would
+			 * then go where the names say: that must stay in. */
+			if (climbs_out(&cur, save)) {
+				errbuf_set(err, len, "path '%s' climbs out of "
+				    "the workspace", ref);
+				rc = -1;
+				break;
+			}
 			buf_addc(&cur, '/');
 			buf_adds(&cur, tok);
 			for (tok = strtok_r(NULL, "", &save); tok != NULL;

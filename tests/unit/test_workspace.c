@@ -284,6 +284,11 @@ test_join_links(void **state)
 		{ "d/x.json", "../dlink/b.txt", 0, "dlink/b.txt" },
 		{ "x.json", "dlink/nothere/../b.txt", 0,
 		    "dlink/nothere/../b.txt" },	/* ENOENT, as open(2) */
+		/* Past a missing folder, by names: mkdir -p would make it,
+		 * and the rest would then climb out. */
+		{ "d/x.json", "nothere/../../../victim", -1, "climbs out" },
+		{ "x.json", "nothere/a/../../x/../../v", -1, "climbs out" },
+		{ "d/x.json", "nothere/../../a.txt", 0, "d/nothere/../../a.txt" },
 		/* By name "a.txt"; through the link it is ../out/a.txt. */
 		{ "x.json", "dirlink/../a.txt", -1, "through the symbolic link" },
 		{ "x.json", "dirlink/../out/secret", -1, "dirlink" },
