@@ -25,21 +25,28 @@ enum {
 	C_ALL = 511,
 };
 
+/* How a command runs: a gate's tool runs in the workspace's root (the
+ * current folder unless --workspace or --calbin says otherwise); one that
+ * stands in for a tool with a text log logs as text, not as events. */
+#define IN_ROOT		1
+#define PLAIN		2
+
 static const struct command {
 	const char	*name;
 	unsigned	 mask;
 	int		(*run)(struct sim *);
+	unsigned	 how;		/* IN_ROOT | PLAIN */
 	const char	*summary;
 } commands[] = {
-	{ "inspect", C_INSPECT, sim_inspect, "open the package, report what it holds" },
-	{ "golden", C_GOLDEN, sim_golden, "the golden sequence (runbook §11.2) -> golden.json" },
-	{ "stress", C_STRESS, sim_stress, "a soak (runbook §13.3) -> soak/<run>/" },
-	{ "fault", C_FAULT, sim_fault, "one fault scenario (§11.3) -> faults/<S>.json" },
-	{ "validate", C_VALIDATE, sim_validate, "the package validator (§10) -> validation.json" },
-	{ "compile", C_COMPILE, sim_compile, "the compiler (§9.3) -> the package; a text log" },
-	{ "reference", C_REFERENCE, sim_reference, "the reference harness (§5.1) -> outputs.jsonl, rerun" },
-	{ "onnx-check", C_ONNX, sim_onnx_check, "the ONNX checks (§6.3) -> onnx-report.json" },
-	{ "conformance", C_CONFORMANCE, sim_conformance, "runner vs server (§12.3) -> runner-vs-server.json" },
+	{ "inspect", C_INSPECT, sim_inspect, 0, "open the package, report what it holds" },
+	{ "golden", C_GOLDEN, sim_golden, 0, "the golden sequence (runbook §11.2) -> golden.json" },
+	{ "stress", C_STRESS, sim_stress, 0, "a soak (runbook §13.3) -> soak/<run>/" },
+	{ "fault", C_FAULT, sim_fault, 0, "one fault scenario (§11.3) -> faults/<S>.json" },
+	{ "validate", C_VALIDATE, sim_validate, 0, "the package validator (§10) -> validation.json" },
+	{ "compile", C_COMPILE, sim_compile, IN_ROOT | PLAIN, "the compiler (§9.3) -> the package; a text log" },
+	{ "reference", C_REFERENCE, sim_reference, IN_ROOT, "the reference harness (§5.1) -> outputs.jsonl, rerun" },
+	{ "onnx-check", C_ONNX, sim_onnx_check, IN_ROOT, "the ONNX checks (§6.3) -> onnx-report.json" },
+	{ "conformance", C_CONFORMANCE, sim_conformance, IN_ROOT, "runner vs server (§12.3) -> runner-vs-server.json" },
 };
 
 enum opt_id {
@@ -513,7 +520,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	s.cmd = cmd->name;
-	s.plain = cmd->mask == C_COMPILE;
+	s.plain = (cmd->how & PLAIN) != 0;
 	s.argc = argc;
 	s.argv = argv;
 	av = command_first(argc, argv, at);
@@ -528,9 +535,7 @@ main(int argc, char **argv)
 	    getenv("CALOPS_CHIP") != NULL && chips(getenv("CALOPS_CHIP"),
 	    &s.o) == -1)
 		return 2;
-	/* The tools for gates' jobs run in the workspace's root. */
-	if ((cmd->mask & (C_COMPILE | C_REFERENCE | C_ONNX | C_CONFORMANCE)) &&
-	    s.o.calbin == NULL &&
+	if ((cmd->how & IN_ROOT) && s.o.calbin == NULL &&
 	    s.o.workspace == NULL)
 		s.o.workspace = ".";
 	if (!s.o.have_seed)

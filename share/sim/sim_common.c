@@ -390,31 +390,19 @@ read_source(struct sim *s, const json_t *root)
 	}
 }
 
-/* Read the G0 manifest when there is one; a broken one is only noted. */
+/* Read the G0 manifest when there is one, kept whole for the commands
+ * that need more of it; a broken one is only noted. */
 static void
 load_source(struct sim *s)
 {
-	struct workspace ws;
-	struct doc_error de;
 	struct doc d;
-	char err[256], *data;
-	size_t size;
 
-	if (workspace_open(&ws, s->ws, err, sizeof err) == -1)
+	if (sim_ws_doc(s, SOURCE_MANIFEST, false, &d, s->source_msg,
+	    sizeof s->source_msg) == -1)
 		return;
-	if (workspace_read(&ws, SOURCE_MANIFEST, DOC_MAX_BYTES, &data, &size,
-		err, sizeof err) == WS_OK) {
-		if (doc_parse_json(&d, data, size, &de) == 0) {
-			read_source(s, d.root);
-			doc_release(&d);
-		} else
-			errbuf_set(s->source_msg, sizeof s->source_msg,
-			    "cannot parse '%s' at %s: %s", SOURCE_MANIFEST,
-			    de.where, de.msg);
-		free(data);
-	} else
-		errbuf_set(s->source_msg, sizeof s->source_msg, "%s", err);
-	workspace_close(&ws);
+	read_source(s, d.root);
+	s->source = json_incref(d.root);
+	doc_release(&d);
 }
 
 int
@@ -478,6 +466,23 @@ sim_relpath(const struct sim *s, const char *path)
 
 /* ---- files ---- */
 
+/* Parse a document read from name, the error as "cannot parse 'name' at
+ * line:col: why". */
+static int
+parse_doc(const char *name, const char *data, size_t size, bool yaml,
+    struct doc *d, char *err, size_t len)
+{
+	struct doc_error de;
+	int rc;
+
+	rc = yaml ? doc_parse_yaml(d, data, size, &de) :
+	    doc_parse_json(d, data, size, &de);
+	if (rc == -1)
+		errbuf_set(err, len, "cannot parse '%s' at %s: %s", name,
+		    de.where, de.msg);
+	return rc;
+}
+
 void
 sim_fake_bytes(const char *label, unsigned char *out, size_t n)
 {
@@ -518,19 +523,14 @@ int
 sim_ws_doc(const struct sim *s, const char *rel, bool yaml, struct doc *d,
     char *err, size_t len)
 {
-	struct doc_error de;
 	size_t size;
 	char *data;
 	int rc;
 
 	if (sim_ws_read(s, rel, DOC_MAX_BYTES, &data, &size, err, len) == -1)
 		return -1;
-	rc = yaml ? doc_parse_yaml(d, data, size, &de) :
-	    doc_parse_json(d, data, size, &de);
+	rc = parse_doc(rel, data, size, yaml, d, err, len);
 	free(data);
-	if (rc == -1)
-		errbuf_set(err, len, "cannot parse '%s' at %s: %s", rel,
-		    de.where, de.msg);
 	return rc;
 }
 
@@ -645,7 +645,6 @@ int
 sim_read_doc(const char *path, bool yaml, struct doc *d, char *err,
     size_t len)
 {
-	struct doc_error de;
 	size_t size, cap = 1u << 20;
 	char *data;
 	FILE *f;
@@ -666,12 +665,8 @@ sim_read_doc(const char *path, bool yaml, struct doc *d, char *err,
 		free(data);
 		return -1;
 	}
-	rc = yaml ? doc_parse_yaml(d, data, size, &de) :
-	    doc_parse_json(d, data, size, &de);
+	rc = parse_doc(path, data, size, yaml, d, err, len);
 	free(data);
-	if (rc == -1)
-		errbuf_set(err, len, "cannot parse '%s' at %s: %s", path,
-		    de.where, de.msg);
 	return rc;
 }
 
@@ -733,5 +728,6 @@ sim_release(struct sim *s)
 	free(s->calbin);
 	free(s->model_id);
 	json_decref(s->sla);
+	json_decref(s->source);
 	memset(s, 0, sizeof *s);
 }

@@ -106,6 +106,7 @@ struct sim {
 	double		 sla_ttft, sla_tpot, sla_ok;
 	json_t		*sla;		/* the three, as G0 writes them */
 	char		 source_msg[256];	/* why G0 was unreadable, or "" */
+	json_t		*source;	/* the G0 manifest, or NULL */
 	/* The event stream: stdout, and a copy to tee when it is set. */
 	unsigned long long seq;
 	bool		 said_hello;

@@ -227,19 +227,18 @@ read_source_arch(const struct sim *s, struct build_in *in, char *err,
 	static const char where[] = "00-source/source-manifest.json "
 	    "architecture";
 	const json_t *arch;
-	struct doc d;
-	int rc = -1;
 
-	if (sim_ws_doc(s, SOURCE_MANIFEST, false, &d, err, len) == -1)
+	if (s->source == NULL) {
+		errbuf_set(err, len, "%s", s->source_msg);
 		return -1;
-	arch = json_object_get(d.root, "architecture");
-	if ((in->layers = need_int(arch, "layers", where, err, len)) >= 0 &&
-	    (in->kv_heads = need_int(arch, "kv_heads", where, err, len)) >= 0 &&
-	    (in->head_dim = need_int(arch, "head_dim", where, err, len)) >= 0 &&
-	    (in->vocab = need_int(arch, "vocab", where, err, len)) >= 0)
-		rc = 0;
-	doc_release(&d);
-	return rc;
+	}
+	arch = json_object_get(s->source, "architecture");
+	if ((in->layers = need_int(arch, "layers", where, err, len)) < 0 ||
+	    (in->kv_heads = need_int(arch, "kv_heads", where, err, len)) < 0 ||
+	    (in->head_dim = need_int(arch, "head_dim", where, err, len)) < 0 ||
+	    (in->vocab = need_int(arch, "vocab", where, err, len)) < 0)
+		return -1;
+	return 0;
 }
 
 /* The custom kernels op-support.csv lowers to (runbook §7): each goes into
@@ -297,7 +296,7 @@ put(const char *dir, const char *rel, const void *data, size_t n, char *err,
 	char *path = xasprintf("%s/%s", dir, rel);
 	int rc;
 
-	rc = fileio_make_parent(path, 0755, err, len);
+	rc = sim_mkparent(path, err, len);
 	if (rc == 0)
 		rc = fileio_replace(path, data, n, 0644, false, err, len);
 	free(path);
@@ -307,16 +306,14 @@ put(const char *dir, const char *rel, const void *data, size_t n, char *err,
 static int
 put_json(const char *dir, const char *rel, json_t *o, char *err, size_t len)
 {
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *t;
+	char *path = xasprintf("%s/%s", dir, rel);
 	int rc;
 
+	rc = sim_mkparent(path, err, len);
+	if (rc == 0)
+		rc = sim_write_json(path, o, err, len);
 	json_decref(o);
-	if (text == NULL)
-		fatal("cannot format '%s'", rel);
-	t = xasprintf("%s\n", text);
-	free(text);
-	rc = put(dir, rel, t, strlen(t), err, len);
-	free(t);
+	free(path);
 	return rc;
 }
 

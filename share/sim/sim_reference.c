@@ -142,21 +142,21 @@ tokenizer_hash(struct sim *s, char hex[HASH_HEX_LEN + 1], char *err,
     size_t len)
 {
 	const json_t *file;
-	struct doc d;
 	char *rel;
 	int rc;
 
-	if (sim_ws_doc(s, SOURCE_MANIFEST, false, &d, err, len) == -1)
+	if (s->source == NULL) {
+		errbuf_set(err, len, "%s", s->source_msg);
 		return -1;
-	file = json_object_get(json_object_get(d.root, "tokenizer"), "file");
+	}
+	file = json_object_get(json_object_get(s->source, "tokenizer"),
+	    "file");
 	if (!json_is_string(file)) {
 		errbuf_set(err, len, "%s: no tokenizer.file: which tokenizer?",
 		    SOURCE_MANIFEST);
-		doc_release(&d);
 		return -1;
 	}
 	rel = xasprintf("00-source/%s", json_string_value(file));
-	doc_release(&d);
 	rc = sim_ws_sha256(s, rel, hex, err, len);
 	free(rel);
 	return rc;

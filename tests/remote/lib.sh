@@ -62,6 +62,22 @@ lab_up() {
 	    --calops "$CALOPS" 2>&1)
 }
 
+# lab_on_host1 OUT WS [YAML]: the lab's file, $L/lab.yaml, written to OUT
+# with one workspace, WS on host1, and YAML (more top-level keys: a gates:
+# map) after it.  WS goes as a JSON string, which YAML reads as a
+# double-quoted one: a path with quotes or a newline comes through whole.
+lab_on_host1() {
+	"${PY:-python3}" - "$L/lab.yaml" "$1" "$2" "${3:-}" <<'EOF'
+import json, sys
+src, out, ws, extra = sys.argv[1:]
+text = open(src).read()
+head, rest = text.split("workspaces:\n", 1)
+runner = rest.split("runner:", 1)[1]
+open(out, "w").write(head + "workspaces:\n  - {host: host1, path: %s}\n"
+    "%srunner:%s" % (json.dumps(ws), extra, runner))
+EOF
+}
+
 lab_down() {
 	[ -n "${STOPPED:-}" ] && kill -CONT $STOPPED 2>/dev/null
 	sh "$SRC/share/sshlab.sh" stop "$L" >/dev/null 2>&1

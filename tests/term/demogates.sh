@@ -28,20 +28,9 @@ rm "$W/01-reference/outputs.jsonl" "$W/01-reference/outputs.rerun.jsonl" \
 	fail "the demo's evidence is not where this test expects it"
 package=$(cat "$W/05-calbin/file-sha256.txt")
 
-# on_gate N: the board's cursor on GN, and r pressed.
-on_gate() {
-	local i
-
-	keys g
-	for i in $(seq "$1"); do
-		keys j
-	done
-	keys r
-}
-
 # run_gate N ANSWER: r on GN, the answer typed to the confirmation.
 run_gate() {
-	on_gate "$1"
+	on_gate "$1" r
 	wait_for "type the "
 	send_text "$2"
 	keys Enter
@@ -59,7 +48,7 @@ WAIT_SECS=60 wait_re "^ G1 +✔ pass"
 run_gate 2 G2
 WAIT_SECS=60 wait_re "^ G2 +✔ pass"
 
-on_gate 5
+on_gate 5 r
 wait_for "Start G5 two builds: calrt-sim on local?"
 expect "G6, G7, G8 (bound to the package's tree hash)"
 wait_for "type the gate (G5) to start it"
@@ -90,14 +79,14 @@ WAIT_SECS=60 wait_re "^ G5 +✔ pass"
 keys j a
 wait_for "a is for G5 only"
 
-on_gate 8
+on_gate 8 r
 wait_for "Start G8 calrt-sim · chip 0 on local?"
 wait_for "type the chips (0) to start it"
 send_text 0
 keys Enter
 WAIT_SECS=60 wait_re "^ G8 +✔ pass"
 
-on_gate 3
+on_gate 3 r
 wait_for "G3 has no command in the lab file"
 keys q
 wait_exit 0

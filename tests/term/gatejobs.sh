@@ -31,7 +31,7 @@ lab "$TMP/knob.yaml" "--finding ERROR:E-TEST"
 start CALOPS_JOBS_DIR="$J"
 launch "$TMP/lab.yaml"
 wait_re "^ G6 +(✘ fail|· pending)"
-keys g j j j j j j r
+on_gate 6 r
 wait_for "Start G6 calrt-sim on local?"
 expect "none: it works on the workspace's files"
 expect "G10 (its release binds validation.json)"
@@ -54,7 +54,7 @@ wait_exit 0
 # The validator's knob: the same job, and G6 fails on what it reports.
 launch "$TMP/knob.yaml"
 wait_re "^ G6 +✔ pass"
-keys g j j j j j j r
+on_gate 6 r
 wait_for "type the gate (G6) to start it"
 send_text G6
 keys Enter

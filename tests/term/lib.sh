@@ -173,6 +173,17 @@ keys() {
 	tm send-keys -t "$ON" "$@"
 }
 
+# on_gate N KEY: the board's cursor on GN (from G0 down), then KEY.
+on_gate() {
+	local i
+
+	keys g
+	for i in $(seq "$1"); do
+		keys j
+	done
+	keys "$2"
+}
+
 send_text() {
 	tm send-keys -t "$ON" -l -- "$1"
 }

@@ -33,16 +33,7 @@ odd=$'ws \'q\' "dq" $(touch pwned); x\nline2'
 WS=$L/host1/$odd
 mv "$L/host1/ws" "$WS" || fail "cannot rename the workspace"
 rm -rf "$WS/06-runtime/faults" "$WS/06-runtime/correctness/golden.json"
-"$PY" - "$L/lab.yaml" "$TMP/lab.yaml" "$WS" <<'EOF'
-import json, sys
-src, out, ws = sys.argv[1:]
-text = open(src).read()
-head, rest = text.split("workspaces:\n", 1)
-runner = rest.split("runner:", 1)[1]
-# A JSON string is a YAML double-quoted string: \n and \" as they are.
-open(out, "w").write(head + "workspaces:\n  - {host: host1, path: %s}\n"
-    "runner:%s" % (json.dumps(ws), runner))
-EOF
+lab_on_host1 "$TMP/lab.yaml" "$WS"
 
 # The remote shell starts in the user's home: that is where a `touch
 # pwned` that got through would land.

@@ -27,20 +27,12 @@ rm "$WS/01-reference/outputs.jsonl" "$WS/01-reference/outputs.rerun.jsonl" \
     "$WS/02-onnx/onnx-report.json" "$WS/04-compiler/builds.json" \
     "$WS/07-serving/conformance/runner-vs-server.json" ||
 	fail "the demo's evidence is not where this test expects it"
-"$PY" - "$L/lab.yaml" "$TMP/lab.yaml" "$WS" <<'EOF'
-import json, sys
-src, out, ws = sys.argv[1:]
-text = open(src).read()
-head, rest = text.split("workspaces:\n", 1)
-runner = rest.split("runner:", 1)[1]
-open(out, "w").write(head + "workspaces:\n  - {host: host1, path: %s}\n"
-    "gates:\n"
-    "  G1: calrt-sim reference\n"
-    "  G2: calrt-sim onnx-check\n"
-    "  G5: calrt-sim compile\n"
-    "  G8: calrt-sim conformance\n"
-    "runner:%s" % (json.dumps(ws), runner))
-EOF
+lab_on_host1 "$TMP/lab.yaml" "$WS" "gates:
+  G1: calrt-sim reference
+  G2: calrt-sim onnx-check
+  G5: calrt-sim compile
+  G8: calrt-sim conformance
+"
 [ -e "$HOME/pwned" ] && fail "$HOME/pwned exists before the test"
 
 start
@@ -52,13 +44,7 @@ done
 
 # run_gate N ANSWER: r on GN, the answer typed to the confirmation.
 run_gate() {
-	local i
-
-	keys g
-	for i in $(seq "$1"); do
-		keys j
-	done
-	keys r
+	on_gate "$1" r
 	wait_for "on host1?"
 	wait_for "type the "
 	send_text "$2"

@@ -30,16 +30,9 @@ odd=$'rel \'q\' "dq" $(touch pwned); x\nline2'
 WS=$L/host1/$odd
 cp -a "$COMPLETE" "$WS" || fail "cannot copy the complete example"
 REL=$WS/08-release
-"$PY" - "$L/lab.yaml" "$TMP/lab.yaml" "$WS" <<'EOF'
-import json, sys
-src, out, ws = sys.argv[1:]
-text = open(src).read()
-head, rest = text.split("workspaces:\n", 1)
-runner = rest.split("runner:", 1)[1]
-open(out, "w").write(head + "workspaces:\n  - {host: host1, path: %s}\n"
-    "gates:\n  G6: [sh, -c, \"pwd > g6-remote.out\"]\n"
-    "runner:%s" % (json.dumps(ws), runner))
-EOF
+lab_on_host1 "$TMP/lab.yaml" "$WS" 'gates:
+  G6: [sh, -c, "pwd > g6-remote.out"]
+'
 mkdir -p "$TMP/config/calops"
 printf 'release_key: %s\nrelease_actor: Remote Owner\n' \
     "$SRC/share/examples/keys/mei.chen.pem" >"$TMP/config/calops/config.yaml"
