@@ -741,3 +741,46 @@ lab_host(const struct lab *lab, const char *name)
 			return &lab->hosts[i];
 	return NULL;
 }
+
+/* Whether two paths on this machine name one folder: the same text, or
+ * both resolve to one place. */
+static bool
+same_local_folder(const char *a, const char *b)
+{
+	char *ra, *rb;
+	bool same;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	if ((ra = realpath(a, NULL)) == NULL)
+		return false;
+	rb = realpath(b, NULL);
+	same = rb != NULL && strcmp(ra, rb) == 0;
+	free(ra);
+	free(rb);
+	return same;
+}
+
+const struct lab_workspace *
+lab_find_workspace(const struct lab *lab, const char *host, const char *path,
+    size_t *count)
+{
+	const struct lab_workspace *found = NULL, *w;
+	const struct lab_host *h;
+	size_t i, n = 0;
+
+	for (i = 0; i < lab->nworkspaces; i++) {
+		w = &lab->workspaces[i];
+		if (host != NULL && strcmp(w->host, host) != 0)
+			continue;
+		if (path != NULL && (h = lab_host(lab, w->host)) != NULL &&
+		    !(h->transport == LAB_LOCAL ? same_local_folder(w->path,
+		    path) : strcmp(w->path, path) == 0))
+			continue;
+		if (n++ == 0)
+			found = w;
+	}
+	if (count != NULL)
+		*count = n;
+	return found;
+}

@@ -151,5 +151,14 @@ int	 lab_gate_index(const char *id);
 
 /* The host named name (borrowed from lab), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);
+/*
+ * The first workspace of the lab file on host (NULL: any host) at path
+ * (NULL: any path), or NULL; how many match in *count when count is not
+ * NULL.  On a local host, path names the workspace when it is the same
+ * folder, however spelt ("labdemo/", a link to it); on an ssh host only
+ * the path as the lab file gives it does.
+ */
+const struct lab_workspace *lab_find_workspace(const struct lab *lab,
+	    const char *host, const char *path, size_t *count);
 
 #endif

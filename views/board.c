@@ -179,8 +179,9 @@ board_draw(struct app *a, void *data, int top, int rows, int cols)
 	char header[256], empty[64];
 
 	layout(cols, labmodel_gate_job(app_labmodel(a), 7,
-	    labrun_board_host(a)) != NULL || labmodel_gate_job(app_labmodel(a),
-	    9, labrun_board_host(a)) != NULL, &d.c);
+	    labrun_board_host(a), app_workspace(a)) != NULL ||
+	    labmodel_gate_job(app_labmodel(a), 9, labrun_board_host(a),
+	    app_workspace(a)) != NULL, &d.c);
 	/* No padding after the last column shown: it would be clipped. */
 	snprintf(header, sizeof header, "%-*s %-*s %-*s %-*s %-*s %-*s%s",
 	    d.c.id, "GATE", d.c.status, "STATUS", d.c.name, "NAME", d.c.owner,

@@ -23,8 +23,10 @@ struct confirm {
 	struct app		*app;
 	struct ljob_spec	 spec;
 	char			 host[128];
+	char			 workspace[PATH_MAX];	/* spec's, or "" */
 	char			 scenario[64];
 	char			 what[160];	/* the job in words */
+	const char		*where;		/* its workspace: the lab's */
 	char			 cmd[4096];
 	int			 chips[CONFIRM_CHIPS];
 	size_t			 nchips;
@@ -66,14 +68,16 @@ confirm_answer(struct app *a, const char *answer, void *arg)
 {
 	struct confirm *c = arg;
 	struct ljob_spec spec = c->spec;
-	char what[160], host[128], want[256], err[256];
+	char what[160], host[128], want[256], err[256], ws[PATH_MAX];
 	const struct ljob *j;
 
 	/* Copied: closing the screen frees c. */
 	snprintf(what, sizeof what, "%s", c->what);
 	snprintf(host, sizeof host, "%s", c->host);
 	snprintf(want, sizeof want, "%s", c->answer);
+	snprintf(ws, sizeof ws, "%s", c->workspace);
 	spec.host = host;
+	spec.workspace = ws[0] != '\0' ? ws : NULL;
 	app_close(a, c);
 	if (answer == NULL || strcmp(answer, want) != 0) {
 		app_message(a, false, "not started: '%s' is not %s (%s)",
@@ -105,6 +109,8 @@ prepare(struct confirm *c, char *err, size_t errlen)
 	    errlen) != 0 || labmodel_command(lm, &c->spec, c->cmd,
 	    sizeof c->cmd, err, errlen) != 0)
 		return -1;
+	c->where = labmodel_host_workspace(lm, c->spec.host,
+	    c->spec.workspace);
 	c->nchips = labmodel_spec_chips(lm, &c->spec, c->chips,
 	    nitems(c->chips));
 	labcmd_chips_text(c->chips, c->nchips, c->chips_text,
@@ -128,6 +134,11 @@ confirm_open(struct app *a, const void *arg)
 	c->spec = *spec;
 	snprintf(c->host, sizeof c->host, "%s", spec->host);
 	c->spec.host = c->host;
+	if (spec->workspace != NULL) {
+		snprintf(c->workspace, sizeof c->workspace, "%s",
+		    spec->workspace);
+		c->spec.workspace = c->workspace;
+	}
 	if (spec->scenario != NULL) {
 		snprintf(c->scenario, sizeof c->scenario, "%s",
 		    spec->scenario);
@@ -157,6 +168,12 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 	ui_fill(stdscr, y, 0, ROLE_HEADER);
 	ui_put(stdscr, y++, 1, cols - 2, ROLE_HEADER, buf, false);
 	y++;
+	/* Where: the workspace it runs in (its package, its root). */
+	if (c->where != NULL) {
+		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "in");
+		ui_put(stdscr, y++, 10, cols - 11, ROLE_NORMAL, c->where,
+		    false);
+	}
 	/* The command takes every row it needs but the three below it. */
 	ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
 	y = cmdline_draw(y, end - y > 3 ? end - 3 : y + 1, 10, cols - 11,

@@ -22,6 +22,7 @@
 #include "views/app/app.h"
 #include "views/core/cmdline.h"
 #include "views/core/ui.h"
+#include "views/labrun.h"
 
 #define NAME_W		16	/* the scenario column */
 #define CELL_LONG	18	/* "✔ recovered 5.0s" and a gap */
@@ -67,6 +68,7 @@ cell_spec(struct faults_view *v, struct ljob_spec *spec)
 {
 	memset(spec, 0, sizeof *spec);
 	spec->host = host_name(v);
+	spec->workspace = labrun_workspace(v->app, spec->host);
 	spec->kind = LJOB_FAULT;
 	spec->chip = v->chips[v->ch];
 	spec->scenario = scenario_table[v->sc].name;
@@ -151,6 +153,7 @@ draw_grid(struct faults_view *v, int top, int cols)
 	int avail = cols - 1 - NAME_W, x, sw, k, cw;
 	bool lng = (int)v->nchips * CELL_LONG + SUMMARY_MIN <= avail;
 	char buf[512], chips[256];
+	const char *ws;
 	enum role r;
 	size_t s, c;
 
@@ -166,10 +169,10 @@ draw_grid(struct faults_view *v, int top, int cols)
 		v->ch_first = v->ch - (size_t)v->nvis + 1;
 	sw = avail - v->nvis * cw;
 	faultfold_ranges(v->chips, v->nchips, chips, sizeof chips);
+	ws = labmodel_host_workspace(app_labmodel(v->app), host_name(v),
+	    labrun_workspace(v->app, host_name(v)));
 	snprintf(buf, sizeof buf, "host %s %s chips %s %s %s", host_name(v),
-	    ui_glyph("·", "-"), chips, ui_glyph("·", "-"),
-	    labmodel_workspace(app_labmodel(v->app), host_name(v)) != NULL ?
-	    labmodel_workspace(app_labmodel(v->app), host_name(v)) :
+	    ui_glyph("·", "-"), chips, ui_glyph("·", "-"), ws != NULL ? ws :
 	    "no workspace on this host");
 	ui_put(stdscr, top, 1, cols - 2, ROLE_NORMAL, buf, true);
 	ui_fill(stdscr, top + 1, 0, ROLE_HEADER);
@@ -379,6 +382,7 @@ trigger_answer(struct app *a, const char *answer, void *arg)
 		return;
 	}
 	spec.host = v->trig.host;
+	spec.workspace = labrun_workspace(a, spec.host);
 	spec.kind = LJOB_FAULT;
 	spec.chip = v->trig.chip;
 	spec.scenario = sc;
@@ -540,7 +544,7 @@ faults_open(struct app *a, const void *arg)
 {
 	struct faults_view *v = xcalloc(1, sizeof *v);
 	const struct lab *lab = labmodel_lab(app_labmodel(a));
-	const char *def = labmodel_default_host(app_labmodel(a));
+	const char *def = labrun_default_host(a);
 	size_t i, host = 0;
 
 	(void)arg;

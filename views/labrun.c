@@ -44,15 +44,18 @@ static void
 confirm(struct app *a)
 {
 	struct ljob_spec spec = { 0 };
+	const char *ws = labrun_workspace(a, pending.host);
 
-	if (labmodel_gate_job(app_labmodel(a), pending.gate, pending.host) !=
-	    NULL) {
-		app_message(a, true, "G%d's job is already running on %s",
-		    pending.gate, pending.host);
+	if (labmodel_gate_job(app_labmodel(a), pending.gate, pending.host,
+	    ws != NULL ? ws : labmodel_workspace(app_labmodel(a),
+	    pending.host)) != NULL) {
+		app_message(a, true, "G%d's job is already running in that "
+		    "workspace on %s", pending.gate, pending.host);
 		return;
 	}
 
 	spec.host = pending.host;
+	spec.workspace = ws;
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
 	spec.again = pending.again;
@@ -140,20 +143,28 @@ labrun_gate_again(struct app *a, int gate)
 }
 
 const char *
-labrun_board_host(struct app *a)
+labrun_board_host(const struct app *a)
 {
-	const struct lab *lab = labmodel_lab(app_labmodel(a));
-	const char *ws;
-	size_t i;
+	return app_workspace_lab_host(a);
+}
 
-	if (app_workspace_host(a) != NULL)
-		return app_workspace_host(a);
-	for (i = 0; i < lab->nhosts; i++)
-		if (lab->hosts[i].transport == LAB_LOCAL && (ws =
-		    labmodel_workspace(app_labmodel(a), lab->hosts[i].name)) !=
-		    NULL && strcmp(ws, app_workspace(a)) == 0)
-			return lab->hosts[i].name;
-	return NULL;
+const char *
+labrun_default_host(const struct app *a)
+{
+	const char *board = labrun_board_host(a);
+
+	return board != NULL && labmodel_host_usable(app_labmodel(a), board) ?
+	    board : labmodel_default_host(app_labmodel(a));
+}
+
+const char *
+labrun_workspace(const struct app *a, const char *host)
+{
+	const char *board = labrun_board_host(a);
+
+	return board != NULL && host != NULL && strcmp(board, host) == 0 ?
+	    labmodel_host_workspace(app_labmodel(a), host, app_workspace(a)) :
+	    NULL;
 }
 
 bool
@@ -161,7 +172,7 @@ labrun_gate_status(struct app *a, int gate, char *buf, size_t len,
     bool narrow)
 {
 	const struct ljob *j = labmodel_gate_job(app_labmodel(a), gate,
-	    labrun_board_host(a));
+	    labrun_board_host(a), app_workspace(a));
 
 	if (j == NULL)
 		return false;

@@ -20,9 +20,15 @@ void	labrun_gate_again(struct app *a, int gate);
  * the board's host, into buf; false when none. */
 bool	labrun_gate_status(struct app *a, int gate, char *buf, size_t len,
 	    bool narrow);
-/* The host whose jobs the board's gates show: the SSH host of the
- * workspace, or the local host whose workspace it is; NULL: any host (the
- * board's workspace is no host's). */
-const char *labrun_board_host(struct app *a);
+/* The host whose jobs the board's gates show: the lab host the board's
+ * workspace is on (app_workspace_lab_host); NULL: any host. */
+const char *labrun_board_host(const struct app *a);
+/* The host a soak starts on and the Faults screen opens on: the board's
+ * when jobs can run there, else the lab's first that can; NULL: none. */
+const char *labrun_default_host(const struct app *a);
+/* The workspace a job on host runs in (ljob_spec.workspace): the board's
+ * when it is on that host, as the lab file gives its path; else NULL, the
+ * host's first in the lab file. */
+const char *labrun_workspace(const struct app *a, const char *host);
 
 #endif

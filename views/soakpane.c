@@ -24,6 +24,7 @@
 #include "views/app/app.h"
 #include "views/confirm.h"
 #include "views/core/ui.h"
+#include "views/labrun.h"
 #include "views/soak_int.h"
 
 #define SOAK_STALE_S	30.0	/* wall seconds without an event: STALE */
@@ -393,7 +394,7 @@ start_blocked(const struct app *a)
 		return "read-only: a soak cannot be started here";
 	if (lm != NULL && labmodel_start_refused(lm) != NULL)
 		return labmodel_start_refused(lm);
-	if (lm == NULL || labmodel_default_host(lm) == NULL)
+	if (lm == NULL || labrun_default_host(a) == NULL)
 		return "no host with a workspace to run a soak on (see the lab "
 		    "file)";
 	return NULL;
@@ -415,7 +416,7 @@ soakpane_draw_none(struct app *a, int top, int cols)
 	x += ui_putf(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
 	    "s: start one on ");
 	x += ui_put(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
-	    labmodel_default_host(app_labmodel(a)), false);
+	    labrun_default_host(a), false);
 	ui_putf(stdscr, top + 2, x, cols - 2 - x, ROLE_NORMAL,
 	    " (1h, 8h or 24h)");
 }
@@ -443,7 +444,8 @@ start_answer(struct app *a, const char *answer, void *arg)
 		app_message(a, true, "%s", why);
 		return;
 	}
-	spec.host = labmodel_default_host(app_labmodel(a));
+	spec.host = labrun_default_host(a);
+	spec.workspace = labrun_workspace(a, spec.host);
 	spec.kind = LJOB_SOAK;
 	spec.gate = -1;
 	spec.chip = -1;

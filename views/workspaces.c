@@ -44,14 +44,10 @@ ws_at(struct app *a, size_t i)
 static bool
 is_current(struct app *a, const struct fleet_ws *w)
 {
-	const char *host = app_workspace_host(a);
-	const struct lab_host *h = lab_host(labmodel_lab(app_labmodel(a)),
-	    w->host);
+	const char *host = app_workspace_lab_host(a);
 
-	if (strcmp(app_workspace(a), w->path) != 0 || h == NULL)
-		return false;
-	return host != NULL ? strcmp(host, w->host) == 0 :
-	    h->transport == LAB_LOCAL;
+	return host != NULL && strcmp(host, w->host) == 0 &&
+	    strcmp(app_workspace(a), w->path) == 0;
 }
 
 static bool

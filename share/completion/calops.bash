@@ -39,7 +39,7 @@ _calops() {
 		    -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")); return ;;
 	--config|--script|--ssh-config|--key)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--jobs)
+	--jobs|--workspace)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines|\
 	--confirm|--to|--actor|--reason|--passphrase-fd|--hold|--builds)
@@ -86,8 +86,8 @@ _calops() {
 		fi ;;
 	run-gate)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '--host --write --timeout
-			    --ssh-config --again --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '--host --workspace --write
+			    --timeout --ssh-config --again --help' -- "$cur"))
 		elif [[ $cur == G* ]]; then
 			COMPREPLY=($(compgen -W 'G0 G1 G2 G3 G4 G5 G6 G7 G8 G9
 			    G10' -- "$cur"))

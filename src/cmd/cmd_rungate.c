@@ -1,11 +1,12 @@
 /*
- * cmd_rungate.c: `calops run-gate LAB Gn [--host H]`, the board's r for a
- * script or CI: the job the console would start for gate Gn (G7 golden and
- * the fault scenarios, G9 the soak, any other gate the command the lab
- * file's gates: map gives it; labcmd.h), started as a durable job on the
- * host whose workspace it is, through the host's transport, and its id
- * printed.  The job goes on without this command; `calops tail ID
- * --follow` on that host follows it.
+ * cmd_rungate.c: `calops run-gate LAB Gn [--host H] [--workspace W]`, the
+ * board's r for a script or CI: the job the console would start for gate
+ * Gn (G7 golden and the fault scenarios, G9 the soak, any other gate the
+ * command the lab file's gates: map gives it; labcmd.h), started as a
+ * durable job in one workspace of the lab file, on its host, through the
+ * host's transport, and its id printed.  A script says which workspace
+ * when the lab has several: nothing is guessed.  The job goes on without
+ * this command; `calops tail ID --follow` on that host follows it.
  *
  * As every headless command, nobody is there to answer: an unknown host
  * key is refused and an encrypted identity skipped (cmd_hosts.c).  A
@@ -30,19 +31,23 @@
 #define RUNGATE_TIMEOUT_S	60
 
 static const char rungate_usage[] =
-    "usage: calops run-gate [--host H] [--write H] [--timeout S]\n"
-    "                       [--ssh-config FILE] [--again] LAB GATE\n"
+    "usage: calops run-gate [--host H] [--workspace W] [--write H]\n"
+    "                       [--timeout S] [--ssh-config FILE] [--again]\n"
+    "                       LAB GATE\n"
     "\n"
     "Start gate GATE's lab job (G0 to G10) as the console's r does: G7 runs\n"
     "golden and the fault scenarios, G9 the soak, any other gate the command\n"
     "the lab file LAB's gates: map gives it, in the workspace's root.  It\n"
-    "runs as a durable job on the host: the one given, else the lab's only\n"
-    "host with a workspace.  Prints the job's id (follow it with `calops\n"
-    "tail ID --follow` there).  G5's command runs as the reproducibility\n"
-    "run (calops repro-build): twice, or with --again once more, each\n"
-    "build recorded in 04-compiler/builds.json.\n"
+    "runs as a durable job in a workspace of the lab file, on its host: the\n"
+    "one --workspace and --host name, or the lab's only one when they are\n"
+    "not needed.  Prints the job's id (follow it with `calops tail ID\n"
+    "--follow` there).  G5's command runs as the reproducibility run\n"
+    "(calops repro-build): twice, or with --again once more, each build\n"
+    "recorded in 04-compiler/builds.json.\n"
     "\n"
     "  --host H         the host to run it on\n"
+    "  --workspace W    the workspace, as the lab file gives its path (on a\n"
+    "                   local host, any path to that folder)\n"
     "  --write H        let jobs run on H although it is protected\n"
     "  --timeout S      give up after S seconds (default 60)\n"
     "  --ssh-config F   read F instead of ~/.ssh/config\n"
@@ -119,36 +124,38 @@ on_sigchld(struct loop *l, int sig, void *arg)
 	child_reap(l);
 }
 
-/* The host to run on: the one named, else the only one with a workspace;
- * its workspace in *ws.  NULL, said. */
-static const struct lab_host *
-pick_host(const struct lab *lab, const char *name, const char **ws)
+/* The workspace to run in: the lab file's only one on the host and at the
+ * path given (either may be NULL: any).  NULL, said, when there is none
+ * or more than one. */
+static const struct lab_workspace *
+pick_workspace(const struct lab *lab, const char *host, const char *path)
 {
-	const struct lab_host *h = NULL;
-	size_t i, k, n = 0;
+	const struct lab_workspace *w;
+	size_t n;
 
-	for (i = 0; i < lab->nhosts; i++) {
-		for (k = 0; k < lab->nworkspaces; k++)
-			if (strcmp(lab->workspaces[k].host,
-			    lab->hosts[i].name) == 0)
-				break;
-		if (k == lab->nworkspaces || (name != NULL &&
-		    strcmp(name, lab->hosts[i].name) != 0))
-			continue;
-		if (n++ == 0) {
-			h = &lab->hosts[i];
-			*ws = lab->workspaces[k].path;
-		}
+	if (host != NULL && lab_host(lab, host) == NULL) {
+		fprintf(stderr, "calops: no host '%s' in the lab file\n", host);
+		return NULL;
 	}
+	w = lab_find_workspace(lab, host, path, &n);
 	if (n == 1)
-		return h;
-	if (name != NULL)
-		fprintf(stderr, "calops: no host '%s' with a workspace in the "
-		    "lab file\n", name);
+		return w;
+	if (n == 0 && path != NULL)
+		fprintf(stderr, "calops: '%s' is not a workspace%s%s%s in the "
+		    "lab file\n", path, host != NULL ? " of host '" : "",
+		    host != NULL ? host : "", host != NULL ? "'" : "");
+	else if (n == 0)
+		fprintf(stderr, "calops: %s%s%s names no workspace\n",
+		    host != NULL ? "the lab file on host '" : "the lab file",
+		    host != NULL ? host : "", host != NULL ? "'" : "");
+	else if (path != NULL)
+		fprintf(stderr, "calops: '%s' is a workspace of several hosts: "
+		    "say which with --host\n", path);
 	else
-		fprintf(stderr, "calops: %s: say which with --host\n", n == 0 ?
-		    "the lab file names no workspace" : "several hosts have a "
-		    "workspace");
+		fprintf(stderr, "calops: %s%s%s has %zu workspaces: say which "
+		    "with --workspace%s\n", host != NULL ? "host '" :
+		    "the lab file", host != NULL ? host : "", host != NULL ?
+		    "'" : "", n, host != NULL ? "" : " (and --host)");
 	return NULL;
 }
 
@@ -213,7 +220,8 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 	loop_run(g->loop);
 	if (g->done && g->code == 0 && g->printed) {
 		printf("%s\n", g->id);
-		fprintf(stderr, "calops: started %s on %s\n", label, h->name);
+		fprintf(stderr, "calops: started %s on %s in %s\n", label,
+		    h->name, ws);
 		rc = 0;
 	} else
 		fprintf(stderr, "calops: %s not started on %s: %s\n", label,
@@ -235,6 +243,7 @@ cmd_rungate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "host", required_argument, NULL, 'H' },
+		{ "workspace", required_argument, NULL, 'W' },
 		{ "write", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "ssh-config", required_argument, NULL, 'F' },
@@ -242,7 +251,8 @@ cmd_rungate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *host = NULL, *write = NULL, *config = NULL, *ws = NULL;
+	const char *host = NULL, *write = NULL, *config = NULL, *path = NULL;
+	const struct lab_workspace *ws;
 	const struct lab_host *h;
 	struct rungate g = { 0 };
 	struct lab lab;
@@ -255,6 +265,7 @@ cmd_rungate(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'H': host = optarg; break;
+		case 'W': path = optarg; break;
 		case 'w': write = optarg; break;
 		case 'F': config = optarg; break;
 		case 'a': again = true; break;
@@ -290,15 +301,15 @@ cmd_rungate(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if ((h = pick_host(&lab, host, &ws)) == NULL)
+	if ((ws = pick_workspace(&lab, host, path)) == NULL)
 		rc = 1;
-	else if (h->protected && (write == NULL ||
+	else if ((h = lab_host(&lab, ws->host))->protected && (write == NULL ||
 	    strcmp(write, h->name) != 0)) {
 		fprintf(stderr, "calops: host '%s' is protected: jobs run there "
 		    "only with --write %s\n", h->name, h->name);
 		rc = 1;
 	} else
-		rc = launch(&g, &lab, h, ws, gate, again, config, secs);
+		rc = launch(&g, &lab, h, ws->path, gate, again, config, secs);
 	lab_release(&lab);
 	return fflush(stdout) != 0 ? 1 : rc;
 }

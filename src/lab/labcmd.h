@@ -33,6 +33,9 @@ enum ljob_kind {
 /* What to start. */
 struct ljob_spec {
 	const char	*host;		/* a lab host's name */
+	/* one of the host's workspaces in the lab file (a local one however
+	 * spelt); NULL: the host's first */
+	const char	*workspace;
 	enum ljob_kind	 kind;
 	int		 gate;		/* LJOB_GATE: its index (7 or 9) */
 	int		 chip;		/* LJOB_FAULT: the target chip */

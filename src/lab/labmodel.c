@@ -130,13 +130,48 @@ labmodel_workspace(const struct labmodel *lm, const char *host)
 {
 	struct lhost *h = labmodel_host_at(lm, host);
 
-	return h != NULL ? h->ws : NULL;
+	return h != NULL && h->nws > 0 ? h->ws[0] : NULL;
+}
+
+/* Which of h's workspaces ws names (the lab file's path, the path as jobs
+ * record it, or on a local host the same folder however spelt), or -1. */
+static ssize_t
+host_ws_index(const struct labmodel *lm, const struct lhost *h,
+    const char *ws)
+{
+	const struct lab_workspace *w;
+	size_t i;
+
+	for (i = 0; i < h->nws; i++)
+		if (strcmp(h->ws[i], ws) == 0 || (h->ws_key[i] != NULL &&
+		    strcmp(h->ws_key[i], ws) == 0))
+			return (ssize_t)i;
+	if ((w = lab_find_workspace(lm->lab, h->h->name, ws, NULL)) == NULL)
+		return -1;
+	for (i = 0; i < h->nws; i++)
+		if (h->ws[i] == w->path)
+			return (ssize_t)i;
+	return -1;
+}
+
+const char *
+labmodel_host_workspace(const struct labmodel *lm, const char *host,
+    const char *ws)
+{
+	struct lhost *h = labmodel_host_at(lm, host);
+	ssize_t i;
+
+	if (h == NULL)
+		return NULL;
+	if (ws == NULL)
+		return h->nws > 0 ? h->ws[0] : NULL;
+	return (i = host_ws_index(lm, h, ws)) >= 0 ? h->ws[i] : NULL;
 }
 
 static bool
 usable(const struct lhost *h)
 {
-	return h != NULL && h->t != NULL && h->ws != NULL;
+	return h != NULL && h->t != NULL && h->nws > 0;
 }
 
 bool
@@ -168,16 +203,21 @@ labmodel_ws_key(const struct lhost *h, const char *ws)
 	return xstrdup(ws);
 }
 
-/* Whether job j ran on one of this lab's workspaces (or says not where). */
+/* Whether job j ran on one of this lab's workspaces on its host (or says
+ * not where). */
 static bool
 job_here(const struct labmodel *lm, const struct ljob *j)
 {
 	const struct lhost *h = labmodel_host_at(lm, j->host);
+	size_t i;
 
 	if (j->workspace == NULL)
 		return true;
-	return h != NULL && h->ws_key != NULL &&
-	    strcmp(h->ws_key, j->workspace) == 0;
+	for (i = 0; h != NULL && i < h->nws; i++)
+		if (h->ws_key[i] != NULL &&
+		    strcmp(h->ws_key[i], j->workspace) == 0)
+			return true;
+	return false;
 }
 
 static const struct rstream_cb run_cb;
@@ -249,10 +289,14 @@ hosts_init(struct labmodel *lm)
 		h = &lm->hosts[i];
 		h->h = &lab->hosts[i];
 		h->lm = lm;
-		for (k = 0; k < lab->nworkspaces && h->ws == NULL; k++)
-			if (strcmp(lab->workspaces[k].host, h->h->name) == 0)
-				h->ws = lab->workspaces[k].path;
-		h->ws_key = labmodel_ws_key(h, h->ws);
+		h->ws = xcalloc(lab->nworkspaces + 1, sizeof *h->ws);
+		h->ws_key = xcalloc(lab->nworkspaces + 1, sizeof *h->ws_key);
+		for (k = 0; k < lab->nworkspaces; k++)
+			if (strcmp(lab->workspaces[k].host, h->h->name) == 0) {
+				h->ws[h->nws] = lab->workspaces[k].path;
+				h->ws_key[h->nws++] = labmodel_ws_key(h,
+				    lab->workspaces[k].path);
+			}
 		if (h->h->transport == LAB_LOCAL)
 			h->t = local_transport_new(lm->loop, h->h->name,
 			    lm->self);
@@ -535,8 +579,13 @@ where(const struct labmodel *lm, const struct ljob_spec *spec,
 	}
 	w->lab = lm->lab;
 	w->host = h->h;
-	w->ws = h->ws;
+	w->ws = labmodel_host_workspace(lm, spec->host, spec->workspace);
 	w->selfdir = lm->selfdir;
+	if (spec->workspace != NULL && w->ws == NULL) {
+		errbuf_set(err, errlen, "'%s' is not a workspace of host '%s' "
+		    "in the lab file", spec->workspace, h->h->name);
+		return NULL;
+	}
 	return h;
 }
 
@@ -601,7 +650,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j = xcalloc(1, sizeof *j);
 	j->pub.host = xstrdup(h->h->name);
 	j->pub.id = xstrdup(id);
-	j->pub.workspace = labmodel_ws_key(h, h->ws);
+	j->pub.workspace = labmodel_ws_key(h, w.ws);
 	j->pub.kind = spec_kind(spec);
 	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : j->pub.kind ==
 	    LJOB_GATE ? spec->gate : 7;
@@ -708,15 +757,27 @@ labmodel_find(const struct labmodel *lm, const char *host, const char *id)
 }
 
 const struct ljob *
-labmodel_gate_job(const struct labmodel *lm, int gate, const char *host)
+labmodel_gate_job(const struct labmodel *lm, int gate, const char *host,
+    const char *ws)
 {
+	const struct lhost *h = labmodel_host_at(lm, host);
 	const struct ljob *j;
+	const char *key = NULL;
+	ssize_t k;
 	size_t i;
 
+	/* ws as its jobs record it; a job that says not where ran in the
+	 * host's first. */
+	if (h != NULL && ws != NULL)
+		key = (k = host_ws_index(lm, h, ws)) >= 0 ? h->ws_key[k] : ws;
 	for (i = 0; i < lm->njobs; i++) {
 		j = &lm->jobs[i]->pub;
-		if (j->gate == gate && j->here && labmodel_job_live(j) &&
-		    (host == NULL || strcmp(j->host, host) == 0))
+		if (j->gate != gate || !j->here || !labmodel_job_live(j) ||
+		    (host != NULL && strcmp(j->host, host) != 0))
+			continue;
+		if (key == NULL || (j->workspace != NULL ?
+		    strcmp(j->workspace, key) == 0 : h->nws > 0 &&
+		    h->ws_key[0] != NULL && strcmp(h->ws_key[0], key) == 0))
 			return j;
 	}
 	return NULL;
@@ -882,7 +943,7 @@ labmodel_before_sleep(struct labmodel *lm)
 void
 labmodel_free(struct labmodel *lm)
 {
-	size_t i;
+	size_t i, k;
 
 	if (lm == NULL)
 		return;
@@ -904,8 +965,12 @@ labmodel_free(struct labmodel *lm)
 	for (i = 0; i < lm->nhosts; i++)
 		if (lm->hosts[i].t != NULL)
 			transport_close(lm->hosts[i].t);
-	for (i = 0; i < lm->nhosts; i++)
+	for (i = 0; i < lm->nhosts; i++) {
+		for (k = 0; k < lm->hosts[i].nws; k++)
+			free(lm->hosts[i].ws_key[k]);
 		free(lm->hosts[i].ws_key);
+		free(lm->hosts[i].ws);
+	}
 	free(lm->hosts);
 	if (lm->lock_fd != -1)
 		close(lm->lock_fd);

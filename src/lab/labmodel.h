@@ -172,6 +172,11 @@ struct transport *labmodel_transport(struct labmodel *lm, const char *host,
 /* The workspace of a host (the lab file's first on it), or NULL. */
 const char	*labmodel_workspace(const struct labmodel *lm,
 		    const char *host);
+/* The workspace ws names on host, as the lab file gives its path (a local
+ * one however spelt: lab_find_workspace), or NULL when host has no such
+ * workspace; ws NULL: the host's first. */
+const char	*labmodel_host_workspace(const struct labmodel *lm,
+		    const char *host, const char *ws);
 /* Whether jobs can run on a host: reachable, with a workspace. */
 bool		 labmodel_host_usable(const struct labmodel *lm,
 		    const char *host);
@@ -226,11 +231,12 @@ struct ljob	*labmodel_job(const struct labmodel *lm, size_t i);
  * host NULL: any host.  NULL when none. */
 struct ljob	*labmodel_latest(const struct labmodel *lm, enum ljob_kind k,
 		    const char *host);
-/* The running (or starting) job for a gate on host (NULL: any), or NULL.
- * A host's gate jobs run in its workspace (labmodel_workspace): one at a
- * time for a gate there, and any number on several hosts. */
+/* The running (or starting) job for a gate on host (NULL: any) in its
+ * workspace ws (labmodel_host_workspace; NULL: any), or NULL.  A gate's
+ * job runs in a workspace of its host (ljob_spec): one at a time for a
+ * gate in a workspace, any number in several. */
 const struct ljob *labmodel_gate_job(const struct labmodel *lm, int gate,
-		    const char *host);
+		    const char *host, const char *ws);
 /* Whether a job is still going (starting or running). */
 bool		 labmodel_job_live(const struct ljob *j);
 const char	*labmodel_job_state_name(enum ljob_state s);

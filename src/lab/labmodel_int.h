@@ -32,10 +32,13 @@ struct lhost {
 	 * key or passphrase), so it is told once */
 	unsigned		 asked;		/* ask_seq told to the owner */
 	bool			 writable;	/* protected, and --write */
-	const char		*ws;	/* its first workspace, or NULL */
-	/* ws as jobs record it (labmodel_ws_key): a local one resolved, so
-	 * that two spellings of one folder are one workspace. */
-	char			*ws_key;
+	/* Its workspaces in the lab file's order (paths borrowed from the
+	 * lab; the first is where a job runs when none is named), and each
+	 * as jobs record it (labmodel_ws_key): a local one resolved, so that
+	 * two spellings of one folder are one workspace. */
+	const char		**ws;
+	char			**ws_key;
+	size_t			  nws;
 };
 
 struct ljob_int {

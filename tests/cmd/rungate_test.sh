@@ -4,9 +4,11 @@
 # a durable job in the workspace's root (a path with blanks, quotes and a
 # `$(…)` in it), its id printed; the job's events say what it printed and
 # that it ended; a gate with no command, a gate that is not one, a lab
-# with several workspaces and no --host, an unknown host and a protected
-# one without --write are refused, each with its message and status, and
-# start nothing.  G5's command runs as its reproducibility run: two builds
+# with several workspaces and no --host or --workspace, a workspace not in
+# the lab, an unknown host and a protected one without --write are
+# refused, each with its message and status, and start nothing.  On a
+# host with two workspaces, --workspace (however the folder is spelt)
+# runs it in the one named, not the first.  G5's command runs as its reproducibility run: two builds
 # recorded, G5 passing, then a third that differs and G5.builds failing.
 #
 #	rungate_test.sh CALOPS_BINARY
@@ -73,7 +75,9 @@ refused 1 "G3 has no command: the lab file's gates: map gives none" \
     "$T/lab.yaml" G3
 refused 2 "'G11' is not a gate" "$T/lab.yaml" G11
 refused 2 "usage" "$T/lab.yaml"
-refused 1 "no host 'lab9' with a workspace" "$T/lab.yaml" G6 --host lab9
+refused 1 "no host 'lab9' in the lab file" "$T/lab.yaml" G6 --host lab9
+refused 1 "'$T/other' is not a workspace in the lab file" "$T/lab.yaml" G6 \
+    --workspace "$T/other"
 cat >"$T/two.yaml" <<LAB
 hosts:
   - {name: local, transport: local}
@@ -84,7 +88,7 @@ workspaces:
 gates:
   G6: [sh, -c, "echo ran > ran.out"]
 LAB
-refused 1 "several hosts have a workspace: say which with --host" \
+refused 1 "the lab file has 2 workspaces: say which with --workspace \(and --host\)" \
     "$T/two.yaml" G6
 refused 1 "host 'pro' is protected: jobs run there only with --write pro" \
     "$T/two.yaml" G6 --host pro
@@ -95,6 +99,28 @@ refused 2 "g7.yaml:2:7: G7's job is the runner's" "$T/g7.yaml" G7
 id=$("$CALOPS" run-gate "$T/two.yaml" G6 --host pro --write pro 2>"$T/err")
 [ $? -eq 0 ] || fail "run-gate --write pro: $(cat "$T/err")"
 ended "$id" && [ -e "$T/other/ran.out" ] || fail "--write pro ran nothing"
+# Two workspaces on one host: the one --workspace names, not the first.
+mkdir -p "$T/second"
+cat >"$T/ws2.yaml" <<LAB
+hosts:
+  - {name: local, transport: local}
+workspaces:
+  - {host: local, path: "$odd"}
+  - {host: local, path: second}
+gates:
+  G6: [sh, -c, "echo ran > ws2.out"]
+LAB
+refused 1 "host 'local' has 2 workspaces: say which with --workspace$" \
+    "$T/ws2.yaml" G6 --host local
+refused 1 "'$T/third' is not a workspace of host 'local' in the lab file" \
+    "$T/ws2.yaml" G6 --host local --workspace "$T/third"
+id=$(cd "$T/$odd" && "$CALOPS" run-gate "$T/ws2.yaml" G6 --workspace \
+    ../second/ 2>"$T/err") || fail "run-gate --workspace: $(cat "$T/err")"
+grep -q "started G6 sh on local in $T/second$" "$T/err" ||
+	fail "run-gate --workspace said: $(cat "$T/err")"
+ended "$id" && [ -e "$T/second/ws2.out" ] ||
+	fail "--workspace ../second/ did not run in it"
+[ -e "$T/$odd/ws2.out" ] && fail "--workspace ran in the first workspace"
 # A command that fails: the job says so; run-gate only started it.
 id=$("$CALOPS" run-gate "$T/lab.yaml" G1 2>"$T/err") ||
 	fail "run-gate G1: $(cat "$T/err")"

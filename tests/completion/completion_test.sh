@@ -57,5 +57,6 @@ completes "calops run-g" run-gate
 completes "calops repro" repro-build
 completes "calops run-gate lab.yaml G1" G1 G10
 completes "calops run-gate --ho" --host
+completes "calops run-gate --wo" --workspace
 [ $failed = 0 ] && echo "ok: completion"
 exit $failed

@@ -9,6 +9,8 @@
 # gate says it is G5's.  Then the knobs, from a copy of the demo's lab file:
 # each job turns its gate red on the check that is about it (G1.repro,
 # G2.greedy, G8.conformance, G5.builds).  A gate with no command says so.
+# Last, a lab with a second workspace on the host: r on its board runs the
+# tool there, and the first is left as it was.
 . "$(dirname "$0")/lib.sh"
 
 J=$TMP/jobs
@@ -90,6 +92,8 @@ on_gate 3 r
 wait_for "G3 has no command in the lab file"
 keys q
 wait_exit 0
+# A second workspace for the end, as green as the first is now.
+cp -a "$W" "$D/second" || fail "cannot copy the demo's workspace"
 
 # The knobs: each tool reports what its gate must refuse.
 sed -e 's/^  G1: calrt-sim reference$/& --nondeterministic/' \
@@ -116,6 +120,40 @@ knob 1 G1 "G1.repro"
 knob 2 G2 "G2.greedy"
 knob 8 0 "G8.conformance"
 knob 5 G5 "G5.builds"
+keys q
+wait_exit 0
+
+# Two workspaces on the one host: r on the second's board runs its tool in
+# the second, not in the host's first (whose G1 the knob left failing).
+rm "$D/second/01-reference/outputs.jsonl" \
+    "$D/second/01-reference/outputs.rerun.jsonl"
+first=$(sha256sum "$W/01-reference/outputs.jsonl")
+sed -e 's|^  - {host: local, path: labdemo}$|&\n  - {host: local, path: second}|' \
+    "$D/lab.yaml" >"$D/two.yaml"
+grep -q "path: second}" "$D/two.yaml" ||
+	fail "the demo's workspaces: are not the ones this test knows"
+launch "$D/two.yaml"
+wait_re "^ G2 +✘ fail"			# the first's board, as the knob left it
+keys 8
+wait_re "^  local .*second "
+keys g j Enter
+wait_re "^ G2 +✔ pass"			# the second's
+wait_re "^ G1 +(✘ fail|· pending)"
+on_gate 1 r
+wait_for "Start G1 calrt-sim on local?"
+wait_re "^ in +$D/second$"
+wait_for "type the gate (G1) to start it"
+send_text G1
+keys Enter
+WAIT_SECS=60 wait_re "^ G1 +✔ pass"
+[ -s "$D/second/01-reference/outputs.rerun.jsonl" ] ||
+	fail "G1's job wrote nothing in the second workspace"
+[ "$(sha256sum "$W/01-reference/outputs.jsonl")" = "$first" ] ||
+	fail "G1's job on the second workspace rewrote the first's outputs"
+# Back on the first: its G1 as the knob left it.
+keys 8 g Enter
+wait_re "^ G2 +✘ fail"
+expect_re "^ G1 +✘ fail"
 keys q
 wait_exit 0
 finish

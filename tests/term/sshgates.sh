@@ -9,6 +9,9 @@
 #     (evaluated on host1) turns each gate green.
 #  2. `calops run-gate LAB G5 --again` adds a third build there.
 #  3. No command in the workspace's path ran.
+#  4. A second workspace on host1: r on its board (opened from the
+#     Workspaces screen) runs G1's tool in it, not in the first; and
+#     `calops run-gate --workspace` runs G2's there.
 #
 # Skipped (77) without tmux, sshd, or a folder sshd's StrictModes takes.
 . "$(dirname "$0")/lib.sh"
@@ -75,6 +78,44 @@ WAIT_SECS=90 wait_re "^ G5 +✔ pass"
 # ---- 3. nothing the path spells ran ----
 find "$L" "$TMP" "$HOME" -maxdepth 3 -name pwned 2>/dev/null | grep -q . &&
 	fail "a command in the workspace's path ran"
+keys q
+wait_exit 0
+
+# ---- 4. a second workspace on host1 ----
+WS2=$L/host1/ws2
+cp -a "$WS" "$WS2" || fail "cannot copy the workspace"
+rm "$WS2/01-reference/outputs.jsonl" "$WS2/01-reference/outputs.rerun.jsonl" \
+    "$WS2/02-onnx/onnx-report.json"
+first=$(sha256sum "$WS/01-reference/outputs.jsonl" \
+    "$WS/02-onnx/onnx-report.json")
+lab_on_host1 "$TMP/two.yaml" "$WS" "  - {host: host1, path: \"$WS2\"}
+gates:
+  G1: calrt-sim reference
+  G2: calrt-sim onnx-check
+"
+launch "$TMP/two.yaml"
+WAIT_SECS=60 wait_re "^ G1 +✔ pass"		# the first's board
+keys 8
+WAIT_SECS=60 wait_re "^  host1 .*/ws2 "
+keys g j Enter
+WAIT_SECS=60 wait_re "^ G1 +(✘ fail|· pending)"	# the second's
+on_gate 1 r
+wait_for "Start G1 calrt-sim on host1?"
+wait_re "^ in +$WS2$"
+wait_for "type the gate (G1) to start it"
+send_text G1
+keys Enter
+WAIT_SECS=90 wait_re "^ G1 +✔ pass"
+[ -s "$WS2/01-reference/outputs.rerun.jsonl" ] ||
+	fail "G1's job wrote nothing in host1's second workspace"
+id=$("$CALOPS" run-gate "$TMP/two.yaml" G2 --host host1 --workspace "$WS2" \
+    2>"$TMP/rg.err") || fail "run-gate --workspace: $(cat "$TMP/rg.err")"
+WAIT_SECS=90 wait_re "^ G2 +✔ pass"
+[ -s "$WS2/02-onnx/onnx-report.json" ] ||
+	fail "run-gate --workspace ($id) wrote no report in the second"
+[ "$(sha256sum "$WS/01-reference/outputs.jsonl" \
+    "$WS/02-onnx/onnx-report.json")" = "$first" ] ||
+	fail "the jobs on the second workspace rewrote the first's evidence"
 keys q
 wait_exit 0
 finish

@@ -485,6 +485,48 @@ test_missing(void **state)
 	lab_release(&lab);
 }
 
+/* A workspace found by host and path: on a local host however spelt, on
+ * an ssh host only as written; how many match when the caller names
+ * neither or one. */
+static void
+test_find_workspace(void **state)
+{
+	char dir[] = "/tmp/calops-labws.XXXXXX", err[512], *text, *spelt;
+	const struct lab_workspace *w;
+	struct lab lab;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	text = xasprintf("hosts:\n  - {name: local, transport: local}\n"
+	    "  - {name: far, transport: ssh, address: far.example}\n"
+	    "workspaces:\n  - {host: local, path: %s}\n"
+	    "  - {host: far, path: /srv/a}\n  - {host: far, path: /srv/b}\n"
+	    "  - {host: local, path: /srv/b}\n", dir);
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	spelt = xasprintf("%s/./", dir);
+	w = lab_find_workspace(&lab, "local", spelt, &n);
+	assert_non_null(w);
+	assert_string_equal(w->path, dir);
+	assert_int_equal(n, 1);
+	/* Not a local host: the path as written only. */
+	assert_null(lab_find_workspace(&lab, "far", "/srv/a/", &n));
+	assert_int_equal(n, 0);
+	w = lab_find_workspace(&lab, "far", NULL, &n);
+	assert_string_equal(w->path, "/srv/a");
+	assert_int_equal(n, 2);
+	w = lab_find_workspace(&lab, NULL, "/srv/b", &n);
+	assert_string_equal(w->host, "far");
+	assert_int_equal(n, 2);
+	assert_null(lab_find_workspace(&lab, "nowhere", NULL, &n));
+	assert_int_equal(n, 0);
+	lab_release(&lab);
+	free(spelt);
+	free(text);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -496,6 +538,7 @@ main(void)
 		cmocka_unit_test(test_v2_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_find_workspace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

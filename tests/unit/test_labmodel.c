@@ -467,7 +467,7 @@ test_replay(void **state)
 	assert_true(soak->done == 70 && soak->total == 3600);
 	assert_true(soak->first_ts == 100 && soak->last_ts == 160);
 	assert_ptr_equal(labmodel_latest(lm, LJOB_SOAK, NULL), soak);
-	assert_null(labmodel_gate_job(lm, 9, NULL));	/* it ended */
+	assert_null(labmodel_gate_job(lm, 9, NULL, NULL));	/* it ended */
 
 	/* The metrics of the soak, the repeated seq's sample not among them. */
 	s = metrics_find(soak->metrics, "local", 1, "ttft_ms");
@@ -521,7 +521,8 @@ test_commands(void **state)
 	const char *text = "hosts:\n  - {name: local, transport: local, "
 	    "chips: [0, 1, 2, 3]}\n  - {name: far, transport: ssh, address: "
 	    "far.example, protected: true}\nworkspaces:\n  - {host: local, "
-	    "path: /srv/ws}\nrunner: calrt-sim --time-scale 3000\n";
+	    "path: /srv/ws}\n  - {host: local, path: /srv/ws2}\nrunner: "
+	    "calrt-sim --time-scale 3000\n";
 	struct transport_status st;
 	struct transport *t;
 
@@ -555,6 +556,18 @@ test_commands(void **state)
 	    "'missing-tensor bad-csr oob-slice kv-full submit-busy wait-timeout "
 	    "ccu-exception reset-warmup' calrt-sim --time-scale 3000"));
 	assert_non_null(strstr(cmd, "for s in $scenarios; do"));
+	/* The host's second workspace when named; not one of its own:
+	 * refused. */
+	spec.workspace = "/srv/ws2";
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), 0);
+	assert_non_null(strstr(cmd, "' calops-g7 /srv/ws2/05-calbin/package "));
+	spec.workspace = "/srv/ws3";
+	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), -1);
+	assert_string_equal(err, "'/srv/ws3' is not a workspace of host "
+	    "'local' in the lab file");
+	spec.workspace = NULL;
 	/* No such scenario; no lab job for G3; no workspace on far. */
 	spec.kind = LJOB_FAULT;
 	spec.scenario = "meltdown";
@@ -754,8 +767,8 @@ test_catching_up_and_workspaces(void **state)
 	    "\"hello\"}\n";
 	const struct labmodel_cb cb = { .warn = on_warn };
 	char dir[] = "/tmp/calops-catchup.XXXXXX", err[512], *text, *ws;
-	char *old_state, *real, *other;
-	const struct ljob *mine, *theirs, *old;
+	char *old_state, *real, *other, *ws2, *real2, *dotted;
+	const struct ljob *mine, *theirs, *old, *second;
 	struct labmodel *lm;
 	struct loop *l;
 	struct lab lab;
@@ -767,6 +780,10 @@ test_catching_up_and_workspaces(void **state)
 	assert_int_equal(mkdir(ws, 0700), 0);
 	real = realpath(ws, NULL);
 	assert_non_null(real);
+	ws2 = xasprintf("%s/ws2", dir);
+	assert_int_equal(mkdir(ws2, 0700), 0);
+	real2 = realpath(ws2, NULL);
+	assert_non_null(real2);
 	other = xasprintf(",\"workspace\":\"%s/elsewhere\"", dir);
 	put_in(dir, "soak-mine.json", xasprintf("{\"v\":1,\"id\":"
 	    "\"soak-mine\",\"host\":\"local\",\"kind\":\"soak\","
@@ -774,21 +791,28 @@ test_catching_up_and_workspaces(void **state)
 	    "\"command\":\"x\",\"label\":\"soak 24h\",\"started\":3000,"
 	    "\"workspace\":\"%s\"}", real));
 	put_in(dir, "soak-mine.jsonl", xstrdup(mirror));
+	put_in(dir, "soak-second.json", xasprintf("{\"v\":1,\"id\":"
+	    "\"soak-second\",\"host\":\"local\",\"kind\":\"soak\","
+	    "\"gate\":9,\"chip\":-1,\"chips\":[0],\"target_s\":86400,"
+	    "\"command\":\"x\",\"label\":\"soak 24h\",\"started\":2000,"
+	    "\"workspace\":\"%s\"}", real2));
+	put_in(dir, "soak-second.jsonl", xstrdup(mirror));
 	put_in(dir, "soak-theirs.json", xasprintf(meta, "soak-theirs", 4000,
 	    other));
 	put_in(dir, "soak-theirs.jsonl", xstrdup(mirror));
 	put_in(dir, "soak-old.json", xasprintf(meta, "soak-old", 1000, ""));
 	put_in(dir, "soak-old.jsonl", xstrdup(mirror));
 	text = xasprintf("hosts:\n  - {name: local, transport: local, "
-	    "chips: [0]}\nworkspaces:\n  - {host: local, path: %s}\n", ws);
+	    "chips: [0]}\nworkspaces:\n  - {host: local, path: %s}\n"
+	    "  - {host: local, path: %s}\n", ws, ws2);
 	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
 	    sizeof err), 0);
 	l = loop_new();
 	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
 	    sizeof err);
 	assert_non_null(lm);
-	assert_int_equal(labmodel_njobs(lm), 3);
-	mine = theirs = old = NULL;
+	assert_int_equal(labmodel_njobs(lm), 4);
+	mine = theirs = old = second = NULL;
 	for (i = 0; i < labmodel_njobs(lm); i++) {
 		const struct ljob *j = labmodel_job(lm, i);
 
@@ -803,6 +827,8 @@ test_catching_up_and_workspaces(void **state)
 			theirs = j;
 		if (strcmp(j->id, "soak-old") == 0)
 			old = j;
+		if (strcmp(j->id, "soak-second") == 0)
+			second = j;
 	}
 	assert_non_null(mine);
 	assert_non_null(theirs);
@@ -811,7 +837,19 @@ test_catching_up_and_workspaces(void **state)
 	assert_non_null(old);
 	assert_true(old->here);		/* recorded with no workspace */
 	/* The newest job of this lab's: mine, not theirs (newer). */
-	assert_ptr_equal(labmodel_gate_job(lm, 9, NULL), mine);
+	assert_ptr_equal(labmodel_gate_job(lm, 9, NULL, NULL), mine);
+	/* Per workspace of the host: the second's soak is its own, however
+	 * its folder is spelt, and the first's (mine) is not it. */
+	assert_non_null(second);
+	assert_true(second->here);
+	assert_ptr_equal(labmodel_gate_job(lm, 9, "local", ws), mine);
+	assert_ptr_equal(labmodel_gate_job(lm, 9, "local", ws2), second);
+	dotted = xasprintf("%s/../ws2/", ws);
+	assert_ptr_equal(labmodel_gate_job(lm, 9, "local", dotted), second);
+	assert_string_equal(labmodel_host_workspace(lm, "local", dotted), ws2);
+	assert_string_equal(labmodel_host_workspace(lm, "local", NULL), ws);
+	assert_null(labmodel_host_workspace(lm, "local", dir));
+	free(dotted);
 	assert_ptr_equal(labmodel_latest(lm, LJOB_SOAK, NULL), mine);
 	loop_add_timer(l, 10, until_replayed, lm);
 	loop_run(l);
@@ -825,6 +863,8 @@ test_catching_up_and_workspaces(void **state)
 	free(other);
 	free(real);
 	free(ws);
+	free(real2);
+	free(ws2);
 	end_private_state(dir, old_state);
 }
 

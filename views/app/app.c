@@ -447,6 +447,12 @@ app_workspace_host(const struct app *a)
 	return a->ws_host;
 }
 
+const char *
+app_workspace_lab_host(const struct app *a)
+{
+	return a->ws_lab_host;
+}
+
 /* Stop evaluating and watching the workspace the board shows. */
 static void
 ws_stop(struct app *a)
@@ -499,6 +505,7 @@ app_open_workspace(struct app *a, const char *host, const char *path)
 	free(a->ws);
 	a->ws = xstrdup(path);
 	a->ws_host = h->transport == LAB_LOCAL ? NULL : h->name;
+	a->ws_lab_host = h->name;
 	boardmodel_release(&a->board);
 	boardmodel_init(&a->board);
 	app_switch_tab(a, view_tab(0));
@@ -1155,14 +1162,17 @@ lab_open(struct app *a, const char *path, char *err, size_t errlen)
 			const struct lab_host *h = lab_host(&a->lab,
 			    a->lab.workspaces[i].host);
 
-			if (h != NULL && h->transport == LAB_LOCAL)
+			if (h != NULL && h->transport == LAB_LOCAL) {
 				a->ws = xstrdup(a->lab.workspaces[i].path);
+				a->ws_lab_host = h->name;
+			}
 		}
 		/* None here: the first one, on its SSH host. */
 		if (a->ws == NULL && a->lab.nworkspaces > 0) {
 			a->ws = xstrdup(a->lab.workspaces[0].path);
 			a->ws_host = lab_host(&a->lab,
 			    a->lab.workspaces[0].host)->name;
+			a->ws_lab_host = a->ws_host;
 		}
 		if (a->ws == NULL) {
 			errbuf_set(err, errlen, "'%s' names no workspace",
@@ -1180,6 +1190,7 @@ lab_open(struct app *a, const char *path, char *err, size_t errlen)
 		a->lab.workspaces[0].path = xstrdup(path);
 		a->lab.nworkspaces = 1;
 		a->ws = xstrdup(path);
+		a->ws_lab_host = a->lab.hosts[0].name;
 	}
 	if (bench_lag_init())
 		cb.applied = lab_applied;

@@ -52,6 +52,9 @@ struct loop	*app_loop(const struct app *a);
 const char	*app_workspace(const struct app *a);
 /* The SSH host the workspace is on, or NULL: this machine. */
 const char	*app_workspace_host(const struct app *a);
+/* The lab host the workspace is on, local or SSH: a gate's job from the
+ * board runs there, in it. */
+const char	*app_workspace_lab_host(const struct app *a);
 /* Every workspace of the lab with its board (the Workspaces screen's),
  * made when first asked for and kept while the console runs. */
 struct fleet	*app_fleet(struct app *a);

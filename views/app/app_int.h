@@ -35,6 +35,9 @@ struct app {
 	 * this machine.  Its board comes from `calops check --stream` run
 	 * there, again when `calops watch` there says it changed. */
 	const char	*ws_host;
+	/* The lab host it is on, local or SSH (borrowed from the lab): its
+	 * gates' jobs run there, in it. */
+	const char	*ws_lab_host;
 	struct rstream	*reval;		/* that check, or NULL */
 	struct rstream	*rwatch;	/* that watch, or NULL */
 	bool		 rwatch_live;	/* it said it is watching */
