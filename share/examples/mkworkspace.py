@@ -32,9 +32,11 @@ complete/'s generations and may approve promote and rollback on a copy.
 
 Everything is deterministic: fixed dates, fixed seeds, a counter-mode
 SHA-256 byte stream and a splitmix64 generator instead of `random`, fixed
-key order.  Two runs give byte-identical trees.  Binary "weights", ONNX
-files and calbin files are pseudo-random filler; every size and hash that
-names them is computed from the bytes written.
+key order.  Two runs give byte-identical trees.  Binary "weights" and
+calbin files are pseudo-random filler; every size and hash that names them
+is computed from the bytes written.  model.onnx is a real ONNX protobuf
+whose graph has the operators op-inventory.json lists, its weights in
+model.onnx.data.
 
 Ed25519 is the RFC 8032 section 6 reference code (pure Python, standard
 library only).  The keys come from fixed, public seeds: they are example
@@ -724,6 +726,79 @@ def gen_reference(ws, ctx):
 
 
 # ---------------------------------------------------------------------------
+# ONNX, written as protobuf (onnx.proto3): a real ModelProto whose graph has
+# the nodes op_inventory() counts and whose weights are initializers in
+# model.onnx.data, so that a checker can read it (calrt-sim onnx-check lists
+# its operators).  The nodes are chained one after another: the structure
+# is not a transformer's, only the operator counts are.
+
+
+def pb_varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def pb_len(field, payload):
+    return pb_varint(field << 3 | 2) + pb_varint(len(payload)) + payload
+
+
+def pb_int(field, n):
+    return pb_varint(field << 3) + pb_varint(n)
+
+
+def pb_str(field, s):
+    return pb_len(field, s.encode())
+
+
+def onnx_value_info(name, elem_type):
+    # ValueInfoProto {name = 1, type = 2 {tensor_type = 1 {elem_type = 1}}}
+    return pb_str(1, name) + pb_len(2, pb_len(1, pb_int(1, elem_type)))
+
+
+def onnx_model(ops, data_len, chunk):
+    """ModelProto bytes: ops is [(op_type, domain, count)] in graph order;
+    the initializers cover model.onnx.data's data_len bytes, chunk each."""
+    nodes = bytearray()
+    prev, k = "input_ids", 0
+    for op_type, domain, count in ops:
+        for _ in range(count):
+            out = "t%d" % k
+            node = pb_str(1, prev) + pb_str(2, out) + \
+                pb_str(3, "/model/%s_%d" % (op_type, k)) + pb_str(4, op_type)
+            if domain != "ai.onnx":
+                node += pb_str(7, domain)
+            nodes += pb_len(1, node)
+            prev, k = out, k + 1
+    graph = bytes(nodes) + pb_str(2, "main_graph")
+    for i, off in enumerate(range(0, data_len, chunk)):
+        n = min(chunk, data_len - off)
+        # TensorProto {dims = 1, data_type = 2 (16: bfloat16), name = 8,
+        # external_data = 13 {key = 1, value = 2}, data_location = 14}
+        t = pb_int(1, n // 2) + pb_int(2, 16) + pb_str(8, "weight.%d" % i)
+        for key, value in (("location", "model.onnx.data"), ("offset", str(off)),
+                           ("length", str(n))):
+            t += pb_len(13, pb_str(1, key) + pb_str(2, value))
+        graph += pb_len(5, t + pb_int(14, 1))
+    graph += pb_len(11, onnx_value_info("input_ids", 7))
+    graph += pb_len(11, onnx_value_info("position_ids", 7))
+    graph += pb_len(12, onnx_value_info("logits", 1))
+    domains = ["ai.onnx"] + sorted({d for _, d, _ in ops if d != "ai.onnx"})
+    opsets = b"".join(pb_len(8, (pb_str(1, d) if d != "ai.onnx" else b"") +
+                             pb_int(2, OPSET if d == "ai.onnx" else 1)) for d in domains)
+    # ModelProto {ir_version = 1, producer_name = 2, producer_version = 3,
+    # graph = 7, opset_import = 8}
+    return pb_int(1, 8) + pb_str(2, "pytorch") + pb_str(3, "2.4.1") + \
+        pb_len(7, graph) + opsets
+
+
+# ---------------------------------------------------------------------------
 # G2/G3: ONNX export and op support
 
 
@@ -813,9 +888,14 @@ def gen_onnx(ws, ctx, profile):
         "output:",
         "  logits: %s" % ylist([1, 1, VOCAB]),
         ""]))
-    old_onnx = fake_bytes("onnx/model.onnx/export-1", 48 * 1024)
-    new_onnx = fake_bytes("onnx/model.onnx/export-2", 48 * 1024 + 512)
     data = fake_bytes("onnx/model.onnx.data", 192 * 1024)
+    inv = op_inventory()
+    new_ops = [(o["op_type"], o["domain"], o["count"]) for o in inv]
+    # export 1 decomposed RoPE into ops of the default domain
+    old_ops = [(t, d, c) for t, d, c in new_ops if d == "ai.onnx"] + \
+        [("Slice", "ai.onnx", 4 * LAYERS), ("Neg", "ai.onnx", 2 * LAYERS)]
+    old_onnx = onnx_model(old_ops, len(data), 12 * 1024)
+    new_onnx = onnx_model(new_ops, len(data), 12 * 1024)
     # export 1 decomposed RoPE; export 2 (today's file in both profiles) emits
     # com.microsoft RotaryEmbedding.  midproject: the report still names export 1
     ws.write_bytes("02-onnx/model.onnx", new_onnx)
@@ -824,7 +904,6 @@ def gen_onnx(ws, ctx, profile):
     ctx["first_export_sha256"] = sha256_hex(old_onnx)
     reported = sha256_hex(old_onnx) if profile == "midproject" else ctx["onnx_sha256"]
 
-    inv = op_inventory()
     ws.write_json("02-onnx/op-inventory.json", inv)
     pre = [1, 16, 17, 128, 1024, M - 1]
     dec = [1, 16, 128, 1024, M - 1]

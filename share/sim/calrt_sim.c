@@ -45,7 +45,7 @@ static const struct command {
 	{ "validate", C_VALIDATE, sim_validate, 0, "the package validator (§10) -> validation.json" },
 	{ "compile", C_COMPILE, sim_compile, IN_ROOT | PLAIN, "the compiler (§9.3) -> the package; a text log" },
 	{ "reference", C_REFERENCE, sim_reference, IN_ROOT, "the reference harness (§5.1) -> outputs.jsonl, rerun" },
-	{ "onnx-check", C_ONNX, sim_onnx_check, IN_ROOT, "the ONNX checks (§6.3) -> onnx-report.json" },
+	{ "onnx-check", C_ONNX, sim_onnx_check, IN_ROOT, "the ONNX checks (§6.3) -> onnx-report.json, op-inventory.json" },
 	{ "conformance", C_CONFORMANCE, sim_conformance, IN_ROOT, "runner vs server (§12.3) -> runner-vs-server.json" },
 };
 

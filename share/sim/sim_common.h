@@ -18,9 +18,9 @@
  * of §6.3 (G2) and `conformance` for the adapter conformance of §12.3 (G8).
  *
  * The command files (sim_golden.c, sim_fault.c, sim_soak.c,
- * sim_validate.c, sim_compile.c, sim_reference.c, sim_onnx.c,
- * sim_conformance.c) get a struct sim
- * with the options parsed and the workspace located; sim_common.c holds what
+ * sim_validate.c, sim_compile.c, sim_reference.c, sim_onnx.c with its
+ * model reader sim_onnxpb.c, sim_conformance.c) get a struct sim with the
+ * options parsed and the workspace located; sim_common.c holds what
  * they share: the event writer, the clock, the random streams, the G0 facts
  * and atomic file writes.  All strings in struct sim_opts are borrowed from
  * argv; everything else in struct sim is owned by it (sim_release).

@@ -1,33 +1,44 @@
 /*
  * sim_onnx.c: `onnx-check`, a stand-in for the ONNX checks of runbook §6.3
- * (python -m onnx.checker, then compare_reference_onnx.py against the
- * reference), for G2's lab job: it writes 02-onnx/onnx-report.json in the
- * shape G2 reads (workspace.md G2).
+ * (python -m onnx.checker, list_onnx_ops.py, then compare_reference_onnx.py
+ * against the reference), for G2's lab job: it writes
+ * 02-onnx/onnx-report.json and 02-onnx/op-inventory.json in the shapes G2
+ * reads (workspace.md G2).
  *
- * What it can know it measures: the model's SHA-256 and the external data
- * file's size and SHA-256 (model.onnx.data, when the export config says
- * external_data: true), the opset and the shape profiles from the export
- * config, the reference's greedy outputs (the float32 records of
- * 01-reference/outputs.jsonl that generated something, and that file's
- * SHA-256).  Having no ONNX runtime, it reports the checker as ok, every
- * greedy output matched, every profile consistent and tensor errors drawn
- * under their tolerances -- unless --greedy-mismatch N says that N greedy
- * outputs differ, which G2.greedy refuses.
- *
- * op-inventory.json (list_onnx_ops.py) is not written: it is read from the
- * graph, and the simulator has none.
+ * What it can know it measures.  The model is read as the ONNX protobuf it
+ * is (sim_onnxpb.h) and checked as onnx.checker would on what matters
+ * here: an IR version, a graph with nodes, the default domain's opset
+ * imported and equal to the export config's, every node's domain
+ * imported, and every initializer kept as external data inside a file
+ * beside the model, within that file's size.  The external data files the
+ * graph names are listed with their size and SHA-256; the operators, with
+ * their domain, opset and count, go to the inventory in the order they
+ * first appear.  A model the checker refuses gets a report that says why
+ * (G2.checker) and no inventory.  From the export config come the shape
+ * profiles, from 01-reference/outputs.jsonl the greedy outputs (the float32
+ * records that generated something, and that file's SHA-256).  Having no
+ * ONNX runtime, it reports every greedy output matched, every profile
+ * consistent and tensor errors drawn under their tolerances -- unless
+ * --greedy-mismatch N says that N greedy outputs differ, which G2.greedy
+ * refuses.
  */
 #include "calops.h"
 
 #include <sys/stat.h>
 
+#include <inttypes.h>
+
 #include "sim_common.h"
+#include "sim_onnxpb.h"
 
 #define EXPORT_CONFIG	"02-onnx/export-config.yaml"
 #define MODEL		"02-onnx/model.onnx"
-#define MODEL_DATA	"02-onnx/model.onnx.data"
 #define REFERENCE	"01-reference/outputs.jsonl"
 #define REPORT		"02-onnx/onnx-report.json"
+#define INVENTORY	"02-onnx/op-inventory.json"
+#define MODEL_DIR	"02-onnx/"
+/* The largest model read: its weights belong in external data. */
+#define MODEL_READ_MAX	(256u << 20)
 
 static int
 count_greedy(void *arg, json_t *rec, size_t lineno)
@@ -124,16 +135,146 @@ tensors_report(struct rng *r)
 	return out;
 }
 
+/*
+ * The external data of m: each initializer's file beside the model, read
+ * within its size.  Each file once into files ({path, bytes, sha256});
+ * true, or false with why the checker refuses it.
+ */
+static bool
+check_external(struct sim *s, const struct onnx_model *m, json_t *files,
+    char *why, size_t len)
+{
+	const struct onnx_extern *e;
+	char hex[HASH_HEX_LEN + 1], err[512], *rel, *path;
+	const char *loc;
+	struct stat st;
+	json_t *f;
+	size_t i, k;
+	bool seen;
+	int rc;
+
+	for (i = 0; i < m->next; i++) {
+		e = &m->ext[i];
+		loc = e->location;
+		if (loc == NULL || loc[0] == '\0') {
+			snprintf(why, len, "initializer '%.64s' is external but "
+			    "names no location", e->tensor);
+			return false;
+		}
+		if (loc[0] == '/' || strcmp(loc, "..") == 0 ||
+		    strncmp(loc, "../", 3) == 0 || strstr(loc, "/../") != NULL ||
+		    (strlen(loc) >= 3 && strcmp(loc + strlen(loc) - 3,
+		    "/..") == 0)) {
+			snprintf(why, len, "initializer '%.64s': location "
+			    "'%.128s' is not a file beside the model", e->tensor,
+			    loc);
+			return false;
+		}
+		rel = xasprintf("%s%s", MODEL_DIR, loc);
+		path = xasprintf("%s/%s", s->ws, rel);
+		rc = stat(path, &st);
+		if (rc == -1 || !S_ISREG(st.st_mode)) {
+			snprintf(why, len, "initializer '%.64s': %.128s: %s",
+			    e->tensor, rel, rc == -1 ? strerror(errno) :
+			    "not a file");
+			free(rel);
+			free(path);
+			return false;
+		}
+		free(path);
+		if (e->offset > (int64_t)st.st_size || (e->length >= 0 &&
+		    e->length > (int64_t)st.st_size - e->offset)) {
+			snprintf(why, len, "initializer '%.64s' reads %" PRId64
+			    " bytes from byte %" PRId64 " of %.128s, which has %"
+			    PRId64, e->tensor, e->length, e->offset, rel,
+			    (int64_t)st.st_size);
+			free(rel);
+			return false;
+		}
+		seen = false;
+		for (k = 0; k < json_array_size(files) && !seen; k++)
+			seen = strcmp(json_string_value(json_object_get(
+			    json_array_get(files, k), "path")), loc) == 0;
+		if (!seen) {
+			if (sim_ws_sha256(s, rel, hex, err, sizeof err) == -1) {
+				snprintf(why, len, "initializer '%.64s': %s",
+				    e->tensor, err);
+				free(rel);
+				return false;
+			}
+			f = json_pack("{s:s, s:I, s:s}", "path", loc, "bytes",
+			    (json_int_t)st.st_size, "sha256", hex);
+			json_array_append_new(files, f);
+		}
+		free(rel);
+	}
+	return true;
+}
+
+/* onnx.checker's verdict on m, where it matters to G2: true, or false with
+ * why in why. */
+static bool
+check_model(struct sim *s, const struct onnx_model *m, json_int_t opset,
+    json_t *files, char *why, size_t len)
+{
+	int64_t have = onnx_opset(m, "");
+	size_t i;
+
+	if (m->ir_version <= 0)
+		snprintf(why, len, "the model gives no ir_version");
+	else if (!m->has_graph || m->nnodes == 0)
+		snprintf(why, len, "the model's graph has no nodes");
+	else if (have < 0)
+		snprintf(why, len, "the model imports no opset of the default "
+		    "domain (ai.onnx)");
+	else if (have != (int64_t)opset)
+		snprintf(why, len, "the model imports opset %" PRId64 " of "
+		    "ai.onnx; %s says %" JSON_INTEGER_FORMAT, have,
+		    EXPORT_CONFIG, opset);
+	else {
+		for (i = 0; i < m->nops; i++)
+			if (onnx_opset(m, m->ops[i].domain) < 0) {
+				snprintf(why, len, "node %zu (%s) is in domain "
+				    "'%s', which the model does not import",
+				    m->ops[i].first, m->ops[i].op_type,
+				    m->ops[i].domain);
+				return false;
+			}
+		return check_external(s, m, files, why, len);
+	}
+	return false;
+}
+
+/* list_onnx_ops.py's inventory of m: [{op_type, domain, opset, count}]. */
+static json_t *
+inventory(const struct onnx_model *m)
+{
+	json_t *out = json_array();
+	const struct onnx_op *o;
+	size_t i;
+
+	for (i = 0; i < m->nops; i++) {
+		o = &m->ops[i];
+		json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:I}",
+		    "op_type", o->op_type, "domain", o->domain[0] != '\0' ?
+		    o->domain : "ai.onnx", "opset", (json_int_t)onnx_opset(m,
+		    o->domain), "count", (json_int_t)o->count));
+	}
+	return out;
+}
+
 int
 sim_onnx_check(struct sim *s)
 {
-	char err[512], model[HASH_HEX_LEN + 1], data[HASH_HEX_LEN + 1];
-	char ref[HASH_HEX_LEN + 1], when[32], *path, *rel;
-	json_t *report, *files, *opset, *ext;
+	char err[512], model[HASH_HEX_LEN + 1], why[640];
+	char ref[HASH_HEX_LEN + 1], when[32], *path, *rel, *bytes = NULL;
+	json_t *report, *files, *opset, *inv = NULL, *arts;
 	json_int_t total = 0, mismatched = (json_int_t)s->o.mismatches;
-	struct stat st;
+	struct onnx_model m;
 	struct rng r;
 	struct doc d;
+	size_t size;
+	bool ok;
 	int rc;
 
 	if (sim_ws_doc(s, EXPORT_CONFIG, true, &d, err, sizeof err) == -1)
@@ -144,36 +285,36 @@ sim_onnx_check(struct sim *s)
 		return sim_fail(s, "%s: 'opset' is not an integer: the vendor's "
 		    "opset is not confirmed", EXPORT_CONFIG);
 	}
-	if (sim_ws_sha256(s, MODEL, model, err, sizeof err) == -1) {
+	if (sim_ws_sha256(s, MODEL, model, err, sizeof err) == -1 ||
+	    sim_ws_read(s, MODEL, MODEL_READ_MAX, &bytes, &size, err,
+	    sizeof err) == -1) {
 		doc_release(&d);
 		return sim_fail(s, "onnx.checker: %s", err);
 	}
-	sim_log(s, "info", "onnx.checker %s: ok (opset %" JSON_INTEGER_FORMAT
-	    ", sha256 %.12s...)", MODEL, json_integer_value(opset), model);
 	files = json_array();
-	ext = json_object_get(d.root, "external_data");
-	path = xasprintf("%s/%s", s->ws, MODEL_DATA);
-	if (json_is_true(ext)) {
-		rc = stat(path, &st);
-		if (rc == -1)
-			errbuf_set(err, sizeof err, "%s: %s", MODEL_DATA,
-			    strerror(errno));
-		if (rc == -1 || sim_ws_sha256(s, MODEL_DATA, data, err,
-		    sizeof err) == -1) {
-			free(path);
-			json_decref(files);
-			doc_release(&d);
-			return sim_fail(s, "external data: %s", err);
-		}
-		json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path",
-		    "model.onnx.data", "bytes", (json_int_t)st.st_size,
-		    "sha256", data));
-	}
-	free(path);
+	if (onnx_parse((const unsigned char *)bytes, size, &m, err,
+	    sizeof err) != 0) {
+		snprintf(why, sizeof why, "%s is not an ONNX model: %.512s",
+		    MODEL, err);
+		ok = false;
+	} else if ((ok = check_model(s, &m, json_integer_value(opset), files,
+	    why, sizeof why)))
+		inv = inventory(&m);
+	free(bytes);
+	if (ok)
+		sim_log(s, "info", "onnx.checker %s: ok (opset %"
+		    JSON_INTEGER_FORMAT ", %zu nodes, %zu operator types, %zu "
+		    "external data file%s)", MODEL, json_integer_value(opset),
+		    m.nnodes, m.nops, json_array_size(files),
+		    json_array_size(files) == 1 ? "" : "s");
+	else
+		sim_log(s, "error", "onnx.checker: %s", why);
+	onnx_release(&m);
 	if (sim_ws_sha256(s, REFERENCE, ref, err, sizeof err) == -1 ||
 	    sim_ws_jsonl(s, REFERENCE, count_greedy, &total, err,
 	    sizeof err) == -1) {
 		json_decref(files);
+		json_decref(inv);
 		doc_release(&d);
 		return sim_fail(s, "the reference (G1's job first): %s", err);
 	}
@@ -184,8 +325,8 @@ sim_onnx_check(struct sim *s)
 	report = json_pack("{s:s, s:s, s:O, s:s, s:s, s:{s:o}, "
 	    "s:{s:s, s:s, s:I, s:I}, s:o, s:s}",
 	    "schema", "calculet-onnx-report/v1", "model_sha256", model,
-	    "opset", opset, "checker", "ok", "shape_inference", "ok",
-	    "external_data", "files", files,
+	    "opset", opset, "checker", ok ? "ok" : why, "shape_inference",
+	    ok ? "ok" : "not run", "external_data", "files", files,
 	    "greedy", "reference_sha256", ref, "dtype", "float32", "total",
 	    total, "matched", total - mismatched,
 	    "tensors", tensors_report(&r),
@@ -196,6 +337,7 @@ sim_onnx_check(struct sim *s)
 	    json_object_get(d.root, "profiles"))) == 0 &&
 	    json_object_size(json_object_get(report, "profiles")) == 0) {
 		json_decref(report);
+		json_decref(inv);
 		doc_release(&d);
 		return sim_fail(s, "%s: 'profiles' names no profile (a mapping "
 		    "of names, or a list of names or of objects with a name)",
@@ -205,19 +347,31 @@ sim_onnx_check(struct sim *s)
 	sim_log(s, mismatched > 0 ? "error" : "info", "compare_reference_onnx: "
 	    "greedy %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
 	    " matched", total - mismatched, total);
+	arts = json_array();
+	path = xasprintf("%s/%s", s->ws, INVENTORY);
+	rc = inv != NULL ? sim_write_json(path, inv, err, sizeof err) : 0;
+	json_decref(inv);
+	if (rc == 0 && inv != NULL) {
+		rel = sim_relpath(s, path);
+		json_array_append_new(arts, json_string(rel));
+		free(rel);
+	}
+	free(path);
 	path = s->o.output != NULL ? xstrdup(s->o.output) :
 	    xasprintf("%s/%s", s->ws, REPORT);
-	rc = sim_write_json(path, report, err, sizeof err);
+	if (rc == 0)
+		rc = sim_write_json(path, report, err, sizeof err);
 	json_decref(report);
 	if (rc != 0) {
 		free(path);
+		json_decref(arts);
 		return sim_fail(s, "%s", err);
 	}
 	rel = sim_relpath(s, path);
-	rc = sim_result(s, mismatched > 0 ? "fail" : "pass", json_pack(
-	    "{s:I, s:I}", "greedy_total", total, "greedy_matched", total -
-	    mismatched), json_pack("[s]", rel));
+	json_array_append_new(arts, json_string(rel));
 	free(rel);
 	free(path);
-	return rc;
+	return sim_result(s, !ok || mismatched > 0 ? "fail" : "pass",
+	    json_pack("{s:b, s:I, s:I}", "checker_ok", ok, "greedy_total",
+	    total, "greedy_matched", total - mismatched), arts);
 }

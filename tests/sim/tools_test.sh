@@ -191,10 +191,48 @@ cmp -s "$work/outputs.jsonl" "$ws/01-reference/outputs.jsonl" &&
 cp "$work/prompts.jsonl" "$ws/01-reference/prompts.jsonl"
 
 # --- G2: the ONNX checks --------------------------------------------------
-rm "$ws/02-onnx/onnx-report.json"
+rm "$ws/02-onnx/onnx-report.json" "$ws/02-onnx/op-inventory.json"
 tool onnx-check
 expect_rc 0 "onnx-check"
 gate G2 pass
+# The inventory is counted from model.onnx's nodes: the one the example
+# generator lists for the graph it wrote.
+python3 - "$demo/02-onnx/op-inventory.json" "$ws/02-onnx/op-inventory.json" \
+    <<'EOF' && ok "the op inventory is the graph's" || bad "the op inventory"
+import json, sys
+want, got = (json.load(open(p)) for p in sys.argv[1:])
+sys.exit(0 if want == got and len(got) > 10 else "%r != %r" % (got, want))
+EOF
+# The checker: each refusal is G2.checker's, with no inventory written.
+onnx=$ws/02-onnx
+cp "$onnx/model.onnx" "$onnx/model.onnx.data" "$work/"
+refused_model() {	# refused_model WHAT TEXT
+	rm -f "$onnx/op-inventory.json"
+	tool onnx-check
+	expect_rc 1 "onnx-check on $1"
+	gate G2 fail G2.checker "$2"
+	[ -e "$onnx/op-inventory.json" ] && bad "$1: an inventory was written"
+	cp "$work/model.onnx" "$work/model.onnx.data" "$onnx/"
+}
+truncate -s 100000 "$onnx/model.onnx.data"
+refused_model "external data cut short" \
+    "reads 12288 bytes from byte 98304 of 02-onnx/model.onnx.data, which has 100000"
+head -c 30000 "$work/model.onnx" >"$onnx/model.onnx"
+refused_model "a model cut short" \
+    "02-onnx/model.onnx is not an ONNX model: byte 18: field 7 says"
+printf '\x08\x08\x3f\x01' >"$onnx/model.onnx"
+refused_model "a model with a group" "byte 2: field 7 has wire type 7"
+: >"$onnx/model.onnx"
+refused_model "an empty model" "byte 0: the file is empty"
+rm "$onnx/model.onnx.data"
+refused_model "no external data" "02-onnx/model.onnx.data: No such file"
+cp "$onnx/export-config.yaml" "$work/export-config.yaml"
+sed -i 's|^opset: 17$|opset: 18|' "$onnx/export-config.yaml"
+refused_model "an opset the config does not say" \
+    "the model imports opset 17 of ai.onnx; 02-onnx/export-config.yaml says 18"
+cp "$work/export-config.yaml" "$onnx/export-config.yaml"
+tool onnx-check
+expect_rc 0 "onnx-check once the model is whole again"
 tool onnx-check --greedy-mismatch 3
 expect_rc 1 "onnx-check --greedy-mismatch 3"
 gate G2 fail G2.greedy "115 of 118"

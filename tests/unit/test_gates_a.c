@@ -1423,7 +1423,7 @@ g5_config_and_bound(void **state)
 	expect_no_finding(ev, "G5", "G5.bound");
 
 	ws_reset(w, "another onnx hash: stale");
-	ws_replace(w, CCONFIG, "onnx_sha256: \"a", "onnx_sha256: \"b");
+	ws_flip_hex(w, CCONFIG, "onnx_sha256: \"");
 	ev = ws_eval(w);
 	expect_status(ev, "G5", GS_STALE);
 	expect_finding(ev, "G5", "G5.bound", SEV_STALE);
@@ -1643,7 +1643,7 @@ status_fail_blocked_stale(void **state)
 
 	/* fail > blocked > stale, on G5. */
 	ws_remove(w, SCRIPT);
-	ws_replace(w, CCONFIG, "onnx_sha256: \"a", "onnx_sha256: \"b");
+	ws_flip_hex(w, CCONFIG, "onnx_sha256: \"");
 	ws_json_set(w, BUILDS, "/0/exit_code", json_integer(1));
 	ev = ws_eval(w);
 	expect_finding(ev, "G5", "G5.script", SEV_BLOCKED);
@@ -1659,7 +1659,7 @@ status_fail_blocked_stale(void **state)
 	ev = ws_eval(w);
 	expect_status(ev, "G5", GS_STALE);
 
-	ws_replace(w, CCONFIG, "onnx_sha256: \"b", "onnx_sha256: \"a");
+	ws_flip_hex(w, CCONFIG, "onnx_sha256: \"");
 	ev = ws_eval(w);
 	expect_status(ev, "G5", GS_PASS);
 

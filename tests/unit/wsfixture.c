@@ -232,6 +232,23 @@ ws_replace(struct wsfix *w, const char *rel, const char *old, const char *new)
 	free(data);
 }
 
+void
+ws_flip_hex(struct wsfix *w, const char *rel, const char *after)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *data = ws_slurp(w, rel, NULL), *at;
+	const char *d;
+
+	if ((at = strstr(data, after)) == NULL)
+		fail_msg("'%s' does not contain '%s'", rel, after);
+	at += strlen(after);
+	if (*at == '\0' || (d = strchr(hex, *at)) == NULL)
+		fail_msg("'%s': no hex digit after '%s'", rel, after);
+	*at = hex[(d - hex) ^ 1];
+	ws_write_str(w, rel, data);
+	free(data);
+}
+
 size_t
 ws_replace_all(struct wsfix *w, const char *rel, const char *old,
     const char *new)

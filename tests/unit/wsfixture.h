@@ -85,6 +85,10 @@ char	*ws_slurp(const struct wsfix *w, const char *rel, size_t *len);
 /* Replace the first occurrence of old by new; fails the test when absent. */
 void	 ws_replace(struct wsfix *w, const char *rel, const char *old,
 	    const char *new);
+/* Change the hex digit right after the first occurrence of after to
+ * another (its value's lowest bit flipped: twice gives it back); fails the
+ * test when absent or not a hex digit. */
+void	 ws_flip_hex(struct wsfix *w, const char *rel, const char *after);
 /* Replace every occurrence; returns how many (fails the test on none). */
 size_t	 ws_replace_all(struct wsfix *w, const char *rel, const char *old,
 	    const char *new);
