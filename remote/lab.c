@@ -768,18 +768,23 @@ lab_find_workspace(const struct lab *lab, const char *host, const char *path,
 	const struct lab_workspace *found = NULL, *w;
 	const struct lab_host *h;
 	size_t i, n = 0;
+	int pass;
 
-	for (i = 0; i < lab->nworkspaces; i++) {
-		w = &lab->workspaces[i];
-		if (host != NULL && strcmp(w->host, host) != 0)
-			continue;
-		if (path != NULL && (h = lab_host(lab, w->host)) != NULL &&
-		    !(h->transport == LAB_LOCAL ? same_local_folder(w->path,
-		    path) : strcmp(w->path, path) == 0))
-			continue;
-		if (n++ == 0)
-			found = w;
-	}
+	/* The path as the lab file writes it first: a folder listed twice
+	 * under two spellings (a link to it) is still named by either. */
+	for (pass = 0; pass < 2 && n == 0; pass++)
+		for (i = 0; i < lab->nworkspaces; i++) {
+			w = &lab->workspaces[i];
+			if (host != NULL && strcmp(w->host, host) != 0)
+				continue;
+			if (path != NULL && (pass == 0 ? strcmp(w->path,
+			    path) != 0 : (h = lab_host(lab, w->host)) == NULL ||
+			    h->transport != LAB_LOCAL ||
+			    !same_local_folder(w->path, path)))
+				continue;
+			if (n++ == 0)
+				found = w;
+		}
 	if (count != NULL)
 		*count = n;
 	return found;

@@ -154,9 +154,10 @@ const struct lab_host *lab_host(const struct lab *lab, const char *name);
 /*
  * The first workspace of the lab file on host (NULL: any host) at path
  * (NULL: any path), or NULL; how many match in *count when count is not
- * NULL.  On a local host, path names the workspace when it is the same
- * folder, however spelt ("labdemo/", a link to it); on an ssh host only
- * the path as the lab file gives it does.
+ * NULL.  The path as the lab file gives it names a workspace first; when
+ * none has it, on a local host, path names a workspace that is the same
+ * folder however spelt ("labdemo/", a link to it); on an ssh host only the
+ * path as written does.
  */
 const struct lab_workspace *lab_find_workspace(const struct lab *lab,
 	    const char *host, const char *path, size_t *count);

@@ -27,7 +27,9 @@
 #include <sys/stat.h>
 
 #include <inttypes.h>
+#include <unistd.h>
 
+#include "base/text.h"
 #include "sim_common.h"
 #include "sim_onnxpb.h"
 
@@ -148,67 +150,93 @@ check_external(struct sim *s, const struct onnx_model *m, json_t *files,
 	char hex[HASH_HEX_LEN + 1], err[512], *rel, *path;
 	const char *loc;
 	struct stat st;
+	json_int_t size = -1;
 	json_t *f;
 	size_t i, k;
-	bool seen;
-	int rc;
+	int nt;
 
 	for (i = 0; i < m->next; i++) {
 		e = &m->ext[i];
 		loc = e->location;
+		nt = onnx_clip(e->tensor, 64);
 		if (loc == NULL || loc[0] == '\0') {
-			snprintf(why, len, "initializer '%.64s' is external but "
-			    "names no location", e->tensor);
+			snprintf(why, len, "initializer '%.*s' is external but "
+			    "names no location", nt, e->tensor);
 			return false;
 		}
 		if (loc[0] == '/' || strcmp(loc, "..") == 0 ||
 		    strncmp(loc, "../", 3) == 0 || strstr(loc, "/../") != NULL ||
 		    (strlen(loc) >= 3 && strcmp(loc + strlen(loc) - 3,
 		    "/..") == 0)) {
-			snprintf(why, len, "initializer '%.64s': location "
-			    "'%.128s' is not a file beside the model", e->tensor,
-			    loc);
+			snprintf(why, len, "initializer '%.*s': location "
+			    "'%.*s' is not a file beside the model", nt,
+			    e->tensor, onnx_clip(loc, 128), loc);
 			return false;
 		}
 		rel = xasprintf("%s%s", MODEL_DIR, loc);
-		path = xasprintf("%s/%s", s->ws, rel);
-		rc = stat(path, &st);
-		if (rc == -1 || !S_ISREG(st.st_mode)) {
-			snprintf(why, len, "initializer '%.64s': %.128s: %s",
-			    e->tensor, rel, rc == -1 ? strerror(errno) :
-			    "not a file");
-			free(rel);
-			free(path);
-			return false;
-		}
-		free(path);
-		if (e->offset > (int64_t)st.st_size || (e->length >= 0 &&
-		    e->length > (int64_t)st.st_size - e->offset)) {
-			snprintf(why, len, "initializer '%.64s' reads %" PRId64
-			    " bytes from byte %" PRId64 " of %.128s, which has %"
-			    PRId64, e->tensor, e->length, e->offset, rel,
-			    (int64_t)st.st_size);
-			free(rel);
-			return false;
-		}
-		seen = false;
-		for (k = 0; k < json_array_size(files) && !seen; k++)
-			seen = strcmp(json_string_value(json_object_get(
-			    json_array_get(files, k), "path")), loc) == 0;
-		if (!seen) {
-			if (sim_ws_sha256(s, rel, hex, err, sizeof err) == -1) {
-				snprintf(why, len, "initializer '%.64s': %s",
+		for (k = 0, f = NULL; k < json_array_size(files) && f == NULL;
+		    k++)
+			if (strcmp(json_string_value(json_object_get(
+			    json_array_get(files, k), "path")), loc) == 0)
+				f = json_array_get(files, k);
+		if (f != NULL)
+			size = json_integer_value(json_object_get(f, "bytes"));
+		else {
+			/* Hashed first: that read keeps to the workspace
+			 * (a link out of it is refused), so no size of a
+			 * file outside is ever looked at or said. */
+			path = xasprintf("%s/%s", s->ws, rel);
+			if (sim_ws_sha256(s, rel, hex, err, sizeof err) == -1)
+				snprintf(why, len, "initializer '%.*s': %s", nt,
 				    e->tensor, err);
+			else if (stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+				snprintf(why, len, "initializer '%.*s': %.*s: "
+				    "not a file", nt, e->tensor,
+				    onnx_clip(rel, 160), rel);
+			else {
+				size = (json_int_t)st.st_size;
+				json_array_append_new(files, json_pack("{s:s, "
+				    "s:I, s:s}", "path", loc, "bytes", size,
+				    "sha256", hex));
+				f = files;
+			}
+			free(path);
+			if (f == NULL) {
 				free(rel);
 				return false;
 			}
-			f = json_pack("{s:s, s:I, s:s}", "path", loc, "bytes",
-			    (json_int_t)st.st_size, "sha256", hex);
-			json_array_append_new(files, f);
 		}
+		if (e->offset > size)
+			snprintf(why, len, "initializer '%.*s' starts at byte %"
+			    PRId64 " of %.*s, which has %" JSON_INTEGER_FORMAT,
+			    nt, e->tensor, e->offset, onnx_clip(rel, 160), rel,
+			    size);
+		else if (e->length >= 0 && e->length > size - e->offset)
+			snprintf(why, len, "initializer '%.*s' reads %" PRId64
+			    " bytes from byte %" PRId64 " of %.*s, which has %"
+			    JSON_INTEGER_FORMAT, nt, e->tensor, e->length,
+			    e->offset, onnx_clip(rel, 160), rel, size);
 		free(rel);
+		if (e->offset > size || (e->length >= 0 && e->length > size -
+		    e->offset))
+			return false;
 	}
 	return true;
+}
+
+/* s cut at its first byte that is not UTF-8: a message that ends in one
+ * cut short by its buffer (a long path in a file error) must still go
+ * into JSON. */
+static void
+whole_chars(char *s)
+{
+	size_t n = strlen(s), i = 0, k;
+	uint32_t cp;
+
+	while (i < n && (k = text_utf8_decode((const unsigned char *)s + i,
+	    n - i, &cp)) > 0)
+		i += k;
+	s[i] = '\0';
 }
 
 /* onnx.checker's verdict on m, where it matters to G2: true, or false with
@@ -266,7 +294,7 @@ inventory(const struct onnx_model *m)
 int
 sim_onnx_check(struct sim *s)
 {
-	char err[512], model[HASH_HEX_LEN + 1], why[640];
+	char err[512], model[HASH_HEX_LEN + 1], why[640] = "";
 	char ref[HASH_HEX_LEN + 1], when[32], *path, *rel, *bytes = NULL;
 	json_t *report, *files, *opset, *inv = NULL, *arts;
 	json_int_t total = 0, mismatched = (json_int_t)s->o.mismatches;
@@ -301,6 +329,7 @@ sim_onnx_check(struct sim *s)
 	    why, sizeof why)))
 		inv = inventory(&m);
 	free(bytes);
+	whole_chars(why);
 	if (ok)
 		sim_log(s, "info", "onnx.checker %s: ok (opset %"
 		    JSON_INTEGER_FORMAT ", %zu nodes, %zu operator types, %zu "
@@ -350,6 +379,13 @@ sim_onnx_check(struct sim *s)
 	arts = json_array();
 	path = xasprintf("%s/%s", s->ws, INVENTORY);
 	rc = inv != NULL ? sim_write_json(path, inv, err, sizeof err) : 0;
+	/* A refused model has no inventory: the last one is of another
+	 * model, and G2 and G3 would judge it. */
+	if (inv == NULL && unlink(path) == -1 && errno != ENOENT) {
+		errbuf_set(err, sizeof err, "%s: %s", INVENTORY,
+		    strerror(errno));
+		rc = -1;
+	}
 	json_decref(inv);
 	if (rc == 0 && inv != NULL) {
 		rel = sim_relpath(s, path);

@@ -143,6 +143,34 @@ pb_want(const struct pb_field *f, int wire, const char *msg,
 	    name, f->num, wires[f->wire], wires[wire]);
 }
 
+/* A number field that must fit an int64: 0, or -1 said. */
+static int
+pb_int64(const struct pb_field *f, const char *msg, const char *name,
+    int64_t *v, char *err, size_t len)
+{
+	if (pb_want(f, WIRE_VARINT, msg, name, err, len) != 0)
+		return -1;
+	if (f->v > INT64_MAX)
+		return pb_fail(f->at, err, len, "%s.%s is %" PRIu64 ", over "
+		    "2^63 - 1", msg, name, f->v);
+	*v = (int64_t)f->v;
+	return 0;
+}
+
+int
+onnx_clip(const char *s, int max)
+{
+	int n = 0;
+
+	while (n < max && s[n] != '\0')
+		n++;
+	/* Back to the start of a character cut by max. */
+	if (s[n] != '\0')
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	return n;
+}
+
 /* A string field, copied: UTF-8 with no control character, or for a
  * name (name set) only [A-Za-z0-9_.-]. */
 static int
@@ -194,8 +222,8 @@ pb_decimal(const struct pb_field *f, const char *key, int64_t *v, char *err,
 	n = strtoll(text, &end, 10);
 	if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 ||
 	    n < 0)
-		rc = pb_fail(f->at, err, len, "external_data %s '%.32s' is "
-		    "not a byte count", key, text);
+		rc = pb_fail(f->at, err, len, "external_data %s '%.*s' is "
+		    "not a byte count", key, onnx_clip(text, 32), text);
 	else
 		*v = n;
 	free(text);
@@ -209,8 +237,14 @@ read_opset(struct pb *b, struct onnx_model *m, char *err, size_t len)
 	struct pb_field f;
 	int rc;
 
-	m->opsets = xreallocarray(m->opsets, m->nopsets + 1,
-	    sizeof *m->opsets);
+	if (m->nopsets == ONNX_OPSETS_MAX)
+		return pb_fail(b->key, err, len, "more than %d opset imports",
+		    ONNX_OPSETS_MAX);
+	if (m->nopsets == m->opsets_cap) {
+		m->opsets_cap = m->opsets_cap == 0 ? 8 : 2 * m->opsets_cap;
+		m->opsets = xreallocarray(m->opsets, m->opsets_cap,
+		    sizeof *m->opsets);
+	}
 	o = &m->opsets[m->nopsets++];
 	o->domain = xstrdup("");
 	o->version = -1;
@@ -218,17 +252,40 @@ read_opset(struct pb *b, struct onnx_model *m, char *err, size_t len)
 		if (f.num == 1 && pb_string(&f, "opset_import", "domain", true,
 		    &o->domain, err, len) != 0)
 			return -1;
-		if (f.num == 2) {
-			if (pb_want(&f, WIRE_VARINT, "opset_import", "version",
-			    err, len) != 0)
-				return -1;
-			o->version = (int64_t)f.v;
-		}
+		if (f.num == 2 && pb_int64(&f, "opset_import", "version",
+		    &o->version, err, len) != 0)
+			return -1;
 	}
 	if (rc == 0 && o->version < 0)
 		return pb_fail(b->key, err, len, "an opset_import names no "
 		    "version");
 	return rc;
+}
+
+/* The slot of (op_type, domain) in m's table: the operator's, or the
+ * empty one where it would go (FNV-1a, linear probing; the table is twice
+ * ONNX_OPS_MAX, so it never fills). */
+static size_t
+op_slot(const struct onnx_model *m, const char *op_type, const char *domain)
+{
+	const struct onnx_op *o;
+	uint64_t h = 14695981039346656037u;
+	const char *c;
+	size_t i;
+
+	for (c = op_type; *c != '\0'; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211u;
+	h = (h ^ 0xff) * 1099511628211u;	/* no name byte: a separator */
+	for (c = domain; *c != '\0'; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211u;
+	for (i = h % ONNX_OPS_SLOTS;; i = (i + 1) % ONNX_OPS_SLOTS) {
+		if (m->op_slots[i] == 0)
+			return i;
+		o = &m->ops[m->op_slots[i] - 1];
+		if (strcmp(o->op_type, op_type) == 0 &&
+		    strcmp(o->domain, domain) == 0)
+			return i;
+	}
 }
 
 static int
@@ -237,7 +294,7 @@ read_node(struct pb *b, struct onnx_model *m, char *err, size_t len)
 	char *op_type = NULL, *domain = xstrdup("");
 	struct pb_field f;
 	struct onnx_op *o;
-	size_t i;
+	size_t i = 0, slot;
 	int rc;
 
 	while ((rc = pb_next(b, &f, err, len)) == 1)
@@ -253,17 +310,24 @@ read_node(struct pb *b, struct onnx_model *m, char *err, size_t len)
 		    m->nnodes);
 	if (rc == 0 && strcmp(domain, "ai.onnx") == 0)
 		domain[0] = '\0';
-	for (i = 0; rc == 0 && i < m->nops; i++)
-		if (strcmp(m->ops[i].op_type, op_type) == 0 &&
-		    strcmp(m->ops[i].domain, domain) == 0)
-			break;
+	if (rc == 0 && m->op_slots == NULL)
+		m->op_slots = xcalloc(ONNX_OPS_SLOTS, sizeof *m->op_slots);
+	if (rc == 0) {
+		slot = op_slot(m, op_type, domain);
+		i = m->op_slots[slot] != 0 ? m->op_slots[slot] - 1 : m->nops;
+	}
 	if (rc == 0 && i == m->nops) {
 		if (m->nops == ONNX_OPS_MAX)
 			rc = pb_fail(b->key, err, len, "more than %d "
 			    "operator types", ONNX_OPS_MAX);
 		else {
-			m->ops = xreallocarray(m->ops, m->nops + 1,
-			    sizeof *m->ops);
+			if (m->nops == m->ops_cap) {
+				m->ops_cap = m->ops_cap == 0 ? 32 :
+				    2 * m->ops_cap;
+				m->ops = xreallocarray(m->ops, m->ops_cap,
+				    sizeof *m->ops);
+			}
+			m->op_slots[slot] = m->nops + 1;
 			o = &m->ops[m->nops++];
 			o->op_type = op_type;
 			o->domain = domain;
@@ -340,16 +404,24 @@ read_initializer(struct pb *b, struct onnx_model *m, char *err, size_t len)
 		if (rc == -1)
 			break;
 	}
+	if (rc == 0 && external && m->next == ONNX_EXTERN_MAX)
+		rc = pb_fail(b->key, err, len, "more than %u initializers kept "
+		    "as external data", ONNX_EXTERN_MAX);
 	if (rc == 0 && external) {
 		if (e.tensor == NULL)
 			e.tensor = xstrdup("");
-		m->ext = xreallocarray(m->ext, m->next + 1, sizeof *m->ext);
+		if (m->next == m->ext_cap) {
+			m->ext_cap = m->ext_cap == 0 ? 64 : 2 * m->ext_cap;
+			m->ext = xreallocarray(m->ext, m->ext_cap,
+			    sizeof *m->ext);
+		}
 		m->ext[m->next++] = e;
 		return 0;
 	}
 	if (rc == 0 && entries)
-		rc = pb_fail(b->key, err, len, "initializer '%.64s' has "
+		rc = pb_fail(b->key, err, len, "initializer '%.*s' has "
 		    "external_data but its data_location is not EXTERNAL",
+		    onnx_clip(e.tensor != NULL ? e.tensor : "", 64),
 		    e.tensor != NULL ? e.tensor : "");
 	free(e.tensor);
 	free(e.location);
@@ -391,10 +463,9 @@ onnx_parse(const unsigned char *p, size_t n, struct onnx_model *m, char *err,
 		return pb_fail(0, err, len, "the file is empty");
 	while ((rc = pb_next(&b, &f, err, len)) == 1) {
 		if (f.num == 1) {
-			if (pb_want(&f, WIRE_VARINT, "model", "ir_version", err,
-			    len) != 0)
+			if (pb_int64(&f, "model", "ir_version",
+			    &m->ir_version, err, len) != 0)
 				return -1;
-			m->ir_version = (int64_t)f.v;
 		} else if (f.num == 7) {
 			if (m->has_graph)
 				return pb_fail(f.at, err, len, "a second graph");
@@ -442,6 +513,7 @@ onnx_release(struct onnx_model *m)
 	}
 	free(m->opsets);
 	free(m->ops);
+	free(m->op_slots);
 	free(m->ext);
 	memset(m, 0, sizeof *m);
 }

@@ -15,6 +15,11 @@
 /* The most distinct operator types a model may use: a hostile file of a
  * million distinct names would make the count quadratic. */
 #define ONNX_OPS_MAX	4096
+#define ONNX_OPS_SLOTS	(2 * ONNX_OPS_MAX)	/* its lookup table */
+/* A model imports a few opsets and keeps at most some thousands of
+ * tensors outside; a file of millions is refused, not stored. */
+#define ONNX_OPSETS_MAX	256
+#define ONNX_EXTERN_MAX	(1u << 20)
 
 struct onnx_opset {
 	char		*domain;	/* "" for the default, ai.onnx */
@@ -48,6 +53,10 @@ struct onnx_model {
 	struct onnx_extern	*ext;
 	size_t			 next;
 	size_t			 ninit;	/* initializers, external or not */
+	/* the reader's own: room in the arrays, and ops by name (index + 1,
+	 * 0 for none) */
+	size_t			 opsets_cap, ops_cap, ext_cap;
+	size_t			*op_slots;
 };
 
 /* Decode n bytes of a model into *m (zeroed first); 0, or -1 with "byte
@@ -55,6 +64,9 @@ struct onnx_model {
 int	 onnx_parse(const unsigned char *p, size_t n, struct onnx_model *m,
 	    char *err, size_t len);
 void	 onnx_release(struct onnx_model *m);
+/* How many bytes of s, at most max, end on a whole UTF-8 character: for
+ * "%.*s", so that a message never cuts one in two. */
+int	 onnx_clip(const char *s, int max);
 /* The version m imports for domain ("" or "ai.onnx": the default), or
  * -1 when it imports none. */
 int64_t	 onnx_opset(const struct onnx_model *m, const char *domain);

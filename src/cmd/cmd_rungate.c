@@ -148,9 +148,13 @@ pick_workspace(const struct lab *lab, const char *host, const char *path)
 		fprintf(stderr, "calops: %s%s%s names no workspace\n",
 		    host != NULL ? "the lab file on host '" : "the lab file",
 		    host != NULL ? host : "", host != NULL ? "'" : "");
+	else if (path != NULL && host != NULL)
+		fprintf(stderr, "calops: '%s' is %zu workspaces of host '%s': "
+		    "give the path as the lab file writes it\n", path, n, host);
 	else if (path != NULL)
-		fprintf(stderr, "calops: '%s' is a workspace of several hosts: "
-		    "say which with --host\n", path);
+		fprintf(stderr, "calops: '%s' is %zu workspaces of the lab file: "
+		    "say which with --host, or give the path as the lab file "
+		    "writes it\n", path, n);
 	else
 		fprintf(stderr, "calops: %s%s%s has %zu workspaces: say which "
 		    "with --workspace%s\n", host != NULL ? "host '" :

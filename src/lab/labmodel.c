@@ -624,6 +624,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	struct ljob_int *j;
 	char label[160], id[JOB_ID_MAX + 1], *meta, why[256];
 	struct buf b;
+	ssize_t k;
 	size_t i;
 
 	if (labmodel_start_refused(lm) != NULL) {
@@ -650,7 +651,13 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j = xcalloc(1, sizeof *j);
 	j->pub.host = xstrdup(h->h->name);
 	j->pub.id = xstrdup(id);
-	j->pub.workspace = labmodel_ws_key(h, w.ws);
+	/* The key the host's list holds for it, not resolved again: a folder
+	 * made or a link moved since the console started must not make the
+	 * job another workspace's (labmodel_gate_job would miss it, and a
+	 * second job for the gate could start there). */
+	k = host_ws_index(lm, h, w.ws);
+	j->pub.workspace = k >= 0 && h->ws_key[k] != NULL ?
+	    xstrdup(h->ws_key[k]) : labmodel_ws_key(h, w.ws);
 	j->pub.kind = spec_kind(spec);
 	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : j->pub.kind ==
 	    LJOB_GATE ? spec->gate : 7;

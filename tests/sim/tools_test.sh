@@ -203,36 +203,79 @@ import json, sys
 want, got = (json.load(open(p)) for p in sys.argv[1:])
 sys.exit(0 if want == got and len(got) > 10 else "%r != %r" % (got, want))
 EOF
-# The checker: each refusal is G2.checker's, with no inventory written.
+# The checker: each refusal is G2.checker's, and the inventory of the
+# model before it is gone (G2 and G3 would judge it).
 onnx=$ws/02-onnx
 cp "$onnx/model.onnx" "$onnx/model.onnx.data" "$work/"
-refused_model() {	# refused_model WHAT TEXT
-	rm -f "$onnx/op-inventory.json"
+refused_model() {	# refused_model WHAT TEXT: onnx-check on the broken model
+	[ -s "$onnx/op-inventory.json" ] || bad "$1: no inventory before"
 	tool onnx-check
 	expect_rc 1 "onnx-check on $1"
 	gate G2 fail G2.checker "$2"
-	[ -e "$onnx/op-inventory.json" ] && bad "$1: an inventory was written"
+	if [ -e "$onnx/op-inventory.json" ]; then
+		bad "$1: the last inventory stayed"
+	fi
+}
+whole_model() {		# whole_model: back as it was, and its inventory
+	rm -f "$onnx/model.onnx" "$onnx/model.onnx.data"
 	cp "$work/model.onnx" "$work/model.onnx.data" "$onnx/"
+	tool onnx-check
+	expect_rc 0 "onnx-check on the whole model again"
 }
 truncate -s 100000 "$onnx/model.onnx.data"
 refused_model "external data cut short" \
     "reads 12288 bytes from byte 98304 of 02-onnx/model.onnx.data, which has 100000"
+whole_model
 head -c 30000 "$work/model.onnx" >"$onnx/model.onnx"
 refused_model "a model cut short" \
     "02-onnx/model.onnx is not an ONNX model: byte 18: field 7 says"
+whole_model
 printf '\x08\x08\x3f\x01' >"$onnx/model.onnx"
 refused_model "a model with a group" "byte 2: field 7 has wire type 7"
+whole_model
 : >"$onnx/model.onnx"
 refused_model "an empty model" "byte 0: the file is empty"
+whole_model
 rm "$onnx/model.onnx.data"
-refused_model "no external data" "02-onnx/model.onnx.data: No such file"
+refused_model "no external data" \
+    "initializer 'weight.0': '02-onnx/model.onnx.data' does not exist"
+whole_model
+printf 'secret\n' >"$work/outside.data"
+ln -sf "$work/outside.data" "$onnx/model.onnx.data"
+# Refused by the read that keeps to the workspace, before any size is
+# looked at: the outside file's 7 bytes are never said.
+refused_model "external data through a link out of the workspace" \
+    "initializer 'weight.0': '02-onnx/model.onnx.data' "
+if grep -q "which has 7" "$ws/02-onnx/onnx-report.json"; then
+	bad "the checker said the size of a file outside the workspace"
+fi
+whole_model
+[ "$(cat "$work/outside.data")" = secret ] ||
+    bad "the file outside the workspace was written"
+# A tensor's name of two-byte characters, cut to fit the message: still
+# UTF-8, so the report is written.
+python3 - "$top/share/examples/mkworkspace.py" "$onnx/model.onnx" <<'EOF'
+import sys
+src = open(sys.argv[1]).read().split("\ndef main")[0]
+g = {"__name__": "mkworkspace"}
+exec(src, g)
+t = g["pb_int"](2, 16) + g["pb_str"](8, "a" + "\u00e9" * 40)
+for k, v in (("location", "../elsewhere"), ("length", "1")):
+    t += g["pb_len"](13, g["pb_str"](1, k) + g["pb_str"](2, v))
+graph = g["pb_len"](1, g["pb_str"](4, "MatMul")) + \
+    g["pb_len"](5, t + g["pb_int"](14, 1))
+open(sys.argv[2], "wb").write(g["pb_int"](1, 8) + g["pb_len"](7, graph) +
+                             g["pb_len"](8, g["pb_int"](2, 17)))
+EOF
+refused_model "a long name of two-byte characters" \
+    "initializer 'a$(printf '\303\251%.0s' $(seq 31))': location '../elsewhere' is not a file beside the model"
+whole_model
 cp "$onnx/export-config.yaml" "$work/export-config.yaml"
 sed -i 's|^opset: 17$|opset: 18|' "$onnx/export-config.yaml"
 refused_model "an opset the config does not say" \
     "the model imports opset 17 of ai.onnx; 02-onnx/export-config.yaml says 18"
 cp "$work/export-config.yaml" "$onnx/export-config.yaml"
-tool onnx-check
-expect_rc 0 "onnx-check once the model is whole again"
+whole_model
 tool onnx-check --greedy-mismatch 3
 expect_rc 1 "onnx-check --greedy-mismatch 3"
 gate G2 fail G2.greedy "115 of 118"

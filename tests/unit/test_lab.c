@@ -492,22 +492,34 @@ static void
 test_find_workspace(void **state)
 {
 	char dir[] = "/tmp/calops-labws.XXXXXX", err[512], *text, *spelt;
+	char *link;
 	const struct lab_workspace *w;
 	struct lab lab;
 	size_t n;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
+	link = xasprintf("%s-link", dir);
+	assert_int_equal(symlink(dir, link), 0);
 	text = xasprintf("hosts:\n  - {name: local, transport: local}\n"
 	    "  - {name: far, transport: ssh, address: far.example}\n"
 	    "workspaces:\n  - {host: local, path: %s}\n"
 	    "  - {host: far, path: /srv/a}\n  - {host: far, path: /srv/b}\n"
-	    "  - {host: local, path: /srv/b}\n", dir);
+	    "  - {host: local, path: /srv/b}\n  - {host: local, path: %s}\n",
+	    dir, link);
 	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
 	    sizeof err), 0);
 	spelt = xasprintf("%s/./", dir);
+	/* The folder is listed twice, through a link: another spelling
+	 * names both, and each as written names its own. */
 	w = lab_find_workspace(&lab, "local", spelt, &n);
 	assert_non_null(w);
+	assert_string_equal(w->path, dir);
+	assert_int_equal(n, 2);
+	w = lab_find_workspace(&lab, "local", link, &n);
+	assert_string_equal(w->path, link);
+	assert_int_equal(n, 1);
+	w = lab_find_workspace(&lab, NULL, dir, &n);
 	assert_string_equal(w->path, dir);
 	assert_int_equal(n, 1);
 	/* Not a local host: the path as written only. */
@@ -524,6 +536,8 @@ test_find_workspace(void **state)
 	lab_release(&lab);
 	free(spelt);
 	free(text);
+	unlink(link);
+	free(link);
 	rmdir(dir);
 }
 
