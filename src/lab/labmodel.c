@@ -600,17 +600,50 @@ labmodel_command(const struct labmodel *lm, const struct ljob_spec *spec,
 	return labcmd_text(&w, spec, buf, len, err, errlen);
 }
 
+/*
+ * On a host with several workspaces, which one, by its folder's name, at
+ * the end of label ("G1 calrt-sim · qwen3-8b"): the Jobs screen and the
+ * action log tell two workspaces' jobs apart.  At most LABEL_WS_MAX bytes
+ * of the name, cut on a whole UTF-8 character.
+ */
+#define LABEL_WS_MAX	48
+static void
+label_workspace(const struct lhost *h, const char *ws, char *label,
+    size_t len)
+{
+	const char *base, *end;
+	size_t used = strlen(label);
+	int n;
+
+	if (h->nws < 2 || ws == NULL || used >= len)
+		return;
+	end = ws + strlen(ws);
+	while (end > ws + 1 && end[-1] == '/')
+		end--;
+	for (base = end; base > ws && base[-1] != '/'; base--)
+		;
+	n = end - base > LABEL_WS_MAX ? LABEL_WS_MAX : (int)(end - base);
+	while (n > 0 && base + n < end &&
+	    ((unsigned char)base[n] & 0xc0) == 0x80)
+		n--;
+	if (used + n + sizeof " · " > len)
+		return;
+	snprintf(label + used, len - used, " · %.*s", n, base);
+}
+
 int
 labmodel_label(const struct labmodel *lm, const struct ljob_spec *spec,
     char *buf, size_t len, char *err, size_t errlen)
 {
 	struct labcmd_where w;
 	struct strv argv;
+	struct lhost *h;
 
-	if (where(lm, spec, &w, err, errlen) == NULL ||
+	if ((h = where(lm, spec, &w, err, errlen)) == NULL ||
 	    labcmd_build(&w, spec, &argv, buf, len, err, errlen) != 0)
 		return -1;
 	labcmd_strv_free(&argv);
+	label_workspace(h, w.ws, buf, len);
 	return 0;
 }
 
@@ -641,6 +674,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	    labcmd_build(&w, spec, &argv, label, sizeof label, err,
 	    errlen) != 0)
 		return NULL;
+	label_workspace(h, w.ws, label, sizeof label);
 	if (h->t == NULL || make_host_dir(lm, h->h->name, err, errlen) != 0) {
 		if (h->t == NULL)
 			errbuf_set(err, errlen, "%s", h->err);

@@ -200,7 +200,8 @@ int		 labmodel_command(const struct labmodel *lm,
 		    const struct ljob_spec *spec, char *buf, size_t len,
 		    char *err, size_t errlen);
 /* What a spec's job is in words ("G7 golden + 8 faults · chip 0", as
- * ljob.label and the action log have it) into buf; 0, or -1 with err. */
+ * ljob.label and the action log have it; on a host with several
+ * workspaces its folder's name after " · ") into buf; 0, or -1 with err. */
 int		 labmodel_label(const struct labmodel *lm,
 		    const struct ljob_spec *spec, char *buf, size_t len,
 		    char *err, size_t errlen);

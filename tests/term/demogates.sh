@@ -140,7 +140,7 @@ keys g j Enter
 wait_re "^ G2 +✔ pass"			# the second's
 wait_re "^ G1 +(✘ fail|· pending)"
 on_gate 1 r
-wait_for "Start G1 calrt-sim on local?"
+wait_for "Start G1 calrt-sim · second on local?"
 wait_re "^ in +$D/second$"
 wait_for "type the gate (G1) to start it"
 send_text G1

@@ -100,7 +100,7 @@ WAIT_SECS=60 wait_re "^  host1 .*/ws2 "
 keys g j Enter
 WAIT_SECS=60 wait_re "^ G1 +(✘ fail|· pending)"	# the second's
 on_gate 1 r
-wait_for "Start G1 calrt-sim on host1?"
+wait_for "Start G1 calrt-sim · ws2 on host1?"
 wait_re "^ in +$WS2$"
 wait_for "type the gate (G1) to start it"
 send_text G1

@@ -562,6 +562,10 @@ test_commands(void **state)
 	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), 0);
 	assert_non_null(strstr(cmd, "' calops-g7 /srv/ws2/05-calbin/package "));
+	/* Two workspaces on the host: the label says which. */
+	assert_int_equal(labmodel_label(lm, &spec, cmd, sizeof cmd, err,
+	    sizeof err), 0);
+	assert_string_equal(cmd, "G7 golden + 8 faults · chip 0 · ws2");
 	spec.workspace = "/srv/ws3";
 	assert_int_equal(labmodel_command(lm, &spec, cmd, sizeof cmd, err,
 	    sizeof err), -1);
