@@ -52,6 +52,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -77,6 +78,7 @@
 #define BACKOFF_MAX_MS	60000
 #define CHANNELS_MAX	9	/* sshd's MaxSessions, 10, less the idle one */
 #define READ_BURST	(1u << 20)	/* bytes handed out per round */
+#define SSH_HEAP_KEEP	(8 << 20)	/* free heap kept: 4 channel windows */
 #define BATCH_MS	40	/* a trickling host is read this often */
 #define BATCH_BYTES	(64u << 10)	/* less in BATCH_MS is a trickle */
 #define GRID_IDLE_MAX	3	/* ticks with nothing before a trickle ends */
@@ -352,16 +354,29 @@ emit_line(struct ssh_chan *c, int k)
 	c->cut[k] = false;
 }
 
-/* Split what arrived into lines, as child.c does. */
+/* Split what arrived into lines, as child.c does.  A whole line with
+ * nothing held before it is handed over where it lies, its newline made
+ * the NUL a line ends with: a bulk read (a stream caught up after a
+ * reconnect) copies no byte twice. */
 static void
-take(struct ssh_chan *c, int k, const char *p, size_t n)
+take(struct ssh_chan *c, int k, char *p, size_t n)
 {
-	const char *nl;
+	char *nl;
 	size_t len, room;
 
 	while (n > 0) {
 		nl = memchr(p, '\n', n);
 		len = nl != NULL ? (size_t)(nl - p) : n;
+		if (nl != NULL && c->line[k].len == 0 && !c->cut[k] &&
+		    len <= CHILD_LINE_MAX) {
+			*nl = '\0';
+			if (!c->cancelled && c->cb->line != NULL)
+				c->cb->line(&c->base, p, len, k == 1, false,
+				    c->arg);
+			p += len + 1;
+			n -= len + 1;
+			continue;
+		}
 		room = CHILD_LINE_MAX - c->line[k].len;
 		if (len > room) {
 			buf_add(&c->line[k], p, room);
@@ -2084,6 +2099,14 @@ ssh_transport_new(struct loop *l, const struct lab_host *h,
 			errbuf_set(err, errlen, "libssh2 cannot start");
 			return NULL;
 		}
+		/* libssh2 takes in up to a channel window (2 MiB) of packets,
+		 * each its own malloc, before they are read, and frees them
+		 * all after: with glibc's 128 KiB trim threshold the heap's
+		 * top went back to the kernel and came again, page by page,
+		 * on every window of a bulk read (a page fault per 4 KiB
+		 * received, 11 % of a 1 GiB catch-up: tests/bench/
+		 * bench_ssh.sh).  Keep that much. */
+		(void)mallopt(M_TRIM_THRESHOLD, SSH_HEAP_KEEP);
 		inited = true;
 	}
 	s = xcalloc(1, sizeof *s);

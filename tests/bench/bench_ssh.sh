@@ -16,10 +16,14 @@
 #      (bench_ssh_helper: remote/ssh.c on the one poll loop, every line
 #      handed over as the console gets them) against OpenSSH's
 #      `ssh host cat FILE` (the target: >= 0.75x its throughput) and
-#      OpenSSH running the same `calops tail`.  Each is timed from the
-#      command's start to its end, less the same with a command that
-#      prints nothing (`calops version`, `true`): the remote login shell's
-#      start is not throughput.
+#      OpenSSH running the same `calops tail`, and libssh2 alone
+#      (bench_libssh2_cat: a blocking `cat FILE`, nothing done with the
+#      bytes), the ceiling of any transport on this libssh2, and OpenSSH's
+#      cat again with the cipher and MAC libssh2 negotiated (libssh2 1.10
+#      decrypts 16 bytes per call, OpenSSH a packet).  Each is timed
+#      from the command's start to its end, less the same with a command
+#      that prints nothing (`calops version`, `true`): the remote login
+#      shell's start is not throughput.
 #   2. the console, in tmux at 120x40, following one job on each of the
 #      $HOSTS hosts, each writing $RATE (default 200) events a second: its
 #      CPU over $WINDOW_S (default 30) seconds (target <= 3 % of a core),
@@ -65,8 +69,9 @@ need python3 python3
 [ -x /usr/sbin/sshd ] || need sshd openssh-server
 need ssh openssh-client
 need /usr/bin/time time
-cmake --build "$BUILD" --target bench_ssh_helper >/dev/null
+cmake --build "$BUILD" --target bench_ssh_helper bench_libssh2_cat >/dev/null
 HELPER=$BUILD/tests/bench_ssh_helper
+BARE=$BUILD/tests/bench_libssh2_cat
 
 WORK=$(mktemp -d "$HOME/.calops-bench-ssh.XXXXXX")
 L=$WORK/lab
@@ -144,6 +149,9 @@ id=$(rssh host1 calops run -- python3 "$WORK/gen.py" "$MB")
 wait_end host1 "$id"
 EV=$(job_events host1 "$id")
 size=$(stat -c %s "$EV")
+PORT1=$(ssh -F "$CFG" -G host1 2>/dev/null | awk '$1 == "port" { print $2 }')
+USER1=$(ssh -F "$CFG" -G host1 2>/dev/null | awk '$1 == "user" { print $2 }')
+KEY=$L/client/id_ed25519
 echo "  job $id on host1: $(wc -l <"$EV") events, $size bytes"
 : >"$WORK/t1"
 for _ in $(seq "$RUNS"); do
@@ -155,9 +163,19 @@ for _ in $(seq "$RUNS"); do
 	ob=$(wall rssh host1 true)
 	oc=$(wall rssh host1 cat "$EV")
 	ot=$(wall rssh host1 calops tail "$id" --from 1)
+	lb=$("$BARE" "$PORT1" "$USER1" "$KEY" true)
+	lc=$("$BARE" "$PORT1" "$USER1" "$KEY" "cat '$EV'")
+	[ "$(field bytes "$lc")" = "$size" ] ||
+		echo "  warning: libssh2 alone read $(field bytes "$lc")" \
+		    "bytes, not $size" >&2
+	# OpenSSH with the cipher and MAC libssh2 got: what the suite costs
+	# when a packet is decrypted whole.
+	os=$(wall rssh -c "$(field cipher "$lc")" -m "$(field mac "$lc")" \
+	    host1 cat "$EV")
 	echo "$(field run_ms "$b") $(field run_ms "$t") $ob $oc $ot" \
-	    >>"$WORK/t1"
+	    "$(field run_ms "$lb") $(field run_ms "$lc") $os" >>"$WORK/t1"
 done
+suite=$(field cipher "$lc")/$(field mac "$lc")
 col() { awk -v c="$1" '{ print $c }' "$WORK/t1" | median; }
 mbs() {	# mbs SECONDS: MiB/s of the file
 	awk -v s="$1" -v n="$size" 'BEGIN { printf "%.1f", n / 1048576 / s }'
@@ -165,13 +183,23 @@ mbs() {	# mbs SECONDS: MiB/s of the file
 ours=$(awk -v t="$(col 2)" -v b="$(col 1)" 'BEGIN { print (t - b) / 1000 }')
 ocat=$(awk -v t="$(col 4)" -v b="$(col 3)" 'BEGIN { print t - b }')
 otail=$(awk -v t="$(col 5)" -v b="$(col 3)" 'BEGIN { print t - b }')
+bare=$(awk -v t="$(col 7)" -v b="$(col 6)" 'BEGIN { print (t - b) / 1000 }')
+osuite=$(awk -v t="$(col 8)" -v b="$(col 3)" 'BEGIN { print t - b }')
 row "calops transport: calops tail" "$(mbs "$ours")" MiB/s
 row "OpenSSH: ssh host cat FILE" "$(mbs "$ocat")" MiB/s
 row "OpenSSH: ssh host calops tail" "$(mbs "$otail")" MiB/s
+row "OpenSSH, libssh2's cipher and MAC: cat FILE" "$(mbs "$osuite")" MiB/s
+row "libssh2 alone: cat FILE" "$(mbs "$bare")" MiB/s
 row "calops tail / ssh cat" "$(awk -v a="$ocat" -v b="$ours" \
 	'BEGIN { printf "%.2f", a / b }')" x ">=" 0.75
+row "libssh2 alone / ssh cat: its ceiling" \
+    "$(awk -v a="$ocat" -v b="$bare" 'BEGIN { printf "%.2f", a / b }')" x
+row "calops tail / libssh2 alone" "$(awk -v a="$bare" -v b="$ours" \
+	'BEGIN { printf "%.2f", a / b }')" x
 echo "  (raw medians: calops transport tail $(col 2) ms, version" \
-	"$(col 1) ms; OpenSSH cat $(col 4) s, tail $(col 5) s, true $(col 3) s)"
+	"$(col 1) ms; OpenSSH cat $(col 4) s, tail $(col 5) s, true $(col 3) s;" \
+	"libssh2 alone cat $(col 7) ms, true $(col 6) ms; the suite" \
+	"$suite, OpenSSH's cat with it $(col 8) s)"
 fi
 
 # ---- 3. connecting (before 2: it needs the hosts idle) ----
