@@ -1,18 +1,17 @@
 /*
  * hash.c: streaming, parallel and cached SHA-256 of files and trees.
  *
- * How bytes reach the digest, chosen per file by measurement on page-cached
- * data (2 GiB file, SHA-NI core at ~1.75 GB/s):
- * - below SMALL_FILE, read() into a per-worker buffer: one copy is cheaper
- *   than setting up and tearing down a mapping;
- * - otherwise the file is mapped read-only, WINDOW bytes at a time with
- *   MADV_SEQUENTIAL, and hashed in place; page faults (with fault-around)
- *   cost ~5% of the hash, a read() copy ~15%;
+ * How bytes reach the digest, chosen by measurement (a 2 GiB package of
+ * 2500 files, tests/bench/bench_release.sh, on a 2-core VM whose SHA-NI
+ * core hashes ~1.7 GB/s):
+ * - read() into a per-worker buffer of READ_BUF, small enough to stay in
+ *   the core's cache while it is hashed.  Hashing a mapping in place was
+ *   tried and dropped: its loads miss the cache (and, in a VM, the TLB) on
+ *   every line of page cache, which cost more than read()'s copy does --
+ *   1.07 s against 0.84 s warm, 1.40 s against 1.04 s cold, for 2077 MiB;
  * - a file of BIG_FILE or more, when a core would otherwise idle, is read by
  *   a helper thread in RING_BLOCK blocks into a ring of RING_N while this
  *   thread hashes: the hashing core then does nothing but hash;
- * - when mmap() is refused (/proc, some FUSE or network file systems) or the
- *   file shrinks under the mapping (SIGBUS, caught below), read() is used;
  * - from a cold disk, one file per thread keeps too few reads in flight: a
  *   virtual disk here read 945 MiB/s with 2 readers and 1318 with 32.  So
  *   the files up to AHEAD bytes past the one a worker takes are announced
@@ -21,10 +20,10 @@
  *   file's first page was found not cached (preadv2 RWF_NOWAIT): announcing
  *   files already in the cache cost a warm run 5%.
  *
- * Whatever the file's size, a hashing thread holds at most one window of it
- * (8 MiB mapped, or 8 MiB of ring): mapped pages count in the resident set,
- * and a 2 GiB file mapped whole was 2 GiB of RSS against a container's
- * memory limit (tests/hash/memory_test.sh measures the peak).
+ * Whatever the file's size, a hashing thread holds at most its buffer or
+ * the ring's 8 MiB of it: a 2 GiB file once mapped whole was 2 GiB of RSS
+ * against a container's memory limit (tests/hash/memory_test.sh measures
+ * the peak).
  *
  * Files are spread over a pool of threads, largest first so that the pool
  * finishes together.  Results are kept in a table keyed by (device, inode,
@@ -43,14 +42,11 @@
  */
 #include "calops.h"
 
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,9 +56,7 @@
 #include "base/buf.h"
 #include "ws/hash_int.h"
 
-#define SMALL_FILE	(128u << 10)	/* below: read() */
 #define READ_BUF	(256u << 10)	/* each worker's read() buffer */
-#define WINDOW		(8u << 20)	/* mapped at a time */
 #define RING_BLOCK	(2u << 20)	/* one read() into the ring */
 #define RING_N		4		/* ring blocks read ahead */
 #define BIG_FILE	(32u << 20)	/* worth a reader thread */
@@ -99,9 +93,6 @@ struct hashctx {
 static EVP_MD *sha256;
 static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 
-static _Thread_local sigjmp_buf *volatile bus_guard;
-static struct sigaction bus_old;
-static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 sha256_fetch(void)
@@ -116,45 +107,6 @@ hash_sha256_md(void)
 {
 	pthread_once(&sha256_once, sha256_fetch);
 	return sha256;
-}
-
-/*
- * A mapped file that shrinks under us raises SIGBUS on access: a thread
- * hashing a mapping jumps back to its guard and rereads the file with
- * read().  Any other SIGBUS gets the previous disposition back and happens
- * again, as it would have without us.
- */
-static void
-bus_handler(int sig, siginfo_t *si, void *uc)
-{
-	sigjmp_buf *jb = bus_guard;
-
-	(void)si;
-	(void)uc;
-	if (jb != NULL)
-		siglongjmp(*jb, 1);
-	sigaction(sig, &bus_old, NULL);
-}
-
-/* Put the handler in place unless it is: checked by each hash_new(), as
- * someone (a test harness) may have replaced it since. */
-static void
-bus_install(void)
-{
-	struct sigaction sa, cur;
-
-	pthread_mutex_lock(&bus_lock);
-	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
-	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != bus_handler)) {
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = bus_handler;
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGBUS, &sa, &bus_old) != 0)
-			fatal("cannot install a SIGBUS handler: %s",
-			    strerror(errno));
-	}
-	pthread_mutex_unlock(&bus_lock);
 }
 
 void
@@ -219,7 +171,6 @@ hash_new(const struct hasher_opts *opts)
 	struct hasher *h = xcalloc(1, sizeof *h);
 	long n;
 
-	bus_install();
 	h->table = hashcache_new();
 	if (opts != NULL && opts->threads > 0)
 		n = opts->threads;
@@ -312,38 +263,6 @@ hash_read(struct pool *p, struct hashctx *hc, int fd, uint64_t *bytes)
 		*bytes += (uint64_t)n;
 		atomic_fetch_add(&p->done, (uint64_t)n);
 	}
-}
-
-/* Hash the file through a mapping of one window at a time; -1 when it
- * cannot be mapped or shrank while hashed (nothing is then known about the
- * digest state). */
-static int
-hash_mmap(struct pool *p, struct hashctx *hc, int fd, uint64_t size)
-{
-	sigjmp_buf jb;
-	unsigned char *volatile base = NULL;
-	volatile size_t len = 0;
-	uint64_t off;
-
-	if (sigsetjmp(jb, 0) != 0) {
-		bus_guard = NULL;
-		munmap(base, len);
-		return -1;
-	}
-	for (off = 0; off < size; off += len) {
-		len = size - off < WINDOW ? (size_t)(size - off) : WINDOW;
-		base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
-		if (base == MAP_FAILED)
-			return -1;
-		(void)madvise(base, len, MADV_SEQUENTIAL);
-		bus_guard = &jb;
-		if (EVP_DigestUpdate(hc->ctx, base, len) != 1)
-			fatal("SHA-256 failed");
-		bus_guard = NULL;
-		munmap(base, len);
-		atomic_fetch_add(&p->done, len);
-	}
-	return 0;
 }
 
 /* Blocks read ahead by a helper thread, hashed by the caller. */
@@ -473,28 +392,14 @@ hash_fd(struct pool *p, struct hashctx *hc, int fd, uint64_t size,
     unsigned char *md, uint64_t *bytes)
 {
 	int err = -1;
-	bool tried = false;
 
 	*bytes = 0;
 	if (EVP_DigestInit_ex(hc->ctx, hash_sha256_md(), NULL) != 1)
 		fatal("SHA-256 failed");
-	if (size >= BIG_FILE && atomic_load(&p->active) < p->threads) {
+	/* The ring returns -1 only when no thread could be started, before
+	 * any byte was read. */
+	if (size >= BIG_FILE && atomic_load(&p->active) < p->threads)
 		err = hash_ring(p, hc, fd, bytes);
-		tried = true;
-	}
-	if (err == -1 && size >= SMALL_FILE) {
-		if ((err = hash_mmap(p, hc, fd, size)) == 0)
-			*bytes = size;
-		tried = true;
-	}
-	if (err == -1 && tried) {
-		/* Start again: a mapping may have been hashed in part. */
-		if (lseek(fd, 0, SEEK_SET) != 0)
-			return errno;
-		if (EVP_DigestInit_ex(hc->ctx, hash_sha256_md(), NULL) != 1)
-			fatal("SHA-256 failed");
-		*bytes = 0;
-	}
 	if (err == -1)
 		err = hash_read(p, hc, fd, bytes);
 	if (err == 0 && EVP_DigestFinal_ex(hc->ctx, md, NULL) != 1)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # memory_test.sh: hashing a file never maps or reads it whole (issue 10,
-# item 5): `calops hash` of a 2 GiB sparse file, on one thread (a mapping
-# window at a time) and with threads to spare (--threads 4, and the
+# item 5): `calops hash` of a 2 GiB sparse file, on one thread (a read
+# buffer at a time) and with threads to spare (--threads 4, and the
 # default on two cores or more: a reader thread fills a ring), keeps its
 # peak resident set (VmHWM: ru_maxrss of the child, from wait4) under
 # LIMIT_MB, and prints what sha256sum prints.  The figures are printed.
