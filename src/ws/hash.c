@@ -1,17 +1,22 @@
 /*
  * hash.c: streaming, parallel and cached SHA-256 of files and trees.
  *
- * How bytes reach the digest, chosen by measurement (a 2 GiB package of
- * 2500 files, tests/bench/bench_release.sh, on a 2-core VM whose SHA-NI
- * core hashes ~1.7 GB/s):
- * - read() into a per-worker buffer of READ_BUF, small enough to stay in
- *   the core's cache while it is hashed.  Hashing a mapping in place was
- *   tried and dropped: its loads miss the cache (and, in a VM, the TLB) on
- *   every line of page cache, which cost more than read()'s copy does --
- *   1.07 s against 0.84 s warm, 1.40 s against 1.04 s cold, for 2077 MiB;
- * - a file of BIG_FILE or more, when a core would otherwise idle, is read by
- *   a helper thread in RING_BLOCK blocks into a ring of RING_N while this
- *   thread hashes: the hashing core then does nothing but hash;
+ * How bytes reach the digest, chosen by measurement (tests/bench/
+ * bench_hash.sh and bench_release.sh, on a 2-core VM whose SHA-NI core
+ * hashes ~1.7 GB/s): read() into a per-worker buffer of READ_BUF, small
+ * enough to stay in the core's cache while it is hashed, on the thread
+ * that hashes.  Two ways to spare the hashing core the copy were tried and
+ * dropped, as each cost more than the copy:
+ * - hashing a mapping in place: its loads miss the cache (and, in a VM,
+ *   the TLB) on every line of page cache.  A release verify of 2077 MiB in
+ *   2500 files took 1.07 s warm and 1.40 s cold, against read()'s 0.84 s
+ *   and 1.04 s;
+ * - a second thread reading a big file into a ring of blocks while the
+ *   first hashes: every block then crosses from one core's cache to the
+ *   other's.  A 2 GiB file took 1.85 s warm, 1.97 s cold, against 1.42 s
+ *   and 1.56 s (openssl dgst: 1.49 s and 1.62 s).
+ * The kernel's readahead (POSIX_FADV_SEQUENTIAL) keeps the disk busy while
+ * a thread hashes, and across files:
  * - from a cold disk, one file per thread keeps too few reads in flight: a
  *   virtual disk here read 945 MiB/s with 2 readers and 1318 with 32.  So
  *   the files up to AHEAD bytes past the one a worker takes are announced
@@ -20,10 +25,9 @@
  *   file's first page was found not cached (preadv2 RWF_NOWAIT): announcing
  *   files already in the cache cost a warm run 5%.
  *
- * Whatever the file's size, a hashing thread holds at most its buffer or
- * the ring's 8 MiB of it: a 2 GiB file once mapped whole was 2 GiB of RSS
- * against a container's memory limit (tests/hash/memory_test.sh measures
- * the peak).
+ * Whatever the file's size, a hashing thread holds READ_BUF of it: a 2 GiB
+ * file once mapped whole was 2 GiB of RSS against a container's memory
+ * limit (tests/hash/memory_test.sh measures the peak).
  *
  * Files are spread over a pool of threads, largest first so that the pool
  * finishes together.  Results are kept in a table keyed by (device, inode,
@@ -57,9 +61,6 @@
 #include "ws/hash_int.h"
 
 #define READ_BUF	(256u << 10)	/* each worker's read() buffer */
-#define RING_BLOCK	(2u << 20)	/* one read() into the ring */
-#define RING_N		4		/* ring blocks read ahead */
-#define BIG_FILE	(32u << 20)	/* worth a reader thread */
 #define AHEAD		(64u << 20)	/* asked of the disk ahead of hashing */
 #define AHEAD_FILES	256		/* and at most so many files */
 #define MAX_THREADS	256
@@ -76,8 +77,6 @@ struct pool {
 	atomic_size_t		 asked;
 	uint64_t		*cum;
 	atomic_bool		 cold;	/* a file was not in the cache */
-	atomic_int		 active;	/* workers still taking jobs */
-	int			 threads;	/* cores we may keep busy */
 	atomic_uint_fast64_t	 done;		/* bytes hashed so far */
 	atomic_size_t		 finished;	/* jobs complete */
 	pthread_mutex_t		 mu;		/* for cv */
@@ -265,143 +264,21 @@ hash_read(struct pool *p, struct hashctx *hc, int fd, uint64_t *bytes)
 	}
 }
 
-/* Blocks read ahead by a helper thread, hashed by the caller. */
-struct ring {
-	int		 fd;
-	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;
-	unsigned char	*buf[RING_N];
-	size_t		 len[RING_N];
-	uint64_t	 head;		/* blocks filled */
-	uint64_t	 tail;		/* blocks hashed */
-	bool		 eof;		/* no block after head */
-	int		 err;
-};
-
-/* Fill up to RING_BLOCK bytes; short only at end of file. */
-static ssize_t
-read_block(int fd, unsigned char *b)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < RING_BLOCK) {
-		n = read(fd, b + got, RING_BLOCK - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-/* The helper thread: fill free blocks until end of file (the consumer
- * always drains the ring to the end). */
-static void *
-ring_reader(void *arg)
-{
-	struct ring *r = arg;
-	unsigned char *b;
-	ssize_t n;
-	bool end;
-	int err;
-
-	for (;;) {
-		pthread_mutex_lock(&r->mu);
-		while (r->head - r->tail == RING_N)
-			pthread_cond_wait(&r->cv, &r->mu);
-		b = r->buf[r->head % RING_N];
-		pthread_mutex_unlock(&r->mu);
-		n = read_block(r->fd, b);
-		err = n < 0 ? errno : 0;
-		pthread_mutex_lock(&r->mu);
-		r->err = err;
-		if (n > 0)
-			r->len[r->head++ % RING_N] = (size_t)n;
-		end = r->eof = n < (ssize_t)RING_BLOCK;
-		pthread_cond_signal(&r->cv);
-		pthread_mutex_unlock(&r->mu);
-		if (end)
-			return NULL;
-	}
-}
-
-/* Hash the blocks as the reader fills them; returns 0 or an errno. */
-static int
-ring_consume(struct pool *p, struct hashctx *hc, struct ring *r,
-    uint64_t *bytes)
-{
-	size_t i;
-
-	for (;;) {
-		pthread_mutex_lock(&r->mu);
-		while (r->head == r->tail && !r->eof)
-			pthread_cond_wait(&r->cv, &r->mu);
-		if (r->head == r->tail) {
-			pthread_mutex_unlock(&r->mu);
-			return r->err;
-		}
-		i = r->tail % RING_N;
-		pthread_mutex_unlock(&r->mu);
-		if (EVP_DigestUpdate(hc->ctx, r->buf[i], r->len[i]) != 1)
-			fatal("SHA-256 failed");
-		*bytes += r->len[i];
-		atomic_fetch_add(&p->done, r->len[i]);
-		pthread_mutex_lock(&r->mu);
-		r->tail++;
-		pthread_cond_signal(&r->cv);
-		pthread_mutex_unlock(&r->mu);
-	}
-}
-
-/* Hash a big file with a reader thread; -1 when none can be started. */
-static int
-hash_ring(struct pool *p, struct hashctx *hc, int fd, uint64_t *bytes)
-{
-	struct ring r;
-	pthread_t tid;
-	int i, err;
-
-	memset(&r, 0, sizeof r);
-	r.fd = fd;
-	pthread_mutex_init(&r.mu, NULL);
-	pthread_cond_init(&r.cv, NULL);
-	for (i = 0; i < RING_N; i++)
-		r.buf[i] = xmalloc(RING_BLOCK);
-	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	if (pthread_create(&tid, NULL, ring_reader, &r) != 0)
-		err = -1;
-	else {
-		err = ring_consume(p, hc, &r, bytes);
-		pthread_join(tid, NULL);
-	}
-	for (i = 0; i < RING_N; i++)
-		free(r.buf[i]);
-	pthread_cond_destroy(&r.cv);
-	pthread_mutex_destroy(&r.mu);
-	return err;
-}
-
-/* Hash an open regular file into md, choosing how (see the top of the
- * file); returns 0 or an errno. */
+/* Hash an open regular file into md (see the top of the file for how);
+ * returns 0 or an errno. */
 static int
 hash_fd(struct pool *p, struct hashctx *hc, int fd, uint64_t size,
     unsigned char *md, uint64_t *bytes)
 {
-	int err = -1;
+	int err;
 
 	*bytes = 0;
 	if (EVP_DigestInit_ex(hc->ctx, hash_sha256_md(), NULL) != 1)
 		fatal("SHA-256 failed");
-	/* The ring returns -1 only when no thread could be started, before
-	 * any byte was read. */
-	if (size >= BIG_FILE && atomic_load(&p->active) < p->threads)
-		err = hash_ring(p, hc, fd, bytes);
-	if (err == -1)
-		err = hash_read(p, hc, fd, bytes);
+	/* A bigger readahead window; a small file is read in one go. */
+	if (size > READ_BUF)
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	err = hash_read(p, hc, fd, bytes);
 	if (err == 0 && EVP_DigestFinal_ex(hc->ctx, md, NULL) != 1)
 		fatal("SHA-256 failed");
 	return err;
@@ -531,7 +408,6 @@ pool_worker(void *arg)
 			pthread_mutex_unlock(&p->mu);
 		}
 	}
-	atomic_fetch_sub(&p->active, 1);
 	free(hc.buf);
 	EVP_MD_CTX_free(hc.ctx);
 	return NULL;
@@ -602,7 +478,6 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 	qsort(jobs, n, sizeof *jobs, job_cmp_size);
 	p.jobs = jobs;
 	p.njobs = n;
-	p.threads = h->threads;
 	p.cum = xcalloc(n + 1, sizeof *p.cum);
 	for (i = 0; i < n; i++)
 		p.cum[i + 1] = p.cum[i] + jobs[i]->size;
@@ -611,7 +486,6 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 	atomic_init(&p.cold, false);
 	want = n < (size_t)h->threads ? n : (size_t)h->threads;
 	atomic_init(&p.next, 0);
-	atomic_init(&p.active, (int)want);
 	atomic_init(&p.done, 0);
 	atomic_init(&p.finished, 0);
 	pthread_mutex_init(&p.mu, NULL);
@@ -624,11 +498,8 @@ pool_run(struct hasher *h, struct job **jobs, size_t n, uint64_t done0,
 				break;
 		}
 	}
-	atomic_fetch_sub(&p.active, (int)(want - started));
-	if (started == 0) {
-		atomic_fetch_add(&p.active, 1);
+	if (started == 0)
 		pool_worker(&p);
-	}
 	pool_wait(h, &p, done0, total);
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);

@@ -2,9 +2,8 @@
  * hash.h: SHA-256 of files and trees, streaming, parallel and cached.
  *
  * Files are never read whole into memory: they are hashed through a buffer
- * of a fixed size (256 KiB a thread, or a ring of 8 MiB read ahead by a
- * second thread, whatever the file's size) with OpenSSL's EVP interface
- * (the digest fetched once).  hash_files()
+ * of a fixed size (256 KiB a thread, whatever the file's size) with
+ * OpenSSL's EVP interface (the digest fetched once).  hash_files()
  * spreads files across a pool of threads (one per online core by default),
  * and a persistent cache keyed by (device, inode, size, mtime ns, ctime ns)
  * makes re-hashing an unchanged file cost one stat().  Within one hasher the

@@ -1,9 +1,8 @@
 #!/bin/bash
 # memory_test.sh: hashing a file never maps or reads it whole (issue 10,
-# item 5): `calops hash` of a 2 GiB sparse file, on one thread (a read
-# buffer at a time) and with threads to spare (--threads 4, and the
-# default on two cores or more: a reader thread fills a ring), keeps its
-# peak resident set (VmHWM: ru_maxrss of the child, from wait4) under
+# item 5): `calops hash` of a 2 GiB sparse file, on one thread and with
+# threads to spare (--threads 4, and the default), keeps its peak resident
+# set (VmHWM: ru_maxrss of the child, from wait4) under
 # LIMIT_MB, and prints what sha256sum prints.  The figures are printed.
 #
 # usage: tests/hash/memory_test.sh CALOPS
@@ -32,8 +31,8 @@ sys.exit(os.waitstatus_to_exitcode(status))
 EOF
 }
 
-# One thread maps a window at a time; with threads to spare (4, and the
-# default on a machine of two cores or more) a reader thread fills a ring.
+# Whatever the threads, one file is read by one of them, a buffer at a
+# time: the others must not add to the peak.
 for threads in 1 4 default; do
 	args=(hash --no-cache)
 	[ "$threads" = default ] || args+=(--threads "$threads")

@@ -207,8 +207,8 @@ test_small_files(void **state)
 	free(abc);
 }
 
-/* Files larger than a hashing window, on every path through hash.c: a
- * mapping on one thread, a reader thread when a core is spare. */
+/* Files of many read buffers, not a multiple of one, on one thread and on
+ * several. */
 static void
 test_large_files(void **state)
 {
