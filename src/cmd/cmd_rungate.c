@@ -8,6 +8,11 @@
  * when the lab has several: nothing is guessed.  The job goes on without
  * this command; `calops tail ID --follow` on that host follows it.
  *
+ * The host's jobs are listed first (`calops jobs --json`), and a job of
+ * the same gate running in the workspace, from a console or a script,
+ * stops this one before it starts (labcmd_job_gate() knows a gate's job
+ * by its argv).
+ *
  * As every headless command, nobody is there to answer: an unknown host
  * key is refused and an encrypted identity skipped (cmd_hosts.c).  A
  * protected host runs nothing unless --write names it, as in the console.
@@ -16,6 +21,7 @@
 
 #include <getopt.h>
 #include <libgen.h>
+#include <jansson.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -43,7 +49,8 @@ static const char rungate_usage[] =
     "not needed.  Prints the job's id (follow it with `calops tail ID\n"
     "--follow` there).  G5's command runs as the reproducibility run\n"
     "(calops repro-build): twice, or with --again once more, each build\n"
-    "recorded in 04-compiler/builds.json.\n"
+    "recorded in 04-compiler/builds.json.  Nothing starts while a job of\n"
+    "that gate runs in that workspace, whoever started it: its id is said.\n"
     "\n"
     "  --host H         the host to run it on\n"
     "  --workspace W    the workspace, as the lab file gives its path (on a\n"
@@ -61,6 +68,9 @@ struct rungate {
 	struct loop		*loop;
 	struct transport	*t;
 	struct rstream		*rs;
+	/* First the host's jobs (`calops jobs --json`), then `calops run`. */
+	bool			 listing;
+	struct buf		 list;		/* what jobs --json printed */
 	char			 id[JOB_ID_MAX + 1];
 	char			 said[512];	/* its last stderr line */
 	bool			 printed, done;
@@ -75,11 +85,14 @@ on_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 	struct rungate *g = arg;
 
 	(void)rs;
-	(void)cut;
 	if (from_stderr)
 		snprintf(g->said, sizeof g->said, "%.*s", (int)(len < 400 ?
 		    len : 400), line);
-	else if (len == strlen(g->id) && memcmp(line, g->id, len) == 0)
+	else if (g->listing) {
+		/* A list cut short cannot be trusted: it fails to parse. */
+		buf_add(&g->list, line, cut ? 0 : len);
+		buf_addc(&g->list, cut ? '\x01' : '\n');
+	} else if (len == strlen(g->id) && memcmp(line, g->id, len) == 0)
 		g->printed = true;
 }
 
@@ -176,6 +189,52 @@ self_dir(void)
 	return xstrdup(dirname(buf));
 }
 
+/* The id of a running job on the host, in g->list, that is gate's job in
+ * ws (labcmd_job_gate), into buf; 1 when there is one, 0 when none, -1
+ * with err when the list cannot be read. */
+static int
+running_gate_job(struct rungate *g, int gate, const char *ws, char *buf,
+    size_t len, char *err, size_t errlen)
+{
+	json_t *root, *jobs, *job, *argv, *word;
+	json_error_t jerr;
+	const char *state, *id, **words;
+	size_t i, k, n;
+	int found = 0;
+
+	root = json_loadb(g->list.data != NULL ? g->list.data : "",
+	    g->list.len, 0, &jerr);
+	jobs = json_object_get(root, "jobs");
+	if (!json_is_array(jobs)) {
+		errbuf_set(err, errlen, "its job list is not calops-jobs/v1 "
+		    "(%s)", root == NULL ? jerr.text : "no \"jobs\" array");
+		json_decref(root);
+		return -1;
+	}
+	json_array_foreach(jobs, i, job) {
+		state = json_string_value(json_object_get(job, "state"));
+		id = json_string_value(json_object_get(job, "id"));
+		argv = json_object_get(job, "argv");
+		if (state == NULL || strcmp(state, "running") != 0 ||
+		    id == NULL || !json_is_array(argv) ||
+		    (n = json_array_size(argv)) == 0)
+			continue;
+		words = xcalloc(n + 1, sizeof *words);
+		json_array_foreach(argv, k, word)
+			words[k] = json_is_string(word) ?
+			    json_string_value(word) : "";
+		if (labcmd_job_gate((char *const *)words, n, ws) == gate) {
+			snprintf(buf, len, "%s", id);
+			found = 1;
+		}
+		free(words);
+		if (found)
+			break;
+	}
+	json_decref(root);
+	return found;
+}
+
 /* Start it and wait for `calops run` there to say the id; the exit. */
 static int
 launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
@@ -207,6 +266,46 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);
 		goto out;
 	}
+	/* One job per gate and workspace: the host's jobs first, whoever
+	 * started them (a console, another script).  Two started in the same
+	 * instant may both go: `calops run` itself knows nothing of gates. */
+	{
+		char *list[] = { "jobs", "--json", NULL }, other[JOB_ID_MAX + 1];
+
+		g->listing = true;
+		buf_init(&g->list, 64u << 20);
+		if ((g->rs = transport_exec(g->t, list, &rungate_cb, g, err,
+		    sizeof err)) == NULL) {
+			fprintf(stderr, "calops: %s: %s\n", h->name, err);
+			goto out;
+		}
+		loop_add_timer(g->loop, secs * 1000, timeout, g);
+		loop_run(g->loop);
+		g->listing = false;
+		if (!g->done || g->code != 0) {
+			fprintf(stderr, "calops: %s not started on %s: its jobs "
+			    "could not be listed: %s\n", label, h->name,
+			    g->err[0] != '\0' ? g->err : g->said[0] != '\0' ?
+			    g->said : "calops jobs failed there");
+			goto out;
+		}
+		switch (running_gate_job(g, gate, ws, other, sizeof other, err,
+		    sizeof err)) {
+		case 1:
+			fprintf(stderr, "calops: %s not started: G%d's job %s "
+			    "is already running in %s on %s (calops kill %s "
+			    "there to stop it)\n", label, gate, other, ws,
+			    h->name, other);
+			goto out;
+		case -1:
+			fprintf(stderr, "calops: %s not started on %s: %s\n",
+			    label, h->name, err);
+			goto out;
+		}
+		g->done = false;
+		g->code = 0;
+		g->said[0] = '\0';
+	}
 	/* The id chosen here: a launch retried never starts twice. */
 	jobstore_id_generate(g->id, sizeof g->id);
 	labcmd_strv_add(&run, xstrdup("run"));
@@ -220,7 +319,6 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);
 		goto out;
 	}
-	loop_add_timer(g->loop, secs * 1000, timeout, g);
 	loop_run(g->loop);
 	if (g->done && g->code == 0 && g->printed) {
 		printf("%s\n", g->id);
@@ -237,6 +335,7 @@ out:
 	if (g->t != NULL)
 		transport_close(g->t);
 	loop_free(g->loop);
+	buf_release(&g->list);
 	labcmd_strv_free(&run);
 	labcmd_strv_free(&job);
 	return rc;

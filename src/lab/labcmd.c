@@ -349,3 +349,47 @@ labcmd_text(const struct labcmd_where *w, const struct ljob_spec *spec,
 	labcmd_strv_free(&argv);
 	return 0;
 }
+
+/* N of "calops-gN" (0 to LAB_NGATES - 1), else -1. */
+static int
+script_gate(const char *name)
+{
+	static const char prefix[] = "calops-g";
+	const char *p;
+	int g = 0;
+
+	if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+		return -1;
+	p = name + sizeof prefix - 1;
+	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] != '\0'))
+		return -1;
+	for (; *p >= '0' && *p <= '9' && g < LAB_NGATES; p++)
+		g = g * 10 + (*p - '0');
+	return *p == '\0' && g < LAB_NGATES ? g : -1;
+}
+
+int
+labcmd_job_gate(char *const *argv, size_t argc, const char *ws)
+{
+	char *calbin;
+	size_t i;
+	int g = -1;
+
+	if (ws == NULL)
+		return -1;
+	calbin = xasprintf("%s/05-calbin/package", ws);
+	if (argc >= 3 && strcmp(argv[1], "repro-build") == 0)
+		g = strcmp(argv[2], ws) == 0 ? 5 : -1;
+	else if (argc >= 5 && strcmp(argv[0], "/bin/sh") == 0 &&
+	    strcmp(argv[1], "-c") == 0 && (g = script_gate(argv[3])) >= 0) {
+		if (strcmp(argv[4], g == 7 ? calbin : ws) != 0)
+			g = -1;
+	} else
+		for (i = 1; i + 2 < argc && g < 0; i++)
+			if (strcmp(argv[i], "stress") == 0 &&
+			    strcmp(argv[i + 1], "--calbin") == 0 &&
+			    strcmp(argv[i + 2], calbin) == 0)
+				g = 9;
+	free(calbin);
+	return g;
+}

@@ -8,8 +8,10 @@
 # the lab, an unknown host and a protected one without --write are
 # refused, each with its message and status, and start nothing.  On a
 # host with two workspaces, --workspace (however the folder is spelt)
-# runs it in the one named, not the first.  G5's command runs as its reproducibility run: two builds
-# recorded, G5 passing, then a third that differs and G5.builds failing.
+# runs it in the one named, not the first.  A gate whose job still runs in
+# the workspace is refused, with that job's id.  G5's command runs as its
+# reproducibility run: two builds recorded, G5 passing, then a third that
+# differs and G5.builds failing.
 #
 #	rungate_test.sh CALOPS_BINARY
 set -u
@@ -126,6 +128,36 @@ id=$("$CALOPS" run-gate "$T/lab.yaml" G1 2>"$T/err") ||
 	fail "run-gate G1: $(cat "$T/err")"
 ended "$id" && "$CALOPS" tail "$id" | grep -q '"state":"failed","exit_code":3' ||
 	fail "G1's failing command: $("$CALOPS" tail "$id" | tail -1)"
+
+# One job per gate and workspace, whoever started the first: a second
+# run-gate of a gate whose job still runs there is refused with that job's
+# id and starts nothing; another gate starts meanwhile, and the same gate
+# once the first job ended.  (The first waits for a file, two minutes at
+# most: a test that fails before making it leaves no job behind for long.)
+cat >"$T/busy.yaml" <<LAB
+hosts:
+  - {name: local, transport: local}
+workspaces:
+  - {host: local, path: "$odd"}
+gates:
+  G2: [sh, -c, "i=0; while [ ! -e go ] && [ \$i -lt 2400 ]; do sleep 0.05; i=\$((i + 1)); done"]
+  G6: [sh, -c, "echo validated > validation.out"]
+LAB
+rm -f "$T/$odd/go"
+first=$("$CALOPS" run-gate "$T/busy.yaml" G2 2>"$T/err") ||
+	fail "run-gate G2: $(cat "$T/err")"
+n1=$(ls "$T/jobs" | wc -l)
+refused 1 "G2 sh not started: G2's job $first is already running in .* on local \(calops kill $first there to stop it\)" \
+    "$T/busy.yaml" G2
+[ "$(ls "$T/jobs" | wc -l)" = "$n1" ] || fail "a refused second G2 made a job"
+id=$("$CALOPS" run-gate "$T/busy.yaml" G6 2>"$T/err") ||
+	fail "G6 beside a running G2: $(cat "$T/err")"
+ended "$id" || fail "G6 beside a running G2 did not end"
+: >"$T/$odd/go"
+ended "$first" || fail "the first G2 job did not end"
+id=$("$CALOPS" run-gate "$T/busy.yaml" G2 2>"$T/err") ||
+	fail "G2 after the first ended: $(cat "$T/err")"
+ended "$id" || fail "the second G2 job did not end"
 
 # G5: the compile command as the reproducibility run (calops repro-build):
 # two builds recorded where G5.builds reads them, G5 passing; one more from

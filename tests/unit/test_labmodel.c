@@ -23,6 +23,7 @@
 
 #include "base/buf.h"
 #include "base/fileio.h"
+#include "lab/labcmd.h"
 #include "lab/labmodel.h"
 #include "lab/labmodel_int.h"
 #include "loop/loop.h"
@@ -685,6 +686,78 @@ until_replayed(struct loop *l, void *arg)
 
 /* A model of the one-host lab text on the state folder set up, run until
  * every mirror is replayed (its loop in *l, its lab in *lab). */
+/* A gate's job is recognised from its argv alone, as run-gate sees the
+ * jobs another console or script started: every gate's job in its
+ * workspace, none in another, and no job that is not a gate's. */
+static void
+test_job_gate(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [0, 1]}\nworkspaces:\n  - {host: local, path: /srv/ws}\n"
+	    "  - {host: local, path: /srv/ws2}\nrunner: calrt-sim\ngates:\n"
+	    "  G1: [python3, gen.py]\n  G2: [calrt-sim, onnx-check]\n"
+	    "  G5: [./compile.sh]\n  G6: [ruby, v.rb, --full-hash]\n"
+	    "  G8: [calrt-sim, conformance]\n";
+	static const int gates[] = { 1, 2, 5, 6, 7, 8, 9 };
+	struct labcmd_where w = { NULL, NULL, "/srv/ws", NULL };
+	struct ljob_spec spec = { .host = "local", .kind = LJOB_GATE };
+	struct strv argv;
+	struct lab lab;
+	char err[512], label[160];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	w.lab = &lab;
+	w.host = lab_host(&lab, "local");
+	for (i = 0; i < nitems(gates); i++) {
+		spec.gate = gates[i];
+		spec.again = gates[i] == 5;
+		assert_int_equal(labcmd_build(&w, &spec, &argv, label,
+		    sizeof label, err, sizeof err), 0);
+		assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws"),
+		    gates[i]);
+		assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws2"),
+		    -1);
+		assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv"), -1);
+		labcmd_strv_free(&argv);
+	}
+	/* A fault and a golden run are not a gate's job; nor is any other
+	 * command, a script whose $0 only looks like one, or "calops-g11". */
+	spec.kind = LJOB_FAULT;
+	spec.chip = 1;
+	spec.scenario = "kv-full";
+	assert_int_equal(labcmd_build(&w, &spec, &argv, label, sizeof label,
+	    err, sizeof err), 0);
+	assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws"), -1);
+	labcmd_strv_free(&argv);
+	spec.kind = LJOB_GOLDEN;
+	assert_int_equal(labcmd_build(&w, &spec, &argv, label, sizeof label,
+	    err, sizeof err), 0);
+	assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws"), -1);
+	labcmd_strv_free(&argv);
+	{
+		char *other[] = { "sleep", "60", NULL };
+		char *fake[] = { "/bin/sh", "-c", "x", "calops-g6x", "/srv/ws",
+		    NULL };
+		char *g11[] = { "/bin/sh", "-c", "x", "calops-g11", "/srv/ws",
+		    NULL };
+		char *g06[] = { "/bin/sh", "-c", "x", "calops-g06", "/srv/ws",
+		    NULL };
+		char *g6[] = { "/bin/sh", "-c", "x", "calops-g6", "/srv/ws",
+		    NULL };
+
+		assert_int_equal(labcmd_job_gate(other, 2, "/srv/ws"), -1);
+		assert_int_equal(labcmd_job_gate(fake, 5, "/srv/ws"), -1);
+		assert_int_equal(labcmd_job_gate(g11, 5, "/srv/ws"), -1);
+		assert_int_equal(labcmd_job_gate(g06, 5, "/srv/ws"), -1);
+		assert_int_equal(labcmd_job_gate(g6, 5, "/srv/ws"), 6);
+		assert_int_equal(labcmd_job_gate(g6, 5, NULL), -1);
+	}
+	lab_release(&lab);
+}
+
 static struct labmodel *
 replayed_model(const char *text, struct lab *lab, struct loop **l)
 {
@@ -965,6 +1038,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_job_gate),
 		cmocka_unit_test(test_soaks_loaded),
 		cmocka_unit_test(test_mirror_ended),
 		cmocka_unit_test(test_fault_order),
