@@ -79,6 +79,7 @@
 #define CHANNELS_MAX	9	/* sshd's MaxSessions, 10, less the idle one */
 #define READ_BURST	(1u << 20)	/* bytes handed out per round */
 #define SSH_HEAP_KEEP	(8 << 20)	/* free heap kept: 4 channel windows */
+#define SSH_HEAP_MMAP	(4 << 20)	/* blocks this big or more: mmap */
 #define BATCH_MS	40	/* a trickling host is read this often */
 #define BATCH_BYTES	(64u << 10)	/* less in BATCH_MS is a trickle */
 #define GRID_IDLE_MAX	3	/* ticks with nothing before a trickle ends */
@@ -2105,8 +2106,12 @@ ssh_transport_new(struct loop *l, const struct lab_host *h,
 		 * top went back to the kernel and came again, page by page,
 		 * on every window of a bulk read (a page fault per 4 KiB
 		 * received, 11 % of a 1 GiB catch-up: tests/bench/
-		 * bench_ssh.sh).  Keep that much. */
+		 * bench_ssh.sh).  Keep that much.  Setting it freezes glibc's
+		 * mmap threshold, which it would otherwise raise as big
+		 * blocks are freed: set that too, so that a buffer of up to
+		 * SSH_HEAP_MMAP is not an mmap and munmap each time. */
 		(void)mallopt(M_TRIM_THRESHOLD, SSH_HEAP_KEEP);
+		(void)mallopt(M_MMAP_THRESHOLD, SSH_HEAP_MMAP);
 		inited = true;
 	}
 	s = xcalloc(1, sizeof *s);

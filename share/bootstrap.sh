@@ -68,9 +68,14 @@ install_completion() {
 	    say "cannot install the zsh completion in $zdir"
 }
 
-# The demo and build modes leave the tests out (-DBUILD_TESTING=OFF): they
-# need cmocka, which only the test mode installs, and a newcomer's first
-# command must work on a machine that has never seen calops.
+# The demo and build modes configure the tests (and the benchmarks beside
+# them) only where cmocka is installed: only the test mode installs it, and
+# a newcomer's first command must work on a machine that has never seen
+# calops.  The test mode asks for them whatever the build folder said.
+testing() {
+	if pkg-config --exists cmocka 2>/dev/null; then echo ON; else echo OFF; fi
+}
+
 configure_build() {
 	dir=$1; shift
 	cmake -S "$top" -B "$top/$dir" "$@" >/dev/null
@@ -80,7 +85,8 @@ configure_build() {
 case $mode in
 demo)
 	install_missing $build_pkgs
-	configure_build build -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	configure_build build -DBUILD_TESTING="$(testing)" \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	install_completion
 	if [ -t 0 ] && [ -t 1 ]; then
 		exec "$top/build/calops"
@@ -90,7 +96,8 @@ demo)
 	;;
 build)
 	install_missing $build_pkgs
-	configure_build build -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	configure_build build -DBUILD_TESTING="$(testing)" \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	install_completion
 	;;
 test)

@@ -5,7 +5,8 @@
  *	bench_libssh2_cat PORT USER IDENTITY COMMAND
  *
  * The simplest reader libssh2 allows: a blocking session to 127.0.0.1:PORT,
- * the cipher and MAC libssh2 negotiates with the host (as remote/ssh.c's),
+ * the cipher remote/ssh.c asks for first (aes128-ctr), the MAC libssh2
+ * negotiates,
  * the key file, one exec channel running COMMAND, read to its end in
  * 256 KiB reads and thrown away.  No poll loop, no line splitting, no host
  * key check (loopback, a benchmark): what is left is what libssh2 itself
@@ -83,6 +84,11 @@ main(int argc, char **argv)
 		return fail(NULL, "cannot connect");
 	if (libssh2_init(0) != 0 || (sess = libssh2_session_init()) == NULL)
 		return fail(NULL, "cannot start libssh2");
+	/* As remote/ssh.c's cipher_pref(): AES-128 first. */
+	(void)libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_CS,
+	    "aes128-ctr,aes192-ctr,aes256-ctr");
+	(void)libssh2_session_method_pref(sess, LIBSSH2_METHOD_CRYPT_SC,
+	    "aes128-ctr,aes192-ctr,aes256-ctr");
 	if (libssh2_session_handshake(sess, fd) != 0)
 		return fail(sess, "handshake");
 	if (libssh2_userauth_publickey_fromfile(sess, argv[2], NULL, argv[3],

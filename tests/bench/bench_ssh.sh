@@ -69,7 +69,9 @@ need python3 python3
 [ -x /usr/sbin/sshd ] || need sshd openssh-server
 need ssh openssh-client
 need /usr/bin/time time
-cmake --build "$BUILD" --target bench_ssh_helper bench_libssh2_cat >/dev/null
+cmake --build "$BUILD" --target bench_ssh_helper bench_libssh2_cat >/dev/null ||
+	{ echo "bench_ssh: $BUILD has no bench targets: configure it with" \
+	    "-DBUILD_TESTING=ON (share/bootstrap.sh test does)" >&2; exit 2; }
 HELPER=$BUILD/tests/bench_ssh_helper
 BARE=$BUILD/tests/bench_libssh2_cat
 
@@ -109,7 +111,7 @@ now_s() { date +%s.%N; }
 wall() {
 	local t0 t1
 	t0=$(now_s)
-	"$@" >/dev/null
+	"$@" >/dev/null || { echo "bench_ssh: '$*' failed" >&2; exit 1; }
 	t1=$(now_s)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
