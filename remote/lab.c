@@ -651,7 +651,7 @@ lab_parse(struct lab *lab, const char *data, size_t len, const char *source,
 {
 	struct labparse p;
 	struct doc d;
-	char *copy;
+	char *copy, *abs;
 	int rc;
 
 	memset(lab, 0, sizeof *lab);
@@ -662,6 +662,13 @@ lab_parse(struct lab *lab, const char *data, size_t len, const char *source,
 	p.d = &d;
 	p.source = source;
 	p.dir = xstrdup(dirname(copy));
+	/* A lab file named by a relative path: its folder made absolute, so
+	 * that a local workspace's path is one however the file was named
+	 * (a job's command line holds it: labcmd_job_gate()). */
+	if (p.dir[0] != '/' && (abs = realpath(p.dir, NULL)) != NULL) {
+		free(p.dir);
+		p.dir = abs;
+	}
 	p.err = err;
 	p.errlen = errlen;
 	free(copy);

@@ -73,7 +73,7 @@ _calops() {
 	run)
 		COMPREPLY=($(compgen -W '--id --jobs --help --' -- "$cur")) ;;
 	jobs)
-		COMPREPLY=($(compgen -W '--json --jobs --help' -- "$cur")) ;;
+		COMPREPLY=($(compgen -W '--json --running --jobs --help' -- "$cur")) ;;
 	version)
 		COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
 	hosts)

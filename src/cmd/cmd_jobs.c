@@ -10,7 +10,7 @@
 #include "job/job.h"
 
 static const char jobs_usage[] =
-    "usage: calops jobs [--json] [--jobs DIR]\n"
+    "usage: calops jobs [--json] [--running] [--jobs DIR]\n"
     "\n"
     "List the durable jobs: id, state (running, done, failed, killed, lost\n"
     "when its supervisor is gone, corrupt with the reason, degraded while\n"
@@ -18,6 +18,7 @@ static const char jobs_usage[] =
     "start, age, exit status and command.\n"
     "\n"
     "  --json       print one calops-jobs/v1 JSON object\n"
+    "  --running    only the running jobs (degraded ones too)\n"
     "  --jobs DIR   the jobs folder (default: $CALOPS_JOBS_DIR, else\n"
     "               $XDG_STATE_HOME/calops/jobs)\n"
     "  -h, --help   this help\n";
@@ -209,18 +210,37 @@ print_list(const struct entry *v, size_t n, bool json)
 		print_entry(&v[i], width, now);
 }
 
+/* Keep the running jobs, in order; the others are released.  The count
+ * kept. */
+static size_t
+keep_running(struct entry *v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].state == JOB_RUNNING) {
+			v[k++] = v[i];
+			continue;
+		}
+		jobstore_record_release(&v[i].rec);
+		free(v[i].name);
+	}
+	return k;
+}
+
 int
 cmd_jobs(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "running", no_argument, NULL, 'r' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *jobs = NULL;
 	struct entry *v;
-	bool json = false;
+	bool json = false, running = false;
 	char err[512], *root;
 	size_t i, n;
 	int c;
@@ -229,6 +249,7 @@ cmd_jobs(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
+		case 'r': running = true; break;
 		case 'J': jobs = optarg; break;
 		case 'h':
 			fputs(jobs_usage, stdout);
@@ -248,6 +269,8 @@ cmd_jobs(int argc, char **argv)
 		free(root);
 		return 1;
 	}
+	if (running)
+		n = keep_running(v, n);
 	print_list(v, n, json);
 	for (i = 0; i < n; i++) {
 		jobstore_record_release(&v[i].rec);

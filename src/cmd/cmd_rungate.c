@@ -8,7 +8,8 @@
  * when the lab has several: nothing is guessed.  The job goes on without
  * this command; `calops tail ID --follow` on that host follows it.
  *
- * The host's jobs are listed first (`calops jobs --json`), and a job of
+ * The host's running jobs are listed first (`calops jobs --json
+ * --running`), and a job of
  * the same gate running in the workspace, from a console or a script,
  * stops this one before it starts (labcmd_job_gate() knows a gate's job
  * by its argv).
@@ -61,16 +62,19 @@ static const char rungate_usage[] =
     "  --again          G5: one more build rather than two anew\n"
     "\n"
     "Exit status: 0 when the job started, 1 when it could not (the host, the\n"
-    "gate's command), 2 on a usage error or a lab file that cannot be\n"
+    "gate's command, a job of that gate running there, a job list that\n"
+    "cannot be read), 2 on a usage error or a lab file that cannot be\n"
     "read.\n";
 
 struct rungate {
 	struct loop		*loop;
 	struct transport	*t;
 	struct rstream		*rs;
-	/* First the host's jobs (`calops jobs --json`), then `calops run`. */
+	/* First the host's running jobs, then `calops run`. */
 	bool			 listing;
 	struct buf		 list;		/* what jobs --json printed */
+	bool			 list_cut;	/* a line of it over the cap */
+	bool			 list_full;	/* more of it than list holds */
 	char			 id[JOB_ID_MAX + 1];
 	char			 said[512];	/* its last stderr line */
 	bool			 printed, done;
@@ -89,9 +93,11 @@ on_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		snprintf(g->said, sizeof g->said, "%.*s", (int)(len < 400 ?
 		    len : 400), line);
 	else if (g->listing) {
-		/* A list cut short cannot be trusted: it fails to parse. */
-		buf_add(&g->list, line, cut ? 0 : len);
-		buf_addc(&g->list, cut ? '\x01' : '\n');
+		/* A list cut short cannot be trusted: said, not parsed. */
+		g->list_cut |= cut;
+		if (buf_add(&g->list, line, len) != 0 ||
+		    buf_addc(&g->list, '\n') != 0)
+			g->list_full = true;
 	} else if (len == strlen(g->id) && memcmp(line, g->id, len) == 0)
 		g->printed = true;
 }
@@ -189,19 +195,69 @@ self_dir(void)
 	return xstrdup(dirname(buf));
 }
 
+/* A copy of path without its trailing slashes ("/" stays). */
+static char *
+trim_slashes(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return xstrndup(path, n);
+}
+
+/* Whether a job's workspace (as its argv writes it, run from cwd) is ws:
+ * on this machine, the same folder however either is spelt; on an ssh
+ * host, the same path but for trailing slashes (the lab file gives
+ * absolute ones there). */
+static bool
+same_workspace(bool local, const char *cwd, const char *job_ws,
+    const char *ws)
+{
+	char *a, *b, *ra = NULL, *rb = NULL;
+	bool same;
+
+	a = local && job_ws[0] != '/' && cwd != NULL ?
+	    xasprintf("%s/%s", cwd, job_ws) : xstrdup(job_ws);
+	if (local) {
+		ra = realpath(a, NULL);
+		rb = realpath(ws, NULL);
+	}
+	if (ra != NULL && rb != NULL)
+		same = strcmp(ra, rb) == 0;
+	else {
+		free(a);
+		a = trim_slashes(job_ws);
+		b = trim_slashes(ws);
+		same = strcmp(a, b) == 0;
+		free(b);
+	}
+	free(ra);
+	free(rb);
+	free(a);
+	return same;
+}
+
 /* The id of a running job on the host, in g->list, that is gate's job in
  * ws (labcmd_job_gate), into buf; 1 when there is one, 0 when none, -1
  * with err when the list cannot be read. */
 static int
-running_gate_job(struct rungate *g, int gate, const char *ws, char *buf,
-    size_t len, char *err, size_t errlen)
+running_gate_job(struct rungate *g, bool local, int gate, const char *ws,
+    char *buf, size_t len, char *err, size_t errlen)
 {
 	json_t *root, *jobs, *job, *argv, *word;
 	json_error_t jerr;
 	const char *state, *id, **words;
+	char *job_ws;
 	size_t i, k, n;
 	int found = 0;
 
+	if (g->list_cut || g->list_full) {
+		errbuf_set(err, errlen, "its running jobs' list has %s",
+		    g->list_cut ? "a line over 64 KiB (a job's argument)" :
+		    "more than 64 MiB");
+		return -1;
+	}
 	root = json_loadb(g->list.data != NULL ? g->list.data : "",
 	    g->list.len, 0, &jerr);
 	jobs = json_object_get(root, "jobs");
@@ -223,10 +279,13 @@ running_gate_job(struct rungate *g, int gate, const char *ws, char *buf,
 		json_array_foreach(argv, k, word)
 			words[k] = json_is_string(word) ?
 			    json_string_value(word) : "";
-		if (labcmd_job_gate((char *const *)words, n, ws) == gate) {
+		if (labcmd_job_gate((char *const *)words, n, &job_ws) ==
+		    gate && same_workspace(local, json_string_value(
+		    json_object_get(job, "cwd")), job_ws, ws)) {
 			snprintf(buf, len, "%s", id);
 			found = 1;
 		}
+		free(job_ws);
 		free(words);
 		if (found)
 			break;
@@ -270,7 +329,8 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 	 * started them (a console, another script).  Two started in the same
 	 * instant may both go: `calops run` itself knows nothing of gates. */
 	{
-		char *list[] = { "jobs", "--json", NULL }, other[JOB_ID_MAX + 1];
+		char *list[] = { "jobs", "--json", "--running", NULL };
+		char other[JOB_ID_MAX + 1];
 
 		g->listing = true;
 		buf_init(&g->list, 64u << 20);
@@ -289,8 +349,8 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 			    g->said : "calops jobs failed there");
 			goto out;
 		}
-		switch (running_gate_job(g, gate, ws, other, sizeof other, err,
-		    sizeof err)) {
+		switch (running_gate_job(g, h->transport == LAB_LOCAL, gate,
+		    ws, other, sizeof other, err, sizeof err)) {
 		case 1:
 			fprintf(stderr, "calops: %s not started: G%d's job %s "
 			    "is already running in %s on %s (calops kill %s "

@@ -368,28 +368,52 @@ script_gate(const char *name)
 	return *p == '\0' && g < LAB_NGATES ? g : -1;
 }
 
-int
-labcmd_job_gate(char *const *argv, size_t argc, const char *ws)
+/* The workspace of a runner's package path (WS/05-calbin/package), or
+ * NULL. */
+static char *
+calbin_workspace(const char *calbin)
 {
-	char *calbin;
-	size_t i;
-	int g = -1;
+	static const char tail[] = "/05-calbin/package";
+	size_t n = strlen(calbin), t = sizeof tail - 1;
 
-	if (ws == NULL)
-		return -1;
-	calbin = xasprintf("%s/05-calbin/package", ws);
-	if (argc >= 3 && strcmp(argv[1], "repro-build") == 0)
-		g = strcmp(argv[2], ws) == 0 ? 5 : -1;
-	else if (argc >= 5 && strcmp(argv[0], "/bin/sh") == 0 &&
+	if (n <= t || strcmp(calbin + n - t, tail) != 0)
+		return NULL;
+	return xstrndup(calbin, n - t);
+}
+
+int
+labcmd_job_gate(char *const *argv, size_t argc, char **ws)
+{
+	size_t i;
+	int g;
+
+	*ws = NULL;
+	/* G5: CALOPS repro-build WS … */
+	if (argc >= 3 && strcmp(argv[1], "repro-build") == 0) {
+		*ws = xstrdup(argv[2]);
+		return 5;
+	}
+	/* /bin/sh -c SCRIPT calops-gN WS … (G7: its package, not WS) */
+	if (argc >= 5 && strcmp(argv[0], "/bin/sh") == 0 &&
 	    strcmp(argv[1], "-c") == 0 && (g = script_gate(argv[3])) >= 0) {
-		if (strcmp(argv[4], g == 7 ? calbin : ws) != 0)
-			g = -1;
-	} else
-		for (i = 1; i + 2 < argc && g < 0; i++)
-			if (strcmp(argv[i], "stress") == 0 &&
-			    strcmp(argv[i + 1], "--calbin") == 0 &&
-			    strcmp(argv[i + 2], calbin) == 0)
-				g = 9;
-	free(calbin);
-	return g;
+		*ws = g == 7 ? calbin_workspace(argv[4]) : xstrdup(argv[4]);
+		return *ws != NULL ? g : -1;
+	}
+	/* RUNNER… stress|fault|golden --calbin WS/05-calbin/package …: the
+	 * soak is G9's, a fault scenario or a golden run G7's, as the console
+	 * counts them. */
+	for (i = 1; i + 2 < argc; i++) {
+		if (strcmp(argv[i + 1], "--calbin") != 0)
+			continue;
+		if (strcmp(argv[i], "stress") == 0)
+			g = 9;
+		else if (strcmp(argv[i], "fault") == 0 ||
+		    strcmp(argv[i], "golden") == 0)
+			g = 7;
+		else
+			continue;
+		*ws = calbin_workspace(argv[i + 2]);
+		return *ws != NULL ? g : -1;
+	}
+	return -1;
 }

@@ -80,11 +80,13 @@ void	 labcmd_join_argv(char *const *argv, struct buf *b);
 int	 labcmd_text(const struct labcmd_where *w,
 	    const struct ljob_spec *spec, char *buf, size_t len, char *err,
 	    size_t errlen);
-/* The gate whose job argv (of argc words) is in workspace ws, as
- * labcmd_build() makes a gate's job (G7 and G9 by their package, G5 by its
- * reproducibility run, the others by the script's $0 "calops-gN"); -1 for
+/* The gate a job's argv (of argc words) produces evidence for, as
+ * labcmd_build() makes its jobs (G5 by its reproducibility run, G7 and G9
+ * by the runner's command and package, a fault or golden run counting as
+ * G7's as in the console, the others by the script's $0 "calops-gN"), and
+ * in *ws the workspace as the argv writes it (to free); -1 and NULL for
  * any other job.  How a job started elsewhere (another console, a script)
  * is recognised from the host's job list. */
-int	 labcmd_job_gate(char *const *argv, size_t argc, const char *ws);
+int	 labcmd_job_gate(char *const *argv, size_t argc, char **ws);
 
 #endif

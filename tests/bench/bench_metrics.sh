@@ -33,8 +33,9 @@ ROUNDS=${ROUNDS:-5}
 LINES=${BENCH_LINES:-2000000}
 RATE=${BENCH_RATE:-2}
 cmake --build "$BUILD" --target bench_metrics >/dev/null ||
-	{ echo "bench_metrics: $BUILD has no bench targets: configure it with" \
-	    "-DBUILD_TESTING=ON (share/bootstrap.sh test does)" >&2; exit 2; }
+	{ echo "bench_metrics: cannot build the bench targets in $BUILD" \
+	    "(configured with -DBUILD_TESTING=ON? share/bootstrap.sh test" \
+	    "does)" >&2; exit 2; }
 BIN=$(cd "$BUILD" && pwd)/tests/bench_metrics
 [ -x "$BIN" ] || { echo "bench_metrics: no '$BIN'" >&2; exit 2; }
 

@@ -70,8 +70,9 @@ need python3 python3
 need ssh openssh-client
 need /usr/bin/time time
 cmake --build "$BUILD" --target bench_ssh_helper bench_libssh2_cat >/dev/null ||
-	{ echo "bench_ssh: $BUILD has no bench targets: configure it with" \
-	    "-DBUILD_TESTING=ON (share/bootstrap.sh test does)" >&2; exit 2; }
+	{ echo "bench_ssh: cannot build the bench targets in $BUILD" \
+	    "(configured with -DBUILD_TESTING=ON? share/bootstrap.sh test" \
+	    "does)" >&2; exit 2; }
 HELPER=$BUILD/tests/bench_ssh_helper
 BARE=$BUILD/tests/bench_libssh2_cat
 
@@ -223,17 +224,24 @@ PYEOF
 # the two commands calops hosts runs), one host, then all at once; on
 # loopback the hosts' side shares this machine's CPUs with the client.
 ssh_all() {
-	local k
+	local k pids=() rc=0
 	for k in $(seq "$HOSTS"); do
 		rssh "host$k" calops version >/dev/null &
+		pids+=($!)
 	done
-	wait
+	for k in "${pids[@]}"; do
+		wait "$k" || rc=1
+	done
+	return $rc
 }
 : >"$WORK/t3"
 for _ in $(seq "$RUNS"); do
-	echo "$(wall "$CALOPS" hosts "$WORK/one.yaml") $(wall "$CALOPS" hosts \
-	    "$L/lab.yaml") $(wall rssh host1 calops version) $(wall ssh_all)" \
-	    >>"$WORK/t3"
+	# Each on its own: a failure then stops the benchmark (set -e).
+	one=$(wall "$CALOPS" hosts "$WORK/one.yaml")
+	all=$(wall "$CALOPS" hosts "$L/lab.yaml")
+	oone=$(wall rssh host1 calops version)
+	oall=$(wall ssh_all)
+	echo "$one $all $oone $oall" >>"$WORK/t3"
 done
 one=$(awk '{ print $1 }' "$WORK/t3" | median)
 all=$(awk '{ print $2 }' "$WORK/t3" | median)

@@ -144,11 +144,25 @@ gates:
   G6: [sh, -c, "echo validated > validation.out"]
 LAB
 rm -f "$T/$odd/go"
-first=$("$CALOPS" run-gate "$T/busy.yaml" G2 2>"$T/err") ||
+# A finished job whose argument is longer than a line the transport
+# passes (64 KiB) is not in the running jobs' list, and blocks nothing.
+long=$("$CALOPS" run -- sh -c ": $(head -c 70000 /dev/zero | tr '\0' x)")
+ended "$long" || fail "the long job did not end"
+# The first G2 through the lab file named from its folder, the second
+# through its absolute path and through a link: the same workspace.
+first=$(cd "$T" && "$CALOPS" run-gate busy.yaml G2 2>"$T/err") ||
 	fail "run-gate G2: $(cat "$T/err")"
+"$CALOPS" jobs --json --running >"$T/running" ||
+	fail "jobs --json --running failed"
+grep -q "\"id\": \"$first\"" "$T/running" ||
+	fail "jobs --running lacks the running G2: $(cat "$T/running")"
+grep -q "\"id\": \"$long\"" "$T/running" &&
+	fail "jobs --running lists a finished job"
 n1=$(ls "$T/jobs" | wc -l)
 refused 1 "G2 sh not started: G2's job $first is already running in .* on local \(calops kill $first there to stop it\)" \
     "$T/busy.yaml" G2
+ln -s "$T" "$T/link"
+refused 1 "G2's job $first is already running" "$T/link/busy.yaml" G2
 [ "$(ls "$T/jobs" | wc -l)" = "$n1" ] || fail "a refused second G2 made a job"
 id=$("$CALOPS" run-gate "$T/busy.yaml" G6 2>"$T/err") ||
 	fail "G6 beside a running G2: $(cat "$T/err")"

@@ -609,6 +609,73 @@ test_commands(void **state)
 	loop_free(l);
 }
 
+/* A gate's job is recognised from its argv alone, as run-gate sees the
+ * jobs another console or script started: every gate's job, with the
+ * workspace its argv names; a fault or golden run as G7's (as the console
+ * counts them); nothing for any other command, a script whose $0 only
+ * looks like a gate's, or a package path that is not a workspace's. */
+static void
+test_job_gate(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [0, 1]}\nworkspaces:\n  - {host: local, path: /srv/ws}\n"
+	    "runner: calrt-sim\ngates:\n"
+	    "  G1: [python3, gen.py]\n  G2: [calrt-sim, onnx-check]\n"
+	    "  G5: [./compile.sh]\n  G6: [ruby, v.rb, --full-hash]\n"
+	    "  G8: [calrt-sim, conformance]\n";
+	static const int gates[] = { 1, 2, 5, 6, 7, 8, 9 };
+	struct labcmd_where w = { NULL, NULL, "/srv/ws", NULL };
+	struct ljob_spec spec = { .host = "local", .kind = LJOB_GATE };
+	static const enum ljob_kind seven[] = { LJOB_FAULT, LJOB_GOLDEN };
+	char *other[] = { "sleep", "60", NULL };
+	char *fake[] = { "/bin/sh", "-c", "x", "calops-g6x", "/srv/ws", NULL };
+	char *g11[] = { "/bin/sh", "-c", "x", "calops-g11", "/srv/ws", NULL };
+	char *g06[] = { "/bin/sh", "-c", "x", "calops-g06", "/srv/ws", NULL };
+	char *g7[] = { "/bin/sh", "-c", "x", "calops-g7", "/srv/ws", NULL };
+	char *g6[] = { "/bin/sh", "-c", "x", "calops-g6", "ws/", NULL };
+	char *soak[] = { "sim", "stress", "--calbin", "/srv/ws/pkg", NULL };
+	struct strv argv;
+	struct lab lab;
+	char err[512], label[160], *ws;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	w.lab = &lab;
+	w.host = lab_host(&lab, "local");
+	for (i = 0; i < nitems(gates) + nitems(seven); i++) {
+		if (i < nitems(gates)) {
+			spec.gate = gates[i];
+			spec.again = gates[i] == 5;
+		} else {
+			spec.kind = seven[i - nitems(gates)];
+			spec.chip = 1;
+			spec.scenario = "kv-full";
+		}
+		assert_int_equal(labcmd_build(&w, &spec, &argv, label,
+		    sizeof label, err, sizeof err), 0);
+		assert_int_equal(labcmd_job_gate(argv.v, argv.n, &ws),
+		    i < nitems(gates) ? gates[i] : 7);
+		assert_string_equal(ws, "/srv/ws");
+		free(ws);
+		labcmd_strv_free(&argv);
+	}
+	assert_int_equal(labcmd_job_gate(other, 2, &ws), -1);
+	assert_null(ws);
+	assert_int_equal(labcmd_job_gate(fake, 5, &ws), -1);
+	assert_int_equal(labcmd_job_gate(g11, 5, &ws), -1);
+	assert_int_equal(labcmd_job_gate(g06, 5, &ws), -1);
+	/* G7's script is given the package, not the workspace. */
+	assert_int_equal(labcmd_job_gate(g7, 5, &ws), -1);
+	assert_null(ws);
+	assert_int_equal(labcmd_job_gate(soak, 4, &ws), -1);
+	assert_int_equal(labcmd_job_gate(g6, 5, &ws), 6);
+	assert_string_equal(ws, "ws/");
+	free(ws);
+	lab_release(&lab);
+}
+
 /* Only the newest LAB_SOAKS_LOADED soaks keep their samples. */
 static void
 test_soaks_loaded(void **state)
@@ -686,78 +753,6 @@ until_replayed(struct loop *l, void *arg)
 
 /* A model of the one-host lab text on the state folder set up, run until
  * every mirror is replayed (its loop in *l, its lab in *lab). */
-/* A gate's job is recognised from its argv alone, as run-gate sees the
- * jobs another console or script started: every gate's job in its
- * workspace, none in another, and no job that is not a gate's. */
-static void
-test_job_gate(void **state)
-{
-	const char *text = "hosts:\n  - {name: local, transport: local, "
-	    "chips: [0, 1]}\nworkspaces:\n  - {host: local, path: /srv/ws}\n"
-	    "  - {host: local, path: /srv/ws2}\nrunner: calrt-sim\ngates:\n"
-	    "  G1: [python3, gen.py]\n  G2: [calrt-sim, onnx-check]\n"
-	    "  G5: [./compile.sh]\n  G6: [ruby, v.rb, --full-hash]\n"
-	    "  G8: [calrt-sim, conformance]\n";
-	static const int gates[] = { 1, 2, 5, 6, 7, 8, 9 };
-	struct labcmd_where w = { NULL, NULL, "/srv/ws", NULL };
-	struct ljob_spec spec = { .host = "local", .kind = LJOB_GATE };
-	struct strv argv;
-	struct lab lab;
-	char err[512], label[160];
-	size_t i;
-
-	(void)state;
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
-	w.lab = &lab;
-	w.host = lab_host(&lab, "local");
-	for (i = 0; i < nitems(gates); i++) {
-		spec.gate = gates[i];
-		spec.again = gates[i] == 5;
-		assert_int_equal(labcmd_build(&w, &spec, &argv, label,
-		    sizeof label, err, sizeof err), 0);
-		assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws"),
-		    gates[i]);
-		assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws2"),
-		    -1);
-		assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv"), -1);
-		labcmd_strv_free(&argv);
-	}
-	/* A fault and a golden run are not a gate's job; nor is any other
-	 * command, a script whose $0 only looks like one, or "calops-g11". */
-	spec.kind = LJOB_FAULT;
-	spec.chip = 1;
-	spec.scenario = "kv-full";
-	assert_int_equal(labcmd_build(&w, &spec, &argv, label, sizeof label,
-	    err, sizeof err), 0);
-	assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws"), -1);
-	labcmd_strv_free(&argv);
-	spec.kind = LJOB_GOLDEN;
-	assert_int_equal(labcmd_build(&w, &spec, &argv, label, sizeof label,
-	    err, sizeof err), 0);
-	assert_int_equal(labcmd_job_gate(argv.v, argv.n, "/srv/ws"), -1);
-	labcmd_strv_free(&argv);
-	{
-		char *other[] = { "sleep", "60", NULL };
-		char *fake[] = { "/bin/sh", "-c", "x", "calops-g6x", "/srv/ws",
-		    NULL };
-		char *g11[] = { "/bin/sh", "-c", "x", "calops-g11", "/srv/ws",
-		    NULL };
-		char *g06[] = { "/bin/sh", "-c", "x", "calops-g06", "/srv/ws",
-		    NULL };
-		char *g6[] = { "/bin/sh", "-c", "x", "calops-g6", "/srv/ws",
-		    NULL };
-
-		assert_int_equal(labcmd_job_gate(other, 2, "/srv/ws"), -1);
-		assert_int_equal(labcmd_job_gate(fake, 5, "/srv/ws"), -1);
-		assert_int_equal(labcmd_job_gate(g11, 5, "/srv/ws"), -1);
-		assert_int_equal(labcmd_job_gate(g06, 5, "/srv/ws"), -1);
-		assert_int_equal(labcmd_job_gate(g6, 5, "/srv/ws"), 6);
-		assert_int_equal(labcmd_job_gate(g6, 5, NULL), -1);
-	}
-	lab_release(&lab);
-}
-
 static struct labmodel *
 replayed_model(const char *text, struct lab *lab, struct loop **l)
 {
