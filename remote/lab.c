@@ -749,10 +749,8 @@ lab_host(const struct lab *lab, const char *name)
 	return NULL;
 }
 
-/* Whether two paths on this machine name one folder: the same text, or
- * both resolve to one place. */
-static bool
-same_local_folder(const char *a, const char *b)
+bool
+lab_same_local_folder(const char *a, const char *b)
 {
 	char *ra, *rb;
 	bool same;
@@ -787,7 +785,7 @@ lab_find_workspace(const struct lab *lab, const char *host, const char *path,
 			if (path != NULL && (pass == 0 ? strcmp(w->path,
 			    path) != 0 : (h = lab_host(lab, w->host)) == NULL ||
 			    h->transport != LAB_LOCAL ||
-			    !same_local_folder(w->path, path)))
+			    !lab_same_local_folder(w->path, path)))
 				continue;
 			if (n++ == 0)
 				found = w;

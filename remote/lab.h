@@ -151,6 +151,9 @@ int	 lab_gate_index(const char *id);
 
 /* The host named name (borrowed from lab), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);
+/* Whether two paths on this machine name one folder: the same text, or
+ * both resolve to one place. */
+bool	 lab_same_local_folder(const char *a, const char *b);
 /*
  * The first workspace of the lab file on host (NULL: any host) at path
  * (NULL: any path), or NULL; how many match in *count when count is not

@@ -207,34 +207,29 @@ trim_slashes(const char *path)
 }
 
 /* Whether a job's workspace (as its argv writes it, run from cwd) is ws:
- * on this machine, the same folder however either is spelt; on an ssh
- * host, the same path but for trailing slashes (the lab file gives
- * absolute ones there). */
+ * on this machine, the same folder however either is spelt; else, or when
+ * either cannot be resolved, the same path but for trailing slashes (the
+ * lab file gives absolute ones on an ssh host). */
 static bool
 same_workspace(bool local, const char *cwd, const char *job_ws,
     const char *ws)
 {
-	char *a, *b, *ra = NULL, *rb = NULL;
+	char *a, *b;
 	bool same;
 
-	a = local && job_ws[0] != '/' && cwd != NULL ?
-	    xasprintf("%s/%s", cwd, job_ws) : xstrdup(job_ws);
 	if (local) {
-		ra = realpath(a, NULL);
-		rb = realpath(ws, NULL);
-	}
-	if (ra != NULL && rb != NULL)
-		same = strcmp(ra, rb) == 0;
-	else {
+		a = job_ws[0] != '/' && cwd != NULL ?
+		    xasprintf("%s/%s", cwd, job_ws) : xstrdup(job_ws);
+		same = lab_same_local_folder(a, ws);
 		free(a);
-		a = trim_slashes(job_ws);
-		b = trim_slashes(ws);
-		same = strcmp(a, b) == 0;
-		free(b);
+		if (same)
+			return true;
 	}
-	free(ra);
-	free(rb);
+	a = trim_slashes(job_ws);
+	b = trim_slashes(ws);
+	same = strcmp(a, b) == 0;
 	free(a);
+	free(b);
 	return same;
 }
 
@@ -294,6 +289,53 @@ running_gate_job(struct rungate *g, bool local, int gate, const char *ws,
 	return found;
 }
 
+/* One job per gate and workspace: the host's running jobs first, whoever
+ * started them (a console, another script), and nothing more when one of
+ * them is gate's in ws (said).  0 when none is; the overall timer is armed
+ * here, for the launch that follows too.  Two started in the same instant
+ * may both go: `calops run` itself knows nothing of gates. */
+static int
+check_running(struct rungate *g, const struct lab_host *h, const char *label,
+    int gate, const char *ws, long secs)
+{
+	char *list[] = { "jobs", "--json", "--running", NULL };
+	char other[JOB_ID_MAX + 1], err[512];
+
+	g->listing = true;
+	buf_init(&g->list, 64u << 20);
+	if ((g->rs = transport_exec(g->t, list, &rungate_cb, g, err,
+	    sizeof err)) == NULL) {
+		fprintf(stderr, "calops: %s: %s\n", h->name, err);
+		return -1;
+	}
+	loop_add_timer(g->loop, secs * 1000, timeout, g);
+	loop_run(g->loop);
+	g->listing = false;
+	if (!g->done || g->code != 0) {
+		fprintf(stderr, "calops: %s not started on %s: its jobs could "
+		    "not be listed: %s\n", label, h->name, g->err[0] != '\0' ?
+		    g->err : g->said[0] != '\0' ? g->said :
+		    "calops jobs failed there");
+		return -1;
+	}
+	switch (running_gate_job(g, h->transport == LAB_LOCAL, gate, ws,
+	    other, sizeof other, err, sizeof err)) {
+	case 1:
+		fprintf(stderr, "calops: %s not started: G%d's job %s is "
+		    "already running in %s on %s (calops kill %s there to stop "
+		    "it)\n", label, gate, other, ws, h->name, other);
+		return -1;
+	case -1:
+		fprintf(stderr, "calops: %s not started on %s: %s\n", label,
+		    h->name, err);
+		return -1;
+	}
+	g->done = false;
+	g->code = 0;
+	g->said[0] = '\0';
+	return 0;
+}
+
 /* Start it and wait for `calops run` there to say the id; the exit. */
 static int
 launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
@@ -325,47 +367,8 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);
 		goto out;
 	}
-	/* One job per gate and workspace: the host's jobs first, whoever
-	 * started them (a console, another script).  Two started in the same
-	 * instant may both go: `calops run` itself knows nothing of gates. */
-	{
-		char *list[] = { "jobs", "--json", "--running", NULL };
-		char other[JOB_ID_MAX + 1];
-
-		g->listing = true;
-		buf_init(&g->list, 64u << 20);
-		if ((g->rs = transport_exec(g->t, list, &rungate_cb, g, err,
-		    sizeof err)) == NULL) {
-			fprintf(stderr, "calops: %s: %s\n", h->name, err);
-			goto out;
-		}
-		loop_add_timer(g->loop, secs * 1000, timeout, g);
-		loop_run(g->loop);
-		g->listing = false;
-		if (!g->done || g->code != 0) {
-			fprintf(stderr, "calops: %s not started on %s: its jobs "
-			    "could not be listed: %s\n", label, h->name,
-			    g->err[0] != '\0' ? g->err : g->said[0] != '\0' ?
-			    g->said : "calops jobs failed there");
-			goto out;
-		}
-		switch (running_gate_job(g, h->transport == LAB_LOCAL, gate,
-		    ws, other, sizeof other, err, sizeof err)) {
-		case 1:
-			fprintf(stderr, "calops: %s not started: G%d's job %s "
-			    "is already running in %s on %s (calops kill %s "
-			    "there to stop it)\n", label, gate, other, ws,
-			    h->name, other);
-			goto out;
-		case -1:
-			fprintf(stderr, "calops: %s not started on %s: %s\n",
-			    label, h->name, err);
-			goto out;
-		}
-		g->done = false;
-		g->code = 0;
-		g->said[0] = '\0';
-	}
+	if (check_running(g, h, label, gate, ws, secs) != 0)
+		goto out;
 	/* The id chosen here: a launch retried never starts twice. */
 	jobstore_id_generate(g->id, sizeof g->id);
 	labcmd_strv_add(&run, xstrdup("run"));
