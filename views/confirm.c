@@ -11,6 +11,7 @@
  */
 #include "calops.h"
 
+#include "model/boardmodel.h"
 #include "views/app/app.h"
 #include "views/confirm.h"
 #include "views/core/cmdline.h"
@@ -153,6 +154,88 @@ confirm_open(struct app *a, const void *arg)
 	return c;
 }
 
+/* The gate a job produces evidence for: a soak G9's, a fault or golden run
+ * G7's (as labmodel counts them). */
+static int
+evidence_gate(const struct ljob_spec *spec)
+{
+	switch (spec->kind) {
+	case LJOB_SOAK:
+		return 9;
+	case LJOB_FAULT:
+	case LJOB_GOLDEN:
+		return 7;
+	case LJOB_GATE:
+		break;
+	}
+	return spec->gate;
+}
+
+/* The evidence of the kind this job writes that the workspace already has,
+ * when the job runs in the workspace the board shows (from the board's
+ * inputs of the gate), and what the run does with it
+ * (share/doc/workspace.md, "Runs never overwrite runs"); the next row. */
+static int
+draw_evidence(struct app *a, const struct confirm *c, int y, int end,
+    int cols)
+{
+	const struct board *b = app_board(a);
+	const char *board_host = app_workspace_lab_host(a), *path;
+	const char *prefix, *first = NULL, *run = NULL;
+	int g = evidence_gate(&c->spec);
+	size_t i, n = 0, plen, len, runlen = 0;
+	json_t *in;
+
+	if (y >= end || b == NULL || !b->now.valid || g < 0 ||
+	    g >= GATE_COUNT || board_host == NULL || c->where == NULL ||
+	    strcmp(board_host, c->host) != 0 ||
+	    labmodel_host_workspace(app_labmodel(a), c->host,
+	    app_workspace(a)) != c->where)
+		return y;
+	/* A soak's are the soak runs, counted by folder (the gate reads them
+	 * in name order); a fault's or the golden run's G7's results; a
+	 * gate's own tool's, all its gate's. */
+	prefix = g == 9 ? "07-serving/soak/" : g == 7 ? "06-runtime/" : "";
+	plen = strlen(prefix);
+	json_array_foreach(b->now.gates[g].inputs, i, in) {
+		path = json_string_value(json_object_get(in, "path"));
+		if (path == NULL || strncmp(path, prefix, plen) != 0 ||
+		    !json_is_true(json_object_get(in, "present")))
+			continue;
+		if (g == 9) {
+			len = strcspn(path + plen, "/");
+			if (run != NULL && len == runlen &&
+			    strncmp(path + plen, run, len) == 0)
+				continue;	/* another file of that run */
+			run = path + plen;
+			runlen = len;
+		} else if (first == NULL)
+			first = path;
+		n++;
+	}
+	ui_putf(stdscr, y, 1, 9, ROLE_DIM, "evidence");
+	if (n == 0) {
+		ui_putf(stdscr, y++, 10, cols - 11, ROLE_NORMAL, "none of G%d's "
+		    "yet in this workspace", g);
+		return y;
+	}
+	/* Through the sanitiser: a path is the workspace's. */
+	if (g == 9)
+		ui_putf(stdscr, y++, 10, cols - 11, ROLE_NORMAL, "%zu soak "
+		    "run%s (the last: %.*s)", n, n == 1 ? "" : "s", (int)runlen,
+		    run);
+	else
+		ui_putf(stdscr, y++, 10, cols - 11, ROLE_NORMAL, "%zu file%s "
+		    "of G%d (%s%s)", n, n == 1 ? "" : "s", g, first,
+		    n > 1 ? ", …" : "");
+	if (y < end && (g == 7 || g == 9))
+		ui_putf(stdscr, y++, 10, cols - 11, ROLE_PASS, "%s",
+		    g == 9 ? "they stay untouched: this soak writes a run "
+		    "folder of its own" : "they stay untouched: a result "
+		    "replaced is kept in history/ beside it");
+	return y;
+}
+
 static void
 confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 {
@@ -162,7 +245,6 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 	size_t n, i;
 	int y = top, end = top + rows;
 
-	(void)a;
 	/* Through the sanitiser: the host is the lab file's. */
 	snprintf(buf, sizeof buf, "Start %s on %s?", c->what, c->host);
 	ui_fill(stdscr, y, 0, ROLE_HEADER);
@@ -193,6 +275,7 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 		    ROLE_NORMAL, "%s", stales != NULL ? stales : "no later "
 		    "gate's evidence is bound to what it writes");
 	}
+	y = draw_evidence(a, c, y, end, cols);
 	n = disturbed(c, js, nitems(js));
 	for (i = 0; i < n && i < nitems(js) && y < end; i++) {
 		/* As the Faults screen says it. */

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/sha.h>
@@ -685,6 +686,51 @@ sim_write_json(const char *path, json_t *o, char *err, size_t len)
 	rc = fileio_replace(path, data, strlen(data), 0644, true, err, len);
 	free(data);
 	return rc;
+}
+
+/* Keep the file at path, if any, as history/<stem>.<mtime>.json beside it:
+ * a hard link, so its bytes stay exactly what they were. */
+static int
+keep_history(const char *path, char *err, size_t len)
+{
+	const char *base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 :
+	    path;
+	size_t stem = strlen(base) > 5 && strcmp(base + strlen(base) - 5,
+	    ".json") == 0 ? strlen(base) - 5 : strlen(base);
+	char *dir, *kept, stamp[32];
+	struct stat st;
+	struct tm tm;
+	time_t t;
+	int rc = 0;
+
+	if (lstat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return 0;	/* nothing (or nothing of ours) to keep */
+	t = st.st_mtim.tv_sec;
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
+	dir = xasprintf("%.*shistory", (int)(base - path), path);
+	kept = xasprintf("%s/%.*s.%s.%09ldZ.json", dir, (int)stem, base, stamp,
+	    (long)st.st_mtim.tv_nsec);
+	if (mkdir(dir, 0777) == -1 && errno != EEXIST) {
+		errbuf_set(err, len, "cannot make '%s': %s", dir,
+		    strerror(errno));
+		rc = -1;
+	} else if (link(path, kept) == -1 && errno != EEXIST) {
+		errbuf_set(err, len, "cannot keep '%s' as '%s': %s", path, kept,
+		    strerror(errno));
+		rc = -1;
+	}
+	free(dir);
+	free(kept);
+	return rc;
+}
+
+int
+sim_write_evidence(const char *path, json_t *o, char *err, size_t len)
+{
+	if (keep_history(path, err, len) == -1)
+		return -1;
+	return sim_write_json(path, o, err, len);
 }
 
 int

@@ -179,6 +179,12 @@ int	 sim_read_doc(const char *path, bool yaml, struct doc *d, char *err,
 /* Write o (indented, as the example workspaces are) to path through a
  * temporary file and rename(2); 0 or -1 with err set. */
 int	 sim_write_json(const char *path, json_t *o, char *err, size_t len);
+/* The same for a result at a fixed path (a fault's, the golden run's):
+ * the result it replaces is kept first, hard-linked as
+ * history/<name>.<its mtime, UTC>.json beside it, so a later run never
+ * destroys an earlier one's evidence (share/doc/workspace.md, "Runs"). */
+int	 sim_write_evidence(const char *path, json_t *o, char *err,
+	    size_t len);
 /* n bytes of filler: SHA-256 in counter mode over "calops-example-bytes/"
  * label and an 8-byte little-endian counter, the stream the example
  * generator (share/examples/mkworkspace.py fake_bytes) fills files with. */

@@ -76,7 +76,7 @@ sim_conformance(struct sim *s)
 	path = s->o.output != NULL ? xstrdup(s->o.output) :
 	    xasprintf("%s/%s", s->ws, REPORT);
 	if (sim_mkparent(path, err, sizeof err) == -1 ||
-	    sim_write_json(path, report, err, sizeof err) == -1) {
+	    sim_write_evidence(path, report, err, sizeof err) == -1) {
 		json_decref(report);
 		free(path);
 		return sim_fail(s, "%s", err);

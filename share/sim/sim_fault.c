@@ -139,7 +139,7 @@ sim_fault(struct sim *s)
 	if (sim_stopping)
 		rc = sim_fail(s, "stopped by a signal; nothing written");
 	else if (sim_mkparent(path, err, sizeof err) == -1 ||
-	    sim_write_json(path, doc, err, sizeof err) == -1)
+	    sim_write_evidence(path, doc, err, sizeof err) == -1)
 		rc = sim_fail(s, "%s", err);
 	else {
 		summary = json_deep_copy(doc);

@@ -237,7 +237,7 @@ finish(struct sim *s, json_t *doc, size_t n, size_t matched, const char *tree)
 	    xasprintf("%s/%s", s->ws, GOLDEN_REL);
 	rel = sim_relpath(s, out);
 	if (sim_mkparent(out, err, sizeof err) == -1 ||
-	    sim_write_json(out, doc, err, sizeof err) == -1)
+	    sim_write_evidence(out, doc, err, sizeof err) == -1)
 		rc = sim_fail(s, "%s", err);
 	else {
 		summary = json_pack("{sIsIsIss}", "cases", (json_int_t)n,

@@ -396,7 +396,7 @@ sim_onnx_check(struct sim *s)
 	path = s->o.output != NULL ? xstrdup(s->o.output) :
 	    xasprintf("%s/%s", s->ws, REPORT);
 	if (rc == 0)
-		rc = sim_write_json(path, report, err, sizeof err);
+		rc = sim_write_evidence(path, report, err, sizeof err);
 	json_decref(report);
 	if (rc != 0) {
 		free(path);

@@ -1,7 +1,9 @@
 /* sim_soak.c: `stress`, a soak run (runbook §13.3) into soak/<run>/. */
 #include "calops.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -420,6 +422,9 @@ summary_json(struct soak *k, const char *tree, bool stopped)
 	    0 ? "pass" : s->have_sla ? "fail" : "unknown"));
 	json_object_set_new(o, "reasons", reasons);
 	json_object_set_new(o, "seed", json_integer((json_int_t)s->o.seed));
+	/* Only a completed run is evidence (workspace.md, G9's outcome). */
+	json_object_set_new(o, "outcome", json_string(stopped ? "killed" :
+	    "completed"));
 	if (stopped)
 		json_object_set_new(o, "interrupted", json_true());
 	return o;
@@ -427,20 +432,31 @@ summary_json(struct soak *k, const char *tree, bool stopped)
 
 /* ---- the run folder ---- */
 
-/* The default name, as the examples have them: 2026-09-21-24h. */
+/* The default name: the UTC day and the planned span, as the examples have
+ * them (2026-09-21-24h), then the job's id when a calops job runs it
+ * (2026-09-21-24h-20260921-101500-a1b2c3): a second soak of the day is a
+ * folder of its own, never the first one's. */
 static char *
 run_name(const struct sim *s)
 {
+	const char *job = getenv("CALOPS_JOB");
 	double d = s->o.duration_s;
-	char day[32];
+	char day[32], span[48];
 
 	sim_iso(s->t0, day, sizeof day);
 	day[10] = '\0';
 	if (fmod(d, 3600) == 0)
-		return xasprintf("%s-%.0fh", day, d / 3600);
-	if (fmod(d, 60) == 0)
-		return xasprintf("%s-%.0fm", day, d / 60);
-	return xasprintf("%s-%.0fs", day, ceil(d));
+		snprintf(span, sizeof span, "%.0fh", d / 3600);
+	else if (fmod(d, 60) == 0)
+		snprintf(span, sizeof span, "%.0fm", d / 60);
+	else
+		snprintf(span, sizeof span, "%.0fs", ceil(d));
+	/* A job id is [A-Za-z0-9._-], not hidden (protocol.md §2). */
+	if (job != NULL && job[0] != '\0' && job[0] != '.' &&
+	    strlen(job) <= 64 && strspn(job, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") == strlen(job))
+		return xasprintf("%s-%s-%s", day, span, job);
+	return xasprintf("%s-%s", day, span);
 }
 
 static bool
@@ -450,9 +466,10 @@ valid_name(const char *name)
 	    strlen(name) <= 200;
 }
 
-/* Paths of a run: built in a hidden folder, swapped in when complete. */
+/* Paths of a run: built in a hidden folder, renamed into place when it
+ * ends, never over another run's folder. */
 struct paths {
-	char	*soak, *partial, *final, *old, *metrics;
+	char	*soak, *partial, *final, *metrics;
 };
 
 static void
@@ -461,7 +478,6 @@ paths_init(struct paths *p, const struct sim *s, const char *run)
 	p->soak = xasprintf("%s/%s", s->ws, SOAK_REL);
 	p->partial = xasprintf("%s/.%s.partial", p->soak, run);
 	p->final = xasprintf("%s/%s", p->soak, run);
-	p->old = xasprintf("%s/.%s.old", p->soak, run);
 	p->metrics = xasprintf("%s/metrics.jsonl", p->partial);
 }
 
@@ -471,14 +487,21 @@ paths_release(struct paths *p)
 	free(p->soak);
 	free(p->partial);
 	free(p->final);
-	free(p->old);
 	free(p->metrics);
 }
 
-/* A fresh hidden folder with metrics.jsonl open as the event tee. */
+/* A fresh hidden folder with metrics.jsonl open as the event tee; a run
+ * folder of that name already there is another run's evidence: refused. */
 static int
 open_partial(struct sim *s, const struct paths *p, char *err, size_t len)
 {
+	struct stat st;
+
+	if (lstat(p->final, &st) == 0) {
+		errbuf_set(err, len, "run folder '%s' exists: a run never writes "
+		    "into another's (name this one with --run)", p->final);
+		return -1;
+	}
 	if (sim_mkdirs(p->soak, err, len) == -1 ||
 	    sim_rm_flat(p->partial, err, len) == -1)
 		return -1;
@@ -510,23 +533,26 @@ close_tee(struct sim *s, const struct paths *p, char *err, size_t len)
 	return bad ? -1 : 0;
 }
 
-/* Replace the run folder by the finished one, as atomically as folders go. */
+/* The finished run into its folder, never over one that came meanwhile:
+ * that one is left alone and this run stays in its hidden folder. */
 static int
 swap_in(const struct paths *p, char *err, size_t len)
 {
-	if (sim_rm_flat(p->old, err, len) == -1)
-		return -1;
-	if (rename(p->final, p->old) == -1 && errno != ENOENT) {
-		errbuf_set(err, len, "cannot move '%s' aside: %s", p->final,
-		    strerror(errno));
+	int rc = renameat2(AT_FDCWD, p->partial, AT_FDCWD, p->final,
+	    RENAME_NOREPLACE);
+
+	/* Where the file system has no RENAME_NOREPLACE, rename(2) still
+	 * refuses to replace a folder that holds files, as a run's does. */
+	if (rc == -1 && errno == EINVAL)
+		rc = rename(p->partial, p->final);
+	if (rc == -1) {
+		errbuf_set(err, len, "cannot rename '%s' to '%s': %s%s",
+		    p->partial, p->final, strerror(errno), errno == EEXIST ?
+		    " (another run made it meanwhile: this one is kept where "
+		    "it is)" : "");
 		return -1;
 	}
-	if (rename(p->partial, p->final) == -1) {
-		errbuf_set(err, len, "cannot rename '%s' to '%s': %s", p->partial,
-		    p->final, strerror(errno));
-		return -1;
-	}
-	return sim_rm_flat(p->old, err, len);
+	return 0;
 }
 
 /* ---- the command ---- */

@@ -72,7 +72,7 @@ sim_validate(struct sim *s)
 	    xasprintf("%s/05-calbin/validation.json", s->ws);
 	rc = write_listing(s, &t, err, sizeof err);
 	if (rc == 0)
-		rc = sim_write_json(out, v, err, sizeof err);
+		rc = sim_write_evidence(out, v, err, sizeof err);
 	json_decref(v);
 	if (rc != 0) {
 		free(out);

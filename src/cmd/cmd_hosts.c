@@ -68,16 +68,23 @@ struct hosts {
 	size_t		 nrows;
 };
 
-/* Whether every host has its answer; stop the loop when so. */
-static void
-check_all(struct hosts *hs)
+static bool
+all_settled(const struct hosts *hs)
 {
 	size_t i;
 
 	for (i = 0; i < hs->nrows; i++)
 		if (!hs->rows[i].settled)
-			return;
-	loop_stop(hs->loop);
+			return false;
+	return true;
+}
+
+/* Stop the loop once every host has its answer. */
+static void
+check_all(struct hosts *hs)
+{
+	if (all_settled(hs))
+		loop_stop(hs->loop);
 }
 
 static void
@@ -187,7 +194,6 @@ timeout(struct loop *l, void *arg)
 	struct hosts *hs = arg;
 	size_t i;
 
-	(void)l;
 	for (i = 0; i < hs->nrows; i++) {
 		if (hs->rows[i].jobs != NULL) {
 			transport_rstream_cancel(hs->rows[i].jobs);
@@ -197,6 +203,9 @@ timeout(struct loop *l, void *arg)
 		}
 		settle(&hs->rows[i]);
 	}
+	/* The end, whatever was settled before: settle() stops the loop
+	 * only for the host it settles. */
+	loop_stop(l);
 }
 
 static void
@@ -365,8 +374,10 @@ cmd_hosts(int argc, char **argv)
 		changed(r->t, r);
 	}
 	loop_add_timer(hs.loop, secs * 1000, timeout, &hs);
-	check_all(&hs);
-	loop_run(hs.loop);
+	/* Every host may have failed before connecting (a config error):
+	 * loop_run() would forget a stop asked for before it runs. */
+	if (!all_settled(&hs))
+		loop_run(hs.loop);
 
 	if (json) {
 		json_t *o = json_object(), *rows = json_array();

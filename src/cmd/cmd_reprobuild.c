@@ -7,7 +7,10 @@
  * builds.json {id, exit_code, output_tree_sha256 (the tree hash of
  * 05-calbin/package/ after it), log, started, duration_s, host}.  --again
  * adds one build to the builds already listed (a third on demand); else
- * the list is made anew.  builds.json is written after every build,
+ * the list is made anew, and the set it replaces (builds.json and the logs
+ * it lists) is moved first, whole, to 04-compiler/history/<its time>/: a
+ * run never destroys another's evidence (workspace.md, "Runs never
+ * overwrite runs").  builds.json is written after every build,
  * atomically (a temporary file, fsync, rename), so a job cut short leaves
  * the builds it finished.
  *
@@ -44,7 +47,8 @@ static const char reprobuild_usage[] =
     "…), each build's output in 04-compiler/logs/ID.log and its exit, the\n"
     "tree hash of 05-calbin/package/ after it, when and how long, written\n"
     "to 04-compiler/builds.json.  --again adds one more build to those\n"
-    "listed.\n"
+    "listed; without it, the last set (builds.json and its logs) is first\n"
+    "moved, whole, to 04-compiler/history/TIME/.\n"
     "\n"
     "Exit status: 0 when every build exited 0 with the same package tree,\n"
     "1 otherwise (G5.builds says what is wrong), 2 on a usage error.\n";
@@ -123,6 +127,78 @@ save(json_t *builds)
 		printf("cannot write %s: %s\n", path, err);
 	free(text);
 	return rc;
+}
+
+/* A log a builds.json entry names, as run_builds writes them: logs/NAME.log,
+ * NAME plain (no folder, not hidden), so that moving it stays inside. */
+static bool
+set_log_name(const char *log)
+{
+	size_t n;
+
+	if (log == NULL || strncmp(log, "logs/", 5) != 0)
+		return false;
+	n = strlen(log + 5);
+	return n > 4 && log[5] != '.' && strcmp(log + 5 + n - 4, ".log") == 0 &&
+	    strspn(log + 5, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+	    "YZ0123456789._-") == n;
+}
+
+/* Move the build set there is (builds.json, then the logs it lists) to
+ * 04-compiler/history/<builds.json's mtime, UTC>/, as it was; 0 when there
+ * is none or it moved, -1 (said) when it could not be kept: then nothing
+ * is built, rather than the set overwritten. */
+static int
+keep_previous_set(void)
+{
+	const char *path = "04-compiler/builds.json";
+	char stamp[32], dir[96], from[128], to[192];
+	struct stat st;
+	struct tm tm;
+	json_t *old, *b;
+	size_t i;
+
+	if (lstat(path, &st) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "calops: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	gmtime_r(&st.st_mtim.tv_sec, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
+	snprintf(dir, sizeof dir, "04-compiler/history/%s.%09ldZ", stamp,
+	    (long)st.st_mtim.tv_nsec);
+	snprintf(to, sizeof to, "%s/logs", dir);
+	if ((mkdir("04-compiler/history", 0755) == -1 && errno != EEXIST) ||
+	    mkdir(dir, 0755) == -1 || mkdir(to, 0755) == -1) {
+		fprintf(stderr, "calops: cannot keep the last build set in "
+		    "'%s': %s\n", dir, strerror(errno));
+		return -1;
+	}
+	old = json_load_file(path, 0, NULL);
+	json_array_foreach(old, i, b) {
+		const char *log = json_string_value(json_object_get(b, "log"));
+
+		if (!set_log_name(log))
+			continue;	/* not a log this command wrote */
+		snprintf(from, sizeof from, "04-compiler/%s", log);
+		snprintf(to, sizeof to, "%s/%s", dir, log);
+		if (rename(from, to) == -1 && errno != ENOENT) {
+			fprintf(stderr, "calops: cannot keep '%s' as '%s': "
+			    "%s\n", from, to, strerror(errno));
+			json_decref(old);
+			return -1;
+		}
+	}
+	json_decref(old);
+	snprintf(to, sizeof to, "%s/builds.json", dir);
+	if (rename(path, to) == -1) {
+		fprintf(stderr, "calops: cannot keep '%s' as '%s': %s\n", path,
+		    to, strerror(errno));
+		return -1;
+	}
+	printf("the last build set is kept in %s\n", dir);
+	return 0;
 }
 
 /* The builds listed now (--again), or a new list; NULL, said. */
@@ -262,7 +338,8 @@ cmd_reprobuild(int argc, char **argv)
 		    argv[optind], strerror(errno));
 		return 1;
 	}
-	if ((builds = load(again)) == NULL)
+	if ((!again && keep_previous_set() != 0) ||
+	    (builds = load(again)) == NULL)
 		return 1;
 	if (json_array_size(builds) + (size_t)n > BUILDS_MAX) {
 		fprintf(stderr, "calops: builds.json lists %zu builds already\n",

@@ -290,47 +290,54 @@ found:
 	return ev->trees[i];
 }
 
-/* One JSON Lines record: parse it, or report why not. */
-static void
-jsonl_line(struct gate_result *gr, const char *rel, const char *line,
-    size_t len, size_t lineno, bool cut, jsonl_fn fn, void *arg)
+/* One JSON Lines record: the object (a new reference), or NULL with its
+ * position ("line:col") and why it cannot be read. */
+static json_t *
+jsonl_parse(const char *line, size_t len, size_t lineno, bool cut,
+    char *where, size_t wherelen, char *why, size_t whylen)
 {
 	json_error_t je;
-	char where[48], *check = gate_check_id(gr, "parse");
 	json_t *obj;
 
+	snprintf(where, wherelen, "%zu:1", lineno);
 	if (cut) {
-		snprintf(where, sizeof where, "%zu:1", lineno);
-		gate_add(gr, SEV_ERROR, check, rel, where,
-		    "line is longer than %u bytes", LINES_DEFAULT_CAP);
-	} else if ((obj = json_loadb(line, len, JSON_REJECT_DUPLICATES,
-	    &je)) == NULL) {
-		snprintf(where, sizeof where, "%zu:%d", lineno,
-		    je.column > 0 ? je.column : 1);
-		gate_add(gr, SEV_ERROR, check, rel, where, "invalid JSON: %s",
-		    je.text);
-	} else if (!json_is_object(obj)) {
-		snprintf(where, sizeof where, "%zu:1", lineno);
-		gate_add(gr, SEV_ERROR, check, rel, where,
-		    "line is not a JSON object");
-		json_decref(obj);
-	} else {
-		fn(gr, obj, lineno, arg);
-		json_decref(obj);
+		snprintf(why, whylen, "line is longer than %u bytes",
+		    LINES_DEFAULT_CAP);
+		return NULL;
 	}
-	free(check);
+	if ((obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(where, wherelen, "%zu:%d", lineno,
+		    je.column > 0 ? je.column : 1);
+		snprintf(why, whylen, "invalid JSON: %s", je.text);
+		return NULL;
+	}
+	if (!json_is_object(obj)) {
+		json_decref(obj);
+		snprintf(why, whylen, "line is not a JSON object");
+		return NULL;
+	}
+	return obj;
 }
 
+/* The lines of another gate's JSON Lines artifact that could not be read:
+ * that gate reports each, the reader only needs to know there were some. */
+struct jsonl_bad {
+	size_t	n;
+	char	where[48];	/* of the first */
+};
+
 /* Read a JSON Lines file; `owned` says whether its problems are this
- * gate's to report (else bad lines are skipped silently). */
+ * gate's to report (else they are counted in bad: corrupt evidence is
+ * never taken for no evidence). */
 static long
 read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
-    void *arg)
+    void *arg, struct jsonl_bad *bad)
 {
 	struct lines l;
 	struct stat st;
 	const char *line;
-	char msg[320], *abs, *check;
+	char msg[320], where[48], why[256], *abs, *check;
 	enum ws_status s;
 	json_t *obj;
 	size_t len, bom;
@@ -363,6 +370,7 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 		}
 		return -1;
 	}
+	check = gate_check_id(gr, "parse");
 	while ((rc = lines_next(&l, &line, &len, &cut)) == 1) {
 		if (l.lineno == 1) {
 			bom = text_bom_len(line, len);
@@ -372,39 +380,83 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 		if (len == 0 || strspn(line, " \t") == len)
 			continue;
 		n++;
-		if (owned)
-			jsonl_line(gr, rel, line, len, l.lineno, cut, fn, arg);
-		else if (!cut &&
-		    (obj = json_loadb(line, len, 0, NULL)) != NULL) {
-			if (json_is_object(obj))
-				fn(gr, obj, l.lineno, arg);
+		if ((obj = jsonl_parse(line, len, l.lineno, cut, where,
+		    sizeof where, why, sizeof why)) != NULL) {
+			gr->record = line;
+			gr->record_len = len;
+			fn(gr, obj, l.lineno, arg);
+			gr->record = NULL;
 			json_decref(obj);
-		}
+		} else if (owned)
+			gate_add(gr, SEV_ERROR, check, rel, where, "%s", why);
+		else if (bad->n++ == 0)
+			snprintf(bad->where, sizeof bad->where, "%s", where);
 	}
-	if (rc == -1 && owned) {
-		check = gate_check_id(gr, "parse");
+	if (rc == -1 && owned)
 		gate_add(gr, SEV_ERROR, check, rel, "", "cannot read '%s': %s",
 		    rel, strerror(errno));
-		free(check);
-	}
+	free(check);
 	lines_close(&l);
 	return rc == -1 ? -1 : n;
+}
+
+/* strspn() over [p, end), which holds no NUL to stop at. */
+static size_t
+strspn_n(const char *p, const char *end, const char *set)
+{
+	const char *q = p;
+
+	while (q < end && strchr(set, *q) != NULL && *q != '\0')
+		q++;
+	return (size_t)(q - p);
+}
+
+void
+artifact_jsonl_where(const struct gate_result *gr, size_t line,
+    const char *key, char *where, size_t len)
+{
+	const char *p = gr->record, *end, *q;
+	size_t klen = strlen(key), col = 1;
+
+	/* A key is a quoted name followed by a colon; a string value that
+	 * happens to hold the name is not followed by one. */
+	for (end = p != NULL ? p + gr->record_len : NULL;
+	    p != NULL && (size_t)(end - p) > klen + 2; p++) {
+		if (*p != '"' || memcmp(p + 1, key, klen) != 0 ||
+		    p[klen + 1] != '"')
+			continue;
+		q = p + klen + 2;
+		q += strspn_n(q, end, " \t");
+		if (q < end && *q == ':') {
+			q++;
+			q += strspn_n(q, end, " \t");
+			col = (size_t)(q - gr->record) + 1;
+			break;
+		}
+	}
+	snprintf(where, len, "%zu:%zu", line, col);
 }
 
 long
 artifact_jsonl(struct gate_result *gr, const char *rel, jsonl_fn fn, void *arg)
 {
-	return read_jsonl(gr, rel, true, fn, arg);
+	return read_jsonl(gr, rel, true, fn, arg, NULL);
 }
 
 long
 artifact_jsonl_input(struct gate_result *gr, const char *rel, const char *check,
     jsonl_fn fn, void *arg)
 {
-	long n = read_jsonl(gr, rel, false, fn, arg);
+	struct jsonl_bad bad = { 0, "" };
+	long n = read_jsonl(gr, rel, false, fn, arg, &bad);
 
 	if (n < 0)
 		gate_skip(gr, check, rel, "",
 		    "check skipped: its input '%s' is missing or unreadable", rel);
+	else if (bad.n > 0)
+		gate_skip(gr, check, rel, bad.where,
+		    "check skipped: %zu line%s of its input '%s' cannot be read "
+		    "(its gate reports them)", bad.n, bad.n == 1 ? "" : "s",
+		    rel);
 	return n;
 }

@@ -84,6 +84,10 @@ struct gate_result {
 	struct gate_input	*inputs;	/* what it read, in order */
 	size_t			 ninputs;
 	struct eval		*ev;
+	/* The JSON Lines record a jsonl_fn is called for, so that it can say
+	 * the column of a bad member (artifact_jsonl_where). */
+	const char		*record;
+	size_t			 record_len;
 };
 
 /* Facts of the G0 manifest that other gates use; a field is only valid when
@@ -247,10 +251,15 @@ typedef void	(*jsonl_fn)(struct gate_result *gr, json_t *obj, size_t line,
 		    void *arg);
 long	 artifact_jsonl(struct gate_result *gr, const char *rel, jsonl_fn fn,
 	    void *arg);
-/* The same over another gate's JSON Lines artifact: bad lines are skipped
- * (their gate reports them); a missing file skips `check` with a warning. */
+/* The same over another gate's JSON Lines artifact: bad lines are not
+ * passed to fn (their gate reports them) but skip `check` with a warning at
+ * the first, as a missing file does: part of the input is unreadable. */
 long	 artifact_jsonl_input(struct gate_result *gr, const char *rel,
 	    const char *check, jsonl_fn fn, void *arg);
+/* "LINE:COL" of member `key`'s value in the record a jsonl_fn was called
+ * for (its first occurrence as a key), else "LINE:1". */
+void	 artifact_jsonl_where(const struct gate_result *gr, size_t line,
+	    const char *key, char *where, size_t len);
 
 /* Typed members of a JSON object at pointer `ptr` in artifact a.  Each
  * reports an error for check when the member is missing or mistyped and
@@ -280,6 +289,13 @@ json_t		*query_object(struct gate_result *gr, const char *check,
 void		 query_gate_at(struct gate_result *gr, enum severity sev,
 		    const char *check, const struct artifact *a,
 		    const char *ptr,
+		    const char *fmt, ...) PRINTFLIKE(6, 7);
+/* A rule of check over every member of list (an array or an object at
+ * ptr, NULL when absent): is the list empty?  Then nothing was judged
+ * (workspace.md §6, v3) and check is skipped with a warning at ptr,
+ * "nothing to judge: <fmt>". */
+bool		 query_empty(struct gate_result *gr, const char *check,
+		    const struct artifact *a, json_t *list, const char *ptr,
 		    const char *fmt, ...) PRINTFLIKE(6, 7);
 
 /* The gate files' entry points, in gate_table order. */

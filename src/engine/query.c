@@ -123,3 +123,22 @@ query_object(struct gate_result *gr, const char *check,
 {
 	return typed(gr, check, a, obj, ptr, key, is_object, "an object");
 }
+
+bool
+query_empty(struct gate_result *gr, const char *check,
+    const struct artifact *a, json_t *list, const char *ptr,
+    const char *fmt, ...)
+{
+	char where[64], *msg;
+	va_list ap;
+
+	if (json_array_size(list) > 0 || json_object_size(list) > 0)
+		return false;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	gate_skip(gr, check, a->rel, doc_where(&a->doc, ptr, where,
+	    sizeof where), "nothing to judge: %s", msg);
+	free(msg);
+	return true;
+}

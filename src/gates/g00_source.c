@@ -97,6 +97,9 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 
 	if ((files = query_array(gr, "G0.files", a, root, "", "files")) == NULL)
 		return;
+	if (query_empty(gr, "G0.files", a, files, "/files",
+	    "'files' lists no source file"))
+		return;
 	pf = xcalloc(json_array_size(files) + 1, sizeof *pf);
 	json_array_foreach(files, i, e)
 		check_file_entry(gr, a, e, i, pf, &n);

@@ -294,10 +294,19 @@ g01_reference(struct eval *ev, struct gate_result *gr)
 		gate_skip(gr, "G1.tokenizer",
 		    "00-source/source-manifest.json", "/tokenizer/sha256",
 		    "check skipped: G0's tokenizer hash is missing or invalid");
+	/* A rule over every prompt or every record holds only when there was
+	 * one (workspace.md §6, v3). */
 	if (artifact_jsonl(gr, OUTPUTS, output_line, &out) >= 0) {
-		gate_judged(gr, "G1.tokenizer", NULL);
+		if (json_object_size(out.records) > 0)
+			gate_judged(gr, "G1.tokenizer", NULL);
+		else if (out.tokenizer != NULL)	/* else skipped above */
+			gate_skip(gr, "G1.tokenizer", OUTPUTS, "", "nothing to "
+			    "judge: outputs.jsonl holds no record");
 		/* One record per prompt: judged only against the prompts. */
-		if (n >= 0) {
+		if (n >= 0 && json_object_size(p.ids) == 0)
+			gate_skip(gr, "G1.outputs", PROMPTS, "", "nothing to "
+			    "judge: prompts.jsonl holds no prompt to pair");
+		else if (n >= 0) {
 			check_pairs(gr, &p, &out, "G1.outputs");
 			gate_judged(gr, "G1.outputs", NULL);
 		}
@@ -305,6 +314,9 @@ g01_reference(struct eval *ev, struct gate_result *gr)
 	if (artifact_jsonl(gr, RERUN, output_line, &rerun) < 0)
 		gate_add(gr, SEV_ERROR, "G1.repro", RERUN, "",
 		    "outputs.rerun.jsonl is missing: reproducibility is unproven");
+	else if (json_object_size(out.records) == 0)
+		gate_skip(gr, "G1.repro", OUTPUTS, "", "nothing to judge: "
+		    "outputs.jsonl holds no record to compare the re-run with");
 	else
 		check_repro(gr, &out, &rerun);
 	check_golden(gr);

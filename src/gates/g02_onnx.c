@@ -9,9 +9,9 @@
 #define REPORT "02-onnx/onnx-report.json"
 #define INVENTORY "02-onnx/op-inventory.json"
 
-/* The export config; returns its profiles node (borrowed) or NULL. */
-static json_t *
-check_config(struct gate_result *gr, bool *read)
+/* The export config: returned once it was read as a mapping. */
+static const struct artifact *
+check_config(struct gate_result *gr)
 {
 	const struct artifact *a;
 	const char *s;
@@ -30,9 +30,6 @@ check_config(struct gate_result *gr, bool *read)
 	    strcmp(s, "calculet-onnx-export/v1") != 0)
 		query_gate_at(gr, SEV_ERROR, "G2.config", a, "/schema",
 		    "schema is '%s', not 'calculet-onnx-export/v1'", s);
-	/* Present and read: the profiles it names (none is allowed) can be
-	 * judged against the report. */
-	*read = true;
 	opset = json_object_get(a->doc.root, "opset");
 	if (json_is_string(opset) &&
 	    strcmp(json_string_value(opset), "VENDOR_CONFIRMED") == 0)
@@ -42,7 +39,7 @@ check_config(struct gate_result *gr, bool *read)
 	else if (!json_is_integer(opset))
 		query_gate_at(gr, SEV_ERROR, "G2.config", a, "/opset",
 		    "'opset' must be an integer");
-	return json_object_get(a->doc.root, "profiles");
+	return a;
 }
 
 static void
@@ -56,6 +53,9 @@ check_external_data(struct gate_result *gr, const struct artifact *a,
 	char *ptr, *rel;
 	size_t i;
 
+	/* An empty list is judged: the checker read the graph and it names
+	 * no external data (a small model keeps its weights inside), as
+	 * previous_generation: null is for G10.rollback (workspace.md §6). */
 	if ((ext = query_object(gr, "G2.external_data", a, root, "",
 		 "external_data")) == NULL ||
 	    (files = query_array(gr, "G2.external_data", a, ext,
@@ -106,6 +106,9 @@ check_inventory(struct gate_result *gr)
 		    "must be an array of {op_type, domain, opset, count}");
 		return;
 	}
+	if (query_empty(gr, "G2.op_inventory", a, a->doc.root, "",
+	    "op-inventory.json lists no operator"))
+		return;
 	json_array_foreach(a->doc.root, i, e) {
 		ptr = doc_ptr_index("", i);
 		query_str(gr, "G2.op_inventory", a, e, ptr, "op_type");
@@ -149,7 +152,8 @@ check_tolerance(struct gate_result *gr, const struct artifact *a, json_t *root)
 	size_t i;
 	char *ptr;
 
-	if (tensors == NULL)
+	if (tensors == NULL || query_empty(gr, "G2.tolerance", a, tensors,
+	    "/tensors", "the report lists no tensor"))
 		return;
 	json_array_foreach(tensors, i, e) {
 		ptr = doc_ptr_index("/tensors", i);
@@ -168,15 +172,56 @@ check_tolerance(struct gate_result *gr, const struct artifact *a, json_t *root)
 	}
 }
 
+/* The profile's valid_sequence_lengths (cptr: the profile in the config)
+ * each have a report entry; a length that is not an integer is never
+ * passed over unseen. */
+static void
+check_lengths(struct gate_result *gr, const struct artifact *a,
+    json_t *entries, const char *name, const struct artifact *cfg,
+    json_t *spec, const char *cptr)
+{
+	char *lptr = doc_ptr_key(cptr, "valid_sequence_lengths"), *p;
+	char *rptr = doc_ptr_key("/profiles", name);
+	json_t *lengths, *l, *e;
+	size_t i, j;
+	bool found;
+
+	lengths = json_is_object(spec) ? json_object_get(spec,
+	    "valid_sequence_lengths") : NULL;
+	if (lengths != NULL && !json_is_null(lengths) &&
+	    !json_is_array(lengths))
+		query_gate_at(gr, SEV_ERROR, "G2.profiles", cfg, lptr,
+		    "'valid_sequence_lengths' must be a list of integers");
+	json_array_foreach(lengths, i, l) {
+		if (!json_is_integer(l)) {
+			p = doc_ptr_index(lptr, i);
+			query_gate_at(gr, SEV_ERROR, "G2.parse", cfg, p,
+			    "profile '%s': a sequence length is not an integer",
+			    name);
+			free(p);
+			continue;
+		}
+		found = false;
+		json_array_foreach(entries, j, e)
+			found |= json_equal(json_object_get(e, "seq_len"), l);
+		if (!found)
+			query_gate_at(gr, SEV_ERROR, "G2.profiles", a, rptr,
+			    "profile '%s' has no entry for sequence length %lld",
+			    name, (long long)json_integer_value(l));
+	}
+	free(rptr);
+	free(lptr);
+}
+
 /* One profile of the export config against the report's entries. */
 static void
 check_profile(struct gate_result *gr, const struct artifact *a, json_t *rprof,
-    const char *name, json_t *spec)
+    const char *name, const struct artifact *cfg, json_t *spec,
+    const char *cptr)
 {
-	json_t *entries = json_object_get(rprof, name), *e, *lengths, *l;
+	json_t *entries = json_object_get(rprof, name), *e;
 	char *ptr = doc_ptr_key("/profiles", name);
-	size_t i, j;
-	bool found;
+	size_t i;
 
 	if (!json_is_array(entries) || json_array_size(entries) == 0) {
 		query_gate_at(gr, SEV_ERROR, "G2.profiles", a, "/profiles",
@@ -194,46 +239,57 @@ check_profile(struct gate_result *gr, const struct artifact *a, json_t *rprof,
 			free(p);
 		}
 	}
-	lengths = json_is_object(spec) ? json_object_get(spec,
-	    "valid_sequence_lengths") : NULL;
-	json_array_foreach(lengths, i, l) {
-		found = false;
-		json_array_foreach(entries, j, e)
-			found |= json_equal(json_object_get(e, "seq_len"), l);
-		if (!found)
-			query_gate_at(gr, SEV_ERROR, "G2.profiles", a, ptr,
-			    "profile '%s' has no entry for sequence length %lld",
-			    name, (long long)json_integer_value(l));
-	}
+	check_lengths(gr, a, entries, name, cfg, spec, cptr);
 out:
 	free(ptr);
 }
 
+/*
+ * Every profile the export config names (a mapping of names, or a list of
+ * names or of {name, …}) against the report.  None named, nothing is
+ * judged (workspace.md §6, v3); a list member that names none is corrupt
+ * config, a G2.parse error rather than a profile passed over.
+ */
 static void
 check_profiles(struct gate_result *gr, const struct artifact *a, json_t *root,
-    json_t *cfg)
+    const struct artifact *cfg)
 {
-	json_t *rprof = json_object_get(root, "profiles"), *spec;
+	json_t *rprof = json_object_get(root, "profiles"), *spec, *list;
 	const char *name;
+	char *cptr;
 	size_t i;
 
-	if (cfg == NULL)
-		return;		/* the config names no profile */
+	list = json_object_get(cfg->doc.root, "profiles");
+	if (list != NULL && !json_is_null(list) && !json_is_object(list) &&
+	    !json_is_array(list)) {
+		query_gate_at(gr, SEV_ERROR, "G2.profiles", cfg, "/profiles",
+		    "'profiles' must be a mapping or a list of profiles");
+		return;
+	}
+	if (query_empty(gr, "G2.profiles", cfg, list, "/profiles",
+	    "the export config names no profile"))
+		return;
 	if (!json_is_object(rprof)) {
 		query_gate_at(gr, SEV_ERROR, "G2.profiles", a, "",
 		    "'profiles' is missing or not an object");
 		return;
 	}
-	if (json_is_object(cfg)) {
-		json_object_foreach(cfg, name, spec)
-			check_profile(gr, a, rprof, name, spec);
-	} else if (json_is_array(cfg)) {
-		json_array_foreach(cfg, i, spec) {
-			name = json_is_string(spec) ? json_string_value(spec) :
-			    json_string_value(json_object_get(spec, "name"));
-			if (name != NULL)
-				check_profile(gr, a, rprof, name, spec);
-		}
+	json_object_foreach(list, name, spec) {
+		cptr = doc_ptr_key("/profiles", name);
+		check_profile(gr, a, rprof, name, cfg, spec, cptr);
+		free(cptr);
+	}
+	json_array_foreach(list, i, spec) {
+		name = json_is_string(spec) ? json_string_value(spec) :
+		    json_string_value(json_object_get(spec, "name"));
+		cptr = doc_ptr_index("/profiles", i);
+		if (name != NULL)
+			check_profile(gr, a, rprof, name, cfg, spec, cptr);
+		else
+			query_gate_at(gr, SEV_ERROR, "G2.parse", cfg, cptr,
+			    "a profile is neither a name nor a mapping with a "
+			    "string 'name'");
+		free(cptr);
 	}
 }
 
@@ -258,15 +314,13 @@ check_bound(struct gate_result *gr, const struct artifact *a, json_t *root)
 void
 g02_onnx(struct eval *ev, struct gate_result *gr)
 {
-	const struct artifact *a;
-	json_t *profiles;
+	const struct artifact *a, *cfg;
 	const char *s;
-	bool have_config = false;
 
 	(void)ev;
 	/* Missing, the config and the inventory fail their own checks. */
 	gate_judged(gr, "G2.config", "G2.op_inventory", NULL);
-	profiles = check_config(gr, &have_config);
+	cfg = check_config(gr);
 	check_inventory(gr);
 	if ((a = artifact_doc(gr, REPORT)) == NULL)
 		return;
@@ -277,7 +331,7 @@ g02_onnx(struct eval *ev, struct gate_result *gr)
 	}
 	gate_judged(gr, "G2.checker", "G2.external_data", "G2.greedy",
 	    "G2.tolerance", "G2.bound", NULL);
-	if (have_config)
+	if (cfg != NULL)
 		gate_judged(gr, "G2.profiles", NULL);
 	if ((s = query_str(gr, "G2.checker", a, a->doc.root, "", "checker")) !=
 	    NULL && strcmp(s, "ok") != 0)
@@ -286,6 +340,7 @@ g02_onnx(struct eval *ev, struct gate_result *gr)
 	check_external_data(gr, a, a->doc.root);
 	check_greedy(gr, a, a->doc.root);
 	check_tolerance(gr, a, a->doc.root);
-	check_profiles(gr, a, a->doc.root, profiles);
+	if (cfg != NULL)
+		check_profiles(gr, a, a->doc.root, cfg);
 	check_bound(gr, a, a->doc.root);
 }

@@ -109,6 +109,7 @@ check_config(struct gate_result *gr)
 	const struct artifact *a;
 	char hex[HASH_HEX_LEN + 1], msg[320], *rel, *ptr;
 	const char *s;
+	json_t *v;
 	size_t i;
 
 	if ((a = artifact_doc_needed(gr, CONFIG, "G5.config", SEV_BLOCKED,
@@ -120,8 +121,13 @@ check_config(struct gate_result *gr)
 		return;
 	}
 	for (i = 0; i < nitems(paths); i++) {
-		s = json_string_value(json_object_get(a->doc.root, paths[i]));
+		v = json_object_get(a->doc.root, paths[i]);
+		s = json_string_value(v);
 		ptr = doc_ptr_key("", paths[i]);
+		/* A path that is not a string would escape the path check. */
+		if (s == NULL && v != NULL && !json_is_null(v))
+			query_gate_at(gr, SEV_ERROR, "G5.config", a, ptr,
+			    "'%s' must be a path (a string)", paths[i]);
 		if (s != NULL && artifact_join(gr, CONFIG, ptr, s, &rel) == 0)
 			free(rel);
 		free(ptr);

@@ -198,6 +198,11 @@ check_package(struct gate_result *gr, const struct artifact *a, json_t *root)
 		if (t->links[i].outside)
 			link_not_inside(gr, &t->links[i]);
 	check_listing(gr, t);
+	/* A listing of no file matches an empty package, and judges nothing
+	 * (workspace.md §6, v3). */
+	if (t->nfiles == 0)
+		gate_skip(gr, "G6.hashes", PACKAGE, "", "nothing to judge: "
+		    "package/ holds no regular file to list");
 	gate_judged(gr, "G6.bound", NULL);
 	want = query_str(gr, "G6.bound", a, root, "", "package_tree_sha256");
 	if (want != NULL && strcmp(want, t->hex) != 0)

@@ -130,38 +130,108 @@ struct soak {
 	const char	*rel;
 };
 
+/* One sample the rules read: a finite number when present (workspace.md,
+ * G9: a corrupt sample is corrupt evidence, an error, never dropped). */
+static void
+sample(struct gate_result *gr, struct soak *s, json_t *values, size_t line,
+    const char *key, double t, struct series *into)
+{
+	json_t *v = json_object_get(values, key);
+	char where[48];
+
+	if (v == NULL)
+		return;
+	if (json_is_number(v) && isfinite(json_number_value(v))) {
+		soakstats_series_add(into, t, json_number_value(v));
+		return;
+	}
+	artifact_jsonl_where(gr, line, key, where, sizeof where);
+	gate_add(gr, SEV_ERROR, "G9.parse", s->rel, where,
+	    "sample '%s' is not a number: corrupt evidence", key);
+}
+
 static void
 metric_line(struct gate_result *gr, json_t *o, size_t line, void *arg)
 {
 	struct soak *s = arg;
-	json_t *values, *ts, *v;
-	char where[32];
+	json_t *values, *ts;
+	char where[48];
 	double t;
 
-	if (!json_is_string(json_object_get(o, "type")) ||
-	    strcmp(json_string_value(json_object_get(o, "type")), "metric") != 0)
+	/* Every protocol event has a type; a line without one is corrupt,
+	 * not another kind of event. */
+	if (!json_is_string(json_object_get(o, "type"))) {
+		artifact_jsonl_where(gr, line, "type", where, sizeof where);
+		gate_add(gr, SEV_ERROR, "G9.parse", s->rel, where,
+		    "event without a string 'type'");
+		return;
+	}
+	if (strcmp(json_string_value(json_object_get(o, "type")), "metric") != 0)
 		return;
 	values = json_object_get(o, "values");
 	ts = json_object_get(o, "ts");
 	if (!json_is_object(values) || !json_is_number(ts)) {
-		snprintf(where, sizeof where, "%zu:1", line);
-		gate_add(gr, SEV_ERROR, "G9.soak", s->rel, where,
+		artifact_jsonl_where(gr, line, json_is_number(ts) ? "values" :
+		    "ts", where, sizeof where);
+		gate_add(gr, SEV_ERROR, "G9.parse", s->rel, where,
 		    "metric event without a numeric 'ts' and a 'values' object");
 		return;
 	}
 	t = json_number_value(ts);
 	s->t0 = fmin(s->t0, t);
 	s->t1 = fmax(s->t1, t);
-	if (json_is_number(v = json_object_get(values, "ttft_ms")))
-		soakstats_series_add(&s->ttft, t, json_number_value(v));
-	if (json_is_number(v = json_object_get(values, "tpot_ms")))
-		soakstats_series_add(&s->tpot, t, json_number_value(v));
-	if (json_is_number(v = json_object_get(values, "request_ok")))
-		soakstats_series_add(&s->ok, t, json_number_value(v));
-	if (json_is_number(v = json_object_get(values, "rss_bytes")))
-		soakstats_series_add(&s->rss, t, json_number_value(v));
-	if (json_is_number(v = json_object_get(values, "device_mem_bytes")))
-		soakstats_series_add(&s->dev, t, json_number_value(v));
+	sample(gr, s, values, line, "ttft_ms", t, &s->ttft);
+	sample(gr, s, values, line, "tpot_ms", t, &s->tpot);
+	sample(gr, s, values, line, "request_ok", t, &s->ok);
+	sample(gr, s, values, line, "rss_bytes", t, &s->rss);
+	sample(gr, s, values, line, "device_mem_bytes", t, &s->dev);
+}
+
+/* How a run ended, as its summary says (workspace.md, G9): only a completed
+ * run is evidence.  A summary without `outcome` predates it: completed. */
+enum outcome {
+	OUTCOME_COMPLETED,
+	OUTCOME_FAILED,
+	OUTCOME_KILLED,
+	OUTCOME_RUNNING,
+	OUTCOME_BAD,
+};
+
+static enum outcome
+run_outcome(struct gate_result *gr, const struct artifact *sum)
+{
+	static const char *const names[] = { "completed", "failed", "killed",
+	    "running" };
+	json_t *v;
+	size_t i;
+
+	if (sum == NULL || !json_is_object(sum->doc.root) ||
+	    (v = json_object_get(sum->doc.root, "outcome")) == NULL)
+		return OUTCOME_COMPLETED;
+	for (i = 0; json_is_string(v) && i < nitems(names); i++)
+		if (strcmp(json_string_value(v), names[i]) == 0)
+			return (enum outcome)i;
+	query_gate_at(gr, SEV_ERROR, "G9.soak", sum, "/outcome", "outcome "
+	    "must be one of completed, failed, killed or running");
+	return OUTCOME_BAD;
+}
+
+/* The info finding that says why a run that did not complete is no
+ * evidence, with how far it got. */
+static void
+no_evidence(struct gate_result *gr, const struct soak *s, const char *run,
+    enum outcome o)
+{
+	static const char *const said[] = { "completed after", "failed after",
+	    "was killed after", "is still running at", "has a bad outcome at" };
+	char span[32];
+
+	if (s->t1 >= s->t0)
+		snprintf(span, sizeof span, "%.1f h", (s->t1 - s->t0) / 3600.0);
+	else
+		snprintf(span, sizeof span, "no sample");
+	gate_add(gr, SEV_INFO, "G9.duration", s->rel, "", "run '%s' %s %s: no "
+	    "evidence", run, said[o], span);
 }
 
 static double
@@ -226,12 +296,22 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 	const struct artifact *sum;
 	size_t errors_before = gr->findings.n, i;
 	double ok, ttft50, ttft99, tpot50, tpot99, dur = -1;
+	enum outcome outcome;
 	bool failed = false;
 
 	s.rel = metrics;
+	/* The outcome first: a run cut short is read for what it holds (a
+	 * corrupt file is an error wherever it is) but judged by nothing. */
+	sum = artifact_doc(gr, summary);
+	outcome = run_outcome(gr, sum);
 	if (artifact_jsonl(gr, metrics, metric_line, &s) < 0) {
 		gate_add(gr, SEV_ERROR, "G9.soak", metrics, "",
 		    "soak run '%s' has no metrics.jsonl", run);
+		goto out;
+	}
+	if (outcome != OUTCOME_COMPLETED) {
+		no_evidence(gr, &s, run, outcome);
+		failed = true;
 		goto out;
 	}
 	if (s.ttft.n == 0 || s.tpot.n == 0 || s.ok.n == 0) {
@@ -244,7 +324,7 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 	ttft99 = soakstats_nearest_rank(s.ttft.v, s.ttft.n, 0.99);
 	tpot50 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.50);
 	tpot99 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.99);
-	if ((sum = artifact_doc(gr, summary)) == NULL)
+	if (sum == NULL)
 		gate_add(gr, SEV_ERROR, "G9.soak", summary, "",
 		    "soak run '%s' has no readable summary.json", run);
 	else {
@@ -311,8 +391,12 @@ list_runs(struct gate_result *gr, size_t *n)
 	abs = workspace_abs(&gr->ev->ws, SOAK);
 	d = opendir(abs);
 	free(abs);
-	if (d == NULL)
+	if (d == NULL) {
+		/* Unreadable is not "no soak run": say it. */
+		gate_add(gr, SEV_ERROR, "G9.parse", SOAK, "", "cannot read "
+		    "'%s': %s", SOAK, strerror(errno));
 		return NULL;
+	}
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;

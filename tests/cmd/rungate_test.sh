@@ -11,7 +11,7 @@
 # runs it in the one named, not the first.  A gate whose job still runs in
 # the workspace is refused, with that job's id.  G5's command runs as its
 # reproducibility run: two builds recorded, G5 passing, then a third that
-# differs and G5.builds failing.
+# differs and G5.builds failing; a new set keeps the last one in history/.
 #
 #	rungate_test.sh CALOPS_BINARY
 set -u
@@ -222,6 +222,23 @@ ended "$id" || fail "the third build did not end"
 	fail "G5 passes after a build that differs"
 grep -q "G5.builds .*builds.json#/2 .*output differs from the first build" \
     "$T/check" || fail "G5.builds after a differing build: $(cat "$T/check")"
+
+# A new build set never destroys the last one: builds.json and the logs it
+# lists move, byte for byte, to 04-compiler/history/<its time>/ first.
+(cd "$T/c/04-compiler" && sha256sum builds.json logs/build-*.log) >"$T/set"
+rm "$T/c/nondet"
+id=$("$CALOPS" run-gate "$T/c.yaml" G5 2>"$T/err") ||
+	fail "run-gate G5 anew: $(cat "$T/err")"
+ended "$id" || fail "the new build set did not end"
+kept=$(ls -d "$T/c/04-compiler/history/"*/ 2>/dev/null | sort | tail -1)
+[ -n "$kept" ] && (cd "$kept" && sha256sum -c --quiet "$T/set") ||
+	fail "the last build set is not kept whole: $(ls -R "$T/c/04-compiler")"
+[ "$(grep -c '"id"' "$T/c/04-compiler/builds.json")" = 2 ] ||
+	fail "the new set's builds.json: $(cat "$T/c/04-compiler/builds.json")"
+"$CALOPS" tail "$id" | grep -q "the last build set is kept in 04-compiler/history/" ||
+	fail "G5's job log does not say where the last set went"
+"$CALOPS" check "$T/c" --gate G5 >"$T/check" 2>&1 ||
+	fail "G5 on the new set: $(cat "$T/check")"
 
 [ $failed = 0 ] && echo "ok: rungate_test"
 exit $failed

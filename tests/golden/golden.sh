@@ -148,11 +148,16 @@ dump out/describe.txt
 key Q"
 
 # The one rule for a job that can disturb a chip: the confirmation screen
-# of G9's soak, then G7's while the soak runs (it names the soak it would
+# of G9's soak (with the soak run the workspace has), then G7's while the
+# soak runs (it names the soak it would
 # disturb), a wrong answer that starts nothing; on the demo workspace,
 # where G7 and G9 can run, the runner at real speed so the soak is still
 # running; it is killed after.
 cp -a "$SRC/share/examples/labdemo" "$TMP/demo" || exit 1
+# A soak run already there: the confirmation says it stays untouched.
+mkdir -p "$TMP/demo/07-serving/soak" &&
+    cp -a "$SRC/share/examples/complete/07-serving/soak/2026-09-15-1h" \
+    "$TMP/demo/07-serving/soak/" || exit 1
 sed -e 's|path: ws|path: demo|' -e 's|^runner: .*|runner: calrt-sim --time-scale 1|' \
     "$TMP/lab.yaml" >"$TMP/demo.yaml"
 printf '%s\n' "timeout 60

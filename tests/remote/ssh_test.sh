@@ -124,6 +124,29 @@ done
 on host2 "$L/bin/calops" kill sleeper >/dev/null 2>&1
 say "three hosts up"
 
+# Every host failing before it connects (an ssh config that cannot be
+# read: no transport is made at all), or as it connects (a name that does
+# not resolve, a port nobody listens on): each in its state at once, not
+# a hang past --timeout (timeout(1) is only the guard).
+CASE=all_fail_early
+printf 'hosts:\n  - {name: nx, transport: ssh, address: nowhere.invalid}\n%s\n' \
+    '  - {name: closed, transport: ssh, address: 127.0.0.1, port: 1}' \
+    >"$T/allfail.yaml"
+mkdir -p "$T/config.d"
+timeout 60 "$CALOPS" hosts --json "$T/allfail.yaml" --timeout 30 \
+    --ssh-config "$T/config.d" >"$T/out.json" 2>"$T/err.txt"
+RC=$?
+[ "$RC" != 124 ] || fail "$CASE: calops hosts hung on a config error"
+expect nx refused "is not a regular file"
+expect closed refused "is not a regular file"
+timeout 60 "$CALOPS" hosts --json "$T/allfail.yaml" --timeout 30 \
+    >"$T/out.json" 2>"$T/err.txt"
+RC=$?
+[ "$RC" != 124 ] || fail "$CASE: calops hosts hung"
+expect nx disconnected "cannot resolve"
+expect closed disconnected "Connection refused"
+say "every host failing at once: no hang"
+
 # ---- 2. host keys ----
 port=$(sed -n 's/^Port //p' "$L/host1/sshd_config")
 fp=$(ssh-keygen -lf "$L/host1/ssh_host_ed25519_key.pub" | cut -d' ' -f2)

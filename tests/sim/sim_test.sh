@@ -173,16 +173,44 @@ artifacts() {	# the artifacts a seeded golden, fault and 1 h soak write
 	    "$soak/seeded-1h/summary.json" >>"$1"
 }
 artifacts "$work/a"
+rm -rf "${soak:?}/seeded-1h"
 artifacts "$work/b"
 if cmp -s "$work/a" "$work/b"; then ok "--seed 7 twice: byte-identical"
 else bad "--seed 7 twice: artifacts differ"; fi
 tail -n +2 "$soak/seeded-1h/metrics.jsonl" >"$work/m7"
 "$SIM" stress --calbin "$pkg" --time-scale 0 --seed 8 --duration 1h \
-    --run seeded-1h >/dev/null || true
-if tail -n +2 "$soak/seeded-1h/metrics.jsonl" | cmp -s "$work/m7" -; then
+    --run seeded-8 >/dev/null || true
+if tail -n +2 "$soak/seeded-8/metrics.jsonl" | cmp -s "$work/m7" -; then
 	bad "--seed 8 gives the same events as --seed 7"
 else ok "--seed 8 differs from --seed 7"; fi
+rm -rf "${soak:?}/seeded-8"
+
+# --- a run never writes into another's folder (workspace.md, G9) ---------
+grep -q '"outcome": "completed"' "$soak/seeded-1h/summary.json" &&
+    ok "a completed run says so: outcome completed" ||
+    bad "a completed run's summary has no outcome completed"
+(cd "$soak/seeded-1h" && sha256sum metrics.jsonl summary.json) >"$work/sums"
+rc=0
+"$SIM" stress --calbin "$pkg" --time-scale 0 --seed 8 --duration 1h \
+    --run seeded-1h >"$work/again.jsonl" 2>&1 || rc=$?
+if [ "$rc" -eq 2 ] && grep -q "run folder .*seeded-1h' exists" \
+    "$work/again.jsonl" &&
+    (cd "$soak/seeded-1h" && sha256sum -c --quiet "$work/sums") &&
+    [ -z "$(find "$soak" -name '.seeded-1h*')" ]; then
+	ok "a second run named as the first: refused, the first byte-identical"
+else bad "a second run named as the first: exit $rc, or the first changed"; fi
 rm -rf "${soak:?}/seeded-1h"
+# Under a job, the default name carries the job's id: two soaks of the same
+# day and span are two folders.
+CALOPS_JOB=20260921-101500-a1b2c3 "$SIM" stress --calbin "$pkg" \
+    --time-scale 0 --seed 7 --duration 1h >/dev/null || true
+CALOPS_JOB=20260921-111500-d4e5f6 "$SIM" stress --calbin "$pkg" \
+    --time-scale 0 --seed 7 --duration 1h >/dev/null || true
+if [ "$(find "$soak" -mindepth 1 -maxdepth 1 -name '*-1h-2026092[1]-1[01]1500-*' |
+    wc -l)" -eq 2 ]; then
+	ok "two soaks under two jobs: two run folders named by their job ids"
+else bad "two soaks under two jobs: $(ls "$soak")"; fi
+rm -rf "${soak:?}"/*
 
 # --- the clock: --time-scale sleeps, SIGTERM ends a run cleanly ---------
 t0=$(date +%s%N)
@@ -202,10 +230,12 @@ kill -TERM "$pid"
 rc=0
 wait "$pid" || rc=$?
 if [ "$rc" -eq 2 ] && grep -q '"interrupted": true' \
-    "$soak/stopped/summary.json" && tail -n 1 "$work/stopped.jsonl" |
+    "$soak/stopped/summary.json" &&
+    grep -q '"outcome": "killed"' "$soak/stopped/summary.json" &&
+    tail -n 1 "$work/stopped.jsonl" |
     grep -q '"status":"error"' &&
     cmp -s "$work/stopped.jsonl" "$soak/stopped/metrics.jsonl"; then
-	ok "SIGTERM: exit 2, interrupted summary, metrics.jsonl = stdout"
+	ok "SIGTERM: exit 2, summary says killed, metrics.jsonl = stdout"
 else bad "SIGTERM: exit $rc or artifacts missing"; fi
 rm -rf "${soak:?}/stopped"
 

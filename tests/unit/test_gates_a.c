@@ -1904,6 +1904,253 @@ readings_bom_and_empty_script(void **state)
 	expect_status(ev, "G5", GS_PASS);
 }
 
+/* ---- nothing to judge (workspace.md §6, v3) ---- */
+
+/* An empty list judged nothing: the check is not judged, a warning says
+ * why, and the gate's status is untouched. */
+static void
+expect_nothing_judged(const struct eval *ev, const char *gate,
+    const char *check)
+{
+	expect_verdict(ev, check, CV_NOT_JUDGED);
+	expect_finding_msg(ev, gate, check, SEV_WARN, "nothing to judge");
+}
+
+static void
+empty_g0_files(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	ws_json_set(w, SOURCE, "/files", json_array());
+	ws_tickets(w);
+	ev = &w->ev;
+	expect_status(ev, "G0", GS_PASS);
+	expect_nothing_judged(ev, "G0", "G0.files");
+	assert_true(ticket_by_id(w, "M01")->progress < 1.0);
+}
+
+static void
+empty_g1_lists(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	/* No prompt: no output is paired with one. */
+	ws_write_str(w, PROMPTS, "");
+	ev = ws_eval(w);
+	expect_finding(ev, "G1", "G1.prompts", SEV_ERROR);
+	expect_nothing_judged(ev, "G1", "G1.outputs");
+
+	/* No output record: the re-run and the tokenizer compare nothing. */
+	ws_reset(w, "no output record");
+	ws_write_str(w, OUTPUTS, "\n");
+	ev = ws_eval(w);
+	expect_nothing_judged(ev, "G1", "G1.repro");
+	expect_nothing_judged(ev, "G1", "G1.tokenizer");
+	expect_verdict(ev, "G1.outputs", CV_FAILED);
+}
+
+static void
+empty_g2_profiles(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	/* The known case: no profile named, M03 used to be 100 %. */
+	ws_write_str(w, EXPORT_CONFIG, "schema: calculet-onnx-export/v1\n"
+	    "opset: 17\n");
+	ws_tickets(w);
+	ev = &w->ev;
+	expect_status(ev, "G2", GS_PASS);
+	expect_nothing_judged(ev, "G2", "G2.profiles");
+	assert_string_equal(find_finding(ev, "G2", "G2.profiles",
+	    SEV_WARN)->path, EXPORT_CONFIG);
+	assert_true(ticket_by_id(w, "M03")->progress < 1.0);
+	assert_int_equal(ticket_by_id(w, "M03")->holding, 0);
+
+	ws_reset(w, "an empty mapping");
+	ws_write_str(w, EXPORT_CONFIG, "schema: calculet-onnx-export/v1\n"
+	    "opset: 17\nprofiles: {}\n");
+	ev = ws_eval(w);
+	expect_nothing_judged(ev, "G2", "G2.profiles");
+
+	ws_reset(w, "an empty list");
+	ws_write_str(w, EXPORT_CONFIG, "schema: calculet-onnx-export/v1\n"
+	    "opset: 17\nprofiles: []\n");
+	ev = ws_eval(w);
+	expect_nothing_judged(ev, "G2", "G2.profiles");
+
+	/* Not a mapping or a list: an error, not nothing. */
+	ws_reset(w, "profiles a number");
+	ws_write_str(w, EXPORT_CONFIG, "schema: calculet-onnx-export/v1\n"
+	    "opset: 17\nprofiles: 17\n");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G2", "G2.profiles", SEV_ERROR, "mapping");
+	expect_verdict(ev, "G2.profiles", CV_FAILED);
+}
+
+static void
+empty_g2_report_lists(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	ws_json_set(w, REPORT, "/external_data/files", json_array());
+	ws_json_set(w, REPORT, "/tensors", json_array());
+	ev = ws_eval(w);
+	expect_status(ev, "G2", GS_PASS);
+	/* No external data is a fact the checker judged: held. */
+	expect_verdict(ev, "G2.external_data", CV_HELD);
+	expect_nothing_judged(ev, "G2", "G2.tolerance");
+	expect_verdict(ev, "G2.greedy", CV_HELD);
+
+	/* No operator: the inventory and G3's coverage judge nothing. */
+	ws_reset(w, "an empty inventory");
+	ws_write_str(w, INVENTORY, "[]\n");
+	ev = ws_eval(w);
+	expect_nothing_judged(ev, "G2", "G2.op_inventory");
+	expect_nothing_judged(ev, "G3", "G3.coverage");
+	expect_status(ev, "G3", GS_PASS);
+}
+
+static void
+empty_g3_table(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+	static const char *const rules[] = { "G3.csv", "G3.unsupported",
+	    "G3.fallback", "G3.row_owner" };
+	size_t i;
+
+	ws_write_str(w, OPSUPPORT, "node_name,op_type,domain,opset,"
+	    "input_shapes,dtypes,quant,support(C0-C4),lowering,kernel,"
+	    "fallback,owner,blocking_issue\r\n");
+	ev = ws_eval(w);
+	for (i = 0; i < nitems(rules); i++)
+		expect_nothing_judged(ev, "G3", rules[i]);
+	/* The inventory's operators have no row: that is judged, and fails. */
+	expect_verdict(ev, "G3.coverage", CV_FAILED);
+}
+
+static void
+empty_g4_quality(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	ws_json_set(w, QREPORT, "/quality", json_array());
+	ws_tickets(w);
+	ev = &w->ev;
+	expect_status(ev, "G4", GS_PASS);
+	expect_nothing_judged(ev, "G4", "G4.quality");
+	assert_true(ticket_by_id(w, "M05")->progress < 1.0);
+
+	/* A prompt corpus of no prompts: nothing is disjoint from it. */
+	ws_reset(w, "no prompt");
+	ws_write_str(w, PROMPTS, "\n");
+	ev = ws_eval(w);
+	expect_nothing_judged(ev, "G4", "G4.disjoint");
+}
+
+/* ---- corrupt evidence is a finding ---- */
+
+static void
+corrupt_g2_profile_members(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	/* A list member that names no profile was passed over unseen. */
+	ws_write_str(w, EXPORT_CONFIG, "schema: calculet-onnx-export/v1\n"
+	    "opset: 17\nprofiles:\n  - prefill\n  - 42\n");
+	ev = ws_eval(w);
+	expect_status(ev, "G2", GS_FAIL);
+	expect_finding_msg(ev, "G2", "G2.parse", SEV_ERROR, "neither a name");
+	assert_string_equal(find_finding(ev, "G2", "G2.parse",
+	    SEV_ERROR)->where, "5:5");
+	expect_verdict(ev, "G2.profiles", CV_FAILED);
+
+	/* A sequence length that is not an integer, likewise. */
+	ws_reset(w, "a length that is a string");
+	ws_replace(w, EXPORT_CONFIG, "[1, 16, 17,", "[1, \"16\", 17,");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G2", "G2.parse", SEV_ERROR, "not an integer");
+	assert_string_equal(find_finding(ev, "G2", "G2.parse",
+	    SEV_ERROR)->where, "11:33");
+}
+
+static void
+corrupt_g3_inventory_entry(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	/* An entry without an op_type: G2 fails it, G3 cannot judge it. */
+	ws_json_set(w, INVENTORY, "/1/op_type", NULL);
+	ev = ws_eval(w);
+	expect_finding(ev, "G2", "G2.op_inventory", SEV_ERROR);
+	expect_verdict(ev, "G3.coverage", CV_NOT_JUDGED);
+	expect_finding_msg(ev, "G3", "G3.coverage", SEV_WARN, "op_type");
+
+	ws_reset(w, "an inventory that is not an array");
+	ws_write_str(w, INVENTORY, "{\"op_type\": \"Gather\"}\n");
+	ev = ws_eval(w);
+	expect_verdict(ev, "G3.coverage", CV_NOT_JUDGED);
+	expect_finding_msg(ev, "G3", "G3.coverage", SEV_WARN, "not an array");
+}
+
+static void
+corrupt_g4_inputs(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+	const struct finding *f;
+
+	/* A line of prompts.jsonl G4 cannot read: G1 reports it, and G4's
+	 * disjointness, judged on the rest, is not held. */
+	ws_append(w, PROMPTS, "{\"sample_id\": \"x\", oops}\n");
+	ev = ws_eval(w);
+	expect_finding(ev, "G1", "G1.parse", SEV_ERROR);
+	expect_verdict(ev, "G4.disjoint", CV_NOT_JUDGED);
+	f = find_finding(ev, "G4", "G4.disjoint", SEV_WARN);
+	assert_non_null(f);
+	assert_string_equal(f->path, PROMPTS);
+	assert_string_equal(f->where, "121:23");
+	expect_no_finding(ev, "G4", "G4.parse");
+
+	/* A prompt with no sha256: nothing to compare it by. */
+	ws_reset(w, "a prompt without sha256");
+	ws_jsonl_set(w, PROMPTS, 7, "/sha256", NULL);
+	ev = ws_eval(w);
+	expect_verdict(ev, "G4.disjoint", CV_NOT_JUDGED);
+	assert_string_equal(find_finding(ev, "G4", "G4.disjoint",
+	    SEV_WARN)->where, "7:1");
+
+	/* A calibration sha256 that is not a string was neither missing
+	 * nor compared. */
+	ws_reset(w, "a calibration sha256 that is a number");
+	ws_jsonl_set(w, CALIB, 3, "/sha256", json_integer(42));
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G4", "G4.calibration", SEV_ERROR,
+	    "not a string");
+	expect_verdict(ev, "G4.disjoint", CV_NOT_JUDGED);
+}
+
+static void
+corrupt_g5_config_path(void **state)
+{
+	struct wsfix *w = *state;
+	struct eval *ev;
+
+	ws_replace(w, CCONFIG, "model: ../02-onnx/model.onnx", "model: [a]");
+	ev = ws_eval(w);
+	expect_status(ev, "G5", GS_FAIL);
+	expect_finding_msg(ev, "G5", "G5.config", SEV_ERROR, "'model'");
+	assert_string_equal(find_finding(ev, "G5", "G5.config",
+	    SEV_ERROR)->where, "1:8");
+}
+
 int
 main(void)
 {
@@ -1969,6 +2216,16 @@ main(void)
 		WS_TEST(project_first_gate_not_passing),
 		WS_TEST(readings_tags_and_integers),
 		WS_TEST(readings_bom_and_empty_script),
+		WS_TEST(empty_g0_files),
+		WS_TEST(empty_g1_lists),
+		WS_TEST(empty_g2_profiles),
+		WS_TEST(empty_g2_report_lists),
+		WS_TEST(empty_g3_table),
+		WS_TEST(empty_g4_quality),
+		WS_TEST(corrupt_g2_profile_members),
+		WS_TEST(corrupt_g3_inventory_entry),
+		WS_TEST(corrupt_g4_inputs),
+		WS_TEST(corrupt_g5_config_path),
 	};
 
 	return cmocka_run_group_tests_name("gates_a", tests,

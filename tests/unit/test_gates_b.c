@@ -268,6 +268,28 @@ g6_single_chip(void **state)
 	expect_finding(ev, "G6", "G6.single_chip", SEV_ERROR);
 }
 
+/* An empty package with an empty listing: the listing rule, over every
+ * file of package/, judged nothing (workspace.md §6, v3). */
+static void
+g6_hashes_empty_package(void **state)
+{
+	struct wsfix *w = *state;
+	const struct gate_result *gr;
+	struct eval *ev;
+
+	ws_remove(w, PACKAGE);
+	ws_mkdir(w, PACKAGE);
+	ws_write_str(w, LISTING, "");
+	ev = ws_eval(w);
+	gr = gate_of(ev, "G6");
+	expect_no_finding(ev, "G6", "G6.hashes");
+	expect_finding_msg(ev, "G6", "G6.hashes", SEV_WARN,
+	    "nothing to judge");
+	assert_int_equal(gate_check_verdict(gr, "G6.hashes", false),
+	    CV_NOT_JUDGED);
+	assert_int_equal(gate_check_verdict(gr, "G6.errors", false), CV_HELD);
+}
+
 static void
 g6_parse_and_path(void **state)
 {
@@ -770,7 +792,7 @@ g9_parse_and_path(void **state)
 	ws_append(w, RUN24 "/metrics.jsonl",
 	    "{\"type\":\"metric\",\"values\":{\"ttft_ms\":1}}\n");
 	ev = ws_eval(w);
-	expect_finding(ev, "G9", "G9.soak", SEV_ERROR);
+	expect_finding(ev, "G9", "G9.parse", SEV_ERROR);
 
 	ws_reset(w, "other event types are ignored");
 	ws_append(w, RUN24 "/metrics.jsonl",
@@ -1809,6 +1831,7 @@ main(void)
 		WS_TEST(g6_hostile_names),
 		WS_TEST(g6_bound),
 		WS_TEST(g6_single_chip),
+		WS_TEST(g6_hashes_empty_package),
 		WS_TEST(g6_parse_and_path),
 		WS_TEST(g7_golden),
 		WS_TEST(g7_faults),

@@ -892,6 +892,26 @@ _expect_no_severity(const struct eval *ev, const char *gate,
 }
 
 void
+_expect_verdict(const struct eval *ev, const char *check,
+    enum check_verdict want, const char *file, int line)
+{
+	int g = gate_index_of_check(check);
+	enum check_verdict got;
+
+	if (g < 0) {
+		print_error("%s:%d: '%s' is no gate's check\n", file, line,
+		    check);
+		fail();
+	}
+	got = gate_check_verdict(&ev->gates[g], check, false);
+	if (got != want) {
+		print_error("%s:%d: %s is %s, expected %s\n", file, line, check,
+		    gate_verdict_name(got), gate_verdict_name(want));
+		fail();
+	}
+}
+
+void
 _expect_project(const struct eval *ev, const char *status,
     const char *vendor_id, const char *file, int line)
 {

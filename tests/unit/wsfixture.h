@@ -147,6 +147,8 @@ void	_expect_no_severity(const struct eval *ev, const char *gate,
 	    const char *check, enum severity sev, const char *file, int line);
 void	_expect_project(const struct eval *ev, const char *status,
 	    const char *vendor_id, const char *file, int line);
+void	_expect_verdict(const struct eval *ev, const char *check,
+	    enum check_verdict want, const char *file, int line);
 
 /* The gate's status is st. */
 #define expect_status(ev, gate, st) \
@@ -163,6 +165,9 @@ void	_expect_project(const struct eval *ev, const char *status,
 /* No finding of this severity carries check or a sub-id of it. */
 #define expect_no_severity(ev, gate, check, sev) \
 	_expect_no_severity(ev, gate, check, sev, __FILE__, __LINE__)
+/* Check's verdict (workspace.md §6) is want. */
+#define expect_verdict(ev, check, want) \
+	_expect_verdict(ev, check, want, __FILE__, __LINE__)
 /* The project status is status; vendor_id, when not NULL, is among the
  * project findings (NULL and status not BLOCKED_COMPILER: there are none). */
 #define expect_project(ev, status, vendor_id) \
