@@ -6,6 +6,7 @@
 
 #include <curses.h>
 
+#include "base/text.h"
 #include "model/reldiff.h"
 #include "release/relkey.h"
 #include "views/app/app.h"
@@ -414,10 +415,50 @@ draw_progress(const struct relapproval *ap, int y, int cols)
 	    "%3.0f %% of %.1f MiB", 100 * f, (double)ap->total / 1048576);
 }
 
-/* Where the verification is, in one row. */
+/*
+ * The verdict's words after its glyph, from column 12, over two rows when
+ * one is too narrow (and two may be used), broken between its parts ("; ")
+ * so that none is cut: at 80 columns "bindings match today's artifacts"
+ * still reads whole.
+ */
+static void
+draw_words(int y, int cols, bool two, enum role r, const char *glyph,
+    const char *words)
+{
+	char *line = xasprintf("%s %s", glyph, words), *safe, *head;
+	const char *p, *brk = NULL;
+	int width = cols - 13;
+
+	safe = text_sanitize_str(line);
+	free(line);
+	for (p = strstr(safe, "; "); two && p != NULL; p = strstr(p + 2,
+	    "; ")) {
+		head = xstrndup(safe, (size_t)(p - safe) + 1);
+		if (ui_width(head) > width) {
+			free(head);
+			break;
+		}
+		free(head);
+		brk = p;
+	}
+	if (ui_width(safe) <= width || brk == NULL)
+		ui_put(stdscr, y, 12, width, r, safe, false);
+	else {
+		head = xstrndup(safe, (size_t)(brk - safe) + 1);
+		ui_put(stdscr, y, 12, width, r, head, false);
+		ui_put(stdscr, y + 1, 14, width - 2, r, brk + 2, false);
+		free(head);
+	}
+	free(safe);
+}
+
+/* Where the verification is, in its row and, when two is set, the one
+ * below: once done, the target's verdict in the host's words, the Release
+ * screen's and `calops release verify`'s (relverdict.h), and why it does
+ * not verify; a host whose calops gives no verdict is said as before. */
 static void
 draw_verify(struct relapprove *p, const struct relapproval *ap, int y,
-    int cols)
+    int cols, bool two)
 {
 	char line[300];
 
@@ -432,7 +473,15 @@ draw_verify(struct relapprove *p, const struct relapproval *ap, int y,
 	else if (ap->phase == RA_VERIFYING)
 		ui_putf(stdscr, y, 12, cols - 13, ROLE_RUNNING, "checking the "
 		    "signature…");
-	else if (ap->verified)
+	else if (ap->words[0] != '\0') {
+		draw_words(y, cols, two && ap->verified, ap->verified ?
+		    ROLE_PASS : ROLE_FAIL, ap->verified ? ui_glyph("✔", "ok") :
+		    ui_glyph("✘", "x"), ap->words);
+		/* The verdict said what fails; this is why, in full. */
+		if (two && !ap->verified)
+			ui_put(stdscr, y + 1, 14, cols - 15, ROLE_FAIL,
+			    ap->problem, false);
+	} else if (ap->verified)
 		ui_putf(stdscr, y, 12, cols - 13, ROLE_PASS, "%s verifies: "
 		    "%s", ui_glyph("✔", "ok"), ap->bound ? "bindings match "
 		    "today's artifacts (hashed in full), signed by a trusted "
@@ -496,7 +545,8 @@ relapprove_draw(struct relapprove *p, int top, int rows, int cols)
 	    json_string_value(json_object_get(g, "signer")) :
 	    "no trusted key");
 	ui_put(stdscr, y++, 12, cols - 13, ROLE_NORMAL, line, false);
-	draw_verify(p, ap, y++, cols);
+	/* The row below is the verdict's, or says the record went. */
+	draw_verify(p, ap, y++, cols, ap->phase != RA_SENDING);
 	if (ap->phase == RA_SENDING) {
 		snprintf(line, sizeof line, "signed and sent; %s acts on it…",
 		    relclient_host(p->rc));

@@ -1,8 +1,10 @@
 /*
  * release.c: the Release screen (share/doc/release.md): the workspace's
  * generations, newest first, with `current`, the candidate and current's
- * previous_generation marked, each one's signer, verification, revocation
- * and observation window; under them what differs between the selected
+ * previous_generation marked, each one's signer, observation window and
+ * verdict (relverdict.h: the host's words, as `calops release status` and
+ * `verify` say them, the candidate's bindings included); under them what
+ * differs between the selected
  * generation and current (or the one `m` chose), field by field; and the
  * audit log, newest first, with the state of its chain.
  *
@@ -16,6 +18,7 @@
  */
 #include "calops.h"
 
+#include "base/text.h"
 #include "lab/labmodel.h"
 #include "lab/relclient.h"
 #include "remote/transport.h"
@@ -188,6 +191,35 @@ marks(const struct release_view *v, const json_t *g, char *buf, size_t len)
 	    "revoked" : "");
 }
 
+/*
+ * The generation's verdict in the host's words, whole where they fit in
+ * width columns, else from their start: "verifies", or what fails (the ✘
+ * says "does not verify"), which the words put first.  A host whose calops
+ * says no verdict gives "verifies" or its problem.
+ */
+static void
+verdict_cell(const json_t *g, bool ok, int width, char *buf, size_t len)
+{
+	const char *words = json_string_value(json_object_get(json_object_get(
+	    g, "verdict"), "words")), *colon;
+	char *safe;
+
+	if (words == NULL) {
+		snprintf(buf, len, "%s", ok ? "verifies" : str(g, "problem"));
+		return;
+	}
+	safe = text_sanitize_str(words);
+	colon = strchr(words, ':');
+	if (ui_width(safe) <= width || colon == NULL)
+		snprintf(buf, len, "%s", words);
+	else if (ok)
+		snprintf(buf, len, "%.*s", (int)(colon - words), words);
+	else
+		snprintf(buf, len, "%s", colon[1] == ' ' ? colon + 2 :
+		    colon + 1);
+	free(safe);
+}
+
 static void
 draw_gen(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 {
@@ -195,9 +227,13 @@ draw_gen(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const json_t *g = gen_at(v, rec), *w;
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
 	const char *signer = json_string_value(json_object_get(g, "signer"));
-	bool ok = json_is_true(json_object_get(g, "verifies"));
-	char buf[64], win[16];
+	const json_t *verdict = json_object_get(g, "verdict");
+	char buf[64], win[16], cell[1024];
 	long prev = num(g, "previous_generation");
+	/* Never a ✔ the verdict does not give. */
+	bool ok = json_is_true(json_object_get(g, "verifies")) &&
+	    (verdict == NULL || json_is_true(json_object_get(verdict,
+	    "verifies")));
 
 	marks(v, g, buf, sizeof buf);
 	ui_putf(stdscr, y, x + 1, 5, base, "%5ld", num(g, "generation"));
@@ -218,10 +254,11 @@ draw_gen(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		ui_putf(stdscr, y, x + 56, 5, base, "%5s", "-");
 	ui_putf(stdscr, y, x + 63, 2, sel ? base : ok ? ROLE_PASS : ROLE_FAIL,
 	    "%s", ok ? ui_glyph("✔", "v") : ui_glyph("✘", "x"));
-	if (cols > 68)
+	if (cols > 68) {
+		verdict_cell(g, ok, cols - 67, cell, sizeof cell);
 		ui_put(stdscr, y, x + 66, cols - 67, sel ? base : ok ?
-		    ROLE_DIM : ROLE_FAIL, ok ? "verifies" : str(g, "problem"),
-		    false);
+		    ROLE_DIM : ROLE_FAIL, cell, false);
+	}
 }
 
 /* A generation's number, or "-". */
@@ -503,7 +540,9 @@ static const struct view_note release_notes[] = {
 	{ "previous", "current's previous_generation: where b goes by "
 	    "default" },
 	{ "WINDOW", "the generation's observation window (runbook §14)" },
-	{ "✔ / ✘", "signed by a trusted key and not revoked, or why not" },
+	{ "✔ / ✘", "the verdict: signed by a trusted key, not revoked and, "
+	    "for the candidate, bindings that match today's artifacts; or "
+	    "what fails first" },
 	{ "~ + -", "a field changed, added or removed between two "
 	    "manifests" },
 	{ "chain", "each audit record signed and linked to the one before" },

@@ -26,6 +26,7 @@
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "engine/gate.h"
+#include "gates/g10_release.h"
 #include "loop/loop.h"
 #include "release/relrevoke.h"
 #include "release/relstate.h"
@@ -54,8 +55,10 @@ static const char release_usage[] =
     "rollback at an earlier one, by default current's previous_generation.\n"
     "Both need the approver's Ed25519 key, whose public half must be in\n"
     "trusted-keys/, and --confirm repeating the target's number.  verify\n"
-    "checks generation N's signature and, for the candidate, its bindings\n"
-    "to today's artifacts, every byte hashed.  revoke adds N to the signed\n"
+    "says generation N's verdict: its signature, whether it is revoked and,\n"
+    "for the candidate, its bindings to today's artifacts, every byte\n"
+    "hashed; status says every generation's (the candidate's bindings\n"
+    "through the hash cache), in the same words.  revoke adds N to the signed\n"
     "revocations.json.  apply acts on an audit record signed elsewhere\n"
     "(the console's approvals on a lab host); with --hold it takes the\n"
     "lock at once, says the state, verifies N and then waits for the\n"
@@ -202,6 +205,7 @@ print_json(json_t *o)
 struct bindctx {
 	struct relstate	*st;
 	bool		 json, tty;
+	bool		 cache;		/* trust the hash cache (status) */
 	int64_t		 said_ms;
 	/* The hasher tells each batch (a file, a tree) from 0 to its total:
 	 * the batches before are summed here, against every file of the
@@ -215,7 +219,8 @@ struct bindctx {
 	const struct relopts *hold;
 };
 
-static int	bindings_today(void *arg, long n, char *why, size_t whylen);
+static int	bindings_today(void *arg, long n, const json_t *manifest,
+		    struct relverdict *v);
 
 /* ---- status, audit ---- */
 
@@ -225,7 +230,7 @@ state_well(const struct relstate *st)
 	size_t i;
 
 	for (i = 0; i < st->ngens; i++)
-		if (st->gens[i].problem[0] != '\0' && !st->gens[i].revoked)
+		if (!st->gens[i].verdict.verifies && !st->gens[i].revoked)
 			return false;
 	return st->current >= 1 && st->current_problem[0] == '\0' &&
 	    st->audit_ok && !relstate_behind_log(st) &&
@@ -234,10 +239,33 @@ state_well(const struct relstate *st)
 	    st->revocations_ok);
 }
 
+/* A verdict's words, then why, a line each, under indent. */
+static void
+print_verdict(const struct relverdict *v, const char *lead, int indent)
+{
+	char words[1024];
+	size_t i;
+
+	relverdict_words(v, words, sizeof words);
+	printf("%s%s\n", lead, words);
+	if (v->verifies)
+		return;
+	if (v->sig == RV_SIG_OK && v->rev == RV_REV_NO &&
+	    v->bind == RV_BIND_CHANGED) {
+		for (i = 0; i < v->nchanges; i++)
+			printf("%*s%s\n", indent, "", v->changes[i].message);
+		if (v->more > 0)
+			printf("%*s%zu more bindings do not hold\n", indent, "",
+			    v->more);
+	} else
+		printf("%*s%s\n", indent, "", v->problem);
+}
+
 static void
 print_status(const struct relstate *st)
 {
 	const struct relgen *g;
+	char lead[64];
 	size_t i;
 
 	printf("workspace:   %s\n", st->ws);
@@ -256,10 +284,9 @@ print_status(const struct relstate *st)
 	printf("generations:\n");
 	for (i = 0; i < st->ngens; i++) {
 		g = &st->gens[i];
-		printf("  %3ld  %-8s  %s%s%s\n", g->n, g->revoked ? "revoked" :
-		    g->problem[0] == '\0' ? "verifies" : "refused",
-		    g->signer != NULL ? "signed by " : "",
-		    g->signer != NULL ? g->signer : "", g->problem);
+		snprintf(lead, sizeof lead, "  %3ld  %-16.16s  ", g->n,
+		    g->signer != NULL ? g->signer : "-");
+		print_verdict(&g->verdict, lead, 25);
 	}
 	if (st->audit_ok)
 		printf("audit:       %zu records, intact; head %.12s…, next seq "
@@ -311,6 +338,15 @@ cmd_status(int argc, char **argv, bool audit_only)
 		    sizeof forward) != 0 && !o.json)
 			printf("calops: %s\n", forward);
 		close(lockfd);
+	}
+	/* Every generation's verdict, the candidate's bindings hashed as
+	 * `calops check` hashes them (the cache trusted for a file whose
+	 * inode, size, mtime and ctime are unchanged): the words verify and
+	 * the switch would say, at the cost of a check. */
+	if (!audit_only) {
+		struct bindctx sc = { .st = &st, .cache = true };
+
+		relstate_judge(&st, bindings_today, &sc);
 	}
 	if (audit_only) {
 		rc = st.audit_ok ? 0 : 1;
@@ -428,50 +464,43 @@ bind_progress(void *arg, uint64_t done, uint64_t total)
 	say_progress(bc, all, bc->total);
 }
 
-/* The candidate's bindings against today's artifacts, hashed in full:
- * G10.bindings of an evaluation that trusts no cache. */
+/*
+ * Generation n's bindings against today's artifacts, judged as G10 judges
+ * its candidate's (g10_release_bindings()) on an evaluation of the
+ * workspace: every byte hashed, trusting no cache, for verify and the
+ * switch; through the hash cache for the status (bc->cache).
+ */
 static int
-bindings_today(void *arg, long n, char *why, size_t whylen)
+bindings_today(void *arg, long n, const json_t *manifest,
+    struct relverdict *v)
 {
 	struct bindctx *bc = arg;
-	struct eval_opts eo = { .no_cache = true, .progress = bind_progress,
-	    .progress_arg = bc };
-	const struct gate_result *gr;
+	struct eval_opts eo = { .no_cache = !bc->cache };
 	struct eval ev;
-	char err[512];
-	size_t i;
-	int rc = 0;
+	char err[512], why[600];
 
-	bc->total = workspace_walk(bc->st->ws, &bc->mark);
-	bc->base = bc->batch_done = bc->batch_total = 0;
+	if (!bc->cache) {
+		eo.progress = bind_progress;
+		eo.progress_arg = bc;
+		bc->total = workspace_walk(bc->st->ws, &bc->mark);
+		bc->base = bc->batch_done = bc->batch_total = 0;
+	}
 	if (gate_eval_run(&ev, bc->st->ws, &eo, err, sizeof err) != 0) {
-		errbuf_set(why, whylen, "its bindings cannot be checked: %s",
+		snprintf(why, sizeof why, "its bindings cannot be checked: %s",
 		    err);
+		relverdict_not_judged(v, why);
 		return -1;
 	}
-	/* Done: what it read is all it had to. */
-	say_progress(bc, bc->total, bc->total);
-	if (bc->tty && !bc->json)
-		fprintf(stderr, "\n");
-	gr = gate_eval(&ev, "G10");
-	/* Fail closed: bindings G10 did not judge (its candidate is not
-	 * this one, or does not parse) are not bindings that match. */
-	if (gr == NULL || gate_check_verdict(gr, "G10.bindings", false) ==
-	    CV_NOT_JUDGED) {
-		errbuf_set(why, whylen, "its bindings could not be judged "
-		    "(G10's candidate is not generation %ld, or does not "
-		    "parse)", n);
-		rc = -1;
+	if (!bc->cache) {
+		/* Done: what it read is all it had to. */
+		say_progress(bc, bc->total, bc->total);
+		if (bc->tty && !bc->json)
+			fprintf(stderr, "\n");
 	}
-	for (i = 0; rc == 0 && gr != NULL && i < gr->findings.n; i++)
-		if (finding_check_covers("G10.bindings",
-		    gr->findings.v[i].check)) {
-			errbuf_set(why, whylen, "%s", gr->findings.v[i].message);
-			rc = -1;
-			break;
-		}
+	(void)g10_release_bindings(&ev, n, manifest, v);
+	v->cached = bc->cache;
 	gate_eval_release(&ev);
-	return rc;
+	return 0;
 }
 
 static char *
@@ -731,14 +760,22 @@ out:
 	return rc;
 }
 
+/* Whether v's bindings were hashed: the verify events' bindings_checked. */
+static bool
+hashed(const struct relverdict *v)
+{
+	return v->bind == RV_BIND_MATCH || v->bind == RV_BIND_CHANGED;
+}
+
 static int
 cmd_verify(int argc, char **argv)
 {
 	struct relopts o = { 0 };
 	struct bindctx bc = { 0 };
-	char err[512], why[512] = "";
+	struct relverdict v;
+	char err[512], lead[48];
 	struct relstate st;
-	bool ok, bound;
+	int rc;
 
 	if (parse(argc, argv, &o, true) != 0)
 		return 2;
@@ -749,31 +786,31 @@ cmd_verify(int argc, char **argv)
 	bc.st = &st;
 	bc.json = o.json;
 	bc.tty = isatty(STDERR_FILENO);
-	ok = relstate_target_ok(&st, o.target, why, sizeof why);
-	/* Only the candidate is bound to today's artifacts (release.md
-	 * §2): an older generation naturally differs. */
-	bound = ok && o.target == st.candidate;
-	if (bound && bindings_today(&bc, o.target, why, sizeof why) != 0)
-		ok = false;
-	if (o.json) {
+	if (relstate_verdict(&st, o.target, bindings_today, &bc, &v) != 0 &&
+	    !o.json)
+		printf("generation %ld does not verify: %s\n", o.target,
+		    v.problem);
+	else if (o.json) {
 		char *s;
-		json_t *j = json_pack("{s:s, s:s, s:I, s:b, s:b, s:o}",
+		json_t *j = json_pack("{s:s, s:s, s:I, s:b, s:b, s:o, s:o}",
 		    "type", "result", "schema", "calops-release-verify/v1",
-		    "generation", (json_int_t)o.target, "verifies", ok,
-		    "bindings_checked", bound, "problem", ok ? json_null() :
-		    json_string(why));
+		    "generation", (json_int_t)o.target, "verifies", v.verifies,
+		    "bindings_checked", hashed(&v), "problem", v.verifies ?
+		    json_null() : text_json(v.problem), "verdict",
+		    relverdict_json(&v));
 
 		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		printf("%s\n", s);
 		free(s);
 		json_decref(j);
-	} else if (ok)
-		printf("generation %ld verifies%s\n", o.target, bound ?
-		    ", and its bindings match today's artifacts" : "");
-	else
-		printf("generation %ld does not verify: %s\n", o.target, why);
+	} else {
+		snprintf(lead, sizeof lead, "generation %ld ", o.target);
+		print_verdict(&v, lead, 2);
+	}
+	rc = v.verifies ? 0 : 1;
 	relstate_release(&st);
-	return ok ? 0 : 1;
+	relverdict_release(&v);
+	return rc;
 }
 
 static int
@@ -834,25 +871,23 @@ cmd_revoke(int argc, char **argv)
 struct heldctx {
 	struct bindctx	*bc;
 	long		 n;
-	int		 rc;
-	char		 why[512];
-	bool		 bound;		/* the verdict hashed the bindings */
+	struct relverdict v;		/* n's, as said under the lock */
 };
 
 static int
-held_bindings(void *arg, long n, char *why, size_t whylen)
+held_bindings(void *arg, long n, const json_t *manifest,
+    struct relverdict *v)
 {
 	struct heldctx *h = arg;
 	uint64_t mark;
 
-	if (n != h->n || !h->bound)
-		return bindings_today(h->bc, n, why, whylen);
+	if (n != h->n || !hashed(&h->v))
+		return bindings_today(h->bc, n, manifest, v);
 	(void)workspace_walk(h->bc->st->ws, &mark);
 	if (mark != h->bc->mark)
-		return bindings_today(h->bc, n, why, whylen);
-	if (h->rc != 0)
-		errbuf_set(why, whylen, "%s", h->why);
-	return h->rc;
+		return bindings_today(h->bc, n, manifest, v);
+	relverdict_copy_bindings(v, &h->v);
+	return 0;
 }
 
 /*
@@ -969,7 +1004,6 @@ cmd_apply_hold(struct relopts *o)
 	struct heldctx h = { .bc = &bc, .n = o->hold };
 	struct relstate st;
 	enum relswitch_rc r;
-	bool ok;
 	size_t len;
 	int rc = 1, lockfd;
 
@@ -985,15 +1019,12 @@ cmd_apply_hold(struct relopts *o)
 	    sizeof forward, &rc)) == -1)
 		goto out;
 	print_event(held_event(&st, forward));
-	ok = relstate_target_ok(&st, o->hold, h.why, sizeof h.why);
-	h.bound = ok && o->hold == st.candidate;
-	if (h.bound && bindings_today(&bc, o->hold, h.why, sizeof h.why) != 0)
-		ok = false;
-	h.rc = ok ? 0 : -1;
-	print_event(json_pack("{s:s, s:I, s:b, s:b, s:o}", "type", "verified",
-	    "generation", (json_int_t)o->hold, "verifies", ok,
-	    "bindings_checked", h.bound, "problem", ok ? json_null() :
-	    text_json(h.why)));
+	(void)relstate_verdict(&st, o->hold, bindings_today, &bc, &h.v);
+	print_event(json_pack("{s:s, s:I, s:b, s:b, s:o, s:o}", "type",
+	    "verified", "generation", (json_int_t)o->hold, "verifies",
+	    h.v.verifies, "bindings_checked", hashed(&h.v), "problem",
+	    h.v.verifies ? json_null() : text_json(h.v.problem), "verdict",
+	    relverdict_json(&h.v)));
 	bc.hold = NULL;		/* the input is the record's from here */
 	if ((line = read_held_record(&len, msg, sizeof msg)) == NULL) {
 		report(o, "apply", "cancelled", msg, NULL, &st);
@@ -1013,6 +1044,7 @@ cmd_apply_hold(struct relopts *o)
 	free(line);
 	close(lockfd);
 out:
+	relverdict_release(&h.v);
 	relstate_release(&st);
 	return rc;
 }

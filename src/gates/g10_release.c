@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include "engine/gate.h"
+#include "gates/g10_release.h"
 #include "release/keyring.h"
 #include "release/release.h"
+#include "release/relverdict.h"
 
 #define REL "08-release"
 #define GENS "08-release/generations"
@@ -132,16 +134,27 @@ release_generation(struct generation *g)
 	free(g->rel);
 }
 
+/* The candidate's signature: a part of its verdict, and a finding when it
+ * does not hold, in the verdict's words. */
 static void
-check_signature(struct gate_result *gr, const struct generation *cand)
+check_signature(struct gate_result *gr, const struct generation *cand,
+    struct relverdict *v)
 {
-	if (cand->raw == NULL)
-		gate_add(gr, SEV_ERROR, "G10.signature", cand->rel, "",
-		    "candidate generation %ld has no release manifest", cand->n);
-	else if (cand->signer == NULL)
-		gate_add(gr, SEV_ERROR, "G10.signature", cand->rel, "",
-		    "generation %ld's manifest has no signature that verifies "
-		    "with a trusted key", cand->n);
+	char why[128];
+
+	if (cand->raw == NULL) {
+		snprintf(why, sizeof why, "candidate generation %ld has no "
+		    "release manifest", cand->n);
+		relverdict_signature(v, RV_SIG_UNREADABLE, NULL, why);
+	} else if (cand->signer == NULL) {
+		snprintf(why, sizeof why, "generation %ld's manifest has no "
+		    "signature that verifies with a trusted key", cand->n);
+		relverdict_signature(v, RV_SIG_UNTRUSTED, NULL, why);
+	} else
+		relverdict_signature(v, RV_SIG_OK, cand->signer, NULL);
+	if (v->sig != RV_SIG_OK)
+		gate_add(gr, SEV_ERROR, "G10.signature", cand->rel, "", "%s",
+		    v->sig_why);
 }
 
 /* Where `current` points: a generation number, or -1 (reported). */
@@ -194,38 +207,41 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 	return n;
 }
 
-/* A bound hash against today's value; NULL today means the artifact is gone. */
-static void
-bind(struct gate_result *gr, const struct generation *c, const char *ptr,
-    const char *bound, const char *today, const char *what)
-{
-	char where[64];
-
-	doc_where(&c->doc, ptr, where, sizeof where);
-	if (bound == NULL)
-		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, where,
-		    "the manifest binds no %s", what);
-	else if (today == NULL)
-		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, where,
-		    "%s is bound but no longer exists", what);
-	else if (strcmp(bound, today) != 0)
-		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, where,
-		    "%s changed since generation %ld was signed (now %.12s…, "
-		    "bound %.12s…)", what, c->n, today, bound);
-}
+/* Today's values as G10 reads them, for relverdict_bindings(). */
+struct today {
+	struct gate_result	*gr;
+	const char		*manifest;	/* workspace-relative */
+};
 
 static const char *
-file_hash(struct gate_result *gr, const char *rel, char hex[HASH_HEX_LEN + 1])
+today_file(void *arg, const char *rel, char hex[HASH_HEX_LEN + 1])
 {
+	struct today *t = arg;
 	char msg[320];
 
-	return artifact_hash(gr, rel, hex, msg, sizeof msg) == 0 ? hex : NULL;
+	if (artifact_hash(t->gr, rel, hex, msg, sizeof msg) != 0)
+		return NULL;
+	return hex;
 }
 
 static const char *
-doc_string(struct eval *ev, const char *rel, const char *k1, const char *k2)
+today_tree(void *arg, const char *rel, char hex[HASH_HEX_LEN + 1])
 {
-	struct artifact *a = artifact_eval(ev, rel, true);
+	struct today *t = arg;
+	const struct tree *tr;
+	char msg[320];
+
+	if ((tr = artifact_tree(t->gr, rel, msg, sizeof msg)) == NULL)
+		return NULL;
+	snprintf(hex, HASH_HEX_LEN + 1, "%s", tr->hex);
+	return hex;
+}
+
+static const char *
+today_member(void *arg, const char *rel, const char *k1, const char *k2)
+{
+	struct today *t = arg;
+	struct artifact *a = artifact_eval(t->gr->ev, rel, true);
 	json_t *v;
 
 	if (!a->parsed)
@@ -236,68 +252,79 @@ doc_string(struct eval *ev, const char *rel, const char *k1, const char *k2)
 	return json_string_value(v);
 }
 
-static void
-check_reports(struct gate_result *gr, const struct generation *c)
+/* A path that leads outside is a G10.path error, said by artifact_join()
+ * at the report's entry; its words are the verdict's too. */
+static int
+today_join(void *arg, const char *ptr, const char *path, char **rel,
+    char *err, size_t errlen)
 {
-	json_t *reports = json_object_get(c->doc.root, "reports"), *r;
-	char hex[HASH_HEX_LEN + 1], *ptr, *rel;
-	const char *path;
-	size_t i;
+	struct today *t = arg;
+	size_t before = t->gr->findings.n;
+	int rc;
 
-	if (!json_is_array(reports)) {
-		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, "/reports",
-		    "the manifest binds no reports (no 'reports' array)");
-		return;
-	}
-	json_array_foreach(reports, i, r) {
-		ptr = doc_ptr_index("/reports", i);
-		path = json_string_value(json_object_get(r, "path"));
-		if (path != NULL &&
-		    artifact_join(gr, c->rel, ptr, path, &rel) == 0) {
-			bind(gr, c, ptr, json_string_value(json_object_get(r,
-			    "sha256")), file_hash(gr, rel, hex), rel);
-			free(rel);
-		} else if (path == NULL)
-			gate_add(gr, SEV_STALE, "G10.bindings", c->rel, ptr,
-			    "report entry has no path");
-		free(ptr);
-	}
+	rc = artifact_join(t->gr, t->manifest, ptr, path, rel);
+	if (rc == -1 && t->gr->findings.n > before)
+		errbuf_set(err, errlen, "%s",
+		    t->gr->findings.v[t->gr->findings.n - 1].message);
+	return rc;
 }
 
-static void
-check_bindings(struct gate_result *gr, const struct generation *c)
-{
-	char h1[HASH_HEX_LEN + 1], h2[HASH_HEX_LEN + 1], h3[HASH_HEX_LEN + 1];
-	const struct tree *t;
-	json_t *m = c->doc.root;
-	char msg[320];
+static const struct relverdict_today today_ops = {
+	.file = today_file,
+	.tree = today_tree,
+	.member = today_member,
+	.join = today_join,
+};
 
-	bind(gr, c, "/tokenizer_sha256", json_string_value(json_object_get(m,
-	    "tokenizer_sha256")), doc_string(gr->ev,
-	    "00-source/source-manifest.json", "tokenizer", "sha256"),
-	    "the tokenizer (G0 manifest)");
-	bind(gr, c, "/onnx_sha256", json_string_value(json_object_get(m,
-	    "onnx_sha256")), file_hash(gr, "02-onnx/model.onnx", h1),
-	    "02-onnx/model.onnx");
-	bind(gr, c, "/quant_config_sha256", json_string_value(json_object_get(m,
-	    "quant_config_sha256")), file_hash(gr, "03-quant/quant-config.yaml",
-	    h2), "03-quant/quant-config.yaml");
-	bind(gr, c, "/calibration_manifest_sha256",
-	    json_string_value(
-		json_object_get(m, "calibration_manifest_sha256")),
-	    file_hash(gr, "03-quant/calibration-manifest.jsonl", h3),
-	    "03-quant/calibration-manifest.jsonl");
-	bind(gr, c, "/compiler/oci_digest",
-	    json_string_value(
-		json_object_get(json_object_get(m, "compiler"), "oci_digest")),
-	    doc_string(gr->ev, "04-compiler/compiler-manifest.json",
-		"oci_digest", NULL),
-	    "the compiler container (oci_digest)");
-	t = artifact_tree(gr, "05-calbin/package", msg, sizeof msg);
-	bind(gr, c, "/calbin_tree_sha256", json_string_value(json_object_get(m,
-	    "calbin_tree_sha256")), t != NULL ? t->hex : NULL,
-	    "the calbin package tree");
-	check_reports(gr, c);
+/* The candidate's bindings: a part of its verdict, and a finding at the
+ * binding for each that does not hold. */
+static void
+check_bindings(struct gate_result *gr, const struct generation *c,
+    struct relverdict *v)
+{
+	struct today t = { gr, c->rel };
+	const struct relverdict_change *ch;
+	char where[64];
+	size_t i;
+
+	relverdict_bindings(v, c->doc.root, &today_ops, &t);
+	for (i = 0; i < v->nchanges; i++) {
+		ch = &v->changes[i];
+		if (ch->kind == RVC_BAD_PATH)
+			continue;	/* a G10.path error already */
+		doc_where(&c->doc, ch->ptr, where, sizeof where);
+		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, where, "%s",
+		    ch->message);
+	}
+	if (v->more > 0)
+		gate_add(gr, SEV_STALE, "G10.bindings", c->rel, "", "%zu more "
+		    "bindings do not hold", v->more);
+}
+
+int
+g10_release_bindings(struct eval *ev, long n, const json_t *manifest,
+    struct relverdict *v)
+{
+	struct gate_result scratch;
+	struct today t = { &scratch, NULL };
+	char *rel = xasprintf("%s/%ld/release-manifest.json", GENS, n);
+
+	/* A result of G10's own, whose findings (a path that leads outside,
+	 * said in the verdict too) are dropped. */
+	memset(&scratch, 0, sizeof scratch);
+	scratch.def = &gate_table[GATE_COUNT - 1];
+	scratch.index = GATE_COUNT - 1;
+	scratch.ev = ev;
+	t.manifest = rel;
+	relverdict_bindings(v, manifest, &today_ops, &t);
+	finding_list_release(&scratch.findings);
+	json_decref(scratch.check_counts);
+	json_decref(scratch.marks);
+	while (scratch.ninputs > 0)
+		free(scratch.inputs[--scratch.ninputs].rel);
+	free(scratch.inputs);
+	free(rel);
+	return 0;
 }
 
 static void
@@ -430,6 +457,7 @@ g10_release(struct eval *ev, struct gate_result *gr)
 {
 	struct keyring kr = { NULL, 0 };
 	struct generation cand;
+	struct relverdict v;
 	struct revoked rev;
 	long *gens, current;
 	size_t n, c;
@@ -451,13 +479,19 @@ g10_release(struct eval *ev, struct gate_result *gr)
 		gate_add(gr, SEV_ERROR, "G10.signature", REVOCATIONS, "",
 		    "every generation is revoked: nothing to release");
 	else {
+		/* The candidate's verdict (relverdict.h), judged part by part
+		 * as the release commands judge it: each part that does not
+		 * hold is a finding of G10.signature or G10.bindings, in the
+		 * verdict's words. */
 		load_generation(gr, &kr, gens[c - 1], &cand, true);
-		check_signature(gr, &cand);
+		relverdict_init(&v, cand.n, true);
+		check_signature(gr, &cand, &v);
 		if (cand.parsed) {
 			gate_judged(gr, "G10.bindings", "G10.rollback", NULL);
-			check_bindings(gr, &cand);
+			check_bindings(gr, &cand, &v);
 			check_rollback(gr, &kr, &cand, gens, c);
 		}
+		relverdict_release(&v);
 		release_generation(&cand);
 	}
 	current = check_current(gr, &kr);

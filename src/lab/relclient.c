@@ -226,6 +226,9 @@ apply_event(struct relclient *rc, const json_t *j)
 		s = json_string_value(json_object_get(j, "problem"));
 		snprintf(ap->problem, sizeof ap->problem, "%s", s != NULL ?
 		    s : "");
+		s = json_string_value(json_object_get(json_object_get(j,
+		    "verdict"), "words"));
+		snprintf(ap->words, sizeof ap->words, "%s", s != NULL ? s : "");
 		ap->phase = ap->head[0] != '\0' ? RA_READY : RA_VERIFYING;
 	} else if (strcmp(type, "result") == 0) {
 		s = json_string_value(json_object_get(j, "result"));

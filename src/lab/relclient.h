@@ -57,6 +57,9 @@ struct relapproval {
 	bool			 verified;	/* RA_READY on: verifies */
 	bool			 bound;		/* its bindings were checked */
 	char			 problem[512];	/* why it does not */
+	/* The verdict's words (relverdict.h), as the host says them; ""
+	 * from a host whose calops says none. */
+	char			 words[512];
 	/* RA_DONE: ok, refused, locked, stale, bad, error, cancelled, or
 	 * lost (the link went; the host may or may not have acted). */
 	char			 result[16];

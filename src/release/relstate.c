@@ -460,6 +460,7 @@ load_all(struct relstate *st)
 		}
 	load_current(st);
 	load_audit(st);
+	relstate_judge(st, NULL, NULL);
 }
 
 int
@@ -505,6 +506,7 @@ release_contents(struct relstate *st)
 	for (i = 0; i < st->ngens; i++) {
 		free(st->gens[i].manifest);
 		json_decref(st->gens[i].doc);
+		relverdict_release(&st->gens[i].verdict);
 	}
 	free(st->gens);
 	st->gens = NULL;
@@ -560,24 +562,77 @@ relstate_gen(const struct relstate *st, long n)
 	return NULL;
 }
 
+/* The signature and revocation parts of g's verdict, as read. */
+static void
+judge_read(const struct relstate *st, const struct relgen *g,
+    struct relverdict *v)
+{
+	char why[256];
+
+	if (g->signer != NULL)
+		relverdict_signature(v, RV_SIG_OK, g->signer, NULL);
+	else
+		relverdict_signature(v, g->doc == NULL ? RV_SIG_UNREADABLE :
+		    RV_SIG_UNTRUSTED, NULL, g->problem);
+	if (st->revocations_present && !st->revocations_ok)
+		/* Whether g is revoked is not known: not trusted either. */
+		relverdict_revocation(v, RV_REV_UNKNOWN,
+		    st->revocations_problem);
+	else if (g->revoked) {
+		snprintf(why, sizeof why, "generation %ld is revoked", g->n);
+		relverdict_revocation(v, RV_REV_YES, why);
+	}
+}
+
+int
+relstate_verdict(const struct relstate *st, long n, relverdict_bindings_fn fn,
+    void *arg, struct relverdict *v)
+{
+	const struct relgen *g = relstate_gen(st, n);
+	char why[64];
+
+	relverdict_init(v, n, n == st->candidate);
+	if (g == NULL) {
+		snprintf(why, sizeof why, "there is no generation %ld", n);
+		relverdict_signature(v, RV_SIG_UNREADABLE, NULL, why);
+		relverdict_judge(v);
+		return -1;
+	}
+	judge_read(st, g, v);
+	/* Only the candidate is bound to today's artifacts (release.md §2);
+	 * a manifest no trusted key signed binds nothing worth hashing. */
+	if (v->candidate && v->sig == RV_SIG_OK && v->rev == RV_REV_NO &&
+	    fn != NULL)
+		(void)fn(arg, n, g->doc, v);
+	relverdict_judge(v);
+	return 0;
+}
+
+void
+relstate_judge(struct relstate *st, relverdict_bindings_fn fn, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < st->ngens; i++) {
+		relverdict_release(&st->gens[i].verdict);
+		(void)relstate_verdict(st, st->gens[i].n, fn, arg,
+		    &st->gens[i].verdict);
+	}
+}
+
 bool
 relstate_target_ok(const struct relstate *st, long n, char *why,
     size_t whylen)
 {
-	const struct relgen *g = relstate_gen(st, n);
+	struct relverdict v;
+	bool ok;
 
-	if (g == NULL)
-		errbuf_set(why, whylen, "there is no generation %ld", n);
-	else if (st->revocations_present && !st->revocations_ok)
-		/* Whether n is revoked is not known: not trusted either. */
-		errbuf_set(why, whylen, "%s", st->revocations_problem);
-	else if (g->problem[0] != '\0')
-		errbuf_set(why, whylen, "%s", g->problem);
-	else if (g->revoked)
-		errbuf_set(why, whylen, "generation %ld is revoked", n);
-	else
-		return true;
-	return false;
+	ok = relstate_verdict(st, n, NULL, NULL, &v) == 0 &&
+	    v.sig == RV_SIG_OK && v.rev == RV_REV_NO;
+	if (!ok)
+		errbuf_set(why, whylen, "%s", v.problem);
+	relverdict_release(&v);
+	return ok;
 }
 
 long
@@ -688,14 +743,16 @@ relstate_json(const struct relstate *st)
 		g = json_pack("{s:I, s:o, s:b, s:o, s:b, s:o, s:o, s:o}",
 		    "generation", (json_int_t)r->n,
 		    "signer", str_or_null(r->signer),
-		    "verifies", r->problem[0] == '\0',
-		    "problem", str_or_null(r->problem),
+		    "verifies", r->verdict.verifies,
+		    "problem", r->verdict.problem[0] != '\0' ?
+		    text_json(r->verdict.problem) : json_null(),
 		    "revoked", r->revoked,
 		    "previous_generation", num_or_null(r->previous),
 		    "observation_window_h", isnan(r->window_h) ? json_null() :
 		    json_real(r->window_h),
 		    "bound", r->doc != NULL ? bound_hashes(r->doc) :
 		    json_object());
+		json_object_set_new(g, "verdict", relverdict_json(&r->verdict));
 		/* The whole manifest, for the Release screen's diff. */
 		json_object_set(g, "manifest", r->doc != NULL ? r->doc :
 		    json_null());

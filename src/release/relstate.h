@@ -20,6 +20,7 @@
 
 #include "release/keyring.h"
 #include "release/release.h"
+#include "release/relverdict.h"
 
 #define RELSTATE_DIR	"08-release"
 #define RELSTATE_TAIL	200
@@ -33,8 +34,12 @@ struct relgen {
 	bool		 revoked;
 	long		 previous;	/* previous_generation, or -1 */
 	double		 window_h;	/* observation_window_h, or NAN */
-	/* Why it cannot be a target ("" when it verifies). */
+	/* What is wrong with its manifest or signature ("" when nothing). */
 	char		 problem[256];
+	/* Its verdict (relstate_verdict()): read with the state, but for the
+	 * candidate's bindings, which relstate_judge() adds; until then the
+	 * candidate does not verify. */
+	struct relverdict verdict;
 };
 
 struct relstate {
@@ -85,8 +90,21 @@ char	*relstate_read(const struct relstate *st, const char *rel,
 
 /* Generation n, or NULL when there is no such folder. */
 const struct relgen *relstate_gen(const struct relstate *st, long n);
-/* Whether generation n may be switched to: it exists, parses, verifies
- * with a trusted key and is not revoked; why not in why. */
+/*
+ * THE verdict on generation n (relverdict.h), for every release command:
+ * its signature and revocation as read and, when n is the candidate and
+ * both hold, its bindings as fn judges them (fn NULL: not asked, and the
+ * candidate does not verify).  v is initialised here; relverdict_release()
+ * it.  -1 when there is no generation n (v->problem says so).
+ */
+int	relstate_verdict(const struct relstate *st, long n,
+	    relverdict_bindings_fn fn, void *arg, struct relverdict *v);
+/* Every generation's verdict again, into its relgen: what the status
+ * shows, the candidate's bindings judged by fn. */
+void	relstate_judge(struct relstate *st, relverdict_bindings_fn fn,
+	    void *arg);
+/* Whether generation n's signature and revocation let it be pointed at,
+ * its bindings aside (where `current` points); why not in why. */
 bool	relstate_target_ok(const struct relstate *st, long n, char *why,
 	    size_t whylen);
 /* The generation a rollback goes to by default: current's
@@ -104,7 +122,8 @@ bool	relstate_disagrees(const struct relstate *st);
 /* Who may approve: [{name, ed25519}], each trusted key's name and raw
  * public key in base64 (a new array). */
 json_t	*relstate_trusted_keys_json(const struct relstate *st);
-/* The status as JSON (share/doc/release.md §6, calops-release-status/v1). */
+/* The status as JSON (share/doc/release.md §6, calops-release-status/v1),
+ * each generation with its verdict as it stands in the state. */
 json_t	*relstate_json(const struct relstate *st);
 
 #endif

@@ -230,20 +230,33 @@ sync_log(struct relstate *st, char *msg, size_t msglen)
 	return 0;
 }
 
+/* Whether generation n may be switched to: its verdict; why not in why. */
+static bool
+verifies(const struct relstate *st, long n, relverdict_bindings_fn bindings,
+    void *arg, char *why, size_t whylen)
+{
+	struct relverdict v;
+	bool ok;
+
+	(void)relstate_verdict(st, n, bindings, arg, &v);
+	if (!(ok = v.verifies))
+		errbuf_set(why, whylen, "%s", v.problem);
+	relverdict_release(&v);
+	return ok;
+}
+
 int
-relswitch_roll_forward(struct relstate *st, relswitch_bindings_fn bindings,
+relswitch_roll_forward(struct relstate *st, relverdict_bindings_fn bindings,
     void *arg, char *msg, size_t msglen)
 {
-	char why[256];
+	char why[512];
 	long to;
 	int rc;
 
 	if (!relstate_behind_log(st))
 		return 0;
 	to = (long)st->audit.last_switch_to;
-	if (!relstate_target_ok(st, to, why, sizeof why) ||
-	    (to == st->candidate && bindings != NULL && bindings(arg, to, why,
-	    sizeof why) != 0)) {
+	if (!verifies(st, to, bindings, arg, why, sizeof why)) {
 		errbuf_set(msg, msglen, "the audit log's last switch went to "
 		    "generation %ld but 'current' does not point there, and "
 		    "it cannot: %s; 'current' left as it is", to, why);
@@ -337,12 +350,12 @@ check_record(const struct relstate *st, const struct relrecord *r,
 
 enum relswitch_rc
 relswitch_apply(struct relstate *st, const char *line, size_t len,
-    relswitch_bindings_fn bindings, void *arg, char *msg, size_t msglen)
+    relverdict_bindings_fn bindings, void *arg, char *msg, size_t msglen)
 {
 	struct audit_state next = st->audit;
 	enum relswitch_rc rc;
 	struct relrecord r;
-	char why[256], *copy, *canon, *bytes;
+	char why[512], *copy, *canon, *bytes;
 	int moved;
 
 	if (!st->audit_ok) {
@@ -387,16 +400,14 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 		rc = RS_BAD;
 		goto out;
 	}
-	if (strcmp(r.action, "refused") != 0) {
-		if (!relstate_target_ok(st, r.to, why, sizeof why) ||
-		    (strcmp(r.action, "promote") == 0 && r.to == st->candidate &&
-		    bindings != NULL && bindings(arg, r.to, why,
-		    sizeof why) != 0)) {
-			errbuf_set(msg, msglen, "generation %ld does not "
-			    "verify: %s", r.to, why);
-			rc = RS_REFUSED;
-			goto out;
-		}
+	/* The one verdict verify and the status say: a rollback to the
+	 * candidate (current above it, revoked) has its bindings hashed too. */
+	if (strcmp(r.action, "refused") != 0 &&
+	    !verifies(st, r.to, bindings, arg, why, sizeof why)) {
+		errbuf_set(msg, msglen, "generation %ld does not verify: %s",
+		    r.to, why);
+		rc = RS_REFUSED;
+		goto out;
 	}
 	relswitch_fault_kill("verify");
 	copy = xstrndup(line, len);

@@ -35,10 +35,6 @@ bool	 relswitch_fault_fail(const char *op);
 int	 relswitch_lock(struct relstate *st, const char *who, char *err,
 	    size_t errlen);
 
-/* A generation's bindings against today's artifacts: 0, or -1 with why. */
-typedef int (*relswitch_bindings_fn)(void *arg, long n, char *why,
-	    size_t whylen);
-
 enum relswitch_rc {
 	RS_OK,
 	RS_REFUSED,	/* the target does not verify: nothing appended */
@@ -51,25 +47,27 @@ enum relswitch_rc {
  * Act on one signed record (a line, no newline), the lock held and the
  * roll-forward done: check its signature and place in the chain, that its
  * from is what `current` is and its ts near this clock; for promote and
- * rollback verify the target (bindings, when to is the candidate of a
- * promote), then append it, fsync, and switch.  A refused record is only
- * appended.  msg says what was done or why not; st says where `current`
- * points and where the log ends after.
+ * rollback the target's verdict (relstate_verdict(), its bindings judged
+ * by bindings when it is the candidate) must be that it verifies; then
+ * append it, fsync, and switch.  A refused record is only appended.  msg
+ * says what was done or why not; st says where `current` points and where
+ * the log ends after.
  */
 enum relswitch_rc relswitch_apply(struct relstate *st, const char *line,
-	    size_t len, relswitch_bindings_fn bindings, void *arg, char *msg,
+	    size_t len, relverdict_bindings_fn bindings, void *arg, char *msg,
 	    size_t msglen);
 
 /*
  * When the log is ahead of `current` as a crash leaves it
  * (relstate_behind_log()), point `current` at the last switch's target if
- * it still verifies (its bindings too, when it is the candidate).  0 with
+ * its verdict says it verifies (its bindings too, when it is the
+ * candidate).  0 with
  * nothing to do, 1 when rolled forward, 2 when it could not be (the target
  * does not verify: current left as it is), -1 on a failed fsync or rename;
  * msg says which.
  */
 int	 relswitch_roll_forward(struct relstate *st,
-	    relswitch_bindings_fn bindings, void *arg, char *msg,
+	    relverdict_bindings_fn bindings, void *arg, char *msg,
 	    size_t msglen);
 
 #endif

@@ -567,13 +567,161 @@ assert prog and prog[-1]["done"] == prog[-1]["total"] > 0
 assert all(a["done"] <= b["done"] for a, b in zip(prog, prog[1:]))
 PYEOF
 run 0 release verify "$W" 1
-said 'generation 1 verifies$'
+said '^generation 1 verifies: signed by a trusted key; not revoked; bindings not checked \(not the candidate\)$'
 printf 'x' | dd of="$W/03-quant/quant-config.yaml" bs=1 seek=10 \
     conv=notrunc 2>/dev/null
 run 1 release verify "$W" 2
 said 'quant-config.yaml'
 run 1 release verify "$W" 7
 said 'there is no generation 7'
+
+# ---- one verdict per generation ----
+# Whatever says a generation's verdict says one verdict in the same words:
+# `release status` (text and JSON), `verify` (text and JSON), G10 in
+# `check --json` (for the candidate) and the console's Release screen,
+# drawn headless.  A bound report changed after the promote, a revoked
+# generation, a manifest signed by a key nobody trusts.
+
+# agree N: the verdicts on generation N agree; its words go to $T/words.
+agree() {
+	local rc
+	"$CALOPS" release status "$W" >"$T/st.txt" 2>&1
+	"$CALOPS" release status "$W" --json >"$T/st.json" 2>/dev/null
+	"$CALOPS" release verify "$W" "$1" >"$T/vf.txt" 2>&1
+	rc=$?
+	"$CALOPS" release verify "$W" "$1" --json >"$T/vf.json" 2>/dev/null
+	"$CALOPS" check "$W" --json >"$T/ck.json" 2>/dev/null
+	python3 - "$T" "$1" "$rc" <<'PYEOF' || failed=1
+import json, re, sys
+T, n, rc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ok = True
+def bad(m):
+    global ok
+    ok = False
+    print("release_test: FAIL: generation %d: %s" % (n, m))
+st = json.load(open(T + "/st.json"))
+g = [g for g in st["generations"] if g["generation"] == n][0]
+v = g["verdict"]
+vf = [json.loads(l) for l in open(T + "/vf.json")][-1]
+ck = json.load(open(T + "/ck.json"))["gates"][10]
+if not g["verifies"] == v["verifies"] == vf["verifies"] == (rc == 0):
+    bad("status says %s, its verdict %s, verify --json %s, verify exit %d"
+        % (g["verifies"], v["verifies"], vf["verifies"], rc))
+# The same verdict, but that the status hashed through the hash cache.
+same = lambda a, b: {k: a[k] for k in a if k != "cache"} == \
+    {k: b[k] for k in b if k != "cache"}
+if not same(v, vf["verdict"]) or \
+   not g["problem"] == v["problem"] == vf["problem"]:
+    bad("status --json and verify --json: %s / %s" % (v, vf["verdict"]))
+if v["bindings"] in ("match", "changed") and \
+   (v["cache"] is not True or vf["verdict"]["cache"] is not False):
+    bad("status did not hash with the cache, or verify not in full")
+row = [l for l in open(T + "/st.txt").read().splitlines()
+       if re.match(r"^ +%d  " % n, l)]
+if not row or not row[0].endswith("  " + v["words"]):
+    bad("status says %r, not %r" % (row, v["words"]))
+first = open(T + "/vf.txt").readline().rstrip("\n")
+if first != "generation %d %s" % (n, v["words"]):
+    bad("verify says %r" % first)
+if v["candidate"]:
+    said = {c: [f["message"] for f in ck["findings"] if f["check"] == c]
+            for c in ("G10.signature", "G10.bindings")}
+    if (ck["checks"]["G10.signature"] == "held") != (v["signature"] == "ok"):
+        bad("G10.signature is %s, the signature %s" %
+            (ck["checks"]["G10.signature"], v["signature"]))
+    if v["signature"] != "ok" and said["G10.signature"] != [v["problem"]]:
+        bad("G10 says %s, the verdict %r" % (said, v["problem"]))
+    if v["bindings"] in ("match", "changed"):
+        want = "held" if v["bindings"] == "match" else "failed"
+        if ck["checks"]["G10.bindings"] != want or said["G10.bindings"] != \
+           [c["message"] for c in v["changed"]]:
+            bad("G10.bindings is %s: %s; the verdict's: %s" %
+                (ck["checks"]["G10.bindings"], said["G10.bindings"],
+                 v["changed"]))
+open(T + "/words", "w").write(v["words"])
+sys.exit(0 if ok else 1)
+PYEOF
+}
+# words_are TEXT: what agree found.
+words_are() {
+	[ "$(cat "$T/words")" = "$1" ] ||
+		fail "the verdict says '$(cat "$T/words")', not '$1'"
+}
+# screen_row N: generation N's row of the Release screen, the console run
+# headless on $W (calops(1) HEADLESS) with a home of its own.
+screen_row() {
+	mkdir -p "$T/home" "$T/state" "$T/config"
+	printf 'timeout 60\nwait board\nkey 9\nwait text chain intact\ndump %s\nkey Q\n' \
+	    "$T/screen" >"$T/script"
+	rm -f "$T/screen"
+	env -i PATH="$PATH" HOME="$T/home" XDG_STATE_HOME="$T/state" \
+	    XDG_CONFIG_HOME="$T/config" LANG=C.UTF-8 \
+	    "$CALOPS" --headless 120x40 --script "$T/script" "$W" \
+	    >"$T/headless" 2>&1 ||
+		fail "the Release screen, headless: $(tail -5 "$T/headless")"
+	grep -E "^.[[:space:]]+$1 " "$T/screen" | head -n 1
+}
+# refuses N REGEX: generation N's row has a ✘ and REGEX, no ✔ nor
+# "verifies".
+refuses() {
+	local row
+	row=$(screen_row "$1")
+	case $row in
+	*✔*|*verifies*) fail "the Release screen says of $1: $row" ;;
+	*✘*) [[ $row =~ $2 ]] ||
+		fail "the Release screen does not say /$2/ of $1: $row" ;;
+	*) fail "the Release screen has no ✘ for $1: '$row'" ;;
+	esac
+}
+
+SOAK=07-serving/soak/2026-09-21-24h/summary.json
+fresh
+with_gen3
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+agree 3
+words_are "verifies: signed by a trusted key; not revoked; bindings match today's artifacts"
+row=$(screen_row 3)
+[[ $row == *"✔  verifies"* ]] || fail "generation 3 on the screen: $row"
+# A bound report changed by one byte (the same JSON) after the promote.
+cp -p "$W/$SOAK" "$T/summary.json"
+sed -i '0,/:/s/:/ :/' "$W/$SOAK"
+agree 3
+words_are "does not verify: bindings changed: $SOAK; signed by a trusted key; not revoked"
+grep -q "^ *$SOAK changed since generation 3 was signed" "$T/st.txt" ||
+	fail "status does not say why: $(cat "$T/st.txt")"
+refuses 3 "bindings changed: 07-serving/soak/"
+# The switch refuses as verify does: a rollback and a promote back.
+run 0 release rollback "$W" --key "$T/ops.pem" --confirm 2
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+said "generation 3 does not verify: $SOAK changed since generation 3 was signed"
+cp -p "$T/summary.json" "$W/$SOAK"
+agree 3
+words_are "verifies: signed by a trusted key; not revoked; bindings match today's artifacts"
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+invariant "one verdict: the report back"
+
+# A revoked generation: the candidate is the one below it.
+fresh
+with_gen3
+run 0 release revoke "$W" 3 --reason 'bad soak' --key "$T/ops.pem" \
+    --confirm 3
+agree 3
+words_are "does not verify: revoked; signed by a trusted key; bindings not checked (not the candidate)"
+refuses 3 "revoked; signed by a trusted key"
+agree 2
+words_are "verifies: signed by a trusted key; not revoked; bindings match today's artifacts"
+
+# A manifest signed by a key nobody trusts: G10's candidate, refused alike.
+fresh
+with_gen3
+openssl pkeyutl -sign -inkey "$T/stranger.pem" -rawin \
+    -in "$R/generations/3/release-manifest.json" | base64 -w0 \
+    >"$R/generations/3/release-manifest.json.sig"
+agree 3
+words_are "does not verify: not signed by a trusted key; not revoked; bindings not checked"
+refuses 3 "not signed by a trusted key"
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+said "generation 3's manifest has no signature that verifies with a trusted key"
 
 # ---- revoke ----
 fresh
