@@ -23,7 +23,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 build_pkgs="build-essential cmake pkg-config libncurses-dev libyaml-dev
 	libjansson-dev libssh2-1-dev libssl-dev"
 test_pkgs="libcmocka-dev python3 clang libclang-rt-14-dev tmux openssh-server
-	openssl coreutils zsh"
+	openssl coreutils zsh time"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 

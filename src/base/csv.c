@@ -3,6 +3,7 @@
 
 #include "base/buf.h"
 #include "base/csv.h"
+#include "base/doc.h"
 #include "base/text.h"
 
 #define CSV_MAX_FIELD (1u << 20)
@@ -19,12 +20,13 @@ csv_release(struct csv *c)
 	}
 	free(c->rows);
 	c->rows = NULL;
-	c->nrows = 0;
+	c->nrows = c->cap = c->cost = 0;
 }
 
 static void
-end_field(struct csv_row *r, struct buf *f)
+end_field(struct csv *c, struct csv_row *r, struct buf *f)
 {
+	c->cost += CSV_FIELD_COST + f->len;
 	r->fields = xreallocarray(r->fields, r->nfields + 1, sizeof *r->fields);
 	r->fields[r->nfields++] = buf_detach(f, NULL);
 	buf_init(f, CSV_MAX_FIELD);
@@ -33,7 +35,11 @@ end_field(struct csv_row *r, struct buf *f)
 static void
 end_row(struct csv *c, struct csv_row *r)
 {
-	c->rows = xreallocarray(c->rows, c->nrows + 1, sizeof *c->rows);
+	if (c->nrows == c->cap) {
+		c->cap = c->cap > 0 ? 2 * c->cap : 64;
+		c->rows = xreallocarray(c->rows, c->cap, sizeof *c->rows);
+	}
+	c->cost += CSV_ROW_COST;
 	c->rows[c->nrows++] = *r;
 	memset(r, 0, sizeof *r);
 }
@@ -107,6 +113,7 @@ csv_parse(struct csv *c, const char *d, size_t len, char *err, size_t errlen,
 	struct csv_row row;
 	struct buf f;
 	size_t i = text_bom_len(d, len), line = 1;
+	size_t budget = doc_tree_budget(len);
 
 	memset(c, 0, sizeof *c);
 	memset(&row, 0, sizeof row);
@@ -117,11 +124,18 @@ csv_parse(struct csv *c, const char *d, size_t len, char *err, size_t errlen,
 		if (parse_field(d, len, &i, &line, &f, err, errlen,
 		    errline) != 0)
 			goto fail;
-		end_field(&row, &f);
+		end_field(c, &row, &f);
+		if (c->cost > budget) {
+			errbuf_set(err, errlen, "table would take more than %zu "
+			    "MiB in memory, the most calops keeps for a file of "
+			    "its size: refused", budget >> 20);
+			*errline = line;
+			goto fail;
+		}
 		if (i < len && d[i] == ',') {
 			i++;
-			if (i == len)
-				end_field(&row, &f);	/* "a," ends on an empty field */
+			if (i == len)	/* "a," ends on an empty field */
+				end_field(c, &row, &f);
 			continue;
 		}
 		if (i < len && d[i] == '\r')

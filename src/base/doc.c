@@ -33,12 +33,60 @@ err_set(struct doc_error *err, size_t line, size_t col, const char *fmt, ...)
 		snprintf(err->where, sizeof err->where, "%zu:%zu", line, col);
 }
 
+size_t
+doc_tree_budget(size_t len)
+{
+	size_t cap = len < DOC_TREE_MAX / 2 ? DOC_TREE_MAX - 2 * len : 0;
+	size_t want = len < SIZE_MAX / DOC_TREE_FACTOR ? DOC_TREE_FACTOR * len :
+	    SIZE_MAX;
+
+	if (want > cap)
+		want = cap;
+	return want < DOC_TREE_MIN ? DOC_TREE_MIN : want;
+}
+
+/* What jansson's tree of the JSON text will cost, counted over the text
+ * (values by their separators, members by their colons, strings by their
+ * bytes): a bound close above the measured cost, found before any of it
+ * is allocated. */
+static size_t
+json_tree_cost(const char *p, size_t len)
+{
+	size_t values = 1, members = 0, i;
+	bool in_string = false;
+
+	for (i = 0; i < len; i++) {
+		if (in_string) {
+			if (p[i] == '\\')
+				i++;
+			else if (p[i] == '"')
+				in_string = false;
+			continue;
+		}
+		switch (p[i]) {
+		case '"':
+			in_string = true;
+			break;
+		case ',':
+		case '[':
+		case '{':
+			values++;
+			break;
+		case ':':
+			members++;
+			break;
+		}
+	}
+	return values * DOC_JSON_NODE_COST + members * DOC_JSON_MEMBER_COST +
+	    len;
+}
+
 int
 doc_parse_json(struct doc *d, const char *data, size_t len,
     struct doc_error *err)
 {
 	json_error_t je;
-	size_t skip;
+	size_t skip, cost;
 
 	memset(d, 0, sizeof *d);
 	d->kind = DOC_JSON;
@@ -52,6 +100,12 @@ doc_parse_json(struct doc *d, const char *data, size_t len,
 	skip = text_bom_len(data, len);
 	data += skip;
 	len -= skip;
+	if ((cost = json_tree_cost(data, len)) > doc_tree_budget(len)) {
+		err_set(err, 1, 1, "document would take %zu MiB in memory, over "
+		    "the %zu MiB calops keeps for a file of %zu bytes: refused",
+		    cost >> 20, doc_tree_budget(len) >> 20, len);
+		return -1;
+	}
 	d->root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
 	if (d->root == NULL) {
 		err_set(err, je.line > 0 ? (size_t)je.line : 1,
@@ -121,6 +175,7 @@ struct builder {
 	size_t		 depth;
 	json_t		*anchors;	/* name -> [node, count] */
 	size_t		 budget;
+	size_t		 cost, max_cost;	/* of the tree so far (doc.h) */
 	struct doc_error *err;
 };
 
@@ -309,11 +364,23 @@ scalar_value(const yaml_event_t *ev, struct doc_error *err)
 	return v;
 }
 
-static void
+/* Every node is noted here as it is made: its position, and its cost
+ * against the document's budget (doc.h); -1 past it. */
+static int
 note_pos(struct builder *b, const char *ptr, size_t line, size_t col)
 {
+	b->cost += DOC_YAML_NODE_COST;
+	if (b->depth > 0 && json_is_object(b->stack[b->depth - 1].node))
+		b->cost += DOC_YAML_MEMBER_COST;
+	if (b->cost > b->max_cost) {
+		err_set(b->err, line, col, "document would take more than %zu "
+		    "MiB in memory, the most calops keeps for a file of its "
+		    "size: refused", b->max_cost >> 20);
+		return -1;
+	}
 	json_object_set_new(b->d->pos, ptr,
 	    json_integer((json_int_t)((uint64_t)line << 32 | col)));
+	return 0;
 }
 
 /* The JSON pointer the next value of the top frame will have. */
@@ -427,7 +494,11 @@ on_scalar(struct builder *b, const yaml_event_t *ev)
 	if ((v = scalar_value(ev, b->err)) == NULL)
 		return -1;
 	ptr = next_ptr(b);
-	note_pos(b, ptr, m->line + 1, m->column + 1);
+	if (note_pos(b, ptr, m->line + 1, m->column + 1) != 0) {
+		free(ptr);
+		json_decref(v);
+		return -1;
+	}
 	free(ptr);
 	register_anchor(b, (const char *)ev->data.scalar.anchor, v, 1);
 	return attach(b, v, 1, m);
@@ -441,6 +512,7 @@ on_alias(struct builder *b, const yaml_event_t *ev)
 	json_t *a;
 	size_t count;
 	char *ptr;
+	int rc;
 
 	if (expecting_key(b)) {
 		err_set(b->err, m->line + 1, m->column + 1,
@@ -461,8 +533,10 @@ on_alias(struct builder *b, const yaml_event_t *ev)
 	}
 	b->budget -= count;
 	ptr = next_ptr(b);
-	note_pos(b, ptr, m->line + 1, m->column + 1);
+	rc = note_pos(b, ptr, m->line + 1, m->column + 1);
 	free(ptr);
+	if (rc != 0)
+		return -1;
 	return attach(b, json_incref(json_array_get(a, 0)), count, m);
 }
 
@@ -495,7 +569,10 @@ on_open(struct builder *b, const yaml_event_t *ev, bool is_map)
 	}
 	f = &b->stack[b->depth];
 	f->ptr = next_ptr(b);
-	note_pos(b, f->ptr, m->line + 1, m->column + 1);
+	if (note_pos(b, f->ptr, m->line + 1, m->column + 1) != 0) {
+		free(f->ptr);
+		return -1;
+	}
 	f->node = is_map ? json_object() : json_array();
 	f->anchor = anchor != NULL ? xstrdup((const char *)anchor) : NULL;
 	f->key = NULL;
@@ -606,6 +683,7 @@ doc_parse_yaml(struct doc *d, const char *data, size_t len,
 	b.err = err;
 	b.anchors = json_object();
 	b.budget = DOC_ALIAS_BUDGET;
+	b.max_cost = doc_tree_budget(len);
 	d->pos = json_object();
 	if (!yaml_parser_initialize(&parser))
 		fatal("cannot initialise the YAML parser");

@@ -25,6 +25,26 @@
 /* a whole-file document, not a stream */
 #define DOC_MAX_BYTES	(64u << 20)
 #define DOC_ALIAS_BUDGET 100000	/* nodes aliases may add in one document */
+/*
+ * What a document's tree may cost in memory, so that the peak while reading
+ * a file stays within 16 times its size and 256 MiB (workspace.md, "How
+ * files are read"): DOC_TREE_FACTOR times its bytes, at most DOC_TREE_MAX
+ * less twice its bytes (the text read, and libyaml's or jansson's copy), at
+ * least DOC_TREE_MIN.  A node is costed as jansson and the position map
+ * make it, measured: a YAML node ~180 bytes with its position, a mapping
+ * member ~160 more; a JSON value ~64, a member ~96 more.  Past the budget
+ * the document is refused while it is read (YAML: nodes counted as they
+ * are made; JSON: counted in one pass over the text before it is parsed).
+ */
+#define DOC_TREE_FACTOR		12
+#define DOC_TREE_MAX		(240u << 20)
+#define DOC_TREE_MIN		(16u << 20)
+#define DOC_YAML_NODE_COST	200
+#define DOC_YAML_MEMBER_COST	240
+#define DOC_JSON_NODE_COST	64
+#define DOC_JSON_MEMBER_COST	96
+/* The tree budget of a document of len bytes. */
+size_t	 doc_tree_budget(size_t len);
 
 enum doc_kind {
 	DOC_JSON,
