@@ -96,6 +96,32 @@ text_cp_unsafe(uint32_t cp)
 	return cp < 0x20 || cp == 0x7f || is_hidden(cp);
 }
 
+bool
+text_plain_line(const char *s, char *why, size_t whylen)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0, n;
+	uint32_t cp;
+
+	while (i < len) {
+		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0) {
+			errbuf_set(why, whylen, "a byte that is not UTF-8 at "
+			    "byte %zu", i + 1);
+			return false;
+		}
+		if (text_cp_unsafe(cp)) {
+			errbuf_set(why, whylen, "U+%04X, %s, at byte %zu",
+			    (unsigned)cp, cp < 0x20 || (cp >= 0x7f &&
+			    cp <= 0x9f) ? "a control character" :
+			    is_bidi_control(cp) ? "a bidirectional control" :
+			    "an invisible format character", i + 1);
+			return false;
+		}
+		i += n;
+	}
+	return true;
+}
+
 /*
  * Eight bytes at a time (the SWAR tests of Hacker's Delight, 6-1): a word
  * in which some byte is zero, is below n (n <= 128), or has its top bit.

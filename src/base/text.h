@@ -72,6 +72,12 @@ size_t	 text_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
 bool	 text_cp_unsafe(uint32_t cp);
 /* True when the len bytes at s are valid UTF-8 with no NUL byte. */
 bool	 text_utf8_valid(const char *s, size_t len);
+/* Whether s may be kept as one line of text that is signed or logged as it
+ * is (an audit record's actor or reason): valid UTF-8 with no code point
+ * text_cp_unsafe() names, line breaks and tabs included.  When not, why
+ * says what and at which byte ("U+202E, a bidirectional control, at byte
+ * 4"). */
+bool	 text_plain_line(const char *s, char *why, size_t whylen);
 /* 3 when s starts with a UTF-8 byte order mark, else 0: every text
  * artifact is read past one (workspace.md §2). */
 size_t	 text_bom_len(const char *s, size_t len);

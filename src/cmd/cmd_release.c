@@ -100,6 +100,19 @@ gen_arg(const char *s)
 	    s[0] <= '9' ? v : -1;
 }
 
+/* An argument that goes into a signed record: one plain line, or said. */
+static bool
+plain_arg(const char *name, const char *value)
+{
+	char why[96];
+
+	if (value == NULL || text_plain_line(value, why, sizeof why))
+		return true;
+	fprintf(stderr, "calops: %s holds %s: refused (it would be signed "
+	    "into the audit log as it is)\n", name, why);
+	return false;
+}
+
 static int
 parse(int argc, char **argv, struct relopts *o, bool wants_n)
 {
@@ -168,6 +181,12 @@ parse(int argc, char **argv, struct relopts *o, bool wants_n)
 		fputs(release_usage, stderr);
 		return -1;
 	}
+	/* They are signed into the audit log as they are: a control or a
+	 * bidirectional override there would stay in every copy of it, so
+	 * they are refused here, not neutralised later. */
+	if (!plain_arg("--actor", o->actor) || !plain_arg("--reason",
+	    o->reason))
+		return -1;
 	if (o->hold != -1 && strcmp(argv[0], "apply") != 0) {
 		fprintf(stderr, "calops: --hold is apply's only\n");
 		return -1;
@@ -503,16 +522,23 @@ bindings_today(void *arg, long n, const json_t *manifest,
 	return 0;
 }
 
+/* user@host, or the uid where those are not one plain line: the actor
+ * is signed into the audit log as it is (plain_arg). */
 static char *
 default_actor(void)
 {
 	struct passwd *pw = getpwuid(getuid());
-	char host[256];
+	char host[256], *actor;
 
 	if (gethostname(host, sizeof host) != 0)
 		snprintf(host, sizeof host, "?");
 	host[sizeof host - 1] = '\0';
-	return xasprintf("%s@%s", pw != NULL ? pw->pw_name : "?", host);
+	actor = xasprintf("%s@%s", pw != NULL ? pw->pw_name : "?", host);
+	if (!text_plain_line(actor, NULL, 0)) {
+		free(actor);
+		actor = xasprintf("uid %u", (unsigned)getuid());
+	}
+	return actor;
 }
 
 /* The record for action, signed: a line (a new string), or NULL. */

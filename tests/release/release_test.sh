@@ -176,6 +176,23 @@ run 2 release promote "$W" 2 --key "$T/ops.pem" --confirm 3
 [ "$(current)" = generations/2 ] && [ "$(records)" -eq 2 ] ||
 	fail "a wrong --confirm changed something"
 
+# ---- an actor or reason is one plain line: it is signed as it is ----
+n=$(records)
+run 2 release rollback "$W" --key "$T/ops.pem" --confirm 1 \
+    --actor "$(printf 'Eve \342\200\256evil')"
+said '--actor holds U\+202E, a bidirectional control, at byte 5: refused'
+run 2 release rollback "$W" --key "$T/ops.pem" --confirm 1 \
+    --reason "$(printf 'line one\nline two')"
+said '--reason holds U\+000A, a control character, at byte 9'
+run 2 release rollback "$W" --key "$T/ops.pem" --confirm 1 \
+    --reason "$(printf 'a \302\233 b')"
+said '--reason holds U\+009B, a control character'
+run 2 release revoke "$W" 1 --key "$T/ops.pem" --confirm 1 \
+    --reason "$(printf 'bad \377 byte')"
+said '--reason holds a byte that is not UTF-8 at byte 5'
+[ "$(current)" = generations/2 ] && [ "$(records)" -eq "$n" ] ||
+	fail "a refused actor or reason changed something"
+
 # ---- rollback and promote ----
 run 0 release rollback "$W" --key "$T/ops.pem" --confirm 1 \
     --actor 'Test Owner' --reason 'soak regression in 2'

@@ -481,6 +481,44 @@ test_json_plain_mutations(void **state)
 	assert_true(plain > sizeof event);
 }
 
+/* One plain line, or why not, at which byte. */
+static void
+test_plain_line(void **state)
+{
+	static const struct {
+		const char *s, *why;
+	} cases[] = {
+		{ "Mei Chen", NULL },
+		{ "陈美 (release)", NULL },
+		{ "", NULL },
+		{ "a\tb", "U+0009, a control character, at byte 2" },
+		{ "a\nb", "U+000A, a control character, at byte 2" },
+		{ "x\x1b[31m", "U+001B, a control character, at byte 2" },
+		{ "x\x7f", "U+007F, a control character, at byte 2" },
+		{ "x\xc2\x9b", "U+009B, a control character, at byte 2" },
+		{ "ab\xe2\x80\xae", "U+202E, a bidirectional control, at byte 3" },
+		{ "\xe2\x81\xa6x", "U+2066, a bidirectional control, at byte 1" },
+		{ "\xef\xbb\xbfx", "U+FEFF, an invisible format character, at "
+		    "byte 1" },
+		{ "\xe2\x80\xa8", "U+2028, an invisible format character, at "
+		    "byte 1" },
+		{ "ok\xff", "a byte that is not UTF-8 at byte 3" },
+		{ "\xc0\xaf", "a byte that is not UTF-8 at byte 1" },
+	};
+	char why[96];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < nitems(cases); i++) {
+		why[0] = '\0';
+		assert_int_equal(text_plain_line(cases[i].s, why, sizeof why),
+		    cases[i].why == NULL);
+		if (cases[i].why != NULL)
+			assert_string_equal(why, cases[i].why);
+	}
+	assert_false(text_plain_line("\x01", NULL, 0));
+}
+
 int
 main(void)
 {
@@ -497,6 +535,7 @@ main(void)
 		cmocka_unit_test(test_guard_stderr),
 		cmocka_unit_test(test_json_plain),
 		cmocka_unit_test(test_json_plain_mutations),
+		cmocka_unit_test(test_plain_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
