@@ -7,7 +7,8 @@
 #                              share/examples/labdemo with the simulator)
 #   share/bootstrap.sh test    install what is missing, build with -Werror,
 #                              run every test, the terminal tests again
-#                              from clones at paths of two lengths,
+#                              from clones at paths of two lengths, the
+#                              unit tests built with gcc -O3 and clang,
 #                              every test again under ASan+UBSan, then a
 #                              short smoke run of each fuzz target
 #   share/bootstrap.sh build   install and build only
@@ -111,6 +112,19 @@ test)
 	phase "the terminal tests again from clones at paths of 12 and" \
 	    "120 characters"
 	sh "$top/tests/paths.sh" 12 120
+	# As packagers and newcomers build it: gcc at -O3 (Release) and
+	# clang, each with -Werror and the tests, each running the unit tests.
+	phase "the gcc -O3 (Release) build, and its unit tests"
+	configure_build build-release -DBUILD_TESTING=ON -DCALOPS_WERROR=ON \
+	    -DCMAKE_BUILD_TYPE=Release
+	(cd "$top/build-release" &&
+	    ctest --output-on-failure --no-tests=error -j "$jobs" -L unit)
+	phase "the clang build, and its unit tests"
+	(CC=clang; export CC
+	configure_build build-clang -DBUILD_TESTING=ON -DCALOPS_WERROR=ON \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cd "$top/build-clang" &&
+	    ctest --output-on-failure --no-tests=error -j "$jobs" -L unit)
 	phase "the ASan+UBSan build"
 	configure_build build-asan -DBUILD_TESTING=ON -DCALOPS_WERROR=ON \
 	    -DCALOPS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
@@ -121,8 +135,8 @@ test)
 	if [ -f "$top/tests/fuzz/CMakeLists.txt" ]; then
 		phase "a short smoke run of each libFuzzer target"
 		(CC=clang; export CC
-		# clang's warnings are not gcc's: the fuzz build reports them
-		# without failing (CI's -Werror builds are the two above).
+		# The fuzz build instruments everything and reports warnings
+		# without failing: clang's -Werror leg is above.
 		configure_build build-fuzz -DCALOPS_FUZZ=ON -DCALOPS_WERROR=OFF \
 		    -DCALOPS_FUZZ_SECONDS=5 -DCMAKE_BUILD_TYPE=Debug
 		cd "$top/build-fuzz" && ctest --output-on-failure --no-tests=error -L fuzz)

@@ -84,7 +84,8 @@ pb_varint(struct pb *b, size_t at, uint64_t *v, char *err, size_t len)
 static int
 pb_next(struct pb *b, struct pb_field *f, char *err, size_t len)
 {
-	uint64_t key, n;
+	/* Set by pb_varint() when it succeeds; gcc -O3 cannot see that. */
+	uint64_t key = 0, n = 0;
 	size_t skip;
 
 	if (b->at == b->n)

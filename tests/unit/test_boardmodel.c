@@ -57,7 +57,7 @@ capture(struct stream *s, const char *example)
 	size_t len = 0;
 	ssize_t r;
 	int fds[2], devnull, status;
-	pid_t pid;
+	pid_t pid = -1;	/* fail_msg() does not return; cmocka does not say so */
 
 	ws = xasprintf("%s/share/examples/%s", src, example);
 	cache = xasprintf("%s/cache", tmpdir);

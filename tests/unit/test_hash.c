@@ -421,8 +421,8 @@ test_listing_parse_errors(void **state)
 	static const char *const bad[] = {
 		"", "hello", ABC_HEX, ABC_HEX " x", ABC_HEX "  ",
 		"\\" ABC_HEX "  a\\tb", "\\" ABC_HEX "  a\\", "\\" ABC_HEX " x",
-		"BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"
-		"  x",
+		("BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"
+		"  x"),
 	};
 	char *line, *hex, *path;
 	size_t i;

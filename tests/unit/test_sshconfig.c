@@ -82,7 +82,8 @@ look(struct sshconfig *sc, const char *rel, const char *host)
 	char err[1024] = "", *p = rel != NULL ? at(rel) : NULL;
 
 	if (sshconfig_read(sc, p, host, home, err, sizeof err) != 0)
-		fail_msg("'%s' in %s: %s", host, rel, err);
+		fail_msg("'%s' in %s: %s", host, rel != NULL ? rel :
+		    "~/.ssh/config", err);
 	free(p);
 }
 

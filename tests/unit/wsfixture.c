@@ -237,7 +237,8 @@ ws_flip_hex(struct wsfix *w, const char *rel, const char *after)
 {
 	static const char hex[] = "0123456789abcdef";
 	char *data = ws_slurp(w, rel, NULL), *at;
-	const char *d;
+	const char *d = hex;	/* fail_msg() does not return; cmocka does
+				 * not say so */
 
 	if ((at = strstr(data, after)) == NULL)
 		fail_msg("'%s' does not contain '%s'", rel, after);
@@ -1176,7 +1177,7 @@ run_calops(const char *const *argv, char **out)
 	int fds[2], status, devnull;
 	size_t n = 0, len = 0;
 	ssize_t r;
-	pid_t pid;
+	pid_t pid = -1;	/* fail_msg() does not return; cmocka does not say so */
 
 	if (bin == NULL || bin[0] == '\0') {
 		/* A test that cannot run has not passed: ctest sets it. */
