@@ -12,7 +12,7 @@
 #include "remote/sshwire.h"
 
 #define SUBPATTERN_MAX	1023		/* OpenSSH's match_pattern_list */
-#define KEY_MAX		16384		/* a key blob, in bytes */
+#define KEY_MAX		16384		/* a key a server shows, in bytes */
 #define CERT_SUFFIX	"-cert-v01@openssh.com"
 #define QUOTE_WIDTH	40		/* file text quoted in a reason */
 #define WHY_SIZE	160		/* a bad line's reason */
@@ -22,20 +22,28 @@
 
 /* The key types calops reads (struct khtype: knownhosts_int.h). */
 static const struct khtype khtypes[] = {
-	{ "ssh-ed25519", "ED25519", 1, 32, NULL, { "ssh-ed25519" } },
+	{ "ssh-ed25519", "ED25519", 1, 32, NULL, { "ssh-ed25519" },
+	    "ssh-ed25519" CERT_SUFFIX, "ED25519-CERT" },
 	{ "ecdsa-sha2-nistp256", "ECDSA", 2, 0, "nistp256",
-	    { "ecdsa-sha2-nistp256" } },
+	    { "ecdsa-sha2-nistp256" },
+	    "ecdsa-sha2-nistp256" CERT_SUFFIX, "ECDSA-CERT" },
 	{ "ecdsa-sha2-nistp384", "ECDSA", 2, 0, "nistp384",
-	    { "ecdsa-sha2-nistp384" } },
+	    { "ecdsa-sha2-nistp384" },
+	    "ecdsa-sha2-nistp384" CERT_SUFFIX, "ECDSA-CERT" },
 	{ "ecdsa-sha2-nistp521", "ECDSA", 2, 0, "nistp521",
-	    { "ecdsa-sha2-nistp521" } },
+	    { "ecdsa-sha2-nistp521" },
+	    "ecdsa-sha2-nistp521" CERT_SUFFIX, "ECDSA-CERT" },
 	{ "ssh-rsa", "RSA", 2, 0, NULL,
-	    { "rsa-sha2-512", "rsa-sha2-256", "ssh-rsa" } },
-	{ "ssh-dss", "DSA", 4, 0, NULL, { "ssh-dss" } },
+	    { "rsa-sha2-512", "rsa-sha2-256", "ssh-rsa" },
+	    "ssh-rsa" CERT_SUFFIX, "RSA-CERT" },
+	{ "ssh-dss", "DSA", 4, 0, NULL, { "ssh-dss" },
+	    "ssh-dss" CERT_SUFFIX, "DSA-CERT" },
 	{ "sk-ssh-ed25519@openssh.com", "ED25519-SK", 2, 32, NULL,
-	    { "sk-ssh-ed25519@openssh.com" } },
+	    { "sk-ssh-ed25519@openssh.com" },
+	    "sk-ssh-ed25519" CERT_SUFFIX, "ED25519-SK-CERT" },
 	{ "sk-ecdsa-sha2-nistp256@openssh.com", "ECDSA-SK", 3, 0, "nistp256",
-	    { "sk-ecdsa-sha2-nistp256@openssh.com" } },
+	    { "sk-ecdsa-sha2-nistp256@openssh.com" },
+	    "sk-ecdsa-sha2-nistp256" CERT_SUFFIX, "ECDSA-SK-CERT" },
 };
 _Static_assert(nitems(khtypes) <= KNOWNHOSTS_TYPES_MAX,
     "KNOWNHOSTS_TYPES_MAX counts the key types");
@@ -64,15 +72,26 @@ knownhosts_errsafe(char *err, size_t errlen)
 	free(copy);
 }
 
+/* The key type named by len bytes at s, plain or (*cert set, unless cert
+ * is NULL) its certificate's; NULL when calops does not read it. */
 static const struct khtype *
-find_type(const char *s, size_t len)
+find_type(const char *s, size_t len, bool *cert)
 {
 	size_t i;
 
-	for (i = 0; i < nitems(khtypes); i++)
+	for (i = 0; i < nitems(khtypes); i++) {
 		if (strlen(khtypes[i].name) == len &&
-		    memcmp(khtypes[i].name, s, len) == 0)
+		    memcmp(khtypes[i].name, s, len) == 0) {
+			if (cert != NULL)
+				*cert = false;
 			return &khtypes[i];
+		}
+		if (cert != NULL && strlen(khtypes[i].cert) == len &&
+		    memcmp(khtypes[i].cert, s, len) == 0) {
+			*cert = true;
+			return &khtypes[i];
+		}
+	}
 	return NULL;
 }
 
@@ -126,15 +145,11 @@ blob_type(const unsigned char *blob, size_t len, const char *want,
 	size_t n, firstlen = 0;
 	int i;
 
-	if (len > KEY_MAX) {
-		WHY(why, "a key of %zu bytes (at most %d)", len, KEY_MAX);
-		return NULL;
-	}
 	if (!sshwire_string(&p, end, &s, &n)) {
 		WHY(why, "the key is cut short");
 		return NULL;
 	}
-	if ((t = find_type((const char *)s, n)) == NULL) {
+	if ((t = find_type((const char *)s, n, NULL)) == NULL) {
 		WHY(why, "the key is of an unknown type '%.*s'",
 		    (int)(n < QUOTE_WIDTH ? n : QUOTE_WIDTH), s);
 		return NULL;
@@ -164,6 +179,79 @@ blob_type(const unsigned char *blob, size_t len, const char *want,
 	else
 		return t;
 	return NULL;
+}
+
+/* n bytes at *p skipped; false when the blob is cut short. */
+static bool
+skip_fixed(const unsigned char **p, const unsigned char *end, size_t n)
+{
+	if ((size_t)(end - *p) < n)
+		return false;
+	*p += n;
+	return true;
+}
+
+/*
+ * The key a certificate of type t certifies, as a plain key blob in *pub
+ * (a new buffer of *publen bytes): OpenSSH's sshkey_equal_public compares
+ * a certificate by that key, so a @revoked certificate revokes it.  The
+ * blob is PROTOCOL.certkeys': string type, string nonce, the plain key's
+ * fields, then the certificate's own (serial, type, key id, principals,
+ * validity, options, extensions, reserved, CA key, signature).  The CA's
+ * signature is not checked: a revocation is honoured whoever signed it.
+ * false with the reason in why.
+ */
+static bool
+cert_key(const unsigned char *blob, size_t len, const struct khtype *t,
+    unsigned char **pub, size_t *publen, char *why)
+{
+	const unsigned char *p = blob, *end = blob + len, *s, *fields;
+	size_t n, flen, tlen = strlen(t->name);
+	int i;
+
+	*pub = NULL;
+	if (!sshwire_string(&p, end, &s, &n) || n != strlen(t->cert) ||
+	    memcmp(s, t->cert, n) != 0) {
+		WHY(why, "the key inside is not a '%s'", t->cert);
+		return false;
+	}
+	if (!sshwire_string(&p, end, &s, &n))
+		goto cut;
+	fields = p;
+	for (i = 0; i < t->nfields; i++)
+		if (!sshwire_string(&p, end, &s, &n))
+			goto cut;
+	flen = (size_t)(p - fields);
+	if (!skip_fixed(&p, end, 8 + 4))
+		goto cut;
+	for (i = 0; i < 2; i++)
+		if (!sshwire_string(&p, end, &s, &n))
+			goto cut;
+	if (!skip_fixed(&p, end, 8 + 8))
+		goto cut;
+	for (i = 0; i < 5; i++)
+		if (!sshwire_string(&p, end, &s, &n))
+			goto cut;
+	if (p != end) {
+		WHY(why, "the certificate has bytes after its end");
+		return false;
+	}
+	*publen = 4 + tlen + flen;
+	*pub = xmalloc(*publen);
+	(*pub)[0] = (unsigned char)(tlen >> 24);
+	(*pub)[1] = (unsigned char)(tlen >> 16);
+	(*pub)[2] = (unsigned char)(tlen >> 8);
+	(*pub)[3] = (unsigned char)tlen;
+	memcpy(*pub + 4, t->name, tlen);
+	memcpy(*pub + 4 + tlen, fields, flen);
+	if (blob_type(*pub, *publen, t->name, why) != NULL)
+		return true;
+	free(*pub);
+	*pub = NULL;
+	return false;
+cut:
+	WHY(why, "the certificate is cut short");
+	return false;
 }
 
 /* The name host at port is looked up by, as ssh(1) builds it: lowercased,
@@ -281,10 +369,20 @@ entry_matches(const struct knownhosts *kh, const struct knownhosts_entry *e,
 	    e->names_len) == 1;
 }
 
+/* OpenSSH's sshkey_equal: the same type and key (a certificate never
+ * equals the plain key a server shows). */
 static bool
 same_key(const struct knownhosts_entry *e, const void *blob, size_t len)
 {
 	return e->bloblen == len && memcmp(e->blob, blob, len) == 0;
+}
+
+/* OpenSSH's sshkey_equal_public: the same key, a certificate standing
+ * for the key it certifies. */
+static bool
+same_public(const struct knownhosts_entry *e, const void *blob, size_t len)
+{
+	return e->publen == len && memcmp(e->pub, blob, len) == 0;
 }
 
 /* Remember line lineno as bad, for reason why (made safe here, and only
@@ -363,14 +461,8 @@ static bool
 parse_names(struct knownhosts_entry *e, const char *s, size_t i, size_t j,
     char *why)
 {
-	size_t k;
-
-	for (k = i; k < j; k++)
-		if ((unsigned char)s[k] < 0x21 || (unsigned char)s[k] > 0x7e) {
-			WHY(why, "the host names hold a control "
-			    "character or a byte that is not ASCII");
-			return false;
-		}
+	/* A byte outside printable ASCII is no error: OpenSSH takes it,
+	 * and it matches no name calops looks up. */
 	if (s[i] == '|' && !(e->hashed = parse_hashed(e, s + i, j - i))) {
 		WHY(why, "a hashed host name is not |1|SALT|HASH with "
 		    "20 bytes of each in base64");
@@ -387,12 +479,13 @@ parse_key(struct knownhosts_entry *e, const char *s, size_t i, size_t len,
 	const struct khtype *t;
 	size_t j = token_end(s, i, len), k;
 	long n;
+	bool cert;
 
 	if (i == len) {
 		WHY(why, "no key type after the host names");
 		return false;
 	}
-	if ((t = find_type(s + i, j - i)) == NULL) {
+	if ((t = find_type(s + i, j - i, &cert)) == NULL) {
 		for (k = i; k < j && s[k] >= '0' && s[k] <= '9'; k++)
 			;
 		if (k == j)
@@ -404,6 +497,8 @@ parse_key(struct knownhosts_entry *e, const char *s, size_t i, size_t len,
 		return false;
 	}
 	e->type = t->name;
+	e->label = cert ? t->cert_label : t->label;
+	e->cert = cert;
 	if ((i = skip_blanks(s, j, len)) == len) {
 		WHY(why, "no key after the key type");
 		return false;
@@ -415,7 +510,32 @@ parse_key(struct knownhosts_entry *e, const char *s, size_t i, size_t len,
 		return false;
 	}
 	e->bloblen = (size_t)n;
+	if (cert)
+		return cert_key(e->blob, e->bloblen, t, &e->pub, &e->publen,
+		    why);
+	e->pub = e->blob;
+	e->publen = e->bloblen;
 	return blob_type(e->blob, e->bloblen, t->name, why) != NULL;
+}
+
+static void
+entry_free(struct knownhosts_entry *e)
+{
+	if (e->pub != e->blob)
+		free(e->pub);
+	free(e->blob);
+}
+
+/* A @revoked line that cannot be read at line lineno: it might revoke any
+ * key, so every host judged against the file is refused while it is
+ * there (the first one is named). */
+static void
+revoked_bad(struct knownhosts *kh, size_t lineno, const char *why)
+{
+	if (kh->revoked_bad_line == 0) {
+		kh->revoked_bad_line = lineno;
+		kh->revoked_bad_why = text_sanitize(why, strlen(why), 0);
+	}
 }
 
 /* Line lineno, len bytes at kh->data + off (its LF left out): an entry, a
@@ -423,23 +543,18 @@ parse_key(struct knownhosts_entry *e, const char *s, size_t i, size_t len,
 static void
 parse_line(struct knownhosts *kh, size_t lineno, size_t off, size_t len)
 {
-	const char *s = kh->data + off;
+	const char *s = kh->data + off, *nul;
 	struct knownhosts_entry e = { .line = lineno };
 	char why[WHY_SIZE];
 	size_t i, j;
 	int marker;
 
-	if (len > KNOWNHOSTS_LINE_MAX) {
-		WHY(why, "longer than %u bytes", KNOWNHOSTS_LINE_MAX);
-		bad_line(kh, lineno, why);
-		return;
-	}
+	/* OpenSSH reads a line of any length as a C string (hostfile.c
+	 * hostkeys_foreach): a NUL ends it, in a comment or anywhere. */
+	if ((nul = memchr(s, '\0', len)) != NULL)
+		len = (size_t)(nul - s);
 	if (len > 0 && s[len - 1] == '\r')
 		len--;
-	if (memchr(s, '\0', len) != NULL) {
-		bad_line(kh, lineno, "holds a NUL byte");
-		return;
-	}
 	if ((i = skip_blanks(s, 0, len)) == len || s[i] == '#')
 		return;
 	if ((marker = parse_marker(s, &i, len, why)) == -1)
@@ -452,7 +567,9 @@ parse_line(struct knownhosts *kh, size_t lineno, size_t off, size_t len)
 	j = token_end(s, i, len);
 	e.names_off = off + i;
 	e.names_len = j - i;
-	if (!parse_names(&e, s, i, j, why) ||
+	/* A @revoked line's names are not read: it applies to every host. */
+	if ((e.marker != KNOWNHOSTS_MARK_REVOKED &&
+	    !parse_names(&e, s, i, j, why)) ||
 	    !parse_key(&e, s, skip_blanks(s, j, len), len, why))
 		goto bad;
 	if (e.hashed)
@@ -465,7 +582,9 @@ parse_line(struct knownhosts *kh, size_t lineno, size_t off, size_t len)
 	kh->entries[kh->nentries++] = e;
 	return;
 bad:
-	free(e.blob);
+	entry_free(&e);
+	if (marker == KNOWNHOSTS_MARK_REVOKED)
+		revoked_bad(kh, lineno, why);
 	bad_line(kh, lineno, why);
 }
 
@@ -527,7 +646,8 @@ knownhosts_release(struct knownhosts *kh)
 	size_t i;
 
 	for (i = 0; i < kh->nentries; i++)
-		free(kh->entries[i].blob);
+		entry_free(&kh->entries[i]);
+	free(kh->revoked_bad_why);
 	for (i = 0; i < kh->nbad; i++)
 		free(kh->bad[i].reason);
 	free(kh->entries);
@@ -561,14 +681,25 @@ knownhosts_fingerprint(const void *blob, size_t len,
 	free(b64);
 }
 
-/* The lines for the lookup name against the key: what knownhosts_check
- * says, once the name and the key are known to be fine. */
+/*
+ * The lines for the lookup name against the key: what knownhosts_check
+ * says, once the name and the key are known to be fine.  OpenSSH 9.2's
+ * hostfile.c check_hostkeys_by_key_or_type, over the lines
+ * load_hostkeys took for the name: the first plain line holding the key
+ * makes it OK; else any plain line holding another key, of any type,
+ * makes it CHANGED, the last such line named ("Offending … key in
+ * FILE:LINE"); then check_key_not_revoked: a @revoked line holding the
+ * key, or the key a @revoked certificate certifies, wins over both.  Here
+ * a @revoked line applies whatever its names (stricter), and one that
+ * cannot be read refuses every key.
+ */
 void
 knownhosts_judge(const struct knownhosts *kh, const char *name,
     const void *blob, size_t len, const struct khtype *t,
     struct knownhosts_result *r)
 {
 	const struct knownhosts_entry *e, *match = NULL, *differ = NULL;
+	const struct knownhosts_entry *revoked = NULL;
 	size_t i;
 
 	memset(r, 0, sizeof *r);
@@ -579,11 +710,8 @@ knownhosts_judge(const struct knownhosts *kh, const char *name,
 	for (i = 0; i < kh->nentries; i++) {
 		e = &kh->entries[i];
 		if (e->marker == KNOWNHOSTS_MARK_REVOKED) {
-			if (r->verdict != KNOWNHOSTS_REVOKED &&
-			    same_key(e, blob, len)) {
-				r->verdict = KNOWNHOSTS_REVOKED;
-				r->line = e->line;
-			}
+			if (revoked == NULL && same_public(e, blob, len))
+				revoked = e;
 			continue;
 		}
 		if (!entry_matches(kh, e, name))
@@ -591,23 +719,27 @@ knownhosts_judge(const struct knownhosts *kh, const char *name,
 		if (e->marker == KNOWNHOSTS_MARK_CA) {
 			if (r->ca_line == 0)
 				r->ca_line = e->line;
-		} else if (e->type != t->name) {
-			if (r->other_line == 0)
-				r->other_line = e->line;
-		} else if (same_key(e, blob, len)) {
-			if (match == NULL)
-				match = e;
-		} else if (differ == NULL)
+		} else if (match != NULL)
+			continue;
+		else if (same_key(e, blob, len))
+			match = e;
+		else
 			differ = e;
 	}
-	if (r->verdict == KNOWNHOSTS_REVOKED)
-		return;
-	if (match != NULL) {
+	if (revoked != NULL) {
+		r->verdict = KNOWNHOSTS_REVOKED;
+		r->line = revoked->line;
+	} else if (kh->revoked_bad_line != 0) {
+		r->verdict = KNOWNHOSTS_REVOKED;
+		r->line = kh->revoked_bad_line;
+		r->unreadable = true;
+	} else if (match != NULL) {
 		r->verdict = KNOWNHOSTS_MATCH;
 		r->line = match->line;
 	} else if (differ != NULL) {
 		r->verdict = KNOWNHOSTS_MISMATCH;
 		r->line = differ->line;
+		r->known_label = differ->label;
 		knownhosts_fingerprint(differ->blob, differ->bloblen,
 		    r->known_fp);
 	}
@@ -627,7 +759,12 @@ knownhosts_prepare(const char *host, int port, const void *blob, size_t len,
 		    "or port calops %s known_hosts", host, port, what);
 		return NULL;
 	}
-	if ((t = blob_type(blob, len, NULL, why)) == NULL)
+	if (len > KEY_MAX) {
+		WHY(why, "a key of %zu bytes (at most %d)", len, KEY_MAX);
+		t = NULL;
+	} else
+		t = blob_type(blob, len, NULL, why);
+	if (t == NULL)
 		knownhosts_errf(err, errlen, "the host key '%s' showed is not "
 		    "one calops reads: %s", name, why);
 	return t;
@@ -655,7 +792,7 @@ knownhosts_explain(const struct knownhosts *kh,
     const struct knownhosts_result *r, const char *host, int port,
     char *buf, size_t len)
 {
-	char name[NAME_SIZE], *what, *other = NULL, *ca = NULL;
+	char name[NAME_SIZE], *what, *ca = NULL;
 	const char *path = kh->path != NULL ? kh->path : "known_hosts";
 
 	if (!lookup_name(host, port, name))
@@ -665,9 +802,15 @@ knownhosts_explain(const struct knownhosts *kh,
 		    "%s:%zu", name, r->label, r->fp, path, r->line);
 	else if (r->verdict == KNOWNHOSTS_MISMATCH)
 		what = xasprintf("the host key of '%s' has changed: it shows "
-		    "%s %s, but %s:%zu holds %s (remove that line if the "
+		    "%s %s, but %s:%zu holds %s %s (remove that line if the "
 		    "change is expected)", name, r->label, r->fp, path,
-		    r->line, r->known_fp);
+		    r->line, r->known_label, r->known_fp);
+	else if (r->verdict == KNOWNHOSTS_REVOKED && r->unreadable)
+		what = xasprintf("the host key of '%s' is refused: %s %s, "
+		    "because %s:%zu is a @revoked line calops cannot read "
+		    "(%s), which might revoke it (fix or remove that line)",
+		    name, r->label, r->fp, path, r->line,
+		    kh->revoked_bad_why != NULL ? kh->revoked_bad_why : "?");
 	else if (r->verdict == KNOWNHOSTS_REVOKED)
 		what = xasprintf("the host key of '%s' is revoked: %s %s, by "
 		    "the @revoked line %s:%zu", name, r->label, r->fp, path,
@@ -675,16 +818,17 @@ knownhosts_explain(const struct knownhosts *kh,
 	else
 		what = xasprintf("the host key of '%s' is not known: %s %s",
 		    name, r->label, r->fp);
-	if (r->verdict == KNOWNHOSTS_UNKNOWN && r->other_line != 0)
-		other = xasprintf("; %s:%zu holds a key of another type for "
-		    "it", path, r->other_line);
-	if (r->verdict != KNOWNHOSTS_MATCH && r->ca_line != 0)
+	if (r->verdict == KNOWNHOSTS_UNKNOWN && r->ca_line != 0)
+		ca = xasprintf("; %s:%zu is a @cert-authority line for it, "
+		    "but calops cannot check a host certificate (libssh2 1.10 "
+		    "cannot show one), so that line trusts nothing here: the "
+		    "host is refused, even with accept_new, until a plain line "
+		    "holds its key", path, r->ca_line);
+	else if (r->verdict != KNOWNHOSTS_MATCH && r->ca_line != 0)
 		ca = xasprintf("; %s:%zu is a @cert-authority line for it, "
 		    "which calops does not support", path, r->ca_line);
-	knownhosts_errf(buf, len, "%s%s%s", what, other != NULL ? other : "",
-	    ca != NULL ? ca : "");
+	knownhosts_errf(buf, len, "%s%s", what, ca != NULL ? ca : "");
 	free(what);
-	free(other);
 	free(ca);
 }
 
@@ -700,7 +844,7 @@ knownhosts_known_types(const struct knownhosts *kh, const char *host,
 		return 0;
 	for (i = 0; i < kh->nentries && n < max; i++) {
 		e = &kh->entries[i];
-		if (e->marker != KNOWNHOSTS_MARK_PLAIN ||
+		if (e->marker != KNOWNHOSTS_MARK_PLAIN || e->cert ||
 		    !entry_matches(kh, e, name))
 			continue;
 		for (k = 0; k < n && types[k] != e->type; k++)
@@ -749,7 +893,7 @@ knownhosts_hostkey_pref(const struct knownhosts *kh, const char *host,
 
 	nk = knownhosts_known_types(kh, host, port, known, nitems(known));
 	for (i = 0; i < nk; i++) {
-		t = find_type(known[i], strlen(known[i]));
+		t = find_type(known[i], strlen(known[i]), NULL);
 		for (m = 0; m < nitems(t->methods) && t->methods[m]; m++)
 			for (j = 0; j < nsupported; j++)
 				if (!used[j] && strcmp(supported[j],

@@ -23,27 +23,49 @@
  * lists the lines knownhosts_matches() says apply (tests/unit/
  * test_knownhosts.c compares them on tricky files).
  *
- * A line that cannot be used -- an unknown marker or key type, a key that
- * is not canonical base64 or not the key its type names, a bad hashed
- * name, a NUL byte, a control character or a byte outside ASCII in the
- * names (OpenSSH would take those), a line longer than
- * KNOWNHOSTS_LINE_MAX -- is skipped and remembered with its line and the
- * reason, and reading goes on.  The first KNOWNHOSTS_BAD_MAX of them
- * are kept, the rest only counted.  A file larger than KNOWNHOSTS_MAX_BYTES
- * is not read at all: its verdicts could not be trusted (a @revoked line
- * past the cut), so the host is refused with that message instead.
+ * Lines are read as OpenSSH 9.2's hostfile.c hostkeys_foreach reads
+ * them: of any length, each a C string (a NUL ends it, in a comment or
+ * anywhere), a trailing CR dropped; names holding control characters or
+ * bytes outside ASCII are taken (they match no name calops looks up).  A
+ * key type is read plain or as its certificate (*-cert-v01@openssh.com,
+ * PROTOCOL.certkeys), whose certified key is kept beside it.  A line
+ * OpenSSH skips too -- an unknown marker or key type, a key that is not
+ * canonical base64 or not the key its type names, a bad hashed name -- is
+ * skipped and remembered with its line and the reason, and reading goes
+ * on.  The first KNOWNHOSTS_BAD_MAX of them are kept, the rest only
+ * counted.  But a @revoked line that cannot be read is never skipped
+ * quietly: it could revoke any key, so every key judged against the file
+ * is refused (REVOKED, unreadable set), naming the line, until it is
+ * fixed.  A file larger than KNOWNHOSTS_MAX_BYTES is not read at all: its
+ * verdicts could not be trusted (a @revoked line past the cut), so the
+ * host is refused with that message instead.
  *
- * The verdict on a key a server showed (knownhosts_check), in this order:
- * REVOKED when a @revoked line holds the key, whatever names that line
- * gives (stricter than OpenSSH, which revokes it for the names only: a
- * stolen key is stolen everywhere); MATCH when a line for the host holds
- * it; MISMATCH when a line for the host holds another key of the same
- * type (the first such line is named); else UNKNOWN.  A key of another
- * type known for the host does not make a mismatch (the server may lack
- * that type), but is named in the verdict, and the transport asks the
- * server for the known types first (knownhosts_hostkey_pref).  A
- * @cert-authority line is not supported: it is never used to trust a key,
- * and a verdict says when one applies to the host.
+ * The verdict on a key a server showed (knownhosts_check) is OpenSSH's
+ * (hostfile.c check_hostkeys_by_key_or_type and check_key_not_revoked, as
+ * sshconnect.c check_host_key uses them), over the lines whose names
+ * apply to the host:
+ *  - REVOKED when a @revoked line holds the key, or a certificate of it
+ *    (sshkey_equal_public: a certificate stands for the key it
+ *    certifies); it wins over everything.  Stricter than OpenSSH: the
+ *    line applies whatever names it gives (OpenSSH: for them only; a
+ *    stolen key is stolen everywhere), and an unreadable one refuses all.
+ *  - MATCH when a plain line (no marker) holds the key (sshkey_equal: a
+ *    certificate is never the plain key a server shows); the first such
+ *    line is named.
+ *  - MISMATCH (ssh's "REMOTE HOST IDENTIFICATION HAS CHANGED") when a
+ *    plain line holds another key, of any type; the last such line and
+ *    its key's type are named, as ssh's "Offending ECDSA key in
+ *    FILE:LINE".  A server that lacks the known type is refused: the
+ *    transport asks for the known types first (knownhosts_hostkey_pref,
+ *    OpenSSH's order_hostkeyalgs) so that one that has it shows it.
+ *  - else UNKNOWN.  accept_new (sshconnect.c: StrictHostKeyChecking
+ *    accept-new adds only a HOST_NEW key) adds a key only then: never
+ *    when a key of any type is known, never past a revocation.
+ * A @cert-authority line is not supported (libssh2 1.10 cannot show a host
+ * certificate): it never trusts a key, a verdict names it, and a host it
+ * applies to is never added by knownhosts_add (ssh accept-new would add
+ * it; calops will not pin a key around the CA): the operator is told to
+ * add a plain line.
  *
  * knownhosts_add (knownhosts_add.c) appends a line for a new key,
  * atomically (a temporary file in the same folder, fsync'ed, renamed over
@@ -60,7 +82,6 @@
 #include "calops.h"
 
 #define KNOWNHOSTS_MAX_BYTES	(16u << 20)	/* the largest file read */
-#define KNOWNHOSTS_LINE_MAX	(64u << 10)	/* a longer line is bad */
 #define KNOWNHOSTS_BAD_MAX	64		/* bad lines kept */
 #define KNOWNHOSTS_HOST_MAX	255		/* a host name, in bytes */
 #define KNOWNHOSTS_TYPES_MAX	8		/* key types calops reads */
@@ -80,9 +101,16 @@ struct knownhosts_entry {
 	bool			 hashed;
 	size_t			 names_off;	/* its names, in data */
 	size_t			 names_len;
-	const char		*type;		/* static: "ssh-ed25519" */
+	const char		*type;		/* static: "ssh-ed25519", also
+						   for its certificate */
+	const char		*label;		/* static: "ED25519-CERT" */
+	bool			 cert;		/* a certificate */
 	unsigned char		*blob;		/* the key, decoded; owned */
 	size_t			 bloblen;
+	unsigned char		*pub;		/* the plain key: blob, or for
+						   a certificate the key it
+						   certifies (owned) */
+	size_t			 publen;
 	unsigned char		 salt[20];	/* hashed only */
 	unsigned char		 hash[20];
 };
@@ -102,6 +130,9 @@ struct knownhosts {
 	size_t			 nbad;
 	size_t			 nbad_total;
 	bool			 any_hashed;	/* an entry has a hashed name */
+	size_t			 revoked_bad_line; /* the first @revoked line
+						   that cannot be read, or 0 */
+	char			*revoked_bad_why; /* why; owned, made safe */
 };
 
 /*
@@ -139,10 +170,12 @@ struct knownhosts_result {
 						   MISMATCH: the line whose key
 						   disagrees; REVOKED: the
 						   @revoked line; else 0 */
+	bool			 unreadable;	/* REVOKED: line is a @revoked
+						   line calops cannot read */
 	char			 known_fp[KNOWNHOSTS_FP_SIZE]; /* MISMATCH:
 						   the key at line */
-	size_t			 other_line;	/* a line with a key of another
-						   type for the host, or 0 */
+	const char		*known_label;	/* MISMATCH: its type, as ssh
+						   says it ("ECDSA"; static) */
 	size_t			 ca_line;	/* a @cert-authority line for
 						   the host, or 0 */
 };
@@ -204,13 +237,14 @@ void	 knownhosts_fingerprint(const void *blob, size_t len,
  * ssh_config turns HashKnownHosts on; a file without one stays readable),
  * after a line feed when the last line had none.  Every existing byte is
  * kept.  The file is re-read here, and a key the file now revokes or that
- * disagrees with it is refused, so that a yes given to an older verdict
- * cannot override a newer one.  Written atomically with the file's mode, or
- * 0600 for a new file, its missing folders made 0700; a symbolic link or
- * anything but a regular file at path is refused, never written through,
- * and the file is read again when another writer changed it meanwhile
- * (looked at just before the rename).  0 when added, 1 when the key was
- * already known for the host (nothing written), -1 with err.
+ * disagrees with it (a key of any type known), or for a host a
+ * @cert-authority line applies to, is refused, so that a yes given to an
+ * older verdict cannot override a newer one.  Written atomically with the
+ * file's mode, or 0600 for a new file, its missing folders made 0700; a
+ * symbolic link or anything but a regular file at path is refused, never
+ * written through, and the file is read again when another writer changed
+ * it meanwhile (looked at just before the rename).  0 when added, 1 when
+ * the key was already known for the host (nothing written), -1 with err.
  */
 int	 knownhosts_add(const char *path, const char *host, int port,
 	    const void *blob, size_t len, char *err, size_t errlen);

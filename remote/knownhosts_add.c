@@ -107,7 +107,10 @@ add_once(const char *path, const char *host, int port, const char *name,
 		rc = 1;
 		goto out;
 	}
-	if (r.verdict != KNOWNHOSTS_UNKNOWN) {
+	/* A @cert-authority line for the host: the host is meant to be
+	 * trusted by its certificate, which calops cannot check, so a key
+	 * pinned here would step around that CA (knownhosts.h). */
+	if (r.verdict != KNOWNHOSTS_UNKNOWN || r.ca_line != 0) {
 		knownhosts_explain(&kh, &r, host, port, msg, sizeof msg);
 		errbuf_set(err, errlen, "not adding the key: %s", msg);
 		goto out;

@@ -24,6 +24,8 @@ struct khtype {
 	size_t		 keylen;	/* of the first field; 0: any */
 	const char	*curve;		/* the first field; NULL: any */
 	const char	*methods[3];
+	const char	*cert;		/* its certificate's type */
+	const char	*cert_label;	/* "ED25519-CERT", as ssh says */
 };
 
 /* A message into buf, made safe to show: it quotes names from files. */
