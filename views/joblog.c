@@ -1,9 +1,15 @@
 /*
  * joblog.c: one job's events (share/doc/protocol.md §3), pushed by the jobs
- * view with { host, id } (two strings, copied): `calops tail ID --from 1
- * --follow` through the lab model's transport for the job's host
+ * view with { host, id } (two strings, copied): `calops tail --from 1
+ * --follow -- ID` through the lab model's transport for the job's host
  * (borrowed, never closed here), each event one line (time, type, level,
  * message; a summary for the other types).
+ *
+ * A line is shown only when the follower's rule takes it (follow_judge(),
+ * the one the mirror is written by): a line that is no event is a
+ * "refused" line saying why, never its text; a repeated seq, one going
+ * back and anything after the end are dropped and counted in the status
+ * line.  So the log never shows what the mirror refused.
  *
  * F follows the end, v cycles the levels shown, w wraps.  Here / searches,
  * as in less and tig, rather than narrowing: the lines matching are marked,
@@ -21,6 +27,7 @@
 
 #include "base/buf.h"
 #include "base/text.h"
+#include "lab/follow.h"
 #include "lab/labmodel.h"
 #include "proto/event.h"
 #include "remote/transport.h"
@@ -46,11 +53,13 @@ struct joblog {
 	struct app	*app;
 	char		*host, *id;
 	struct rstream	*rs;
+	/* what the follower's rule took and refused (follow_judge) */
+	struct follow_stats taken;
 	struct log_line	*lines;
 	size_t		 n;
 	uint64_t	 dropped;
 	struct list	 list;
-	bool		 follow, wrap, ended;
+	bool		 follow, wrap;
 	bool		 stale;		/* lines came since the rows */
 	enum level	 min_level;
 	char		 state[160];	/* how the stream ended */
@@ -222,6 +231,9 @@ summary(json_t *o, const char *type, struct buf *b)
 				add_value(b, k, m);
 			}
 		}
+		/* A line shows 8: the others are said, not hidden. */
+		if (n > 8)
+			buf_addf(b, " (+%d more)", n - 8);
 	} else if (strcmp(type, "result") == 0)
 		buf_addf(b, "%s", json_string_value(json_object_get(o,
 		    "status")) != NULL ? json_string_value(json_object_get(o,
@@ -281,32 +293,60 @@ add_line(struct joblog *v, char *text, enum level lv)
 	v->n++;
 }
 
-/* One event line into one line of text. */
+/*
+ * A line of tail's standard error (its own word, shown as it is), or one
+ * the follower's rule refused as no event: said with why, its text not
+ * shown (the mirror does not hold it either).
+ */
+static void
+aside_line(struct joblog *v, const char *what, const char *text, size_t len)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%-8s %-8s %-5s %.*s", "--:--:--", what, "warn",
+	    (int)(len > JOBLOG_TEXT_MAX ? JOBLOG_TEXT_MAX : len), text);
+	add_line(v, buf_detach(&b, NULL), LV_WARN);
+	v->stale = true;
+	app_redraw(v->app);
+}
+
+/* One event line into one line of text, when the follower's rule takes
+ * it (follow.h). */
 static void
 event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
     bool cut, void *arg)
 {
 	struct joblog *v = arg;
 	struct buf b = BUF_INIT;
+	struct event ev;
 	json_t *o = NULL;
 	const char *type, *lvs;
 	enum level lv = LV_INFO;
-	char when[16] = "--:--:--", day[16];
+	char when[16] = "--:--:--", day[16], *why;
 	struct tm tm;
 	time_t t;
 	double ts;
 
 	(void)rs;
-	if (from_stderr || cut ||
-	    (o = json_loadb(line, len, 0, NULL)) == NULL ||
+	if (from_stderr) {
+		aside_line(v, "stderr", line, len);
+		return;
+	}
+	switch (follow_judge(&v->taken, line, len, cut, &ev)) {
+	case FOLLOW_TAKE:
+		break;
+	case FOLLOW_BAD:
+		why = xasprintf("not an event, not kept: %s", ev.err);
+		aside_line(v, "refused", why, strlen(why));
+		free(why);
+		return;
+	default:
+		app_redraw(v->app);	/* the status line counts it */
+		return;
+	}
+	if ((o = json_loadb(line, len, 0, NULL)) == NULL ||
 	    (type = json_string_value(json_object_get(o, "type"))) == NULL) {
-		buf_addf(&b, "%-8s %-8s %-5s %.*s", when, from_stderr ? "stderr" :
-		    "?", "warn", (int)(len > JOBLOG_TEXT_MAX ? JOBLOG_TEXT_MAX :
-		    len), line);
-		add_line(v, buf_detach(&b, NULL), LV_WARN);
-		json_decref(o);
-		v->stale = true;
-		app_redraw(v->app);
+		json_decref(o);		/* never: the rule parsed it */
 		return;
 	}
 	ts = json_number_value(json_object_get(o, "ts"));
@@ -342,8 +382,6 @@ event_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		buf_adds(&b, str_or(o, "scenario", ""));
 	else
 		summary(o, type, &b);
-	if (strcmp(type, "end") == 0)
-		v->ended = true;
 	json_decref(o);
 	add_line(v, buf_detach(&b, NULL), lv);
 	/* The rows are made again once per frame, not once per line: a
@@ -359,7 +397,7 @@ tail_done(struct rstream *rs, const struct rstream_exit *e, void *arg)
 
 	(void)rs;
 	v->rs = NULL;
-	if (v->ended)
+	if (v->taken.ended)
 		snprintf(v->state, sizeof v->state, "ended");
 	else if (e->code == 3)
 		snprintf(v->state, sizeof v->state, "lost: its supervisor is "
@@ -378,7 +416,7 @@ joblog_open(struct app *a, const void *arg)
 {
 	struct joblog *v = xcalloc(1, sizeof *v);
 	const char *const *job = arg;
-	char *argv[] = { "tail", NULL, "--from", "1", "--follow", NULL };
+	struct strv argv = { NULL, 0, 0 };
 	char err[256];
 	struct transport *t;
 
@@ -387,13 +425,14 @@ joblog_open(struct app *a, const void *arg)
 	v->id = xstrdup(job[1]);
 	v->follow = true;
 	v->min_level = LV_DEBUG;
-	argv[1] = v->id;
 	snprintf(v->state, sizeof v->state, "following");
+	labcmd_host_tail(&argv, v->id, 1, true);
 	if ((t = labmodel_transport(app_labmodel(a), v->host, err,
-	    sizeof err)) == NULL || (v->rs = transport_exec(t, argv, &tail_cb,
-	    v, err, sizeof err)) == NULL)
+	    sizeof err)) == NULL || (v->rs = transport_exec(t, argv.v,
+	    &tail_cb, v, err, sizeof err)) == NULL)
 		snprintf(v->state, sizeof v->state, "cannot read the log: %.100s",
 		    err);
+	labcmd_strv_free(&argv);
 	return v;
 }
 
@@ -584,17 +623,22 @@ joblog_status(struct app *a, void *data, char *buf, size_t len)
 {
 	struct joblog *v = data;
 	const char *dot = ui_glyph("·", "-");
-	char dropped[64] = "";
+	char dropped[64] = "", refused[64] = "";
+	uint64_t nref = v->taken.bad + v->taken.duplicates + v->taken.late;
 
 	(void)a;
 	if (v->dropped > 0)
 		snprintf(dropped, sizeof dropped, " (%llu older dropped)",
 		    (unsigned long long)v->dropped);
-	snprintf(buf, len, "%zu of %zu lines%s %s %s %s follow %s (F) %s %s "
-	    "(v) %s wrap %s (w)", v->list.nmap, v->n, dropped, dot, v->state,
-	    dot, v->follow ? "on" : "off", dot, v->min_level == LV_DEBUG ?
-	    "all levels" : level_names[v->min_level], dot, v->wrap ? "on" :
-	    "off");
+	/* What the mirror would not keep either: not shown, counted. */
+	if (nref > 0)
+		snprintf(refused, sizeof refused, " %s %llu refused", dot,
+		    (unsigned long long)nref);
+	snprintf(buf, len, "%zu of %zu lines%s%s %s %s %s follow %s (F) %s %s "
+	    "(v) %s wrap %s (w)", v->list.nmap, v->n, dropped, refused, dot,
+	    v->state, dot, v->follow ? "on" : "off", dot, v->min_level ==
+	    LV_DEBUG ? "all levels" : level_names[v->min_level], dot, v->wrap ?
+	    "on" : "off");
 }
 
 static const struct keybinding joblog_keys[] = {

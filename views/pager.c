@@ -196,22 +196,20 @@ static const struct rstream_cb locate_cb = { locate_line, locate_done };
 static void
 fetch(struct pager *p, long from, long count)
 {
-	char sfrom[32], slines[32];
-	char *argv[] = { "cat", "--from", sfrom, "--lines", slines, "--",
-	    p->ws, p->rel, NULL };
+	struct strv argv = { NULL, 0, 0 };
 	struct transport *t;
 
 	if (p->rs != NULL)
 		return;
-	snprintf(sfrom, sizeof sfrom, "%ld", from);
-	snprintf(slines, sizeof slines, "%ld", count);
 	p->from = from;
 	p->asked = count;
 	p->err[0] = '\0';
+	labcmd_host_cat(&argv, p->ws, p->rel, from, count);
 	if ((t = labmodel_transport(app_labmodel(p->app), p->host, p->err,
 	    sizeof p->err)) != NULL)
-		p->rs = transport_exec(t, argv, &fetch_cb, p, p->err,
+		p->rs = transport_exec(t, argv.v, &fetch_cb, p, p->err,
 		    sizeof p->err);
+	labcmd_strv_free(&argv);
 }
 
 static void *
@@ -226,15 +224,17 @@ pager_open(struct app *a, const void *arg)
 	p->rel = xstrdup(pa->rel);
 	p->target = pa->line;
 	if (pa->pointer != NULL && p->target == 0) {
-		char *argv[] = { "cat", "--line-of", (char *)pa->pointer,
-		    "--", p->ws, p->rel, NULL };
+		struct strv argv = { NULL, 0, 0 };
 		struct transport *t;
 
 		p->pointer = xstrdup(pa->pointer);
+		labcmd_host_cat_line_of(&argv, p->ws, p->rel, p->pointer);
 		if ((t = labmodel_transport(app_labmodel(a), p->host, p->err,
-		    sizeof p->err)) != NULL &&
-		    (p->locate = transport_exec(t, argv, &locate_cb, p,
-		    p->err, sizeof p->err)) != NULL)
+		    sizeof p->err)) != NULL)
+			p->locate = transport_exec(t, argv.v, &locate_cb, p,
+			    p->err, sizeof p->err);
+		labcmd_strv_free(&argv);
+		if (p->locate != NULL)
 			return p;
 	}
 	fetch(p, p->target > PAGER_BEFORE ? p->target - PAGER_BEFORE : 1,

@@ -165,6 +165,12 @@ draw_faults(const struct ljob *j, int y, int x, int cols)
 	if (j->bad_lines > 0)
 		x += ui_putf(stdscr, y, x, cols - x, ROLE_ERROR, "  %" PRIu64
 		    " bad line%s", j->bad_lines, j->bad_lines == 1 ? "" : "s");
+	/* Valid events with more than the console keeps (event.h): their
+	 * mirror holds them whole, this screen the values that fit. */
+	if (j->capped > 0)
+		x += ui_putf(stdscr, y, x, cols - x, ROLE_WARN, "  %" PRIu64
+		    " event%s shown in part", j->capped, j->capped == 1 ? "" :
+		    "s");
 	/* Lines the host could not store (gap events): holes in the graphs
 	 * that are losses, not quiet. */
 	if (j->lost_lines > 0)

@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
+#include "lab/labcmd.h"
 #include "loop/child.h"
 #include "loop/loop.h"
 #include "remote/lab.h"
@@ -157,15 +158,17 @@ changed(struct transport *t, void *arg)
 {
 	struct hrow *r = arg;
 	struct transport_status st;
-	char *argv[] = { "jobs", "--json", NULL };
+	struct strv argv = { NULL, 0, 0 };
 
 	if (r->settled || r->jobs != NULL)
 		return;
 	transport_status(t, &st);
 	switch (st.state) {
 	case TRANSPORT_UP:
-		r->jobs = transport_exec(t, argv, &jobs_cb, r, r->jobs_err,
+		labcmd_host_jobs(&argv, false);
+		r->jobs = transport_exec(t, argv.v, &jobs_cb, r, r->jobs_err,
 		    sizeof r->jobs_err);
+		labcmd_strv_free(&argv);
 		if (r->jobs == NULL)
 			settle(r);
 		break;

@@ -298,13 +298,15 @@ static int
 check_running(struct rungate *g, const struct lab_host *h, const char *label,
     int gate, const char *ws, long secs)
 {
-	char *list[] = { "jobs", "--json", "--running", NULL };
+	struct strv list = { NULL, 0, 0 };
 	char other[JOB_ID_MAX + 1], err[512];
 
 	g->listing = true;
 	buf_init(&g->list, 64u << 20);
-	if ((g->rs = transport_exec(g->t, list, &rungate_cb, g, err,
-	    sizeof err)) == NULL) {
+	labcmd_host_jobs(&list, true);
+	g->rs = transport_exec(g->t, list.v, &rungate_cb, g, err, sizeof err);
+	labcmd_strv_free(&list);
+	if (g->rs == NULL) {
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);
 		return -1;
 	}
@@ -346,7 +348,6 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 	struct labcmd_where w = { lab, h, ws, NULL };
 	struct strv job, run = { NULL, 0, 0 };
 	char label[160], err[512];
-	size_t i;
 	int rc = 1;
 
 	w.selfdir = self_dir();
@@ -371,12 +372,7 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 		goto out;
 	/* The id chosen here: a launch retried never starts twice. */
 	jobstore_id_generate(g->id, sizeof g->id);
-	labcmd_strv_add(&run, xstrdup("run"));
-	labcmd_strv_add(&run, xstrdup("--id"));
-	labcmd_strv_add(&run, xstrdup(g->id));
-	labcmd_strv_add(&run, xstrdup("--"));
-	for (i = 0; i < job.n; i++)
-		labcmd_strv_add(&run, xstrdup(job.v[i]));
+	labcmd_host_run(&run, g->id, job.v);
 	if ((g->rs = transport_exec(g->t, run.v, &rungate_cb, g, err,
 	    sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);

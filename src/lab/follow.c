@@ -2,17 +2,16 @@
 #include "calops.h"
 
 #include "lab/follow.h"
+#include "lab/labcmd.h"
 #include "proto/event.h"
 #include "remote/transport.h"
 
 struct follow {
 	struct transport	*t;
 	struct rstream		*rs;
-	char			*job;
 	const struct follow_ops	*ops;
 	void			*arg;
 	struct follow_stats	 st;
-	bool			 finished;
 	bool			 busy;		/* inside ops->event */
 	bool			 stopped;	/* follow_stop() from there */
 	/* the tail's last stderr line */
@@ -22,36 +21,41 @@ struct follow {
 static void
 free_follow(struct follow *f)
 {
-	free(f->job);
 	free(f);
 }
 
-/* One event line: in order, or dropped and counted. */
-static void
-take_event(struct follow *f, const char *line, size_t len)
+enum follow_verdict
+follow_judge(struct follow_stats *st, const char *line, size_t len, bool cut,
+    struct event *ev)
 {
-	struct event ev;
-
-	if (event_parse(line, len, &ev) != EVENT_OK) {
-		f->st.bad++;
-		return;
+	if (cut) {
+		/* Longer than any event: the rest never came. */
+		memset(ev, 0, sizeof *ev);
+		errbuf_set(ev->err, sizeof ev->err, "a line of more than %u "
+		    "bytes, cut by its reader", EVENT_LINE_MAX);
+		st->bad++;
+		return FOLLOW_BAD;
 	}
-	if (ev.seq <= f->st.last_seq) {
-		f->st.duplicates++;
-		return;
+	if (event_parse(line, len, ev) != EVENT_OK) {
+		st->bad++;
+		return FOLLOW_BAD;
 	}
-	if (ev.seq > f->st.last_seq + 1) {
-		f->st.gaps++;
-		f->st.missing += (uint64_t)(ev.seq - f->st.last_seq - 1);
+	if (st->ended) {
+		st->late++;
+		return FOLLOW_LATE;
 	}
-	f->busy = true;
-	f->ops->event(f, &ev, line, len, f->arg);
-	f->busy = false;
-	f->st.last_seq = ev.seq;
-	f->st.delivered++;
-	f->finished = ev.type == EVENT_END;
-	if (f->stopped)
-		free_follow(f);
+	if (ev->seq <= st->last_seq) {
+		st->duplicates++;
+		return FOLLOW_REPEAT;
+	}
+	if (ev->seq > st->last_seq + 1) {
+		st->gaps++;
+		st->missing += (uint64_t)(ev->seq - st->last_seq - 1);
+	}
+	st->last_seq = ev->seq;
+	st->delivered++;
+	st->ended = ev->type == EVENT_END;
+	return FOLLOW_TAKE;
 }
 
 static void
@@ -59,6 +63,7 @@ on_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
     bool cut, void *arg)
 {
 	struct follow *f = arg;
+	struct event ev;
 
 	(void)rs;
 	if (from_stderr) {
@@ -66,11 +71,13 @@ on_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		    (int)(len > 200 ? 200 : len), line);
 		return;
 	}
-	if (cut || f->finished) {
-		f->st.bad += cut;
+	if (follow_judge(&f->st, line, len, cut, &ev) != FOLLOW_TAKE)
 		return;
-	}
-	take_event(f, line, len);
+	f->busy = true;
+	f->ops->event(f, &ev, line, len, f->arg);
+	f->busy = false;
+	if (f->stopped)
+		free_follow(f);
 }
 
 static void
@@ -81,7 +88,7 @@ on_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 
 	(void)rs;
 	f->rs = NULL;
-	if (f->finished)
+	if (f->st.ended)
 		f->ops->done(f, true, NULL, f->arg);
 	else {
 		if (ex->err != NULL)
@@ -108,22 +115,20 @@ follow_start(struct transport *t, const char *job,
     int64_t from_seq, const struct follow_ops *ops, void *arg, char *err,
     size_t errlen)
 {
-	char from[32], *argv[] = { "tail", NULL, "--from", from, "--follow",
-	    NULL };
+	struct strv argv = { NULL, 0, 0 };
 	struct follow *f;
 
 	if (from_seq < 1)
 		from_seq = 1;
 	f = xcalloc(1, sizeof *f);
 	f->t = t;
-	f->job = xstrdup(job);
 	f->ops = ops;
 	f->arg = arg;
 	f->st.last_seq = from_seq - 1;
-	snprintf(from, sizeof from, "%lld", (long long)from_seq);
-	argv[1] = f->job;
-	if ((f->rs = transport_exec(t, argv, &follow_cb, f, err,
-	    errlen)) == NULL) {
+	labcmd_host_tail(&argv, job, from_seq, true);
+	f->rs = transport_exec(t, argv.v, &follow_cb, f, err, errlen);
+	labcmd_strv_free(&argv);
+	if (f->rs == NULL) {
 		free_follow(f);
 		return NULL;
 	}

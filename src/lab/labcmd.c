@@ -417,3 +417,109 @@ labcmd_job_gate(char *const *argv, size_t argc, char **ws)
 	}
 	return -1;
 }
+
+/* ---- host command lines ---- */
+
+static void
+add_words(struct strv *s, const char *const *w)
+{
+	for (; *w != NULL; w++)
+		labcmd_strv_add(s, xstrdup(*w));
+}
+
+/* The command's words and options, then "--" and the operands. */
+static void
+host_argv(struct strv *s, const char *const *words,
+    const char *const *operands)
+{
+	add_words(s, words);
+	labcmd_strv_add(s, xstrdup("--"));
+	add_words(s, operands);
+}
+
+void
+labcmd_host_run(struct strv *s, const char *id, char *const *argv)
+{
+	host_argv(s, (const char *const[]){ "run", "--id", id, NULL },
+	    (const char *const *)argv);
+}
+
+void
+labcmd_host_tail(struct strv *s, const char *id, int64_t from, bool follow)
+{
+	char n[24];
+
+	snprintf(n, sizeof n, "%lld", (long long)(from < 1 ? 1 : from));
+	host_argv(s, (const char *const[]){ "tail", "--from", n, follow ?
+	    "--follow" : NULL, NULL }, (const char *const[]){ id, NULL });
+}
+
+void
+labcmd_host_kill(struct strv *s, const char *id)
+{
+	host_argv(s, (const char *const[]){ "kill", NULL },
+	    (const char *const[]){ id, NULL });
+}
+
+void
+labcmd_host_jobs(struct strv *s, bool running)
+{
+	add_words(s, (const char *const[]){ "jobs", "--json", running ?
+	    "--running" : NULL, NULL });
+}
+
+void
+labcmd_host_check(struct strv *s, const char *ws)
+{
+	host_argv(s, (const char *const[]){ "check", "--stream", NULL },
+	    (const char *const[]){ ws, NULL });
+}
+
+void
+labcmd_host_watch(struct strv *s, const char *ws)
+{
+	host_argv(s, (const char *const[]){ "watch", NULL },
+	    (const char *const[]){ ws, NULL });
+}
+
+void
+labcmd_host_cat(struct strv *s, const char *ws, const char *path, long from,
+    long lines)
+{
+	char f[24], n[24];
+
+	snprintf(f, sizeof f, "%ld", from);
+	snprintf(n, sizeof n, "%ld", lines);
+	host_argv(s, (const char *const[]){ "cat", "--from", f, "--lines", n,
+	    NULL }, (const char *const[]){ ws, path, NULL });
+}
+
+void
+labcmd_host_cat_line_of(struct strv *s, const char *ws, const char *path,
+    const char *pointer)
+{
+	host_argv(s, (const char *const[]){ "cat", "--line-of", pointer,
+	    NULL }, (const char *const[]){ ws, path, NULL });
+}
+
+void
+labcmd_host_release(struct strv *s, const char *what, const char *ws)
+{
+	host_argv(s, (const char *const[]){ "release", what, "--json", NULL },
+	    (const char *const[]){ ws, NULL });
+}
+
+void
+labcmd_host_release_apply(struct strv *s, const char *ws, long hold,
+    const char *actor)
+{
+	char n[24];
+
+	snprintf(n, sizeof n, "%ld", hold);
+	add_words(s, (const char *const[]){ "release", "apply", "--hold", n,
+	    "--json", NULL });
+	if (actor != NULL)
+		add_words(s, (const char *const[]){ "--actor", actor, NULL });
+	host_argv(s, (const char *const[]){ NULL }, (const char *const[]){ ws,
+	    NULL });
+}

@@ -89,4 +89,38 @@ int	 labcmd_text(const struct labcmd_where *w,
  * is recognised from the host's job list. */
 int	 labcmd_job_gate(char *const *argv, size_t argc, char **ws);
 
+/*
+ * The command lines sent to a host's calops (protocol.md §1), built here
+ * (all but remote/ssh.c's `version --json`, which has no operand), each
+ * appended to s (to free with labcmd_strv_free):
+ * the command and its options, then "--", then the operands that come
+ * from data (a job id, a workspace, a file in it), so that none is taken
+ * for an option.  A job id may be "--follow": without the "--",
+ * `tail --follow --from 1 --follow` is a usage error, and `kill --jobs`
+ * names another jobs folder.  The headless commands read their options
+ * with getopt_long, which ends them at "--".
+ *
+ * run: `run --id ID -- ARGV…` (the id is --id's own argument, the job's
+ * command after the "--"); tail: `tail --from N [--follow] -- ID`; kill:
+ * `kill -- ID`; jobs: `jobs --json [--running]` (no operand); check:
+ * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
+ * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
+ * -- WS`, and apply's `release apply --hold N --json --actor WHO -- WS`.
+ */
+void	 labcmd_host_run(struct strv *s, const char *id, char *const *argv);
+void	 labcmd_host_tail(struct strv *s, const char *id, int64_t from,
+	    bool follow);
+void	 labcmd_host_kill(struct strv *s, const char *id);
+void	 labcmd_host_jobs(struct strv *s, bool running);
+void	 labcmd_host_check(struct strv *s, const char *ws);
+void	 labcmd_host_watch(struct strv *s, const char *ws);
+void	 labcmd_host_cat(struct strv *s, const char *ws, const char *path,
+	    long from, long lines);
+void	 labcmd_host_cat_line_of(struct strv *s, const char *ws,
+	    const char *path, const char *pointer);
+void	 labcmd_host_release(struct strv *s, const char *what,
+	    const char *ws);
+void	 labcmd_host_release_apply(struct strv *s, const char *ws, long hold,
+	    const char *actor);
+
 #endif

@@ -8,6 +8,7 @@
 
 #include "base/fileio.h"
 #include "base/lines.h"
+#include "base/statedir.h"
 #include "lab/labmirror.h"
 #include "proto/event.h"
 
@@ -53,7 +54,33 @@ labmirror_release(struct labmirror *m)
 	labmirror_close(m);
 	buf_release(&m->pend);
 	free(m->path);
-	m->path = NULL;
+	free(m->refused);
+	m->path = m->refused = NULL;
+}
+
+/*
+ * The mirror's file, opened with flags as the state's files are
+ * (statedir.h); -1 with err and errno.  A refusal (EACCES: a link, not a
+ * regular file, another user's, writable by others) says the path and the
+ * fix, and is kept in m->refused; any other failure says the path.
+ */
+static int
+open_mirror(struct labmirror *m, int flags, char *err, size_t errlen)
+{
+	int fd, e;
+
+	if ((fd = statedir_open_path(m->path, flags, 0600, err,
+	    errlen)) != -1)
+		return fd;
+	e = errno;
+	if (e == EACCES) {
+		free(m->refused);
+		m->refused = xstrdup(err);
+	} else
+		errbuf_set(err, errlen, "cannot open '%s': %s", m->path,
+		    strerror(e));
+	errno = e;
+	return -1;
 }
 
 int
@@ -67,9 +94,10 @@ labmirror_open(struct labmirror *m, char *err, size_t errlen)
 		errbuf_set(err, errlen, "no state folder for the mirror");
 		return -1;
 	}
-	m->fd = open(m->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-	    O_NOFOLLOW, 0600);
-	if (m->fd == -1 || fstat(m->fd, &st) != 0) {
+	if ((m->fd = open_mirror(m, O_WRONLY | O_APPEND | O_CREAT, err,
+	    errlen)) == -1)
+		return -1;
+	if (fstat(m->fd, &st) != 0) {
 		errbuf_set(err, errlen, "cannot open '%s': %s", m->path,
 		    strerror(errno));
 		close_fd(m);
@@ -154,7 +182,8 @@ labmirror_has_room(const struct labmirror *m)
 }
 
 int
-labmirror_replay_open(struct labmirror *m, double *mtime)
+labmirror_replay_open(struct labmirror *m, double *mtime, char *err,
+    size_t errlen)
 {
 	struct stat st;
 	int fd;
@@ -163,12 +192,19 @@ labmirror_replay_open(struct labmirror *m, double *mtime)
 		errno = ENOENT;
 		return -1;
 	}
-	fd = open(m->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd == -1)
+	if ((fd = open_mirror(m, O_RDWR, err, errlen)) == -1) {
+		/* What cannot be read is not taken for none: following the
+		 * job from its start would append it all again. */
+		if (errno != ENOENT && m->refused == NULL)
+			m->refused = xstrdup(err);
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	}
+	if (fstat(fd, &st) != 0) {
+		errbuf_set(err, errlen, "cannot read '%s': %s", m->path,
+		    strerror(errno));
+		free(m->refused);
+		m->refused = xstrdup(err);
 		close(fd);
-		errno = EINVAL;
 		return -1;
 	}
 	*mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
@@ -340,12 +376,10 @@ labmirror_adopt(struct labmirror *m, char *err, size_t errlen)
 		m->seq = m->size = 0;
 		return 0;
 	}
-	if ((fd = open(m->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1 &&
-	    errno != ENOENT) {
-		errbuf_set(err, errlen, "cannot open '%s': %s", m->path,
-		    strerror(errno));
+	if ((fd = open_mirror(m, O_RDWR, err, errlen)) == -1 &&
+	    errno != ENOENT)
 		m->failed = bad = true;
-	} else if (fd == -1)
+	else if (fd == -1)
 		m->seq = m->size = 0;
 	else if (fstat(fd, &st) != 0 || !mirror_tail(fd, st.st_size, &whole,
 	    &seq, &type)) {

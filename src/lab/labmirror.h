@@ -11,7 +11,12 @@
  * lab model to say and to apply the events.
  *
  * A struct labmirror is the caller's; labmirror_init() readies it and
- * labmirror_release() frees what it holds.  Files are opened O_NOFOLLOW.
+ * labmirror_release() frees what it holds.  Files are opened as the state
+ * folder's are (statedir.h): a symbolic link in a mirror's place, a file
+ * that is not a regular one, another user's or writable by others is
+ * refused, with its path and the fix (`rm '…'`), and m->refused says so:
+ * the lab model then follows the job no more, rather than without a
+ * mirror.
  */
 #ifndef CALOPS_LABMIRROR_H
 #define CALOPS_LABMIRROR_H
@@ -33,6 +38,8 @@ struct labmirror {
 	 * took over may be ahead of it or behind. */
 	int64_t		 seq;
 	bool		 failed;	/* written no more */
+	/* Why the state refuses the file (statedir.h), or NULL (owned). */
+	char		*refused;
 	/* Lines appended and not yet written: 16 hosts at 200 events a
 	 * second are then a few writes a second, not 3,200. */
 	struct buf	 pend;
@@ -43,7 +50,8 @@ struct labmirror {
 /* Ready m for the mirror at path (owned from now; NULL: none). */
 void	labmirror_init(struct labmirror *m, char *path);
 void	labmirror_release(struct labmirror *m);
-/* Open for appending, made when missing; 0 or -1 with err. */
+/* Open for appending, made when missing; 0 or -1 with err (m->refused
+ * set when the file is refused). */
 int	labmirror_open(struct labmirror *m, char *err, size_t errlen);
 /* Close, the lines held written first if they can be (a caller that must
  * know flushes first). */
@@ -70,8 +78,10 @@ int	labmirror_flush(struct labmirror *m, char *err, size_t errlen);
 bool	labmirror_has_room(const struct labmirror *m);
 
 /* Start reading the mirror back; *mtime is when it was last written.  -1
- * with errno (none there, not a regular file). */
-int	labmirror_replay_open(struct labmirror *m, double *mtime);
+ * with errno ENOENT when there is none, else -1 with err (m->refused set:
+ * it is not read, and nothing is written in its place). */
+int	labmirror_replay_open(struct labmirror *m, double *mtime, char *err,
+	    size_t errlen);
 /* The next whole line (borrowed until the next call), *bad when it cannot
  * be an event (cut at the cap, or holding a NUL).  1 for a line, 0 at the
  * end: then labmirror_replay_end(). */
@@ -92,7 +102,8 @@ void	labmirror_replay_close(struct labmirror *m);
 bool	labmirror_ended(const char *path);
 /* A mirror another console wrote, now the caller's: a last line a crash
  * left is cut off, m->size and m->seq say where it ends.  0; or -1 with
- * err, the mirror then written no more. */
+ * err, the mirror then written no more (and m->refused set when the file
+ * is refused). */
 int	labmirror_adopt(struct labmirror *m, char *err, size_t errlen);
 
 #endif

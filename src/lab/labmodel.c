@@ -658,7 +658,6 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	char label[160], id[JOB_ID_MAX + 1], *meta, why[256];
 	struct buf b;
 	ssize_t k;
-	size_t i;
 
 	if (labmodel_start_refused(lm) != NULL) {
 		errbuf_set(err, errlen, "%s", labmodel_start_refused(lm));
@@ -728,12 +727,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		return NULL;
 	}
 	free(meta);
-	labcmd_strv_add(&run, xstrdup("run"));
-	labcmd_strv_add(&run, xstrdup("--id"));
-	labcmd_strv_add(&run, xstrdup(id));
-	labcmd_strv_add(&run, xstrdup("--"));
-	for (i = 0; i < argv.n; i++)
-		labcmd_strv_add(&run, xstrdup(argv.v[i]));
+	labcmd_host_run(&run, id, argv.v);
 	labcmd_strv_free(&argv);
 	j->run_argv = run;
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);

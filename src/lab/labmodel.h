@@ -86,7 +86,7 @@ struct ljob {
 	enum ljob_state	 state;
 	int		 exit_code;	/* -1: none */
 	int		 sig;		/* 0: none */
-	char		 err[256];	/* LJ_BROKEN: why */
+	char		 err[512];	/* LJ_BROKEN: why */
 
 	/* From the stream. */
 	int64_t		 last_seq;
@@ -100,6 +100,9 @@ struct ljob {
 	uint64_t	 events;
 	/* lines of the stream that were not events */
 	uint64_t	 bad_lines;
+	/* metric events with more values or labels than the console keeps
+	 * (event.h): shown in part, mirrored whole */
+	uint64_t	 capped;
 	/* lines the host's supervisor could not store (gap events) */
 	uint64_t	 lost_lines;
 	/* since when it cannot write the job's events (0: it can), and why

@@ -83,6 +83,10 @@ struct ljob_int {
 	bool			 own_sla;
 	/* The warn hook said its store refused series (once a job). */
 	bool			 dropped_said;
+	/* ... that an event held more than the console keeps (once). */
+	bool			 capped_said;
+	/* ... that its mirror is refused, so it is not followed (once). */
+	bool			 refused_said;
 };
 
 struct labmodel {

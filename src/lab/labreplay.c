@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/statedir.h"
+#include "lab/follow.h"
 #include "lab/labmodel_int.h"
 #include "proto/event.h"
 
@@ -87,11 +88,13 @@ labreplay_scan_host(struct labmodel *lm, const char *host,
 	free(dir);
 }
 
-/* Apply up to *budget lines of j's mirror; when done, follow on (a console
- * watching another's jobs follows them too, without writing). */
+/* Apply up to *budget lines of j's mirror, taken by the follower's rule
+ * (follow_judge); when done, follow on (a console watching another's jobs
+ * follows them too, without writing). */
 static bool
 replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
 {
+	struct follow_stats st = { 0 };
 	struct event ev;
 	const char *line;
 	char err[512];
@@ -101,8 +104,9 @@ replay_one(struct labmodel *lm, struct ljob_int *j, size_t *budget)
 	for (; *budget > 0; (*budget)--) {
 		if (labmirror_replay_next(&j->mirror, &line, &len, &bad) == 0)
 			break;
-		if (bad || event_parse(line, len, &ev) != EVENT_OK ||
-		    ev.seq <= j->pub.last_seq) {
+		st.last_seq = j->pub.last_seq;
+		st.ended = j->ended;
+		if (follow_judge(&st, line, len, bad, &ev) != FOLLOW_TAKE) {
 			j->pub.bad_lines++;
 			continue;
 		}
@@ -179,7 +183,7 @@ labreplay_init(struct labmodel *lm)
 {
 	struct ljob_int **v = NULL, *j;
 	size_t i, n = 0, live = 0, kept = 0, soaks = 0;
-	char *path;
+	char *path, err[512];
 
 	if (lm->streams == NULL)
 		return;
@@ -212,8 +216,9 @@ labreplay_init(struct labmodel *lm)
 			(j->unfinished || ++soaks <= LAB_SOAKS_LOADED));
 		/* Running only once its host says so (labstream.c). */
 		j->pub.state = LJ_CATCHING_UP;
+		/* A mirror refused is not followed (labstream_follow). */
 		j->pub.replaying = labmirror_replay_open(&j->mirror,
-		    &j->pub.last_recv) == 0;
+		    &j->pub.last_recv, err, sizeof err) == 0;
 		lm->jobs = xreallocarray(lm->jobs, lm->njobs + 1,
 		    sizeof *lm->jobs);
 		lm->jobs[lm->njobs++] = j;

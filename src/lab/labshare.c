@@ -92,6 +92,7 @@ rescan(struct labmodel *lm)
 {
 	struct ljob_int **v = NULL, *j;
 	size_t i, n = 0;
+	char err[512];
 
 	for (i = 0; i < lm->nhosts; i++)
 		labreplay_scan_host(
@@ -103,7 +104,7 @@ rescan(struct labmodel *lm)
 		labmodel_job_setup(lm, j, j->pub.kind == LJOB_SOAK);
 		j->pub.state = LJ_CATCHING_UP;
 		j->pub.replaying = labmirror_replay_open(&j->mirror,
-		    &j->pub.last_recv) == 0;
+		    &j->pub.last_recv, err, sizeof err) == 0;
 		labmodel_job_insert(lm, j);
 		if (j->mirror.replay != NULL)
 			labreplay_schedule(lm);

@@ -24,6 +24,7 @@
 #include "remote/transport.h"
 
 static void	labstream_gone(struct ljob_int *j, const char *why);
+static void	labstream_refuse(struct ljob_int *j);
 
 /* follow restarts before the stream is broken */
 #define RETRY_MAX	6
@@ -406,6 +407,25 @@ say_dropped(struct ljob_int *j)
 	    d.quota ? " in all jobs" : "");
 }
 
+/*
+ * Once a job, when a metric event holds more than a struct event keeps
+ * (event.h: 64 values, 16 labels, names of 1 to 64 bytes, label values of
+ * 128): the event is valid and its mirror holds it whole, the screens show
+ * what fits and say so (the Soak screen's header counts them).
+ */
+static void
+say_capped(struct ljob_int *j, const struct event *ev)
+{
+	j->capped_said = true;
+	labmodel_warn(j->lm, "%s on %s: an event of seq %lld has %zu values "
+	    "and %zu labels past what the console shows (%d values, %d "
+	    "labels, names of 1 to %d bytes, label values of %d): shown in "
+	    "part, its mirror keeps it whole", j->pub.label, j->pub.host,
+	    (long long)ev->seq, ev->values_not_kept, ev->labels_not_kept,
+	    EVENT_VALUES_MAX, EVENT_LABELS_MAX, EVENT_NAME_MAX,
+	    EVENT_LABEL_MAX);
+}
+
 void
 labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
     size_t len)
@@ -415,6 +435,12 @@ labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
 	p->last_seq = ev->seq;
 	p->events++;
 	if (ev->type == EVENT_METRIC) {
+		if (ev->values_not_kept > 0 || ev->labels_not_kept > 0) {
+			p->capped++;
+			/* Said live; a replay's are the Soak screen's count. */
+			if (!j->capped_said && !p->replaying)
+				say_capped(j, ev);
+		}
 		if (p->metrics == NULL)
 			return;
 		metrics_add_event(p->metrics, p->host, ev, NULL, 0);
@@ -469,7 +495,10 @@ keep_retry(struct loop *l, void *arg)
 	j->mirror.failed = false;
 	if (labmirror_adopt(&j->mirror, err, sizeof err) != 0) {
 		/* Not a mirror we can go on from: written no more. */
-		labmodel_warn(j->lm, "%s", err);
+		if (j->mirror.refused != NULL)
+			labstream_refuse(j);
+		else
+			labmodel_warn(j->lm, "%s", err);
 		return;
 	}
 	if (j->follow != NULL) {
@@ -519,6 +548,11 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 		if (labmirror_append(&j->mirror, line, len, err,
 		    sizeof err) != 0 || (ev->type == EVENT_END &&
 		    labmirror_flush(&j->mirror, err, sizeof err) != 0)) {
+			if (j->mirror.refused != NULL) {
+				/* Not applied: nothing keeps it. */
+				labstream_refuse(j);
+				return;
+			}
 			labmodel_warn(j->lm, "%s", err);
 			keep_retry_later(j);
 		}
@@ -534,7 +568,8 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	if (j->pub.state == LJ_CATCHING_UP)
 		j->pub.state = LJ_RUNNING;
 	/* Lines the follower could not read as events (it drops them; the
-	 * job's log still shows them): counted on the job, never silent. */
+	 * job's log says it refused them): counted on the job, never
+	 * silent. */
 	j->pub.bad_lines += follow_stats(f)->bad - j->follow_bad;
 	j->follow_bad = follow_stats(f)->bad;
 	if (ev->seq <= j->pub.last_seq)
@@ -563,8 +598,12 @@ labstream_flush_all(struct labmodel *lm)
 	lm->flush_timer = -1;
 	for (i = 0; i < lm->njobs; i++) {
 		j = lm->jobs[i];
-		if (labmirror_pending(&j->mirror) &&
-		    labmirror_flush(&j->mirror, err, sizeof err) != 0) {
+		if (!labmirror_pending(&j->mirror) ||
+		    labmirror_flush(&j->mirror, err, sizeof err) == 0)
+			continue;
+		if (j->mirror.refused != NULL)
+			labstream_refuse(j);
+		else {
 			labmodel_warn(lm, "%s", err);
 			keep_retry_later(j);
 		}
@@ -733,16 +772,57 @@ retry_later(struct ljob_int *j, const char *why)
 	labmodel_changed(j->lm);
 }
 
+/*
+ * The job's mirror is refused (statedir.h: a link planted in its place, a
+ * file of another user's or that others may write): the job is followed
+ * no more rather than without a mirror, which would show events nothing
+ * keeps, and says why and how to fix it, as the state folder does (a job
+ * that has ended keeps its outcome).  A console started after the fix
+ * follows it again.
+ */
+static void
+labstream_refuse(struct ljob_int *j)
+{
+	if (j->follow != NULL) {
+		follow_stop(j->follow);
+		j->follow = NULL;
+	}
+	if (j->retry_timer != -1) {
+		loop_del_timer(j->lm->loop, j->retry_timer);
+		j->retry_timer = -1;
+	}
+	j->mirror.failed = true;
+	if (!j->ended) {
+		j->pub.state = LJ_BROKEN;
+		snprintf(j->pub.err, sizeof j->pub.err, "not followed without "
+		    "a mirror: %s", j->mirror.refused);
+	}
+	if (!j->refused_said)
+		labmodel_warn(j->lm, "%s on %s %s: %s", j->pub.label,
+		    j->pub.host, j->ended ? "cannot be mirrored whole" :
+		    "not followed without a mirror", j->mirror.refused);
+	j->refused_said = true;
+	labmodel_changed(j->lm);
+}
+
 void
 labstream_follow(struct ljob_int *j)
 {
 	struct transport *t;
-	char err[256];
+	char err[512];
 	int64_t from;
 
 	if (j->follow != NULL || j->pub.id == NULL ||
 	    (j->ended && !mirror_lacks(j)))
 		return;
+	/* The mirror first: no event is taken that it could not keep. */
+	if (!j->lm->observer && j->mirror.path != NULL &&
+	    j->mirror.refused == NULL && !j->mirror.failed)
+		(void)labmirror_open(&j->mirror, err, sizeof err);
+	if (j->mirror.refused != NULL) {
+		labstream_refuse(j);
+		return;
+	}
 	if ((t = labmodel_transport(j->lm, j->pub.host, err,
 	    sizeof err)) == NULL) {
 		snprintf(j->pub.err, sizeof j->pub.err, "%s", err);
@@ -794,7 +874,7 @@ labstream_take_over(struct ljob_int *j)
 	if (j->mirror.replay != NULL || j->mirror.path == NULL)
 		return;
 	if (!j->mirror.failed && labmirror_adopt(&j->mirror, err,
-	    sizeof err) != 0)
+	    sizeof err) != 0 && j->mirror.refused == NULL)
 		labmodel_warn(j->lm, "%s", err);
 	if (j->ended && !j->outcome_logged) {
 		outcome_words(&j->pub, err, sizeof err);

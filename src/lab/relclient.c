@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/text.h"
+#include "lab/labcmd.h"
 #include "lab/relclient.h"
 #include "release/relkey.h"
 #include "release/relrecord.h"
@@ -114,7 +115,7 @@ static void
 fetch_start(struct relclient *rc)
 {
 	static const char *const what[2] = { "status", "audit" };
-	char *argv[] = { "release", NULL, rc->ws, "--json", NULL };
+	struct strv argv = { NULL, 0, 0 };
 	struct fetch *f;
 	int k;
 
@@ -126,9 +127,10 @@ fetch_start(struct relclient *rc)
 		f->audit = k == 1;
 		f->err[0] = '\0';
 		buf_init(&f->out, FETCH_MAX);
-		argv[1] = (char *)what[k];
-		f->rs = transport_exec(rc->t, argv, &fetch_cb, f, rc->error,
+		labcmd_host_release(&argv, what[k], rc->ws);
+		f->rs = transport_exec(rc->t, argv.v, &fetch_cb, f, rc->error,
 		    sizeof rc->error);
+		labcmd_strv_free(&argv);
 		if (f->rs == NULL)
 			buf_release(&f->out);
 	}
@@ -297,15 +299,12 @@ int
 relclient_begin(struct relclient *rc, const char *action, long to,
     const char *actor, char *err, size_t errlen)
 {
-	char n[24];
-	char *argv[] = { "release", "apply", rc->ws, "--hold", n, "--json",
-	    "--actor", (char *)actor, NULL };
+	struct strv argv = { NULL, 0, 0 };
 
 	if (rc->apply != NULL) {
 		errbuf_set(err, errlen, "an approval is open already");
 		return -1;
 	}
-	snprintf(n, sizeof n, "%ld", to);
 	memset(&rc->ap, 0, sizeof rc->ap);
 	rc->ap.from = -1;
 	rc->apply_err[0] = '\0';
@@ -313,8 +312,10 @@ relclient_begin(struct relclient *rc, const char *action, long to,
 	rc->held_keys = NULL;
 	snprintf(rc->ap.action, sizeof rc->ap.action, "%s", action);
 	rc->ap.to = to;
-	rc->apply = transport_exec_input(rc->t, argv, &apply_cb, rc, err,
+	labcmd_host_release_apply(&argv, rc->ws, to, actor);
+	rc->apply = transport_exec_input(rc->t, argv.v, &apply_cb, rc, err,
 	    errlen);
+	labcmd_strv_free(&argv);
 	if (rc->apply == NULL)
 		return -1;
 	rc->ap.phase = RA_LOCKING;

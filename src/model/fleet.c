@@ -123,7 +123,7 @@ fleet_at(const struct fleet *f, size_t i)
 void
 fleet_evaluate(struct fleet *f, size_t i)
 {
-	char *argv[] = { "check", "--stream", "--", NULL, NULL };
+	struct strv argv = { NULL, 0, 0 };
 	struct fleet_ws *w;
 	struct transport *t;
 	char err[300];
@@ -131,7 +131,6 @@ fleet_evaluate(struct fleet *f, size_t i)
 	if (i >= f->nws)
 		return;
 	w = &f->ws[i];
-	argv[3] = (char *)w->path;
 	if (w->rs != NULL) {
 		w->again = true;
 		return;
@@ -139,12 +138,14 @@ fleet_evaluate(struct fleet *f, size_t i)
 	w->lost = false;
 	boardmodel_begin(&w->board);
 	/* An SSH host that is not up yet keeps it queued until it is. */
+	labcmd_host_check(&argv, w->path);
 	if ((t = labmodel_transport(f->lm, w->host, err, sizeof err)) ==
-	    NULL || (w->rs = transport_exec(t, argv, &check_cb, w, err,
+	    NULL || (w->rs = transport_exec(t, argv.v, &check_cb, w, err,
 	    sizeof err)) == NULL) {
 		w->done_ms = loop_now_ms();
 		boardmodel_fail(&w->board, err);
 	}
+	labcmd_strv_free(&argv);
 	told(f);
 }
 

@@ -249,20 +249,22 @@ hcmd_end(struct rstream *rs, const struct rstream_exit *e, void *arg)
 
 static const struct rstream_cb hcmd_cb = { hcmd_line, hcmd_end };
 
-/* Run `calops ARGV` on c's host through the lab model's transport; false
- * with c->err saying why when it cannot start. */
+/* Run `calops ARGV` on c's host through the lab model's transport (argv
+ * is freed); false with c->err saying why when it cannot start. */
 static bool
-hcmd_start(struct hcmd *c, char *const argv[])
+hcmd_start(struct hcmd *c, struct strv *argv)
 {
 	struct transport *t;
+	struct rstream *rs = NULL;
 
 	buf_release(&c->out);
 	c->cut = false;
 	if ((t = labmodel_transport(c->jl->lm, c->host, c->err,
-	    sizeof c->err)) == NULL)
-		return false;
-	return (c->rs = transport_exec(t, argv, &hcmd_cb, c, c->err,
-	    sizeof c->err)) != NULL;
+	    sizeof c->err)) != NULL)
+		rs = c->rs = transport_exec(t, argv->v, &hcmd_cb, c, c->err,
+		    sizeof c->err);
+	labcmd_strv_free(argv);
+	return rs != NULL;
 }
 
 static void
@@ -320,7 +322,7 @@ joblist_free(struct joblist *jl)
 void
 joblist_reload(struct joblist *jl)
 {
-	char *argv[] = { "jobs", "--json", NULL };
+	struct strv argv = { NULL, 0, 0 };
 	struct transport_status st;
 	struct host_jobs *h;
 	struct transport *t;
@@ -340,8 +342,10 @@ joblist_reload(struct joblist *jl)
 			snprintf(h->down, sizeof h->down, "%s%s%.200s",
 			    transport_state_name(st.state),
 			    st.error[0] != '\0' ? ": " : "", st.error);
-		if (h->list.rs == NULL && st.state != TRANSPORT_REFUSED)
-			hcmd_start(&h->list, argv);
+		if (h->list.rs == NULL && st.state != TRANSPORT_REFUSED) {
+			labcmd_host_jobs(&argv, false);
+			hcmd_start(&h->list, &argv);
+		}
 	}
 	changed(jl);
 }
@@ -392,13 +396,14 @@ bool
 joblist_kill(struct joblist *jl, const char *host, const char *id, char *err,
     size_t errlen)
 {
-	char *argv[] = { "kill", NULL, NULL };
+	struct strv argv = { NULL, 0, 0 };
 
 	free(jl->kill_id);
-	argv[1] = jl->kill_id = xstrdup(id);
+	jl->kill_id = xstrdup(id);
 	jl->kill.host = host;
 	jl->kill.err[0] = '\0';
-	if (hcmd_start(&jl->kill, argv))
+	labcmd_host_kill(&argv, id);
+	if (hcmd_start(&jl->kill, &argv))
 		return true;
 	snprintf(err, errlen, "%s", jl->kill.err);
 	return false;

@@ -41,6 +41,7 @@ event_build_begin(struct event *ev)
 	ev->ts = 0;
 	ev->chip = 0;
 	ev->nvalues = ev->nlabels = 0;
+	ev->values_not_kept = ev->labels_not_kept = 0;
 	ev->err[0] = '\0';
 }
 
@@ -145,22 +146,17 @@ event_build_field(struct event *ev, enum field f, const struct jv *v)
 	}
 }
 
+/* Whether a name of len bytes is one a struct event keeps. */
 static bool
-ev_name_ok(struct event *ev, const char *what, const char *name, size_t len)
+ev_name_kept(size_t len)
 {
-	if (len == 0) {
-		event_build_fail(ev, "empty %s name", what);
-		return false;
-	}
-	if (len > EVENT_NAME_MAX) {
-		event_build_fail(ev, "%s name '%.20s...' longer than %d bytes",
-		    what, name, EVENT_NAME_MAX);
-		return false;
-	}
-	return true;
+	return len > 0 && len <= EVENT_NAME_MAX;
 }
 
-/* One member of `values`. */
+/*
+ * One member of `values`.  A name or a count past the caps is not kept,
+ * only counted: the event is valid, the screens show less of it (event.h).
+ */
 void
 event_build_value(struct event *ev, const char *name, size_t len,
     const struct jv *v)
@@ -168,8 +164,6 @@ event_build_value(struct event *ev, const char *name, size_t len,
 	struct event_value *ev_v;
 	double d;
 
-	if (!ev_name_ok(ev, "value", name, len))
-		return;
 	switch (v->kind) {
 	case J_NULL:
 		return;		/* no sample */
@@ -183,12 +177,12 @@ event_build_value(struct event *ev, const char *name, size_t len,
 		d = v->d;
 		break;
 	default:
-		event_build_fail(
-		    ev, "value '%.*s' is not a number", (int)len, name);
+		event_build_fail(ev, "value '%.*s%s' is not a number",
+		    len > 40 ? 40 : (int)len, name, len > 40 ? "..." : "");
 		return;
 	}
-	if (ev->nvalues == EVENT_VALUES_MAX) {
-		event_build_fail(ev, "more than %d values", EVENT_VALUES_MAX);
+	if (!ev_name_kept(len) || ev->nvalues == EVENT_VALUES_MAX) {
+		ev->values_not_kept++;
 		return;
 	}
 	ev_v = &ev->values[ev->nvalues++];
@@ -197,22 +191,19 @@ event_build_value(struct event *ev, const char *name, size_t len,
 	ev_v->v = d;
 }
 
-/* One member of `labels`: strings are kept, anything else ignored. */
+/* One member of `labels`: strings are kept, within the caps (counted past
+ * them), anything else ignored. */
 void
 event_build_label(struct event *ev, const char *name, size_t len,
     const struct jv *v)
 {
 	struct event_label *l;
 
-	if (v->kind != J_STR || !ev_name_ok(ev, "label", name, len))
+	if (v->kind != J_STR)
 		return;
-	if (v->len > EVENT_LABEL_MAX) {
-		event_build_fail(ev, "label '%.*s' longer than %d bytes",
-		    (int)len, name, EVENT_LABEL_MAX);
-		return;
-	}
-	if (ev->nlabels == EVENT_LABELS_MAX) {
-		event_build_fail(ev, "more than %d labels", EVENT_LABELS_MAX);
+	if (!ev_name_kept(len) || v->len > EVENT_LABEL_MAX ||
+	    ev->nlabels == EVENT_LABELS_MAX) {
+		ev->labels_not_kept++;
 		return;
 	}
 	l = &ev->labels[ev->nlabels++];

@@ -11,8 +11,9 @@
  *
  * and answers EVENT_FALLBACK for anything else that might be valid JSON:
  * arrays, deeper objects, duplicate keys, \u0000, a null or a non-number in
- * `values`, a non-string label, more values or labels than fit, and any
- * syntax it does not accept, so that jansson decides (and words the error).
+ * `values`, a non-string label, a value or label a struct event does not
+ * keep (past the caps below), and any syntax it does not accept, so that
+ * jansson decides (and words the error).
  * Where it answers, it answers as event_parse_jansson() would on the same
  * line: the same numbers (an integer is strtoll's, a number with '.', 'e'
  * or 'E' is strtod's, and one jansson would refuse as out of range falls
@@ -27,14 +28,20 @@
  * integer 1), `seq` (an integer >= 0), `ts` (a number from 0 to
  * EVENT_TS_MAX) and `type` (a string) are required; `chip` is an integer in [0,
  * EVENT_CHIP_MAX]; a metric event needs `values`, an object whose members
- * are numbers (true and false count as 1 and 0; null is no sample) with
- * names of 1 to EVENT_NAME_MAX bytes, at most EVENT_VALUES_MAX of them;
- * `labels` is an object whose string members are kept (others ignored), at
- * most EVENT_LABELS_MAX with names of 1 to EVENT_NAME_MAX and values of at
- * most EVENT_LABEL_MAX bytes.  Other fields, and other types' fields, are
- * ignored (protocol.md: tools may add to them); a type longer than
- * EVENT_TYPE_MAX is kept as EVENT_OTHER with an empty name.  Order is the
- * caller's business: seq and ts are reported as they are.
+ * are numbers (true and false count as 1 and 0; null is no sample);
+ * `labels` is an object whose string members are kept (others ignored).
+ * Other fields, and other types' fields, are ignored (protocol.md: tools
+ * may add to them); a type longer than EVENT_TYPE_MAX is kept as
+ * EVENT_OTHER with an empty name.  Order is the caller's business: seq and
+ * ts are reported as they are.
+ *
+ * What a struct event keeps is capped, and the caps are not rules: a line
+ * past them is an event all the same (the mirror keeps it whole, and a
+ * reader that refused it would drop a valid event).  Kept are the first
+ * EVENT_VALUES_MAX values with names of 1 to EVENT_NAME_MAX bytes, and the
+ * first EVENT_LABELS_MAX labels with such names and values of at most
+ * EVENT_LABEL_MAX bytes; the others are counted in values_not_kept and
+ * labels_not_kept, for the screens to say that they show less.
  *
  * Strings in a struct event come from a host and are untrusted: they are
  * valid UTF-8 without NUL, and nothing else; sanitise before showing.
@@ -110,6 +117,9 @@ struct event {
 	size_t			 nlabels;
 	struct event_value	 values[EVENT_VALUES_MAX];
 	struct event_label	 labels[EVENT_LABELS_MAX];
+	/* values and labels of the line past the caps (not an error) */
+	size_t			 values_not_kept;
+	size_t			 labels_not_kept;
 	char			 err[160];
 };
 

@@ -423,7 +423,12 @@ fp_dup_label(const struct event *ev, const char *key, size_t len)
 	return false;
 }
 
-/* One member of values or labels, f->p after its key's colon. */
+/*
+ * One member of values or labels, f->p after its key's colon.  One that
+ * would not be kept (a name of 0 or more than EVENT_NAME_MAX bytes, past
+ * the count, a long label) falls back: the fast path does not know a
+ * duplicate among those it does not keep, and a soak's lines have none.
+ */
 static int
 fp_member(struct fp *f, enum field fld, const char *key, size_t klen)
 {
@@ -431,11 +436,13 @@ fp_member(struct fp *f, enum field fld, const char *key, size_t klen)
 	char lval[EVENT_LABEL_MAX + 1];
 	struct jv v;
 
+	if (klen == 0 || klen > EVENT_NAME_MAX)
+		return FB;
 	if (fld == F_VALUES) {
 		if (fp_value(f, &v, NULL, 0) != 0 ||
 		    (v.kind != J_INT && v.kind != J_REAL && v.kind != J_BOOL) ||
 		    ev->nvalues == EVENT_VALUES_MAX ||
-		    (klen <= EVENT_NAME_MAX && fp_dup_value(ev, key, klen)))
+		    fp_dup_value(ev, key, klen))
 			return FB;
 		event_build_value(ev, key, klen, &v);
 		return 0;
@@ -444,7 +451,7 @@ fp_member(struct fp *f, enum field fld, const char *key, size_t klen)
 	if (f->p >= f->end || *f->p != '"' ||
 	    fp_value(f, &v, lval, EVENT_LABEL_MAX) != 0 ||
 	    v.len > EVENT_LABEL_MAX || ev->nlabels == EVENT_LABELS_MAX ||
-	    (klen <= EVENT_NAME_MAX && fp_dup_label(ev, key, klen)))
+	    fp_dup_label(ev, key, klen))
 		return FB;
 	event_build_label(ev, key, klen, &v);
 	return 0;

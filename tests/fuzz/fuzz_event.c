@@ -30,7 +30,9 @@ events_equal(const struct event *a, const struct event *b)
 	if (a->has != b->has || a->type != b->type ||
 	    strcmp(a->type_name, b->type_name) != 0 || a->seq != b->seq ||
 	    !same_double(a->ts, b->ts) || a->chip != b->chip ||
-	    a->nvalues != b->nvalues || a->nlabels != b->nlabels)
+	    a->nvalues != b->nvalues || a->nlabels != b->nlabels ||
+	    a->values_not_kept != b->values_not_kept ||
+	    a->labels_not_kept != b->labels_not_kept)
 		return false;
 	for (i = 0; i < a->nvalues; i++)
 		if (strcmp(a->values[i].name, b->values[i].name) != 0 ||

@@ -253,7 +253,7 @@ until_ok 60 last_is stalled "$ID2"
 wait_re "degraded: disk full since [0-9]{2}:[0-9]{2}" 30
 expect "No space left on device: cannot append to '"
 pid=$(calops_pid) || fail "no calops running"
-tails=$(pgrep -P "$pid" -f "calops tail $ID2") ||
+tails=$(pgrep -P "$pid" -f "calops tail .*-- $ID2\$") ||
     fail "no calops tail $ID2 under the console"
 kill -STOP $tails
 touch "$CTL/go2"

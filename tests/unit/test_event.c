@@ -27,7 +27,9 @@ events_equal(const struct event *a, const struct event *b)
 	if (a->has != b->has || a->type != b->type ||
 	    strcmp(a->type_name, b->type_name) != 0 || a->seq != b->seq ||
 	    !same_double(a->ts, b->ts) || a->chip != b->chip ||
-	    a->nvalues != b->nvalues || a->nlabels != b->nlabels)
+	    a->nvalues != b->nvalues || a->nlabels != b->nlabels ||
+	    a->values_not_kept != b->values_not_kept ||
+	    a->labels_not_kept != b->labels_not_kept)
 		return false;
 	for (i = 0; i < a->nvalues; i++)
 		if (strcmp(a->values[i].name, b->values[i].name) != 0 ||
@@ -419,7 +421,6 @@ test_wrong_types(void **state)
 	bad(PREFIX "\"values\":{\"a\":\"12.5\"}}", "not a number");
 	bad(PREFIX "\"values\":{\"a\":[1]}}", "not a number");
 	bad(PREFIX "\"values\":{\"a\":{\"b\":1}}}", "not a number");
-	bad(PREFIX "\"values\":{\"\":1}}", "empty value name");
 	bad(PREFIX "\"values\":{\"a\":1},\"labels\":\"x\"}",
 	    "'labels' is not an object");
 	bad("[1,2,3]", "not a JSON object");
@@ -510,39 +511,56 @@ test_limits(void **state)
 	assert_int_equal(parse2(line, EVENT_LINE_MAX, &ev, NULL), EVENT_OK);
 	assert_int_equal(parse2(line, EVENT_LINE_MAX + 1, &ev, NULL),
 	    EVENT_ERROR);
-	/* 64 values fit, 65 do not. */
-	for (n = 64; n <= 65; n++) {
+	/* 64 values are kept; the 65th and 67th of a valid event are
+	 * counted, never an error (issue 27: a runner's 67 values). */
+	for (n = 64; n <= 67; n++) {
 		len = 0;
 		put(line, cap, &len, "%s", PREFIX "\"values\":{");
 		for (i = 0; i < n; i++)
 			put(line, cap, &len, "%s\"m%zu\":%zu", i ? "," : "", i, i);
 		put(line, cap, &len, "}}");
-		assert_int_equal(parse(line, &ev, NULL), n == 64 ? EVENT_OK :
-		    EVENT_ERROR);
+		ok_any(line, &ev);
+		assert_int_equal(ev.nvalues, 64);
+		assert_int_equal(ev.values_not_kept, n - 64);
+		assert_string_equal(ev.values[63].name, "m63");
 	}
-	/* 16 labels fit, 17 do not. */
+	/* 16 labels are kept, a 17th counted. */
 	for (n = 16; n <= 17; n++) {
 		len = 0;
 		put(line, cap, &len, "%s", PREFIX "\"values\":{},\"labels\":{");
 		for (i = 0; i < n; i++)
 			put(line, cap, &len, "%s\"l%zu\":\"v\"", i ? "," : "", i);
 		put(line, cap, &len, "}}");
-		assert_int_equal(parse(line, &ev, NULL), n == 16 ? EVENT_OK :
-		    EVENT_ERROR);
+		ok_any(line, &ev);
+		assert_int_equal(ev.nlabels, 16);
+		assert_int_equal(ev.labels_not_kept, n - 16);
 	}
-	/* A name of 64 bytes fits, 65 do not; a label value of 128, 129. */
+	/* A name of 64 bytes is kept, one of 65 (or none) counted; a label
+	 * value of 128 kept, 129 counted. */
 	snprintf(line, cap, PREFIX "\"values\":{\"%064d\":1}}", 0);
 	ok_fast(line, &ev);
 	assert_int_equal(strlen(ev.values[0].name), 64);
-	snprintf(line, cap, PREFIX "\"values\":{\"%065d\":1}}", 0);
-	bad(line, "longer than 64");
+	assert_int_equal(ev.values_not_kept, 0);
+	snprintf(line, cap, PREFIX "\"values\":{\"%065d\":1,\"a\":2}}", 0);
+	ok_any(line, &ev);
+	assert_int_equal(ev.nvalues, 1);
+	assert_string_equal(ev.values[0].name, "a");
+	assert_int_equal(ev.values_not_kept, 1);
+	ok_any(PREFIX "\"values\":{\"\":1}}", &ev);
+	assert_int_equal(ev.nvalues, 0);
+	assert_int_equal(ev.values_not_kept, 1);
 	snprintf(line, cap, PREFIX "\"values\":{},\"labels\":{\"k\":"
 	    "\"%0128d\"}}", 0);
 	ok_fast(line, &ev);
 	assert_int_equal(strlen(ev.labels[0].value), 128);
 	snprintf(line, cap, PREFIX "\"values\":{},\"labels\":{\"k\":"
-	    "\"%0129d\"}}", 0);
-	bad(line, "longer than 128");
+	    "\"%0129d\",\"%065d\":\"v\"}}", 0, 0);
+	ok_any(line, &ev);
+	assert_int_equal(ev.nlabels, 0);
+	assert_int_equal(ev.labels_not_kept, 2);
+	/* A cap is no licence: a value that is not a number still is not. */
+	snprintf(line, cap, PREFIX "\"values\":{\"%065d\":\"x\"}}", 0);
+	bad(line, "is not a number");
 	free(line);
 }
 

@@ -119,7 +119,7 @@ replay(const char *bytes, bool keep_file, char *lines, size_t len,
 	assert_int_equal(fileio_replace(path, bytes, strlen(bytes), 0600,
 	    false, err, errlen), 0);
 	labmirror_init(&m, path);
-	assert_int_equal(labmirror_replay_open(&m, &mtime), 0);
+	assert_int_equal(labmirror_replay_open(&m, &mtime, err, errlen), 0);
 	assert_true(mtime > 0);
 	lines[0] = '\0';
 	while (labmirror_replay_next(&m, &line, &n, &bad) == 1)
@@ -169,7 +169,7 @@ test_replay(void **state)
 	assert_int_equal(fileio_replace(path, "a\0b\n" EV(3, "log") "\n", 4 +
 	    strlen(EV(3, "log")) + 1, 0600, false, err, sizeof err), 0);
 	labmirror_init(&m, xstrdup(path));
-	assert_int_equal(labmirror_replay_open(&m, &mtime), 0);
+	assert_int_equal(labmirror_replay_open(&m, &mtime, err, sizeof err), 0);
 	{
 		const char *line;
 		size_t n;
@@ -187,9 +187,65 @@ test_replay(void **state)
 	/* Nothing there: no replay. */
 	unlink(path);
 	labmirror_init(&m, path);
-	assert_int_equal(labmirror_replay_open(&m, &mtime), -1);
+	assert_int_equal(labmirror_replay_open(&m, &mtime, err, sizeof err),
+	    -1);
 	assert_int_equal(errno, ENOENT);
+	assert_null(m.refused);
 	labmirror_release(&m);
+}
+
+/*
+ * A symbolic link planted as a mirror (issue 27): refused by every way
+ * in, reading it back, appending, taking it over, with the path and the
+ * fix as the state folder says them, and m->refused set; the file it
+ * names is neither read nor written.
+ */
+static void
+test_planted_link(void **state)
+{
+	char *path = xasprintf("%s/link.jsonl", tmpdir), err[1024], *text;
+	char *target = xasprintf("%s/target", tmpdir);
+	const char *const words[] = { "refusing '", "/link.jsonl': it is a "
+	    "symbolic link (to '", "/target'), and calops follows none in "
+	    "its state; remove it: rm '", NULL };
+	struct labmirror m;
+	double mtime;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(fileio_replace(target, "precious\n", 9, 0600, false,
+	    err, sizeof err), 0);
+	assert_int_equal(symlink(target, path), 0);
+	for (k = 0; k < 3; k++) {
+		labmirror_init(&m, xstrdup(path));
+		err[0] = '\0';
+		if (k == 0)
+			assert_int_equal(labmirror_replay_open(&m, &mtime, err,
+			    sizeof err), -1);
+		else if (k == 1) {
+			assert_int_equal(labmirror_append(&m, EV(1, "hello"),
+			    strlen(EV(1, "hello")), err, sizeof err), 0);
+			assert_int_equal(labmirror_flush(&m, err, sizeof err),
+			    -1);
+			assert_true(m.failed);
+		} else {
+			assert_int_equal(labmirror_adopt(&m, err, sizeof err),
+			    -1);
+			assert_true(m.failed);
+		}
+		for (i = 0; words[i] != NULL; i++)
+			if (strstr(err, words[i]) == NULL)
+				fail_msg("'%s' not in: %s", words[i], err);
+		assert_non_null(m.refused);
+		assert_string_equal(m.refused, err);
+		labmirror_release(&m);
+	}
+	text = file_text(target);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	unlink(path);
+	free(path);
+	free(target);
 }
 
 static void
@@ -257,6 +313,7 @@ main(void)
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_adopt),
+		cmocka_unit_test(test_planted_link),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

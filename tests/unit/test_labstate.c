@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <unistd.h>
@@ -126,11 +127,96 @@ test_planted_mirror_folder(void **state)
 	free(streams);
 }
 
+/* Every 50 ms: stop once no job is live. */
+static void
+check(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+	size_t i;
+
+	for (i = 0; i < labmodel_njobs(lm); i++)
+		if (labmodel_job_live(labmodel_job(lm, i)) ||
+		    labmodel_job(lm, i)->replaying)
+			break;
+	if (labmodel_njobs(lm) > 0 && i == labmodel_njobs(lm)) {
+		loop_stop(l);
+		return;
+	}
+	loop_add_timer(l, 50, check, lm);
+}
+
+/*
+ * A symbolic link planted as a job's mirror file (issue 27, item 9): the
+ * job is not followed without a mirror.  It shows an error state that
+ * says the path and the fix, as the state folder's refusals do, the status
+ * line says it too, no event of it is applied, and nothing is written
+ * through the link.
+ */
+static void
+test_planted_mirror_file(void **state)
+{
+	const char *meta = "{\"v\":1,\"id\":\"planted1\",\"host\":\"local\","
+	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
+	    "\"target_s\":0,\"command\":\"sh\",\"label\":\"planted\","
+	    "\"started\":1}";
+	const char *const words[] = { "not followed without a mirror: "
+	    "refusing '", "/calops/streams/local/planted1.jsonl': it is a "
+	    "symbolic link (to '", "/victim'), and calops follows none in its "
+	    "state; remove it: rm '", NULL };
+	char err[512], *dir, *rec, *link, *victim, *text;
+	struct labmodel *lm;
+	struct loop *l = loop_new();
+	struct lab lab;
+	const struct ljob *j;
+	size_t i, len;
+
+	(void)state;
+	jobfix_run(calops, "planted1", "echo one; echo two");
+	dir = xasprintf("%s/calops/streams/local", tmpdir);
+	assert_int_equal(fileio_make_dirs(dir, 0700, err, sizeof err), 0);
+	rec = xasprintf("%s/planted1.json", dir);
+	link = xasprintf("%s/planted1.jsonl", dir);
+	victim = xasprintf("%s/victim", tmpdir);
+	assert_int_equal(fileio_replace(rec, meta, strlen(meta), 0600, false,
+	    err, sizeof err), 0);
+	assert_int_equal(fileio_replace(victim, "precious\n", 9, 0600, false,
+	    err, sizeof err), 0);
+	assert_int_equal(symlink(victim, link), 0);
+
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
+	lm = model(l, &lab);
+	loop_add_timer(l, 50, check, lm);
+	loop_add_timer(l, 20000, jobfix_stop, NULL);
+	loop_run(l);
+	j = labmodel_find(lm, "local", "planted1");
+	assert_non_null(j);
+	assert_int_equal(j->state, LJ_BROKEN);
+	assert_int_equal(j->events, 0);
+	for (i = 0; words[i] != NULL; i++) {
+		if (strstr(j->err, words[i]) == NULL)
+			fail_msg("'%s' not in the job's error: %s", words[i],
+			    j->err);
+		if (strstr(warned, words[i]) == NULL)
+			fail_msg("'%s' not said: %s", words[i], warned);
+	}
+	labmodel_free(lm);
+	lab_release(&lab);
+	loop_free(l);
+	text = jobfix_slurp(victim, &len);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	free(victim);
+	free(link);
+	free(rec);
+	free(dir);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_planted_mirror_folder),
+		cmocka_unit_test(test_planted_mirror_file),
 	};
 
 	calops = jobfix_main_args(argc, argv, tmpdir);

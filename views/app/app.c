@@ -159,7 +159,7 @@ static const struct rstream_cb reval_cb = { reval_line, reval_done };
 static void
 evaluate_remote(struct app *a)
 {
-	char *argv[] = { "check", "--stream", "--", a->ws, NULL };
+	struct strv argv = { NULL, 0, 0 };
 	struct transport *t;
 	char err[256];
 
@@ -171,13 +171,15 @@ evaluate_remote(struct app *a)
 		a->message[0] = '\0';
 	a->reval_failed = false;
 	boardmodel_begin(&a->board);
+	labcmd_host_check(&argv, a->ws);
 	if ((t = labmodel_transport(a->labm, a->ws_host, err,
 	    sizeof err)) == NULL ||
-	    (a->reval = transport_exec(t, argv, &reval_cb, a, err,
+	    (a->reval = transport_exec(t, argv.v, &reval_cb, a, err,
 	    sizeof err)) == NULL) {
 		a->reval_failed = true;
 		boardmodel_fail(&a->board, err);
 	}
+	labcmd_strv_free(&argv);
 	a->dirty = true;
 }
 
@@ -226,7 +228,7 @@ static const struct rstream_cb rwatch_cb = { rwatch_line, rwatch_done };
 static void
 watch_remote(struct app *a)
 {
-	char *argv[] = { "watch", a->ws, NULL };
+	struct strv argv = { NULL, 0, 0 };
 	struct transport_status st;
 	struct transport *t;
 	char err[256];
@@ -237,9 +239,11 @@ watch_remote(struct app *a)
 		return;
 	transport_status(t, &st);
 	a->rwatch_since = st.since_ms;
-	if ((a->rwatch = transport_exec(t, argv, &rwatch_cb, a, err,
+	labcmd_host_watch(&argv, a->ws);
+	if ((a->rwatch = transport_exec(t, argv.v, &rwatch_cb, a, err,
 	    sizeof err)) == NULL)
 		app_message(a, true, "not watching for changes: %s", err);
+	labcmd_strv_free(&argv);
 }
 
 /* The workspace's host changed state: back up after a break, it is

@@ -1,0 +1,283 @@
+/*
+ * test_hostcmd.c: every command line sent to a host puts "--" before its
+ * operands (labcmd.h), so that a valid job id such as "--follow" or
+ * "--from" is never read as an option (issue 27, item 7).
+ *
+ * The builders, word for word; then, with the real calops binary
+ * (argv[1]), each line they make for such a job run as a host runs it:
+ * the job started, its events printed, listed, killed; and the lab model
+ * following a job called "--from" to its end, its mirror the job's
+ * events.jsonl byte for byte.
+ *
+ *	test_hostcmd CALOPS_BINARY
+ */
+#include "calops.h"
+
+#include <sys/wait.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/fileio.h"
+#include "jobfixture.h"
+#include "lab/labcmd.h"
+#include "lab/labmodel.h"
+#include "loop/loop.h"
+#include "remote/lab.h"
+
+static const char *calops;
+static char tmpdir[] = "/tmp/calops-hostcmd.XXXXXX";
+
+/* s's words joined by '|', and s emptied. */
+static char *
+words(struct strv *s)
+{
+	char *out = xstrdup(""), *t;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		t = xasprintf("%s%s%s", out, i ? "|" : "", s->v[i]);
+		free(out);
+		out = t;
+	}
+	labcmd_strv_free(s);
+	return out;
+}
+
+static void
+want(struct strv *s, const char *expect)
+{
+	char *got = words(s);
+
+	assert_string_equal(got, expect);
+	free(got);
+}
+
+static void
+test_builders(void **state)
+{
+	char *job[] = { "sh", "-c", "true", NULL };
+	struct strv s = { NULL, 0, 0 };
+
+	(void)state;
+	labcmd_host_run(&s, "--follow", job);
+	want(&s, "run|--id|--follow|--|sh|-c|true");
+	labcmd_host_tail(&s, "--follow", 1, true);
+	want(&s, "tail|--from|1|--follow|--|--follow");
+	labcmd_host_tail(&s, "--from", 42, false);
+	want(&s, "tail|--from|42|--|--from");
+	labcmd_host_kill(&s, "--jobs");
+	want(&s, "kill|--|--jobs");
+	labcmd_host_jobs(&s, true);
+	want(&s, "jobs|--json|--running");
+	labcmd_host_jobs(&s, false);
+	want(&s, "jobs|--json");
+	labcmd_host_check(&s, "-ws");
+	want(&s, "check|--stream|--|-ws");
+	labcmd_host_watch(&s, "--help");
+	want(&s, "watch|--|--help");
+	labcmd_host_cat(&s, "-w", "-f", 3, 10);
+	want(&s, "cat|--from|3|--lines|10|--|-w|-f");
+	labcmd_host_cat_line_of(&s, "/w", "-f.json", "/a/0");
+	want(&s, "cat|--line-of|/a/0|--|/w|-f.json");
+	labcmd_host_release(&s, "status", "--json");
+	want(&s, "release|status|--json|--|--json");
+	labcmd_host_release_apply(&s, "-w", 3, "--me");
+	want(&s, "release|apply|--hold|3|--json|--actor|--me|--|-w");
+	labcmd_host_release_apply(&s, "/w", 1, NULL);
+	want(&s, "release|apply|--hold|1|--json|--|/w");
+}
+
+/* calops with s's words (s emptied); its exit status, its standard output
+ * in *out (to free). */
+static int
+host(struct strv *s, char **out)
+{
+	char path[] = "/tmp/calops-hostcmd-out.XXXXXX";
+	char **argv = xcalloc(s->n + 2, sizeof *argv);
+	size_t i, len;
+	pid_t pid;
+	int st, fd;
+
+	assert_true((fd = mkstemp(path)) != -1);
+	argv[0] = (char *)calops;
+	for (i = 0; i < s->n; i++)
+		argv[i + 1] = s->v[i];
+	if ((pid = fork()) == 0) {
+		dup2(fd, 1);
+		execv(calops, argv);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(fd);
+	free(argv);
+	labcmd_strv_free(s);
+	*out = jobfix_slurp(path, &len);
+	unlink(path);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Wait until job id's events hold text (or 10 s). */
+static void
+wait_events(const char *id, const char *text)
+{
+	char *path = xasprintf("%s/jobs/%s/events.jsonl", tmpdir, id), *b;
+	size_t len;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (access(path, F_OK) == 0) {
+			b = jobfix_slurp(path, &len);
+			if (strstr(b, text) != NULL) {
+				free(b);
+				break;
+			}
+			free(b);
+		}
+		usleep(10000);
+	}
+	free(path);
+	assert_true(i < 1000);
+}
+
+/* A job called id, run, tailed, listed and killed by the lines the
+ * console sends. */
+static void
+drive(const char *id)
+{
+	char *job[] = { "sh", "-c", "echo started; exec sleep 60", NULL };
+	struct strv s = { NULL, 0, 0 };
+	char *out, *hello;
+
+	labcmd_host_run(&s, id, job);
+	assert_int_equal(host(&s, &out), 0);
+	hello = xasprintf("%s\n", id);
+	assert_string_equal(out, hello);
+	free(hello);
+	free(out);
+	wait_events(id, "started");
+	labcmd_host_tail(&s, id, 1, false);
+	assert_int_equal(host(&s, &out), 0);
+	hello = xasprintf("\"job\":\"%s\"", id);
+	assert_non_null(strstr(out, hello));
+	assert_non_null(strstr(out, "\"msg\":\"started\""));
+	free(hello);
+	free(out);
+	labcmd_host_jobs(&s, true);
+	assert_int_equal(host(&s, &out), 0);
+	hello = xasprintf("\"id\": \"%s\"", id);
+	assert_non_null(strstr(out, hello));
+	free(hello);
+	free(out);
+	labcmd_host_kill(&s, id);
+	assert_int_equal(host(&s, &out), 0);
+	hello = xasprintf("%s killed", id);
+	if (strstr(out, hello) == NULL)
+		fail_msg("kill said: %s", out);
+	free(hello);
+	free(out);
+	/* Its end is printed: --follow ends there. */
+	labcmd_host_tail(&s, id, 2, true);
+	assert_int_equal(host(&s, &out), 0);
+	assert_non_null(strstr(out, "\"type\":\"end\""));
+	free(out);
+}
+
+static void
+test_dashed_ids(void **state)
+{
+	(void)state;
+	drive("--follow");
+	drive("--from");
+	drive("-h");
+}
+
+/* Every 50 ms: stop once the job has ended. */
+static void
+check(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+	struct ljob *j = labmodel_job(lm, 0);
+
+	if (j != NULL && !labmodel_job_live(j) && !j->replaying) {
+		loop_stop(l);
+		return;
+	}
+	loop_add_timer(l, 50, check, lm);
+}
+
+/* The lab model follows a job called "--from" (its record left by the
+ * console that started it) to its end, and mirrors it whole. */
+static void
+test_model_follows(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local}\n";
+	const char *meta = "{\"v\":1,\"id\":\"--from\",\"host\":\"local\","
+	    "\"kind\":\"golden\",\"gate\":7,\"chip\":-1,\"chips\":[0],"
+	    "\"target_s\":0,\"command\":\"sh\",\"label\":\"dashed\","
+	    "\"started\":1}";
+	const struct labmodel_cb cb = { 0 };
+	char err[512], *path, *a, *b;
+	struct labmodel *lm;
+	struct loop *l;
+	struct lab lab;
+	struct ljob *j;
+	size_t alen, blen;
+
+	(void)state;
+	path = xasprintf("%s/calops/streams/local", tmpdir);
+	assert_int_equal(fileio_make_dirs(path, 0700, err, sizeof err), 0);
+	free(path);
+	path = xasprintf("%s/calops/streams/local/--from.json", tmpdir);
+	assert_int_equal(fileio_replace(path, meta, strlen(meta), 0600, false,
+	    err, sizeof err), 0);
+	free(path);
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	l = loop_new();
+	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
+	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
+	assert_non_null(lm);
+	loop_add_timer(l, 50, check, lm);
+	loop_add_timer(l, 30000, jobfix_stop, NULL);
+	loop_run(l);
+	j = labmodel_job(lm, 0);
+	assert_non_null(j);
+	assert_string_equal(j->id, "--from");
+	if (j->state != LJ_KILLED)
+		fail_msg("job --from is %s: %s",
+		    labmodel_job_state_name(j->state), j->err);
+	assert_int_equal(j->bad_lines, 0);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	path = xasprintf("%s/calops/streams/local/--from.jsonl", tmpdir);
+	a = jobfix_slurp(path, &alen);
+	free(path);
+	path = xasprintf("%s/jobs/--from/events.jsonl", tmpdir);
+	b = jobfix_slurp(path, &blen);
+	free(path);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, blen);
+	free(a);
+	free(b);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builders),
+		cmocka_unit_test(test_dashed_ids),
+		cmocka_unit_test(test_model_follows),
+	};
+
+	calops = jobfix_main_args(argc, argv, tmpdir);
+	return cmocka_run_group_tests(tests, jobfix_group_setup,
+	    jobfix_group_teardown);
+}
