@@ -113,10 +113,10 @@ cmd_cat(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct workspace ws;
-	struct stat st, fst;
+	struct stat st;
 	long from = 1, lines = CAT_LINES_DEFAULT;
 	const char *pointer = NULL;
-	char err[512], *abs;
+	char err[512];
 	FILE *f;
 	int c, fd, rc;
 
@@ -168,37 +168,19 @@ cmd_cat(int argc, char **argv)
 		fprintf(stderr, "calops: %s\n", err);
 		return 1;
 	}
-	if (workspace_locate(&ws, argv[optind + 1], &st, err, sizeof err) !=
-	    WS_OK) {
+	/* The file is opened beneath the workspace, and what is read is
+	 * what was opened: never a path looked at before (workspace.h). */
+	if (workspace_open_fd(&ws, argv[optind + 1], S_IFREG, &fd, &st, err,
+	    sizeof err) != WS_OK) {
 		fprintf(stderr, "calops: %s\n", err);
 		workspace_close(&ws);
 		return 1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "calops: '%s' is not a regular file\n",
-		    argv[optind + 1]);
-		workspace_close(&ws);
-		return 1;
-	}
 	if (pointer != NULL) {
+		close(fd);
 		rc = line_of(&ws, argv[optind + 1], pointer);
 		workspace_close(&ws);
 		return rc;
-	}
-	abs = workspace_abs(&ws, argv[optind + 1]);
-	/* The file opened is the one judged inside, not one a link was
-	 * turned to meanwhile. */
-	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	free(abs);
-	if (fd == -1 || fstat(fd, &fst) != 0 || fst.st_dev != st.st_dev ||
-	    fst.st_ino != st.st_ino) {
-		fprintf(stderr, "calops: cannot open '%s': %s\n",
-		    argv[optind + 1], fd == -1 ? strerror(errno) :
-		    "it changed while it was opened");
-		if (fd != -1)
-			close(fd);
-		workspace_close(&ws);
-		return 1;
 	}
 	if ((f = fdopen(fd, "r")) == NULL) {
 		fprintf(stderr, "calops: cannot read '%s': %s\n",

@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include "base/lines.h"
 #include "base/text.h"
 #include "engine/gate.h"
@@ -230,7 +232,6 @@ artifact_hash(struct gate_result *gr, const char *rel,
 	struct hash_result res;
 	struct stat st;
 	enum ws_status s;
-	char *abs;
 
 	hex[0] = '\0';
 	s = workspace_locate(&gr->ev->ws, rel, &st, err, errlen);
@@ -240,14 +241,14 @@ artifact_hash(struct gate_result *gr, const char *rel,
 	}
 	if (s != WS_OK)
 		return -1;
-	abs = workspace_abs(&gr->ev->ws, rel);
-	if (hash_file(gr->ev->hasher, abs, &res) != 0) {
+	/* What is hashed, and asked of the cache, is the file opened beneath
+	 * the workspace, not where the path located above leads now. */
+	if (hash_ws_files(gr->ev->hasher, &gr->ev->ws, 1, &rel, &res) != 0) {
 		errbuf_set(err, errlen, "cannot read '%s': %s", rel,
+		    res.err == EXDEV ? "it changed while it was opened" :
 		    strerror(res.err));
-		free(abs);
 		return -1;
 	}
-	free(abs);
 	memcpy(hex, res.hex, sizeof res.hex);
 	artifact_note_input(gr, rel, hex);
 	return 0;
@@ -261,19 +262,19 @@ artifact_tree(struct gate_result *gr, const char *rel, char *err, size_t errlen)
 	struct stat st;
 	size_t i;
 	char *abs;
+	int fd;
 
 	for (i = 0; i < ev->ntrees; i++)
 		if (strcmp(ev->tree_paths[i], rel) == 0)
 			goto found;
-	if (workspace_locate(&ev->ws, rel, &st, err, errlen) != WS_OK)
+	/* Walked from the folder opened beneath the workspace. */
+	if (workspace_open_fd(&ev->ws, rel, S_IFDIR, &fd, &st, err, errlen) !=
+	    WS_OK)
 		return NULL;
-	if (!S_ISDIR(st.st_mode)) {
-		errbuf_set(err, errlen, "'%s' is not a folder", rel);
-		return NULL;
-	}
 	t = xcalloc(1, sizeof *t);
 	abs = workspace_abs(&ev->ws, rel);
-	(void)hashtree_hash(ev->hasher, abs, ev->ws.root, t);
+	(void)hashtree_hash_at(ev->hasher, fd, abs, ev->ws.root, t);
+	close(fd);
 	free(abs);
 	ev->trees = xreallocarray(ev->trees, ev->ntrees + 1, sizeof *ev->trees);
 	ev->tree_paths = xreallocarray(ev->tree_paths, ev->ntrees + 1,
@@ -337,30 +338,21 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 	struct lines l;
 	struct stat st;
 	const char *line;
-	char msg[320], where[48], why[256], *abs, *check;
+	char msg[320], where[48], why[256], *check;
 	enum ws_status s;
 	json_t *obj;
 	size_t len, bom;
 	long n = 0;
 	bool cut;
-	int rc;
+	int rc, fd;
 
 	/* Streams may be many GB: noted by size and mtime, not hashed. */
 	artifact_note_input(gr, rel, NULL);
-	s = workspace_locate(&gr->ev->ws, rel, &st, msg, sizeof msg);
-	if (s == WS_OK && !S_ISREG(st.st_mode)) {
-		snprintf(msg, sizeof msg, "'%s' is not a regular file", rel);
-		s = WS_NOT_FILE;
-	}
+	/* Read from the descriptor opened beneath the workspace. */
+	s = workspace_open_fd(&gr->ev->ws, rel, S_IFREG, &fd, &st, msg,
+	    sizeof msg);
 	if (s == WS_ABSENT)
 		return -1;
-	abs = workspace_abs(&gr->ev->ws, rel);
-	if (s == WS_OK && lines_open(&l, abs, LINES_DEFAULT_CAP) == -1) {
-		snprintf(msg, sizeof msg, "cannot read '%s': %s", rel,
-		    strerror(errno));
-		s = WS_UNREADABLE;
-	}
-	free(abs);
 	if (s != WS_OK) {
 		if (owned) {
 			check = gate_check_id(gr, s == WS_OUTSIDE ? "path" :
@@ -370,6 +362,7 @@ read_jsonl(struct gate_result *gr, const char *rel, bool owned, jsonl_fn fn,
 		}
 		return -1;
 	}
+	lines_open_fd(&l, fd, LINES_DEFAULT_CAP);
 	check = gate_check_id(gr, "parse");
 	while ((rc = lines_next(&l, &line, &len, &cut)) == 1) {
 		if (l.lineno == 1) {

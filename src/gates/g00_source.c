@@ -106,8 +106,9 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 	paths = xcalloc(n + 1, sizeof *paths);
 	res = xcalloc(n + 1, sizeof *res);
 	for (i = 0; i < n; i++)
-		paths[i] = workspace_abs(&gr->ev->ws, pf[i].rel);
-	hash_files(gr->ev->hasher, n, paths, res);
+		paths[i] = pf[i].rel;
+	/* Each opened beneath the workspace (not by a path located above). */
+	hash_ws_files(gr->ev->hasher, &gr->ev->ws, n, paths, res);
 	if (n > 0)	/* else every listed file is elsewhere: nothing here */
 		gate_judged(gr, "G0.files.hash", NULL);
 	for (i = 0; i < n; i++) {
@@ -117,7 +118,8 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 		if (res[i].err != 0)
 			query_gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
 			    "cannot read '%s': %s", pf[i].rel,
-			    strerror(res[i].err));
+			    res[i].err == EXDEV ? "it changed while it was "
+			    "opened" : strerror(res[i].err));
 		else if ((json_int_t)res[i].size != pf[i].bytes)
 			query_gate_at(gr, SEV_ERROR, "G0.files.hash", a, ptr,
 			    "'%s' has %llu bytes, the manifest says %lld",
@@ -128,7 +130,6 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 			    "'%s' has sha256 %.12s…, the manifest says %.12s…",
 			    pf[i].rel, res[i].hex, pf[i].sha256);
 		free(ptr);
-		free((char *)paths[i]);
 		free(pf[i].rel);
 	}
 	free(paths);

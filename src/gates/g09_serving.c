@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "engine/gate.h"
 #include "metrics/soakstats.h"
@@ -380,21 +381,25 @@ cmp_str(const void *a, const void *b)
 static char **
 list_runs(struct gate_result *gr, size_t *n)
 {
-	char *abs, **runs = NULL, *rel;
+	char **runs = NULL, *rel, msg[320];
 	struct dirent *de;
 	struct stat st;
-	DIR *d;
+	DIR *d = NULL;
+	int fd;
 
 	*n = 0;
 	if (!artifact_exists(gr, SOAK, &st) || !S_ISDIR(st.st_mode))
 		return NULL;
-	abs = workspace_abs(&gr->ev->ws, SOAK);
-	d = opendir(abs);
-	free(abs);
+	/* Listed from the folder opened beneath the workspace. */
+	if (workspace_open_fd(&gr->ev->ws, SOAK, S_IFDIR, &fd, &st, msg,
+	    sizeof msg) == WS_OK && (d = fdopendir(fd)) == NULL) {
+		snprintf(msg, sizeof msg, "cannot read '%s': %s", SOAK,
+		    strerror(errno));
+		close(fd);
+	}
 	if (d == NULL) {
 		/* Unreadable is not "no soak run": say it. */
-		gate_add(gr, SEV_ERROR, "G9.parse", SOAK, "", "cannot read "
-		    "'%s': %s", SOAK, strerror(errno));
+		gate_add(gr, SEV_ERROR, "G9.parse", SOAK, "", "%s", msg);
 		return NULL;
 	}
 	while ((de = readdir(d)) != NULL) {

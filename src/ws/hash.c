@@ -59,6 +59,7 @@
 
 #include "base/buf.h"
 #include "ws/hash_int.h"
+#include "ws/workspace.h"
 
 #define READ_BUF	(256u << 10)	/* each worker's read() buffer */
 #define AHEAD		(64u << 20)	/* asked of the disk ahead of hashing */
@@ -204,13 +205,19 @@ hash_free(struct hasher *h)
 	free(h);
 }
 
-/* The table, with the cache file merged in on first use. */
+/* The table, with the cache file merged in on first use.  A cache not
+ * used for what it is (refused, forged, damaged) is said, once: a check
+ * that then hashes every byte is slower, and the user may fix it. */
 static struct hashcache *
 hasher_table(struct hasher *h)
 {
+	const char *why;
+
 	if (h->cache_path != NULL && !h->loaded) {
 		hashcache_load(h->table, h->cache_path);
 		h->loaded = true;
+		if (*(why = hashcache_problem(h->table)) != '\0')
+			fprintf(stderr, "calops: %s\n", why);
 	}
 	return h->table;
 }
@@ -284,6 +291,21 @@ hash_fd(struct pool *p, struct hashctx *hc, int fd, uint64_t size,
 	return err;
 }
 
+/* Open a job's file as its caller named it: a path as given, a tree's
+ * file beneath the tree with no link followed, or a workspace's file
+ * beneath the workspace. */
+static int
+job_open(const struct job *j)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+
+	if (j->ws != NULL)
+		return workspace_openat(j->ws, j->path, flags);
+	if (j->nolinks)
+		return workspace_openat_nolinks(j->dirfd, j->path, flags);
+	return openat(j->dirfd, j->path, flags);
+}
+
 static void
 job_fail(struct job *j, int err)
 {
@@ -318,9 +340,7 @@ read_ahead(struct pool *p, size_t i)
 		from = i + 1;
 	for (; from < to; from++) {
 		j = p->jobs[from];
-		fd = openat(j->dirfd, j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-		    O_NONBLOCK | j->oflags);
-		if (fd == -1)
+		if ((fd = job_open(j)) == -1)
 			continue;	/* its job will say why */
 		(void)posix_fadvise(fd, 0, (off_t)j->size,
 		    POSIX_FADV_WILLNEED);
@@ -351,9 +371,7 @@ job_run(struct pool *p, size_t i, struct hashctx *hc)
 	int fd, err;
 
 	clock_gettime(CLOCK_REALTIME, &t0);
-	fd = openat(j->dirfd, j->path,
-	    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | j->oflags);
-	if (fd == -1) {
+	if ((fd = job_open(j)) == -1) {
 		job_fail(j, errno);
 		return;
 	}
@@ -545,24 +563,45 @@ hash_run_jobs(struct hasher *h, struct job **todo, size_t n, uint64_t done0,
 	}
 }
 
-size_t
-hash_files(struct hasher *h, size_t n, const char *const *paths,
-    struct hash_result *res)
+/* What a job's file is, for its cache key: a workspace's file as opened
+ * beneath the workspace (O_PATH), the others as stat() finds them; 0 or
+ * an errno. */
+static int
+job_stat(const struct job *j, struct stat *st)
+{
+	int fd, err = 0;
+
+	if (j->ws == NULL)
+		return stat(j->path, st) == 0 ? 0 : errno;
+	if ((fd = workspace_openat(j->ws, j->path, O_PATH)) == -1)
+		return errno;
+	if (fstat(fd, st) != 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* hash_files(), of a workspace's files when ws is not NULL. */
+static size_t
+hash_batch(struct hasher *h, const struct workspace *ws, size_t n,
+    const char *const *paths, struct hash_result *res)
 {
 	struct job *jobs = xcalloc(n, sizeof *jobs), **todo;
 	struct hashcache_key k;
 	struct stat st;
 	uint64_t done = 0, total = 0;
 	size_t i, m = 0, failed = 0;
+	int err;
 
 	todo = xcalloc(n, sizeof *todo);
 	for (i = 0; i < n; i++) {
 		jobs[i].dirfd = AT_FDCWD;
 		jobs[i].path = paths[i];
+		jobs[i].ws = ws;
 		jobs[i].res = &res[i];
 		memset(&res[i], 0, sizeof res[i]);
-		if (stat(paths[i], &st) != 0)
-			job_fail(&jobs[i], errno);
+		if ((err = job_stat(&jobs[i], &st)) != 0)
+			job_fail(&jobs[i], err);
 		else if (!S_ISREG(st.st_mode))
 			job_fail(&jobs[i],
 			    S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
@@ -582,6 +621,20 @@ hash_files(struct hasher *h, size_t n, const char *const *paths,
 	free(todo);
 	free(jobs);
 	return failed;
+}
+
+size_t
+hash_files(struct hasher *h, size_t n, const char *const *paths,
+    struct hash_result *res)
+{
+	return hash_batch(h, NULL, n, paths, res);
+}
+
+size_t
+hash_ws_files(struct hasher *h, const struct workspace *ws, size_t n,
+    const char *const *rels, struct hash_result *res)
+{
+	return hash_batch(h, ws, n, rels, res);
 }
 
 int

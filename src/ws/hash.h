@@ -6,9 +6,11 @@
  * OpenSSL's EVP interface (the digest fetched once).  hash_files()
  * spreads files across a pool of threads (one per online core by default),
  * and a persistent cache keyed by (device, inode, size, mtime ns, ctime ns)
- * makes re-hashing an unchanged file cost one stat().  Within one hasher the
- * results are also memoised, so two gates asking for the same file hash it
- * once.
+ * makes re-hashing an unchanged file cost one stat() (a workspace's file:
+ * an open beneath the workspace and its fstat()).  The cache trusts
+ * nothing it finds (hashcache.h); one it does not use is said once, on
+ * stderr.  Within one hasher the results are also memoised, so two gates
+ * asking for the same file hash it once.
  *
  * A struct hasher is created by hash_new() and owned by its caller.  It is
  * not itself thread-safe: one thread of control calls into it.
@@ -26,6 +28,7 @@
 
 struct buf;
 struct hasher;
+struct workspace;
 
 struct hasher_opts {
 	/* false: --no-cache, every byte is read */
@@ -55,6 +58,14 @@ int	 hash_file(struct hasher *h, const char *path, struct hash_result *res);
  * files that failed. */
 size_t	 hash_files(struct hasher *h, size_t n, const char *const *paths,
 	    struct hash_result *res);
+/*
+ * The same for files of the workspace ws named by workspace-relative
+ * paths: each is opened beneath the workspace (workspace_openat()), and
+ * the cache is asked about the file that open finds, never about where a
+ * path stat()ed before leads.  A file that leads outside fails with EXDEV.
+ */
+size_t	 hash_ws_files(struct hasher *h, const struct workspace *ws, size_t n,
+	    const char *const *rels, struct hash_result *res);
 
 /* One regular file of a tree, path relative to the tree's root. */
 struct tree_entry {
@@ -91,6 +102,11 @@ struct tree {
  */
 int	 hashtree_hash(struct hasher *h, const char *dir, const char *within,
 	    struct tree *tree);
+/* The same from dirfd, the folder already open (borrowed; dir names it in
+ * messages and judges links): nothing is then opened but beneath dirfd, no
+ * link followed on the way (workspace_openat_nolinks()). */
+int	 hashtree_hash_at(struct hasher *h, int dirfd, const char *dir,
+	    const char *within, struct tree *tree);
 void	 hashtree_release(struct tree *tree);
 
 /*

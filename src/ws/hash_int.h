@@ -30,7 +30,10 @@ struct hasher {
 struct job {
 	int			 dirfd;		/* AT_FDCWD or a tree's root */
 	const char		*path;
-	int			 oflags;	/* O_NOFOLLOW inside trees */
+	/* a tree's file: no link followed anywhere on its path */
+	bool			 nolinks;
+	/* non-NULL: path is this workspace's, opened beneath it */
+	const struct workspace	*ws;
 	uint64_t		 size;		/* from stat: sets the order */
 	struct hash_result	*res;
 	struct hashcache_key	 key;

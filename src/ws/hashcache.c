@@ -1,26 +1,34 @@
 /* hashcache.c: the table of known digests and its file (see hashcache.h). */
 #include "calops.h"
 
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
 #include "base/fileio.h"
+#include "base/statedir.h"
 #include "ws/hashcache.h"
 
 #define HC_MAGIC	"CALOPSHC"
-#define HC_VERSION	2u
+#define HC_VERSION	3u
 #define HC_PERSIST	0x1u
+#define HC_KEYLEN	32
+#define HC_TAGLEN	32
+#define HC_FOLDER	"the hash cache folder"
 
 struct hc_header {
 	char		 magic[8];
 	uint32_t	 version;
 	uint32_t	 entsize;
 	uint64_t	 count;
-	uint32_t	 check;		/* of the 24 bytes before */
-	uint32_t	 zero;
+	uint64_t	 zero;
 };
 _Static_assert(sizeof(struct hc_header) == 32, "hc_header has padding");
 
@@ -29,7 +37,7 @@ struct hc_disk {
 	struct hashcache_key	 key;
 	unsigned char		 md[HASHCACHE_MDLEN];
 	uint32_t		 day;	/* last used, in days since the epoch */
-	uint32_t		 check;	/* of the 76 bytes before */
+	uint32_t		 zero;
 };
 _Static_assert(sizeof(struct hc_disk) == 80, "hc_disk has padding");
 
@@ -59,6 +67,9 @@ struct hashcache {
 	struct stat	 fst;
 	uint32_t	 today;
 	bool		 dirty;		/* persistent entries changed */
+	int		 keyed;		/* 0 not read yet, 1 read, -1 none */
+	unsigned char	 key[HC_KEYLEN];
+	char		 problem[640];	/* what the last load refused, or "" */
 };
 
 struct hashcache *
@@ -80,6 +91,7 @@ hashcache_free(struct hashcache *c)
 	free(c->ents);
 	free(c->slots);
 	free(c->disk);
+	OPENSSL_cleanse(c->key, sizeof c->key);
 	free(c);
 }
 
@@ -103,25 +115,6 @@ hc_hash(const struct hashcache_key *k)
 	    k->dev * 0xc2b2ae3d27d4eb4fULL ^ k->size * 0x165667b19e3779f9ULL ^
 	    (uint64_t)k->mtime_ns * 0x27d4eb2f165667c5ULL ^
 	    (uint64_t)k->ctime_ns * 0xd6e8feb86659fd93ULL);
-}
-
-/* A 32-bit check of len bytes, catching corruption (not an adversary). */
-static uint32_t
-hc_check(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0x243f6a8885a308d3ULL, w;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = mix64(h ^ w);
-	}
-	if (len > 0) {
-		w = 0;
-		memcpy(&w, p, len);
-		h = mix64(h ^ w ^ ((uint64_t)len << 56));
-	}
-	return (uint32_t)(h ^ (h >> 32));
 }
 
 /* The order of the file: by key hash, then by key bytes. */
@@ -174,7 +167,7 @@ hc_add(struct hashcache *c, const struct hc_entry *e)
 	c->n++;
 }
 
-/* Binary search of the file's entries; a damaged entry is not found. */
+/* Binary search of the file's entries (authenticated as a whole). */
 static const struct hc_disk *
 hc_disk_find(const struct hashcache *c, const struct hashcache_key *k)
 {
@@ -187,12 +180,8 @@ hc_disk_find(const struct hashcache *c, const struct hashcache_key *k)
 		mid = lo + (hi - lo) / 2;
 		e = &c->disk[mid];
 		cmp = hc_order(h, k, hc_hash(&e->key), &e->key);
-		if (cmp == 0) {
-			if (e->check != hc_check(e, offsetof(struct hc_disk,
-			    check)))
-				return NULL;
+		if (cmp == 0)
 			return e;
-		}
 		if (cmp < 0)
 			hi = mid;
 		else
@@ -257,18 +246,208 @@ hashcache_put(struct hashcache *c, const struct hashcache_key *k,
 	c->dirty |= persist;
 }
 
-/* Check a header against the size of its file. */
-static bool
-hc_header_ok(const struct hc_header *hdr, const struct stat *st)
+/* HMAC-SHA256, under the user's key, of a file's header and entries. */
+static void
+hc_mac(const unsigned char *key, const struct hc_header *hdr,
+    const void *ents, size_t entlen, unsigned char tag[HC_TAGLEN])
 {
-	if (memcmp(hdr->magic, HC_MAGIC, sizeof hdr->magic) != 0 ||
-	    hdr->version != HC_VERSION ||
-	    hdr->entsize != sizeof(struct hc_disk) ||
-	    hdr->count > HASHCACHE_MAX || hdr->zero != 0 ||
-	    hdr->check != hc_check(hdr, offsetof(struct hc_header, check)))
-		return false;
-	return (uint64_t)st->st_size ==
-	    sizeof *hdr + hdr->count * sizeof(struct hc_disk);
+	OSSL_PARAM params[2];
+	EVP_MAC_CTX *ctx = NULL;
+	EVP_MAC *mac;
+	size_t n = 0;
+
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+	    "SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if ((mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL ||
+	    (ctx = EVP_MAC_CTX_new(mac)) == NULL ||
+	    EVP_MAC_init(ctx, key, HC_KEYLEN, params) != 1 ||
+	    EVP_MAC_update(ctx, (const void *)hdr, sizeof *hdr) != 1 ||
+	    (entlen > 0 && EVP_MAC_update(ctx, ents, entlen) != 1) ||
+	    EVP_MAC_final(ctx, tag, &n, HC_TAGLEN) != 1 || n != HC_TAGLEN)
+		fatal("OpenSSL cannot compute an HMAC-SHA256");
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(mac);
+}
+
+/*
+ * Make the key: random bytes written aside, then linked into place, so
+ * that of two processes making one at once, one wins whole and the other
+ * reads it.  0, or -1 with err.
+ */
+static int
+hc_key_make(int dfd, const char *dir, char *err, size_t errlen)
+{
+	unsigned char key[HC_KEYLEN];
+	char *tmp = xasprintf(".%s.%ld", HASHCACHE_KEY, (long)getpid());
+	int fd = -1, rc = -1, e = 0;
+
+	(void)unlinkat(dfd, tmp, 0);		/* left by a crash */
+	if (getrandom(key, sizeof key, 0) != (ssize_t)sizeof key ||
+	    (fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) == -1 ||
+	    fileio_write_full(fd, key, sizeof key) != 0 || fsync(fd) != 0)
+		e = errno;
+	else if (linkat(dfd, tmp, dfd, HASHCACHE_KEY, 0) == 0 ||
+	    errno == EEXIST)
+		rc = 0;
+	else
+		e = errno;
+	if (rc != 0)
+		errbuf_set(err, errlen, "cannot make the hash cache key "
+		    "'%s/%s': %s", dir, HASHCACHE_KEY, strerror(e));
+	if (fd != -1) {
+		close(fd);
+		(void)unlinkat(dfd, tmp, 0);
+	}
+	OPENSSL_cleanse(key, sizeof key);
+	free(tmp);
+	return rc;
+}
+
+/*
+ * Read the user's key from the state folder (made on first use), trusted
+ * as the state is (statedir.h) and only when neither its group nor others
+ * may read it.  0, or -1 with err.
+ */
+static int
+hc_key_read(unsigned char key[HC_KEYLEN], char *err, size_t errlen)
+{
+	struct stat st;
+	char *dir = NULL, *path;
+	int dfd, fd, rc = -1;
+
+	if ((dfd = statedir_open("", "the state folder", true, &dir, err,
+	    errlen)) == -1)
+		return -1;
+	fd = statedir_open_file(dfd, dir, HASHCACHE_KEY, O_RDONLY, 0, err,
+	    errlen);
+	if (fd == -1 && errno == ENOENT &&
+	    hc_key_make(dfd, dir, err, errlen) == 0)
+		fd = statedir_open_file(dfd, dir, HASHCACHE_KEY, O_RDONLY, 0,
+		    err, errlen);
+	close(dfd);
+	path = xasprintf("%s/%s", dir, HASHCACHE_KEY);
+	if (fd == -1)
+		;				/* err says why */
+	else if (fstat(fd, &st) != 0)
+		errbuf_set(err, errlen, "cannot read the hash cache key '%s': "
+		    "%s", path, strerror(errno));
+	else if ((st.st_mode & 077) != 0)
+		errbuf_set(err, errlen, "refusing the hash cache key '%s': "
+		    "its group or others may read it (mode %04o); run: chmod "
+		    "600 '%s'", path, (unsigned)(st.st_mode & 07777), path);
+	else if (st.st_size != HC_KEYLEN ||
+	    fileio_read_full(fd, key, HC_KEYLEN) != 0)
+		errbuf_set(err, errlen, "refusing the hash cache key '%s': it "
+		    "is not %d bytes of key; remove it (a new one is made): rm "
+		    "'%s'", path, HC_KEYLEN, path);
+	else
+		rc = 0;
+	if (fd != -1)
+		close(fd);
+	free(path);
+	free(dir);
+	return rc;
+}
+
+/* Whether the key is at hand, read once; err says why not. */
+static bool
+hc_key(struct hashcache *c, char *err, size_t errlen)
+{
+	if (c->keyed == 0)
+		c->keyed = hc_key_read(c->key, err, errlen) == 0 ? 1 : -1;
+	else if (c->keyed < 0)
+		errbuf_set(err, errlen, "no hash cache key");
+	return c->keyed > 0;
+}
+
+/* The folder holding path (a new string), and *name its last component
+ * (a new string). */
+static char *
+hc_split(const char *path, char **name)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL) {
+		*name = xstrdup(path);
+		return xstrdup(".");
+	}
+	*name = xstrdup(slash + 1);
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/*
+ * Open the cache file at path as the state is opened (statedir.h): its
+ * folder a real folder of the user's that neither group nor others may
+ * write, the file likewise, no link followed.  fd, or -1 with err and
+ * errno (ENOENT: nothing there).
+ */
+static int
+hc_open(const char *path, char *err, size_t errlen)
+{
+	char *name, *dir = hc_split(path, &name), *real = NULL;
+	int dfd, fd = -1, e;
+
+	dfd = statedir_open_top(dir, HC_FOLDER, false, &real, err, errlen);
+	if (dfd != -1) {
+		fd = statedir_open_file(dfd, real, name, O_RDONLY, 0, err,
+		    errlen);
+		e = errno;
+		close(dfd);
+		errno = e;
+	}
+	e = errno;
+	free(real);
+	free(dir);
+	free(name);
+	errno = e;
+	return fd;
+}
+
+/* Read the file's entries and check them against its header, size and
+ * HMAC; NULL with *why (static), or with c->problem set by the key. */
+static struct hc_disk *
+hc_read(struct hashcache *c, int fd, const struct stat *st,
+    struct hc_header *hdr, const char **why)
+{
+	unsigned char tag[HC_TAGLEN], want[HC_TAGLEN];
+	struct hc_disk *disk;
+	char err[512];
+
+	*why = NULL;
+	if (fileio_read_full(fd, hdr, sizeof *hdr) != 0 ||
+	    memcmp(hdr->magic, HC_MAGIC, sizeof hdr->magic) != 0) {
+		*why = "it is not a hash cache";
+		return NULL;
+	}
+	if (hdr->version != HC_VERSION)
+		return NULL;	/* another calops's: replaced when saved */
+	if (hdr->entsize != sizeof *disk || hdr->count > HASHCACHE_MAX ||
+	    hdr->zero != 0 || (uint64_t)st->st_size != sizeof *hdr +
+	    hdr->count * sizeof *disk + HC_TAGLEN) {
+		*why = "its header or size is wrong";
+		return NULL;
+	}
+	disk = xreallocarray(NULL, hdr->count, sizeof *disk);
+	if (fileio_read_full(fd, disk, hdr->count * sizeof *disk) != 0 ||
+	    fileio_read_full(fd, tag, sizeof tag) != 0)
+		*why = "it cannot be read";
+	else if (!hc_key(c, err, sizeof err))
+		errbuf_set(c->problem, sizeof c->problem, "not using the hash "
+		    "cache: %s", err);
+	else {
+		hc_mac(c->key, hdr, disk, hdr->count * sizeof *disk, want);
+		if (CRYPTO_memcmp(tag, want, sizeof tag) == 0)
+			return disk;
+		*why = "its authentication code does not match your key "
+		    "(it was changed since calops wrote it, or written by "
+		    "someone else)";
+	}
+	free(disk);
+	return NULL;
 }
 
 size_t
@@ -277,29 +456,38 @@ hashcache_load(struct hashcache *c, const char *path)
 	struct hc_header hdr;
 	struct hc_disk *disk;
 	struct stat st;
+	const char *why = NULL;
+	char err[512];
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
-		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    fileio_read_full(fd, &hdr, sizeof hdr) != 0 ||
-	    !hc_header_ok(&hdr, &st)) {
-		close(fd);
-		return 0;
-	}
-	disk = xreallocarray(NULL, hdr.count, sizeof *disk);
-	if (fileio_read_full(fd, disk, hdr.count * sizeof *disk) != 0) {
-		close(fd);
-		free(disk);
+	c->problem[0] = '\0';
+	if ((fd = hc_open(path, err, sizeof err)) == -1) {
+		if (errno != ENOENT)
+			errbuf_set(c->problem, sizeof c->problem, "not using "
+			    "the hash cache: %s", err);
 		return 0;
 	}
+	if (fstat(fd, &st) != 0)
+		why = "it cannot be read";
+	disk = why == NULL ? hc_read(c, fd, &st, &hdr, &why) : NULL;
 	close(fd);
+	if (why != NULL)
+		errbuf_set(c->problem, sizeof c->problem, "ignoring the hash "
+		    "cache '%s': %s; its files are hashed again", path, why);
+	if (disk == NULL)
+		return 0;
 	free(c->disk);
 	c->disk = disk;
 	c->ndisk = (size_t)hdr.count;
 	c->fst = st;
 	c->have_file = true;
 	return c->ndisk;
+}
+
+const char *
+hashcache_problem(const struct hashcache *c)
+{
+	return c->problem;
 }
 
 static int
@@ -333,8 +521,7 @@ hc_collect(struct hashcache *c, size_t *np)
 	out = xreallocarray(NULL, c->ndisk + c->n, sizeof *out);
 	for (i = 0; i < c->ndisk; i++) {
 		d = &c->disk[i];
-		if (d->check != hc_check(d, offsetof(struct hc_disk, check)) ||
-		    *hc_slot(c, &d->key) != 0)
+		if (*hc_slot(c, &d->key) != 0)
 			continue;
 		out[n].hash = hc_hash(&d->key);
 		out[n++].e = *d;
@@ -358,7 +545,7 @@ hc_collect(struct hashcache *c, size_t *np)
 	return out;
 }
 
-/* The file image: header and checked entries. */
+/* The file image: header, entries and their HMAC under the user's key. */
 static unsigned char *
 hc_image(struct hashcache *c, size_t *sizep)
 {
@@ -374,15 +561,16 @@ hc_image(struct hashcache *c, size_t *sizep)
 	hdr.version = HC_VERSION;
 	hdr.entsize = sizeof *d;
 	hdr.count = n;
-	hdr.check = hc_check(&hdr, offsetof(struct hc_header, check));
-	*sizep = sizeof hdr + n * sizeof *d;
+	*sizep = sizeof hdr + n * sizeof *d + HC_TAGLEN;
 	data = xmalloc(*sizep);
 	memcpy(data, &hdr, sizeof hdr);
 	for (i = 0; i < n; i++) {
 		d = &out[i].e;
-		d->check = hc_check(d, offsetof(struct hc_disk, check));
+		d->zero = 0;
 		memcpy(data + sizeof hdr + i * sizeof *d, d, sizeof *d);
 	}
+	hc_mac(c->key, &hdr, data + sizeof hdr, n * sizeof *d,
+	    data + sizeof hdr + n * sizeof *d);
 	free(out);
 	return data;
 }
@@ -393,8 +581,9 @@ hashcache_save(struct hashcache *c, const char *path, char *err,
 {
 	struct stat st;
 	unsigned char *data;
+	char *name, *dir, *real = NULL, *full;
 	size_t size;
-	int rc;
+	int dfd, rc = -1;
 
 	if (!c->dirty)
 		return 0;
@@ -405,11 +594,25 @@ hashcache_save(struct hashcache *c, const char *path, char *err,
 	    st.st_mtim.tv_sec != c->fst.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != c->fst.st_mtim.tv_nsec))
 		hashcache_load(c, path);
-	if (fileio_make_parent(path, 0700, err, errlen) != 0)
+	if (!hc_key(c, err, errlen))
 		return -1;
-	data = hc_image(c, &size);
-	rc = fileio_replace(path, data, size, 0600, true, err, errlen);
-	free(data);
+	/* Written only in a folder that passes, over a file that does (a
+	 * file refused stays, and is said when read). */
+	dir = hc_split(path, &name);
+	if ((dfd = statedir_open_top(dir, HC_FOLDER, true, &real, err,
+	    errlen)) != -1 && statedir_check_file(dfd, real, name, err,
+	    errlen) != -1) {
+		data = hc_image(c, &size);
+		full = xasprintf("%s/%s", real, name);
+		rc = fileio_replace(full, data, size, 0600, true, err, errlen);
+		free(full);
+		free(data);
+	}
+	if (dfd != -1)
+		close(dfd);
+	free(real);
+	free(dir);
+	free(name);
 	if (rc == 0)
 		c->dirty = false;
 	return rc;

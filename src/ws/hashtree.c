@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "ws/hash_int.h"
+#include "ws/workspace.h"
 
 /*
  * Trees are listed by a few threads at once (the stat() of every file is
@@ -47,6 +48,7 @@ struct walk {
 	const char		*dir;		/* as given by the caller */
 	char			*within;	/* links must stay under it */
 	int			 rootfd;
+	bool			 ownfd;		/* rootfd is ours to close */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
 	char			**stack;	/* directories to list */
@@ -203,8 +205,10 @@ walker_dir(struct walker *k, const char *rel)
 	DIR *d;
 	int fd;
 
-	fd = openat(k->w->rootfd, rel[0] == '\0' ? "." : rel,
-	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* Beneath the root, no link followed on the way: a folder listed
+	 * and then swapped for a link is not entered. */
+	fd = workspace_openat_nolinks(k->w->rootfd, rel, O_RDONLY |
+	    O_DIRECTORY);
 	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
 		walker_error(k, "open", rel, errno, NULL);
 		if (fd != -1)
@@ -514,7 +518,7 @@ tree_hash_files(struct hasher *h, struct walk *w, struct walk_file **files,
 			continue;
 		jobs[m].dirfd = w->rootfd;
 		jobs[m].path = t->files[i].path;
-		jobs[m].oflags = O_NOFOLLOW;
+		jobs[m].nolinks = true;
 		jobs[m].size = files[i]->key.size;
 		jobs[m].res = &t->files[i].hash;
 		todo[m] = &jobs[m];
@@ -537,20 +541,26 @@ tree_hash_files(struct hasher *h, struct walk *w, struct walk_file **files,
 	return rc;
 }
 
-/* Open the root and settle `within`; -1 with t->err set. */
+/* Open the root (unless dirfd is it) and settle `within`; -1 with t->err
+ * set. */
 static int
-walk_open(struct walk *w, const char *dir, const char *within,
+walk_open(struct walk *w, int dirfd, const char *dir, const char *within,
     struct tree *t)
 {
 	size_t len;
 
 	memset(w, 0, sizeof *w);
 	w->dir = dir;
-	if ((w->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	w->rootfd = dirfd;
+	if (dirfd == -1) {
+		w->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		w->ownfd = true;
+	}
+	if (w->rootfd == -1 ||
 	    (within == NULL && (w->within = realpath(dir, NULL)) == NULL)) {
 		errbuf_set(t->err, sizeof t->err, "cannot open '%s': %s", dir,
 		    strerror(errno));
-		if (w->rootfd != -1)
+		if (w->rootfd != -1 && w->ownfd)
 			close(w->rootfd);
 		return -1;
 	}
@@ -566,6 +576,13 @@ int
 hashtree_hash(struct hasher *h, const char *dir, const char *within,
     struct tree *t)
 {
+	return hashtree_hash_at(h, -1, dir, within, t);
+}
+
+int
+hashtree_hash_at(struct hasher *h, int dirfd, const char *dir,
+    const char *within, struct tree *t)
+{
 	struct walk w;
 	struct walker *ks;
 	struct walk_file **files;
@@ -574,7 +591,7 @@ hashtree_hash(struct hasher *h, const char *dir, const char *within,
 
 	n = h->threads < MAX_WALKERS ? (size_t)h->threads : MAX_WALKERS;
 	memset(t, 0, sizeof *t);
-	if (walk_open(&w, dir, within, t) != 0)
+	if (walk_open(&w, dirfd, dir, within, t) != 0)
 		return -1;
 	ks = xcalloc(n, sizeof *ks);
 	walk_run(&w, ks, n);
@@ -592,7 +609,8 @@ hashtree_hash(struct hasher *h, const char *dir, const char *within,
 	}
 	free(ks);
 	free(files);
-	close(w.rootfd);
+	if (w.ownfd)
+		close(w.rootfd);
 	free(w.within);
 	return rc;
 }

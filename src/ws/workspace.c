@@ -1,7 +1,12 @@
 /* workspace.c: file access inside a workspace, with path safety. */
 #include "calops.h"
 
+#include <sys/syscall.h>
+
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -13,12 +18,21 @@
  * alike. */
 #define LOOP_WORDS	"a symlink loop (or a chain of links too deep to follow)"
 
+/* openat2(2) answers EAGAIN when a rename raced its ".."; tried again. */
+#define OPENAT2_TRIES	8
+
+/* Set once openat2(2) is known missing (a kernel before 5.6, ENOSYS), or
+ * CALOPS_TEST_NO_OPENAT2 asks the tests for the way without it. */
+static atomic_bool no_openat2;
+static pthread_once_t openat2_once = PTHREAD_ONCE_INIT;
+
 int
 workspace_open(struct workspace *ws, const char *path, char *err, size_t len)
 {
-	struct stat st;
+	struct stat st, rst;
 
 	memset(ws, 0, sizeof *ws);
+	ws->rootfd = -1;
 	if (stat(path, &st) == -1) {
 		errbuf_set(err, len, "cannot open workspace '%s': %s", path,
 		    errno == ELOOP ? LOOP_WORDS : strerror(errno));
@@ -40,6 +54,19 @@ workspace_open(struct workspace *ws, const char *path, char *err, size_t len)
 		ws->root = NULL;
 		return -1;
 	}
+	/* Once: every file is then opened beneath this very folder. */
+	if ((ws->rootfd = open(ws->root, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) == -1 || fstat(ws->rootfd, &rst) == -1 ||
+	    rst.st_dev != st.st_dev || rst.st_ino != st.st_ino) {
+		errbuf_set(err, len, "cannot open workspace '%s': %s", path,
+		    ws->rootfd == -1 ? strerror(errno) :
+		    "it changed while it was opened");
+		if (ws->rootfd != -1)
+			close(ws->rootfd);
+		free(ws->root);
+		ws->root = NULL;
+		return -1;
+	}
 	ws->given = xstrdup(path);
 	return 0;
 }
@@ -47,6 +74,8 @@ workspace_open(struct workspace *ws, const char *path, char *err, size_t len)
 void
 workspace_close(struct workspace *ws)
 {
+	if (ws->root != NULL)
+		close(ws->rootfd);
 	free(ws->root);
 	free(ws->given);
 	memset(ws, 0, sizeof *ws);
@@ -181,9 +210,13 @@ locate_missing(const struct workspace *ws, const char *rel, const char *abs,
 	return s;
 }
 
-enum ws_status
-workspace_locate(const struct workspace *ws, const char *rel, struct stat *st,
-    char *err, size_t len)
+/*
+ * Why rel could not be opened beneath the root, said as it resolves by
+ * name (realpath(3)): WS_ABSENT, WS_OUTSIDE, WS_LOOP... with err set; or
+ * WS_OK when by name it is fine now (it changed meanwhile).
+ */
+static enum ws_status
+diagnose(const struct workspace *ws, const char *rel, char *err, size_t len)
 {
 	char *abs = workspace_abs(ws, rel), *real;
 	enum ws_status s = WS_OK;
@@ -204,12 +237,231 @@ workspace_locate(const struct workspace *ws, const char *rel, struct stat *st,
 		errbuf_set(err, len, "'%s' leads outside the workspace "
 		    "(through a symbolic link)", rel);
 		s = WS_OUTSIDE;
-	} else if (stat(real, st) == -1) {
-		errbuf_set(err, len, "cannot stat '%s': %s", rel, strerror(errno));
-		s = WS_UNREADABLE;
 	}
 	free(real);
 	free(abs);
+	return s;
+}
+
+static void
+openat2_probe(void)
+{
+	const char *s = getenv("CALOPS_TEST_NO_OPENAT2");
+
+	if (s != NULL && s[0] != '\0' && strcmp(s, "0") != 0)
+		atomic_store(&no_openat2, true);
+}
+
+/* openat2(2) from dirfd with resolve; -2 when the kernel has none, or a
+ * sandbox refuses the call (EPERM: the way without it then says what an
+ * open of that file says). */
+static int
+openat2_try(int dirfd, const char *rel, int flags, uint64_t resolve)
+{
+	struct open_how how;
+	int fd = -1, tries;
+
+	pthread_once(&openat2_once, openat2_probe);
+	if (atomic_load(&no_openat2))
+		return -2;
+	memset(&how, 0, sizeof how);
+	how.flags = (uint64_t)flags;
+	how.resolve = resolve;
+	for (tries = 0; tries < OPENAT2_TRIES; tries++) {
+		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+		if (fd != -1 || errno != EAGAIN)
+			break;
+	}
+	if (fd == -1 && errno == ENOSYS)
+		atomic_store(&no_openat2, true);
+	return fd == -1 && (errno == ENOSYS || errno == EPERM) ? -2 : fd;
+}
+
+/* The flags every open here adds; O_PATH takes no others. */
+static int
+open_flags(int flags)
+{
+	return flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY);
+}
+
+/*
+ * Without openat2(2): one component at a time from dirfd, each folder
+ * opened O_PATH | O_NOFOLLOW and looked at before going on, the last with
+ * O_NOFOLLOW.
+ */
+static int
+walk_nolinks(int dirfd, const char *rel, int flags)
+{
+	char *copy = xstrdup(rel), *name, *next, *save = NULL;
+	struct stat st;
+	int fd = dirfd, nfd = -1, e = 0;
+
+	name = strtok_r(copy, "/", &save);
+	for (; name != NULL && e == 0; name = next) {
+		next = strtok_r(NULL, "/", &save);
+		if (strcmp(name, "..") == 0) {
+			e = EXDEV;
+			break;
+		}
+		if (next == NULL)
+			break;
+		if (strcmp(name, ".") == 0)
+			continue;
+		if ((nfd = openat(fd, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1 || fstat(nfd, &st) == -1)
+			e = errno;
+		else if (!S_ISDIR(st.st_mode))
+			e = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+		if (fd != dirfd)
+			close(fd);
+		fd = nfd;
+		nfd = -1;
+	}
+	if (e == 0) {
+		nfd = openat(fd, name != NULL ? name : ".", flags | O_NOFOLLOW);
+		if (nfd == -1 || fstat(nfd, &st) == -1)
+			e = errno;
+		else if (S_ISLNK(st.st_mode))	/* O_PATH opens the link */
+			e = ELOOP;
+	}
+	if (e != 0 && nfd != -1) {
+		close(nfd);
+		nfd = -1;
+	}
+	if (fd != dirfd && fd != -1)
+		close(fd);
+	free(copy);
+	errno = e;
+	return nfd;
+}
+
+int
+workspace_openat_nolinks(int dirfd, const char *rel, int flags)
+{
+	int fd;
+
+	flags = open_flags(flags);
+	fd = openat2_try(dirfd, rel[0] != '\0' ? rel : ".", flags,
+	    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	return fd != -2 ? fd : walk_nolinks(dirfd, rel, flags);
+}
+
+/*
+ * The way for what the kernel would not follow beneath the root: an
+ * absolute link, or a relative one that goes up past the root and comes
+ * back.  Its real path is checked inside, and that path opened with no
+ * link followed: one met there was swapped in since realpath(3) looked,
+ * and the open is refused (EXDEV).
+ */
+static int
+open_real(const struct workspace *ws, const char *rel, int flags)
+{
+	char *abs = workspace_abs(ws, rel), *real = realpath(abs, NULL);
+	const char *sub;
+	int fd = -1, e;
+
+	e = errno;
+	if (real == NULL)
+		errno = e;
+	else if (!within(ws->root, real))
+		errno = EXDEV;
+	else {
+		sub = real + strlen(ws->root);
+		sub += strspn(sub, "/");
+		if ((fd = workspace_openat_nolinks(ws->rootfd, sub, flags)) ==
+		    -1 && (errno == ELOOP || errno == ENOTDIR))
+			errno = EXDEV;
+	}
+	e = errno;
+	free(real);
+	free(abs);
+	errno = e;
+	return fd;
+}
+
+int
+workspace_openat(const struct workspace *ws, const char *rel, int flags)
+{
+	int fd;
+
+	rel += strspn(rel, "/");	/* relative to the root, as _abs() */
+	flags = open_flags(flags);
+	fd = openat2_try(ws->rootfd, rel[0] != '\0' ? rel : ".", flags,
+	    RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	if (fd >= 0 || (fd == -1 && errno != EXDEV && errno != EAGAIN))
+		return fd;
+	return open_real(ws, rel, flags);
+}
+
+/* The status and message of a failed open of rel (errno e). */
+static enum ws_status
+open_failed(const struct workspace *ws, const char *rel, int e, char *err,
+    size_t len)
+{
+	enum ws_status s;
+
+	if ((s = diagnose(ws, rel, err, len)) != WS_OK)
+		return s;
+	if (e == EXDEV || e == ELOOP)
+		errbuf_set(err, len, "cannot read '%s': it changed while it "
+		    "was opened", rel);
+	else
+		errbuf_set(err, len, "cannot read '%s': %s", rel, strerror(e));
+	return WS_UNREADABLE;
+}
+
+enum ws_status
+workspace_open_fd(const struct workspace *ws, const char *rel, mode_t type,
+    int *fdp, struct stat *st, char *err, size_t len)
+{
+	struct stat ost;
+	int fd;
+
+	*fdp = -1;
+	if ((fd = workspace_openat(ws, rel, O_PATH)) == -1)
+		return open_failed(ws, rel, errno, err, len);
+	if (fstat(fd, &ost) == -1) {
+		errbuf_set(err, len, "cannot stat '%s': %s", rel,
+		    strerror(errno));
+		close(fd);
+		return WS_UNREADABLE;
+	}
+	*st = ost;
+	if (type == 0) {
+		*fdp = fd;
+		return WS_OK;
+	}
+	close(fd);
+	if ((ost.st_mode & S_IFMT) != type) {
+		errbuf_set(err, len, "'%s' is not a %s", rel, type == S_IFDIR ?
+		    "folder" : "regular file");
+		return WS_NOT_FILE;
+	}
+	/* Opened again to read: it must be the file judged just now. */
+	fd = workspace_openat(ws, rel, O_RDONLY | (type == S_IFDIR ?
+	    O_DIRECTORY : O_NONBLOCK));
+	if (fd == -1)
+		return open_failed(ws, rel, errno, err, len);
+	if (fstat(fd, st) == -1 || st->st_dev != ost.st_dev ||
+	    st->st_ino != ost.st_ino) {
+		errbuf_set(err, len, "cannot read '%s': it changed while it "
+		    "was opened", rel);
+		close(fd);
+		return WS_UNREADABLE;
+	}
+	*fdp = fd;
+	return WS_OK;
+}
+
+enum ws_status
+workspace_locate(const struct workspace *ws, const char *rel, struct stat *st,
+    char *err, size_t len)
+{
+	enum ws_status s;
+	int fd;
+
+	if ((s = workspace_open_fd(ws, rel, 0, &fd, st, err, len)) == WS_OK)
+		close(fd);
 	return s;
 }
 
@@ -243,41 +495,23 @@ workspace_read(const struct workspace *ws, const char *rel, size_t max,
 	struct stat st;
 	enum ws_status s;
 	struct buf b;
-	char *abs;
-	int fd;
+	int fd, e;
 
 	*data = NULL;
 	*size = 0;
-	if ((s = workspace_locate(ws, rel, &st, err, len)) != WS_OK)
+	if ((s = workspace_open_fd(ws, rel, S_IFREG, &fd, &st, err, len)) !=
+	    WS_OK)
 		return s;
-	if (!S_ISREG(st.st_mode)) {
-		errbuf_set(err, len, "'%s' is not a regular file", rel);
-		return WS_NOT_FILE;
-	}
 	if ((uint64_t)st.st_size > max) {
 		errbuf_set(err, len, "'%s' is larger than %zu bytes", rel, max);
+		close(fd);
 		return WS_TOO_BIG;
 	}
-	/*
-	 * The file may have been swapped for a FIFO or a device since it was
-	 * located: open without blocking and look again at what was opened.
-	 */
-	abs = workspace_abs(ws, rel);
-	fd = open(abs, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	free(abs);
-	if (fd != -1 && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		errbuf_set(err, len, "'%s' is not a regular file", rel);
-		return WS_NOT_FILE;
-	}
-	if (fd == -1 || read_all(fd, max, &b) == -1) {
-		int e = errno;
-
+	if (read_all(fd, max, &b) == -1) {
+		e = errno;
 		errbuf_set(err, len, "cannot read '%s': %s", rel, strerror(e));
-		if (fd != -1) {
-			buf_release(&b);
-			close(fd);
-		}
+		buf_release(&b);
+		close(fd);
 		return e == EFBIG ? WS_TOO_BIG : WS_UNREADABLE;
 	}
 	close(fd);

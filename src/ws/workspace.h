@@ -6,6 +6,12 @@
  * workspace: a path named inside an artifact must be relative, must not climb
  * out through "..", and a file reached through a symbolic link must resolve
  * inside the workspace (workspace.md §1).
+ *
+ * A file is judged on the open itself, never by a path looked at before:
+ * the kernel resolves it beneath a descriptor of the root, opened once,
+ * and refuses a way out met on the way (openat2(2), RESOLVE_BENEATH), so
+ * that a link swapped in between a check and an open cannot lead a reader
+ * out.  What the caller then trusts is the descriptor and its fstat().
  */
 #ifndef CALOPS_WORKSPACE_H
 #define CALOPS_WORKSPACE_H
@@ -17,6 +23,7 @@
 struct workspace {
 	char	*root;		/* realpath of the workspace folder */
 	char	*given;		/* the path as the user gave it */
+	int	 rootfd;	/* the root (O_PATH): files open beneath it */
 };
 
 enum ws_status {
@@ -25,7 +32,8 @@ enum ws_status {
 	WS_OUTSIDE,		/* resolves outside the workspace */
 	WS_LOOP,		/* a symbolic link loop */
 	WS_UNREADABLE,		/* permission or I/O error */
-	WS_NOT_FILE,		/* not a regular file where one is needed */
+	WS_NOT_FILE,		/* not a regular file (or a folder) where one
+				 * is needed */
 	WS_TOO_BIG,		/* larger than the caller's limit */
 };
 
@@ -46,6 +54,39 @@ char	*workspace_abs(const struct workspace *ws, const char *rel);
  */
 enum ws_status workspace_locate(const struct workspace *ws, const char *rel,
 	    struct stat *st, char *err, size_t len);
+
+/*
+ * Open rel beneath the workspace's root, the kernel judging every step of
+ * the open (workspace.md §1): a symbolic link is followed only as long as
+ * it stays inside, an absolute one that points inside too (resolved to
+ * its real path, which is then opened with no link followed: a link met
+ * there was swapped in meanwhile).  flags are open(2)'s; O_CLOEXEC is
+ * added, and O_NOCTTY unless O_PATH.  A descriptor, or -1 with errno:
+ * EXDEV when rel leads outside (or changed while it was opened), ELOOP,
+ * ENOENT...  Safe from several threads at once.
+ */
+int	 workspace_openat(const struct workspace *ws, const char *rel,
+	    int flags);
+
+/*
+ * Open rel beneath the folder dirfd without following a symbolic link
+ * anywhere, on the way or at its end (ELOOP, or ENOTDIR for a folder
+ * wanted), nor going up through ".." (EXDEV): how a walk that follows no
+ * link opens what it listed, so that a folder swapped for a link meanwhile
+ * does not take it elsewhere.  Same contract as workspace_openat().
+ */
+int	 workspace_openat_nolinks(int dirfd, const char *rel, int flags);
+
+/*
+ * workspace_openat() with the statuses and messages of workspace_locate().
+ * type is S_IFREG (a regular file, opened for reading, O_NONBLOCK: never
+ * blocking on a FIFO swapped in), S_IFDIR (a folder, opened for listing
+ * and openat()) or 0 (anything, opened O_PATH).  A file of another type
+ * is WS_NOT_FILE without being opened for reading.  On WS_OK *fd (the
+ * caller's to close) and *st, its fstat(); else *fd is -1.
+ */
+enum ws_status workspace_open_fd(const struct workspace *ws, const char *rel,
+	    mode_t type, int *fd, struct stat *st, char *err, size_t len);
 
 /* Read a whole regular file of at most max bytes; *data (NUL-terminated)
  * is owned by the caller.  Returns the status, with err set when not WS_OK. */

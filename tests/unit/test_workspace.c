@@ -3,6 +3,8 @@
  * stay inside the workspace, symbolic links are followed only as far as
  * the workspace goes, reading never blocks on what is not a file, and a
  * loop (or a chain of links too deep) is called a loop, never a way out.
+ * ctest runs it twice: with openat2(2), and with CALOPS_TEST_NO_OPENAT2
+ * set, the way for a kernel that has none.
  *
  * The tests run as root, so nothing here relies on permissions.
  */
@@ -458,6 +460,97 @@ test_read(void **state)
 	free(data);
 }
 
+/* What workspace_openat() opens (or why not) and what the file holds. */
+static void
+expect_open(struct fixture *f, const char *rel, bool nolinks, int err,
+    const char *text)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	errno = 0;
+	fd = nolinks ? workspace_openat_nolinks(f->w.rootfd, rel, O_RDONLY) :
+	    workspace_openat(&f->w, rel, O_RDONLY);
+	if (err != 0) {
+		if (fd != -1 || errno != err)
+			fail_msg("'%s': fd %d errno %d, wanted -1 and %d", rel,
+			    fd, errno, err);
+		return;
+	}
+	if (fd == -1)
+		fail_msg("'%s': %s", rel, strerror(errno));
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, text);
+}
+
+/* Opened beneath the root on the open itself: links that stay inside are
+ * followed (an absolute one too), none that leaves; a walk that follows
+ * no link refuses every one; workspace_open_fd() judges the type before
+ * it opens to read. */
+static void
+test_open_fd(void **state)
+{
+	struct fixture *f = *state;
+	struct stat st;
+	char err[512];
+	int fd;
+
+	expect_open(f, "a.txt", false, 0, "0123456789");
+	expect_open(f, "/a.txt", false, 0, "0123456789");
+	expect_open(f, "inlink", false, 0, "bee\n");
+	expect_open(f, "abs_in", false, 0, "0123456789");
+	expect_open(f, "d/up", false, 0, "0123456789");
+	expect_open(f, "dlink/up", false, 0, "0123456789");
+	expect_open(f, "passwd", false, EXDEV, NULL);
+	expect_open(f, "climb", false, EXDEV, NULL);
+	expect_open(f, "rel_out", false, EXDEV, NULL);
+	expect_open(f, "dirlink/secret", false, EXDEV, NULL);
+	expect_open(f, "../out/secret", false, EXDEV, NULL);
+	expect_open(f, "self", false, ELOOP, NULL);
+	expect_open(f, "missing.txt", false, ENOENT, NULL);
+
+	expect_open(f, "d/b.txt", true, 0, "bee\n");
+	expect_open(f, "inlink", true, ELOOP, NULL);
+	expect_open(f, "abs_in", true, ELOOP, NULL);
+	expect_open(f, "passwd", true, ELOOP, NULL);
+	expect_open(f, "dirlink/secret", true, ELOOP, NULL);
+	expect_open(f, "../out/secret", true, EXDEV, NULL);
+	fd = workspace_openat_nolinks(f->w.rootfd, "dlink", O_RDONLY |
+	    O_DIRECTORY);
+	assert_int_equal(fd, -1);
+	assert_true(errno == ELOOP || errno == ENOTDIR);
+
+	assert_int_equal(workspace_open_fd(&f->w, "dlink", S_IFDIR, &fd, &st,
+	    err, sizeof err), WS_OK);
+	assert_true(S_ISDIR(st.st_mode));
+	expect_open(f, "dlink/b.txt", false, 0, "bee\n");
+	close(fd);
+	assert_int_equal(workspace_open_fd(&f->w, "a.txt", S_IFDIR, &fd, &st,
+	    err, sizeof err), WS_NOT_FILE);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(err, "'a.txt' is not a folder"));
+	alarm(20);			/* a FIFO is never opened to read */
+	assert_int_equal(workspace_open_fd(&f->w, "fifolink", S_IFREG, &fd,
+	    &st, err, sizeof err), WS_NOT_FILE);
+	alarm(0);
+	assert_non_null(strstr(err, "'fifolink' is not a regular file"));
+	assert_int_equal(workspace_open_fd(&f->w, "abs_in", S_IFREG, &fd, &st,
+	    err, sizeof err), WS_OK);
+	assert_int_equal(st.st_size, 10);
+	close(fd);
+	assert_int_equal(workspace_open_fd(&f->w, "dirlink/secret", S_IFREG,
+	    &fd, &st, err, sizeof err), WS_OUTSIDE);
+	assert_non_null(strstr(err, "leads outside the workspace"));
+	assert_int_equal(workspace_open_fd(&f->w, "d", 0, &fd, &st, err,
+	    sizeof err), WS_OK);
+	assert_true(S_ISDIR(st.st_mode));
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -468,6 +561,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_locate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_fd, setup,
+		    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
