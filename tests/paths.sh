@@ -4,8 +4,9 @@
 #   sh tests/paths.sh [LENGTH...]      default: 12 120
 #
 # A test that matches a line the shell printed before calops' own output,
-# or a line of calops' that a long path made wrap, passes from one clone and
-# fails from another (CI clones where it likes).  For each LENGTH this
+# or a line of calops' that a long path made wrap, or that writes a path
+# unquoted, passes from one clone and fails from another (CI clones where it
+# likes).  For each LENGTH this
 # clones the repository's HEAD to a folder whose path is exactly LENGTH
 # characters, builds calops there (-Werror), and runs every terminal test
 # from that clone at each size ctest runs it at (tests/CMakeLists.txt: most
@@ -25,22 +26,29 @@ jobs=$(nproc 2>/dev/null || echo 2)
 say() { printf 'paths: %s\n' "$*" >&2; }
 
 # clone_at LENGTH: a new folder of a path of exactly LENGTH characters
-# (/tmp/ppp...XXXXX), printed on stdout.
+# (/tmp/ppp...XXXXX), printed on stdout.  From 20 characters on it holds a
+# blank, as a newcomer's may ("/tmp/new comer ppp...XXXXX"): every path a
+# test writes into a file or a command line must be quoted for it.
 clone_at() {
 	pad=$(($1 - 10))
 	if [ "$pad" -lt 0 ]; then
 		say "a path needs at least 10 characters, not $1"
 		exit 2
 	fi
-	mktemp -d "/tmp/$(printf "%${pad}s" '' | tr ' ' p)XXXXX"
+	if [ "$pad" -ge 10 ]; then
+		mktemp -d "/tmp/new comer$(printf "%$((pad - 9))s" '' |
+		    tr ' ' p)XXXXX"
+	else
+		mktemp -d "/tmp/$(printf "%${pad}s" '' | tr ' ' p)XXXXX"
+	fi
 }
 
 failed=0
-made=
-trap 'for d in $made; do rm -rf "$d"; done' EXIT
+made=$(mktemp)
+trap 'while IFS= read -r d; do rm -rf "$d"; done <"$made"; rm -f "$made"' EXIT
 for len in "$@"; do
 	dir=$(clone_at "$len")
-	made="$made $dir"
+	printf '%s\n' "$dir" >>"$made"
 	[ ${#dir} -eq "$len" ] || { say "'$dir' is not $len long"; exit 2; }
 	git clone -q "$top" "$dir"
 	say "$len: $dir"

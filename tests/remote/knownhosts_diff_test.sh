@@ -119,7 +119,10 @@ LONG=$(head -c 70000 /dev/zero | tr '\0' c)
 # SSH_OUT).
 ssh_class() {
 	local out rc
-	out=$(ssh -F /dev/null -o BatchMode=yes -o UserKnownHostsFile="$1" \
+	# ssh splits UserKnownHostsFile on blanks (it takes several files):
+	# the path is double-quoted for ssh's own tokenizer, as the folder
+	# the suite runs in may hold a blank.
+	out=$(ssh -F /dev/null -o BatchMode=yes -o UserKnownHostsFile="\"$1\"" \
 	    -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking="$2" \
 	    -o ConnectTimeout=10 -p "$3" -i "$ID" "$USER_@127.0.0.1" true \
 	    2>&1 </dev/null)

@@ -104,7 +104,9 @@ expect() {
 # ---- 1. three hosts at once ----
 CASE=up
 on() { ssh -F "$L/ssh_config" "$@"; }
-on host2 "$L/bin/calops" run --id sleeper -- sleep 600 >/dev/null ||
+# ssh hands its words to the remote shell joined: quote the path for it.
+rcalops=$(printf %q "$L/bin/calops")
+on host2 "$rcalops" run --id sleeper -- sleep 600 >/dev/null ||
 	fail "cannot start a job on host2 over ssh"
 hosts "$L/lab.yaml"
 [ "$RC" = 0 ] || fail "$CASE: exit $RC, not 0: $(cat "$T/out.json" \
@@ -121,7 +123,7 @@ done
     [ "$(field host1 jobs_running)" = 0 ] ||
 	fail "$CASE: running jobs host1 $(field host1 jobs_running), host2" \
 	    "$(field host2 jobs_running), not 0 and 1"
-on host2 "$L/bin/calops" kill sleeper >/dev/null 2>&1
+on host2 "$rcalops" kill sleeper >/dev/null 2>&1
 say "three hosts up"
 
 # Every host failing before it connects (an ssh config that cannot be

@@ -72,7 +72,8 @@ command_shown() {
 		on {sub(/^ +/, ""); sub(/ +$/, "");
 		if (sub(/\\$/, "")) {printf "%s", $0; next} print; exit}'
 }
-[[ "$(command_shown)" =~ calrt-sim\ --time-scale\ 3000\ fault\ --calbin\ [^\ ]*/05-calbin/package\ --chips\ 0\ --scenario\ wait-timeout$ ]] ||
+# A path with a blank in it is quoted for sh ('…'), as the build's may be.
+[[ "$(command_shown)" =~ calrt-sim\'?\ --time-scale\ 3000\ fault\ --calbin\ .*/05-calbin/package\'?\ --chips\ 0\ --scenario\ wait-timeout$ ]] ||
     fail "the exact fault command is not shown: '$(command_shown)'"
 keys t
 wait_for "type the chip id (0) to trigger wait-timeout on local:0"
@@ -100,7 +101,7 @@ WAIT_SECS=120 wait_re "^ G7 +✔ pass"
 # Three actions, three outcomes, each with who and the exact command.
 A=$TMP/state/calops/actions.jsonl
 [ "$(grep -c '"outcome"' "$A")" -eq 3 ] || fail "expected 3 outcomes in $A"
-grep -q '"command":"[^"]*calrt-sim --time-scale 3000 fault --calbin [^"]* --chips 0 --scenario wait-timeout"' "$A" ||
+grep -Eq "\"command\":\"[^\"]*calrt-sim'? --time-scale 3000 fault --calbin [^\"]* --chips 0 --scenario wait-timeout\"" "$A" ||
     fail "the fault's command is not in the action log"
 
 keys q

@@ -20,7 +20,7 @@ hosts:
   - {name: local, transport: local, chips: [0, 1]}
 workspaces:
   - {host: local, path: $WS}
-runner: $(dirname "$CALOPS")/calrt-sim --time-scale 3000
+runner: [$(yaml_str "$(dirname "$CALOPS")/calrt-sim"), --time-scale, "3000"]
 EOF
 
 start CALOPS_JOBS_DIR="$J"

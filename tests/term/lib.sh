@@ -288,6 +288,12 @@ kill_jobs() {
 	cleanup
 }
 
+# yaml_str TEXT: TEXT as a YAML single-quoted scalar, for a path that may
+# hold blanks, quotes or a '#' (a clone's path is not ours to choose).
+yaml_str() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/''/g")"
+}
+
 copy_ws() {
 	mkdir -p "$TMP/ws"
 	cp -a "$1" "$TMP/ws/" || fail "cannot copy '$1'"
