@@ -125,6 +125,23 @@ before_sleep(struct loop *l, void *arg)
 	transport_before_sleep(((struct rungate *)arg)->t);
 }
 
+/* A host that cannot be reached is said at once, with why (a name that
+ * does not resolve, a refused key): a one-shot command does not wait out
+ * the transport's reconnection until its timeout. */
+static void
+changed(struct transport *t, void *arg)
+{
+	struct rungate *g = arg;
+	struct transport_status st;
+
+	transport_status(t, &st);
+	if (!transport_state_down(st.state) || g->done)
+		return;
+	snprintf(g->err, sizeof g->err, "%s", st.error[0] != '\0' ? st.error :
+	    "the host cannot be reached");
+	loop_stop(g->loop);
+}
+
 static void
 timeout(struct loop *l, void *arg)
 {
@@ -368,6 +385,8 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);
 		goto out;
 	}
+	g->t->changed = changed;
+	g->t->changed_arg = g;
 	if (check_running(g, h, label, gate, ws, secs) != 0)
 		goto out;
 	/* The id chosen here: a launch retried never starts twice. */

@@ -84,6 +84,53 @@ check_file_entry(struct gate_result *gr, const struct artifact *a, json_t *e,
 	free(ptr);
 }
 
+/*
+ * A file is listed once: each path listed again is one error, at its
+ * second place, with how many times (a path listed 500,000 times passed
+ * silently).  The later places are dropped from pf, which is compacted;
+ * returns how many are left.
+ */
+static size_t
+drop_listed_twice(struct gate_result *gr, const struct artifact *a,
+    struct pending_file *pf, size_t n)
+{
+	json_t *seen = json_object(), *s;
+	const char *rel;
+	size_t i, kept = 0;
+	json_int_t times;
+	char *ptr, count[32];
+
+	for (i = 0; i < n; i++) {
+		if ((s = json_object_get(seen, pf[i].rel)) == NULL) {
+			json_object_set_new(seen, pf[i].rel, json_pack("[II]",
+			    (json_int_t)pf[i].index, (json_int_t)1));
+			pf[kept++] = pf[i];
+			continue;
+		}
+		if (json_integer_value(json_array_get(s, 1)) == 1)
+			json_array_append_new(s, json_integer(
+			    (json_int_t)pf[i].index));
+		json_array_set_new(s, 1, json_integer(
+		    json_integer_value(json_array_get(s, 1)) + 1));
+		free(pf[i].rel);
+	}
+	json_object_foreach(seen, rel, s) {
+		if (json_array_size(s) < 3)
+			continue;
+		ptr = doc_ptr_index("/files", (size_t)json_integer_value(
+		    json_array_get(s, 2)));
+		times = json_integer_value(json_array_get(s, 1));
+		snprintf(count, sizeof count, "%lld times", (long long)times);
+		query_gate_at(gr, SEV_ERROR, "G0.files", a, ptr, "'%s' is listed "
+		    "%s (first at /files/%lld): a file is listed once", rel,
+		    times == 2 ? "twice" : count,
+		    (long long)json_integer_value(json_array_get(s, 0)));
+		free(ptr);
+	}
+	json_decref(seen);
+	return kept;
+}
+
 /* G0.files and G0.files.hash: every present listed file hashed in parallel. */
 static void
 check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
@@ -103,6 +150,7 @@ check_files(struct gate_result *gr, const struct artifact *a, json_t *root)
 	pf = xcalloc(json_array_size(files) + 1, sizeof *pf);
 	json_array_foreach(files, i, e)
 		check_file_entry(gr, a, e, i, pf, &n);
+	n = drop_listed_twice(gr, a, pf, n);
 	paths = xcalloc(n + 1, sizeof *paths);
 	res = xcalloc(n + 1, sizeof *res);
 	for (i = 0; i < n; i++)

@@ -164,7 +164,7 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 	char target[PATH_MAX], why[256], *abs, *end, *base;
 	struct generation g;
 	struct stat st;
-	bool loop;
+	enum ws_status ws;
 	ssize_t len;
 	long n;
 
@@ -180,11 +180,12 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 	target[len] = '\0';
 	if (!artifact_exists(gr, REL "/current", NULL)) {
 		/* A loop is said as one, as everywhere in the workspace. */
-		loop = workspace_locate(&gr->ev->ws, REL "/current", &st, why,
-		    sizeof why) == WS_LOOP;
+		ws = workspace_locate(&gr->ev->ws, REL "/current", &st, why,
+		    sizeof why);
 		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
-		    "'current' -> '%s' %s", target, loop ? "is a symlink loop "
-		    "(or a chain of links too deep to follow)" :
+		    "'current' -> '%s' %s", target, ws == WS_LOOP ? "is a "
+		    "symlink loop (or a chain of links too deep to follow)" :
+		    ws == WS_OUTSIDE ? "leads outside the workspace" :
 		    "does not resolve");
 		return -1;
 	}
@@ -211,7 +212,20 @@ check_current(struct gate_result *gr, const struct keyring *kr)
 struct today {
 	struct gate_result	*gr;
 	const char		*manifest;	/* workspace-relative */
+	/* Why the last lookup found nothing when the artifact is there but
+	 * cannot be read (a parse error, a FIFO): "" when it is gone. */
+	char			 why[400];
 };
+
+/* What the last lookup of rel found nothing for: msg when rel is there
+ * (it could not be read), nothing when it is gone. */
+static void
+today_failed(struct today *t, const char *rel, const char *msg)
+{
+	t->why[0] = '\0';
+	if (artifact_exists(t->gr, rel, NULL))
+		snprintf(t->why, sizeof t->why, "%s", msg);
+}
 
 static const char *
 today_file(void *arg, const char *rel, char hex[HASH_HEX_LEN + 1])
@@ -219,8 +233,11 @@ today_file(void *arg, const char *rel, char hex[HASH_HEX_LEN + 1])
 	struct today *t = arg;
 	char msg[320];
 
-	if (artifact_hash(t->gr, rel, hex, msg, sizeof msg) != 0)
+	t->why[0] = '\0';
+	if (artifact_hash(t->gr, rel, hex, msg, sizeof msg) != 0) {
+		today_failed(t, rel, msg);
 		return NULL;
+	}
 	return hex;
 }
 
@@ -231,8 +248,11 @@ today_tree(void *arg, const char *rel, char hex[HASH_HEX_LEN + 1])
 	const struct tree *tr;
 	char msg[320];
 
-	if ((tr = artifact_tree(t->gr, rel, msg, sizeof msg)) == NULL)
+	t->why[0] = '\0';
+	if ((tr = artifact_tree(t->gr, rel, msg, sizeof msg)) == NULL) {
+		today_failed(t, rel, msg);
 		return NULL;
+	}
 	snprintf(hex, HASH_HEX_LEN + 1, "%s", tr->hex);
 	return hex;
 }
@@ -244,8 +264,14 @@ today_member(void *arg, const char *rel, const char *k1, const char *k2)
 	struct artifact *a = artifact_eval(t->gr->ev, rel, true);
 	json_t *v;
 
-	if (!a->parsed)
+	t->why[0] = '\0';
+	if (!a->parsed) {
+		/* G0's manifest broken or a FIFO is not a tokenizer gone. */
+		if (a->status != WS_ABSENT)
+			snprintf(t->why, sizeof t->why, "'%s' cannot be read: %s",
+			    rel, a->msg[0] != '\0' ? a->msg : "not a document");
 		return NULL;
+	}
 	v = json_object_get(a->doc.root, k1);
 	if (k2 != NULL)
 		v = json_object_get(v, k2);
@@ -269,11 +295,18 @@ today_join(void *arg, const char *ptr, const char *path, char **rel,
 	return rc;
 }
 
+static const char *
+today_why(void *arg)
+{
+	return ((struct today *)arg)->why;
+}
+
 static const struct relverdict_today today_ops = {
 	.file = today_file,
 	.tree = today_tree,
 	.member = today_member,
 	.join = today_join,
+	.why = today_why,
 };
 
 /* The candidate's bindings: a part of its verdict, and a finding at the
@@ -282,7 +315,7 @@ static void
 check_bindings(struct gate_result *gr, const struct generation *c,
     struct relverdict *v)
 {
-	struct today t = { gr, c->rel };
+	struct today t = { gr, c->rel, "" };
 	const struct relverdict_change *ch;
 	char where[64];
 	size_t i;
@@ -306,7 +339,7 @@ g10_release_bindings(struct eval *ev, long n, const json_t *manifest,
     struct relverdict *v)
 {
 	struct gate_result scratch;
-	struct today t = { &scratch, NULL };
+	struct today t = { &scratch, NULL, "" };
 	char *rel = xasprintf("%s/%ld/release-manifest.json", GENS, n);
 
 	/* A result of G10's own, whose findings (a path that leads outside,

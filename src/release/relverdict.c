@@ -115,14 +115,18 @@ add_change(struct relverdict *v, enum relverdict_kind kind, const char *what,
 	va_end(ap);
 }
 
-/* A bound hash against today's value; today NULL: the artifact is gone. */
+/* A bound hash against today's value; today NULL: the artifact is gone,
+ * or cannot be read, as why says (NULL or "": gone). */
 static void
 bind(struct relverdict *v, const char *ptr, const char *bound,
-    const char *today, const char *what)
+    const char *today, const char *what, const char *why)
 {
 	if (bound == NULL)
 		add_change(v, RVC_UNBOUND, what, ptr, "the manifest binds no %s",
 		    what);
+	else if (today == NULL && why != NULL && why[0] != '\0')
+		add_change(v, RVC_GONE, what, ptr, "%s is bound but cannot be "
+		    "read today: %s", what, why);
 	else if (today == NULL)
 		add_change(v, RVC_GONE, what, ptr, "%s is bound but no longer "
 		    "exists", what);
@@ -130,6 +134,13 @@ bind(struct relverdict *v, const char *ptr, const char *bound,
 		add_change(v, RVC_CHANGED, what, ptr, "%s changed since "
 		    "generation %ld was signed (now %.12s…, bound %.12s…)",
 		    what, v->n, today, bound);
+}
+
+/* Why the lookup just made found nothing, or NULL. */
+static const char *
+why(const struct relverdict_today *t, void *arg)
+{
+	return t->why != NULL ? t->why(arg) : NULL;
 }
 
 static const char *
@@ -165,7 +176,7 @@ bind_reports(struct relverdict *v, const json_t *m,
 		switch (t->join(arg, ptr, path, &rel, err, sizeof err)) {
 		case 0:
 			bind(v, ptr, member(r, "sha256", NULL),
-			    t->file(arg, rel, hex), rel);
+			    t->file(arg, rel, hex), rel, why(t, arg));
 			free(rel);
 			break;
 		case 1:		/* a content URI: no file of this workspace */
@@ -183,27 +194,33 @@ relverdict_bindings(struct relverdict *v, const json_t *m,
     const struct relverdict_today *t, void *arg)
 {
 	char hex[HASH_HEX_LEN + 1];
+	const char *today;
 
 	release_changes(v);
 	v->bind = RV_BIND_MATCH;
 	v->bind_why[0] = '\0';
-	bind(v, "/tokenizer_sha256", member(m, "tokenizer_sha256", NULL),
-	    t->member(arg, "00-source/source-manifest.json", "tokenizer",
-	    "sha256"), "the tokenizer (G0 manifest)");
-	bind(v, "/onnx_sha256", member(m, "onnx_sha256", NULL),
-	    t->file(arg, "02-onnx/model.onnx", hex), "02-onnx/model.onnx");
+	/* Each asked for, then bound with why it was not found, if so. */
+	today = t->member(arg, "00-source/source-manifest.json", "tokenizer",
+	    "sha256");
+	bind(v, "/tokenizer_sha256", member(m, "tokenizer_sha256", NULL), today,
+	    "the tokenizer (G0 manifest)", why(t, arg));
+	today = t->file(arg, "02-onnx/model.onnx", hex);
+	bind(v, "/onnx_sha256", member(m, "onnx_sha256", NULL), today,
+	    "02-onnx/model.onnx", why(t, arg));
+	today = t->file(arg, "03-quant/quant-config.yaml", hex);
 	bind(v, "/quant_config_sha256", member(m, "quant_config_sha256", NULL),
-	    t->file(arg, "03-quant/quant-config.yaml", hex),
-	    "03-quant/quant-config.yaml");
+	    today, "03-quant/quant-config.yaml", why(t, arg));
+	today = t->file(arg, "03-quant/calibration-manifest.jsonl", hex);
 	bind(v, "/calibration_manifest_sha256", member(m,
-	    "calibration_manifest_sha256", NULL), t->file(arg,
-	    "03-quant/calibration-manifest.jsonl", hex),
-	    "03-quant/calibration-manifest.jsonl");
+	    "calibration_manifest_sha256", NULL), today,
+	    "03-quant/calibration-manifest.jsonl", why(t, arg));
+	today = t->member(arg, "04-compiler/compiler-manifest.json",
+	    "oci_digest", NULL);
 	bind(v, "/compiler/oci_digest", member(m, "compiler", "oci_digest"),
-	    t->member(arg, "04-compiler/compiler-manifest.json", "oci_digest",
-	    NULL), "the compiler container (oci_digest)");
+	    today, "the compiler container (oci_digest)", why(t, arg));
+	today = t->tree(arg, "05-calbin/package", hex);
 	bind(v, "/calbin_tree_sha256", member(m, "calbin_tree_sha256", NULL),
-	    t->tree(arg, "05-calbin/package", hex), "the calbin package tree");
+	    today, "the calbin package tree", why(t, arg));
 	bind_reports(v, m, t, arg);
 }
 

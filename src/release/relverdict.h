@@ -109,6 +109,10 @@ struct relverdict_today {
 	 * err). */
 	int		 (*join)(void *arg, const char *ptr, const char *path,
 			    char **rel, char *err, size_t errlen);
+	/* Why the last file, tree or member asked for was not found, when
+	 * it is not simply gone ("'…' cannot be parsed: …"); NULL or ""
+	 * otherwise.  May be NULL itself. */
+	const char	*(*why)(void *arg);
 };
 
 /* Judge the bindings of generation n of the manifest (as G10 does its

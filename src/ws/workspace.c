@@ -234,8 +234,13 @@ diagnose(const struct workspace *ws, const char *rel, char *err, size_t len)
 			s = WS_UNREADABLE;
 		}
 	} else if (!within(ws->root, real)) {
-		errbuf_set(err, len, "'%s' leads outside the workspace "
-		    "(through a symbolic link)", rel);
+		/* A link is to blame only when, by name, the path stays
+		 * inside: "../rel/x" climbs out with no link on the way. */
+		char *named = normalise(abs);
+
+		errbuf_set(err, len, "'%s' leads outside the workspace%s", rel,
+		    within(ws->root, named) ? " (through a symbolic link)" : "");
+		free(named);
 		s = WS_OUTSIDE;
 	}
 	free(real);

@@ -78,6 +78,20 @@ refused 1 "G3 has no command: the lab file's gates: map gives none" \
 refused 2 "'G11' is not a gate" "$T/lab.yaml" G11
 refused 2 "usage" "$T/lab.yaml"
 refused 1 "no host 'lab9' in the lab file" "$T/lab.yaml" G6 --host lab9
+# A host whose name does not resolve is said at once, not after the whole
+# --timeout as "did not answer" (issue 27); timeout(1) is only the guard.
+cat >"$T/nx.yaml" <<LAB
+hosts:
+  - {name: nx, transport: ssh, address: nowhere.invalid}
+workspaces:
+  - {host: nx, path: /srv/ws}
+gates:
+  G6: [sh, -c, "true"]
+LAB
+timeout 60 "$CALOPS" run-gate "$T/nx.yaml" G6 --timeout 50 >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "cannot resolve 'nowhere.invalid'" "$T/err" ||
+	fail "run-gate on a name that does not resolve: exit $rc: $(cat "$T/err")"
 refused 1 "'$T/other' is not a workspace in the lab file" "$T/lab.yaml" G6 \
     --workspace "$T/other"
 cat >"$T/two.yaml" <<LAB

@@ -198,6 +198,40 @@ g0_files_entries(void **state)
 	ev = ws_eval(w);
 	expect_status(ev, "G0", GS_FAIL);
 	expect_finding(ev, "G0", "G0.files", SEV_ERROR);
+
+	/* A path listed again passed silently (issue 27): an error at its
+	 * second place, with how many times, once however many. */
+	ws_reset(w, "a file listed twice");
+	{
+		json_t *m = ws_json_load(w, SOURCE);
+
+		ws_json_set(w, SOURCE, "/files/-", json_incref(json_at(m,
+		    "/files/0")));
+		json_decref(m);
+	}
+	ev = ws_eval(w);
+	expect_status(ev, "G0", GS_FAIL);
+	expect_finding_msg(ev, "G0", "G0.files", SEV_ERROR, "is listed twice "
+	    "(first at /files/0)");
+	ws_reset(w, "a file listed 2000 times");
+	{
+		json_t *m = ws_json_load(w, SOURCE), *files, *first;
+		size_t i, n = 0;
+
+		files = json_object_get(m, "files");
+		first = json_array_get(files, 0);
+		for (i = 0; i < 1999; i++)
+			json_array_append(files, first);
+		ws_json_write(w, SOURCE, m);
+		json_decref(m);
+		ev = ws_eval(w);
+		expect_finding_msg(ev, "G0", "G0.files", SEV_ERROR,
+		    "is listed 2000 times");
+		for (i = 0; i < gate_of(ev, "G0")->findings.n; i++)
+			n += strstr(gate_of(ev, "G0")->findings.v[i].message,
+			    "is listed") != NULL;
+		assert_int_equal(n, 1);
+	}
 }
 
 static void

@@ -962,6 +962,29 @@ g10_bindings(void **state)
 	expect_finding_msg(ev, "G10", "G10.bindings", SEV_STALE,
 	    "no longer exists");
 
+	/* G0's manifest there but unparsable, or a FIFO: the tokenizer is not
+	 * "gone", its manifest cannot be read (issue 27). */
+	ws_reset(w, "G0's manifest unparsable");
+	ws_write_str(w, "00-source/source-manifest.json", "{\"tokenizer\": ");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G10", "G10.bindings", SEV_STALE,
+	    "the tokenizer (G0 manifest) is bound but cannot be read today: "
+	    "'00-source/source-manifest.json' cannot be read");
+	assert_null(strstr(find_finding(ev, "G10", "G10.bindings",
+	    SEV_STALE)->message, "no longer exists"));
+	ws_reset(w, "G0's manifest a FIFO");
+	ws_remove(w, "00-source/source-manifest.json");
+	ws_mkfifo(w, "00-source/source-manifest.json");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G10", "G10.bindings", SEV_STALE,
+	    "the tokenizer (G0 manifest) is bound but cannot be read today");
+	ws_reset(w, "a bound report a FIFO");
+	ws_remove(w, RUN24 "/summary.json");
+	ws_mkfifo(w, RUN24 "/summary.json");
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G10", "G10.bindings", SEV_STALE,
+	    "summary.json is bound but cannot be read today");
+
 	ws_reset(w, "a candidate that binds no reports");
 	ws_new_generation(w, 3, 2, NULL);
 	ws_json_set(w, GEN3, "/reports", json_string("see the wiki"));
@@ -1011,6 +1034,13 @@ g10_current(void **state)
 	ev = ws_eval(w);
 	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR,
 	    "is a symlink loop");
+
+	/* Not "does not resolve": it resolves, outside (issue 27). */
+	ws_reset(w, "outside");
+	ws_symlink(w, "/tmp", CURRENT);
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR,
+	    "-> '/tmp' leads outside the workspace");
 
 	ws_reset(w, "an unverified generation");
 	ws_new_generation(w, 3, 2, NULL);
