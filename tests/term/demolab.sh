@@ -66,11 +66,14 @@ keys g j j j j j
 wait_re "^ wait-timeout on local:0 · expects CALRT_E_WAIT_TIMEOUT"
 # The command wraps where the pane is narrow, and where depends on the
 # length of the build's path; each row that goes on ends in a backslash, as
-# in a shell: read the rows back as one line.
+# in a shell: read the rows back as one line.  A quoted word cut there is
+# closed and opened again ('/a b/ca'\ then 'lrt-sim'), as sh reads it: the
+# '' where the rows meet goes.
 command_shown() {
 	screen | awk '/^ command  /{on=1; sub(/^ command/, "")}
 		on {sub(/^ +/, ""); sub(/ +$/, "");
-		if (sub(/\\$/, "")) {printf "%s", $0; next} print; exit}'
+		if (sub(/\\$/, "")) {printf "%s", $0; next} print; exit}' |
+	    sed "s/''//g"
 }
 # A path with a blank in it is quoted for sh ('…'), as the build's may be.
 [[ "$(command_shown)" =~ calrt-sim\'?\ --time-scale\ 3000\ fault\ --calbin\ .*/05-calbin/package\'?\ --chips\ 0\ --scenario\ wait-timeout$ ]] ||
