@@ -16,6 +16,7 @@
 
 #include "base/fileio.h"
 #include "jobfixture.h"
+#include "lab/labmodel.h"
 #include "loop/child.h"
 #include "loop/loop.h"
 
@@ -101,4 +102,17 @@ jobfix_stop(struct loop *l, void *arg)
 {
 	(void)arg;
 	loop_stop(l);
+}
+
+void
+jobfix_until_ended(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+	struct ljob *j = labmodel_job(lm, 0);
+
+	if (j != NULL && !labmodel_job_live(j) && !j->replaying) {
+		loop_stop(l);
+		return;
+	}
+	loop_add_timer(l, 50, jobfix_until_ended, lm);
 }

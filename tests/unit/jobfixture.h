@@ -29,5 +29,8 @@ char	*jobfix_slurp(const char *path, size_t *len);
 void	 jobfix_reap(struct loop *l, int sig, void *arg);
 /* A timer that stops the loop. */
 void	 jobfix_stop(struct loop *l, void *arg);
+/* A timer, every 50 ms, on the lab model arg: it stops the loop once the
+ * model's first job has ended and its replay is done. */
+void	 jobfix_until_ended(struct loop *l, void *arg);
 
 #endif

@@ -197,20 +197,6 @@ test_dashed_ids(void **state)
 	drive("-h");
 }
 
-/* Every 50 ms: stop once the job has ended. */
-static void
-check(struct loop *l, void *arg)
-{
-	struct labmodel *lm = arg;
-	struct ljob *j = labmodel_job(lm, 0);
-
-	if (j != NULL && !labmodel_job_live(j) && !j->replaying) {
-		loop_stop(l);
-		return;
-	}
-	loop_add_timer(l, 50, check, lm);
-}
-
 /* The lab model follows a job called "--from" (its record left by the
  * console that started it) to its end, and mirrors it whole. */
 static void
@@ -243,7 +229,7 @@ test_model_follows(void **state)
 	loop_watch_signal(l, SIGCHLD, jobfix_reap, NULL);
 	lm = labmodel_new(l, &lab, calops, &cb, err, sizeof err);
 	assert_non_null(lm);
-	loop_add_timer(l, 50, check, lm);
+	loop_add_timer(l, 50, jobfix_until_ended, lm);
 	loop_add_timer(l, 30000, jobfix_stop, NULL);
 	loop_run(l);
 	j = labmodel_job(lm, 0);

@@ -51,20 +51,6 @@ on_warn(struct labmodel *lm, const char *msg, void *arg)
 	    "%s\n", msg);
 }
 
-/* Every 50 ms: stop once the job has ended and the replay is done. */
-static void
-check(struct loop *l, void *arg)
-{
-	struct labmodel *lm = arg;
-	struct ljob *j = labmodel_job(lm, 0);
-
-	if (j != NULL && !labmodel_job_live(j) && !j->replaying) {
-		loop_stop(l);
-		return;
-	}
-	loop_add_timer(l, 50, check, lm);
-}
-
 /* A model of one local host, run until its first job ends (or 30 s). */
 static struct labmodel *
 run_model(struct loop *l, struct lab *lab)
@@ -76,7 +62,7 @@ run_model(struct loop *l, struct lab *lab)
 	warned[0] = '\0';
 	lm = labmodel_new(l, lab, calops, &cb, err, sizeof err);
 	assert_non_null(lm);
-	loop_add_timer(l, 50, check, lm);
+	loop_add_timer(l, 50, jobfix_until_ended, lm);
 	loop_add_timer(l, 30000, jobfix_stop, NULL);
 	loop_run(l);
 	return lm;

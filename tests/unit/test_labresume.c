@@ -45,20 +45,6 @@ on_warn(struct labmodel *lm, const char *msg, void *arg)
 		snprintf(warned, sizeof warned, "%s", msg);
 }
 
-/* Every 50 ms: stop once the job has ended and the replay is done. */
-static void
-check(struct loop *l, void *arg)
-{
-	struct labmodel *lm = arg;
-	struct ljob *j = labmodel_job(lm, 0);
-
-	if (j != NULL && !labmodel_job_live(j) && !j->replaying) {
-		loop_stop(l);
-		return;
-	}
-	loop_add_timer(l, 50, check, lm);
-}
-
 /* A model of one local host run until the job ends (or ms). */
 static struct labmodel *
 run_model(struct loop *l, struct lab *lab, long ms)
@@ -69,7 +55,7 @@ run_model(struct loop *l, struct lab *lab, long ms)
 
 	lm = labmodel_new(l, lab, calops, &cb, err, sizeof err);
 	assert_non_null(lm);
-	loop_add_timer(l, 50, check, lm);
+	loop_add_timer(l, 50, jobfix_until_ended, lm);
 	loop_add_timer(l, ms, jobfix_stop, NULL);
 	loop_run(l);
 	return lm;
