@@ -23,9 +23,9 @@
 #include "base/doc.h"
 #include "engine/finding.h"
 #include "ws/hash.h"
+#include "vocab/gateid.h"
 #include "ws/workspace.h"
 
-#define GATE_COUNT	11
 #define GATE_MAX_PER_CHECK 100	/* findings kept per check id, then a summary */
 
 enum gate_status {

@@ -21,6 +21,7 @@
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "proto/event.h"
+#include "proto/scenario.h"
 #include "remote/transport.h"
 
 static void	labstream_gone(struct ljob_int *j, const char *why);
@@ -29,7 +30,7 @@ static void	labstream_refuse(struct ljob_int *j);
 /* follow restarts before the stream is broken */
 #define RETRY_MAX	6
 #define KEEP_RETRY_MS	2000	/* what could not be kept, tried again */
-#define G7_STEPS	9	/* golden, then the eight faults */
+#define G7_STEPS	(1 + SCENARIO_COUNT) /* golden, then every fault */
 
 static const char *const kind_names[] = {
 	[LJOB_GATE] = "gate", [LJOB_SOAK] = "soak", [LJOB_FAULT] = "fault",
