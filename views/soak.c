@@ -18,7 +18,7 @@
 
 #include <math.h>
 
-#include "job/job.h"
+#include "job/jobevent.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "views/app/app.h"

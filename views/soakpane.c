@@ -17,7 +17,7 @@
 #include <math.h>
 
 #include "base/text.h"
-#include "job/job.h"
+#include "job/jobevent.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "remote/transport.h"

@@ -28,7 +28,7 @@
 
 #include "base/buf.h"
 #include "cmd/cmd.h"
-#include "job/job.h"
+#include "job/jobstore.h"
 #include "lab/labcmd.h"
 #include "loop/child.h"
 #include "loop/loop.h"

@@ -17,13 +17,13 @@
 #include "base/buf.h"
 #include "base/fileio.h"
 #include "base/statedir.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobstore.h"
 #include "lab/labmodel_int.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "remote/transport.h"
 #include "vocab/gateid.h"
-
 
 static char *
 labmodel_streams_dir(void)

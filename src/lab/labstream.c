@@ -14,7 +14,8 @@
 
 #include "base/fileio.h"
 #include "base/statedir.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobstore.h"
 #include "lab/actionlog.h"
 #include "lab/follow.h"
 #include "lab/labmodel_int.h"
@@ -747,7 +748,6 @@ retry_fire(struct loop *l, void *arg)
 	j->retry_timer = -1;
 	labstream_follow(j);
 }
-
 
 /* A broken stream: try again with backoff (1 s, 2 s, … 32 s), then give up
  * and say why; R on the jobs or soak screen does not bring it back, a new
