@@ -21,6 +21,7 @@
 #include "job/jobevent.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 #include "views/app/app.h"
 #include "views/core/ui.h"
 #include "views/soak_int.h"

@@ -20,6 +20,7 @@
 #include "job/jobevent.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/confirm.h"

@@ -5,6 +5,7 @@
 
 #include "proto/scenario.h"
 #include "sim_common.h"
+#include "ws/hashtree.h"
 
 /* How each scenario of proto/scenario.h plays on a simulated chip: what is
  * broken, where the runner notices, how long a healthy runner takes to

@@ -33,6 +33,8 @@
 #include "loop/child.h"
 #include "loop/loop.h"
 #include "remote/lab.h"
+#include "remote/local.h"
+#include "remote/ssh.h"
 #include "remote/transport.h"
 #include "vocab/gateid.h"
 

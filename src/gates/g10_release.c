@@ -4,11 +4,14 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 #include "gates/g10_release.h"
 #include "release/keyring.h"
 #include "release/release.h"
 #include "release/relverdict.h"
+#include "ws/hashtree.h"
 
 #define REL "08-release"
 #define GENS "08-release/generations"

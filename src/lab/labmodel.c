@@ -20,8 +20,13 @@
 #include "job/jobevent.h"
 #include "job/jobstore.h"
 #include "lab/labmodel_int.h"
+#include "lab/labreplay.h"
+#include "lab/labshare.h"
+#include "lab/labstream.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "remote/local.h"
+#include "remote/ssh.h"
 #include "remote/transport.h"
 #include "vocab/gateid.h"
 

@@ -19,6 +19,7 @@
 #include "lab/actionlog.h"
 #include "lab/follow.h"
 #include "lab/labmodel_int.h"
+#include "lab/labstream.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "proto/event.h"
