@@ -9,7 +9,7 @@
 #include "engine/query.h"
 #include "gates/g10_release.h"
 #include "release/keyring.h"
-#include "release/release.h"
+#include "release/relaudit.h"
 #include "release/relverdict.h"
 #include "ws/hashtree.h"
 
@@ -408,7 +408,7 @@ check_audit(struct gate_result *gr, const struct keyring *kr, long current)
 		    "audit.jsonl is missing");
 		return;
 	}
-	if (release_audit_verify(a->data, a->size, kr, &st) != 0) {
+	if (relaudit_verify(a->data, a->size, kr, &st) != 0) {
 		snprintf(where, sizeof where, "%zu:1", st.bad_line);
 		gate_add(gr, SEV_ERROR, "G10.audit", a->rel, where,
 		    "audit chain broken at record %zu: %s", st.bad_line,
