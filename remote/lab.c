@@ -6,6 +6,7 @@
 #include "base/doc.h"
 #include "base/docfile.h"
 #include "remote/lab.h"
+#include "vocab/gateid.h"
 
 /* What a parse needs at hand: the document for positions, the file's
  * name for messages and its folder for relative paths. */
@@ -552,17 +553,18 @@ parse_gates(struct labparse *p, struct lab *lab, json_t *root)
 	}
 	json_object_foreach(map, key, v) {
 		gp = doc_ptr_key(kp, key);
-		g = lab_gate_index(key);
+		g = gateid_index(key);
 		if (g < 0)
 			LERR(p, gp, "'%s' is not a gate: the gates are G0 to "
 			    "G10", key);
-		else if (g == 7 || g == 9)
+		else if (gateid_runner(g))
 			LERR(p, gp, "G%d's job is the runner's (%s): set "
-			    "'runner', not a command for G%d", g, g == 7 ?
-			    "golden and the fault scenarios" : "the soak", g);
+			    "'runner', not a command for G%d", g,
+			    gateid_job(g) == GATEJOB_SUITE ? "golden and the "
+			    "fault scenarios" : "the soak", g);
 		else if (lab->gates[g].argv != NULL)
 			LERR(p, gp, "G%d is given twice", g);
-		if (g < 0 || g == 7 || g == 9 || lab->gates[g].argv != NULL) {
+		if (g < 0 || gateid_runner(g) || lab->gates[g].argv != NULL) {
 			free(gp);
 			rc = -1;
 			break;
@@ -578,19 +580,6 @@ parse_gates(struct labparse *p, struct lab *lab, json_t *root)
 	}
 	free(kp);
 	return rc;
-}
-
-int
-lab_gate_index(const char *id)
-{
-	char *end;
-	long n;
-
-	if (id[0] != 'G' || id[1] < '0' || id[1] > '9' || (id[1] == '0' &&
-	    id[2] != '\0'))
-		return -1;
-	n = strtol(id + 1, &end, 10);
-	return *end == '\0' && n >= 0 && n < LAB_NGATES ? (int)n : -1;
 }
 
 /* hosts: or workspaces:, a list, each entry through fn. */
@@ -727,7 +716,7 @@ lab_release(struct lab *lab)
 		free(lab->runner_argv[i]);
 	free(lab->runner_argv);
 	free(lab->runner);
-	for (g = 0; g < LAB_NGATES; g++) {
+	for (g = 0; g < GATE_COUNT; g++) {
 		for (i = 0; i < lab->gates[g].argc; i++)
 			free(lab->gates[g].argv[i]);
 		free(lab->gates[g].argv);

@@ -70,6 +70,8 @@
 
 #include "calops.h"
 
+#include "vocab/gateid.h"
+
 #define LAB_MAX_BYTES	(1u << 20)	/* the largest lab file read */
 #define LAB_CHIP_MAX	4095		/* as EVENT_CHIP_MAX */
 #define LAB_HOST_NAME_MAX 64		/* [A-Za-z0-9._-], no leading dot */
@@ -108,8 +110,6 @@ struct lab_cmd {
 	size_t	  argc;
 };
 
-#define LAB_NGATES	11	/* G0 … G10 */
-
 struct lab {
 	char			*path;		/* the file read */
 	struct lab_host		*hosts;
@@ -124,7 +124,7 @@ struct lab {
 	size_t			 runner_argc;
 	/* gates: the command that makes a gate's evidence (argv NULL:
 	 * none given; never for G7 and G9, whose jobs are the runner's). */
-	struct lab_cmd		 gates[LAB_NGATES];
+	struct lab_cmd		 gates[GATE_COUNT];
 };
 
 /* A host's calops program when the lab names none, and its keepalive
@@ -145,9 +145,6 @@ int	 lab_load(struct lab *lab, const char *path, char *err, size_t errlen);
 int	 lab_parse(struct lab *lab, const char *data, size_t len,
 	    const char *source, char *err, size_t errlen);
 void	 lab_release(struct lab *lab);
-
-/* The index of a gate id, "G0" … "G10", or -1. */
-int	 lab_gate_index(const char *id);
 
 /* The host named name (borrowed from lab), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "loop/child.h"
+#include "remote/local.h"
 #include "remote/transport.h"
 
 #define LOCAL_ARGS_MAX	64

@@ -69,6 +69,7 @@
 #include "loop/child.h"
 #include "remote/knownhosts.h"
 #include "remote/lab.h"
+#include "remote/ssh.h"
 #include "remote/sshhost.h"
 #include "remote/sshkey.h"
 #include "remote/transport.h"

@@ -6,7 +6,8 @@
  *
  * An implementation is a const struct transport_ops (designated
  * initializers; local.c, and ssh.c with an exec channel a command) behind
- * a struct transport.  The transport reads its own fds or socket and
+ * a struct transport, made by local_transport_new() (local.h) or
+ * ssh_transport_new() (ssh.h).  The transport reads its own fds or socket and
  * drains them until EAGAIN; what it has read but not yet handed out it
  * reports through pending().  events() says what the transport's own
  * connection needs from poll() (an SSH socket: libssh2's block
@@ -172,31 +173,6 @@ struct transport {
 	 * identity is skipped and an unknown key refused, never asked. */
 	bool				 can_ask;
 };
-
-/*
- * The local transport: commands run as children of this process, program
- * being the calops binary (NULL: this very program, /proc/self/exe).
- */
-struct transport	*local_transport_new(struct loop *l, const char *host,
-			    const char *program);
-
-/*
- * The SSH transport (ssh.c): h, an ssh host of the lab file labfile, with
- * ~/.ssh/config (config: another file, NULL: the user's) merged in
- * (sshhost.h).  It starts connecting at once, in the loop: connect()
- * returns 0 and the state says how it goes.  NULL with err when the
- * host's settings cannot be used (an unknown %-token in IdentityFile).
- */
-struct lab_host;
-struct transport	*ssh_transport_new(struct loop *l,
-			    const struct lab_host *h, const char *labfile,
-			    const char *config, char *err, size_t errlen);
-
-/* ARGV as one command line for a POSIX shell, each word single-quoted
- * (a ' as '\''), so that the remote shell gives the program exactly
- * ARGV; appended to *b.  For the ssh exec channel, which takes a string. */
-struct buf;
-void			 ssh_quote_argv(struct buf *b, char *const argv[]);
 
 /* Shorthands for t->ops->…. */
 int		 transport_connect(struct transport *t, char *err,

@@ -6,8 +6,9 @@
  * few attribute macros.  Module contracts live in their own headers.
  *
  * Comments cite the project's reference in share/doc/: "workspace.md §3",
- * "protocol.md §2", "release.md" and "json.md" are the files of that name
- * there, and "runbook §11.3" is share/doc/runbook.md, which summarises the
+ * "protocol.md §2", "release.md", "json.md" and "architecture.md" (the
+ * layers, the loop, an event's path) are the files of that name there, and
+ * "runbook §11.3" is share/doc/runbook.md, which summarises the
  * porting runbook section by section under the runbook's own numbers.
  */
 #ifndef CALOPS_H

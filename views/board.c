@@ -5,6 +5,7 @@
 #include "views/core/list.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
+#include "vocab/gateid.h"
 
 struct board_view {
 	struct list	 list;
@@ -178,9 +179,10 @@ board_draw(struct app *a, void *data, int top, int rows, int cols)
 	struct board_draw d = { a, { 0 } };
 	char header[256], empty[64];
 
-	layout(cols, labmodel_gate_job(app_labmodel(a), 7,
-	    labrun_board_host(a), app_workspace(a)) != NULL ||
-	    labmodel_gate_job(app_labmodel(a), 9, labrun_board_host(a),
+	layout(cols, labmodel_gate_job(app_labmodel(a),
+	    gateid_of(GATEJOB_SUITE), labrun_board_host(a),
+	    app_workspace(a)) != NULL || labmodel_gate_job(app_labmodel(a),
+	    gateid_of(GATEJOB_SOAK), labrun_board_host(a),
 	    app_workspace(a)) != NULL, &d.c);
 	/* No padding after the last column shown: it would be clipped. */
 	snprintf(header, sizeof header, "%-*s %-*s %-*s %-*s %-*s %-*s%s",

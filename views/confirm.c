@@ -16,6 +16,7 @@
 #include "views/confirm.h"
 #include "views/core/cmdline.h"
 #include "views/core/ui.h"
+#include "vocab/gateid.h"
 
 #define CONFIRM_CHIPS	64
 #define DISTURB_MAX	8	/* jobs named, the rest counted */
@@ -161,10 +162,10 @@ evidence_gate(const struct ljob_spec *spec)
 {
 	switch (spec->kind) {
 	case LJOB_SOAK:
-		return 9;
+		return gateid_of(GATEJOB_SOAK);
 	case LJOB_FAULT:
 	case LJOB_GOLDEN:
-		return 7;
+		return gateid_of(GATEJOB_SUITE);
 	case LJOB_GATE:
 		break;
 	}
@@ -183,6 +184,7 @@ draw_evidence(struct app *a, const struct confirm *c, int y, int end,
 	const char *board_host = app_workspace_lab_host(a), *path;
 	const char *prefix, *first = NULL, *run = NULL;
 	int g = evidence_gate(&c->spec);
+	enum gatejob job = gateid_job(g);
 	size_t i, n = 0, plen, len, runlen = 0;
 	json_t *in;
 
@@ -195,14 +197,15 @@ draw_evidence(struct app *a, const struct confirm *c, int y, int end,
 	/* A soak's are the soak runs, counted by folder (the gate reads them
 	 * in name order); a fault's or the golden run's G7's results; a
 	 * gate's own tool's, all its gate's. */
-	prefix = g == 9 ? "07-serving/soak/" : g == 7 ? "06-runtime/" : "";
+	prefix = job == GATEJOB_SOAK ? "07-serving/soak/" :
+	    job == GATEJOB_SUITE ? "06-runtime/" : "";
 	plen = strlen(prefix);
 	json_array_foreach(b->now.gates[g].inputs, i, in) {
 		path = json_string_value(json_object_get(in, "path"));
 		if (path == NULL || strncmp(path, prefix, plen) != 0 ||
 		    !json_is_true(json_object_get(in, "present")))
 			continue;
-		if (g == 9) {
+		if (job == GATEJOB_SOAK) {
 			len = strcspn(path + plen, "/");
 			if (run != NULL && len == runlen &&
 			    strncmp(path + plen, run, len) == 0)
@@ -220,7 +223,7 @@ draw_evidence(struct app *a, const struct confirm *c, int y, int end,
 		return y;
 	}
 	/* Through the sanitiser: a path is the workspace's. */
-	if (g == 9)
+	if (job == GATEJOB_SOAK)
 		ui_putf(stdscr, y++, 10, cols - 11, ROLE_NORMAL, "%zu soak "
 		    "run%s (the last: %.*s)", n, n == 1 ? "" : "s", (int)runlen,
 		    run);
@@ -228,9 +231,9 @@ draw_evidence(struct app *a, const struct confirm *c, int y, int end,
 		ui_putf(stdscr, y++, 10, cols - 11, ROLE_NORMAL, "%zu file%s "
 		    "of G%d (%s%s)", n, n == 1 ? "" : "s", g, first,
 		    n > 1 ? ", …" : "");
-	if (y < end && (g == 7 || g == 9))
+	if (y < end && gateid_runner(g))
 		ui_putf(stdscr, y++, 10, cols - 11, ROLE_PASS, "%s",
-		    g == 9 ? "they stay untouched: this soak writes a run "
+		    job == GATEJOB_SOAK ? "they stay untouched: this soak writes a run "
 		    "folder of its own" : "they stay untouched: a result "
 		    "replaced is kept in history/ beside it");
 	return y;
@@ -266,8 +269,8 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 		    c->chips_text : "none: it works on the workspace's files",
 		    false);
 	}
-	if (c->spec.kind == LJOB_GATE && c->spec.gate != 7 &&
-	    c->spec.gate != 9 && y < end) {
+	if (c->spec.kind == LJOB_GATE && !gateid_runner(c->spec.gate) &&
+	    y < end) {
 		const char *stales = labcmd_gate_stales(c->spec.gate);
 
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "stale");

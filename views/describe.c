@@ -10,7 +10,8 @@
 
 #include <time.h>
 
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobstore.h"
 #include "lab/labmodel.h"
 #include "model/joblist.h"
 #include "views/app/app.h"

@@ -1,10 +1,11 @@
 /*
  * faults.c: the fault scenarios of runbook §11.3 on the chips of one host
- * (issue 4 §7).  A grid of the eight scenarios × the host's chips, each
- * cell the latest result (or the job running it), the chips folded per
- * scenario beside it (faultfold.h); below, the selected cell: its exact
- * command, the live jobs a trigger would disturb and every past result;
- * and the action log (actionpane.h), which A shows or hides.
+ * (README.md, the Faults screen).  A grid of the eight scenarios × the
+ * host's chips, each cell the latest result (or the job running it), the
+ * chips folded per scenario beside it (faultfold.h); below, the selected
+ * cell: its exact command, the live jobs a trigger would disturb and
+ * every past result; and the action log (actionpane.h), which A shows or
+ * hides.
  *
  * t (or Enter) triggers the selected scenario on the selected chip once the
  * chip id has been typed in the status bar; anything else cancels, and

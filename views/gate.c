@@ -14,6 +14,7 @@
 #include "views/core/textpane.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
+#include "vocab/gateid.h"
 
 /*
  * What each gate stands on: the artifacts it reads (workspace.md §3) and
@@ -244,10 +245,10 @@ gate_refresh(struct app *a, void *data)
 	    "Owner: %s   role: %s   due %s   failback: %s",
 	    g->owner != NULL ? g->owner : "(none)", g->role != NULL ? g->role :
 	    "?", g->due != NULL ? g->due : "-", g->failback);
-	if (d->gate == 7 || d->gate == 9)
+	if (gateid_runner(d->gate))
 		textpane_add(&d->pane, ROLE_DIM, -1,
 		    "Lab job: r runs %s on a lab host",
-		    d->gate == 9 ? "the 24 h soak" : "golden and the eight "
+		    gateid_job(d->gate) == GATEJOB_SOAK ? "the 24 h soak" : "golden and the eight "
 		    "fault scenarios");
 	else if (labmodel_gate_has_job(app_labmodel(a), d->gate))
 		textpane_add(&d->pane, ROLE_DIM, -1, "Lab job: r runs %s in "

@@ -11,7 +11,8 @@
 #include "calops.h"
 
 #include "base/text.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobstore.h"
 #include "lab/labmodel.h"
 #include "model/joblist.h"
 #include "views/app/app.h"

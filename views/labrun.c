@@ -12,6 +12,7 @@
 #include "views/confirm.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
+#include "vocab/gateid.h"
 
 /* The one question open at a time (prompt_ask keeps every key until it is
  * answered), so its context needs no allocation. */
@@ -134,7 +135,7 @@ labrun_gate(struct app *a, int gate)
 void
 labrun_gate_again(struct app *a, int gate)
 {
-	if (gate != 5) {
+	if (gateid_job(gate) != GATEJOB_REPRO) {
 		app_message(a, true, "a is for G5 only (one more build); r "
 		    "runs G%d's job", gate);
 		return;

@@ -1,7 +1,7 @@
 /*
- * labrun.h: starting a gate's lab job from the console (issue 4 §4), for
- * the board and the gate screen alike: which host, a confirmation, then
- * labmodel_start().
+ * labrun.h: starting a gate's lab job from the console (README.md, the
+ * Board), for the board and the gate screen alike: which host, a
+ * confirmation, then labmodel_start().
  */
 #ifndef CALOPS_LABRUN_H
 #define CALOPS_LABRUN_H

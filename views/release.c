@@ -21,6 +21,7 @@
 #include "base/text.h"
 #include "lab/labmodel.h"
 #include "lab/relclient.h"
+#include "remote/local.h"
 #include "remote/transport.h"
 #include "views/actionpane.h"
 #include "views/app/app.h"

@@ -1,10 +1,10 @@
 /*
- * soak.c: the live soak (issue 4 §6): the newest soak job's metrics as a
- * grid of graphs (graph.c) with the G0 SLA drawn on the latencies and the
- * success rate, a time cursor shared by every graph, the keys and the
- * timer.  The header rows (state, elapsed time and ETA, freshness, the G9
- * leak rule judged live), the alert journal (alerts.h) and starting a soak
- * are soakpane.c's.
+ * soak.c: the live soak (README.md, the Soak screen): the newest soak
+ * job's metrics as a grid of graphs (graph.c) with the G0 SLA drawn on the
+ * latencies and the success rate, a time cursor shared by every graph, the
+ * keys and the timer.  The header rows (state, elapsed time and ETA,
+ * freshness, the G9 leak rule judged live), the alert journal (alerts.h)
+ * and starting a soak are soakpane.c's.
  *
  * Two clocks.  Samples carry tool time, which the simulator runs thousands
  * of times faster than the wall: graphs, elapsed time and the cursor are in
@@ -18,9 +18,10 @@
 
 #include <math.h>
 
-#include "job/job.h"
+#include "job/jobevent.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 #include "views/app/app.h"
 #include "views/core/ui.h"
 #include "views/soak_int.h"

@@ -17,9 +17,10 @@
 #include <math.h>
 
 #include "base/text.h"
-#include "job/job.h"
+#include "job/jobevent.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/confirm.h"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sim_common.h"
+#include "ws/hashtree.h"
 
 /* Where a seeded run's clock starts (2026-09-21T08:00:00Z), so that --seed
  * alone reproduces a run byte for byte. */

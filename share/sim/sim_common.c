@@ -13,6 +13,7 @@
 #include "base/doc.h"
 #include "base/fileio.h"
 #include "sim_common.h"
+#include "ws/hashtree.h"
 #include "ws/workspace.h"
 
 /* Events and artifacts print reals with 15 digits: enough for a Unix time

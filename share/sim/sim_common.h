@@ -37,6 +37,7 @@
 
 #include "base/doc.h"
 #include "ws/hash.h"
+#include "ws/hashtree.h"
 
 #ifndef CALOPS_VERSION
 #define CALOPS_VERSION	"0.0.0"

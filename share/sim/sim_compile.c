@@ -35,6 +35,7 @@
 #include "base/csv.h"
 #include "base/fileio.h"
 #include "sim_common.h"
+#include "ws/hashtree.h"
 #include "ws/workspace.h"
 
 #define COMPILE_CONFIG	"04-compiler/compile-config.yaml"

@@ -15,6 +15,7 @@
 #include "calops.h"
 
 #include "sim_common.h"
+#include "ws/hashtree.h"
 
 #define PROMPTS		"01-reference/prompts.jsonl"
 #define REPORT		"07-serving/conformance/runner-vs-server.json"

@@ -3,55 +3,43 @@
 
 #include <math.h>
 
+#include "proto/scenario.h"
 #include "sim_common.h"
+#include "ws/hashtree.h"
 
-/* Each scenario: what is broken, where the runner notices, how long a
- * healthy runner takes to detect it and to recover. */
-static const struct scenario {
-	const char	*name;
-	const char	*code;
+/* How each scenario of proto/scenario.h plays on a simulated chip: what is
+ * broken, where the runner notices, how long a healthy runner takes to
+ * detect it and to recover.  Its name and error code are the table's. */
+static const struct play {
 	const char	*call;		/* the CalRT call that reports it */
 	const char	*inject;
 	const char	*recovery;
 	double		 detect_ms, recover_ms;
-} scenarios[] = {
-	{ "missing-tensor", "CALRT_E_TENSOR_MISSING", "CreateCalbin",
+} plays[SCENARIO_COUNT] = {
+	[SCENARIO_MISSING_TENSOR] = { "CreateCalbin",
 	  "tensor 'decode/layers.7.mlp.down_proj.weight' dropped from the "
 	  "calbin's tensor table",
 	  "calbin rejected before any device allocation; device state clean",
 	  3, 12 },
-	{ "bad-csr", "CALRT_E_CSR_INVALID", "configure",
+	[SCENARIO_BAD_CSR] = { "configure",
 	  "cur_seq_len[0] written past past_kv_cur_seq_len[0] + 1",
 	  "CSR rolled back to the last committed sequence length", 1, 4 },
-	{ "oob-slice", "CALRT_E_SLICE_OOB", "buffer",
-	  "KV slice requested past max_seq",
+	[SCENARIO_OOB_SLICE] = { "buffer", "KV slice requested past max_seq",
 	  "request rejected; buffer pool intact", 1, 3 },
-	{ "kv-full", "CALRT_E_KV_FULL", "KV",
+	[SCENARIO_KV_FULL] = { "KV",
 	  "decode continued past the sequence's KV capacity",
 	  "sequence released; its slot is reusable", 2, 9 },
-	{ "submit-busy", "CALRT_E_SUBMIT_BUSY", "infer",
-	  "submission to a full queue", "retried after backoff; accepted", 1, 2 },
-	{ "wait-timeout", "CALRT_E_WAIT_TIMEOUT", "Wait",
+	[SCENARIO_SUBMIT_BUSY] = { "infer", "submission to a full queue",
+	  "retried after backoff; accepted", 1, 2 },
+	[SCENARIO_WAIT_TIMEOUT] = { "Wait",
 	  "completion interrupt held past wait_ms 5000",
 	  "job cancelled, queue drained, next request served", 5000, 5012 },
-	{ "ccu-exception", "CALRT_E_CCU_EXCEPTION", "Wait",
+	[SCENARIO_CCU_EXCEPTION] = { "Wait",
 	  "CCU exception raised on core 3 mid-decode",
 	  "CCU reset, calbin reloaded, next request served", 40, 1840 },
-	{ "reset-warmup", "CALRT_E_DEVICE_RESET", "infer",
-	  "device reset mid-inference",
+	[SCENARIO_RESET_WARMUP] = { "infer", "device reset mid-inference",
 	  "device re-created, calbin reloaded, warmup passed", 25, 3275 },
 };
-
-static const struct scenario *
-find_scenario(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < nitems(scenarios); i++)
-		if (strcmp(scenarios[i].name, name) == 0)
-			return &scenarios[i];
-	return NULL;
-}
 
 /* The outcome, as both the fault event and faults/<S>.json carry it. */
 struct outcome {
@@ -64,35 +52,36 @@ struct outcome {
 static void
 play(struct sim *s, const struct scenario *sc, struct outcome *out)
 {
+	const struct play *pl = &plays[sc - scenario_table];
 	struct rng r;
 	double ms;
 
 	rng_init(&r, s->o.seed, sc->name);
 	ms = s->o.recover_ms >= 0 ? s->o.recover_ms :
-	    round(sc->recover_ms * (0.92 + 0.16 * rng_uniform(&r)));
+	    round(pl->recover_ms * (0.92 + 0.16 * rng_uniform(&r)));
 	out->code = s->o.error_code != NULL ? s->o.error_code :
 	    s->o.unstructured ? "" : sc->code;
 	out->structured = !s->o.unstructured;
 	out->aborted = s->o.abort_run;
 	out->recovered = !s->o.abort_run && !s->o.no_recover;
-	sim_log(s, "info", "inject %s: %s", sc->name, sc->inject);
-	sim_advance_ms(s, fmin(sc->detect_ms, ms));
+	sim_log(s, "info", "inject %s: %s", sc->name, pl->inject);
+	sim_advance_ms(s, fmin(pl->detect_ms, ms));
 	if (out->structured)
-		sim_log(s, "warn", "%s() returned %s", sc->call, out->code);
+		sim_log(s, "warn", "%s() returned %s", pl->call, out->code);
 	else
 		sim_log(s, "warn", "%s() returned -1 with no status record",
-		    sc->call);
+		    pl->call);
 	if (out->aborted) {
 		sim_log(s, "error", "runner called abort() after %s(): SIGABRT",
-		    sc->call);
+		    pl->call);
 		out->recover_ms = 0;
 		return;
 	}
 	/* A runner that never recovers gives up after three tries. */
 	out->recover_ms = out->recovered ? ms : 3 * ms;
-	sim_advance_ms(s, out->recover_ms - fmin(sc->detect_ms, ms));
+	sim_advance_ms(s, out->recover_ms - fmin(pl->detect_ms, ms));
 	if (out->recovered)
-		sim_log(s, "info", "recovered in %.0f ms: %s", ms, sc->recovery);
+		sim_log(s, "info", "recovered in %.0f ms: %s", ms, pl->recovery);
 	else
 		sim_log(s, "error", "no recovery after %.0f ms: the chip needs a "
 		    "manual reset", out->recover_ms);
@@ -111,7 +100,7 @@ outcome_json(const struct sim *s, const struct scenario *sc,
 int
 sim_fault(struct sim *s)
 {
-	const struct scenario *sc = find_scenario(s->o.scenario);
+	const struct scenario *sc = scenario_find(s->o.scenario);
 	char err[512], *path, *rel;
 	json_t *doc, *ev, *summary;
 	struct outcome out;

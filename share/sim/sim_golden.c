@@ -6,6 +6,7 @@
 #include "base/doc.h"
 #include "engine/gate.h"
 #include "sim_common.h"
+#include "ws/hashtree.h"
 
 #define GOLDEN_REL	"06-runtime/correctness/golden.json"
 #define LOGITS_TOL	0.02

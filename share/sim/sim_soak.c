@@ -9,6 +9,7 @@
 
 #include "metrics/soakstats.h"
 #include "sim_common.h"
+#include "ws/hashtree.h"
 
 /* The memory pool's blocks per chip: pool_used is reported against it. */
 #define SIM_POOL_BLOCKS	96

@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/fileio.h"
 #include "sim_common.h"
+#include "ws/hashtree.h"
 
 /* The listing of the package's files, as G6.hashes reads it. */
 static int

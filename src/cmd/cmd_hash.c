@@ -9,6 +9,7 @@
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "ws/hash.h"
+#include "ws/hashtree.h"
 
 #define MAX_THREADS 256
 

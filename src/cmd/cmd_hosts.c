@@ -26,6 +26,8 @@
 #include "loop/child.h"
 #include "loop/loop.h"
 #include "remote/lab.h"
+#include "remote/local.h"
+#include "remote/ssh.h"
 #include "remote/transport.h"
 
 #define HOSTS_TIMEOUT_S	30

@@ -7,7 +7,9 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobsink.h"
+#include "job/jobstore.h"
 
 static const char jobs_usage[] =
     "usage: calops jobs [--json] [--running] [--jobs DIR]\n"
@@ -51,7 +53,7 @@ static double
 stalled_since(const char *root, const char *id, char *why, size_t len)
 {
 	char *path = xasprintf("%s/%s/events.jsonl", root, id);
-	double since = jobevent_stalled_since(path, why, len);
+	double since = jobsink_stalled_since(path, why, len);
 
 	free(path);
 	return since;

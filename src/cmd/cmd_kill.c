@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobsink.h"
+#include "job/jobstore.h"
 
 #define KILL_POLL_MS	20
 #define KILL_AFTER_MS	5000	/* to wait for the record after SIGKILL */
@@ -217,10 +219,10 @@ record_lost_end(int dfd, struct job_record *r, int sig)
 	r->state = JOB_KILLED;
 	r->signal = sig;
 	r->ended = jobevent_now();
-	if ((rc = jobevent_sink_resume(&k, dfd, "events.jsonl", err,
+	if ((rc = jobsink_resume(&k, dfd, "events.jsonl", err,
 	    sizeof err)) == 1) {
 		/* It died between its end and its record: the end stands. */
-		jobevent_sink_close(&k);
+		jobsink_close(&k);
 		fprintf(stderr, "calops: job '%s': its events end already; "
 		    "its record is left as it is\n", r->id);
 		return -1;
@@ -229,13 +231,13 @@ record_lost_end(int dfd, struct job_record *r, int sig)
 		fprintf(stderr, "calops: job '%s': %s\n", r->id, err);
 		return -1;
 	}
-	rc = jobevent_sink_event(&k, "end", json_pack("{s:s,s:i,s:s}",
+	rc = jobsink_event(&k, "end", json_pack("{s:s,s:i,s:s}",
 	    "state", "killed", "signal", sig, "by", "calops kill, after its "
 	    "supervisor was gone"));
 	if (rc != 0)
 		fprintf(stderr, "calops: job '%s': cannot append its end: %s\n",
 		    r->id, strerror(errno));
-	jobevent_sink_close(&k);
+	jobsink_close(&k);
 	if (rc == 0 && jobstore_record_write(r, dfd, err, sizeof err) != 0) {
 		fprintf(stderr, "calops: job '%s': %s\n", r->id, err);
 		rc = -1;

@@ -36,6 +36,7 @@
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "ws/hash.h"
+#include "ws/hashtree.h"
 
 #define BUILDS_MAX	64
 

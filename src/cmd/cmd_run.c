@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "job/job.h"
+#include "job/jobstore.h"
 
 #ifndef CALOPS_VERSION
 #define CALOPS_VERSION "0.0.0"

@@ -28,12 +28,15 @@
 
 #include "base/buf.h"
 #include "cmd/cmd.h"
-#include "job/job.h"
+#include "job/jobstore.h"
 #include "lab/labcmd.h"
 #include "loop/child.h"
 #include "loop/loop.h"
 #include "remote/lab.h"
+#include "remote/local.h"
+#include "remote/ssh.h"
 #include "remote/transport.h"
+#include "vocab/gateid.h"
 
 #define RUNGATE_TIMEOUT_S	60
 
@@ -471,7 +474,7 @@ cmd_rungate(int argc, char **argv)
 		fputs(rungate_usage, stderr);
 		return 2;
 	}
-	if ((gate = lab_gate_index(argv[optind + 1])) < 0) {
+	if ((gate = gateid_index(argv[optind + 1])) < 0) {
 		fprintf(stderr, "calops: '%s' is not a gate: G0 to G10\n",
 		    argv[optind + 1]);
 		return 2;

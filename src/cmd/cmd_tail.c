@@ -15,7 +15,9 @@
 
 #include "base/text.h"
 #include "cmd/cmd.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobreader.h"
+#include "job/jobstore.h"
 #include "loop/loop.h"
 
 #define POLL_MS		200	/* without inotify */
@@ -99,7 +101,7 @@ pump(struct tail *t, bool hold)
 	int rc = 0;
 
 	while (
-	    !t->end && (rc = jobevent_reader_next(&t->rd, &line, &len)) > 0) {
+	    !t->end && (rc = jobreader_next(&t->rd, &line, &len)) > 0) {
 		if (rc == 2) {
 			snprintf(why, sizeof why, "longer than %u bytes",
 			    JOB_READ_MAX);
@@ -316,7 +318,7 @@ cmd_tail(int argc, char **argv)
 	    errno != ENOENT) {
 		fprintf(stderr, "calops: job '%s' is corrupt: %s\n", t.id, err);
 		rc = 1;
-	} else if (jobevent_reader_open(&t.rd, path) != 0) {
+	} else if (jobreader_open(&t.rd, path) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			fprintf(stderr, "calops: no job '%s'\n", t.id);
 		else
@@ -324,12 +326,12 @@ cmd_tail(int argc, char **argv)
 			    strerror(errno));
 		rc = 1;
 	} else {
-		jobevent_reader_seek(&t.rd, t.from);
+		jobreader_seek(&t.rd, t.from);
 		rc = pump(&t, false) != 0 ? 1 : 0;
 		if (rc == 0 && follow_it && !t.end)
 			rc = follow(&t);
 	}
-	jobevent_reader_close(&t.rd);
+	jobreader_close(&t.rd);
 	free(path);
 	free(t.dir);
 	free(t.root);

@@ -20,7 +20,7 @@
 
 #include "base/text.h"
 #include "cmd/cmd.h"
-#include "job/job.h"
+#include "job/jobevent.h"
 #include "loop/loop.h"
 #include "loop/watch.h"
 

@@ -7,7 +7,9 @@
 
 #include "base/lines.h"
 #include "base/text.h"
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "ws/hashtree.h"
 
 static char *
 gate_check_id(const struct gate_result *gr, const char *name)

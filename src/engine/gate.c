@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 
 #include "base/text.h"
+#include "engine/artifact.h"
 #include "engine/gate.h"
 #include "engine/owners.h"
 #include "engine/project.h"
+#include "ws/hashtree.h"
 
 /* The check ids of workspace.md §3, gate by gate: `check --json` gives a
  * verdict for each of them. */

@@ -3,7 +3,10 @@
 
 #include <ctype.h>
 
+#include "engine/artifact.h"
+#include "engine/gate.h"
 #include "engine/owners.h"
+#include "engine/query.h"
 
 #define OWNERS_FILE "owners.yaml"
 

@@ -6,6 +6,7 @@
 #ifndef CALOPS_OWNERS_H
 #define CALOPS_OWNERS_H
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
 
 struct owners {
@@ -19,6 +20,5 @@ void	owners_load(struct owners *o, struct eval *ev);
 /* Sets gr->owner and gr->due, and reports G<n>.owner problems. */
 void	owners_check(const struct owners *o, struct gate_result *gr);
 void	owners_release(struct owners *o);
-
 
 #endif

@@ -1,6 +1,7 @@
 /* project.c: BLOCKED_COMPILER and the vendor deliverables (see project.h). */
 #include "calops.h"
 
+#include "engine/artifact.h"
 #include "engine/project.h"
 
 static void

@@ -1,7 +1,9 @@
 /* query.c: typed access to artifact members, reporting what is wrong. */
 #include "calops.h"
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 void
 query_gate_at(struct gate_result *gr, enum severity sev, const char *check,

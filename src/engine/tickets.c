@@ -1,6 +1,7 @@
 /* tickets.c: ticket progress derived from evidence (see tickets.h). */
 #include "calops.h"
 
+#include "engine/artifact.h"
 #include "engine/tickets.h"
 
 const struct ticket_def tickets_table[TICKET_COUNT] = {

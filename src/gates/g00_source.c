@@ -3,7 +3,9 @@
 
 #include <sys/stat.h>
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 #define MANIFEST "00-source/source-manifest.json"
 

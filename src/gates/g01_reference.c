@@ -1,7 +1,9 @@
 /* g01_reference.c: G1, the reference baseline (runbook §5). */
 #include "calops.h"
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 #define PROMPTS "01-reference/prompts.jsonl"
 #define OUTPUTS "01-reference/outputs.jsonl"

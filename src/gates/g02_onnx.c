@@ -3,7 +3,9 @@
 
 #include <sys/stat.h>
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 #define CONFIG "02-onnx/export-config.yaml"
 #define REPORT "02-onnx/onnx-report.json"

@@ -2,7 +2,9 @@
 #include "calops.h"
 
 #include "base/csv.h"
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 #define TABLE "02-onnx/op-support.csv"
 #define INVENTORY "02-onnx/op-inventory.json"

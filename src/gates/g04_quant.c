@@ -1,7 +1,9 @@
 /* g04_quant.c: G4, quantization (runbook §8). */
 #include "calops.h"
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 #define CONFIG "03-quant/quant-config.yaml"
 #define CALIB "03-quant/calibration-manifest.jsonl"

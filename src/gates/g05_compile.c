@@ -3,7 +3,9 @@
 
 #include <sys/stat.h>
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 #define MANIFEST "04-compiler/compiler-manifest.json"
 #define CONFIG "04-compiler/compile-config.yaml"

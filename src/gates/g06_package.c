@@ -2,7 +2,10 @@
 #include "calops.h"
 
 #include "base/text.h"
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
+#include "ws/hashtree.h"
 
 #define VALIDATION "05-calbin/validation.json"
 #define LISTING "05-calbin/file-sha256.txt"

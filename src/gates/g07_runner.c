@@ -1,8 +1,11 @@
 /* g07_runner.c: G7, the runtime runner: golden, faults (runbook §11). */
 #include "calops.h"
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 #include "proto/scenario.h"
+#include "ws/hashtree.h"
 
 #define GOLDEN "06-runtime/correctness/golden.json"
 

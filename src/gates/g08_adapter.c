@@ -1,7 +1,9 @@
 /* g08_adapter.c: G8, the llama.cpp adapter (runbook §12). */
 #include "calops.h"
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 
 #define MANIFEST "07-serving/service-manifest.json"
 #define CONFORMANCE "07-serving/conformance/runner-vs-server.json"

@@ -5,7 +5,9 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 #include "metrics/soakstats.h"
 
 #define API "07-serving/conformance/api-matrix.json"

@@ -4,11 +4,14 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "engine/artifact.h"
 #include "engine/gate.h"
+#include "engine/query.h"
 #include "gates/g10_release.h"
 #include "release/keyring.h"
-#include "release/release.h"
+#include "release/relaudit.h"
 #include "release/relverdict.h"
+#include "ws/hashtree.h"
 
 #define REL "08-release"
 #define GENS "08-release/generations"
@@ -405,7 +408,7 @@ check_audit(struct gate_result *gr, const struct keyring *kr, long current)
 		    "audit.jsonl is missing");
 		return;
 	}
-	if (release_audit_verify(a->data, a->size, kr, &st) != 0) {
+	if (relaudit_verify(a->data, a->size, kr, &st) != 0) {
 		snprintf(where, sizeof where, "%zu:1", st.bad_line);
 		gate_add(gr, SEV_ERROR, "G10.audit", a->rel, where,
 		    "audit chain broken at record %zu: %s", st.bad_line,

@@ -24,6 +24,9 @@
 
 #include "base/text.h"
 #include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobsink.h"
+#include "job/jobstore.h"
 #include "loop/loop.h"
 
 #define DRAIN_MS	1000	/* output still read after the tool exits */
@@ -189,7 +192,7 @@ hello(struct sup *s)
 	host[sizeof host - 1] = '\0';
 	for (i = 0; s->rec.argv[i] != NULL; i++)
 		json_array_append_new(argv, text_json(s->rec.argv[i]));
-	return jobevent_sink_event(&s->sink, "hello",
+	return jobsink_event(&s->sink, "hello",
 	    json_pack("{s:s,s:s,s:o,s:s,s:o}", "tool", "calops", "version",
 		s->spec->version != NULL ? s->spec->version : "0", "host",
 		text_json(host), "job", s->rec.id, "argv", argv));
@@ -225,7 +228,7 @@ setup(struct sup *s, const char *tmp, char *err, size_t errlen)
 	record_init(s);
 	/* Room for the last words before the job has a name: a job that
 	 * could not record its end is not started. */
-	if (jobevent_sink_open(&s->sink, s->dirfd, "events.jsonl", err,
+	if (jobsink_open(&s->sink, s->dirfd, "events.jsonl", err,
 	    errlen) != 0 || keep_room(s, err, errlen) != 0)
 		return -1;
 	return place(s, tmp, err, errlen);
@@ -326,7 +329,7 @@ record_end(struct sup *s, int status)
 		json_object_set_new(f, "signal", json_integer(r->signal));
 	else
 		json_object_set_new(f, "exit_code", json_integer(r->exit_code));
-	if (jobevent_sink_event(&s->sink, "end", f) != 0)
+	if (jobsink_event(&s->sink, "end", f) != 0)
 		fprintf(stderr, "calops: cannot append the end event: %s\n",
 		    strerror(errno));
 	r->lost = s->sink.lost;
@@ -341,7 +344,7 @@ retry(struct loop *l, void *arg)
 	struct sup *s = arg;
 
 	s->retry_timer = 0;
-	if (jobevent_sink_flush(&s->sink) != 0)
+	if (jobsink_flush(&s->sink) != 0)
 		s->retry_timer = loop_add_timer(l, RETRY_MS, retry, s);
 }
 
@@ -351,7 +354,7 @@ on_line(const char *line, size_t len, bool cut, void *arg)
 	struct input *in = arg;
 	struct sup *s = in->s;
 
-	if (jobevent_sink_line(&s->sink, line, len, cut, in->from_stderr) !=
+	if (jobsink_line(&s->sink, line, len, cut, in->from_stderr) !=
 	    0 && s->retry_timer == 0)
 		s->retry_timer = loop_add_timer(s->loop, RETRY_MS, retry, s);
 }
@@ -473,7 +476,7 @@ finish(struct sup *s)
 static void
 record_failed_start(struct sup *s, const char *why)
 {
-	jobevent_sink_event(&s->sink, "log", json_pack("{s:s,s:o}", "level",
+	jobsink_event(&s->sink, "log", json_pack("{s:s,s:o}", "level",
 	    "error", "msg", text_json(why)));
 	record_end(s, 127 << 8);
 }
@@ -500,7 +503,7 @@ sup_release(struct sup *s)
 			close(s->in[i].fd);
 		jobevent_split_release(&s->in[i].split);
 	}
-	jobevent_sink_close(&s->sink);
+	jobsink_close(&s->sink);
 	jobstore_record_release(&s->rec);
 	loop_free(s->loop);
 	if (s->dirfd != -1)

@@ -1,4 +1,4 @@
-/* jobstore.c: job ids, the jobs folder and job.json (see job.h). */
+/* jobstore.c: job ids, the jobs folder and job.json (jobstore.h). */
 #include "calops.h"
 
 #include <sys/file.h>
@@ -14,7 +14,7 @@
 #include "base/fileio.h"
 #include "base/statedir.h"
 #include "base/text.h"
-#include "job/job.h"
+#include "job/jobstore.h"
 
 #define RECORD_MAX	(1u << 20)	/* a bigger job.json is corrupt */
 #define RECORD_RESERVE	"job.json.last"	/* kept for the last record */
@@ -344,7 +344,6 @@ jobstore_record_read(struct job_record *r, const char *dir, char *err,
 	free(text);
 	return rc;
 }
-
 
 int
 jobstore_record_write(const struct job_record *r, int dirfd, char *err,

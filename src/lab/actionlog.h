@@ -1,8 +1,8 @@
 /*
- * actionlog.h: the console's action log (issue 4 §7): every action a person
- * triggers (a fault, a soak, a gate job, a kill) is appended, one JSON line,
- * to $XDG_STATE_HOME/calops/actions.jsonl: who, when, host, chip, command,
- * and later its outcome.
+ * actionlog.h: the console's action log (share/doc/json.md §7): every
+ * action a person triggers (a fault, a soak, a gate job, a kill) is
+ * appended, one JSON line, to $XDG_STATE_HOME/calops/actions.jsonl: who,
+ * when, host, chip, command, and later its outcome.
  *
  * CONTRACT (labmodel.c calls exactly these; the rest is actionlog.c's):
  *   struct action_rec   the fields below; strings borrowed

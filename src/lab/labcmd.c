@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "lab/labcmd.h"
 #include "proto/scenario.h"
+#include "vocab/gateid.h"
 
 /*
  * G7's whole job: golden, then every fault scenario on one chip, as one
@@ -51,7 +52,7 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
     struct strv *argv, char *label, size_t labellen, char *err,
     size_t errlen)
 {
-	const struct lab_cmd *c = g >= 0 && g < LAB_NGATES ?
+	const struct lab_cmd *c = g >= 0 && g < GATE_COUNT ?
 	    &w->lab->gates[g] : NULL;
 	const char *prog, *base;
 	size_t i;
@@ -61,7 +62,7 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 		    "gates: map gives none (share/doc/lab.md)", g);
 		return -1;
 	}
-	if (g == 5) {
+	if (gateid_job(g) == GATEJOB_REPRO) {
 		/* G5: the compile command as the reproducibility run, its
 		 * builds recorded where G5.builds reads them
 		 * (cmd_reprobuild.c), by the host's own calops. */
@@ -76,11 +77,11 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 	} else {
 		labcmd_strv_add(argv, xstrdup("/bin/sh"));
 		labcmd_strv_add(argv, xstrdup("-c"));
-		labcmd_strv_add(argv, xstrdup(g == 8 ? g8_script :
-		    gate_script));
+		labcmd_strv_add(argv, xstrdup(gateid_job(g) ==
+		    GATEJOB_CHIP_TOOL ? g8_script : gate_script));
 		labcmd_strv_add(argv, xasprintf("calops-g%d", g));
 		labcmd_strv_add(argv, xstrdup(w->ws));
-		if (g == 8)
+		if (gateid_job(g) == GATEJOB_CHIP_TOOL)
 			labcmd_strv_add(argv, xasprintf("%d", chip));
 	}
 	labcmd_strv_add(argv, runner_program(w, c->argv[0]));
@@ -95,10 +96,10 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 	    strcmp(base, "sh") == 0 || strcmp(base, "bash") == 0 ||
 	    strcmp(base, "perl") == 0) ? c->argv[1] : c->argv[0];
 	base = strrchr(prog, '/') != NULL ? strrchr(prog, '/') + 1 : prog;
-	if (g == 5)
+	if (gateid_job(g) == GATEJOB_REPRO)
 		snprintf(label, labellen, "G5 %s %s", again ? "one more build:" :
 		    "two builds:", base);
-	else if (g == 8)
+	else if (gateid_job(g) == GATEJOB_CHIP_TOOL)
 		snprintf(label, labellen, "G8 %s · chip %d", base, chip);
 	else
 		snprintf(label, labellen, "G%d %s", g, base);
@@ -236,10 +237,10 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 	}
 	first_chip = lh->nchips > 0 ? lh->chips[0] : 0;
 	calbin = xasprintf("%s/05-calbin/package", w->ws);
-	switch (spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
-	    spec->kind) {
+	switch (spec->kind == LJOB_GATE &&
+	    gateid_job(spec->gate) == GATEJOB_SOAK ? LJOB_SOAK : spec->kind) {
 	case LJOB_GATE:
-		if (spec->gate != 7) {
+		if (gateid_job(spec->gate) != GATEJOB_SUITE) {
 			free(calbin);
 			return gate_command(w, spec->gate, spec->again,
 			    first_chip, argv, label, labellen, err, errlen);
@@ -350,7 +351,7 @@ labcmd_text(const struct labcmd_where *w, const struct ljob_spec *spec,
 	return 0;
 }
 
-/* N of "calops-gN" (0 to LAB_NGATES - 1), else -1. */
+/* N of "calops-gN" (0 to GATE_COUNT - 1), else -1. */
 static int
 script_gate(const char *name)
 {
@@ -363,9 +364,9 @@ script_gate(const char *name)
 	p = name + sizeof prefix - 1;
 	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] != '\0'))
 		return -1;
-	for (; *p >= '0' && *p <= '9' && g < LAB_NGATES; p++)
+	for (; *p >= '0' && *p <= '9' && g < GATE_COUNT; p++)
 		g = g * 10 + (*p - '0');
-	return *p == '\0' && g < LAB_NGATES ? g : -1;
+	return *p == '\0' && g < GATE_COUNT ? g : -1;
 }
 
 /* The workspace of a runner's package path (WS/05-calbin/package), or
@@ -391,12 +392,13 @@ labcmd_job_gate(char *const *argv, size_t argc, char **ws)
 	/* G5: CALOPS repro-build WS … */
 	if (argc >= 3 && strcmp(argv[1], "repro-build") == 0) {
 		*ws = xstrdup(argv[2]);
-		return 5;
+		return gateid_of(GATEJOB_REPRO);
 	}
 	/* /bin/sh -c SCRIPT calops-gN WS … (G7: its package, not WS) */
 	if (argc >= 5 && strcmp(argv[0], "/bin/sh") == 0 &&
 	    strcmp(argv[1], "-c") == 0 && (g = script_gate(argv[3])) >= 0) {
-		*ws = g == 7 ? calbin_workspace(argv[4]) : xstrdup(argv[4]);
+		*ws = gateid_job(g) == GATEJOB_SUITE ?
+		    calbin_workspace(argv[4]) : xstrdup(argv[4]);
 		return *ws != NULL ? g : -1;
 	}
 	/* RUNNER… stress|fault|golden --calbin WS/05-calbin/package …: the
@@ -406,10 +408,10 @@ labcmd_job_gate(char *const *argv, size_t argc, char **ws)
 		if (strcmp(argv[i + 1], "--calbin") != 0)
 			continue;
 		if (strcmp(argv[i], "stress") == 0)
-			g = 9;
+			g = gateid_of(GATEJOB_SOAK);
 		else if (strcmp(argv[i], "fault") == 0 ||
 		    strcmp(argv[i], "golden") == 0)
-			g = 7;
+			g = gateid_of(GATEJOB_SUITE);
 		else
 			continue;
 		*ws = calbin_workspace(argv[i + 2]);

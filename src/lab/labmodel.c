@@ -17,12 +17,18 @@
 #include "base/buf.h"
 #include "base/fileio.h"
 #include "base/statedir.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobstore.h"
 #include "lab/labmodel_int.h"
+#include "lab/labreplay.h"
+#include "lab/labshare.h"
+#include "lab/labstream.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "remote/local.h"
+#include "remote/ssh.h"
 #include "remote/transport.h"
-
+#include "vocab/gateid.h"
 
 static char *
 labmodel_streams_dir(void)
@@ -53,7 +59,7 @@ labmodel_job_live(const struct ljob *j)
 bool
 labmodel_gate_has_job(const struct labmodel *lm, int gate)
 {
-	return gate == 7 || gate == 9 || (gate >= 0 && gate < LAB_NGATES &&
+	return gateid_runner(gate) || (gate >= 0 && gate < GATE_COUNT &&
 	    lm->lab->gates[gate].argv != NULL);
 }
 
@@ -529,7 +535,8 @@ static const struct rstream_cb run_cb = {
 static enum ljob_kind
 spec_kind(const struct ljob_spec *spec)
 {
-	return spec->kind == LJOB_GATE && spec->gate == 9 ? LJOB_SOAK :
+	return spec->kind == LJOB_GATE &&
+	    gateid_job(spec->gate) == GATEJOB_SOAK ? LJOB_SOAK :
 	    spec->kind;
 }
 
@@ -543,8 +550,9 @@ spec_chips(const struct lhost *h, const struct ljob_spec *spec, int *out,
 
 	/* A gate's own tool (the lab file's gates:) works on files, not a
 	 * chip; G8's adapter conformance serves from one. */
-	if (spec_kind(spec) == LJOB_GATE && spec->gate != 7 &&
-	    spec->gate != 8)
+	if (spec_kind(spec) == LJOB_GATE &&
+	    gateid_job(spec->gate) != GATEJOB_SUITE &&
+	    gateid_job(spec->gate) != GATEJOB_CHIP_TOOL)
 		return 0;
 	if (spec_kind(spec) == LJOB_FAULT)
 		out[n++] = spec->chip;

@@ -1,6 +1,6 @@
 /*
- * labmodel.h: the console's model of the lab (design.md §1 "model: jobs ·
- * metrics"): the hosts of the lab file with a transport each, the jobs the
+ * labmodel.h: the console's model of the lab (share/doc/architecture.md,
+ * "An event from a host to a screen"): the hosts of the lab file with a transport each, the jobs the
  * console started on them, every such job's event stream followed through
  * follow.c, and what the streams say: progress, results, a metric store per
  * soak, the fault results per chip, the alerts of a soak.

@@ -6,7 +6,9 @@
  * labreplay.c (reading the mirrors back at start) and labshare.c (two
  * consoles on one state folder).  The job's command (labcmd.h) and its
  * mirror file (labmirror.h) are leaves with headers of their own: they are
- * given what they need and return what went wrong.
+ * given what they need and return what went wrong.  What labmodel.c
+ * offers the other three is here; what each of them offers is in its own
+ * header (labstream.h, labreplay.h, labshare.h).
  */
 #ifndef CALOPS_LABMODEL_INT_H
 #define CALOPS_LABMODEL_INT_H
@@ -133,49 +135,5 @@ void		 labmodel_job_setup(struct labmodel *lm, struct ljob_int *j,
 		    bool samples);
 /* Put a job first; past LAB_JOBS_MAX the oldest ended one goes. */
 void		 labmodel_job_insert(struct labmodel *lm, struct ljob_int *j);
-
-/* labreplay.c */
-void		 labreplay_init(struct labmodel *lm);
-/* Replay the mirrors of jobs not replayed yet, a chunk per loop turn. */
-void		 labreplay_schedule(struct labmodel *lm);
-/* Every job record in a host's mirror folder into *v (grown), but those
- * whose id skip() says to leave (NULL: none). */
-void		 labreplay_scan_host(struct labmodel *lm, const char *host,
-		    bool (*skip)(struct labmodel *, const char *id),
-		    struct ljob_int ***v, size_t *n);
-
-/* labshare.c: two consoles on one state folder.  The first holds the
- * lock and follows the jobs; another watches: it follows the same
- * streams without writing, sees the jobs the first starts, and takes over
- * when the first quits. */
-void		 labshare_start(struct labmodel *lm);
-void		 labshare_stop(struct labmodel *lm);
-
-/* labstream.c */
-/* Follow a job's stream from its last seq + 1 (mirroring and applying). */
-void		 labstream_follow(struct ljob_int *j);
-/* j's host is up again: launch it again (relaunch) or follow it again
- * (wait_host). */
-void		 labstream_host_up(struct ljob_int *j);
-/* One event, in seq order, into the model. */
-struct event;
-void		 labstream_apply(struct ljob_int *j, const struct event *ev,
-		    const char *line, size_t len);
-/* This console now writes the mirror another one wrote (labmirror_adopt)
- * and follows the job again where the mirror lacks events (they are
- * mirrored, not applied twice). */
-void		 labstream_take_over(struct ljob_int *j);
-/* Every mirror's held lines written (labmirror_flush), failures said. */
-void		 labstream_flush_all(struct labmodel *lm);
-/* Append the job's action (outcome NULL: its start) to the action log;
- * 0, or -1 when it could not be (said with labmodel_warn). */
-int		 labstream_log_action(const struct ljob_int *j,
-	    const char *outcome);
-/* Stop following, close files, free the job. */
-void		 labstream_job_free(struct ljob_int *j);
-/* The record written beside the mirror, and read back at start. */
-char		*labstream_meta_json(const struct ljob_int *j);
-struct ljob_int	*labstream_job_from_meta(struct labmodel *lm, const char *path,
-		    char *err, size_t errlen);
 
 #endif

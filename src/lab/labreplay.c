@@ -11,6 +11,8 @@
 #include "base/statedir.h"
 #include "lab/follow.h"
 #include "lab/labmodel_int.h"
+#include "lab/labreplay.h"
+#include "lab/labstream.h"
 #include "proto/event.h"
 
 #define REPLAY_LINES	20000	/* mirror lines applied per loop turn */

@@ -34,6 +34,9 @@
 
 #include "base/statedir.h"
 #include "lab/labmodel_int.h"
+#include "lab/labreplay.h"
+#include "lab/labshare.h"
+#include "lab/labstream.h"
 #include "loop/loop.h"
 #include "loop/watchloop.h"
 

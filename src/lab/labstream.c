@@ -14,13 +14,16 @@
 
 #include "base/fileio.h"
 #include "base/statedir.h"
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobstore.h"
 #include "lab/actionlog.h"
 #include "lab/follow.h"
 #include "lab/labmodel_int.h"
+#include "lab/labstream.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "proto/event.h"
+#include "proto/scenario.h"
 #include "remote/transport.h"
 
 static void	labstream_gone(struct ljob_int *j, const char *why);
@@ -29,7 +32,7 @@ static void	labstream_refuse(struct ljob_int *j);
 /* follow restarts before the stream is broken */
 #define RETRY_MAX	6
 #define KEEP_RETRY_MS	2000	/* what could not be kept, tried again */
-#define G7_STEPS	9	/* golden, then the eight faults */
+#define G7_STEPS	(1 + SCENARIO_COUNT) /* golden, then every fault */
 
 static const char *const kind_names[] = {
 	[LJOB_GATE] = "gate", [LJOB_SOAK] = "soak", [LJOB_FAULT] = "fault",
@@ -746,7 +749,6 @@ retry_fire(struct loop *l, void *arg)
 	j->retry_timer = -1;
 	labstream_follow(j);
 }
-
 
 /* A broken stream: try again with backoff (1 s, 2 s, … 32 s), then give up
  * and say why; R on the jobs or soak screen does not bring it back, a new

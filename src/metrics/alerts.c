@@ -9,6 +9,7 @@
 #include "base/fileio.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 #include "metrics/sketch.h"
 #include "metrics/soakstats.h"
 

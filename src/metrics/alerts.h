@@ -1,8 +1,8 @@
 /*
- * alerts.h: the alert journal of a soak (issue 4 §6): SLA and leak alerts
- * that fire on crossings held for a minimum duration, each with start, end,
- * worst value and an acknowledgement.  Pure model: no ncurses, no I/O but
- * the acknowledgement file.
+ * alerts.h: the alert journal of a soak (the Soak screen, README.md): SLA
+ * and leak alerts that fire on crossings held for a minimum duration, each
+ * with start, end, worst value and an acknowledgement.  Pure model: no
+ * ncurses, no I/O but the acknowledgement file.
  *
  * CONTRACT (labmodel.c calls exactly these; the rest is alerts.c's to shape):
  *   alerts_new(ack_path)   ack_path: where acknowledgements persist (may be

@@ -68,7 +68,8 @@
  *
  * Ownership: struct metrics is opaque, made by metrics_new() and freed by
  * metrics_free(); series pointers are borrowed from it and stay valid until
- * metrics_free().  Merged views take arrays of series, so a view merges any
+ * metrics_free().  Merged views (metricsview.h) take arrays of series, so a
+ * view merges any
  * selection (the chips of a host, all hosts): sketches merge exactly,
  * cells by count, sum, min and max.
  */
@@ -113,9 +114,6 @@ struct mcell {
 
 struct metrics;
 struct mseries;
-
-/* Make c a gap: no samples. */
-void	metricsview_cell_gap(struct mcell *c);
 
 /* max_series 0 means METRICS_JOB_SERIES. */
 struct metrics	*metrics_new(size_t max_series);
@@ -178,17 +176,6 @@ size_t	metrics_select(const struct metrics *m, const char *host, int chip,
 /* Bytes held by the store, the structures and every sketch's buckets. */
 size_t	metrics_memory(const struct metrics *m);
 
-const char	*metricsview_series_host(const struct mseries *s);
-int		 metricsview_series_chip(const struct mseries *s);
-const char	*metricsview_series_name(const struct mseries *s);
-/* Freshness: the latest sample ts (NAN before any). */
-double		 metricsview_series_last_ts(const struct mseries *s);
-/* The whole run: count, sum, min, max, and the last value that arrived. */
-void		 metricsview_series_totals(const struct mseries *s,
-	    struct mcell *out);
-/* The sketch of a window (borrowed), or NULL if s is not a latency. */
-const struct sketch *metricsview_series_window(const struct mseries *s,
-	    enum mwin w);
 /*
  * The leak rule over what s kept (soakstats.h); not evaluated for a series
  * other than rss_bytes and device_mem_bytes.  Cached until the next sample.
@@ -200,30 +187,5 @@ unsigned metrics_level_res(enum mlevel l);
 unsigned metrics_level_cells(enum mlevel l);
 /* A window's width in seconds (0 for MWIN_RUN). */
 unsigned metrics_window_width(enum mwin w);
-
-/* The exact merge of n series' window sketches into out (initialised). */
-void	metricsview_merge_window(struct mseries *const *s, size_t n,
-	    enum mwin w,
-	    struct sketch *out);
-/*
- * The mean of n series' samples over a window (MWIN_RUN: the whole run),
- * counted from the cells at now; NAN with no samples.  For request_ok this
- * is the success rate.
- */
-double	metricsview_mean(struct mseries *const *s, size_t n, enum mwin w,
-	    double now);
-/*
- * The last ncells cells of a level, the last one holding now, merged over
- * n series.  out[ncells - 1] is now's cell.
- */
-void	metricsview_history(struct mseries *const *s, size_t n, enum mlevel l,
-	    double now, struct mcell *out, size_t ncells);
-/*
- * ncols graph columns over (now - span, now], from the finest level that
- * holds the span (else the coarsest), cells folded into columns; returns
- * the level used.
- */
-enum mlevel metricsview_graph(struct mseries *const *s, size_t n, double now,
-	    double span, struct mcell *out, size_t ncols);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics_int.h"
+#include "metrics/metricsview.h"
 
 /* The cell of key k, or NULL for a gap. */
 static const struct mcell *

@@ -6,6 +6,7 @@
 #include "lab/labmodel.h"
 #include "model/faultfold.h"
 #include "proto/scenario.h"
+#include "vocab/gateid.h"
 
 static const char *const words[FO_COUNT] = {
 	[FO_NEVER] = "never run",
@@ -274,7 +275,8 @@ grid_job(const struct grid *g, const struct fold_src *src, size_t rank)
 	const struct ljob *j = src->jobs[rank];
 	struct fold_state *c;
 
-	if (labmodel_job_live(j) && j->kind == LJOB_GATE && j->gate == 7 &&
+	if (labmodel_job_live(j) && j->kind == LJOB_GATE &&
+	    gateid_job(j->gate) == GATEJOB_SUITE &&
 	    strcmp(j->host, g->host) == 0)
 		mark_gate_job(g, j);
 	if (j->kind != LJOB_FAULT ||

@@ -1,7 +1,7 @@
 /*
  * faultfold.h: what a fault scenario did on each chip, said in one line
- * (issue 4 §7): the latest result per chip is classified, and chips with the
- * same outcome are folded into ranges,
+ * (the Faults screen, README.md): the latest result per chip is
+ * classified, and chips with the same outcome are folded into ranges,
  *
  *	chip[0-2,4-7] recovered 5.0 s · chip3 aborted
  *

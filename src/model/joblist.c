@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
-#include "job/job.h"
+#include "job/jobevent.h"
 #include "lab/labmodel.h"
 #include "model/joblist.h"
 #include "remote/transport.h"

@@ -6,6 +6,7 @@
 
 #include "proto/event.h"
 #include "proto/event_int.h"
+#include "proto/eventfast.h"
 
 /* The names of enum field, in its order. */
 static const char *const field_names[F_UNKNOWN] = {

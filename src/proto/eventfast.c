@@ -7,6 +7,7 @@
 
 #include "proto/event.h"
 #include "proto/event_int.h"
+#include "proto/eventfast.h"
 
 #define FB	EVENT_FALLBACK
 

@@ -4,14 +4,16 @@
 #include "proto/scenario.h"
 
 const struct scenario scenario_table[SCENARIO_COUNT] = {
-	{ "missing-tensor", "CALRT_E_TENSOR_MISSING" },
-	{ "bad-csr", "CALRT_E_CSR_INVALID" },
-	{ "oob-slice", "CALRT_E_SLICE_OOB" },
-	{ "kv-full", "CALRT_E_KV_FULL" },
-	{ "submit-busy", "CALRT_E_SUBMIT_BUSY" },
-	{ "wait-timeout", "CALRT_E_WAIT_TIMEOUT" },
-	{ "ccu-exception", "CALRT_E_CCU_EXCEPTION" },
-	{ "reset-warmup", "CALRT_E_DEVICE_RESET" },
+	[SCENARIO_MISSING_TENSOR] = { "missing-tensor",
+	    "CALRT_E_TENSOR_MISSING" },
+	[SCENARIO_BAD_CSR] = { "bad-csr", "CALRT_E_CSR_INVALID" },
+	[SCENARIO_OOB_SLICE] = { "oob-slice", "CALRT_E_SLICE_OOB" },
+	[SCENARIO_KV_FULL] = { "kv-full", "CALRT_E_KV_FULL" },
+	[SCENARIO_SUBMIT_BUSY] = { "submit-busy", "CALRT_E_SUBMIT_BUSY" },
+	[SCENARIO_WAIT_TIMEOUT] = { "wait-timeout", "CALRT_E_WAIT_TIMEOUT" },
+	[SCENARIO_CCU_EXCEPTION] = { "ccu-exception",
+	    "CALRT_E_CCU_EXCEPTION" },
+	[SCENARIO_RESET_WARMUP] = { "reset-warmup", "CALRT_E_DEVICE_RESET" },
 };
 
 const struct scenario *

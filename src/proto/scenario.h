@@ -12,6 +12,19 @@
 
 #define SCENARIO_COUNT	8
 
+/* Each scenario's index in scenario_table, for tables that say more about
+ * each one (the simulator's: how it is injected and recovered). */
+enum scenario_index {
+	SCENARIO_MISSING_TENSOR,
+	SCENARIO_BAD_CSR,
+	SCENARIO_OOB_SLICE,
+	SCENARIO_KV_FULL,
+	SCENARIO_SUBMIT_BUSY,
+	SCENARIO_WAIT_TIMEOUT,
+	SCENARIO_CCU_EXCEPTION,
+	SCENARIO_RESET_WARMUP,
+};
+
 struct scenario {
 	const char	*name;		/* "missing-tensor" */
 	const char	*code;		/* "CALRT_E_TENSOR_MISSING" */

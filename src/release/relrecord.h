@@ -1,7 +1,7 @@
 /*
  * relrecord.h: one audit record of 08-release/audit.jsonl (share/doc/
  * release.md §3): the bytes its signature covers, the line, and reading a
- * line back.  Checking a record against the log is release.h's.
+ * line back.  Checking a record against the log is relaudit.h's.
  */
 #ifndef CALOPS_RELRECORD_H
 #define CALOPS_RELRECORD_H

@@ -432,7 +432,7 @@ load_audit(struct relstate *st)
 		return;
 	}
 	st->audit_present = true;
-	st->audit_ok = release_audit_verify(data, len, &st->kr,
+	st->audit_ok = relaudit_verify(data, len, &st->kr,
 	    &st->audit) == 0;
 	load_tail(st, data, len);
 	free(data);

@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 #include "release/keyring.h"
-#include "release/release.h"
+#include "release/relaudit.h"
 #include "release/relverdict.h"
 
 #define RELSTATE_DIR	"08-release"

@@ -394,7 +394,7 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 	if ((rc = check_record(st, &r, msg, msglen)) != RS_OK)
 		goto out;
 	/* Its members, order and signature, as the log will read it. */
-	if (release_audit_verify_next(line, len, &st->kr, &next) != 0) {
+	if (relaudit_verify_next(line, len, &st->kr, &next) != 0) {
 		errbuf_set(msg, msglen, "the record is refused: %s",
 		    next.problem);
 		rc = RS_BAD;

@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "ws/hash_int.h"
+#include "ws/hashtree.h"
 #include "ws/workspace.h"
 
 /*

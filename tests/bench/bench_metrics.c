@@ -24,6 +24,7 @@
 #include "metrics/sketch.h"
 #include "metrics/soakstats.h"
 #include "proto/event.h"
+#include "proto/eventfast.h"
 #include "remote/lab.h"
 
 #define T0	1700000000.0

@@ -17,6 +17,7 @@
 
 #include "loop/loop.h"
 #include "remote/lab.h"
+#include "remote/ssh.h"
 #include "remote/transport.h"
 
 struct bench {

@@ -1,5 +1,5 @@
 /*
- * fuzz_audit.c: release_audit_verify on anything, with a fixed keyring: "fuzz" (the
+ * fuzz_audit.c: relaudit_verify on anything, with a fixed keyring: "fuzz" (the
  * public half of the throwaway key mkaudit.sh signed the seed
  * logs, see mkaudit.sh) and "other".  A log either verifies, or fails with
  * the line of the first broken link; never a crash.
@@ -7,7 +7,7 @@
 #include "calops.h"
 
 #include "release/keyring.h"
-#include "release/release.h"
+#include "release/relaudit.h"
 
 int	LLVMFuzzerInitialize(int *argc, char ***argv);
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,7 +45,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (i = 0; i < size; i++)
 		lines += data[i] == '\n';
-	if (release_audit_verify((const char *)data, size, &kr, &st) == 0) {
+	if (relaudit_verify((const char *)data, size, &kr, &st) == 0) {
 		if (st.bad_line != 0 || st.records != lines ||
 		    strlen(st.last_line_sha256) != 64)
 			abort();

@@ -13,6 +13,7 @@
 #include "calops.h"
 
 #include "proto/event.h"
+#include "proto/eventfast.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

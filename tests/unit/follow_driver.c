@@ -19,6 +19,7 @@
 #include "lab/follow.h"
 #include "loop/child.h"
 #include "loop/loop.h"
+#include "remote/local.h"
 #include "remote/transport.h"
 
 static int	 out_fd = -1;

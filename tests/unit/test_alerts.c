@@ -17,6 +17,7 @@
 
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 
 #define T0	1700000000.0
 #define HOST	"local"

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "proto/event.h"
+#include "proto/eventfast.h"
 
 static bool
 same_double(double a, double b)

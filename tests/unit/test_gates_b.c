@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "ws/hash.h"
+#include "ws/hashtree.h"
 #include "wsfixture.h"
 
 #define VALIDATION "05-calbin/validation.json"

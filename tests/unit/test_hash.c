@@ -19,6 +19,7 @@
 #include "base/fileio.h"
 #include "ws/hash.h"
 #include "ws/hashcache.h"
+#include "ws/hashtree.h"
 
 #define EMPTY_HEX \
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -1,7 +1,8 @@
 /*
- * test_job.c: the pure parts of durable jobs (jobevent.c, jobstore.c): a
- * tool's lines as events, whatever the tool writes; numbering without gaps;
- * reading events.jsonl as it grows; job.json written, read and corrupt.
+ * test_job.c: the pure parts of durable jobs (jobevent.c, jobreader.c,
+ * jobstore.c): a tool's lines as events, whatever the tool writes;
+ * numbering without gaps; reading events.jsonl as it grows; job.json
+ * written, read and corrupt.
  */
 #include "calops.h"
 
@@ -15,7 +16,10 @@
 
 #include <cmocka.h>
 
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobreader.h"
+#include "job/jobsink.h"
+#include "job/jobstore.h"
 
 #define TS 1700000000.25
 
@@ -444,22 +448,22 @@ test_sink_numbering(void **state)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 
 	(void)state;
-	assert_int_equal(jobevent_sink_open(&k, dfd, "events.jsonl", err,
+	assert_int_equal(jobsink_open(&k, dfd, "events.jsonl", err,
 	    sizeof err), 0);
-	assert_int_equal(jobevent_sink_event(&k, "hello", NULL), 0);
-	assert_int_equal(jobevent_sink_line(&k, "a", 1, false, false), 0);
+	assert_int_equal(jobsink_event(&k, "hello", NULL), 0);
+	assert_int_equal(jobsink_line(&k, "a", 1, false, false), 0);
 	/* A tool's seq is not taken (test_sink.c: a disk that fills). */
 	assert_int_equal(
-	    jobevent_sink_line(
+	    jobsink_line(
 		&k, "{\"type\":\"metric\",\"seq\":77}", 26, false, false),
 	    0);
-	assert_int_equal(jobevent_sink_line(&k, "b\xff", 2, false, true), 0);
-	assert_int_equal(jobevent_sink_event(&k, "end", json_pack("{s:i}",
+	assert_int_equal(jobsink_line(&k, "b\xff", 2, false, true), 0);
+	assert_int_equal(jobsink_event(&k, "end", json_pack("{s:i}",
 	    "exit_code", 0)), 0);
 	assert_int_equal(k.seq, 5);
-	jobevent_sink_close(&k);
-	assert_int_equal(jobevent_reader_open(&r, path), 0);
-	while (jobevent_reader_next(&r, &line, &len) == 1) {
+	jobsink_close(&k);
+	assert_int_equal(jobreader_open(&r, path), 0);
+	while (jobreader_next(&r, &line, &len) == 1) {
 		assert_int_equal(jobevent_check(line, len, &seq, &end, err,
 		    sizeof err), 0);
 		assert_int_equal(seq, want);
@@ -467,7 +471,7 @@ test_sink_numbering(void **state)
 		want++;
 	}
 	assert_int_equal(want, 6);
-	jobevent_reader_close(&r);
+	jobreader_close(&r);
 	close(dfd);
 	free(path);
 	drop_dir(dir);
@@ -492,20 +496,20 @@ test_reader(void **state)
 
 	(void)state;
 	append(path, "one\ntw");
-	assert_int_equal(jobevent_reader_open(&r, path), 0);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobreader_open(&r, path), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "one");
 	/* A line still being written is not returned... */
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 0);
 	append(path, "o");
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 0);
 	/* ...until its LF is there. */
 	append(path, "\nthree\n");
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobreader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "two");
 	assert_int_equal(r.lineno, 2);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobreader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "three");
 	/* A corrupt line of many MB is skipped, once, and reading goes on. */
 	big = xmalloc(3 * JOB_READ_MAX + 1);
@@ -513,13 +517,13 @@ test_reader(void **state)
 	big[3 * JOB_READ_MAX] = '\0';
 	append(path, big);
 	append(path, "\nfive\n");
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 2);
+	assert_int_equal(jobreader_next(&r, &line, &len), 2);
 	assert_int_equal(r.lineno, 4);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobreader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "five");
 	assert_int_equal(r.lineno, 5);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
-	jobevent_reader_close(&r);
+	assert_int_equal(jobreader_next(&r, &line, &len), 0);
+	jobreader_close(&r);
 	free(big);
 	free(path);
 	drop_dir(dir);
@@ -538,23 +542,23 @@ test_reader_torn(void **state)
 
 	(void)state;
 	append(path, "one\n{\"torn");
-	assert_int_equal(jobevent_reader_open(&r, path), 0);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobreader_open(&r, path), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "one");
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 0);
 	assert_int_equal(truncate(path, 4), 0);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 0);
 	append(path, "two\n{\"torn again");
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobreader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "two");
 	assert_int_equal(r.lineno, 2);
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 0);
+	assert_int_equal(jobreader_next(&r, &line, &len), 0);
 	/* Cut back and a longer line written before the reader looks. */
 	assert_int_equal(truncate(path, 8), 0);
 	append(path, "{\"a line longer than the torn one\"}\n");
-	assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+	assert_int_equal(jobreader_next(&r, &line, &len), 1);
 	assert_string_equal(line, "{\"a line longer than the torn one\"}");
-	jobevent_reader_close(&r);
+	jobreader_close(&r);
 	free(path);
 	drop_dir(dir);
 }
@@ -582,15 +586,15 @@ test_reader_seek(void **state)
 	}
 	fclose(f);
 	for (from = 1; from <= 40001; from += 3999) {
-		assert_int_equal(jobevent_reader_open(&r, path), 0);
-		jobevent_reader_seek(&r, from);
-		assert_int_equal(jobevent_reader_next(&r, &line, &len), 1);
+		assert_int_equal(jobreader_open(&r, path), 0);
+		jobreader_seek(&r, from);
+		assert_int_equal(jobreader_next(&r, &line, &len), 1);
 		assert_int_equal(jobevent_check(line, len, &first, &end, err,
 		    sizeof err), 0);
 		assert_true(first <= from);
 		assert_true(first == 1 || from - first < 5000);
 		assert_int_equal(r.lineno, first);
-		jobevent_reader_close(&r);
+		jobreader_close(&r);
 	}
 	free(path);
 	drop_dir(dir);

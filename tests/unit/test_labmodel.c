@@ -28,6 +28,7 @@
 #include "lab/labmodel_int.h"
 #include "loop/loop.h"
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 #include "proto/event.h"
 #include "remote/lab.h"
 #include "remote/transport.h"

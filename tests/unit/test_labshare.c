@@ -34,7 +34,7 @@
 #include <cmocka.h>
 
 #include "base/fileio.h"
-#include "job/job.h"
+#include "job/jobevent.h"
 #include "jobfixture.h"
 #include "lab/labmodel.h"
 #include "loop/loop.h"

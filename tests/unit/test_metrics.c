@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "metrics/metrics.h"
+#include "metrics/metricsview.h"
 #include "metrics/sketch.h"
 #include "metrics/soakstats.h"
 #include "proto/event.h"

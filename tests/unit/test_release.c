@@ -1,5 +1,5 @@
 /*
- * test_release.c: the audit log (release.c), the keyring (keyring.c), the
+ * test_release.c: the audit log (relaudit.c), the keyring (keyring.c), the
  * records the switch writes (relrecord.c) and the approver's key (relkey.c),
  * with real Ed25519 keys made here and logs written exactly as release.md
  * §3 says: compact JSON, members in order, a prev_sha256 chain, and sig over
@@ -16,7 +16,7 @@
 
 #include "base/buf.h"
 #include "release/keyring.h"
-#include "release/release.h"
+#include "release/relaudit.h"
 #include "release/relkey.h"
 #include "release/relrecord.h"
 
@@ -164,7 +164,7 @@ verify(const char *data, size_t len, struct audit_state *st)
 	int rc;
 
 	ring(&kr);
-	rc = release_audit_verify(data, len, &kr, st);
+	rc = relaudit_verify(data, len, &kr, st);
 	keyring_release(&kr);
 	return rc;
 }
@@ -632,7 +632,7 @@ test_keyring(void **state)
 }
 
 /*
- * relrecord builds the line release.md §3 describes: release.c's verifier
+ * relrecord builds the line release.md §3 describes: relaudit.c's verifier
  * takes it, one record after another, and refuses it changed in any byte,
  * placed at another seq, or signed by a key other than key_id's.
  */
@@ -664,7 +664,7 @@ test_relrecord(void **state)
 	sig = sign(alice, bytes, strlen(bytes));
 	line = relrecord_line(&r, sig);
 	again = st;
-	assert_int_equal(release_audit_verify_next(line, strlen(line), &kr,
+	assert_int_equal(relaudit_verify_next(line, strlen(line), &kr,
 	    &again), 0);
 	assert_int_equal(again.records, 1);
 	assert_int_equal(again.last_switch_to, 1);
@@ -683,7 +683,7 @@ test_relrecord(void **state)
 
 		line[i] = keep == 'a' ? 'b' : 'a';
 		again = st;
-		assert_int_equal(release_audit_verify_next(line, strlen(line),
+		assert_int_equal(relaudit_verify_next(line, strlen(line),
 		    &kr, &again), -1);
 		line[i] = keep;
 	}
@@ -693,13 +693,13 @@ test_relrecord(void **state)
 	sig = sign(bob, bytes, strlen(bytes));
 	line = relrecord_line(&r, sig);
 	again = st;
-	assert_int_equal(release_audit_verify_next(line, strlen(line), &kr,
+	assert_int_equal(relaudit_verify_next(line, strlen(line), &kr,
 	    &again), -1);
 	assert_non_null(strstr(again.problem, "'alice'"));
 	/* At another place in the chain: refused. */
 	again = st;
 	again.records = 1;
-	assert_int_equal(release_audit_verify_next(line, strlen(line), &kr,
+	assert_int_equal(relaudit_verify_next(line, strlen(line), &kr,
 	    &again), -1);
 	/* Text that is not UTF-8 has no record. */
 	r.actor = "\xff";
@@ -712,7 +712,7 @@ test_relrecord(void **state)
 
 /*
  * A long log, whose signatures are checked on every CPU at once
- * (release.c's second pass): intact, it says the last switch and the
+ * (relaudit.c's second pass): intact, it says the last switch and the
  * last line's hash as one walk would; a bad signature and a broken link
  * further down report the earlier of the two, with the state as of the
  * record before it.

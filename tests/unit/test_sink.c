@@ -1,5 +1,5 @@
 /*
- * test_sink.c: the supervisor's sink (jobevent.c) when the disk will not
+ * test_sink.c: the supervisor's sink (jobsink.c) when the disk will not
  * take a line: lines wait in order and are written when it will, a bound
  * past which they are counted in a gap event, the stalled and resumed
  * notices, and the last words (gap, end) when it never will.
@@ -21,7 +21,9 @@
 
 #include <cmocka.h>
 
-#include "job/job.h"
+#include "job/jobevent.h"
+#include "job/jobreader.h"
+#include "job/jobsink.h"
 
 #define BIG	60000	/* bytes of a big line: 139 of them fill the wait */
 
@@ -43,7 +45,7 @@ setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	f->dfd = open(f->dir, O_RDONLY | O_DIRECTORY);
 	assert_int_not_equal(f->dfd, -1);
-	assert_int_equal(jobevent_sink_open(&f->k, f->dfd, "events.jsonl", err,
+	assert_int_equal(jobsink_open(&f->k, f->dfd, "events.jsonl", err,
 	    sizeof err), 0);
 	f->big = xmalloc(BIG);
 	memset(f->big, 'x', BIG);
@@ -62,7 +64,7 @@ teardown(void **state)
 	getrlimit(RLIMIT_FSIZE, &rl);
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_FSIZE, &rl);
-	jobevent_sink_close(&f->k);
+	jobsink_close(&f->k);
 	close(f->dfd);
 	if ((pid = fork()) == 0) {
 		execvp(cmd[0], cmd);
@@ -99,15 +101,15 @@ read_events(struct fixture *f)
 	size_t len;
 	bool end;
 
-	assert_int_equal(jobevent_reader_open(&r, path), 0);
-	while (jobevent_reader_next(&r, &line, &len) == 1) {
+	assert_int_equal(jobreader_open(&r, path), 0);
+	while (jobreader_next(&r, &line, &len) == 1) {
 		assert_int_equal(jobevent_check(line, len, &seq, &end, err,
 		    sizeof err), 0);
 		assert_int_equal(seq, json_array_size(all) + 1);
 		assert_non_null(o = json_loadb(line, len, 0, NULL));
 		json_array_append_new(all, o);
 	}
-	jobevent_reader_close(&r);
+	jobreader_close(&r);
 	free(path);
 	return all;
 }
@@ -143,23 +145,23 @@ test_lines_wait(void **state)
 	json_t *all;
 	int i;
 
-	assert_int_equal(jobevent_sink_event(&f->k, "hello", NULL), 0);
-	assert_int_equal(jobevent_sink_line(&f->k, "a", 1, false, false), 0);
+	assert_int_equal(jobsink_event(&f->k, "hello", NULL), 0);
+	assert_int_equal(jobsink_line(&f->k, "a", 1, false, false), 0);
 	disk_takes(f, 0);
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof name, "w%d", i);
-		assert_int_equal(jobevent_sink_line(&f->k, name, strlen(name),
+		assert_int_equal(jobsink_line(&f->k, name, strlen(name),
 		    false, false), 1);
 	}
 	assert_int_equal(f->k.waiting, 3);
 	assert_true(f->k.stalled_since > 0);
-	assert_int_equal(jobevent_sink_flush(&f->k), 1);
+	assert_int_equal(jobsink_flush(&f->k), 1);
 	disk_takes(f, RLIM_INFINITY);
-	assert_int_equal(jobevent_sink_flush(&f->k), 0);
+	assert_int_equal(jobsink_flush(&f->k), 0);
 	assert_int_equal(f->k.waiting, 0);
 	assert_true(f->k.stalled_since == 0);
-	assert_int_equal(jobevent_sink_line(&f->k, "b", 1, false, false), 0);
-	assert_int_equal(jobevent_sink_event(&f->k, "end", NULL), 0);
+	assert_int_equal(jobsink_line(&f->k, "b", 1, false, false), 0);
+	assert_int_equal(jobsink_event(&f->k, "end", NULL), 0);
 
 	all = read_events(f);
 	assert_int_equal(json_array_size(all), 8);
@@ -188,10 +190,10 @@ test_bound_and_gap(void **state)
 	size_t accepted, i, n = 0;
 	json_t *all, *gap;
 
-	assert_int_equal(jobevent_sink_event(&f->k, "hello", NULL), 0);
+	assert_int_equal(jobsink_event(&f->k, "hello", NULL), 0);
 	disk_takes(f, 0);
 	while (f->k.lost == 0) {
-		assert_int_equal(jobevent_sink_line(&f->k, f->big, BIG, false,
+		assert_int_equal(jobsink_line(&f->k, f->big, BIG, false,
 		    false), 1);
 		n++;
 	}
@@ -199,17 +201,17 @@ test_bound_and_gap(void **state)
 	assert_int_equal(accepted, n - 1);
 	assert_true(accepted * BIG <= JOB_SINK_WAIT_MAX);
 	for (i = 0; i < 9; i++)
-		(void)jobevent_sink_line(&f->k, f->big, BIG, false, false);
+		(void)jobsink_line(&f->k, f->big, BIG, false, false);
 	assert_int_equal(f->k.lost, 10);
 	/* Room for two lines and a half: two go, the third waits again. */
 	disk_takes(f, 2 * (BIG + 200) + BIG / 2);
-	assert_int_equal(jobevent_sink_flush(&f->k), 1);
+	assert_int_equal(jobsink_flush(&f->k), 1);
 	assert_int_equal(f->k.waiting, accepted - 2);
-	assert_int_equal(jobevent_sink_line(&f->k, "after", 5, false, false),
+	assert_int_equal(jobsink_line(&f->k, "after", 5, false, false),
 	    1);
 	disk_takes(f, RLIM_INFINITY);
-	assert_int_equal(jobevent_sink_flush(&f->k), 0);
-	assert_int_equal(jobevent_sink_event(&f->k, "end", NULL), 0);
+	assert_int_equal(jobsink_flush(&f->k), 0);
+	assert_int_equal(jobsink_event(&f->k, "end", NULL), 0);
 
 	all = read_events(f);
 	/*
@@ -248,15 +250,15 @@ test_end_while_full(void **state)
 	json_t *all;
 	size_t last;
 
-	assert_int_equal(jobevent_sink_event(&f->k, "hello", NULL), 0);
+	assert_int_equal(jobsink_event(&f->k, "hello", NULL), 0);
 	disk_takes(f, 0);
-	assert_int_equal(jobevent_sink_line(&f->k, f->big, BIG, false, false),
+	assert_int_equal(jobsink_line(&f->k, f->big, BIG, false, false),
 	    1);
-	assert_int_equal(jobevent_sink_line(&f->k, f->big, BIG, false, false),
+	assert_int_equal(jobsink_line(&f->k, f->big, BIG, false, false),
 	    1);
 	/* Room for the last words only. */
 	disk_takes(f, 2048);
-	assert_int_equal(jobevent_sink_event(&f->k, "end", json_pack("{s:i}",
+	assert_int_equal(jobsink_event(&f->k, "end", json_pack("{s:i}",
 	    "exit_code", 0)), 0);
 	assert_int_equal(f->k.lost, 2);
 	assert_int_equal(f->k.waiting, 0);
@@ -276,19 +278,19 @@ test_stalled_notice(void **state)
 	struct fixture *f = *state;
 	char *path = xasprintf("%s/events.jsonl", f->dir), why[256] = "";
 
-	assert_int_equal(jobevent_sink_event(&f->k, "hello", NULL), 0);
-	assert_true(jobevent_stalled_since(path, why, sizeof why) == 0);
+	assert_int_equal(jobsink_event(&f->k, "hello", NULL), 0);
+	assert_true(jobsink_stalled_since(path, why, sizeof why) == 0);
 	/* Room for the notice, not for the line. */
 	disk_takes(f, 400);
-	assert_int_equal(jobevent_sink_line(&f->k, f->big, BIG, false, false),
+	assert_int_equal(jobsink_line(&f->k, f->big, BIG, false, false),
 	    1);
-	assert_true(jobevent_stalled_since(path, why, sizeof why) ==
+	assert_true(jobsink_stalled_since(path, why, sizeof why) ==
 	    f->k.stalled_since);
 	/* RLIMIT_FSIZE says EFBIG; a full disk says "disk full". */
 	assert_string_equal(why, "file size limit");
 	disk_takes(f, RLIM_INFINITY);
-	assert_int_equal(jobevent_sink_flush(&f->k), 0);
-	assert_true(jobevent_stalled_since(path, why, sizeof why) == 0);
+	assert_int_equal(jobsink_flush(&f->k), 0);
+	assert_true(jobsink_stalled_since(path, why, sizeof why) == 0);
 	free(path);
 }
 

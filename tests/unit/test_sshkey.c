@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
+#include "remote/ssh.h"
 #include "remote/sshkey.h"
 #include "remote/transport.h"
 

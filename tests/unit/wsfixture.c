@@ -12,6 +12,7 @@
 #include <openssl/pem.h>
 
 #include "ws/hash.h"
+#include "ws/hashtree.h"
 #include "wsfixture.h"
 
 struct templates tpl;

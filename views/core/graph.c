@@ -4,6 +4,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "metrics/metricsview.h"
 #include "views/core/graph.h"
 #include "views/core/ui.h"
 

@@ -1,4 +1,4 @@
-/* release.c: audit log verification (see release.h). */
+/* relaudit.c: the audit log's verification (relaudit.h). */
 #include "calops.h"
 
 #include <pthread.h>
@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "release/release.h"
+#include "release/relaudit.h"
 #include "ws/hash.h"
 
 #define ZERO_HASH "0000000000000000000000000000000000000000000000000000000000000000"
@@ -260,7 +260,7 @@ verify_all(struct pending *v, size_t n, const struct keyring *kr)
  * broken link is the earlier of the two.
  */
 int
-release_audit_verify(const char *data, size_t len, const struct keyring *kr,
+relaudit_verify(const char *data, size_t len, const struct keyring *kr,
     struct audit_state *st)
 {
 	struct audit_state form;
@@ -318,7 +318,7 @@ release_audit_verify(const char *data, size_t len, const struct keyring *kr,
 }
 
 int
-release_audit_verify_next(const char *line, size_t len,
+relaudit_verify_next(const char *line, size_t len,
     const struct keyring *kr, struct audit_state *st)
 {
 	char *copy;

@@ -1,9 +1,9 @@
 /*
- * release.h: the release side of release.md that needs no terminal: the
- * audit log's hash chain and signatures.  (Promote and rollback build on it.)
+ * relaudit.h: the verification of a release's audit log (release.md §3):
+ * its hash chain and its signatures.  (Promote and rollback build on it.)
  */
-#ifndef CALOPS_RELEASE_H
-#define CALOPS_RELEASE_H
+#ifndef CALOPS_RELAUDIT_H
+#define CALOPS_RELAUDIT_H
 
 #include "calops.h"
 
@@ -28,7 +28,7 @@ struct audit_state {
  * trusted key named key_id over the line up to ',"sig":' followed by '}'.
  * Returns 0 when intact, -1 with out->bad_line and out->problem set.
  */
-int	 release_audit_verify(const char *data, size_t len,
+int	 relaudit_verify(const char *data, size_t len,
 	    const struct keyring *kr,
 	    struct audit_state *out);
 /*
@@ -36,7 +36,7 @@ int	 release_audit_verify(const char *data, size_t len,
  * describes: its seq, prev_sha256, members and signature.  0 with st
  * advanced past it; -1 with st->bad_line and st->problem.
  */
-int	 release_audit_verify_next(const char *line, size_t len,
+int	 relaudit_verify_next(const char *line, size_t len,
 	    const struct keyring *kr, struct audit_state *st);
 
 #endif

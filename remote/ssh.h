@@ -1,0 +1,33 @@
+/*
+ * ssh.h: the SSH transport (transport.h, ssh.c): libssh2, non-blocking in
+ * the one loop, a host key judged against known_hosts before any
+ * authentication, keepalives, reconnection with backoff (protocol.md §6).
+ */
+#ifndef CALOPS_SSH_H
+#define CALOPS_SSH_H
+
+#include "calops.h"
+
+#include "loop/loop.h"
+#include "remote/transport.h"
+
+struct buf;
+struct lab_host;
+
+/*
+ * The SSH transport (ssh.c): h, an ssh host of the lab file labfile, with
+ * ~/.ssh/config (config: another file, NULL: the user's) merged in
+ * (sshhost.h).  It starts connecting at once, in the loop: connect()
+ * returns 0 and the state says how it goes.  NULL with err when the
+ * host's settings cannot be used (an unknown %-token in IdentityFile).
+ */
+struct transport	*ssh_transport_new(struct loop *l,
+			    const struct lab_host *h, const char *labfile,
+			    const char *config, char *err, size_t errlen);
+
+/* ARGV as one command line for a POSIX shell, each word single-quoted
+ * (a ' as '\''), so that the remote shell gives the program exactly
+ * ARGV; appended to *b.  For the ssh exec channel, which takes a string. */
+void			 ssh_quote_argv(struct buf *b, char *const argv[]);
+
+#endif
