@@ -438,6 +438,10 @@ main(int argc, char **argv)
 {
 	size_t i;
 
+	/* Before any JSON: out of memory in jansson is fatal(), so the
+	 * json_*_set_new() and append_new() results left unchecked cannot
+	 * drop a field silently (xmalloc.c). */
+	xmalloc_json_init();
 	setlocale(LC_ALL, "");
 	/* What the commands say quotes what they were given: no escape
 	 * sequence in an argument reaches the terminal (text.h). */
