@@ -206,7 +206,7 @@ if [ "$cold" = cold ]; then
 fi
 row "calops release verify ($cold)" "$(mibs "$ours")" MiB/s
 row "sha256sum on $(nproc) CPUs, the package ($cold)" "$(mibs "$peer")" MiB/s
-row "cat of the package on $(nproc) CPUs ($cold: the disk)" "$(mibs "$disk")" \
+row "cat of the package on $(nproc) CPUs ($cold)" "$(mibs "$disk")" \
     MiB/s
 row "cat, 32 at a time ($cold)" "$(mibs "$deep")" MiB/s
 row "O_DIRECT reads, 32 at a time (the disk at its best)" "$(mibs "$raw")" \
@@ -228,8 +228,9 @@ row "verify / sha256sum" "$(awk -v a="$peer" -v b="$ours" \
 if [ "$cold" = dropped ]; then
 	echo "  cold is not cold here: ${why%; }." | fold -s -w 78 |
 	    sed '2,$s/^/    /'
-	echo "    the host beneath this VM keeps its disk cached: the" \
-	    "\"dropped\" figures are not the disk's."
+	echo "    reads after a drop are served from above the disk (most" \
+	    "likely the VM's host caching it): the \"dropped\" figures are" \
+	    "not the disk's." | fold -s -w 74 | sed '2,$s/^/    /'
 fi
 
 # ---- 2. the switch ----
