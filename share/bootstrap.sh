@@ -7,7 +7,8 @@
 #                              share/examples/labdemo with the simulator)
 #   share/bootstrap.sh test    install what is missing, build with -Werror,
 #                              run every test, the terminal tests again
-#                              from clones at paths of two lengths, the
+#                              from clones at paths of two lengths (a
+#                              blank and a quote in each), the
 #                              unit tests built with gcc -O3 and clang,
 #                              every test again under ASan+UBSan, then a
 #                              short smoke run of each fuzz target
@@ -109,9 +110,9 @@ test)
 	install_completion
 	phase "every test"
 	(cd "$top/build" && ctest --output-on-failure --no-tests=error -j "$jobs")
-	phase "the terminal tests again from clones at paths of 12 and" \
-	    "120 characters"
-	sh "$top/tests/paths.sh" 12 120
+	phase "the terminal tests again from clones at paths of 21 and" \
+	    "120 characters, each with a blank and a quote"
+	sh "$top/tests/paths.sh" 21 120
 	# As packagers and newcomers build it: gcc at -O3 (Release) and
 	# clang, each with -Werror and the tests, each running the unit tests.
 	phase "the gcc -O3 (Release) build, and its unit tests"

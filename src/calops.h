@@ -42,6 +42,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTFLIKE(1, 2);
 char *xvasprintf(const char *fmt, va_list ap) PRINTFLIKE(1, 0);
+/* Make jansson allocate through xmalloc(): called once, first thing in the
+ * main() of every program that builds JSON (src/main.c, calrt-sim, the
+ * tests' programs). */
+void xmalloc_json_init(void);
 
 /*
  * fatal() is for broken invariants only: it runs the registered cleanup hook

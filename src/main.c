@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "remote/lab.h"
 #include "views/app/app.h"
+#include "views/app/docs.h"
 #include "views/app/headless.h"
 #include "views/core/config.h"
 
@@ -65,13 +66,12 @@ usage(FILE *f)
 	    "of the config (its 'lab' key, or lab.yaml in the config folder), else\n"
 	    "the demo lab: the example workspace at the runtime stage on this host,\n"
 	    "with the runner simulator (calrt-sim), in a private copy made once in\n"
-	    "$XDG_STATE_HOME/calops/demo (~/.local/state/calops/demo).\n\n"
-	    "Screens: 1 Board (r runs a gate's lab job), 2 Tickets, 3 Findings,\n"
-	    "4 Jobs, 5 Soak (live graphs, SLA, leak verdict, alerts), 6 Faults\n"
-	    "(the eight scenarios x chips, the action log).  Jobs the console\n"
-	    "starts outlive it; started again, it resumes their streams.  A\n"
-	    "second console on the same state folder watches the same jobs\n"
-	    "live, and takes them over when the first quits.\n\n"
+	    "$XDG_STATE_HOME/calops/demo (~/.local/state/calops/demo).\n\n");
+	docs_usage(&b);
+	buf_adds(&b, "\nJobs the console starts outlive it; started again, it "
+	    "resumes their\nstreams.  A second console on the same state "
+	    "folder watches the same\njobs live, and takes them over when "
+	    "the first quits.\n\n"
 	    "  --theme NAME   a theme from themes/ or the config folder, or a file\n"
 	    "  --readonly     refuse every action that starts or stops a job\n"
 	    "  --write HOST   let jobs and faults run on HOST, which the lab file\n"
@@ -93,6 +93,58 @@ usage(FILE *f)
 	    "in the\nconsole for its keys.  See calops(1).\n");
 	fputs(b.data, f);
 	buf_release(&b);
+}
+
+/* s as one word of sh or zsh, in single quotes. */
+static void
+add_quoted(struct buf *b, const char *s)
+{
+	buf_addc(b, '\'');
+	for (; *s != '\0'; s++)
+		if (*s == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addc(b, *s);
+	buf_addc(b, '\'');
+}
+
+/*
+ * `calops --gen-docs WHAT`, not in the usage: the lists share/gendocs.sh
+ * writes into calops(1) (man: the screens, keys and ':' commands, docs.h)
+ * and into the completions (bash, zsh: the commands above, with their
+ * summaries in zsh), from the tables the program runs on.
+ */
+static int
+gen_docs(const char *what)
+{
+	struct buf b = BUF_INIT;
+	char *entry;
+	size_t i;
+
+	if (strcmp(what, "man") == 0)
+		docs_man(&b);
+	else if (strcmp(what, "bash") == 0) {
+		buf_adds(&b, "\tlocal commands='");
+		for (i = 0; i < nitems(commands); i++)
+			buf_addf(&b, "%s%s", i > 0 ? " " : "",
+			    commands[i].name);
+		buf_adds(&b, "'\n");
+	} else if (strcmp(what, "zsh") == 0) {
+		for (i = 0; i < nitems(commands); i++) {
+			entry = xasprintf("%s:%s", commands[i].name,
+			    commands[i].summary);
+			buf_adds(&b, "\t\t");
+			add_quoted(&b, entry);
+			buf_addc(&b, '\n');
+			free(entry);
+		}
+	} else {
+		fprintf(stderr, "calops: --gen-docs wants man, bash or zsh\n");
+		return 2;
+	}
+	fputs(b.data, stdout);
+	buf_release(&b);
+	return fflush(stdout) == 0 ? 0 : 1;
 }
 
 /* The edit distance of a and b (both short: command names), capped at 9. */
@@ -438,10 +490,16 @@ main(int argc, char **argv)
 {
 	size_t i;
 
+	/* Before any JSON: out of memory in jansson is fatal(), so the
+	 * json_*_set_new() and append_new() results left unchecked cannot
+	 * drop a field silently (xmalloc.c). */
+	xmalloc_json_init();
 	setlocale(LC_ALL, "");
 	/* What the commands say quotes what they were given: no escape
 	 * sequence in an argument reaches the terminal (text.h). */
 	(void)text_guard_stderr();
+	if (argc == 3 && strcmp(argv[1], "--gen-docs") == 0)
+		return gen_docs(argv[2]);
 	for (i = 0; argc > 1 && i < nitems(commands); i++) {
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);

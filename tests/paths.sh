@@ -1,46 +1,46 @@
 #!/bin/sh
-# paths.sh: the terminal tests from clones at paths of several lengths.
+# paths.sh: the terminal tests from clones at paths of several lengths,
+# each path holding a blank and a quote.
 #
-#   sh tests/paths.sh [LENGTH...]      default: 12 120
+#   sh tests/paths.sh [LENGTH...]      default: 21 120; at least 21
 #
 # A test that matches a line the shell printed before calops' own output,
 # or a line of calops' that a long path made wrap, or that writes a path
-# unquoted, passes from one clone and fails from another (CI clones where it
-# likes).  For each LENGTH this
-# clones the repository's HEAD to a folder whose path is exactly LENGTH
-# characters, builds calops there (-Werror), and runs every terminal test
-# from that clone at each size ctest runs it at (tests/CMakeLists.txt: most
-# at 120x40 and 80x24, those on a loopback SSH lab at 120x40), one per core.  The golden screens
-# are not run here: golden.sh copies the binaries into a temp folder of a
-# fixed length first, so no clone path can reach them.  It exits 1 if any
-# test failed from any clone, and prints each failure's output.
+# unquoted (or quoted in '...' without escaping a quote in it), passes from
+# one clone and fails from another (CI clones where it likes).  For each
+# LENGTH this clones the repository's HEAD to a folder whose path is
+# exactly LENGTH characters and holds a blank and a quote, as a newcomer's
+# may ("/tmp/new comer'sppp...XXXXX"), builds calops there (-Werror), and
+# runs every terminal test from that clone at each size ctest runs it at
+# (tests/CMakeLists.txt: most at 120x40 and 80x24, those on a loopback SSH
+# lab at 120x40), one per core.  Two clones cover the three cases (a blank,
+# a quote, a long path) so that CI builds twice, not three times.  The
+# golden screens are not run here: golden.sh copies the binaries into a
+# temp folder of a fixed length first, so no clone path can reach them.
+# It exits 1 if any test failed from any clone, and prints each failure's
+# output.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 # Each test runs at one width: at either, a path that does not wrap and
 # one that does (a 97-character one would wrap at 80 like 120, and not at
-# 120 like 12: the same cases again).
-[ $# -gt 0 ] || set -- 12 120
+# 120 like 21: the same cases again).
+[ $# -gt 0 ] || set -- 21 120
 
 say() { printf 'paths: %s\n' "$*" >&2; }
 
-# clone_at LENGTH: a new folder of a path of exactly LENGTH characters
-# (/tmp/ppp...XXXXX), printed on stdout.  From 20 characters on it holds a
-# blank, as a newcomer's may ("/tmp/new comer ppp...XXXXX"): every path a
-# test writes into a file or a command line must be quoted for it.
+# clone_at LENGTH: a new folder of a path of exactly LENGTH characters,
+# "/tmp/new comer'sppp...XXXXX", printed on stdout: every path a test
+# writes into a file or a command line must be quoted for a blank and a
+# quote.
 clone_at() {
-	pad=$(($1 - 10))
+	pad=$(($1 - 21))
 	if [ "$pad" -lt 0 ]; then
-		say "a path needs at least 10 characters, not $1"
+		say "a path needs at least 21 characters, not $1"
 		exit 2
 	fi
-	if [ "$pad" -ge 10 ]; then
-		mktemp -d "/tmp/new comer$(printf "%$((pad - 9))s" '' |
-		    tr ' ' p)XXXXX"
-	else
-		mktemp -d "/tmp/$(printf "%${pad}s" '' | tr ' ' p)XXXXX"
-	fi
+	mktemp -d "/tmp/new comer's$(printf "%${pad}s" '' | tr ' ' p)XXXXX"
 }
 
 failed=0

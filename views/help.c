@@ -31,27 +31,12 @@ add(struct help *h, char *keys, const char *text, bool heading)
 static void
 add_table(struct help *h, const struct keybinding *t)
 {
-	bool seen[ACT_COUNT] = { false };
-	const struct keybinding *k, *j;
-	char *keys;
+	const struct keybinding *k;
 
-	for (k = t; k->key != 0; k++) {
-		if (seen[k->action] || k->keyname == NULL)
-			continue;
-		seen[k->action] = true;
-		keys = xstrdup("");
-		for (j = k; j->key != 0; j++) {
-			char *more;
-
-			if (j->action != k->action || j->keyname == NULL)
-				continue;
-			more = xasprintf("%s%s%s", keys, keys[0] ? " " : "",
-			    j->keyname);
-			free(keys);
-			keys = more;
-		}
-		add(h, keys, action_info[k->action].help, false);
-	}
+	for (k = t; k->key != 0; k++)
+		if (action_first(t, k))
+			add(h, action_keynames(k, " "),
+			    action_info[k->action].help, false);
 }
 
 /* One line per screen of the registry: its digit if it is a tab, and the

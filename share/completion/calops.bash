@@ -15,14 +15,16 @@ _calops() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= w i
 	local console='--theme --readonly --plain --ascii --color --config
 	    --headless --script --write --help --version'
+	# calops' commands, from its own table: share/gendocs.sh writes them.
+	# gendocs: bash begin
+	local commands='check hash run tail jobs kill watch cat version hosts run-gate repro-build release'
+	# gendocs: end
 
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	for ((i = 1; i < COMP_CWORD; i++)); do
-		case ${COMP_WORDS[i]} in
-		check|hash|run|tail|jobs|kill|watch|cat|version|hosts|release|\
-		run-gate|repro-build)
-			cmd=${COMP_WORDS[i]}; break ;;
-		esac
+		if [[ " $commands " == *" ${COMP_WORDS[i]} "* ]]; then
+			cmd=${COMP_WORDS[i]}; break
+		fi
 	done
 	# After run's --, the command being run is not calops'.
 	[ "$cmd" = run ] && for ((; i < COMP_CWORD; i++)); do
@@ -50,9 +52,7 @@ _calops() {
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "$console" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W 'check hash run tail jobs kill
-			    watch cat version hosts run-gate repro-build release' \
-			    -- "$cur") \
+			COMPREPLY=($(compgen -W "$commands" -- "$cur") \
 			    $(compgen -d -- "$cur") \
 			    $(compgen -f -X '!*.yaml' -- "$cur"))
 		fi ;;

@@ -496,6 +496,9 @@ main(int argc, char **argv)
 	size_t i;
 	int rc, at;
 
+	/* Before any JSON: out of memory in jansson is fatal(), never a
+	 * field dropped by an unchecked json_object_set_new() (xmalloc.c). */
+	xmalloc_json_init();
 	memset(&s, 0, sizeof s);
 	defaults(&s.o);
 	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||

@@ -11,6 +11,17 @@
 #include "base/fileio.h"
 
 int
+fileio_set_nonblock(int fd, bool on)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags == -1)
+		return -1;
+	flags = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
+	return fcntl(fd, F_SETFL, flags) == -1 ? -1 : 0;
+}
+
+int
 fileio_free_bytes(int fd, const char *path, unsigned long long *bytes)
 {
 	struct statvfs sv;

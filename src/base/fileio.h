@@ -18,6 +18,10 @@
 int	 fileio_write_full(int fd, const void *data, size_t len);
 int	 fileio_read_full(int fd, void *data, size_t len);
 
+/* Turn O_NONBLOCK on or off for fd, keeping its other status flags (a
+ * bare F_SETFL would clear O_APPEND and the rest).  0, or -1 with errno. */
+int	 fileio_set_nonblock(int fd, bool on);
+
 /* The bytes free on the file system of fd (of path when fd is -1) that
  * this process may use: root the blocks kept for it too.  0, or -1 with
  * errno. */

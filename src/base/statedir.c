@@ -306,8 +306,13 @@ statedir_open_file(int dirfd, const char *dir, const char *name, int flags,
 		close(fd);
 		fd = -1;
 		errno = EACCES;
-	} else if ((flags & O_NONBLOCK) == 0)
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	} else if ((flags & O_NONBLOCK) == 0 &&
+	    fileio_set_nonblock(fd, false) != 0) {
+		/* as if the open had failed: fd is not what was asked for */
+		close(fd);
+		fd = -1;
+		open_failed(dirfd, name, path, false, NULL, err, errlen);
+	}
 	free(path);
 	return fd;
 }

@@ -1,6 +1,7 @@
 /* xmalloc.c: the allocation family that never returns NULL, and fatal(). */
 #include "calops.h"
 
+#include <jansson.h>
 #include <unistd.h>
 
 static void (*cleanup_hook)(void);
@@ -67,6 +68,19 @@ xreallocarray(void *ptr, size_t nmemb, size_t size)
 	if (size != 0 && nmemb > SIZE_MAX / size)
 		fatal("allocation of %zu x %zu bytes overflows", nmemb, size);
 	return xrealloc(ptr, nmemb * size);
+}
+
+/*
+ * jansson allocates through xmalloc() from here on, so running out of memory
+ * inside it is fatal() as everywhere else, never a NULL that a
+ * json_object_set_new() or json_array_append_new() result -- unchecked
+ * throughout, as allocation is -- would swallow.  free() stays jansson's
+ * free: xmalloc() is malloc().
+ */
+void
+xmalloc_json_init(void)
+{
+	json_set_alloc_funcs(xmalloc, free);
 }
 
 char *

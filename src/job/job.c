@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/text.h"
 #include "job/job.h"
 #include "job/jobevent.h"
@@ -265,7 +266,11 @@ spawn(struct sup *s, char *err, size_t errlen)
 	sigset_t all, old;
 	pid_t pid;
 
+	/* Our ends non-blocking (the loop drains them until EAGAIN), the
+	 * tool's blocking, as a tool expects of its stdout. */
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(errp, O_CLOEXEC) == -1 ||
+	    fileio_set_nonblock(out[0], true) != 0 ||
+	    fileio_set_nonblock(errp[0], true) != 0 ||
 	    pipe2(ep, O_CLOEXEC) == -1) {
 		errbuf_set(err, errlen, "cannot make a pipe: %s", strerror(errno));
 		for (i = 0; i < 2; i++) {
@@ -486,10 +491,8 @@ run_loop(struct sup *s)
 {
 	int i;
 
-	for (i = 0; i < 2; i++) {
-		fcntl(s->in[i].fd, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 2; i++)
 		loop_add_fd(s->loop, s->in[i].fd, POLLIN, readable, &s->in[i]);
-	}
 	loop_run(s->loop);
 }
 

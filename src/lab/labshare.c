@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/statedir.h"
 #include "lab/labmodel_int.h"
 #include "lab/labreplay.h"
@@ -223,7 +224,7 @@ start_waiter(struct labmodel *lm, char *err, size_t errlen)
 	}
 	close(p[1]);
 	s->waiter_fd = p[0];
-	if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0) {
+	if (fileio_set_nonblock(p[0], true) != 0) {
 		errbuf_set(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/fileio.h"
 #include "loop/child.h"
 
 extern char **environ;
@@ -174,11 +175,21 @@ readable(struct loop *l, int fd, short revents, void *arg)
 	maybe_done(c);
 }
 
+/* A pipe whose end mine (0 or 1) is the console's: non-blocking, as the
+ * loop reads and writes it, while the child's end stays blocking. */
 static int
-make_pipe(int p[2], char *err, size_t errlen)
+make_pipe(int p[2], int mine, char *err, size_t errlen)
 {
 	if (pipe2(p, O_CLOEXEC) == -1) {
 		errbuf_set(err, errlen, "cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (fileio_set_nonblock(p[mine], true) != 0) {
+		errbuf_set(err, errlen, "cannot make a pipe non-blocking: %s",
+		    strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		p[0] = p[1] = -1;
 		return -1;
 	}
 	return 0;
@@ -204,9 +215,9 @@ start(struct loop *l, char *const argv[], const struct child_ops *ops,
 	struct child *c;
 	pid_t pid;
 
-	if (make_pipe(out, err, errlen) != 0 ||
-	    make_pipe(errp, err, errlen) != 0 ||
-	    (with_input && make_pipe(in, err, errlen) != 0)) {
+	if (make_pipe(out, 0, err, errlen) != 0 ||
+	    make_pipe(errp, 0, err, errlen) != 0 ||
+	    (with_input && make_pipe(in, 1, err, errlen) != 0)) {
 		close_pipe(out);
 		close_pipe(errp);
 		return NULL;
@@ -242,14 +253,10 @@ start(struct loop *l, char *const argv[], const struct child_ops *ops,
 	c->out.fd = out[0];
 	c->err.fd = errp[0];
 	c->in.fd = in[1];
-	if (in[1] != -1) {
-		fcntl(in[1], F_SETFL, O_NONBLOCK);
+	if (in[1] != -1)
 		buf_init(&c->in.data, CHILD_INPUT_MAX);
-	}
 	buf_init(&c->out.line, CHILD_LINE_MAX);
 	buf_init(&c->err.line, CHILD_LINE_MAX);
-	fcntl(out[0], F_SETFL, O_NONBLOCK);
-	fcntl(errp[0], F_SETFL, O_NONBLOCK);
 	loop_add_fd(l, out[0], POLLIN, readable, c);
 	loop_add_fd(l, errp[0], POLLIN, readable, c);
 	c->next = children;

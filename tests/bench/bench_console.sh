@@ -15,10 +15,14 @@
 #      The < 100 ms target is for the complete board.  Median of $RUNS
 #      (default 7) runs after one cold-cache run, which is shown apart.
 #   2. board frames at 200x60 through a real pty: the console's benchmark
-#      hook (CALOPS_BENCH_FRAMES, views/app/app.c) paints $FRAMES (default 1000)
-#      frames back to back, cycling board/tickets/findings as Tab does, and
-#      times each paint (erase + draw + refresh, with the write to the pty);
-#      the helper counts the bytes read from the pty master in that window.
+#      hook (CALOPS_BENCH_FRAMES, views/app/bench.c) paints $FRAMES (default
+#      1000) frames back to back, pressing Tab before each (a key is painted
+#      at once; what the console changes itself is paced at FRAME_MIN_MS,
+#      100 ms), and times each paint (erase + draw + refresh, with the write
+#      to the pty); the helper counts the bytes read from the pty master in
+#      that window.  The wall time per frame is printed too: a run whose
+#      frames came 50 ms apart or more was paced, not back to back, and
+#      fails (exit 1).
 #      Then the same with a forced full repaint (CALOPS_BENCH_FULL=1: clearok
 #      every frame) for the bytes comparison.  The changed share of the
 #      cells is measured (newscr against curscr), not assumed.
@@ -27,7 +31,7 @@
 #      written (/proc/PID/io wchar) and CPU (/proc/PID/stat utime+stime in
 #      ticks, and /proc/PID/task/*/schedstat in ns for resolution).  Installs
 #      htop (and tmux) with apt-get when missing.
-# Not part of ctest: it takes about a minute and wants an idle machine.
+# Not part of ctest: it takes under two minutes and wants an idle machine.
 set -euo pipefail
 
 CALOPS=${1:-build/calops}
@@ -117,7 +121,7 @@ echo "  (median of $RUNS runs: complete board $(sed 's/.*complete=//' \
 # ---- 2. frames ----
 echo
 echo "2. board frames at 200x60 through a pty, $FRAMES frames each" \
-	"(Tab: board → tickets → findings)"
+	"(Tab before each: board → tickets → findings → …)"
 frames() {	# frames [full]
 	env CALOPS_BENCH_FRAMES="$FRAMES" CALOPS_BENCH_OUT="$WORK/frames.out" \
 	    ${1:+CALOPS_BENCH_FULL=1} "$WORK/helper" frames 200 60 \
@@ -132,6 +136,7 @@ echo "  (min $(pct "$(field changed_min "$diff")") %, max" \
 row "paint mean (erase+draw+refresh+write)" "$(field mean_ms "$diff")" ms "<=" 1
 row "paint p99" "$(field p99_ms "$diff")" ms "<=" 2
 row "paint p50 / max" "$(field p50_ms "$diff") / $(field max_ms "$diff")" ms
+row "wall time per frame (back to back)" "$(field wall_ms "$diff")" ms
 row "bytes per frame" "$(field bytes_per_frame "$diff")" B
 row "bytes per forced full repaint (clearok)" \
 	"$(field bytes_per_frame "$full")" B
@@ -140,6 +145,12 @@ ratio=$(awk -v a="$(field bytes_per_frame "$diff")" \
 row "bytes per frame / full repaint" "$ratio" x "<=" 0.25
 row "full repaint: paint mean / p99" \
 	"$(field mean_ms "$full") / $(field p99_ms "$full")" ms
+for run in "$diff" "$full"; do
+	awk -v w="$(field wall_ms "$run")" 'BEGIN { exit !(w >= 50) }' || continue
+	echo "bench_console: FAIL: a frame every $(field wall_ms "$run") ms:" \
+	    "the frames were paced, not painted back to back" >&2
+	exit 1
+done
 per_cell=$(awk -v a="$(field bytes_per_frame "$diff")" \
 	-v c="$(field changed "$diff")" 'BEGIN { printf "%.2f", a / (c * 12000) }')
 row "bytes per changed cell" "$per_cell" B

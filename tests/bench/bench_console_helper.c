@@ -535,12 +535,13 @@ frames(const char *out, char **argv)
 	qsort(ns, nf, sizeof *ns, cmp64);
 	printf("frames=%zu mean_ms=%.4f p50_ms=%.4f p99_ms=%.4f max_ms=%.4f "
 	    "changed=%.4f changed_min=%.4f changed_max=%.4f "
-	    "bytes_per_frame=%.0f bytes_total=%llu\n", nf,
+	    "bytes_per_frame=%.0f bytes_total=%llu wall_ms=%.4f\n", nf,
 	    (double)sum / (double)nf / 1e6, ns[nf / 2] / 1e6,
 	    ns[(size_t)((double)nf * 0.99) < nf ? (size_t)((double)nf * 0.99) :
 	    nf - 1] / 1e6, ns[nf - 1] / 1e6, csum / (double)nf / ncells,
 	    (double)cmin / ncells, (double)cmax / ncells,
-	    (double)bytes / (double)nf, total);
+	    (double)bytes / (double)nf, total,
+	    (double)(e - s) / (double)nf / 1e6);
 	return 0;
 }
 

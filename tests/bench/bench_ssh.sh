@@ -30,7 +30,11 @@
 #      and the lag from a host writing an event (its ts) to the console
 #      applying it (CALOPS_BENCH_LAG, views/app/bench.c; target P99 <=
 #      250 ms).  The jobs are the console's own, from job records as a
-#      console restarted would find them.  PERF=1 also prints where the
+#      console restarted would find them.  Every host starts and stops
+#      streaming at the same times, around the window, and the run fails
+#      (exit 1) when one did not stream over the whole window or the
+#      console applied fewer than 99 % of the events written in it: its
+#      figures would be a smaller fleet's.  PERF=1 also prints where the
 #      console's time went (perf record over the window), and PERF_OUT=FILE
 #      keeps that profile.
 #   3. `calops hosts LAB` (connect, version probe, job list) of all $HOSTS
@@ -281,21 +285,37 @@ echo
 echo "2. the console following $HOSTS hosts x $RATE events/s, $WINDOW_S s" \
 	"after $WARM_S s"
 STATE=$WORK/state
-secs=$((WARM_S + WINDOW_S + 30))
 started=$(date +%s)
+# Every pacer waits for the go file, then streams from the time it names
+# to the end it names, the same two times for every host, so that all of
+# them stream through the whole window however long starting them took
+# (at 64 hosts, a minute); each writes when it began and ended and how
+# many events it wrote.  The hosts are on this machine: they read the file
+# where the script writes it.
+GO=$WORK/go
 cat >"$WORK/pace.py" <<'PYEOF'
-import sys, time
-rate, secs = int(sys.argv[1]), int(sys.argv[2])
+import os, sys, time
+rate, go, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+while not os.path.exists(go):
+    time.sleep(0.01)
+start, end = (float(x) for x in open(go).read().split())
+time.sleep(max(0.0, start - time.time()))
+first = time.time()
 t0 = time.monotonic()
-for i in range(rate * secs):
+i = 0
+while first + i / rate < end:
     d = t0 + i / rate - time.monotonic()
     if d > 0:
         time.sleep(d)
     print("event %d" % i, flush=True)
+    i += 1
+with open(out + ".tmp", "w") as f:
+    f.write("%.6f %.6f %d\n" % (first, time.time(), i))
+os.rename(out + ".tmp", out)
 PYEOF
 for k in $(seq "$HOSTS"); do
 	id=$(rssh "host$k" calops run -- python3 -u "$WORK/pace.py" "$RATE" \
-	    "$secs")
+	    "$GO" "$WORK/paced.host$k")
 	mkdir -p -m 700 "$STATE" "$STATE/calops" "$STATE/calops/streams" \
 	    "$STATE/calops/streams/host$k"
 	python3 - "$STATE/calops/streams/host$k/$id.json" "$id" "host$k" \
@@ -316,6 +336,11 @@ cpid=$(tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 \
     XDG_CONFIG_HOME=$WORK/config XDG_CACHE_HOME=$WORK/cache \
     CALOPS_BENCH_LAG=$WORK/lag $(printf '%q' "$CALOPS") \
     $(printf '%q' "$L/lab.yaml")")
+# Go: from now, to 5 s past the window (the events written in it reach the
+# console before it is stopped).
+awk -v t="$(now_s)" -v s=$((WARM_S + WINDOW_S + 5)) \
+    'BEGIN { printf "%.6f %.6f\n", t, t + s }' >"$GO.tmp"
+mv "$GO.tmp" "$GO"
 sleep "$WARM_S"
 stat_of() {	# stat_of PID: "ticks schedstat_ns"
 	local t s=0 f
@@ -336,6 +361,9 @@ else
 fi
 read -r t1 s1 < <(stat_of "$cpid")
 w1=$(now_s)
+for k in $(seq "$HOSTS"); do
+	until [ -s "$WORK/paced.host$k" ]; do sleep 0.2; done
+done
 kill -TERM "$cpid"
 while kill -0 "$cpid" 2>/dev/null; do sleep 0.1; done
 [ -s "$WORK/lag" ] || { echo "bench_ssh: the console wrote no lags" >&2;
@@ -353,13 +381,35 @@ pq() { awk -v q="$1" '{ v[NR] = $1 } END {
 	"$WORK/lags"; }
 row "console CPU (schedstat), % of a core" "$pct" % "<=" 3
 row "console CPU (ticks), % of a core" "$ticks" %
-row "events applied in the window" "$n" ""
-row "expected ($HOSTS x $RATE/s x window)" "$(awk -v h="$HOSTS" \
-	-v r="$RATE" -v a="$w0" -v b="$w1" \
-	'BEGIN { printf "%d", h * r * (b - a) }')" ""
+want=$(awk -v h="$HOSTS" -v r="$RATE" -v a="$w0" -v b="$w1" \
+	'BEGIN { printf "%d", h * r * (b - a) }')
+row "events written in the window, applied" "$n" ""
+row "expected ($HOSTS x $RATE/s x window)" "$want" ""
+# Each host streamed from before the window opened to after it closed.
+late=0
+for k in $(seq "$HOSTS"); do
+	read -r first last count <"$WORK/paced.host$k"
+	awk -v f="$first" -v l="$last" -v a="$w0" -v b="$w1" \
+	    'BEGIN { exit !(f <= a && l >= b) }' || {
+		echo "  host$k streamed from $first to $last ($count events)," \
+		    "not over the whole window $w0 to $w1" >&2
+		late=$((late + 1))
+	}
+done
 row "lag P50" "$(pq 0.5)" ms
 row "lag P99" "$(pq 0.99)" ms "<=" 250
 row "lag max" "$(pq 1)" ms
+# Figures over fewer events than the fleet wrote are not the fleet's: a
+# run where a host did not stream the whole window, or where the console
+# applied less than 99% of what was written in it, fails, whatever its
+# figures say.
+if [ "$late" -gt 0 ] || awk -v n="$n" -v w="$want" \
+    'BEGIN { exit !(n < 0.99 * w) }'; then
+	echo "bench_ssh: FAIL: part 2 measured $n events of the $want" \
+	    "expected; $late of $HOSTS hosts did not stream over the whole" \
+	    "window" >&2
+	exit 1
+fi
 if [ -n "${PERF:-}" ]; then
 	echo "  the console's time (perf, PERF=1):"
 	perf report -i "$WORK/perf.data" --no-children --percent-limit 1 \

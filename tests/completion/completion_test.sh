@@ -40,6 +40,12 @@ completes() {
 
 "$CALOPS" run --id comp-one -- true >/dev/null || { echo "FAIL: run"; exit 1; }
 "$CALOPS" run --id comp-two -- true >/dev/null || { echo "FAIL: run"; exit 1; }
+# Every command of calops' own table (its --help lists it), and nothing
+# else, in a folder with no file to offer beside them.
+mkdir "$TMP/empty" && cd "$TMP/empty" || exit 1
+# shellcheck disable=SC2046
+completes "calops " $("$CALOPS" --help |
+    sed -n '/^commands:$/,/^$/s/^  \([a-z-]*\) .*/\1/p')
 cd "$TMP" || exit 1
 completes "calops ch" check
 completes "calops ki" kill

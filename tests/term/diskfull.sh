@@ -85,7 +85,7 @@ cat >"$TMP/lab.yaml" <<EOF
 hosts:
   - {name: local, transport: local, chips: [0]}
 workspaces:
-  - {host: local, path: $WS}
+  - {host: local, path: $(yaml_str "$WS")}
 runner: $PY $TMP/runner.py $CTL
 EOF
 

@@ -20,7 +20,7 @@ lab() {
 hosts:
   - {name: local, transport: local, chips: [0]}
 workspaces:
-  - {host: local, path: $WS}
+  - {host: local, path: $(yaml_str "$WS")}
 gates:
   G6: calrt-sim validate --full-hash --output 05-calbin/validation.json --calbin 05-calbin/package ${2:-}
 LAB

@@ -140,7 +140,7 @@ hosts:
   - {name: local, transport: local}
   - {name: far, transport: ssh, address: far.example}
 workspaces:
-  - {host: local, path: $MIDPROJECT}
+  - {host: local, path: $(yaml_str "$MIDPROJECT")}
 EOF
 launch "$TMP/lab.yaml"
 wait_for "3 of 11 gates pass"

@@ -25,7 +25,7 @@ cat >"$TMP/config/calops/lab.yaml" <<YAML
 hosts:
   - {name: local, transport: local}
 workspaces:
-  - {host: local, path: $COMPLETE}
+  - {host: local, path: $(yaml_str "$COMPLETE")}
 YAML
 launch
 wait_for "11 of 11 gates pass"
@@ -43,7 +43,7 @@ hosts:
   - {name: spare, transport: local}
   - {name: far, transport: ssh, address: far.example.net}
 workspaces:
-  - {host: local, path: $COMPLETE}
+  - {host: local, path: $(yaml_str "$COMPLETE")}
 YAML
 launch "$TMP/three-hosts.yaml"
 wait_for "11 of 11 gates pass"

@@ -19,7 +19,7 @@ cat >"$TMP/lab.yaml" <<EOF
 hosts:
   - {name: local, transport: local, chips: [0, 1]}
 workspaces:
-  - {host: local, path: $WS}
+  - {host: local, path: $(yaml_str "$WS")}
 runner: [$(yaml_str "$(dirname "$CALOPS")/calrt-sim"), --time-scale, "3000"]
 EOF
 

@@ -36,7 +36,7 @@ cat >"$TMP/lab.yaml" <<EOF
 hosts:
   - {name: local, transport: local, chips: [0]}
 workspaces:
-  - {host: local, path: $WS}
+  - {host: local, path: $(yaml_str "$WS")}
 runner: $TMP/names-runner
 EOF
 

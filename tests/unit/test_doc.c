@@ -763,6 +763,26 @@ test_yaml_alias_bomb(void **state)
 	doc_release(&d);
 }
 
+/* jansson allocates through xmalloc() (jsoninit.c, as src/main.c does), so
+ * that running out of memory inside it is fatal(), not a NULL an unchecked
+ * json_object_set_new() drops. */
+static void
+test_json_alloc(void **state)
+{
+	json_malloc_t m;
+	json_free_t f;
+	json_t *o;
+
+	(void)state;
+	json_get_alloc_funcs(&m, &f);
+	assert_ptr_equal(m, xmalloc);
+	assert_ptr_equal(f, free);
+	o = json_object();
+	assert_int_equal(json_object_set_new(o, "k", json_string("v")), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "k")), "v");
+	json_decref(o);
+}
+
 int
 main(void)
 {
@@ -782,6 +802,7 @@ main(void)
 		cmocka_unit_test(test_yaml_bad),
 		cmocka_unit_test(test_yaml_deep),
 		cmocka_unit_test(test_yaml_alias_bomb),
+		cmocka_unit_test(test_json_alloc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -366,6 +367,29 @@ test_make_dirs(void **state)
 	free(p);
 }
 
+/* O_NONBLOCK on and off, the other status flags kept (a bare F_SETFL would
+ * clear O_APPEND); a bad descriptor is an error, not ignored. */
+static void
+test_set_nonblock(void **state)
+{
+	struct fx *f = *state;
+	char *p = at(f->root, "log");
+	int fd;
+
+	fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	assert_int_not_equal(fd, -1);
+	assert_int_equal(fileio_set_nonblock(fd, true), 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & (O_NONBLOCK | O_APPEND),
+	    O_NONBLOCK | O_APPEND);
+	assert_int_equal(fileio_set_nonblock(fd, false), 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & (O_NONBLOCK | O_APPEND),
+	    O_APPEND);
+	close(fd);
+	assert_int_equal(fileio_set_nonblock(fd, true), -1);
+	assert_int_equal(errno, EBADF);
+	free(p);
+}
+
 int
 main(void)
 {
@@ -378,6 +402,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_source, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_too_deep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_nonblock, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_make_dirs, setup,
 		    teardown),
 	};

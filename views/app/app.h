@@ -84,6 +84,16 @@ void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
 void	 app_close(struct app *a, const void *data);
 void	 app_message(struct app *a, bool error, const char *fmt, ...)
 	    PRINTFLIKE(3, 4);
+/* The commands after ':' that are not a screen's name (view.h has those),
+ * NULL-ended: what ':' completes, and what --help and calops(1) list
+ * (docs.h).  args is how its operand is written ("NAME", "[HOST]"), or
+ * NULL when it takes none. */
+struct prompt_command {
+	const char	*name;
+	const char	*args;
+	const char	*help;
+};
+extern const struct prompt_command prompt_commands[];
 /* Ask a question in the status bar; fn gets the answer (see app_answer_fn).
  * Every key goes to the prompt until then, so the asking view is still
  * there when fn runs (unless the console quits: fn is not called). */

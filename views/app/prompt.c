@@ -11,12 +11,19 @@
 #include "views/app/app_int.h"
 #include "views/core/ui.h"
 
-/* The commands that are not a screen's name (view.h has those). */
-static const char *const commands[] = { "theme", "refresh", "reconnect",
-    "q", "quit" };
+const struct prompt_command prompt_commands[] = {
+	{ "theme", "[NAME]", "switch to theme NAME; alone, say which is "
+	    "shown" },
+	{ "refresh", NULL, "evaluate the workspace again now" },
+	{ "reconnect", "[HOST]", "connect again now to HOST, else to every "
+	    "host not up" },
+	{ "q", NULL, "quit calops" },
+	{ "quit", NULL, "quit calops" },
+	{ NULL, NULL, NULL },
+};
 
-/* The i-th word ':' completes: every screen :name opens, then commands[];
- * NULL past the end. */
+/* The i-th word ':' completes: every screen :name opens, then
+ * prompt_commands[]; NULL past the end. */
 static const char *
 command_word(size_t i)
 {
@@ -25,7 +32,10 @@ command_word(size_t i)
 	for (k = 0; k < view_count; k++)
 		if (view_registry[k].kind != VIEW_DRILL && i-- == 0)
 			return view_registry[k].name;
-	return i < nitems(commands) ? commands[i] : NULL;
+	for (k = 0; prompt_commands[k].name != NULL; k++)
+		if (i-- == 0)
+			return prompt_commands[k].name;
+	return NULL;
 }
 
 /* Tab completion for ':': the command, or a theme name after ":theme ".

@@ -101,6 +101,34 @@ const struct keybinding action_global_keys[] = {
 	{ 0, ACT_NONE, NULL },
 };
 
+bool
+action_first(const struct keybinding *t, const struct keybinding *k)
+{
+	if (k->keyname == NULL)
+		return false;
+	for (; t < k; t++)
+		if (t->action == k->action && t->keyname != NULL)
+			return false;
+	return true;
+}
+
+char *
+action_keynames(const struct keybinding *k, const char *sep)
+{
+	const struct keybinding *j;
+	char *keys = xstrdup(""), *more;
+
+	for (j = k; j->key != 0; j++) {
+		if (j->action != k->action || j->keyname == NULL)
+			continue;
+		more = xasprintf("%s%s%s", keys, keys[0] != '\0' ? sep : "",
+		    j->keyname);
+		free(keys);
+		keys = more;
+	}
+	return keys;
+}
+
 enum action
 action_for_key(const struct keybinding *view_keys, int key)
 {

@@ -45,6 +45,16 @@ extern const struct keybinding action_global_keys[];
 
 #define KEY_CTRL(c) ((c) & 0x1f)
 
+/*
+ * A table's keys by action, as the help screen and calops(1) list them:
+ * action_first() says whether k is the first entry of table t with a name
+ * bound to k's action (that action's one row), and action_keynames() joins
+ * the names of k and of every later entry bound to the same action with
+ * sep (a new string: "Up k").
+ */
+bool	action_first(const struct keybinding *t, const struct keybinding *k);
+char   *action_keynames(const struct keybinding *k, const char *sep);
+
 /* The action for key: the view's table first, then the global one. */
 enum action	action_for_key(const struct keybinding *view_keys, int key);
 
