@@ -5,8 +5,8 @@
 
 #include "base/buf.h"
 #include "base/text.h"
-#include "lab/labcmd.h"
 #include "lab/relclient.h"
+#include "proto/hostcmd.h"
 #include "release/relkey.h"
 #include "release/relrecord.h"
 #include "remote/transport.h"
@@ -127,10 +127,10 @@ fetch_start(struct relclient *rc)
 		f->audit = k == 1;
 		f->err[0] = '\0';
 		buf_init(&f->out, FETCH_MAX);
-		labcmd_host_release(&argv, what[k], rc->ws);
+		hostcmd_release(&argv, what[k], rc->ws);
 		f->rs = transport_exec(rc->t, argv.v, &fetch_cb, f, rc->error,
 		    sizeof rc->error);
-		labcmd_strv_free(&argv);
+		strv_free(&argv);
 		if (f->rs == NULL)
 			buf_release(&f->out);
 	}
@@ -312,10 +312,10 @@ relclient_begin(struct relclient *rc, const char *action, long to,
 	rc->held_keys = NULL;
 	snprintf(rc->ap.action, sizeof rc->ap.action, "%s", action);
 	rc->ap.to = to;
-	labcmd_host_release_apply(&argv, rc->ws, to, actor);
+	hostcmd_release_apply(&argv, rc->ws, to, actor);
 	rc->apply = transport_exec_input(rc->t, argv.v, &apply_cb, rc, err,
 	    errlen);
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	if (rc->apply == NULL)
 		return -1;
 	rc->ap.phase = RA_LOCKING;

@@ -7,6 +7,7 @@
 #include "lab/labmodel.h"
 #include "loop/loop.h"
 #include "model/fleet.h"
+#include "proto/hostcmd.h"
 #include "remote/lab.h"
 #include "remote/transport.h"
 
@@ -138,14 +139,14 @@ fleet_evaluate(struct fleet *f, size_t i)
 	w->lost = false;
 	boardmodel_begin(&w->board);
 	/* An SSH host that is not up yet keeps it queued until it is. */
-	labcmd_host_check(&argv, w->path);
+	hostcmd_check(&argv, w->path);
 	if ((t = labmodel_transport(f->lm, w->host, err, sizeof err)) ==
 	    NULL || (w->rs = transport_exec(t, argv.v, &check_cb, w, err,
 	    sizeof err)) == NULL) {
 		w->done_ms = loop_now_ms();
 		boardmodel_fail(&w->board, err);
 	}
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	told(f);
 }
 

@@ -14,6 +14,7 @@
 #include "base/text.h"
 #include "model/fleet.h"
 #include "model/history.h"
+#include "proto/hostcmd.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
@@ -171,7 +172,7 @@ evaluate_remote(struct app *a)
 		a->message[0] = '\0';
 	a->reval_failed = false;
 	boardmodel_begin(&a->board);
-	labcmd_host_check(&argv, a->ws);
+	hostcmd_check(&argv, a->ws);
 	if ((t = labmodel_transport(a->labm, a->ws_host, err,
 	    sizeof err)) == NULL ||
 	    (a->reval = transport_exec(t, argv.v, &reval_cb, a, err,
@@ -179,7 +180,7 @@ evaluate_remote(struct app *a)
 		a->reval_failed = true;
 		boardmodel_fail(&a->board, err);
 	}
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	a->dirty = true;
 }
 
@@ -200,13 +201,18 @@ rwatch_line(struct rstream *rs, const char *line, size_t len,
 			    (int)(len > 160 ? 160 : len), line);
 		return;
 	}
-	if (memmem(line, len, "\"changed\"", 9) != NULL)
+	switch (hostcmd_watch_parse(line, len)) {
+	case HOSTCMD_WATCH_CHANGED:
 		changed(a);
-	else if (memmem(line, len, "\"watching\"", 10) != NULL) {
+		break;
+	case HOSTCMD_WATCH_WATCHING:
 		/* In place from now on: what changed before it was, since
 		 * the evaluation under way or done began, is read again. */
 		a->rwatch_live = true;
 		app_evaluate(a);
+		break;
+	case HOSTCMD_WATCH_OTHER:
+		break;
 	}
 }
 
@@ -239,11 +245,11 @@ watch_remote(struct app *a)
 		return;
 	transport_status(t, &st);
 	a->rwatch_since = st.since_ms;
-	labcmd_host_watch(&argv, a->ws);
+	hostcmd_watch(&argv, a->ws);
 	if ((a->rwatch = transport_exec(t, argv.v, &rwatch_cb, a, err,
 	    sizeof err)) == NULL)
 		app_message(a, true, "not watching for changes: %s", err);
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 }
 
 /* The workspace's host changed state: back up after a break, it is
