@@ -21,6 +21,7 @@
 #include "remote/lab.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/graph.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
@@ -208,8 +209,8 @@ draw_ws(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		x += c->status + 1;
 		for (g = 0; g < GATE_COUNT; g++)
 			ui_put(stdscr, y, x + g, 1, sel ? base :
-			    (enum role)app_status_role(ev->gates[g].status),
-			    app_status_glyph(ev->gates[g].status), false);
+			    (enum role)glyph_status_role(ev->gates[g].status),
+			    glyph_status(ev->gates[g].status), false);
 		x += GATE_COUNT + 1;
 		open = fleet_first_open_gate(ev);
 		ui_put(stdscr, y, x, 4, base, open >= 0 ?
