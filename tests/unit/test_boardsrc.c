@@ -27,7 +27,6 @@
 #include "base/fileio.h"
 #include "jobfixture.h"
 #include "lab/labmodel.h"
-#include "loop/child.h"
 #include "loop/loop.h"
 #include "model/boardsrc.h"
 #include "model/history.h"
@@ -89,14 +88,6 @@ on_said(struct boardsrc *s, bool eval, const char *msg, void *arg)
 }
 
 static void
-on_sigchld(struct loop *l, int sig, void *arg)
-{
-	(void)sig;
-	(void)arg;
-	child_reap(l);
-}
-
-static void
 before_sleep(struct loop *l, void *arg)
 {
 	(void)l;
@@ -121,7 +112,7 @@ fix_init(struct fix *f, const char *calops)
 
 	memset(f, 0, sizeof *f);
 	f->l = loop_new();
-	assert_int_equal(loop_watch_signal(f->l, SIGCHLD, on_sigchld, NULL), 0);
+	assert_int_equal(loop_watch_signal(f->l, SIGCHLD, jobfix_reap, NULL), 0);
 	assert_int_equal(lab_parse(&f->lab, text, strlen(text), "lab.yaml", err,
 	    sizeof err), 0);
 	f->lm = labmodel_new(f->l, &f->lab, calops, &cb, err, sizeof err);
