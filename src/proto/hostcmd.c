@@ -325,6 +325,107 @@ hostcmd_version_parse(const char *out, size_t len, struct hostcmd_version *v,
 	return rc;
 }
 
+/* ---- release ---- */
+
+int
+hostcmd_release_parse(const char *out, size_t len, const char *what,
+    json_t **doc, char *err, size_t errlen)
+{
+	const char *schema;
+	char want[64];
+
+	snprintf(want, sizeof want, "calops-release-%s/v1", what);
+	if ((*doc = load(out, len, err, errlen)) == NULL)
+		return -1;
+	schema = json_string_value(json_object_get(*doc, "schema"));
+	if (json_is_object(*doc) && schema != NULL &&
+	    strcmp(schema, want) == 0)
+		return 0;
+	errbuf_set(err, errlen, "not %s", want);
+	json_decref(*doc);
+	*doc = NULL;
+	return -1;
+}
+
+static long long
+int_or(const json_t *o, const char *key, long long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+/* String member key of o into buf, or dflt. */
+static void
+str_or(const json_t *o, const char *key, const char *dflt, char *buf,
+    size_t len)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	snprintf(buf, len, "%s", s != NULL ? s : dflt);
+}
+
+static void
+apply_held(struct hostcmd_apply *ev, const json_t *o)
+{
+	const char *head = json_string_value(json_object_get(o,
+	    "head_sha256"));
+	json_t *keys = json_object_get(o, "trusted_keys");
+
+	ev->current = (long)int_or(o, "current", -1);
+	ev->next_seq = int_or(o, "next_seq", 0);
+	snprintf(ev->head, sizeof ev->head, "%s", head != NULL &&
+	    strlen(head) == 64 ? head : "");
+	ev->trusted_keys = json_is_array(keys) ? json_incref(keys) : NULL;
+}
+
+int
+hostcmd_apply_parse(const char *line, size_t len, struct hostcmd_apply *ev)
+{
+	const char *type;
+	json_t *o;
+
+	memset(ev, 0, sizeof *ev);
+	ev->current = -1;
+	if ((o = json_loadb(line, len, 0, NULL)) == NULL ||
+	    !json_is_object(o)) {
+		json_decref(o);
+		return -1;
+	}
+	type = json_string_value(json_object_get(o, "type"));
+	if (type == NULL)
+		ev->type = HOSTCMD_APPLY_OTHER;
+	else if (strcmp(type, "held") == 0) {
+		ev->type = HOSTCMD_APPLY_HELD;
+		apply_held(ev, o);
+	} else if (strcmp(type, "progress") == 0) {
+		ev->type = HOSTCMD_APPLY_PROGRESS;
+		ev->done = (uint64_t)int_or(o, "done", 0);
+		ev->total = (uint64_t)int_or(o, "total", 0);
+	} else if (strcmp(type, "verified") == 0) {
+		ev->type = HOSTCMD_APPLY_VERIFIED;
+		ev->verifies = json_is_true(json_object_get(o, "verifies"));
+		ev->bound = json_is_true(json_object_get(o,
+		    "bindings_checked"));
+		str_or(o, "problem", "", ev->problem, sizeof ev->problem);
+		str_or(json_object_get(o, "verdict"), "words", "", ev->words,
+		    sizeof ev->words);
+	} else if (strcmp(type, "result") == 0) {
+		ev->type = HOSTCMD_APPLY_RESULT;
+		str_or(o, "result", "error", ev->result, sizeof ev->result);
+		str_or(o, "message", "", ev->message, sizeof ev->message);
+	}
+	json_decref(o);
+	return 0;
+}
+
+void
+hostcmd_apply_release(struct hostcmd_apply *ev)
+{
+	json_decref(ev->trusted_keys);
+	ev->trusted_keys = NULL;
+}
+
 /* ---- watch, cat --line-of ---- */
 
 enum hostcmd_watch_event

@@ -104,6 +104,53 @@ struct hostcmd_version {
 int	 hostcmd_version_parse(const char *out, size_t len,
 	    struct hostcmd_version *v, char *err, size_t errlen);
 
+/* What `release WHAT --json` printed (WHAT status or audit) into *doc (a
+ * new reference); 0, or -1 with err (not JSON, not an object, not of the
+ * schema calops-release-WHAT/v1) and *doc NULL. */
+int	 hostcmd_release_parse(const char *out, size_t len, const char *what,
+	    json_t **doc, char *err, size_t errlen);
+
+/*
+ * One line of `release apply --json` (share/doc/release.md §5): the lock
+ * held, hashing progress, the verdict on the generation held, the result.
+ * Read as leniently as the console always has: a member missing or of
+ * another type takes the default noted.
+ */
+enum hostcmd_apply_type {
+	HOSTCMD_APPLY_OTHER,	/* not an event of apply's */
+	HOSTCMD_APPLY_HELD,
+	HOSTCMD_APPLY_PROGRESS,
+	HOSTCMD_APPLY_VERIFIED,
+	HOSTCMD_APPLY_RESULT,
+};
+
+struct hostcmd_apply {
+	enum hostcmd_apply_type type;
+	/* held: where `current` points (-1: none), the audit log's next
+	 * seq (0) and its last line's SHA-256 ("" unless 64 characters);
+	 * who may sign (NULL unless an array; a reference the event
+	 * holds). */
+	long		 current;
+	long long	 next_seq;
+	char		 head[65];
+	json_t		*trusted_keys;
+	/* progress: bytes hashed of how many (0) */
+	uint64_t	 done, total;
+	/* verified: whether it verifies, its bindings were checked, why
+	 * not, and the verdict's words ("") */
+	bool		 verifies, bound;
+	char		 problem[512], words[512];
+	/* result: ok, refused, locked, …("error"), and its message ("") */
+	char		 result[16];
+	char		 message[768];
+};
+
+/* One line of apply's stdout into ev; -1 when it is not a JSON object
+ * (not an event: ignored).  hostcmd_apply_release() frees its keys. */
+int	 hostcmd_apply_parse(const char *line, size_t len,
+	    struct hostcmd_apply *ev);
+void	 hostcmd_apply_release(struct hostcmd_apply *ev);
+
 /* What one line of `watch` says (protocol.md §1, calops watch). */
 enum hostcmd_watch_event {
 	HOSTCMD_WATCH_OTHER,	/* not an event, or one of no interest */

@@ -112,7 +112,8 @@ fix_init(struct fix *f, const char *calops)
 
 	memset(f, 0, sizeof *f);
 	f->l = loop_new();
-	assert_int_equal(loop_watch_signal(f->l, SIGCHLD, jobfix_reap, NULL), 0);
+	assert_int_equal(loop_watch_signal(f->l, SIGCHLD, jobfix_reap, NULL),
+	    0);
 	assert_int_equal(lab_parse(&f->lab, text, strlen(text), "lab.yaml", err,
 	    sizeof err), 0);
 	f->lm = labmodel_new(f->l, &f->lab, calops, &cb, err, sizeof err);

@@ -1,9 +1,11 @@
 /*
  * test_hostparse.c: the typed parsers of what a host's calops prints
- * (proto/hostcmd.h): `jobs --json`, `version --json`, `watch`'s events
- * and `cat --line-of`, each on good output and on what a broken or hostile
- * host may print instead (truncated JSON, another schema, members of the
- * wrong type), refused whole with a message that says where.
+ * (proto/hostcmd.h): `jobs --json`, `version --json`, `release status`
+ * and `audit`, `release apply`'s events, `watch`'s events and `cat
+ * --line-of`, each on good output and on what a broken or hostile host
+ * may print instead: a document refused whole, with a message that says
+ * where (truncated JSON, another schema, members of the wrong type);
+ * apply's events read as leniently as the console always read them.
  */
 #include "calops.h"
 
@@ -200,6 +202,99 @@ test_watch(void **state)
 }
 
 static void
+test_release(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "", "not JSON: line 1, column 0: " },
+		{ "{\"schema\":\"calops-release-status/v1\"",
+		    "not JSON: line 1, column 36: " },
+		{ "[\"calops-release-status/v1\"]",
+		    "not calops-release-status/v1" },
+		{ "{\"schema\":\"calops-release-audit/v1\"}",
+		    "not calops-release-status/v1" },
+		{ "{\"schema\":1}", "not calops-release-status/v1" },
+	};
+	const char *ok = "{\"schema\":\"calops-release-status/v1\","
+	    "\"current\":2}";
+	json_t *doc;
+	char err[200];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(hostcmd_release_parse(ok, strlen(ok), "status", &doc,
+	    err, sizeof err), 0);
+	assert_int_equal(json_integer_value(json_object_get(doc, "current")),
+	    2);
+	json_decref(doc);
+	for (i = 0; i < nitems(bad); i++) {
+		doc = json_object();
+		assert_int_equal(hostcmd_release_parse(bad[i][0],
+		    strlen(bad[i][0]), "status", &doc, err, sizeof err), -1);
+		assert_null(doc);
+		if (strncmp(err, bad[i][1], strlen(bad[i][1])) != 0)
+			fail_msg("'%s': '%s', not '%s'", bad[i][0], err,
+			    bad[i][1]);
+	}
+}
+
+static void
+apply_is(const char *line, enum hostcmd_apply_type type,
+    struct hostcmd_apply *ev)
+{
+	assert_int_equal(hostcmd_apply_parse(line, strlen(line), ev), 0);
+	assert_int_equal(ev->type, type);
+}
+
+static void
+test_apply(void **state)
+{
+	static const char head[] = "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef";
+	struct hostcmd_apply ev;
+	char *line;
+
+	(void)state;
+	line = xasprintf("{\"type\":\"held\",\"current\":3,"
+	    "\"next_seq\":12,\"head_sha256\":\"%s\",\"trusted_keys\":"
+	    "[{\"name\":\"ops\"}]}", head);
+	apply_is(line, HOSTCMD_APPLY_HELD, &ev);
+	free(line);
+	assert_int_equal(ev.current, 3);
+	assert_int_equal(ev.next_seq, 12);
+	assert_string_equal(ev.head, head);
+	assert_int_equal(json_array_size(ev.trusted_keys), 1);
+	hostcmd_apply_release(&ev);
+	assert_null(ev.trusted_keys);
+	/* Read leniently, as ever: what is missing or wrong is a default. */
+	apply_is("{\"type\":\"held\",\"current\":\"3\",\"head_sha256\":"
+	    "\"abc\",\"trusted_keys\":{}}", HOSTCMD_APPLY_HELD, &ev);
+	assert_int_equal(ev.current, -1);
+	assert_int_equal(ev.next_seq, 0);
+	assert_string_equal(ev.head, "");
+	assert_null(ev.trusted_keys);
+	apply_is("{\"type\":\"progress\",\"done\":5,\"total\":9}",
+	    HOSTCMD_APPLY_PROGRESS, &ev);
+	assert_int_equal(ev.done, 5);
+	assert_int_equal(ev.total, 9);
+	apply_is("{\"type\":\"verified\",\"verifies\":true,"
+	    "\"bindings_checked\":true,\"verdict\":{\"words\":\"held\"}}",
+	    HOSTCMD_APPLY_VERIFIED, &ev);
+	assert_true(ev.verifies);
+	assert_true(ev.bound);
+	assert_string_equal(ev.problem, "");
+	assert_string_equal(ev.words, "held");
+	apply_is("{\"type\":\"result\",\"message\":\"m\"}",
+	    HOSTCMD_APPLY_RESULT, &ev);
+	assert_string_equal(ev.result, "error");
+	assert_string_equal(ev.message, "m");
+	apply_is("{\"type\":\"other\"}", HOSTCMD_APPLY_OTHER, &ev);
+	apply_is("{\"type\":7}", HOSTCMD_APPLY_OTHER, &ev);
+	assert_int_equal(hostcmd_apply_parse("{\"type\":", 8, &ev), -1);
+	assert_int_equal(hostcmd_apply_parse("[1]", 3, &ev), -1);
+	assert_int_equal(hostcmd_apply_parse("", 0, &ev), -1);
+}
+
+static void
 line_of_bad(const char *text)
 {
 	char err[100];
@@ -253,6 +348,8 @@ main(void)
 		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_jobs_bad),
 		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_watch),
 		cmocka_unit_test(test_line_of),
 		cmocka_unit_test(test_version_argv),
