@@ -101,7 +101,7 @@ on_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		if (buf_add(&g->list, line, len) != 0 ||
 		    buf_addc(&g->list, '\n') != 0)
 			g->list_full = true;
-	} else if (len == strlen(g->id) && memcmp(line, g->id, len) == 0)
+	} else if (hostcmd_run_started(line, len, g->id))
 		g->printed = true;
 }
 

@@ -480,7 +480,7 @@ run_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 	else if (from_stderr)
 		snprintf(j->run_err, sizeof j->run_err, "%.*s",
 		    (int)(len > 190 ? 190 : len), line);
-	else if (strlen(j->pub.id) == len && memcmp(line, j->pub.id, len) == 0)
+	else if (hostcmd_run_started(line, len, j->pub.id))
 		j->run_printed = true;
 	else
 		snprintf(j->run_err, sizeof j->run_err, "calops run printed "

@@ -119,7 +119,13 @@ hostcmd_version(struct strv *s)
 	add_words(s, (const char *const[]){ "version", "--json", NULL });
 }
 
-/* ---- jobs --json ---- */
+/* ---- run, jobs --json ---- */
+
+bool
+hostcmd_run_started(const char *line, size_t len, const char *id)
+{
+	return strlen(id) == len && memcmp(line, id, len) == 0;
+}
 
 /* The JSON document out (len bytes), or NULL with err giving the line and
  * column where it stops being JSON. */

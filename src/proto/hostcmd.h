@@ -59,6 +59,10 @@ void	 hostcmd_release_apply(struct strv *s, const char *ws, long hold,
 	    const char *actor);
 void	 hostcmd_version(struct strv *s);
 
+/* Whether a line `run --id ID` printed on stdout says it started job id
+ * (it prints the id, alone, once the job runs). */
+bool	 hostcmd_run_started(const char *line, size_t len, const char *id);
+
 /*
  * One job of `jobs --json` (share/doc/json.md §3): the members of its
  * job.json with the state `jobs` found, or a corrupt folder's id, state

@@ -1,8 +1,8 @@
 /*
  * test_hostparse.c: the typed parsers of what a host's calops prints
- * (proto/hostcmd.h): `jobs --json`, `version --json`, `release status`
- * and `audit`, `release apply`'s events, `watch`'s events and `cat
- * --line-of`, each on good output and on what a broken or hostile host
+ * (proto/hostcmd.h): `run`'s id, `jobs --json`, `version --json`,
+ * `release status` and `audit`, `release apply`'s events, `watch`'s events
+ * and `cat --line-of`, each on good output and on what a broken or hostile host
  * may print instead: a document refused whole, with a message that says
  * where (truncated JSON, another schema, members of the wrong type);
  * apply's events read as leniently as the console always read them.
@@ -327,6 +327,18 @@ test_line_of(void **state)
 }
 
 static void
+test_run_started(void **state)
+{
+	(void)state;
+	assert_true(hostcmd_run_started("--from", 6, "--from"));
+	assert_false(hostcmd_run_started("--from ", 7, "--from"));
+	assert_false(hostcmd_run_started("--fro", 5, "--from"));
+	assert_false(hostcmd_run_started("", 0, "a"));
+	assert_false(hostcmd_run_started("calops: job 'a' already exists",
+	    30, "a"));
+}
+
+static void
 test_version_argv(void **state)
 {
 	struct strv s = { NULL, 0, 0 };
@@ -352,6 +364,7 @@ main(void)
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_watch),
 		cmocka_unit_test(test_line_of),
+		cmocka_unit_test(test_run_started),
 		cmocka_unit_test(test_version_argv),
 	};
 
