@@ -60,13 +60,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
 #include <libssh2.h>
 #include <openssl/crypto.h>
 
 #include "base/buf.h"
 #include "base/text.h"
 #include "loop/child.h"
+#include "proto/hostcmd.h"
 #include "remote/knownhosts.h"
 #include "remote/lab.h"
 #include "remote/ssh.h"
@@ -85,7 +85,6 @@
 #define BATCH_BYTES	(64u << 10)	/* less in BATCH_MS is a trickle */
 #define GRID_IDLE_MAX	3	/* ticks with nothing before a trickle ends */
 #define CMDLINE_MAX	(256u << 10)
-#define PROTOCOL	1	/* of `calops version --json` */
 
 enum phase {
 	PH_IDLE,		/* no connection: waiting, or refused */
@@ -1420,8 +1419,9 @@ static void
 probe_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 {
 	struct ssh *s = arg;
-	json_t *o = NULL, *v, *p;
-	char *first;
+	struct hostcmd_version v;
+	char why[200], *safe;
+	const char *first;
 
 	(void)rs;
 	s->probe = NULL;
@@ -1431,35 +1431,26 @@ probe_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		lost(s, "%s", ex->err);
 		return;
 	}
-	if (s->probe_out.len > 0)
-		o = json_loadb(s->probe_out.data, s->probe_out.len, 0, NULL);
-	v = json_object_get(o, "version");
-	p = json_object_get(o, "protocol");
 	if (ex->code == 127) {
 		refuse(s, "%s: calops is not there ('%s': %s); set calops: in "
 		    "the lab file to its path on the host", s->t->host,
 		    s->program, s->probe_err[0] != '\0' ? s->probe_err :
 		    "command not found");
-	} else if (!json_is_string(v) || !json_is_integer(p)) {
+	} else if (hostcmd_version_parse(s->probe_out.data, s->probe_out.len,
+	    &v, why, sizeof why) != 0) {
 		first = s->probe_out.len > 0 ? s->probe_out.data :
 		    s->probe_err;
 		refuse(s, "%s: '%s version --json' did not say its version "
 		    "(exit %d: %.120s)", s->t->host, s->program, ex->code,
 		    *first != '\0' ? first : "no output");
-	} else if (json_integer_value(p) != PROTOCOL) {
+	} else if (v.protocol != HOSTCMD_PROTOCOL) {
 		refuse(s, "%s: its calops %.32s speaks protocol %lld, this "
 		    "console %d: install the same calops there", s->t->host,
-		    json_string_value(v), (long long)json_integer_value(p),
-		    PROTOCOL);
+		    v.version, v.protocol, HOSTCMD_PROTOCOL);
 	} else {
-		snprintf(s->version, sizeof s->version, "%s",
-		    json_string_value(v));
-		{
-			char *safe = text_sanitize_str(s->version);
-
-			snprintf(s->version, sizeof s->version, "%s", safe);
-			free(safe);
-		}
+		safe = text_sanitize_str(v.version);
+		snprintf(s->version, sizeof s->version, "%s", safe);
+		free(safe);
 		timer_stop(s, &s->attempt_timer);
 		s->phase = PH_UP;
 		s->attempt = 0;
@@ -1468,7 +1459,6 @@ probe_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		set_state(s, TRANSPORT_UP);
 		tick_arm(s);
 	}
-	json_decref(o);
 }
 
 static const struct rstream_cb probe_cb = {
@@ -1624,13 +1614,15 @@ drive_connect(struct ssh *s)
 		}
 		s->phase = PH_VERSION;
 		{
-			char *argv[] = { "version", "--json", NULL };
+			struct strv argv = { NULL, 0, 0 };
 			char why[200];
 
 			s->probe_err[0] = '\0';
 			buf_reset(&s->probe_out);
-			s->probe = chan_new(s, argv, &probe_cb, s, false, why,
-			    sizeof why);
+			hostcmd_version(&argv);
+			s->probe = chan_new(s, argv.v, &probe_cb, s, false,
+			    why, sizeof why);
+			strv_free(&argv);
 		}
 	}
 }

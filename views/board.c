@@ -2,6 +2,7 @@
 #include "calops.h"
 
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
@@ -150,8 +151,8 @@ draw_gate(const void *arg, size_t gate, int y, int x, int cols, bool sel)
 		    running, false);
 	else
 		ui_putf(stdscr, y, x, c->status, sel ? base :
-		    (enum role)app_status_role(g->status), "%s %s",
-		    app_status_glyph(g->status), gate_status_name(g->status));
+		    (enum role)glyph_status_role(g->status), "%s %s",
+		    glyph_status(g->status), gate_status_name(g->status));
 	x += c->status + 1;
 	ui_put(stdscr, y, x, c->name, base, g->name, true);
 	x += c->name + 1;

@@ -3,6 +3,7 @@
 
 #include "base/text.h"
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
 
@@ -141,12 +142,12 @@ draw_finding(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	    gate_table[f->gate].id : "proj");
 	x += 6;
 	ui_putf(stdscr, y, x, 7, sel ? base :
-	    (enum role)app_severity_role(f->severity), "%s",
+	    (enum role)glyph_severity_role(f->severity), "%s",
 	    finding_severity_name(f->severity));
 	x += 8;
 	ui_put(stdscr, y, x, 20, base, f->check, true);
 	x += 21;
-	app_finding_where(f, where, sizeof where);
+	boardmodel_finding_where(f, where, sizeof where);
 	w = cols >= 120 ? 40 : 24;
 	ui_put(stdscr, y, x, w, sel ? base : ROLE_DIM, where, true);
 	x += w + 1;
@@ -182,7 +183,7 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 
 		ui_fill(stdscr, top + rows - 3, 0, ROLE_BORDER);
 		/* Through the sanitiser: the path is the workspace's. */
-		head = xasprintf("%s  %s", f->check, app_finding_where(f, where,
+		head = xasprintf("%s  %s", f->check, boardmodel_finding_where(f, where,
 		    sizeof where));
 		ui_put(stdscr, top + rows - 3, 1, cols - 2, ROLE_BORDER, head,
 		    false);

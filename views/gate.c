@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "model/history.h"
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/list.h"
 #include "views/core/textpane.h"
 #include "views/core/ui.h"
@@ -92,7 +93,7 @@ verdicts(struct gate_detail *d, const struct board_gate *g)
 	    "judge yet):", ui_glyph("✔", "+"), ui_glyph("✘", "x"),
 	    ui_glyph("○", "?"));
 	json_object_foreach(g->checks, id, v) {
-		glyph = app_verdict_glyph(json_string_value(v), &r);
+		glyph = glyph_verdict(json_string_value(v), &r);
 		off += (size_t)snprintf(line + off, sizeof line - off,
 		    "  %s %-19.40s", glyph, id);
 		if (++k % per == 0) {
@@ -120,12 +121,12 @@ why(struct app *a, struct gate_detail *d, const struct board_gate *g)
 		textpane_add(&d->pane, ROLE_HEADER, -1,
 		    "First failing check: %s (%s)", f->check,
 		    finding_severity_name(f->severity));
-		textpane_add_wrapped(&d->pane, app_severity_role(f->severity),
+		textpane_add_wrapped(&d->pane, glyph_severity_role(f->severity),
 		    (int)i, 2, f->message);
 		if (f->path[0] != '\0')
 			textpane_add(&d->pane, ROLE_NORMAL, (int)i,
 			    "  evidence: %s",
-			    app_finding_where(f, where, sizeof where));
+			    boardmodel_finding_where(f, where, sizeof where));
 		if ((h = input_hash(g, f->path)) != NULL)
 			textpane_add(&d->pane, ROLE_DIM, (int)i,
 			    "  sha256 %s", h);
@@ -238,9 +239,9 @@ gate_refresh(struct app *a, void *data)
 		textpane_done(&d->pane, &d->placed);
 		return;
 	}
-	textpane_add(&d->pane, app_status_role(g->status), -1,
+	textpane_add(&d->pane, glyph_status_role(g->status), -1,
 	    "%s %s  %s %s", g->id, g->name,
-	    app_status_glyph(g->status), gate_status_name(g->status));
+	    glyph_status(g->status), gate_status_name(g->status));
 	textpane_add(&d->pane, ROLE_NORMAL, -1,
 	    "Owner: %s   role: %s   due %s   failback: %s",
 	    g->owner != NULL ? g->owner : "(none)", g->role != NULL ? g->role :
@@ -266,10 +267,10 @@ gate_refresh(struct app *a, void *data)
 		f = &app_board(a)->now.findings[i];
 		if (f->gate == d->gate)
 			textpane_add(&d->pane,
-			    app_severity_role(f->severity), (int)i,
+			    glyph_severity_role(f->severity), (int)i,
 			    "  %-7s %-22s %s  %s",
 			    finding_severity_name(f->severity), f->check,
-			    app_finding_where(f, where, sizeof where),
+			    boardmodel_finding_where(f, where, sizeof where),
 			    f->message);
 	}
 	/* Opened, the cursor is on the first finding, which Enter and o

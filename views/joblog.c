@@ -30,6 +30,7 @@
 #include "lab/follow.h"
 #include "lab/labmodel.h"
 #include "proto/event.h"
+#include "proto/hostcmd.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/core/list.h"
@@ -426,13 +427,13 @@ joblog_open(struct app *a, const void *arg)
 	v->follow = true;
 	v->min_level = LV_DEBUG;
 	snprintf(v->state, sizeof v->state, "following");
-	labcmd_host_tail(&argv, v->id, 1, true);
+	hostcmd_tail(&argv, v->id, 1, true);
 	if ((t = labmodel_transport(app_labmodel(a), v->host, err,
 	    sizeof err)) == NULL || (v->rs = transport_exec(t, argv.v,
 	    &tail_cb, v, err, sizeof err)) == NULL)
 		snprintf(v->state, sizeof v->state, "cannot read the log: %.100s",
 		    err);
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	return v;
 }
 

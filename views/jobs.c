@@ -16,6 +16,7 @@
 #include "lab/labmodel.h"
 #include "model/joblist.h"
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
 
@@ -206,7 +207,7 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const struct jobs_view *v = arg;
 	const struct joblist_row *r = joblist_row(v->jl, rec);
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
-	const char *g = app_job_glyph(r->degraded ? "degraded" : r->state, &sr);
+	const char *g = glyph_job(r->degraded ? "degraded" : r->state, &sr);
 	char age[32], ex[32], *s;
 
 	(void)x;

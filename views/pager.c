@@ -13,6 +13,7 @@
 #include "calops.h"
 
 #include "lab/labmodel.h"
+#include "proto/hostcmd.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/core/textpane.h"
@@ -174,14 +175,13 @@ static void
 locate_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 {
 	struct pager *p = arg;
-	char *end;
+	char why[80];
 	long line;
 
 	(void)rs;
 	p->locate = NULL;
-	line = strtol(p->located, &end, 10);
-	if (ex->err == NULL && ex->code == 0 && end != p->located &&
-	    *end == '\0' && line > 0)
+	if (ex->err == NULL && ex->code == 0 && hostcmd_line_of_parse(
+	    p->located, strlen(p->located), &line, why, sizeof why) == 0)
 		p->target = line;
 	fetch(p, p->target > PAGER_BEFORE ? p->target - PAGER_BEFORE : 1,
 	    PAGER_CHUNK);
@@ -204,12 +204,12 @@ fetch(struct pager *p, long from, long count)
 	p->from = from;
 	p->asked = count;
 	p->err[0] = '\0';
-	labcmd_host_cat(&argv, p->ws, p->rel, from, count);
+	hostcmd_cat(&argv, p->ws, p->rel, from, count);
 	if ((t = labmodel_transport(app_labmodel(p->app), p->host, p->err,
 	    sizeof p->err)) != NULL)
 		p->rs = transport_exec(t, argv.v, &fetch_cb, p, p->err,
 		    sizeof p->err);
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 }
 
 static void *
@@ -228,12 +228,12 @@ pager_open(struct app *a, const void *arg)
 		struct transport *t;
 
 		p->pointer = xstrdup(pa->pointer);
-		labcmd_host_cat_line_of(&argv, p->ws, p->rel, p->pointer);
+		hostcmd_cat_line_of(&argv, p->ws, p->rel, p->pointer);
 		if ((t = labmodel_transport(app_labmodel(a), p->host, p->err,
 		    sizeof p->err)) != NULL)
 			p->locate = transport_exec(t, argv.v, &locate_cb, p,
 			    p->err, sizeof p->err);
-		labcmd_strv_free(&argv);
+		strv_free(&argv);
 		if (p->locate != NULL)
 			return p;
 	}

@@ -24,6 +24,7 @@
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/confirm.h"
+#include "views/core/glyph.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
 #include "views/soak_int.h"
@@ -85,7 +86,7 @@ static void
 draw_job(struct soak *v, const struct ljob *j, int y, int cols)
 {
 	enum role r;
-	const char *g = app_job_glyph(labmodel_job_state_name(j->state), &r);
+	const char *g = glyph_job(labmodel_job_state_name(j->state), &r);
 	int x = 1;
 
 	x += ui_putf(stdscr, y, x, cols - x, r, "%s %s", g,

@@ -8,6 +8,7 @@
 #include "calops.h"
 
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/list.h"
 #include "views/core/textpane.h"
 #include "views/core/ui.h"
@@ -104,7 +105,7 @@ ticket_refresh(struct app *a, void *data)
 	    ui_glyph("✘", "x"), ui_glyph("○", "?"));
 	json_object_foreach(t->checks, check, v) {
 		verdict = json_string_value(v);
-		glyph = app_verdict_glyph(verdict, &r);
+		glyph = glyph_verdict(verdict, &r);
 		if ((g = gate_index_of_check(check)) < 0) {
 			textpane_add(&d->pane, r, -1, "  %s %s", glyph, check);
 			continue;
@@ -113,17 +114,17 @@ ticket_refresh(struct app *a, void *data)
 		    glyph, check, verdict != NULL ? verdict : "?",
 		    e->gates[g].id,
 		    e->gates[g].name != NULL ? e->gates[g].name : "",
-		    app_status_glyph(e->gates[g].status),
+		    glyph_status(e->gates[g].status),
 		    gate_status_name(e->gates[g].status));
 		if (r == ROLE_FAIL && (f = failing(e, g, check)) != NULL) {
-			textpane_add(&d->pane, app_severity_role(f->severity),
+			textpane_add(&d->pane, glyph_severity_role(f->severity),
 			    g, "      %s %s:",
 			    finding_severity_name(f->severity), f->check);
 			textpane_add_wrapped(&d->pane,
-			    app_severity_role(f->severity), g, 6, f->message);
+			    glyph_severity_role(f->severity), g, 6, f->message);
 			if (f->path[0] != '\0')
 				textpane_add(&d->pane, ROLE_NORMAL, g,
-				    "      evidence: %s", app_finding_where(f,
+				    "      evidence: %s", boardmodel_finding_where(f,
 				    where, sizeof where));
 		} else if (r == ROLE_DIM)
 			why_not_judged(d, e, g, check);

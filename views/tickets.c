@@ -2,6 +2,7 @@
 #include "calops.h"
 
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
 
@@ -115,7 +116,7 @@ checks_text(const struct board_ticket *t, bool full, char *buf, size_t len)
 	json_object_foreach(t->checks, name, v) {
 		int n;
 
-		glyph = app_verdict_glyph(json_string_value(v), &r);
+		glyph = glyph_verdict(json_string_value(v), &r);
 		n = snprintf(buf + off, len - off, "%s%s %s%s",
 		    off > 0 ? "  " : "", name, glyph, full && r == ROLE_DIM ?
 		    " not judged" : "");

@@ -21,6 +21,7 @@
 #include "remote/lab.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
+#include "views/core/glyph.h"
 #include "views/core/graph.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
@@ -65,7 +66,7 @@ ws_matches(size_t i, void *arg)
 {
 	struct app *a = arg;
 	const struct fleet_ws *w = ws_at(a, i);
-	const struct board_eval *ev = &w->board.now;
+	const struct board_eval *ev = &boardsrc_board(w->src)->now;
 	int g = ev->valid ? fleet_first_open_gate(ev) : -1;
 
 	return app_filter_match(a, w->host) || app_filter_match(a, w->path) ||
@@ -169,12 +170,14 @@ struct ws_draw {
 static void
 age_text(const struct fleet_ws *w, char *buf, size_t len)
 {
-	if (w->valid_ms == 0)
-		snprintf(buf, len, "%s", w->rs != NULL ? ui_glyph("…", "..") :
-		    "-");
+	int64_t valid = boardsrc_valid_ms(w->src);
+
+	if (valid == 0)
+		snprintf(buf, len, "%s", boardsrc_evaluating(w->src) ?
+		    ui_glyph("…", "..") : "-");
 	else
-		graph_fmt_dur((double)(loop_now_ms() - w->valid_ms) / 1000,
-		    buf, len);
+		graph_fmt_dur((double)(loop_now_ms() - valid) / 1000, buf,
+		    len);
 }
 
 static void
@@ -183,8 +186,11 @@ draw_ws(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const struct ws_draw *d = arg;
 	const struct cols *c = &d->c;
 	const struct fleet_ws *w = ws_at(d->a, rec);
-	const struct board_eval *ev = &w->board.now;
+	const struct board *b = boardsrc_board(w->src);
+	const struct board_eval *ev = &b->now;
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+	bool busy = boardsrc_evaluating(w->src);
+	int64_t valid = boardsrc_valid_ms(w->src);
 	char age[16];
 	int g, open;
 
@@ -197,9 +203,9 @@ draw_ws(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	put_tail(y, x, c->path, base, w->path);
 	x += c->path + 1;
 	if (!ev->valid) {
-		ui_put(stdscr, y, x, c->status, sel ? base : w->rs != NULL ?
-		    ROLE_DIM : ROLE_FAIL, w->rs != NULL ? "evaluating" :
-		    "no board", true);
+		ui_put(stdscr, y, x, c->status, sel ? base : busy ?
+		    ROLE_DIM : ROLE_FAIL, busy ? "evaluating" : "no board",
+		    true);
 		x += c->status + 1 + GATE_COUNT + 1 + 4 + c->owner + 2;
 	} else {
 		ui_put(stdscr, y, x, c->status, sel ? base :
@@ -208,8 +214,8 @@ draw_ws(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		x += c->status + 1;
 		for (g = 0; g < GATE_COUNT; g++)
 			ui_put(stdscr, y, x + g, 1, sel ? base :
-			    (enum role)app_status_role(ev->gates[g].status),
-			    app_status_glyph(ev->gates[g].status), false);
+			    (enum role)glyph_status_role(ev->gates[g].status),
+			    glyph_status(ev->gates[g].status), false);
 		x += GATE_COUNT + 1;
 		open = fleet_first_open_gate(ev);
 		ui_put(stdscr, y, x, 4, base, open >= 0 ?
@@ -224,9 +230,8 @@ draw_ws(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	/* A board whose host is away, or that failed since, or is old, is
 	 * not news. */
 	ui_putf(stdscr, y, x, 6, sel ? base : !host_up(d->a, w) ||
-	    w->board.error != NULL || (w->valid_ms != 0 && loop_now_ms() -
-	    w->valid_ms > WS_MAX_AGE_MS * 2) ? ROLE_WARN : ROLE_DIM, "%6s",
-	    age);
+	    b->error != NULL || (valid != 0 && loop_now_ms() - valid >
+	    WS_MAX_AGE_MS * 2) ? ROLE_WARN : ROLE_DIM, "%6s", age);
 }
 
 static void
@@ -236,6 +241,7 @@ workspaces_draw(struct app *a, void *data, int top, int rows, int cols)
 	struct ws_draw d = { .a = a };
 	const struct fleet_ws *w;
 	const struct board_eval *ev;
+	const struct board *b;
 	char header[200], *line;
 	size_t i;
 	int g, y;
@@ -253,16 +259,16 @@ workspaces_draw(struct app *a, void *data, int top, int rows, int cols)
 		return;
 	/* The selected workspace in full: where, what, and why not. */
 	w = ws_at(a, i);
-	ev = &w->board.now;
+	b = boardsrc_board(w->src);
+	ev = &b->now;
 	y = top + rows - 2;
 	line = xasprintf("%s:%s%s%s%s", w->host, w->path, ev->valid ?
 	    "  model " : "", ev->valid ? ev->model_id : "", host_up(a, w) ?
 	    "" : "  (its host is not up: the board is as it was)");
 	ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
 	free(line);
-	if (w->board.error != NULL) {
-		ui_put(stdscr, y + 1, 1, cols - 2, ROLE_FAIL, w->board.error,
-		    false);
+	if (b->error != NULL) {
+		ui_put(stdscr, y + 1, 1, cols - 2, ROLE_FAIL, b->error, false);
 		return;
 	}
 	if (!ev->valid || (g = fleet_first_open_gate(ev)) < 0)
@@ -317,14 +323,16 @@ workspaces_status(struct app *a, void *data, char *buf, size_t len)
 {
 	const struct fleet *f = app_fleet(a);
 	const struct fleet_ws *w;
+	const struct board *b;
 	size_t i, released = 0, evaluating = 0, failed = 0;
 
 	(void)data;
 	for (i = 0; (w = fleet_at(f, i)) != NULL; i++) {
-		evaluating += w->rs != NULL;
-		failed += w->board.error != NULL;
-		released += w->board.now.valid &&
-		    strcmp(w->board.now.project_status, "RELEASED") == 0;
+		b = boardsrc_board(w->src);
+		evaluating += boardsrc_evaluating(w->src);
+		failed += b->error != NULL;
+		released += b->now.valid &&
+		    strcmp(b->now.project_status, "RELEASED") == 0;
 	}
 	snprintf(buf, len, "%zu workspaces, %zu released", fleet_count(f),
 	    released);

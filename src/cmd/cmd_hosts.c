@@ -22,9 +22,9 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
-#include "lab/labcmd.h"
 #include "loop/child.h"
 #include "loop/loop.h"
+#include "proto/hostcmd.h"
 #include "remote/lab.h"
 #include "remote/local.h"
 #include "remote/ssh.h"
@@ -127,24 +127,27 @@ static void
 jobs_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 {
 	struct hrow *r = arg;
-	json_t *o = NULL, *jobs, *j;
+	struct hostcmd_jobs jobs;
+	char why[160];
 	size_t i;
 
 	(void)rs;
 	r->jobs = NULL;
-	if (ex->err == NULL && ex->code == 0 && r->jobs_out.len > 0)
-		o = json_loadb(r->jobs_out.data, r->jobs_out.len, 0, NULL);
-	jobs = json_object_get(o, "jobs");
-	if (json_is_array(jobs)) {
+	if (ex->err != NULL || ex->code != 0 || r->jobs_out.len == 0) {
+		if (r->jobs_err[0] == '\0')
+			snprintf(r->jobs_err, sizeof r->jobs_err, "%s",
+			    ex->err != NULL ? ex->err :
+			    "calops jobs said nothing");
+	} else if (hostcmd_jobs_parse(r->jobs_out.data, r->jobs_out.len,
+	    &jobs, why, sizeof why) != 0)
+		snprintf(r->jobs_err, sizeof r->jobs_err, "its job list "
+		    "cannot be read: %s", why);
+	else {
 		r->running = 0;
-		json_array_foreach(jobs, i, j)
-			r->running += json_is_string(json_object_get(j,
-			    "state")) && strcmp(json_string_value(
-			    json_object_get(j, "state")), "running") == 0;
-	} else if (r->jobs_err[0] == '\0')
-		snprintf(r->jobs_err, sizeof r->jobs_err, "%s",
-		    ex->err != NULL ? ex->err : "calops jobs said nothing");
-	json_decref(o);
+		for (i = 0; i < jobs.n; i++)
+			r->running += strcmp(jobs.v[i].state, "running") == 0;
+		hostcmd_jobs_release(&jobs);
+	}
 	settle(r);
 }
 
@@ -167,10 +170,10 @@ changed(struct transport *t, void *arg)
 	transport_status(t, &st);
 	switch (st.state) {
 	case TRANSPORT_UP:
-		labcmd_host_jobs(&argv, false);
+		hostcmd_jobs(&argv, false);
 		r->jobs = transport_exec(t, argv.v, &jobs_cb, r, r->jobs_err,
 		    sizeof r->jobs_err);
-		labcmd_strv_free(&argv);
+		strv_free(&argv);
 		if (r->jobs == NULL)
 			settle(r);
 		break;

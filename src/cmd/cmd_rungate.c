@@ -22,7 +22,6 @@
 
 #include <getopt.h>
 #include <libgen.h>
-#include <jansson.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -32,6 +31,7 @@
 #include "lab/labcmd.h"
 #include "loop/child.h"
 #include "loop/loop.h"
+#include "proto/hostcmd.h"
 #include "remote/lab.h"
 #include "remote/local.h"
 #include "remote/ssh.h"
@@ -101,7 +101,7 @@ on_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		if (buf_add(&g->list, line, len) != 0 ||
 		    buf_addc(&g->list, '\n') != 0)
 			g->list_full = true;
-	} else if (len == strlen(g->id) && memcmp(line, g->id, len) == 0)
+	} else if (hostcmd_run_started(line, len, g->id))
 		g->printed = true;
 }
 
@@ -260,11 +260,10 @@ static int
 running_gate_job(struct rungate *g, bool local, int gate, const char *ws,
     char *buf, size_t len, char *err, size_t errlen)
 {
-	json_t *root, *jobs, *job, *argv, *word;
-	json_error_t jerr;
-	const char *state, *id, **words;
-	char *job_ws;
-	size_t i, k, n;
+	struct hostcmd_jobs jobs;
+	const struct hostcmd_job *j;
+	char *job_ws, why[200];
+	size_t i;
 	int found = 0;
 
 	if (g->list_cut || g->list_full) {
@@ -273,39 +272,23 @@ running_gate_job(struct rungate *g, bool local, int gate, const char *ws,
 		    "more than 64 MiB");
 		return -1;
 	}
-	root = json_loadb(g->list.data != NULL ? g->list.data : "",
-	    g->list.len, 0, &jerr);
-	jobs = json_object_get(root, "jobs");
-	if (!json_is_array(jobs)) {
-		errbuf_set(err, errlen, "its job list is not calops-jobs/v1 "
-		    "(%s)", root == NULL ? jerr.text : "no \"jobs\" array");
-		json_decref(root);
+	if (hostcmd_jobs_parse(g->list.data, g->list.len, &jobs, why,
+	    sizeof why) != 0) {
+		errbuf_set(err, errlen, "its job list cannot be read: %s", why);
 		return -1;
 	}
-	json_array_foreach(jobs, i, job) {
-		state = json_string_value(json_object_get(job, "state"));
-		id = json_string_value(json_object_get(job, "id"));
-		argv = json_object_get(job, "argv");
-		if (state == NULL || strcmp(state, "running") != 0 ||
-		    id == NULL || !json_is_array(argv) ||
-		    (n = json_array_size(argv)) == 0)
+	for (i = 0; i < jobs.n && !found; i++) {
+		j = &jobs.v[i];
+		if (strcmp(j->state, "running") != 0 || j->argc == 0)
 			continue;
-		words = xcalloc(n + 1, sizeof *words);
-		json_array_foreach(argv, k, word)
-			words[k] = json_is_string(word) ?
-			    json_string_value(word) : "";
-		if (labcmd_job_gate((char *const *)words, n, &job_ws) ==
-		    gate && same_workspace(local, json_string_value(
-		    json_object_get(job, "cwd")), job_ws, ws)) {
-			snprintf(buf, len, "%s", id);
+		if (labcmd_job_gate(j->argv, j->argc, &job_ws) == gate &&
+		    same_workspace(local, j->cwd, job_ws, ws)) {
+			snprintf(buf, len, "%s", j->id);
 			found = 1;
 		}
 		free(job_ws);
-		free(words);
-		if (found)
-			break;
 	}
-	json_decref(root);
+	hostcmd_jobs_release(&jobs);
 	return found;
 }
 
@@ -323,9 +306,9 @@ check_running(struct rungate *g, const struct lab_host *h, const char *label,
 
 	g->listing = true;
 	buf_init(&g->list, 64u << 20);
-	labcmd_host_jobs(&list, true);
+	hostcmd_jobs(&list, true);
 	g->rs = transport_exec(g->t, list.v, &rungate_cb, g, err, sizeof err);
-	labcmd_strv_free(&list);
+	strv_free(&list);
 	if (g->rs == NULL) {
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);
 		return -1;
@@ -394,7 +377,7 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 		goto out;
 	/* The id chosen here: a launch retried never starts twice. */
 	jobstore_id_generate(g->id, sizeof g->id);
-	labcmd_host_run(&run, g->id, job.v);
+	hostcmd_run(&run, g->id, job.v);
 	if ((g->rs = transport_exec(g->t, run.v, &rungate_cb, g, err,
 	    sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);
@@ -417,8 +400,8 @@ out:
 		transport_close(g->t);
 	loop_free(g->loop);
 	buf_release(&g->list);
-	labcmd_strv_free(&run);
-	labcmd_strv_free(&job);
+	strv_free(&run);
+	strv_free(&job);
 	return rc;
 }
 

@@ -10,13 +10,11 @@
 
 #include "base/text.h"
 #include "cmd/cmd.h"
+#include "proto/hostcmd.h"
 
 #ifndef CALOPS_VERSION
 #define CALOPS_VERSION "0.0.0"
 #endif
-
-/* The event protocol this binary speaks (protocol.md §3's v). */
-#define PROTOCOL	1
 
 static const char version_usage[] =
     "usage: calops version [--json]\n"
@@ -54,11 +52,12 @@ cmd_version(int argc, char **argv)
 		return 2;
 	}
 	if (!json) {
-		printf("calops %s (protocol %d)\n", CALOPS_VERSION, PROTOCOL);
+		printf("calops %s (protocol %d)\n", CALOPS_VERSION,
+		    HOSTCMD_PROTOCOL);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	o = json_pack("{s:s,s:i}", "version", CALOPS_VERSION, "protocol",
-	    PROTOCOL);
+	    HOSTCMD_PROTOCOL);
 	(void)text_json_print(stdout, o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return fflush(stdout) == 0 ? 0 : 1;

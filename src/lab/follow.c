@@ -2,8 +2,8 @@
 #include "calops.h"
 
 #include "lab/follow.h"
-#include "lab/labcmd.h"
 #include "proto/event.h"
+#include "proto/hostcmd.h"
 #include "remote/transport.h"
 
 struct follow {
@@ -125,9 +125,9 @@ follow_start(struct transport *t, const char *job,
 	f->ops = ops;
 	f->arg = arg;
 	f->st.last_seq = from_seq - 1;
-	labcmd_host_tail(&argv, job, from_seq, true);
+	hostcmd_tail(&argv, job, from_seq, true);
 	f->rs = transport_exec(t, argv.v, &follow_cb, f, err, errlen);
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	if (f->rs == NULL) {
 		free_follow(f);
 		return NULL;

@@ -66,27 +66,27 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 		/* G5: the compile command as the reproducibility run, its
 		 * builds recorded where G5.builds reads them
 		 * (cmd_reprobuild.c), by the host's own calops. */
-		labcmd_strv_add(argv, w->host->transport == LAB_LOCAL ?
+		strv_add(argv, w->host->transport == LAB_LOCAL ?
 		    runner_program(w, "calops") : xstrdup(w->host->calops !=
 		    NULL ? w->host->calops : LAB_DEFAULT_CALOPS));
-		labcmd_strv_add(argv, xstrdup("repro-build"));
-		labcmd_strv_add(argv, xstrdup(w->ws));
+		strv_add(argv, xstrdup("repro-build"));
+		strv_add(argv, xstrdup(w->ws));
 		if (again)
-			labcmd_strv_add(argv, xstrdup("--again"));
-		labcmd_strv_add(argv, xstrdup("--"));
+			strv_add(argv, xstrdup("--again"));
+		strv_add(argv, xstrdup("--"));
 	} else {
-		labcmd_strv_add(argv, xstrdup("/bin/sh"));
-		labcmd_strv_add(argv, xstrdup("-c"));
-		labcmd_strv_add(argv, xstrdup(gateid_job(g) ==
+		strv_add(argv, xstrdup("/bin/sh"));
+		strv_add(argv, xstrdup("-c"));
+		strv_add(argv, xstrdup(gateid_job(g) ==
 		    GATEJOB_CHIP_TOOL ? g8_script : gate_script));
-		labcmd_strv_add(argv, xasprintf("calops-g%d", g));
-		labcmd_strv_add(argv, xstrdup(w->ws));
+		strv_add(argv, xasprintf("calops-g%d", g));
+		strv_add(argv, xstrdup(w->ws));
 		if (gateid_job(g) == GATEJOB_CHIP_TOOL)
-			labcmd_strv_add(argv, xasprintf("%d", chip));
+			strv_add(argv, xasprintf("%d", chip));
 	}
-	labcmd_strv_add(argv, runner_program(w, c->argv[0]));
+	strv_add(argv, runner_program(w, c->argv[0]));
 	for (i = 1; i < c->argc; i++)
-		labcmd_strv_add(argv, xstrdup(c->argv[i]));
+		strv_add(argv, xstrdup(c->argv[i]));
 	/* The tool's name, without its folder: "G6 calculet_package_…"; an
 	 * interpreter's script rather than the interpreter. */
 	base = strrchr(c->argv[0], '/') != NULL ? strrchr(c->argv[0], '/') +
@@ -150,28 +150,6 @@ runner_program(const struct labcmd_where *w, const char *name)
 	return xstrdup(name);
 }
 
-void
-labcmd_strv_add(struct strv *s, char *owned)
-{
-	if (s->n + 2 > s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
-		s->v = xreallocarray(s->v, s->cap, sizeof *s->v);
-	}
-	s->v[s->n++] = owned;
-	s->v[s->n] = NULL;
-}
-
-void
-labcmd_strv_free(struct strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof *s);
-}
-
 /* The lab's runner, its whole argv as the lab file gives it (a command
  * prefix: lab.h), then its command (golden, stress, fault) if any. */
 static void
@@ -180,12 +158,12 @@ add_runner(const struct labcmd_where *w, struct strv *s, const char *command)
 	const struct lab *lab = w->lab;
 	size_t i;
 
-	labcmd_strv_add(s, runner_program(w, lab->runner_argc > 0 ?
+	strv_add(s, runner_program(w, lab->runner_argc > 0 ?
 	    lab->runner_argv[0] : LAB_DEFAULT_RUNNER));
 	for (i = 1; i < lab->runner_argc; i++)
-		labcmd_strv_add(s, xstrdup(lab->runner_argv[i]));
+		strv_add(s, xstrdup(lab->runner_argv[i]));
 	if (command != NULL)
-		labcmd_strv_add(s, xstrdup(command));
+		strv_add(s, xstrdup(command));
 }
 
 void
@@ -245,13 +223,13 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 			return gate_command(w, spec->gate, spec->again,
 			    first_chip, argv, label, labellen, err, errlen);
 		}
-		labcmd_strv_add(argv, xstrdup("/bin/sh"));
-		labcmd_strv_add(argv, xstrdup("-c"));
-		labcmd_strv_add(argv, xstrdup(g7_script));
-		labcmd_strv_add(argv, xstrdup("calops-g7"));
-		labcmd_strv_add(argv, xstrdup(calbin));
-		labcmd_strv_add(argv, xasprintf("%d", first_chip));
-		labcmd_strv_add(argv, scenario_names());
+		strv_add(argv, xstrdup("/bin/sh"));
+		strv_add(argv, xstrdup("-c"));
+		strv_add(argv, xstrdup(g7_script));
+		strv_add(argv, xstrdup("calops-g7"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xasprintf("%d", first_chip));
+		strv_add(argv, scenario_names());
 		add_runner(w, argv, NULL);
 		snprintf(label, labellen, "G7 golden + 8 faults · chip %d",
 		    first_chip);
@@ -265,12 +243,12 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 		duration_text(spec->duration_s > 0 ? spec->duration_s : 86400,
 		    dur, sizeof dur);
 		add_runner(w, argv, "stress");
-		labcmd_strv_add(argv, xstrdup("--calbin"));
-		labcmd_strv_add(argv, xstrdup(calbin));
-		labcmd_strv_add(argv, xstrdup("--duration"));
-		labcmd_strv_add(argv, xstrdup(dur));
-		labcmd_strv_add(argv, xstrdup("--chips"));
-		labcmd_strv_add(argv, xstrdup(chips));
+		strv_add(argv, xstrdup("--calbin"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xstrdup("--duration"));
+		strv_add(argv, xstrdup(dur));
+		strv_add(argv, xstrdup("--chips"));
+		strv_add(argv, xstrdup(chips));
 		snprintf(label, labellen, "soak %s · chips %s", dur, chips);
 		break;
 	case LJOB_FAULT:
@@ -279,25 +257,25 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 			errbuf_set(err, errlen, "no such fault scenario or "
 			    "chip");
 			free(calbin);
-			labcmd_strv_free(argv);
+			strv_free(argv);
 			return -1;
 		}
 		add_runner(w, argv, "fault");
-		labcmd_strv_add(argv, xstrdup("--calbin"));
-		labcmd_strv_add(argv, xstrdup(calbin));
-		labcmd_strv_add(argv, xstrdup("--chips"));
-		labcmd_strv_add(argv, xasprintf("%d", spec->chip));
-		labcmd_strv_add(argv, xstrdup("--scenario"));
-		labcmd_strv_add(argv, xstrdup(sc->name));
+		strv_add(argv, xstrdup("--calbin"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xstrdup("--chips"));
+		strv_add(argv, xasprintf("%d", spec->chip));
+		strv_add(argv, xstrdup("--scenario"));
+		strv_add(argv, xstrdup(sc->name));
 		snprintf(label, labellen, "fault %s · chip %d",
 		    sc->name, spec->chip);
 		break;
 	case LJOB_GOLDEN:
 		add_runner(w, argv, "golden");
-		labcmd_strv_add(argv, xstrdup("--calbin"));
-		labcmd_strv_add(argv, xstrdup(calbin));
-		labcmd_strv_add(argv, xstrdup("--chips"));
-		labcmd_strv_add(argv, xasprintf("%d", first_chip));
+		strv_add(argv, xstrdup("--calbin"));
+		strv_add(argv, xstrdup(calbin));
+		strv_add(argv, xstrdup("--chips"));
+		strv_add(argv, xasprintf("%d", first_chip));
 		snprintf(label, labellen, "golden · chip %d", first_chip);
 		break;
 	}
@@ -347,7 +325,7 @@ labcmd_text(const struct labcmd_where *w, const struct ljob_spec *spec,
 	labcmd_join_argv(argv.v, &b);
 	snprintf(buf, len, "%.*s", (int)b.len, b.data);
 	buf_release(&b);
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	return 0;
 }
 
@@ -418,110 +396,4 @@ labcmd_job_gate(char *const *argv, size_t argc, char **ws)
 		return *ws != NULL ? g : -1;
 	}
 	return -1;
-}
-
-/* ---- host command lines ---- */
-
-static void
-add_words(struct strv *s, const char *const *w)
-{
-	for (; *w != NULL; w++)
-		labcmd_strv_add(s, xstrdup(*w));
-}
-
-/* The command's words and options, then "--" and the operands. */
-static void
-host_argv(struct strv *s, const char *const *words,
-    const char *const *operands)
-{
-	add_words(s, words);
-	labcmd_strv_add(s, xstrdup("--"));
-	add_words(s, operands);
-}
-
-void
-labcmd_host_run(struct strv *s, const char *id, char *const *argv)
-{
-	host_argv(s, (const char *const[]){ "run", "--id", id, NULL },
-	    (const char *const *)argv);
-}
-
-void
-labcmd_host_tail(struct strv *s, const char *id, int64_t from, bool follow)
-{
-	char n[24];
-
-	snprintf(n, sizeof n, "%lld", (long long)(from < 1 ? 1 : from));
-	host_argv(s, (const char *const[]){ "tail", "--from", n, follow ?
-	    "--follow" : NULL, NULL }, (const char *const[]){ id, NULL });
-}
-
-void
-labcmd_host_kill(struct strv *s, const char *id)
-{
-	host_argv(s, (const char *const[]){ "kill", NULL },
-	    (const char *const[]){ id, NULL });
-}
-
-void
-labcmd_host_jobs(struct strv *s, bool running)
-{
-	add_words(s, (const char *const[]){ "jobs", "--json", running ?
-	    "--running" : NULL, NULL });
-}
-
-void
-labcmd_host_check(struct strv *s, const char *ws)
-{
-	host_argv(s, (const char *const[]){ "check", "--stream", NULL },
-	    (const char *const[]){ ws, NULL });
-}
-
-void
-labcmd_host_watch(struct strv *s, const char *ws)
-{
-	host_argv(s, (const char *const[]){ "watch", NULL },
-	    (const char *const[]){ ws, NULL });
-}
-
-void
-labcmd_host_cat(struct strv *s, const char *ws, const char *path, long from,
-    long lines)
-{
-	char f[24], n[24];
-
-	snprintf(f, sizeof f, "%ld", from);
-	snprintf(n, sizeof n, "%ld", lines);
-	host_argv(s, (const char *const[]){ "cat", "--from", f, "--lines", n,
-	    NULL }, (const char *const[]){ ws, path, NULL });
-}
-
-void
-labcmd_host_cat_line_of(struct strv *s, const char *ws, const char *path,
-    const char *pointer)
-{
-	host_argv(s, (const char *const[]){ "cat", "--line-of", pointer,
-	    NULL }, (const char *const[]){ ws, path, NULL });
-}
-
-void
-labcmd_host_release(struct strv *s, const char *what, const char *ws)
-{
-	host_argv(s, (const char *const[]){ "release", what, "--json", NULL },
-	    (const char *const[]){ ws, NULL });
-}
-
-void
-labcmd_host_release_apply(struct strv *s, const char *ws, long hold,
-    const char *actor)
-{
-	char n[24];
-
-	snprintf(n, sizeof n, "%ld", hold);
-	add_words(s, (const char *const[]){ "release", "apply", "--hold", n,
-	    "--json", NULL });
-	if (actor != NULL)
-		add_words(s, (const char *const[]){ "--actor", actor, NULL });
-	host_argv(s, (const char *const[]){ NULL }, (const char *const[]){ ws,
-	    NULL });
 }

@@ -19,6 +19,7 @@
 
 #include "calops.h"
 
+#include "base/strv.h"
 #include "remote/lab.h"
 
 struct buf;
@@ -52,15 +53,6 @@ struct labcmd_where {
 	const char		*selfdir;	/* calops' folder, or NULL */
 };
 
-/* A NULL-terminated argv that owns its strings. */
-struct strv {
-	char	**v;
-	size_t	  n, cap;
-};
-
-void	 labcmd_strv_add(struct strv *s, char *owned);
-void	 labcmd_strv_free(struct strv *s);
-
 /* The job's argv and its label ("soak 24h · chips 0-3"); 0, or -1 with err
  * (no workspace on the host, no such scenario or chip, a gate with no lab
  * job).  argv is empty on error. */
@@ -88,39 +80,5 @@ int	 labcmd_text(const struct labcmd_where *w,
  * any other job.  How a job started elsewhere (another console, a script)
  * is recognised from the host's job list. */
 int	 labcmd_job_gate(char *const *argv, size_t argc, char **ws);
-
-/*
- * The command lines sent to a host's calops (protocol.md §1), built here
- * (all but remote/ssh.c's `version --json`, which has no operand), each
- * appended to s (to free with labcmd_strv_free):
- * the command and its options, then "--", then the operands that come
- * from data (a job id, a workspace, a file in it), so that none is taken
- * for an option.  A job id may be "--follow": without the "--",
- * `tail --follow --from 1 --follow` is a usage error, and `kill --jobs`
- * names another jobs folder.  The headless commands read their options
- * with getopt_long, which ends them at "--".
- *
- * run: `run --id ID -- ARGV…` (the id is --id's own argument, the job's
- * command after the "--"); tail: `tail --from N [--follow] -- ID`; kill:
- * `kill -- ID`; jobs: `jobs --json [--running]` (no operand); check:
- * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
- * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
- * -- WS`, and apply's `release apply --hold N --json --actor WHO -- WS`.
- */
-void	 labcmd_host_run(struct strv *s, const char *id, char *const *argv);
-void	 labcmd_host_tail(struct strv *s, const char *id, int64_t from,
-	    bool follow);
-void	 labcmd_host_kill(struct strv *s, const char *id);
-void	 labcmd_host_jobs(struct strv *s, bool running);
-void	 labcmd_host_check(struct strv *s, const char *ws);
-void	 labcmd_host_watch(struct strv *s, const char *ws);
-void	 labcmd_host_cat(struct strv *s, const char *ws, const char *path,
-	    long from, long lines);
-void	 labcmd_host_cat_line_of(struct strv *s, const char *ws,
-	    const char *path, const char *pointer);
-void	 labcmd_host_release(struct strv *s, const char *what,
-	    const char *ws);
-void	 labcmd_host_release_apply(struct strv *s, const char *ws, long hold,
-	    const char *actor);
 
 #endif

@@ -25,6 +25,7 @@
 #include "lab/labstream.h"
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
+#include "proto/hostcmd.h"
 #include "remote/local.h"
 #include "remote/ssh.h"
 #include "remote/transport.h"
@@ -479,7 +480,7 @@ run_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 	else if (from_stderr)
 		snprintf(j->run_err, sizeof j->run_err, "%.*s",
 		    (int)(len > 190 ? 190 : len), line);
-	else if (strlen(j->pub.id) == len && memcmp(line, j->pub.id, len) == 0)
+	else if (hostcmd_run_started(line, len, j->pub.id))
 		j->run_printed = true;
 	else
 		snprintf(j->run_err, sizeof j->run_err, "calops run printed "
@@ -496,7 +497,7 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	(void)rs;
 	j->run = NULL;
 	if (j->run_printed) {
-		labcmd_strv_free(&j->run_argv);
+		strv_free(&j->run_argv);
 		j->relaunch = false;
 		labstream_follow(j);
 		labmodel_changed(j->lm);
@@ -513,7 +514,7 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		labmodel_changed(j->lm);
 		return;
 	}
-	labcmd_strv_free(&j->run_argv);
+	strv_free(&j->run_argv);
 	j->pub.state = LJ_BROKEN;
 	snprintf(j->pub.err, sizeof j->pub.err, "not started: %s",
 	    ex->err != NULL ? ex->err : j->run_err[0] != '\0' ? j->run_err :
@@ -650,7 +651,7 @@ labmodel_label(const struct labmodel *lm, const struct ljob_spec *spec,
 	if ((h = where(lm, spec, &w, err, errlen)) == NULL ||
 	    labcmd_build(&w, spec, &argv, buf, len, err, errlen) != 0)
 		return -1;
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	label_workspace(h, w.ws, buf, len);
 	return 0;
 }
@@ -685,7 +686,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	if (h->t == NULL || make_host_dir(lm, h->h->name, err, errlen) != 0) {
 		if (h->t == NULL)
 			errbuf_set(err, errlen, "%s", h->err);
-		labcmd_strv_free(&argv);
+		strv_free(&argv);
 		return NULL;
 	}
 	jobstore_id_generate(id, sizeof id);
@@ -730,13 +731,13 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	    errlen) != 0 || labmirror_open(&j->mirror, err, errlen) != 0) {
 		unlink(j->meta_path);
 		free(meta);
-		labcmd_strv_free(&argv);
+		strv_free(&argv);
 		labstream_job_free(j);
 		return NULL;
 	}
 	free(meta);
-	labcmd_host_run(&run, id, argv.v);
-	labcmd_strv_free(&argv);
+	hostcmd_run(&run, id, argv.v);
+	strv_free(&argv);
 	j->run_argv = run;
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);
 	if (j->run == NULL) {

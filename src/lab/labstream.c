@@ -904,7 +904,7 @@ labstream_job_free(struct ljob_int *j)
 		follow_stop(j->follow);
 	if (j->run != NULL)
 		transport_rstream_cancel(j->run);
-	labcmd_strv_free(&j->run_argv);
+	strv_free(&j->run_argv);
 	if (j->retry_timer != -1)
 		loop_del_timer(j->lm->loop, j->retry_timer);
 	if (j->keep_timer != -1)

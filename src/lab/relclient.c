@@ -5,8 +5,8 @@
 
 #include "base/buf.h"
 #include "base/text.h"
-#include "lab/labcmd.h"
 #include "lab/relclient.h"
+#include "proto/hostcmd.h"
 #include "release/relkey.h"
 #include "release/relrecord.h"
 #include "remote/transport.h"
@@ -83,19 +83,17 @@ fetch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 {
 	struct fetch *f = arg;
 	struct relclient *rc = f->rc;
-	json_error_t je;
+	const char *what = f->audit ? "audit" : "status";
 	json_t *j, **slot = f->audit ? &rc->audit : &rc->status;
+	char why[200];
 
 	(void)rs;
 	f->rs = NULL;
-	j = json_loadb(f->out.data != NULL ? f->out.data : "", f->out.len, 0,
-	    &je);
-	if (j == NULL || !json_is_object(j)) {
+	if (hostcmd_release_parse(f->out.data, f->out.len, what, &j, why,
+	    sizeof why) != 0) {
 		snprintf(rc->error, sizeof rc->error, "release %s on %s: %s",
-		    f->audit ? "audit" : "status", rc->t->host,
-		    ex->err != NULL ? ex->err : f->err[0] != '\0' ? f->err :
-		    je.text);
-		json_decref(j);
+		    what, rc->t->host, ex->err != NULL ? ex->err :
+		    f->err[0] != '\0' ? f->err : why);
 	} else {
 		json_decref(*slot);
 		*slot = j;
@@ -127,10 +125,10 @@ fetch_start(struct relclient *rc)
 		f->audit = k == 1;
 		f->err[0] = '\0';
 		buf_init(&f->out, FETCH_MAX);
-		labcmd_host_release(&argv, what[k], rc->ws);
+		hostcmd_release(&argv, what[k], rc->ws);
 		f->rs = transport_exec(rc->t, argv.v, &fetch_cb, f, rc->error,
 		    sizeof rc->error);
-		labcmd_strv_free(&argv);
+		strv_free(&argv);
 		if (f->rs == NULL)
 			buf_release(&f->out);
 	}
@@ -179,67 +177,46 @@ relclient_error(const struct relclient *rc)
 
 /* ---- the approval ---- */
 
-static long
-num_or(const json_t *o, const char *key, long dflt)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) ? (long)json_integer_value(v) : dflt;
-}
-
-/* The lock is held: what the record will be built on, and who may sign
- * it now. */
+/* One event of `release apply` moves the approval on: the lock held
+ * (what the record will be built on, and who may sign it now), hashing,
+ * the verdict, the result. */
 static void
-took_lock(struct relclient *rc, const json_t *held)
+apply_event(struct relclient *rc, struct hostcmd_apply *ev)
 {
-	const char *head = json_string_value(json_object_get(held,
-	    "head_sha256"));
-	const json_t *keys = json_object_get(held, "trusted_keys");
 	struct relapproval *ap = &rc->ap;
 
-	ap->from = num_or(held, "current", -1);
-	ap->next_seq = num_or(held, "next_seq", 0);
-	snprintf(ap->head, sizeof ap->head, "%s", head != NULL &&
-	    strlen(head) == 64 ? head : "");
-	json_decref(rc->held_keys);
-	rc->held_keys = json_is_array(keys) ? json_deep_copy(keys) : NULL;
-	ap->phase = RA_VERIFYING;
-}
-
-static void
-apply_event(struct relclient *rc, const json_t *j)
-{
-	const char *type = json_string_value(json_object_get(j, "type"));
-	const char *s;
-	struct relapproval *ap = &rc->ap;
-
-	if (type == NULL)
-		return;
-	if (strcmp(type, "held") == 0 && ap->phase == RA_LOCKING)
-		took_lock(rc, j);
-	else if (strcmp(type, "progress") == 0) {
-		ap->done = (uint64_t)num_or(j, "done", 0);
-		ap->total = (uint64_t)num_or(j, "total", 0);
-	} else if (strcmp(type, "verified") == 0 &&
-	    ap->phase == RA_VERIFYING) {
-		ap->verified = json_is_true(json_object_get(j, "verifies"));
-		ap->bound = json_is_true(json_object_get(j,
-		    "bindings_checked"));
-		s = json_string_value(json_object_get(j, "problem"));
-		snprintf(ap->problem, sizeof ap->problem, "%s", s != NULL ?
-		    s : "");
-		s = json_string_value(json_object_get(json_object_get(j,
-		    "verdict"), "words"));
-		snprintf(ap->words, sizeof ap->words, "%s", s != NULL ? s : "");
+	switch (ev->type) {
+	case HOSTCMD_APPLY_HELD:
+		if (ap->phase != RA_LOCKING)
+			break;
+		ap->from = ev->current;
+		ap->next_seq = ev->next_seq;
+		snprintf(ap->head, sizeof ap->head, "%s", ev->head);
+		json_decref(rc->held_keys);
+		rc->held_keys = ev->trusted_keys;
+		ev->trusted_keys = NULL;
+		ap->phase = RA_VERIFYING;
+		break;
+	case HOSTCMD_APPLY_PROGRESS:
+		ap->done = ev->done;
+		ap->total = ev->total;
+		break;
+	case HOSTCMD_APPLY_VERIFIED:
+		if (ap->phase != RA_VERIFYING)
+			break;
+		ap->verified = ev->verifies;
+		ap->bound = ev->bound;
+		snprintf(ap->problem, sizeof ap->problem, "%s", ev->problem);
+		snprintf(ap->words, sizeof ap->words, "%s", ev->words);
 		ap->phase = ap->head[0] != '\0' ? RA_READY : RA_VERIFYING;
-	} else if (strcmp(type, "result") == 0) {
-		s = json_string_value(json_object_get(j, "result"));
-		snprintf(ap->result, sizeof ap->result, "%s", s != NULL ? s :
-		    "error");
-		s = json_string_value(json_object_get(j, "message"));
-		snprintf(ap->message, sizeof ap->message, "%s", s != NULL ?
-		    s : "");
+		break;
+	case HOSTCMD_APPLY_RESULT:
+		snprintf(ap->result, sizeof ap->result, "%s", ev->result);
+		snprintf(ap->message, sizeof ap->message, "%s", ev->message);
 		ap->phase = RA_DONE;
+		break;
+	case HOSTCMD_APPLY_OTHER:
+		break;
 	}
 }
 
@@ -248,17 +225,17 @@ apply_line(struct rstream *rs, const char *line, size_t len,
     bool from_stderr, bool cut, void *arg)
 {
 	struct relclient *rc = arg;
-	json_t *j;
+	struct hostcmd_apply ev;
 
 	(void)rs;
 	if (from_stderr || cut) {
 		keep_line(rc->apply_err, sizeof rc->apply_err, line, len);
 		return;
 	}
-	if ((j = json_loadb(line, len, 0, NULL)) == NULL)
+	if (hostcmd_apply_parse(line, len, &ev) != 0)
 		return;
-	apply_event(rc, j);
-	json_decref(j);
+	apply_event(rc, &ev);
+	hostcmd_apply_release(&ev);
 	changed(rc);
 }
 
@@ -312,10 +289,10 @@ relclient_begin(struct relclient *rc, const char *action, long to,
 	rc->held_keys = NULL;
 	snprintf(rc->ap.action, sizeof rc->ap.action, "%s", action);
 	rc->ap.to = to;
-	labcmd_host_release_apply(&argv, rc->ws, to, actor);
+	hostcmd_release_apply(&argv, rc->ws, to, actor);
 	rc->apply = transport_exec_input(rc->t, argv.v, &apply_cb, rc, err,
 	    errlen);
-	labcmd_strv_free(&argv);
+	strv_free(&argv);
 	if (rc->apply == NULL)
 		return -1;
 	rc->ap.phase = RA_LOCKING;

@@ -353,3 +353,11 @@ boardmodel_event(struct board *b, const char *line, size_t len)
 	json_decref(o);
 	return rc;
 }
+
+const char *
+boardmodel_finding_where(const struct board_finding *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", f->path, f->where[0] == '\0' ? "" :
+	    f->where[0] == '/' ? "#" : ":", f->where);
+	return buf;
+}

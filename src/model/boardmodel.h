@@ -87,6 +87,10 @@ int	boardmodel_event(struct board *b, const char *line, size_t len);
  * vanished): keep the old board and say why. */
 void	boardmodel_fail(struct board *b, const char *why);
 
+/* Where a finding points, one way on every screen as in check's output:
+ * "file#/json/pointer", "file:row 23", or the file alone; into buf. */
+const char		*boardmodel_finding_where(const struct board_finding *f,
+			    char *buf, size_t len);
 enum gate_status	boardmodel_status_parse(const char *s);
 /* Index of gate id ("G7") or -1. */
 int			boardmodel_gate_index(const char *id);

@@ -8,86 +8,47 @@
 #include "loop/loop.h"
 #include "model/fleet.h"
 #include "remote/lab.h"
-#include "remote/transport.h"
 
 struct fleet {
-	struct labmodel	*lm;
 	struct fleet_ws	*ws;
 	size_t		 nws;
 	void		(*changed)(void *);
 	void		*arg;
 };
 
+/* A row's board began, changed or ended (its progress is not shown). */
 static void
-told(struct fleet *f)
+src_changed(struct boardsrc *s, int what, void *arg)
 {
-	if (f->changed != NULL)
+	struct fleet *f = arg;
+
+	(void)s;
+	if ((what & ~BOARD_PROGRESS) != 0 && f->changed != NULL)
 		f->changed(f->arg);
 }
 
-static void
-check_line(struct rstream *rs, const char *line, size_t len,
-    bool from_stderr, bool cut, void *arg)
-{
-	struct fleet_ws *w = arg;
-
-	(void)rs;
-	/* Its complaints are its own business: the board says what failed,
-	 * and a row has no room for a log. */
-	if (from_stderr || cut)
-		return;
-	if (boardmodel_event(&w->board, line, len) & BOARD_CHANGED) {
-		w->valid_ms = loop_now_ms();
-		told(w->fleet);
-	}
-}
-
-static void
-check_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
-{
-	struct fleet_ws *w = arg;
-	char why[400];
-
-	(void)rs;
-	w->rs = NULL;
-	w->done_ms = loop_now_ms();
-	w->lost = ex->lost;
-	if (w->lost)
-		w->again = false;	/* the host's return evaluates it */
-	if (ex->err != NULL) {
-		snprintf(why, sizeof why, "%s", ex->err);
-		boardmodel_fail(&w->board, why);
-	} else if (w->board.running)
-		boardmodel_fail(&w->board, ex->sig != 0 ?
-		    "the evaluation was killed" : ex->code == 127 ?
-		    "calops is not on the host" :
-		    "the evaluation ended without a result");
-	told(w->fleet);
-	if (w->again && !w->lost) {
-		w->again = false;
-		fleet_evaluate(w->fleet, (size_t)(w - w->fleet->ws));
-	}
-}
-
-static const struct rstream_cb check_cb = { check_line, check_done };
-
 struct fleet *
-fleet_new(struct labmodel *lm, void (*changed)(void *), void *arg)
+fleet_new(struct loop *l, struct labmodel *lm, void (*changed)(void *),
+    void *arg)
 {
 	const struct lab *lab = labmodel_lab(lm);
 	struct fleet *f = xcalloc(1, sizeof *f);
+	/* Its complaints are its own business: the board says what failed,
+	 * and a row has no room for a log. */
+	const struct boardsrc_cb cb = { src_changed, NULL, f };
+	struct boardsrc_opts o = { 0 };
 	size_t i;
 
-	f->lm = lm;
 	f->changed = changed;
 	f->arg = arg;
 	f->nws = lab->nworkspaces;
 	f->ws = xcalloc(f->nws > 0 ? f->nws : 1, sizeof *f->ws);
 	for (i = 0; i < f->nws; i++) {
-		f->ws[i].fleet = f;
 		f->ws[i].host = lab->workspaces[i].host;
 		f->ws[i].path = lab->workspaces[i].path;
-		boardmodel_init(&f->ws[i].board);
+		o.host = f->ws[i].host;
+		o.ws = f->ws[i].path;
+		f->ws[i].src = boardsrc_new(l, lm, &o, &cb);
 	}
 	return f;
 }
@@ -99,11 +60,8 @@ fleet_free(struct fleet *f)
 
 	if (f == NULL)
 		return;
-	for (i = 0; i < f->nws; i++) {
-		if (f->ws[i].rs != NULL)
-			transport_rstream_cancel(f->ws[i].rs);
-		boardmodel_release(&f->ws[i].board);
-	}
+	for (i = 0; i < f->nws; i++)
+		boardsrc_free(f->ws[i].src);
 	free(f->ws);
 	free(f);
 }
@@ -123,58 +81,31 @@ fleet_at(const struct fleet *f, size_t i)
 void
 fleet_evaluate(struct fleet *f, size_t i)
 {
-	struct strv argv = { NULL, 0, 0 };
-	struct fleet_ws *w;
-	struct transport *t;
-	char err[300];
-
-	if (i >= f->nws)
-		return;
-	w = &f->ws[i];
-	if (w->rs != NULL) {
-		w->again = true;
-		return;
-	}
-	w->lost = false;
-	boardmodel_begin(&w->board);
-	/* An SSH host that is not up yet keeps it queued until it is. */
-	labcmd_host_check(&argv, w->path);
-	if ((t = labmodel_transport(f->lm, w->host, err, sizeof err)) ==
-	    NULL || (w->rs = transport_exec(t, argv.v, &check_cb, w, err,
-	    sizeof err)) == NULL) {
-		w->done_ms = loop_now_ms();
-		boardmodel_fail(&w->board, err);
-	}
-	labcmd_strv_free(&argv);
-	told(f);
+	if (i < f->nws)
+		boardsrc_evaluate(f->ws[i].src);
 }
 
 void
 fleet_refresh(struct fleet *f, int64_t max_age_ms)
 {
-	int64_t now = loop_now_ms();
+	int64_t now = loop_now_ms(), done;
 	size_t i;
 
-	for (i = 0; i < f->nws; i++)
-		if (f->ws[i].rs == NULL && (f->ws[i].done_ms == 0 ||
-		    max_age_ms == 0 || now - f->ws[i].done_ms > max_age_ms))
+	for (i = 0; i < f->nws; i++) {
+		done = boardsrc_done_ms(f->ws[i].src);
+		if (!boardsrc_evaluating(f->ws[i].src) && (done == 0 ||
+		    max_age_ms == 0 || now - done > max_age_ms))
 			fleet_evaluate(f, i);
+	}
 }
 
 void
 fleet_hosts_changed(struct fleet *f)
 {
-	struct transport *t;
-	char err[300];
 	size_t i;
 
-	for (i = 0; i < f->nws; i++) {
-		if (!f->ws[i].lost || f->ws[i].rs != NULL)
-			continue;
-		t = labmodel_transport(f->lm, f->ws[i].host, err, sizeof err);
-		if (t != NULL && transport_up(t))
-			fleet_evaluate(f, i);
-	}
+	for (i = 0; i < f->nws; i++)
+		boardsrc_host_changed(f->ws[i].src);
 }
 
 int

@@ -1,10 +1,10 @@
 /*
  * fleet.h: every workspace of the lab with its board, for the Workspaces
- * screen.  Each is evaluated by `calops check --stream -- WS` run on its
- * own host through that host's transport -- a child for the local host, an
- * exec channel for an SSH one: one path -- and the events are folded by
- * boardmodel exactly as the console's own board is, so a row says what
- * that workspace's board would.
+ * screen.  Each is a board source (boardsrc.h) with neither a watch nor a
+ * history: `calops check --stream -- WS` run on its own host through that
+ * host's transport -- a child for the local host, an exec channel for an
+ * SSH one: one path -- its events folded exactly as the console's own
+ * board's are, so a row says what that workspace's board would.
  *
  * A board is kept until the next evaluation of it completes; one whose
  * check broke with its host's link is evaluated again once the host is up
@@ -17,30 +17,22 @@
 
 #include "calops.h"
 
-#include "model/boardmodel.h"
-
-struct lab;
-struct labmodel;
-struct rstream;
-
-struct fleet_ws {
-	struct fleet	*fleet;		/* the one it is in */
-	const char	*host;		/* borrowed from the lab */
-	const char	*path;
-	struct board	 board;		/* .error: why the last one failed */
-	struct rstream	*rs;		/* the check running, or NULL */
-	int64_t		 done_ms;	/* loop_now_ms() the last ended, or 0 */
-	int64_t		 valid_ms;	/* ... the last that gave a board */
-	bool		 again;		/* asked for while one runs */
-	bool		 lost;		/* the last broke with its link */
-};
+#include "model/boardsrc.h"
 
 struct fleet;
+struct labmodel;
+struct loop;
 
-/* changed (may be NULL) hears of every new board, failure or progress,
- * from the loop. */
-struct fleet	*fleet_new(struct labmodel *lm, void (*changed)(void *arg),
-		    void *arg);
+struct fleet_ws {
+	const char	*host;		/* borrowed from the lab */
+	const char	*path;
+	struct boardsrc	*src;		/* its board: boardsrc_board() */
+};
+
+/* changed (may be NULL) hears of every new board, failure or start, from
+ * the loop. */
+struct fleet	*fleet_new(struct loop *l, struct labmodel *lm,
+		    void (*changed)(void *arg), void *arg);
 void		 fleet_free(struct fleet *f);
 size_t		 fleet_count(const struct fleet *f);
 const struct fleet_ws *fleet_at(const struct fleet *f, size_t i);

@@ -10,6 +10,7 @@
 #include "job/jobevent.h"
 #include "lab/labmodel.h"
 #include "model/joblist.h"
+#include "proto/hostcmd.h"
 #include "remote/transport.h"
 
 #define JOBS_OUT_MAX	(8u << 20)	/* of `jobs --json` output */
@@ -81,39 +82,28 @@ row_cmp(const void *pa, const void *pb)
 	return strcmp(a->id, b->id);
 }
 
-static char *
-json_str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return xstrdup(s != NULL ? s : "");
-}
-
-/* One job of `jobs --json` into a row. */
+/* One job of `jobs --json` into a row, taking its strings and record. */
 static void
-row_from_json(struct joblist_row *r, json_t *o)
+row_from_job(struct joblist_row *r, struct hostcmd_job *j)
 {
-	json_t *argv = json_object_get(o, "argv"), *m;
 	struct buf b = BUF_INIT;
 	size_t i;
 
-	r->id = json_str(o, "id");
-	r->state = json_str(o, "state");
-	r->degraded = json_is_object(json_object_get(o, "degraded"));
-	r->age = json_number_value(json_object_get(o, "age"));
-	m = json_object_get(o, "exit_code");
-	r->exit_code = json_is_integer(m) ? (int)json_integer_value(m) : -1;
-	m = json_object_get(o, "signal");
-	r->sig = json_is_integer(m) ? (int)json_integer_value(m) : 0;
+	r->id = j->id;
+	r->state = j->state;
+	r->degraded = j->degraded;
+	r->age = j->age;
+	r->exit_code = j->exit_code;
+	r->sig = j->sig;
 	buf_add(&b, "", 0);
-	json_array_foreach(argv, i, m)
-		buf_addf(&b, "%s%s", i > 0 ? " " : "",
-		    json_string_value(m) != NULL ? json_string_value(m) : "?");
-	if ((m = json_object_get(o, "reason")) != NULL)
-		buf_addf(&b, "(%s)", json_string_value(m) != NULL ?
-		    json_string_value(m) : "?");
+	for (i = 0; i < j->argc; i++)
+		buf_addf(&b, "%s%s", i > 0 ? " " : "", j->argv[i]);
+	if (j->reason != NULL)
+		buf_addf(&b, "(%s)", j->reason);
 	r->cmd = buf_detach(&b, NULL);
-	r->record = json_incref(o);
+	r->record = j->record;
+	j->id = j->state = NULL;
+	j->record = NULL;
 }
 
 /* Host h's rows become rows (n of them) and every host's are merged
@@ -148,33 +138,25 @@ joblist_feed(struct joblist *jl, size_t k, const char *out, size_t len,
 {
 	struct host_jobs *h = &jl->hosts[k];
 	struct hcmd *c = &h->list;
-	json_error_t je;
-	json_t *doc, *jobs, *o;
+	struct hostcmd_jobs jobs;
 	struct joblist_row *rows;
-	const char *schema;
-	size_t i, n;
+	char why[200];
+	size_t i;
 
-	doc = json_loadb(out != NULL ? out : "", len, 0, &je);
-	jobs = json_object_get(doc, "jobs");
-	schema = json_string_value(json_object_get(doc, "schema"));
-	if (cut || !json_is_array(jobs) || schema == NULL ||
-	    strcmp(schema, "calops-jobs/v1") != 0) {
+	if (cut || hostcmd_jobs_parse(out, len, &jobs, why, sizeof why) != 0) {
 		snprintf(c->err, sizeof c->err, "cannot read the job list: %s",
-		    cut ? "too long" : doc == NULL ? je.text :
-		    "not calops-jobs/v1");
-		json_decref(doc);
+		    cut ? "too long" : why);
 		return;
 	}
-	n = json_array_size(jobs);
-	rows = xcalloc(n + 1, sizeof *rows);
-	json_array_foreach(jobs, i, o) {
-		row_from_json(&rows[i], o);
+	rows = xcalloc(jobs.n + 1, sizeof *rows);
+	for (i = 0; i < jobs.n; i++) {
+		row_from_job(&rows[i], &jobs.v[i]);
 		rows[i].host = c->host;
 		rows[i].fetched = jobevent_now();
 	}
-	json_decref(doc);
 	c->err[0] = '\0';
-	set_rows(h, rows, n);
+	set_rows(h, rows, jobs.n);
+	hostcmd_jobs_release(&jobs);
 }
 
 /* The listing ended: the host's rows are replaced, or its err says why
@@ -263,7 +245,7 @@ hcmd_start(struct hcmd *c, struct strv *argv)
 	    sizeof c->err)) != NULL)
 		rs = c->rs = transport_exec(t, argv->v, &hcmd_cb, c, c->err,
 		    sizeof c->err);
-	labcmd_strv_free(argv);
+	strv_free(argv);
 	return rs != NULL;
 }
 
@@ -343,7 +325,7 @@ joblist_reload(struct joblist *jl)
 			    transport_state_name(st.state),
 			    st.error[0] != '\0' ? ": " : "", st.error);
 		if (h->list.rs == NULL && st.state != TRANSPORT_REFUSED) {
-			labcmd_host_jobs(&argv, false);
+			hostcmd_jobs(&argv, false);
 			hcmd_start(&h->list, &argv);
 		}
 	}
@@ -402,7 +384,7 @@ joblist_kill(struct joblist *jl, const char *host, const char *id, char *err,
 	jl->kill_id = xstrdup(id);
 	jl->kill.host = host;
 	jl->kill.err[0] = '\0';
-	labcmd_host_kill(&argv, id);
+	hostcmd_kill(&argv, id);
 	if (hcmd_start(&jl->kill, &argv))
 		return true;
 	snprintf(err, errlen, "%s", jl->kill.err);

@@ -1,6 +1,6 @@
 /*
  * test_hostcmd.c: every command line sent to a host puts "--" before its
- * operands (labcmd.h), so that a valid job id such as "--follow" or
+ * operands (proto/hostcmd.h), so that a valid job id such as "--follow" or
  * "--from" is never read as an option (issue 27, item 7).
  *
  * The builders, word for word; then, with the real calops binary
@@ -27,6 +27,7 @@
 #include "lab/labcmd.h"
 #include "lab/labmodel.h"
 #include "loop/loop.h"
+#include "proto/hostcmd.h"
 #include "remote/lab.h"
 
 static const char *calops;
@@ -44,7 +45,7 @@ words(struct strv *s)
 		free(out);
 		out = t;
 	}
-	labcmd_strv_free(s);
+	strv_free(s);
 	return out;
 }
 
@@ -64,31 +65,31 @@ test_builders(void **state)
 	struct strv s = { NULL, 0, 0 };
 
 	(void)state;
-	labcmd_host_run(&s, "--follow", job);
+	hostcmd_run(&s, "--follow", job);
 	want(&s, "run|--id|--follow|--|sh|-c|true");
-	labcmd_host_tail(&s, "--follow", 1, true);
+	hostcmd_tail(&s, "--follow", 1, true);
 	want(&s, "tail|--from|1|--follow|--|--follow");
-	labcmd_host_tail(&s, "--from", 42, false);
+	hostcmd_tail(&s, "--from", 42, false);
 	want(&s, "tail|--from|42|--|--from");
-	labcmd_host_kill(&s, "--jobs");
+	hostcmd_kill(&s, "--jobs");
 	want(&s, "kill|--|--jobs");
-	labcmd_host_jobs(&s, true);
+	hostcmd_jobs(&s, true);
 	want(&s, "jobs|--json|--running");
-	labcmd_host_jobs(&s, false);
+	hostcmd_jobs(&s, false);
 	want(&s, "jobs|--json");
-	labcmd_host_check(&s, "-ws");
+	hostcmd_check(&s, "-ws");
 	want(&s, "check|--stream|--|-ws");
-	labcmd_host_watch(&s, "--help");
+	hostcmd_watch(&s, "--help");
 	want(&s, "watch|--|--help");
-	labcmd_host_cat(&s, "-w", "-f", 3, 10);
+	hostcmd_cat(&s, "-w", "-f", 3, 10);
 	want(&s, "cat|--from|3|--lines|10|--|-w|-f");
-	labcmd_host_cat_line_of(&s, "/w", "-f.json", "/a/0");
+	hostcmd_cat_line_of(&s, "/w", "-f.json", "/a/0");
 	want(&s, "cat|--line-of|/a/0|--|/w|-f.json");
-	labcmd_host_release(&s, "status", "--json");
+	hostcmd_release(&s, "status", "--json");
 	want(&s, "release|status|--json|--|--json");
-	labcmd_host_release_apply(&s, "-w", 3, "--me");
+	hostcmd_release_apply(&s, "-w", 3, "--me");
 	want(&s, "release|apply|--hold|3|--json|--actor|--me|--|-w");
-	labcmd_host_release_apply(&s, "/w", 1, NULL);
+	hostcmd_release_apply(&s, "/w", 1, NULL);
 	want(&s, "release|apply|--hold|1|--json|--|/w");
 }
 
@@ -116,7 +117,7 @@ host(struct strv *s, char **out)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	close(fd);
 	free(argv);
-	labcmd_strv_free(s);
+	strv_free(s);
 	*out = jobfix_slurp(path, &len);
 	unlink(path);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
@@ -154,27 +155,27 @@ drive(const char *id)
 	struct strv s = { NULL, 0, 0 };
 	char *out, *hello;
 
-	labcmd_host_run(&s, id, job);
+	hostcmd_run(&s, id, job);
 	assert_int_equal(host(&s, &out), 0);
 	hello = xasprintf("%s\n", id);
 	assert_string_equal(out, hello);
 	free(hello);
 	free(out);
-	wait_events(id, "started");
-	labcmd_host_tail(&s, id, 1, false);
+	wait_events(id, "\"msg\":\"started\"");
+	hostcmd_tail(&s, id, 1, false);
 	assert_int_equal(host(&s, &out), 0);
 	hello = xasprintf("\"job\":\"%s\"", id);
 	assert_non_null(strstr(out, hello));
 	assert_non_null(strstr(out, "\"msg\":\"started\""));
 	free(hello);
 	free(out);
-	labcmd_host_jobs(&s, true);
+	hostcmd_jobs(&s, true);
 	assert_int_equal(host(&s, &out), 0);
 	hello = xasprintf("\"id\": \"%s\"", id);
 	assert_non_null(strstr(out, hello));
 	free(hello);
 	free(out);
-	labcmd_host_kill(&s, id);
+	hostcmd_kill(&s, id);
 	assert_int_equal(host(&s, &out), 0);
 	hello = xasprintf("%s killed", id);
 	if (strstr(out, hello) == NULL)
@@ -182,7 +183,7 @@ drive(const char *id)
 	free(hello);
 	free(out);
 	/* Its end is printed: --follow ends there. */
-	labcmd_host_tail(&s, id, 2, true);
+	hostcmd_tail(&s, id, 2, true);
 	assert_int_equal(host(&s, &out), 0);
 	assert_non_null(strstr(out, "\"type\":\"end\""));
 	free(out);

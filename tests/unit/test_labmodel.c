@@ -660,7 +660,7 @@ test_job_gate(void **state)
 		    i < nitems(gates) ? gates[i] : 7);
 		assert_string_equal(ws, "/srv/ws");
 		free(ws);
-		labcmd_strv_free(&argv);
+		strv_free(&argv);
 	}
 	assert_int_equal(labcmd_job_gate(other, 2, &ws), -1);
 	assert_null(ws);

@@ -1,4 +1,5 @@
-/* app.c: the console: loop, evaluation child, watcher, prompt, frame. */
+/* app.c: the console: its loop, the view stack, keys and clicks, the
+ * questions hosts ask; the board comes from a board source (boardsrc.h). */
 #include "calops.h"
 
 #include <sys/ioctl.h>
@@ -12,8 +13,9 @@
 #include <unistd.h>
 
 #include "base/text.h"
+#include "loop/child.h"
+#include "model/boardsrc.h"
 #include "model/fleet.h"
-#include "model/history.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
@@ -23,324 +25,60 @@
 
 #define SPINNER_MS 120
 
-/* ---- the evaluation child ---- */
-
-/* Remember this evaluation, so a red gate can say what changed since it
- * was last green. */
-static void
-record_history(struct app *a)
-{
-	const struct board_eval *e = &a->board.now;
-	json_t *gates = json_object();
-	char err[256], *path;
-	size_t i;
-
-	for (i = 0; i < GATE_COUNT; i++)
-		json_object_set_new(gates, e->gates[i].id, json_pack("{s:s,s:O}",
-		    "status", gate_status_name(e->gates[i].status), "inputs",
-		    e->gates[i].inputs != NULL ? e->gates[i].inputs :
-		    json_array()));
-	if ((path = history_path(a->ws, a->ws_host, err, sizeof err)) == NULL ||
-	    history_append(path, gates, e->finished_at, a->config.history, err,
-	    sizeof err) != 0)
-		app_message(a, true, "history not kept: %s", err);
-	free(path);
-	json_decref(gates);
-}
-
-/* A line of `calops check --stream`, from the child or from the host. */
-static void
-eval_take(struct app *a, const char *line, size_t len, bool from_stderr,
-    bool cut)
-{
-	int r;
-
-	if (from_stderr || cut) {
-		if (len > 0) {
-			app_message(a, true, "%.*s", (int)(len > 200 ? 200 :
-			    len), line);
-			a->message_eval = true;
-		}
-		return;
-	}
-	r = boardmodel_event(&a->board, line, len);
-	if ((r & BOARD_CHANGED) && a->board.now.valid && a->board.error == NULL)
-		record_history(a);
-	if ((r & BOARD_CHANGED) && a->board.now.valid && a->labm != NULL)
-		labmodel_set_sla(a->labm, a->board.now.sla_ttft_ms_p99,
-		    a->board.now.sla_tpot_ms_p99,
-		    a->board.now.sla_success_rate_min);
-	if (r & BOARD_CHANGED) {
-		size_t i;
-
-		for (i = 0; i < (size_t)a->depth; i++)
-			if (a->stack[i].ops->update != NULL)
-				a->stack[i].ops->update(a, a->stack[i].data);
-	}
-	if (r != 0)
-		a->dirty = true;
-}
+/* ---- the board's source ---- */
 
 static void
-eval_line(struct child *c, const char *line, size_t len, bool from_stderr,
-    bool cut, void *arg)
-{
-	(void)c;
-	eval_take(arg, line, len, from_stderr, cut);
-}
-
-static void
-eval_done(struct child *c, int status, void *arg)
+board_changed(struct boardsrc *src, int what, void *arg)
 {
 	struct app *a = arg;
+	const struct board *b = boardsrc_board(src);
 
-	(void)c;
-	a->eval = NULL;
-	if (a->board.running) {
-		boardmodel_fail(&a->board, WIFSIGNALED(status) ?
-		    "the evaluation was killed" :
-		    "the evaluation ended without a result");
-	}
-	if (a->watch != NULL && !watch_root_ok(watchloop_watch(a->watch)))
-		boardmodel_fail(
-		    &a->board, "the workspace is gone or unreadable");
-	a->dirty = true;
-	if (a->eval_again) {
-		a->eval_again = false;
-		app_evaluate(a);
-	}
-}
-
-static const struct child_ops eval_ops = { eval_line, eval_done };
-
-/* ---- a workspace on an SSH host ---- */
-
-static void
-reval_line(struct rstream *rs, const char *line, size_t len,
-    bool from_stderr, bool cut, void *arg)
-{
-	(void)rs;
-	eval_take(arg, line, len, from_stderr, cut);
-}
-
-/* The host's check ended; a link lost meanwhile is said, and the board
- * evaluated again once the host is back (lab_changed). */
-static void
-reval_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
-{
-	struct app *a = arg;
-	char why[400];
-
-	(void)rs;
-	a->reval = NULL;
-	if (ex->err != NULL) {
-		/* Lost with the link: again once the host is back.  Any
-		 * other failure waits for the next change. */
-		a->reval_failed = ex->lost;
-		snprintf(why, sizeof why, "evaluation on %s broken: %s",
-		    a->ws_host, ex->err);
-		boardmodel_fail(&a->board, why);
-	} else if (a->board.running)
-		boardmodel_fail(&a->board, ex->sig != 0 ?
-		    "the evaluation was killed" :
-		    "the evaluation ended without a result");
-	a->dirty = true;
-	if (a->eval_again && ex->err == NULL) {
-		a->eval_again = false;
-		app_evaluate(a);
-	}
-}
-
-static const struct rstream_cb reval_cb = { reval_line, reval_done };
-
-/* `calops check --stream` on the workspace's host: the same events as the
- * local child's, through the host's transport (it waits there while the
- * host connects). */
-static void
-evaluate_remote(struct app *a)
-{
-	struct strv argv = { NULL, 0, 0 };
-	struct transport *t;
-	char err[256];
-
-	if (a->reval != NULL) {
-		a->eval_again = true;
-		return;
-	}
-	if (a->message_eval)
+	/* What the last evaluation said is stale now. */
+	if ((what & BOARDSRC_BEGAN) && a->message_eval)
 		a->message[0] = '\0';
-	a->reval_failed = false;
-	boardmodel_begin(&a->board);
-	labcmd_host_check(&argv, a->ws);
-	if ((t = labmodel_transport(a->labm, a->ws_host, err,
-	    sizeof err)) == NULL ||
-	    (a->reval = transport_exec(t, argv.v, &reval_cb, a, err,
-	    sizeof err)) == NULL) {
-		a->reval_failed = true;
-		boardmodel_fail(&a->board, err);
-	}
-	labcmd_strv_free(&argv);
+	if ((what & BOARD_CHANGED) && b->now.valid)
+		labmodel_set_sla(a->labm, b->now.sla_ttft_ms_p99,
+		    b->now.sla_tpot_ms_p99, b->now.sla_success_rate_min);
+	if (what & BOARD_CHANGED)
+		app_refresh_views(a);
 	a->dirty = true;
 }
 
-static void	changed(void *arg);
-
-/* A line of the host's `calops watch`: a change, evaluated once quiet. */
+/* The evaluation's complaints, the watch's, the history's: the status
+ * line's, until the next evaluation for the evaluation's own. */
 static void
-rwatch_line(struct rstream *rs, const char *line, size_t len,
-    bool from_stderr, bool cut, void *arg)
+board_said(struct boardsrc *src, bool eval, const char *msg, void *arg)
 {
 	struct app *a = arg;
 
-	(void)rs;
-	(void)cut;
-	if (from_stderr) {
-		if (len > 0)
-			app_message(a, true, "%s: %.*s", a->ws_host,
-			    (int)(len > 160 ? 160 : len), line);
-		return;
-	}
-	if (memmem(line, len, "\"changed\"", 9) != NULL)
-		changed(a);
-	else if (memmem(line, len, "\"watching\"", 10) != NULL) {
-		/* In place from now on: what changed before it was, since
-		 * the evaluation under way or done began, is read again. */
-		a->rwatch_live = true;
-		app_evaluate(a);
-	}
+	(void)src;
+	app_message(a, true, "%s", msg);
+	a->message_eval = eval;
 }
 
-static void
-rwatch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+/* The board of the workspace a->ws on a->ws_lab_host: on this machine a
+ * child of this program, else `calops check` on the host; watched, its
+ * evaluations kept in the history. */
+static struct boardsrc *
+board_source(struct app *a)
 {
-	struct app *a = arg;
+	const struct boardsrc_opts o = { .host = a->ws_lab_host,
+	    .ws = a->ws, .self = a->self, .watch = true,
+	    .debounce_ms = a->config.refresh_debounce_ms,
+	    .history = a->config.history };
+	const struct boardsrc_cb cb = { board_changed, board_said, a };
 
-	(void)rs;
-	a->rwatch = NULL;
-	a->rwatch_live = false;
-	if (ex->err == NULL && ex->code != 0)
-		app_message(a, true, "%s: not watching for changes (calops "
-		    "watch exit %d)", a->ws_host, ex->code);
+	return boardsrc_new(a->loop, a->labm, &o, &cb);
 }
 
-static const struct rstream_cb rwatch_cb = { rwatch_line, rwatch_done };
-
-static void
-watch_remote(struct app *a)
-{
-	struct strv argv = { NULL, 0, 0 };
-	struct transport_status st;
-	struct transport *t;
-	char err[256];
-
-	if (a->rwatch != NULL ||
-	    (t = labmodel_transport(a->labm, a->ws_host, err,
-	    sizeof err)) == NULL)
-		return;
-	transport_status(t, &st);
-	a->rwatch_since = st.since_ms;
-	labcmd_host_watch(&argv, a->ws);
-	if ((a->rwatch = transport_exec(t, argv.v, &rwatch_cb, a, err,
-	    sizeof err)) == NULL)
-		app_message(a, true, "not watching for changes: %s", err);
-	labcmd_strv_free(&argv);
-}
-
-/* The workspace's host changed state: back up after a break, it is
- * watched again and evaluated again (what changed meanwhile was not
- * seen).  A watch that ended on a connection still up (the workspace
- * went, calops there failed) starts again only with a new connection, not
- * on every change of the lab. */
-static void
-remote_ws_host_changed(struct app *a)
-{
-	struct transport_status st;
-	struct transport *t;
-	char err[256];
-
-	if (a->ws_host == NULL || (t = labmodel_transport(a->labm,
-	    a->ws_host, err, sizeof err)) == NULL || !transport_up(t))
-		return;
-	transport_status(t, &st);
-	if (a->rwatch == NULL && st.since_ms != a->rwatch_since) {
-		watch_remote(a);
-		if (a->reval == NULL)
-			app_evaluate(a);
-	} else if (a->reval_failed && a->reval == NULL)
-		app_evaluate(a);
-}
-
-/* Evaluate in a child, never in the UI's thread of control. */
+/* Evaluate in a child or on the host, never in the UI's thread of
+ * control. */
 void
 app_evaluate(struct app *a)
 {
-	char *argv[] = { a->self, "check", "--stream", "--", a->ws, NULL };
-	char err[256];
-
-	if (a->ws_host != NULL) {
-		evaluate_remote(a);
-		return;
-	}
-	if (a->eval != NULL) {
-		a->eval_again = true;
-		return;
-	}
-	/* What the last evaluation said is stale now. */
-	if (a->message_eval)
-		a->message[0] = '\0';
-	boardmodel_begin(&a->board);
-	a->eval = child_start(a->loop, argv, &eval_ops, a, err, sizeof err);
-	if (a->eval == NULL)
-		boardmodel_fail(&a->board, err);
-	/* This evaluation reads every change made until now: one the watcher
-	 * has not told yet (a job's files, seen by its next poll) must not
-	 * evaluate once more. */
-	if (a->eval != NULL && a->watch != NULL) {
-		watch_rebase(watchloop_watch(a->watch));
-		if (a->debounce_timer != 0)
-			loop_del_timer(a->loop, a->debounce_timer);
-		a->debounce_timer = 0;
-	}
-	a->dirty = true;
-}
-
-/* ---- watching the workspace ---- */
-
-static void
-debounced(struct loop *l, void *arg)
-{
-	struct app *a = arg;
-
-	(void)l;
-	a->debounce_timer = 0;
-	app_evaluate(a);
-}
-
-/* The workspace changed: evaluate once it has been quiet a while. */
-static void
-changed(void *arg)
-{
-	struct app *a = arg;
-
-	if (a->debounce_timer != 0)
-		loop_del_timer(a->loop, a->debounce_timer);
-	a->debounce_timer = loop_add_timer(a->loop,
-	    a->config.refresh_debounce_ms, debounced, a);
-}
-
-static void
-watch_start(struct app *a)
-{
-	char err[256];
-
-	if (a->ws_host != NULL) {
-		watch_remote(a);
-		return;
-	}
-	a->watch = watchloop_new(a->loop, a->ws, changed, a, err,
-	    sizeof err);
-	if (a->watch == NULL)
-		app_message(a, true, "not watching for changes: %s", err);
+	/* The lab model speaks while it opens, before the board is made. */
+	if (a->src != NULL)
+		boardsrc_evaluate(a->src);
 }
 
 /* ---- views and the stack ---- */
@@ -424,7 +162,7 @@ app_message(struct app *a, bool error, const char *fmt, ...)
 const struct board *
 app_board(const struct app *a)
 {
-	return &a->board;
+	return boardsrc_board(a->src);
 }
 
 struct labmodel *
@@ -457,27 +195,6 @@ app_workspace_lab_host(const struct app *a)
 	return a->ws_lab_host;
 }
 
-/* Stop evaluating and watching the workspace the board shows. */
-static void
-ws_stop(struct app *a)
-{
-	if (a->eval != NULL)
-		child_abandon(a->eval);
-	if (a->reval != NULL)
-		transport_rstream_cancel(a->reval);
-	if (a->rwatch != NULL)
-		transport_rstream_cancel(a->rwatch);
-	a->eval = NULL;
-	a->reval = a->rwatch = NULL;
-	a->rwatch_live = a->reval_failed = a->eval_again = false;
-	a->rwatch_since = 0;
-	watchloop_free(a->watch);
-	a->watch = NULL;
-	if (a->debounce_timer != 0)
-		loop_del_timer(a->loop, a->debounce_timer);
-	a->debounce_timer = 0;
-}
-
 static void
 fleet_changed(void *arg)
 {
@@ -493,7 +210,7 @@ struct fleet *
 app_fleet(struct app *a)
 {
 	if (a->fleet == NULL)
-		a->fleet = fleet_new(a->labm, fleet_changed, a);
+		a->fleet = fleet_new(a->loop, a->labm, fleet_changed, a);
 	return a->fleet;
 }
 
@@ -505,16 +222,14 @@ app_open_workspace(struct app *a, const char *host, const char *path)
 	if (h == NULL)
 		return;
 	/* Nothing of the workspace shown until now goes on. */
-	ws_stop(a);
+	boardsrc_free(a->src);
 	free(a->ws);
 	a->ws = xstrdup(path);
 	a->ws_host = h->transport == LAB_LOCAL ? NULL : h->name;
 	a->ws_lab_host = h->name;
-	boardmodel_release(&a->board);
-	boardmodel_init(&a->board);
+	a->src = board_source(a);
 	app_switch_tab(a, view_tab(0));
-	watch_start(a);
-	app_evaluate(a);
+	boardsrc_start(a->src);
 	app_message(a, false, "the board shows %s:%s now", h->name, path);
 }
 
@@ -559,91 +274,6 @@ app_filter_match(const struct app *a, const char *s)
 {
 	return a->filter[0] == '\0' || (s != NULL && strcasestr(s,
 	    a->filter) != NULL);
-}
-
-const char *
-app_status_glyph(enum gate_status s)
-{
-	switch (s) {
-	case GS_PASS: return ui_glyph("✔", "+");
-	case GS_FAIL: return ui_glyph("✘", "x");
-	case GS_BLOCKED: return ui_glyph("⊘", "#");
-	case GS_STALE: return ui_glyph("≈", "~");
-	case GS_RUNNING: return ui_glyph("▶", ">");
-	default: return ui_glyph("·", ".");
-	}
-}
-
-const char *
-app_finding_where(const struct board_finding *f, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s", f->path, f->where[0] == '\0' ? "" :
-	    f->where[0] == '/' ? "#" : ":", f->where);
-	return buf;
-}
-
-const char *
-app_job_glyph(const char *s, enum role *r)
-{
-	static const struct {
-		const char *name, *utf8, *ascii;
-		enum role role;
-	} t[] = {
-		{ "starting", "…", ".", ROLE_PENDING },
-		{ "running", "▶", ">", ROLE_RUNNING },
-		/* running, its events stalled on the host (disk full) */
-		{ "degraded", "▶", ">", ROLE_ERROR },
-		{ "catching up", "⟳", "~", ROLE_PENDING },
-		{ "done", "✔", "+", ROLE_PASS },
-		{ "failed", "✘", "x", ROLE_FAIL },
-		/* Not ⊘: that is a blocked gate's, and only that. */
-		{ "killed", "■", "k", ROLE_BLOCKED },
-		{ "lost", "?", "?", ROLE_STALE },
-		{ "corrupt", "!", "!", ROLE_ERROR },
-		{ "broken", "!", "!", ROLE_ERROR },
-	};
-	size_t i;
-
-	for (i = 0; i < nitems(t); i++)
-		if (strcmp(s, t[i].name) == 0) {
-			*r = t[i].role;
-			return ui_glyph(t[i].utf8, t[i].ascii);
-		}
-	*r = ROLE_DIM;
-	return "?";
-}
-
-int
-app_status_role(enum gate_status s)
-{
-	static const int roles[] = { ROLE_PENDING, ROLE_FAIL, ROLE_BLOCKED,
-	    ROLE_STALE, ROLE_PASS, ROLE_RUNNING };
-
-	return roles[s];
-}
-
-const char *
-app_verdict_glyph(const char *verdict, enum role *r)
-{
-	if (verdict != NULL && strcmp(verdict, "held") == 0) {
-		*r = ROLE_PASS;
-		return ui_glyph("✔", "+");
-	}
-	if (verdict != NULL && strcmp(verdict, "failed") == 0) {
-		*r = ROLE_FAIL;
-		return ui_glyph("✘", "x");
-	}
-	*r = ROLE_DIM;
-	return ui_glyph("○", "?");
-}
-
-int
-app_severity_role(enum severity s)
-{
-	static const int roles[] = { ROLE_ERROR, ROLE_BLOCKED, ROLE_STALE,
-	    ROLE_WARN, ROLE_INFO };
-
-	return roles[s];
 }
 
 /* The filter changed, or the board: every view on the stack updates. */
@@ -947,7 +577,7 @@ spin(struct loop *l, void *arg)
 	struct app *a = arg;
 
 	a->spinner_timer = 0;
-	if (!a->board.running)
+	if (!app_board(a)->running)
 		return;
 	a->spinner++;
 	a->dirty = true;
@@ -964,7 +594,7 @@ before_sleep(struct loop *l, void *arg)
 	if (a->labm != NULL)
 		labmodel_before_sleep(a->labm);
 	/* The spinner ticks only while an evaluation runs: idle is idle. */
-	if (a->board.running && a->spinner_timer == 0)
+	if (app_board(a)->running && a->spinner_timer == 0)
 		a->spinner_timer = loop_add_timer(l, SPINNER_MS, spin, a);
 	if (frame_due(a))
 		frame_paint(a);
@@ -1001,9 +631,8 @@ lab_changed(struct labmodel *lm, void *arg)
 	a->dirty = true;
 	if (a->fleet != NULL)
 		fleet_hosts_changed(a->fleet);
-	/* Cheap unless the workspace's host is being waited for. */
-	if (a->ws_host != NULL && (a->rwatch == NULL || a->reval_failed))
-		remote_ws_host_changed(a);
+	if (a->src != NULL)
+		boardsrc_host_changed(a->src);
 }
 
 /* A job ended: what it wrote is evidence, so evaluate again now (the
@@ -1212,7 +841,6 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	size_t i;
 
 	memset(a, 0, sizeof *a);
-	boardmodel_init(&a->board);
 	a->demo = o->demo;
 	a->readonly = o->readonly;
 	if ((a->self = realpath("/proc/self/exe", NULL)) == NULL)
@@ -1250,6 +878,7 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	loop_set_before_sleep(a->loop, before_sleep, a);
 	if (lab_open(a, o->path, err, errlen) != 0)
 		return -1;
+	a->src = board_source(a);
 	for (i = 0; i < o->nwrite; i++)
 		if (labmodel_allow_write(a->labm, o->write[i], err,
 		    errlen) != 0)
@@ -1262,7 +891,7 @@ app_teardown(struct app *a)
 {
 	while (a->depth > 0)
 		pop(a);
-	ws_stop(a);
+	boardsrc_free(a->src);
 	fleet_free(a->fleet);
 	bench_lag_write();
 	ui_end();
@@ -1273,7 +902,6 @@ app_teardown(struct app *a)
 	labmodel_free(a->labm);
 	lab_release(&a->lab);
 	loop_free(a->loop);
-	boardmodel_release(&a->board);
 	theme_release(&a->theme);
 	config_release(&a->config);
 	free(a->self);
@@ -1293,6 +921,7 @@ app_main(const struct app_opts *o)
 		headless_free(a.headless);
 		theme_release(&a.theme);
 		config_release(&a.config);
+		boardsrc_free(a.src);
 		labmodel_free(a.labm);
 		lab_release(&a.lab);
 		free(a.self);
@@ -1301,8 +930,7 @@ app_main(const struct app_opts *o)
 	}
 	bench_init();
 	app_push(&a, view_tab(0), NULL);
-	watch_start(&a);
-	app_evaluate(&a);
+	boardsrc_start(a.src);
 	a.dirty = true;
 	if (a.headless != NULL)
 		headless_start(a.headless, &a);

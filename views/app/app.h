@@ -123,20 +123,5 @@ bool	 app_filter_match(const struct app *a, const char *s);
  * workspace of an SSH host, in the pager screen (pager.c), its lines
  * fetched from there. */
 void	 app_open_file(struct app *a, const char *rel, const char *where);
-/* Glyph and role for a status (status is never told by colour alone). */
-const char *app_status_glyph(enum gate_status s);
-int	 app_status_role(enum gate_status s);
-/* Glyph and role for a job's state by name, as `calops jobs` and the lab
- * model say it (running, done, failed, killed, lost, corrupt, starting,
- * broken); "?" and ROLE_DIM for another. */
-const char *app_job_glyph(const char *state, enum role *r);
-int	 app_severity_role(enum severity s);
-/* Glyph and role for a check's verdict ("held", "failed", "not_judged" as
- * check --json says it): not judged is neither ✔ nor ✘. */
-const char *app_verdict_glyph(const char *verdict, enum role *r);
-/* Where a finding points, one way on every screen as in check's output:
- * "file#/json/pointer", "file:row 23", or the file alone; into buf. */
-const char *app_finding_where(const struct board_finding *f, char *buf,
-	    size_t len);
 
 #endif

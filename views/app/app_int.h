@@ -7,9 +7,7 @@
 #ifndef CALOPS_APP_INT_H
 #define CALOPS_APP_INT_H
 
-#include "loop/child.h"
-#include "loop/watch.h"
-#include "loop/watchloop.h"
+#include "model/boardsrc.h"
 #include "views/app/app.h"
 #include "views/app/headless.h"
 #include "views/core/config.h"
@@ -26,25 +24,19 @@ enum app_mode {
 
 struct app {
 	struct loop	*loop;
-	struct board	 board;
 	struct lab	 lab;		/* the lab file, or one made for it */
 	struct labmodel	*labm;		/* hosts, jobs, streams (never NULL
 					 * once open) */
 	char		*ws;		/* the workspace path as given */
 	/* The SSH host the workspace is on (borrowed from the lab), or NULL:
-	 * this machine.  Its board comes from `calops check --stream` run
-	 * there, again when `calops watch` there says it changed. */
+	 * this machine. */
 	const char	*ws_host;
 	/* The lab host it is on, local or SSH (borrowed from the lab): its
 	 * gates' jobs run there, in it. */
 	const char	*ws_lab_host;
-	struct rstream	*reval;		/* that check, or NULL */
-	struct rstream	*rwatch;	/* that watch, or NULL */
-	bool		 rwatch_live;	/* it said it is watching */
-	int64_t		 rwatch_since;	/* the host's state's since_ms when
-					   it started: not again until the
-					   host has come up anew */
-	bool		 reval_failed;	/* it broke with its link */
+	/* Its board: evaluated, watched, kept in the history (never NULL
+	 * once open). */
+	struct boardsrc	*src;
 	struct fleet	*fleet;		/* every workspace's board, or NULL
 					   until the Workspaces screen */
 	bool		 demo, readonly;
@@ -72,12 +64,9 @@ struct app {
 	char		 filter[256];	/* the applied filter, "" for none */
 	char		 message[256];	/* shown once in the status bar */
 	bool		 message_error;
-	bool		 message_eval;	/* it came from the evaluation child */
+	bool		 message_eval;	/* it came from the evaluation */
 	bool		 dirty, relayout;
-	struct child	*eval;
-	bool		 eval_again;	/* a change arrived while evaluating */
-	struct watchloop *watch;	/* the workspace's, or NULL */
-	long		 debounce_timer, spinner_timer;
+	long		 spinner_timer;
 	int		 spinner;
 	char		*self;		/* this program, for `check --stream` */
 	int		 rows, cols;

@@ -116,7 +116,7 @@ bench_refresh(struct app *a, int64_t t0)
 	if (!bench->started || bench->done == bench->frames) {
 		refresh();
 		if (!bench->started && bench->ns == NULL &&
-		    a->board.now.valid && !a->board.running) {
+		    app_board(a)->now.valid && !app_board(a)->running) {
 			bench->ns = xcalloc((size_t)bench->frames,
 			    sizeof *bench->ns);
 			bench->changed = xcalloc((size_t)bench->frames,

@@ -57,7 +57,7 @@ draw_tabs(struct app *a, int x)
 static void
 draw_title(struct app *a)
 {
-	const struct board_eval *e = &a->board.now;
+	const struct board_eval *e = &app_board(a)->now;
 	const struct board_gate *g = NULL;
 	size_t i, pass = 0, tab = view_tab_index(a->stack[0].ops);
 	char cur[48];
@@ -96,19 +96,20 @@ draw_title(struct app *a)
 static int
 draw_banners(struct app *a)
 {
+	const struct board *b = app_board(a);
 	int row = 1;
 
-	if (a->board.now.valid && a->board.now.project_status != NULL &&
-	    strcmp(a->board.now.project_status, "BLOCKED_COMPILER") == 0) {
+	if (b->now.valid && b->now.project_status != NULL &&
+	    strcmp(b->now.project_status, "BLOCKED_COMPILER") == 0) {
 		ui_fill(stdscr, row, 0, ROLE_BANNER);
 		ui_putf(stdscr, row++, 1, a->cols - 2, ROLE_BANNER, "%s "
 		    "BLOCKED_COMPILER %s no launch date may be promised",
 		    ui_glyph("⊘", "#"), ui_glyph("—", "-"));
 	}
-	if (a->board.error != NULL) {
+	if (b->error != NULL) {
 		ui_fill(stdscr, row, 0, ROLE_ERROR);
-		ui_put(stdscr, row++, 1, a->cols - 2, ROLE_ERROR,
-		    a->board.error, false);
+		ui_put(stdscr, row++, 1, a->cols - 2, ROLE_ERROR, b->error,
+		    false);
 	}
 	if (a->demo && row < 3) {
 		ui_fill(stdscr, row, 0, ROLE_DIM);
@@ -167,8 +168,8 @@ remote_mark(struct app *a, char *buf, size_t len)
 	transport_status(t, &st);
 	if (st.state == TRANSPORT_UP)
 		return;
-	at = (time_t)a->board.now.finished_at;
-	if (a->board.now.valid && at > 0 && localtime_r(&at, &tm) != NULL)
+	at = (time_t)app_board(a)->now.finished_at;
+	if (app_board(a)->now.valid && at > 0 && localtime_r(&at, &tm) != NULL)
 		strftime(when, sizeof when, "%H:%M:%S", &tm);
 	snprintf(buf, len, "%s %s: board of %s ", a->ws_host,
 	    transport_state_name(st.state), when);
@@ -218,8 +219,9 @@ static void
 draw_status(struct app *a)
 {
 	struct view *v = &a->stack[a->depth - 1];
+	const struct board *b = app_board(a);
 	int y = a->rows - 1, x = 0, room, fw = 0, rw;
-	char right[384], marks[256], prot[160], s[256] = "";
+	char right[400], marks[256], prot[160], s[256] = "", how[128];
 	/* Another console follows the lab's jobs: this one only watches. */
 	bool watching = a->labm != NULL && labmodel_watching(a->labm);
 
@@ -263,24 +265,21 @@ draw_status(struct app *a)
 	    watching ? "jobs watched " : "",
 	    watching ? ui_glyph("· ", "- ") : "", prot,
 	    prot[0] != '\0' ? ui_glyph("· ", "- ") : "");
-	if (a->board.running) {
+	if (b->running) {
 		static const char *const spin[] = { "|", "/", "-", "\\" };
 
-		if (a->board.progress_total > 0)
+		if (b->progress_total > 0)
 			snprintf(right, sizeof right, "%s%s evaluating %3.0f%% ",
 			    marks, spin[a->spinner % 4], 100.0 *
-			    (double)a->board.progress_done /
-			    (double)a->board.progress_total);
+			    (double)b->progress_done /
+			    (double)b->progress_total);
 		else
 			snprintf(right, sizeof right, "%s%s evaluating ", marks,
 			    spin[a->spinner % 4]);
-	} else
-		snprintf(right, sizeof right, "%s%s%s ? help ", marks,
-		    a->watch != NULL ?
-		    watch_describe(watchloop_watch(a->watch)) :
-		    a->rwatch_live ? "watched on " : a->rwatch != NULL ?
-		    "starting a watch on " : "not watching",
-		    a->watch == NULL && a->rwatch != NULL ? a->ws_host : "");
+	} else {
+		boardsrc_watch_text(a->src, how, sizeof how);
+		snprintf(right, sizeof right, "%s%s ? help ", marks, how);
+	}
 	rw = ui_width(right);
 	/* An applied filter is always shown: it takes its room first. */
 	room = a->cols - 2 - rw;

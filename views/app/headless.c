@@ -375,8 +375,8 @@ holds(const struct step *s, const struct app *a)
 {
 	switch (s->kind) {
 	case STEP_WAIT_BOARD:
-		return !a->board.running && !a->eval_again &&
-		    (a->board.now.valid || a->board.error != NULL);
+		return boardsrc_idle(a->src) && (app_board(a)->now.valid ||
+		    app_board(a)->error != NULL);
 	case STEP_WAIT_TEXT:
 		return on_screen(s->text);
 	case STEP_WAIT_GONE:

@@ -1,0 +1,474 @@
+/*
+ * hostcmd.c: the command lines sent to a host's calops, and typed parsers
+ * of what they print (hostcmd.h).
+ */
+#include "calops.h"
+
+#include "proto/event.h"
+#include "proto/hostcmd.h"
+
+/* ---- command lines ---- */
+
+static void
+add_words(struct strv *s, const char *const *w)
+{
+	for (; *w != NULL; w++)
+		strv_add(s, xstrdup(*w));
+}
+
+/* The command's words and options, then "--" and the operands. */
+static void
+host_argv(struct strv *s, const char *const *words,
+    const char *const *operands)
+{
+	add_words(s, words);
+	strv_add(s, xstrdup("--"));
+	add_words(s, operands);
+}
+
+void
+hostcmd_run(struct strv *s, const char *id, char *const *argv)
+{
+	host_argv(s, (const char *const[]){ "run", "--id", id, NULL },
+	    (const char *const *)argv);
+}
+
+void
+hostcmd_tail(struct strv *s, const char *id, int64_t from, bool follow)
+{
+	char n[24];
+
+	snprintf(n, sizeof n, "%lld", (long long)(from < 1 ? 1 : from));
+	host_argv(s, (const char *const[]){ "tail", "--from", n, follow ?
+	    "--follow" : NULL, NULL }, (const char *const[]){ id, NULL });
+}
+
+void
+hostcmd_kill(struct strv *s, const char *id)
+{
+	host_argv(s, (const char *const[]){ "kill", NULL },
+	    (const char *const[]){ id, NULL });
+}
+
+void
+hostcmd_jobs(struct strv *s, bool running)
+{
+	add_words(s, (const char *const[]){ "jobs", "--json", running ?
+	    "--running" : NULL, NULL });
+}
+
+void
+hostcmd_check(struct strv *s, const char *ws)
+{
+	host_argv(s, (const char *const[]){ "check", "--stream", NULL },
+	    (const char *const[]){ ws, NULL });
+}
+
+void
+hostcmd_watch(struct strv *s, const char *ws)
+{
+	host_argv(s, (const char *const[]){ "watch", NULL },
+	    (const char *const[]){ ws, NULL });
+}
+
+void
+hostcmd_cat(struct strv *s, const char *ws, const char *path, long from,
+    long lines)
+{
+	char f[24], n[24];
+
+	snprintf(f, sizeof f, "%ld", from);
+	snprintf(n, sizeof n, "%ld", lines);
+	host_argv(s, (const char *const[]){ "cat", "--from", f, "--lines", n,
+	    NULL }, (const char *const[]){ ws, path, NULL });
+}
+
+void
+hostcmd_cat_line_of(struct strv *s, const char *ws, const char *path,
+    const char *pointer)
+{
+	host_argv(s, (const char *const[]){ "cat", "--line-of", pointer,
+	    NULL }, (const char *const[]){ ws, path, NULL });
+}
+
+void
+hostcmd_release(struct strv *s, const char *what, const char *ws)
+{
+	host_argv(s, (const char *const[]){ "release", what, "--json", NULL },
+	    (const char *const[]){ ws, NULL });
+}
+
+void
+hostcmd_release_apply(struct strv *s, const char *ws, long hold,
+    const char *actor)
+{
+	char n[24];
+
+	snprintf(n, sizeof n, "%ld", hold);
+	add_words(s, (const char *const[]){ "release", "apply", "--hold", n,
+	    "--json", NULL });
+	if (actor != NULL)
+		add_words(s, (const char *const[]){ "--actor", actor, NULL });
+	host_argv(s, (const char *const[]){ NULL }, (const char *const[]){ ws,
+	    NULL });
+}
+
+void
+hostcmd_version(struct strv *s)
+{
+	add_words(s, (const char *const[]){ "version", "--json", NULL });
+}
+
+/* ---- run, jobs --json ---- */
+
+bool
+hostcmd_run_started(const char *line, size_t len, const char *id)
+{
+	return strlen(id) == len && memcmp(line, id, len) == 0;
+}
+
+/* The JSON document out (len bytes), or NULL with err giving the line and
+ * column where it stops being JSON. */
+static json_t *
+load(const char *out, size_t len, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *doc;
+
+	if ((doc = json_loadb(out != NULL ? out : "", len, 0, &je)) == NULL)
+		errbuf_set(err, errlen, "not JSON: line %d, column %d: %s",
+		    je.line, je.column, je.text);
+	return doc;
+}
+
+/* Member key of job i, a string (or absent when optional): a copy in
+ * *to, NULL when absent; -1 with err when of another type. */
+static int
+job_str(json_t *o, size_t i, const char *key, bool optional, char **to,
+    char *err, size_t errlen)
+{
+	json_t *m = json_object_get(o, key);
+
+	*to = NULL;
+	if (json_is_string(m)) {
+		*to = xstrdup(json_string_value(m));
+		return 0;
+	}
+	if (m == NULL && optional)
+		return 0;
+	errbuf_set(err, errlen, "job %zu: \"%s\" is %s, not a string", i, key,
+	    m == NULL ? "missing" : "of another type");
+	return -1;
+}
+
+/* Member key of job i, an integer or null (or absent): its value, else
+ * dflt; -1 with err when of another type or out of an int's range. */
+static int
+job_int(json_t *o, size_t i, const char *key, int dflt, int *to, char *err,
+    size_t errlen)
+{
+	json_t *m = json_object_get(o, key);
+
+	*to = dflt;
+	if (m == NULL || json_is_null(m))
+		return 0;
+	if (json_is_integer(m) && json_integer_value(m) >= INT_MIN &&
+	    json_integer_value(m) <= INT_MAX) {
+		*to = (int)json_integer_value(m);
+		return 0;
+	}
+	errbuf_set(err, errlen, "job %zu: \"%s\" is not an integer or null", i,
+	    key);
+	return -1;
+}
+
+/* Job i's argv, an array of strings, when given. */
+static int
+job_argv(json_t *o, size_t i, struct hostcmd_job *j, char *err,
+    size_t errlen)
+{
+	json_t *argv = json_object_get(o, "argv"), *w;
+	size_t k;
+
+	if (argv == NULL)
+		return 0;
+	if (!json_is_array(argv)) {
+		errbuf_set(err, errlen, "job %zu: \"argv\" is not an array", i);
+		return -1;
+	}
+	j->argv = xcalloc(json_array_size(argv) + 1, sizeof *j->argv);
+	json_array_foreach(argv, k, w) {
+		if (!json_is_string(w)) {
+			errbuf_set(err, errlen, "job %zu: \"argv\"[%zu] is "
+			    "not a string", i, k);
+			return -1;
+		}
+		j->argv[j->argc++] = xstrdup(json_string_value(w));
+	}
+	return 0;
+}
+
+static void
+job_release(struct hostcmd_job *j)
+{
+	size_t k;
+
+	free(j->id);
+	free(j->state);
+	for (k = 0; k < j->argc; k++)
+		free(j->argv[k]);
+	free(j->argv);
+	free(j->cwd);
+	free(j->reason);
+	json_decref(j->record);
+}
+
+/* Entry i of the list into j; 0, or -1 with err. */
+static int
+job_parse(json_t *o, size_t i, struct hostcmd_job *j, char *err,
+    size_t errlen)
+{
+	json_t *m;
+
+	j->record = json_incref(o);
+	if (!json_is_object(o)) {
+		errbuf_set(err, errlen, "job %zu is not an object", i);
+		return -1;
+	}
+	if (job_str(o, i, "id", false, &j->id, err, errlen) != 0 ||
+	    job_str(o, i, "state", false, &j->state, err, errlen) != 0 ||
+	    job_str(o, i, "cwd", true, &j->cwd, err, errlen) != 0 ||
+	    job_str(o, i, "reason", true, &j->reason, err, errlen) != 0 ||
+	    job_argv(o, i, j, err, errlen) != 0 ||
+	    job_int(o, i, "exit_code", -1, &j->exit_code, err, errlen) != 0 ||
+	    job_int(o, i, "signal", 0, &j->sig, err, errlen) != 0)
+		return -1;
+	if ((m = json_object_get(o, "age")) != NULL && !json_is_number(m)) {
+		errbuf_set(err, errlen, "job %zu: \"age\" is not a number", i);
+		return -1;
+	}
+	j->age = json_number_value(m);
+	m = json_object_get(o, "degraded");
+	if (m != NULL && !json_is_object(m)) {
+		errbuf_set(err, errlen, "job %zu: \"degraded\" is not an "
+		    "object", i);
+		return -1;
+	}
+	j->degraded = m != NULL;
+	return 0;
+}
+
+int
+hostcmd_jobs_parse(const char *out, size_t len, struct hostcmd_jobs *jobs,
+    char *err, size_t errlen)
+{
+	json_t *doc, *list, *o;
+	const char *schema;
+	size_t i;
+
+	memset(jobs, 0, sizeof *jobs);
+	if ((doc = load(out, len, err, errlen)) == NULL)
+		return -1;
+	list = json_object_get(doc, "jobs");
+	schema = json_string_value(json_object_get(doc, "schema"));
+	if (schema == NULL || strcmp(schema, "calops-jobs/v1") != 0 ||
+	    !json_is_array(list)) {
+		errbuf_set(err, errlen, "not calops-jobs/v1");
+		json_decref(doc);
+		return -1;
+	}
+	jobs->v = xcalloc(json_array_size(list) + 1, sizeof *jobs->v);
+	json_array_foreach(list, i, o) {
+		jobs->n++;
+		if (job_parse(o, i, &jobs->v[i], err, errlen) != 0) {
+			hostcmd_jobs_release(jobs);
+			json_decref(doc);
+			return -1;
+		}
+	}
+	json_decref(doc);
+	return 0;
+}
+
+void
+hostcmd_jobs_release(struct hostcmd_jobs *jobs)
+{
+	size_t i;
+
+	for (i = 0; i < jobs->n; i++)
+		job_release(&jobs->v[i]);
+	free(jobs->v);
+	memset(jobs, 0, sizeof *jobs);
+}
+
+/* ---- version --json ---- */
+
+int
+hostcmd_version_parse(const char *out, size_t len, struct hostcmd_version *v,
+    char *err, size_t errlen)
+{
+	json_t *doc, *ver, *proto;
+	int rc = -1;
+
+	memset(v, 0, sizeof *v);
+	if ((doc = load(out, len, err, errlen)) == NULL)
+		return -1;
+	ver = json_object_get(doc, "version");
+	proto = json_object_get(doc, "protocol");
+	if (!json_is_string(ver))
+		errbuf_set(err, errlen, "\"version\" is %s, not a string",
+		    ver == NULL ? "missing" : "of another type");
+	else if (!json_is_integer(proto))
+		errbuf_set(err, errlen, "\"protocol\" is %s, not an integer",
+		    proto == NULL ? "missing" : "of another type");
+	else {
+		snprintf(v->version, sizeof v->version, "%s",
+		    json_string_value(ver));
+		v->protocol = json_integer_value(proto);
+		rc = 0;
+	}
+	json_decref(doc);
+	return rc;
+}
+
+/* ---- release ---- */
+
+int
+hostcmd_release_parse(const char *out, size_t len, const char *what,
+    json_t **doc, char *err, size_t errlen)
+{
+	const char *schema;
+	char want[64];
+
+	snprintf(want, sizeof want, "calops-release-%s/v1", what);
+	if ((*doc = load(out, len, err, errlen)) == NULL)
+		return -1;
+	schema = json_string_value(json_object_get(*doc, "schema"));
+	if (json_is_object(*doc) && schema != NULL &&
+	    strcmp(schema, want) == 0)
+		return 0;
+	errbuf_set(err, errlen, "not %s", want);
+	json_decref(*doc);
+	*doc = NULL;
+	return -1;
+}
+
+static long long
+int_or(const json_t *o, const char *key, long long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+/* String member key of o into buf, or dflt. */
+static void
+str_or(const json_t *o, const char *key, const char *dflt, char *buf,
+    size_t len)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	snprintf(buf, len, "%s", s != NULL ? s : dflt);
+}
+
+static void
+apply_held(struct hostcmd_apply *ev, const json_t *o)
+{
+	const char *head = json_string_value(json_object_get(o,
+	    "head_sha256"));
+	json_t *keys = json_object_get(o, "trusted_keys");
+
+	ev->current = (long)int_or(o, "current", -1);
+	ev->next_seq = int_or(o, "next_seq", 0);
+	snprintf(ev->head, sizeof ev->head, "%s", head != NULL &&
+	    strlen(head) == 64 ? head : "");
+	ev->trusted_keys = json_is_array(keys) ? json_incref(keys) : NULL;
+}
+
+int
+hostcmd_apply_parse(const char *line, size_t len, struct hostcmd_apply *ev)
+{
+	const char *type;
+	json_t *o;
+
+	memset(ev, 0, sizeof *ev);
+	ev->current = -1;
+	if ((o = json_loadb(line, len, 0, NULL)) == NULL ||
+	    !json_is_object(o)) {
+		json_decref(o);
+		return -1;
+	}
+	type = json_string_value(json_object_get(o, "type"));
+	if (type == NULL)
+		ev->type = HOSTCMD_APPLY_OTHER;
+	else if (strcmp(type, "held") == 0) {
+		ev->type = HOSTCMD_APPLY_HELD;
+		apply_held(ev, o);
+	} else if (strcmp(type, "progress") == 0) {
+		ev->type = HOSTCMD_APPLY_PROGRESS;
+		ev->done = (uint64_t)int_or(o, "done", 0);
+		ev->total = (uint64_t)int_or(o, "total", 0);
+	} else if (strcmp(type, "verified") == 0) {
+		ev->type = HOSTCMD_APPLY_VERIFIED;
+		ev->verifies = json_is_true(json_object_get(o, "verifies"));
+		ev->bound = json_is_true(json_object_get(o,
+		    "bindings_checked"));
+		str_or(o, "problem", "", ev->problem, sizeof ev->problem);
+		str_or(json_object_get(o, "verdict"), "words", "", ev->words,
+		    sizeof ev->words);
+	} else if (strcmp(type, "result") == 0) {
+		ev->type = HOSTCMD_APPLY_RESULT;
+		str_or(o, "result", "error", ev->result, sizeof ev->result);
+		str_or(o, "message", "", ev->message, sizeof ev->message);
+	}
+	json_decref(o);
+	return 0;
+}
+
+void
+hostcmd_apply_release(struct hostcmd_apply *ev)
+{
+	json_decref(ev->trusted_keys);
+	ev->trusted_keys = NULL;
+}
+
+/* ---- watch, cat --line-of ---- */
+
+enum hostcmd_watch_event
+hostcmd_watch_parse(const char *line, size_t len)
+{
+	struct event ev;
+
+	if (event_parse(line, len, &ev) != EVENT_OK)
+		return HOSTCMD_WATCH_OTHER;
+	if (strcmp(ev.type_name, "changed") == 0)
+		return HOSTCMD_WATCH_CHANGED;
+	if (strcmp(ev.type_name, "watching") == 0)
+		return HOSTCMD_WATCH_WATCHING;
+	return HOSTCMD_WATCH_OTHER;
+}
+
+int
+hostcmd_line_of_parse(const char *out, size_t len, long *line, char *err,
+    size_t errlen)
+{
+	char num[24], *end;
+
+	*line = 0;
+	if (len == 0 || len >= sizeof num) {
+		errbuf_set(err, errlen, "not a line number: %s", len == 0 ?
+		    "nothing printed" : "too long");
+		return -1;
+	}
+	memcpy(num, out, len);
+	num[len] = '\0';
+	errno = 0;
+	*line = strtol(num, &end, 10);
+	if (end == num || *end != '\0' || errno != 0 || *line < 1 ||
+	    num[0] < '0' || num[0] > '9') {
+		*line = 0;
+		errbuf_set(err, errlen, "not a line number from 1 on");
+		return -1;
+	}
+	return 0;
+}

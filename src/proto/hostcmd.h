@@ -1,0 +1,172 @@
+/*
+ * hostcmd.h: the console's one client of a host's calops (protocol.md
+ * §1): every command line sent to a host is built here, and the output
+ * of every command whose output is read as data is parsed here, into
+ * types.  The model, the lab code, the views, the headless commands and
+ * remote/ssh.c's version probe all go through it; nothing else spells a
+ * host command line.
+ *
+ * The builders append to s (base/strv.h, to free with strv_free) the
+ * command and its options, then "--", then the operands that come from
+ * data (a job id, a workspace, a file in it), so that none is taken for
+ * an option.  A job id may be "--follow": without the "--", `tail
+ * --follow --from 1 --follow` is a usage error, and `kill --jobs` names
+ * another jobs folder.  The headless commands read their options with
+ * getopt_long, which ends them at "--".
+ *
+ * run: `run --id ID -- ARGV…` (the id is --id's own argument, the job's
+ * command after the "--"); tail: `tail --from N [--follow] -- ID`; kill:
+ * `kill -- ID`; jobs: `jobs --json [--running]` (no operand); check:
+ * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
+ * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
+ * -- WS`, and apply's `release apply --hold N --json --actor WHO -- WS`;
+ * version: `version --json` (no operand).
+ *
+ * The parsers read what a host printed, which is as untrusted as the
+ * host: a document that is not JSON, not of its schema, or has a member
+ * of the wrong type is refused whole, with a message that says where
+ * (the line and column, or the job's index and the member), never taken
+ * in part.  Strings they hand out are as the host wrote them: sanitise
+ * (base/text.h) before showing.  `check --stream` and `tail` print
+ * protocol events, read by proto/event.h and the models that fold them.
+ */
+#ifndef CALOPS_HOSTCMD_H
+#define CALOPS_HOSTCMD_H
+
+#include "calops.h"
+
+#include <jansson.h>
+
+#include "base/strv.h"
+
+/* The protocol this calops speaks (`version --json`'s "protocol", and
+ * protocol.md §3's v). */
+#define HOSTCMD_PROTOCOL	1
+
+void	 hostcmd_run(struct strv *s, const char *id, char *const *argv);
+void	 hostcmd_tail(struct strv *s, const char *id, int64_t from,
+	    bool follow);
+void	 hostcmd_kill(struct strv *s, const char *id);
+void	 hostcmd_jobs(struct strv *s, bool running);
+void	 hostcmd_check(struct strv *s, const char *ws);
+void	 hostcmd_watch(struct strv *s, const char *ws);
+void	 hostcmd_cat(struct strv *s, const char *ws, const char *path,
+	    long from, long lines);
+void	 hostcmd_cat_line_of(struct strv *s, const char *ws,
+	    const char *path, const char *pointer);
+void	 hostcmd_release(struct strv *s, const char *what, const char *ws);
+void	 hostcmd_release_apply(struct strv *s, const char *ws, long hold,
+	    const char *actor);
+void	 hostcmd_version(struct strv *s);
+
+/* Whether a line `run --id ID` printed on stdout says it started job id
+ * (it prints the id, alone, once the job runs). */
+bool	 hostcmd_run_started(const char *line, size_t len, const char *id);
+
+/*
+ * One job of `jobs --json` (share/doc/json.md §3): the members of its
+ * job.json with the state `jobs` found, or a corrupt folder's id, state
+ * "corrupt" and reason.  id and state are always there; the others are
+ * what the entry gave, or the default noted.  record is the entry whole
+ * (a reference the job holds), for a screen that shows every member.
+ */
+struct hostcmd_job {
+	char	 *id, *state;
+	char	**argv;		/* NULL-terminated; argc 0 when not given */
+	size_t	  argc;
+	char	 *cwd;		/* NULL when not given */
+	char	 *reason;	/* NULL when not given (a corrupt one's) */
+	double	  age;		/* seconds since it started; 0 */
+	int	  exit_code;	/* -1: null or not given */
+	int	  sig;		/* 0: null or not given */
+	/* running, but its supervisor cannot write its events */
+	bool	  degraded;
+	json_t	 *record;
+};
+
+/* A host's job list, as its calops-jobs/v1 gave it; owns its jobs. */
+struct hostcmd_jobs {
+	struct hostcmd_job *v;
+	size_t		    n;
+};
+
+/* What `jobs --json` printed (len bytes) into jobs; 0, or -1 with err
+ * (not JSON: its line and column; not calops-jobs/v1; job N's member of
+ * the wrong type) and jobs empty.  hostcmd_jobs_release() frees them. */
+int	 hostcmd_jobs_parse(const char *out, size_t len,
+	    struct hostcmd_jobs *jobs, char *err, size_t errlen);
+void	 hostcmd_jobs_release(struct hostcmd_jobs *jobs);
+
+/* What `version --json` says: the calops there and its protocol. */
+struct hostcmd_version {
+	char		version[64];	/* as the host wrote it, cut */
+	long long	protocol;
+};
+
+/* What `version --json` printed into v; 0, or -1 with err (not JSON, no
+ * "version" string, no integer "protocol"). */
+int	 hostcmd_version_parse(const char *out, size_t len,
+	    struct hostcmd_version *v, char *err, size_t errlen);
+
+/* What `release WHAT --json` printed (WHAT status or audit) into *doc (a
+ * new reference); 0, or -1 with err (not JSON, not an object, not of the
+ * schema calops-release-WHAT/v1) and *doc NULL. */
+int	 hostcmd_release_parse(const char *out, size_t len, const char *what,
+	    json_t **doc, char *err, size_t errlen);
+
+/*
+ * One line of `release apply --json` (share/doc/release.md §5): the lock
+ * held, hashing progress, the verdict on the generation held, the result.
+ * Read as leniently as the console always has: a member missing or of
+ * another type takes the default noted.
+ */
+enum hostcmd_apply_type {
+	HOSTCMD_APPLY_OTHER,	/* not an event of apply's */
+	HOSTCMD_APPLY_HELD,
+	HOSTCMD_APPLY_PROGRESS,
+	HOSTCMD_APPLY_VERIFIED,
+	HOSTCMD_APPLY_RESULT,
+};
+
+struct hostcmd_apply {
+	enum hostcmd_apply_type type;
+	/* held: where `current` points (-1: none), the audit log's next
+	 * seq (0) and its last line's SHA-256 ("" unless 64 characters);
+	 * who may sign (NULL unless an array; a reference the event
+	 * holds). */
+	long		 current;
+	long long	 next_seq;
+	char		 head[65];
+	json_t		*trusted_keys;
+	/* progress: bytes hashed of how many (0) */
+	uint64_t	 done, total;
+	/* verified: whether it verifies, its bindings were checked, why
+	 * not, and the verdict's words ("") */
+	bool		 verifies, bound;
+	char		 problem[512], words[512];
+	/* result: ok, refused, locked, …("error"), and its message ("") */
+	char		 result[16];
+	char		 message[768];
+};
+
+/* One line of apply's stdout into ev; -1 when it is not a JSON object
+ * (not an event: ignored).  hostcmd_apply_release() frees its keys. */
+int	 hostcmd_apply_parse(const char *line, size_t len,
+	    struct hostcmd_apply *ev);
+void	 hostcmd_apply_release(struct hostcmd_apply *ev);
+
+/* What one line of `watch` says (protocol.md §1, calops watch). */
+enum hostcmd_watch_event {
+	HOSTCMD_WATCH_OTHER,	/* not an event, or one of no interest */
+	HOSTCMD_WATCH_WATCHING,	/* every change from now on will be told */
+	HOSTCMD_WATCH_CHANGED,	/* the workspace changed */
+};
+
+enum hostcmd_watch_event hostcmd_watch_parse(const char *line, size_t len);
+
+/* The line number `cat --line-of` printed (its one line, without the
+ * newline); 0, or -1 with err when it is not a number from 1 on. */
+int	 hostcmd_line_of_parse(const char *out, size_t len, long *line,
+	    char *err, size_t errlen);
+
+#endif

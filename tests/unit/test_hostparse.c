@@ -1,0 +1,372 @@
+/*
+ * test_hostparse.c: the typed parsers of what a host's calops prints
+ * (proto/hostcmd.h): `run`'s id, `jobs --json`, `version --json`,
+ * `release status` and `audit`, `release apply`'s events, `watch`'s events
+ * and `cat --line-of`, each on good output and on what a broken or hostile host
+ * may print instead: a document refused whole, with a message that says
+ * where (truncated JSON, another schema, members of the wrong type);
+ * apply's events read as leniently as the console always read them.
+ */
+#include "calops.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "proto/hostcmd.h"
+
+/* One running job of a gate, one killed, one corrupt folder. */
+static const char jobs_ok[] =
+    "{\"schema\":\"calops-jobs/v1\",\"jobs\":["
+    "{\"id\":\"a1\",\"state\":\"running\",\"age\":100.5,\"cwd\":\"/w\","
+    "\"argv\":[\"calrt-sim\",\"stress\"],\"exit_code\":null,"
+    "\"signal\":null,\"degraded\":{\"since\":1.5,\"reason\":\"disk full\"},"
+    "\"pid\":42},"
+    "{\"id\":\"b1\",\"state\":\"killed\",\"age\":50,\"signal\":9,"
+    "\"argv\":[\"sleep\",\"60\"]},"
+    "{\"id\":\"c\",\"state\":\"corrupt\",\"reason\":\"no job.json\"}]}\n";
+
+static void
+test_jobs(void **state)
+{
+	struct hostcmd_jobs jobs;
+	const struct hostcmd_job *j;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(hostcmd_jobs_parse(jobs_ok, strlen(jobs_ok), &jobs,
+	    err, sizeof err), 0);
+	assert_int_equal(jobs.n, 3);
+	j = &jobs.v[0];
+	assert_string_equal(j->id, "a1");
+	assert_string_equal(j->state, "running");
+	assert_int_equal(j->argc, 2);
+	assert_string_equal(j->argv[1], "stress");
+	assert_null(j->argv[2]);
+	assert_string_equal(j->cwd, "/w");
+	assert_null(j->reason);
+	assert_true(j->age == 100.5);
+	assert_int_equal(j->exit_code, -1);
+	assert_int_equal(j->sig, 0);
+	assert_true(j->degraded);
+	/* The entry whole, for a screen that shows every member. */
+	assert_int_equal(json_integer_value(json_object_get(j->record,
+	    "pid")), 42);
+	j = &jobs.v[1];
+	assert_int_equal(j->sig, 9);
+	assert_false(j->degraded);
+	assert_null(j->cwd);
+	j = &jobs.v[2];
+	assert_string_equal(j->state, "corrupt");
+	assert_string_equal(j->reason, "no job.json");
+	assert_int_equal(j->argc, 0);
+	assert_true(j->age == 0);
+	hostcmd_jobs_release(&jobs);
+	assert_int_equal(jobs.n, 0);
+	assert_null(jobs.v);
+
+	assert_int_equal(hostcmd_jobs_parse("{\"schema\":\"calops-jobs/v1\","
+	    "\"jobs\":[]}", 37, &jobs, err, sizeof err), 0);
+	assert_int_equal(jobs.n, 0);
+	hostcmd_jobs_release(&jobs);
+}
+
+/* What text gives: refused, jobs empty, and err what is expected. */
+static void
+jobs_bad(const char *text, const char *expect)
+{
+	struct hostcmd_jobs jobs;
+	char err[200];
+
+	assert_int_equal(hostcmd_jobs_parse(text, text != NULL ?
+	    strlen(text) : 0, &jobs, err, sizeof err), -1);
+	assert_int_equal(jobs.n, 0);
+	assert_null(jobs.v);
+	if (strcmp(err, expect) != 0 && strncmp(err, expect,
+	    strlen(expect)) != 0)
+		fail_msg("'%s': '%s', not '%s'", text, err, expect);
+}
+
+#define JOBS(s)	"{\"schema\":\"calops-jobs/v1\",\"jobs\":[" s "]}"
+
+static void
+test_jobs_bad(void **state)
+{
+	(void)state;
+	/* Not JSON: where it stops being JSON. */
+	jobs_bad(NULL, "not JSON: line 1, column 0: ");
+	jobs_bad("", "not JSON: line 1, column 0: ");
+	jobs_bad("{\"schema\": ", "not JSON: line 1, column 11: ");
+	jobs_bad("{\"schema\":\"calops-jobs/v1\",\n\"jobs\":[{\"id\":",
+	    "not JSON: line 2, column 14: ");
+	/* Not the schema. */
+	jobs_bad("{\"schema\":\"other/v2\",\"jobs\":[]}", "not calops-jobs/v1");
+	jobs_bad("{\"jobs\":[]}", "not calops-jobs/v1");
+	jobs_bad("{\"schema\":\"calops-jobs/v1\",\"jobs\":{}}",
+	    "not calops-jobs/v1");
+	jobs_bad("[]", "not calops-jobs/v1");
+	/* A job's member of the wrong type, the job by its index. */
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\"},7"),
+	    "job 1 is not an object");
+	jobs_bad(JOBS("{\"state\":\"done\"}"),
+	    "job 0: \"id\" is missing, not a string");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":3}"),
+	    "job 0: \"state\" is of another type, not a string");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"argv\":\"ls\"}"),
+	    "job 0: \"argv\" is not an array");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"argv\":[\"ls\",1]}"),
+	    "job 0: \"argv\"[1] is not a string");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"age\":\"9\"}"),
+	    "job 0: \"age\" is not a number");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"exit_code\":1.5}"),
+	    "job 0: \"exit_code\" is not an integer or null");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\","
+	    "\"exit_code\":4294967296}"),
+	    "job 0: \"exit_code\" is not an integer or null");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"signal\":\"9\"}"),
+	    "job 0: \"signal\" is not an integer or null");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"running\",\"degraded\":true}"),
+	    "job 0: \"degraded\" is not an object");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"corrupt\",\"reason\":[]}"),
+	    "job 0: \"reason\" is of another type, not a string");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"cwd\":null}"),
+	    "job 0: \"cwd\" is of another type, not a string");
+}
+
+/* What text gives: refused, with err starting with expect. */
+static void
+version_bad(const char *text, const char *expect)
+{
+	struct hostcmd_version v;
+	char err[200];
+
+	assert_int_equal(hostcmd_version_parse(text, text != NULL ?
+	    strlen(text) : 0, &v, err, sizeof err), -1);
+	if (strncmp(err, expect, strlen(expect)) != 0)
+		fail_msg("'%s': '%s', not '%s'", text, err, expect);
+}
+
+static void
+test_version(void **state)
+{
+	struct hostcmd_version v;
+	char err[200];
+	const char *ok = "{\"version\":\"0.1.0\",\"protocol\":1}\n";
+
+	(void)state;
+	assert_int_equal(hostcmd_version_parse(ok, strlen(ok), &v, err,
+	    sizeof err), 0);
+	assert_string_equal(v.version, "0.1.0");
+	assert_int_equal(v.protocol, 1);
+
+	version_bad(NULL, "not JSON: line 1, column 0: ");
+	version_bad("{\"version\":\"0.1", "not JSON: line 1, column 15: ");
+	version_bad("calops 0.1.0 (protocol 1)", "not JSON: line 1, ");
+	version_bad("{\"version\":1,\"protocol\":1}",
+	    "\"version\" is of another type, not a string");
+	version_bad("{\"version\":\"1\",\"protocol\":\"1\"}",
+	    "\"protocol\" is of another type, not an integer");
+	version_bad("{\"version\":\"1\",\"protocol\":1.0}",
+	    "\"protocol\" is of another type, not an integer");
+	version_bad("{\"version\":\"1\"}",
+	    "\"protocol\" is missing, not an integer");
+	version_bad("[1]", "\"version\" is missing, not a string");
+}
+
+static void
+watch_is(const char *line, enum hostcmd_watch_event want)
+{
+	assert_int_equal(hostcmd_watch_parse(line, strlen(line)), want);
+}
+
+static void
+test_watch(void **state)
+{
+	(void)state;
+	watch_is("{\"v\":1,\"seq\":1,\"ts\":1.5e9,\"type\":\"watching\","
+	    "\"how\":\"inotify\"}", HOSTCMD_WATCH_WATCHING);
+	watch_is("{\"v\":1,\"seq\":2,\"ts\":1.5e9,\"type\":\"changed\","
+	    "\"paths\":[\"a\",\"b\"],\"truncated\":false}",
+	    HOSTCMD_WATCH_CHANGED);
+	/* "changed" as a word in another event, or in a line that is no
+	 * event (a login shell's chatter), is no change. */
+	watch_is("{\"v\":1,\"seq\":3,\"ts\":1.5e9,\"type\":\"log\","
+	    "\"msg\":\"\\\"changed\\\"\"}", HOSTCMD_WATCH_OTHER);
+	watch_is("{\"v\":1,\"seq\":3,\"ts\":1.5e9,\"type\":\"log\","
+	    "\"\\\"watching\\\"\":1}", HOSTCMD_WATCH_OTHER);
+	watch_is("motd: \"changed\"", HOSTCMD_WATCH_OTHER);
+	watch_is("{\"type\":\"changed\"}", HOSTCMD_WATCH_OTHER);
+	watch_is("", HOSTCMD_WATCH_OTHER);
+}
+
+static void
+test_release(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "", "not JSON: line 1, column 0: " },
+		{ "{\"schema\":\"calops-release-status/v1\"",
+		    "not JSON: line 1, column 36: " },
+		{ "[\"calops-release-status/v1\"]",
+		    "not calops-release-status/v1" },
+		{ "{\"schema\":\"calops-release-audit/v1\"}",
+		    "not calops-release-status/v1" },
+		{ "{\"schema\":1}", "not calops-release-status/v1" },
+	};
+	const char *ok = "{\"schema\":\"calops-release-status/v1\","
+	    "\"current\":2}";
+	json_t *doc;
+	char err[200];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(hostcmd_release_parse(ok, strlen(ok), "status", &doc,
+	    err, sizeof err), 0);
+	assert_int_equal(json_integer_value(json_object_get(doc, "current")),
+	    2);
+	json_decref(doc);
+	for (i = 0; i < nitems(bad); i++) {
+		doc = json_object();
+		assert_int_equal(hostcmd_release_parse(bad[i][0],
+		    strlen(bad[i][0]), "status", &doc, err, sizeof err), -1);
+		assert_null(doc);
+		if (strncmp(err, bad[i][1], strlen(bad[i][1])) != 0)
+			fail_msg("'%s': '%s', not '%s'", bad[i][0], err,
+			    bad[i][1]);
+	}
+}
+
+static void
+apply_is(const char *line, enum hostcmd_apply_type type,
+    struct hostcmd_apply *ev)
+{
+	assert_int_equal(hostcmd_apply_parse(line, strlen(line), ev), 0);
+	assert_int_equal(ev->type, type);
+}
+
+static void
+test_apply(void **state)
+{
+	static const char head[] = "0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef";
+	struct hostcmd_apply ev;
+	char *line;
+
+	(void)state;
+	line = xasprintf("{\"type\":\"held\",\"current\":3,"
+	    "\"next_seq\":12,\"head_sha256\":\"%s\",\"trusted_keys\":"
+	    "[{\"name\":\"ops\"}]}", head);
+	apply_is(line, HOSTCMD_APPLY_HELD, &ev);
+	free(line);
+	assert_int_equal(ev.current, 3);
+	assert_int_equal(ev.next_seq, 12);
+	assert_string_equal(ev.head, head);
+	assert_int_equal(json_array_size(ev.trusted_keys), 1);
+	hostcmd_apply_release(&ev);
+	assert_null(ev.trusted_keys);
+	/* Read leniently, as ever: what is missing or wrong is a default. */
+	apply_is("{\"type\":\"held\",\"current\":\"3\",\"head_sha256\":"
+	    "\"abc\",\"trusted_keys\":{}}", HOSTCMD_APPLY_HELD, &ev);
+	assert_int_equal(ev.current, -1);
+	assert_int_equal(ev.next_seq, 0);
+	assert_string_equal(ev.head, "");
+	assert_null(ev.trusted_keys);
+	apply_is("{\"type\":\"progress\",\"done\":5,\"total\":9}",
+	    HOSTCMD_APPLY_PROGRESS, &ev);
+	assert_int_equal(ev.done, 5);
+	assert_int_equal(ev.total, 9);
+	apply_is("{\"type\":\"verified\",\"verifies\":true,"
+	    "\"bindings_checked\":true,\"verdict\":{\"words\":\"held\"}}",
+	    HOSTCMD_APPLY_VERIFIED, &ev);
+	assert_true(ev.verifies);
+	assert_true(ev.bound);
+	assert_string_equal(ev.problem, "");
+	assert_string_equal(ev.words, "held");
+	apply_is("{\"type\":\"result\",\"message\":\"m\"}",
+	    HOSTCMD_APPLY_RESULT, &ev);
+	assert_string_equal(ev.result, "error");
+	assert_string_equal(ev.message, "m");
+	apply_is("{\"type\":\"other\"}", HOSTCMD_APPLY_OTHER, &ev);
+	apply_is("{\"type\":7}", HOSTCMD_APPLY_OTHER, &ev);
+	assert_int_equal(hostcmd_apply_parse("{\"type\":", 8, &ev), -1);
+	assert_int_equal(hostcmd_apply_parse("[1]", 3, &ev), -1);
+	assert_int_equal(hostcmd_apply_parse("", 0, &ev), -1);
+}
+
+static void
+line_of_bad(const char *text)
+{
+	char err[100];
+	long line = 7;
+
+	assert_int_equal(hostcmd_line_of_parse(text, strlen(text), &line, err,
+	    sizeof err), -1);
+	assert_int_equal(line, 0);
+	assert_non_null(strstr(err, "not a line number"));
+}
+
+static void
+test_line_of(void **state)
+{
+	char err[100];
+	long line;
+
+	(void)state;
+	assert_int_equal(hostcmd_line_of_parse("12", 2, &line, err,
+	    sizeof err), 0);
+	assert_int_equal(line, 12);
+	line_of_bad("");
+	line_of_bad("0");
+	line_of_bad("-3");
+	line_of_bad(" 5");
+	line_of_bad("+5");
+	line_of_bad("12x");
+	line_of_bad("99999999999999999999");
+	line_of_bad("123456789012345678901234567890");
+}
+
+static void
+test_run_started(void **state)
+{
+	(void)state;
+	assert_true(hostcmd_run_started("--from", 6, "--from"));
+	assert_false(hostcmd_run_started("--from ", 7, "--from"));
+	assert_false(hostcmd_run_started("--fro", 5, "--from"));
+	assert_false(hostcmd_run_started("", 0, "a"));
+	assert_false(hostcmd_run_started("calops: job 'a' already exists",
+	    30, "a"));
+}
+
+static void
+test_version_argv(void **state)
+{
+	struct strv s = { NULL, 0, 0 };
+
+	(void)state;
+	hostcmd_version(&s);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.v[0], "version");
+	assert_string_equal(s.v[1], "--json");
+	assert_null(s.v[2]);
+	strv_free(&s);
+	assert_null(s.v);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jobs),
+		cmocka_unit_test(test_jobs_bad),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_line_of),
+		cmocka_unit_test(test_run_started),
+		cmocka_unit_test(test_version_argv),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
