@@ -34,6 +34,7 @@ draw_tabs(struct app *a, int x)
 	}
 	titles = x + 1 + full <= a->cols;
 	others = titles || x + 1 + digits <= a->cols;
+	memset(a->tab_x1, 0, sizeof a->tab_x1);
 	for (i = (int)view_ntabs() - 1, w = a->cols; i >= 0; i--) {
 		on = a->stack[0].ops == view_tab((size_t)i);
 		if (on)
@@ -49,9 +50,24 @@ draw_tabs(struct app *a, int x)
 		w -= (int)strlen(label);
 		if (w <= x + 1)
 			break;
+		if (i < (int)nitems(a->tab_x1)) {
+			a->tab_x0[i] = w;
+			a->tab_x1[i] = w + (int)strlen(label);
+		}
 		ui_putf(stdscr, 0, w, (int)strlen(label), on ? ROLE_SELECTION :
 		    ROLE_TITLE, "%s", label);
 	}
+}
+
+int
+frame_tab_at(const struct app *a, int x)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(a->tab_x1) && i < view_ntabs(); i++)
+		if (x >= a->tab_x0[i] && x < a->tab_x1[i])
+			return (int)i;
+	return -1;
 }
 
 static void

@@ -308,3 +308,16 @@ prompt_key(struct app *a, int key)
 		app_ask_next(a);
 	return r;
 }
+
+bool
+prompt_click(struct app *a)
+{
+	if (a->mode == MODE_ASK) {
+		app_message(a, false, "answer first (Esc cancels)");
+		return false;
+	}
+	/* The filter applies as it is typed: closing the line keeps it. */
+	a->mode = MODE_NORMAL;
+	app_ask_next(a);	/* a host's question waiting: it is first */
+	return a->mode == MODE_NORMAL;
+}
