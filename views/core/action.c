@@ -49,7 +49,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_RUN] = { "run", "start this screen's job: the gate's lab job (board, gate), a soak (soak)" },
 	[ACT_RUN_AGAIN] = { "run-again", "G5: one more build of its "
 	    "reproducibility run (a third on demand), added to those listed" },
-	[ACT_TRIGGER] = { "trigger", "trigger the selected fault scenario (type the chip id to confirm)" },
+	[ACT_TRIGGER] = { "trigger", "trigger the selected fault scenario (type "
+	    "the chip id; a job runs there: its id or disturb)" },
 	[ACT_HOST] = { "host", "choose the host" },
 	[ACT_CHIP] = { "chip", "cycle the chip shown: merged, then each chip" },
 	[ACT_WINDOW] = { "window", "cycle the window: 1 min, 10 min, 1 h, whole run" },
