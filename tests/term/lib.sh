@@ -15,6 +15,7 @@
 #                         and environment; ON=second points the helpers at
 #                         it, ON=test back at the first
 #   wait_exit STATUS      wait for the last launch to end with STATUS
+#   quit_calops [STATUS]  Q, y if it asks (jobs stream), then wait_exit
 #   sh_cmd LINE [STATUS]  run a shell command line, wait for it to end (with
 #                         STATUS, default 0)
 #   keys KEY...           tmux send-keys (Enter Escape Tab C-z, or a string)
@@ -258,6 +259,25 @@ launch() {
 
 wait_exit() {
 	wait_for "[calops#$LAUNCHES exited $1]"
+}
+
+# quit_calops [STATUS]: quit from any screen: Q, and y when it asks first
+# (jobs stream to the console); then the last launch ends with STATUS.
+quit_calops() {
+	local end=$(($(now_ms) + WAIT_SECS * 1000)) asked=
+
+	keys Q
+	until screen | grep -qF "[calops#$LAUNCHES exited ${1:-0}]"; do
+		if [ -z "$asked" ] && screen | grep -qE "jobs? streams? here"
+		then
+			send_text y
+			keys Enter
+			asked=1
+		fi
+		[ "$(now_ms)" -ge "$end" ] &&
+		    fail "waited $WAIT_SECS s for Q to quit"
+		sleep 0.05
+	done
 }
 
 sh_cmd() {

@@ -151,7 +151,7 @@ for n in 3 4 5; do
 done
 # The headless command asks the passphrase on the terminal without echo:
 # ^C there leaves the terminal as it was (echo on), and nothing changed.
-keys q
+keys Q
 wait_exit 0
 # (A shell that survives the ^C reads the terminal's modes right after:
 # bash's own prompt would set them again.)

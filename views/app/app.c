@@ -406,7 +406,8 @@ normal_key(struct app *a, int key)
 
 	switch (act) {
 	case ACT_QUIT:
-		return R_QUIT;
+		/* ^C is the way out that never asks. */
+		return key == KEY_CTRL('c') ? R_QUIT : prompt_quit(a);
 	case ACT_HELP:
 		/* ? on the help screen closes it. */
 		if (v->ops == &help_view)
@@ -463,7 +464,13 @@ normal_key(struct app *a, int key)
 			app_message(a, false, "q, :q or ^C quits");
 			return R_REDRAW;
 		}
-		return R_QUIT;
+		/* A tab is closed as a screen is: back to the first. */
+		if (tab_index(a) != 0) {
+			app_switch_tab(a, view_tab(0));
+			app_message(a, false, "q again quits");
+			return R_REDRAW;
+		}
+		return prompt_quit(a);
 	}
 	return r;
 }

@@ -114,5 +114,8 @@ int	 prompt_key(struct app *a, int key);
  * is returned, the click to act on the screen; a question is not answered
  * by a click: it stays, and false is returned. */
 bool	 prompt_click(struct app *a);
+/* q on the first screen, Q, :q: quit, or while jobs stream to this console
+ * (lazygit's confirmOnQuit) ask first, y quits (prompt.c). */
+int	 prompt_quit(struct app *a);
 
 #endif

@@ -133,6 +133,34 @@ reconnect(struct app *a, const char *host)
 		    n == 1 ? "" : "s");
 }
 
+static void
+quit_answer(struct app *a, const char *answer, void *arg)
+{
+	(void)arg;
+	if (answer != NULL && (strcmp(answer, "y") == 0 ||
+	    strcmp(answer, "yes") == 0))
+		loop_stop(a->loop);
+	else
+		app_message(a, false, "not quitting");
+}
+
+int
+prompt_quit(struct app *a)
+{
+	size_t i, n = 0;
+	char q[160];
+
+	for (i = 0; a->labm != NULL && i < labmodel_njobs(a->labm); i++)
+		n += labmodel_job_live(labmodel_job(a->labm, i));
+	if (n == 0)
+		return R_QUIT;
+	snprintf(q, sizeof q, "%zu job%s stream%s here (%s on running "
+	    "without this console): quit? type y: ", n, n == 1 ? "" : "s",
+	    n == 1 ? "s" : "", n == 1 ? "it goes" : "they go");
+	prompt_ask(a, q, quit_answer, NULL);
+	return R_REDRAW;
+}
+
 static int
 run_command(struct app *a, const char *cmd)
 {
@@ -141,7 +169,7 @@ run_command(struct app *a, const char *cmd)
 	while (*cmd == ' ')
 		cmd++;
 	if (strcmp(cmd, "q") == 0 || strcmp(cmd, "quit") == 0)
-		return R_QUIT;
+		return prompt_quit(a);
 	if (strncmp(cmd, "theme", 5) == 0 && (cmd[5] == ' ' || cmd[5] == '\0')) {
 		if (cmd[5] == '\0')
 			app_message(a, false, "theme %s", ui_theme_name());

@@ -19,7 +19,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_BACK] = { "back", "close this screen; quit from the first" },
 	[ACT_ESCAPE] = { "escape", "back out: filter, pane, then screen; never "
 	    "quits" },
-	[ACT_QUIT] = { "quit", "quit calops" },
+	[ACT_QUIT] = { "quit", "quit calops (Q asks first while jobs stream "
+	    "here; ^C never asks)" },
 	[ACT_HELP] = { "help", "this help" },
 	[ACT_FILTER] = { "filter", "filter the lines (Esc clears)" },
 	[ACT_COMMAND] = { "command", "command line: a screen's name, :theme NAME, "
