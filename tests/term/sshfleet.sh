@@ -129,6 +129,5 @@ for d in "$(hostjobs host1)"/*/; do
 	grep -Eq '"state": *"done"' "$d/job.json" ||
 		fail "host1's job did not end done: $(cat "$d/job.json")"
 done
-keys q
-wait_exit 0
+quit_calops
 finish
