@@ -162,12 +162,18 @@ prompt_quit(struct app *a)
 }
 
 static int
-run_command(struct app *a, const char *cmd)
+run_command(struct app *a, const char *line)
 {
 	const struct view_ops *v;
+	char cmd[sizeof a->input];
+	size_t n;
 
-	while (*cmd == ' ')
-		cmd++;
+	while (*line == ' ')
+		line++;
+	/* Tab completion leaves a blank after the word: it ends nothing. */
+	for (n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
+		;
+	snprintf(cmd, sizeof cmd, "%.*s", (int)n, line);
 	if (strcmp(cmd, "q") == 0 || strcmp(cmd, "quit") == 0)
 		return prompt_quit(a);
 	if (strncmp(cmd, "theme", 5) == 0 && (cmd[5] == ' ' || cmd[5] == '\0')) {
