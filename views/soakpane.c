@@ -351,6 +351,25 @@ soakpane_draw_pane(struct soak *v, const struct ljob *j, int y, int rows,
 	list_draw(&v->alerts, y, rows, 0, cols, header, draw_alert, j, empty);
 }
 
+/* ! from any screen: the journal shown, on the newest alert still open
+ * (else the newest). */
+static int
+newest_alert(struct app *a, struct soak *v, const struct ljob *j)
+{
+	size_t n = j->alerts != NULL ? alerts_count(j->alerts) : 0, i;
+
+	for (i = n; i > 0 && !isnan(alerts_get(j->alerts, i - 1)->end); i--)
+		;
+	if (i == 0)
+		app_message(a, false, "no open alert in this soak's journal");
+	v->pane = true;
+	list_rebuild(&v->alerts, n, NULL, NULL);
+	list_move(&v->alerts, ACT_END, 1);
+	for (; i > 0 && i < n; n--)
+		list_move(&v->alerts, ACT_UP, 1);
+	return R_REDRAW;
+}
+
 /* The journal's keys: A shows or hides it, opened on the newest alert (at
  * the bottom, as in a log); a acknowledges the selected one; the movement
  * keys move in it while it is shown. */
@@ -362,6 +381,8 @@ soakpane_action(struct app *a, struct soak *v, const struct ljob *j,
 	char err[256];
 
 	switch (act) {
+	case ACT_NEWEST_ALERT:
+		return newest_alert(a, v, j);
 	case ACT_ALERTS:
 		if ((v->pane = !v->pane) && j->alerts != NULL) {
 			list_rebuild(&v->alerts, alerts_count(j->alerts), NULL,

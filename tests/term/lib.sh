@@ -33,6 +33,9 @@
 #                         there are killed on exit
 #   copy_ws DIR           cp -a an example workspace into the temp dir; $WS
 #                         is the copy
+#   demo_lab OPTION...    $TMP/lab.yaml: host local (chips 0-3) with a copy
+#                         of the labdemo workspace, the runner calrt-sim
+#                         OPTION...; the jobs in $TMP/jobdir (jobs_dir)
 #   same_stream EV MIRROR the mirror is EV (a job's events.jsonl) byte for
 #                         byte, seqs 1..N: nothing lost, nothing twice
 #   fail MESSAGE          say what failed and what the pane showed; exit 1
@@ -318,6 +321,19 @@ copy_ws() {
 	mkdir -p "$TMP/ws"
 	cp -a "$1" "$TMP/ws/" || fail "cannot copy '$1'"
 	WS=$TMP/ws/$(basename "$1")
+}
+
+demo_lab() {
+	jobs_dir "$TMP/jobdir"
+	cp -a "$SRC/share/examples/labdemo" "$TMP/demo" ||
+	    fail "cannot copy labdemo"
+	cat >"$TMP/lab.yaml" <<LAB
+hosts:
+  - {name: local, transport: local, chips: [0, 1, 2, 3]}
+workspaces:
+  - {host: local, path: $(yaml_str "$TMP/demo")}
+runner: calrt-sim $*
+LAB
 }
 
 # same_stream EVENTS MIRROR: every event exactly once: the console's mirror

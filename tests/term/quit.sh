@@ -110,15 +110,7 @@ stty_same after-sigterm
 # first (lazygit's confirmOnQuit): anything but y stays, y quits (issue 30
 # (3)).  A soak on the demo workspace, the simulator at real speed, killed
 # on exit.
-jobs_dir "$TMP/jobdir"
-cp -a "$SRC/share/examples/labdemo" "$TMP/demo" || fail "cannot copy labdemo"
-cat >"$TMP/lab.yaml" <<LAB
-hosts:
-  - {name: local, transport: local, chips: [0, 1, 2, 3]}
-workspaces:
-  - {host: local, path: $(yaml_str "$TMP/demo")}
-runner: calrt-sim --time-scale 1
-LAB
+demo_lab --time-scale 1
 run "export CALOPS_JOBS_DIR=$(printf '%q' "$TMP/jobdir")"
 launch "$TMP/lab.yaml"
 wait_re "^ G9 "

@@ -446,6 +446,11 @@ normal_key(struct app *a, int key)
 	case ACT_SUSPEND:
 		suspend(a);
 		return R_REDRAW;
+	case ACT_NEWEST_ALERT:
+		/* From any screen: the Soak screen finds it. */
+		app_switch_tab(a, &soak_view);
+		v = &a->stack[0];
+		return v->ops->action(a, v->data, act) | R_REDRAW;
 	default:
 		break;
 	}

@@ -75,6 +75,8 @@ struct app {
 	 * title line, tab_x1 0 for one not drawn (frame.c; for clicks). */
 	int		 tab_x0[16], tab_x1[16];
 	struct termin	 termin;	/* what the terminal sends */
+	/* The soaks' alerts as the last frame counted them (frame.c). */
+	size_t		 alerts_open, alerts_opened;
 	long		 termin_timer;	/* a sequence begun waits for its
 					   rest until then */
 	struct headless	*headless;	/* the script, or NULL: a terminal */

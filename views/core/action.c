@@ -71,6 +71,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "generation (from current: to its previous_generation)" },
 	[ACT_BASE] = { "diff-base", "compare the other generations with the "
 	    "selected one (again: with current)" },
+	[ACT_NEWEST_ALERT] = { "newest-alert", "the newest open soak alert, "
+	    "in the Soak screen's journal" },
 };
 
 const struct keybinding action_global_keys[] = {
@@ -100,6 +102,7 @@ const struct keybinding action_global_keys[] = {
 	{ KEY_CTRL('l'), ACT_REDRAW, "^L" },
 	{ 'R', ACT_REFRESH, "R" },
 	{ KEY_CTRL('z'), ACT_SUSPEND, "^Z" },
+	{ '!', ACT_NEWEST_ALERT, "!" },
 	{ 0, ACT_NONE, NULL },
 };
 

@@ -38,6 +38,8 @@ const struct config_option config_options[] = {
 	{ "release_actor", CONFIG_STRING, OPT(release_actor), NULL, 0, 0, 0,
 	  "who approves, as the audit log and the release lock name them; "
 	  "none: user@host" },
+	{ "alert_bell", CONFIG_BOOL, OPT(alert_bell), NULL, 0, 0, 0,
+	  "ring the terminal's bell when a soak alert opens, on any screen" },
 };
 const size_t config_noptions = nitems(config_options);
 
