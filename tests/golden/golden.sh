@@ -230,9 +230,11 @@ dump out/soak-cursor.txt
 key ?
 dump out/help-soak.txt"
 # TTFT around its SLA, drawn in ASCII, where crossings an alert covered
-# are '#' and brief dips '!'; then TTFT far over it: the 1 h mark is no
-# evidence.
-ended_soak dips "--ttft-ms 650" --ascii
+# are '#' and brief dips '!', and its alert journal (each worst value and
+# its line in words, apart to the digit); then TTFT far over it: the 1 h
+# mark is no evidence.
+ended_soak dips "--ttft-ms 650" --ascii "key A
+dump out/soak-alerts.txt"
 ended_soak failed "--ttft-ms 2500" --ascii
 
 # A script it cannot read is refused before the screen is made, by file

@@ -48,7 +48,7 @@ fi
 keys '!'
 wait_re "\[5 Soak ⚠[0-9]+\]"
 wait_re "^ ALERTS +[0-9]+, [1-9][0-9]* open"
-expect_re "→open +worst"
+expect_re "→open +unacked +worst [0-9.]+m?s over [0-9.]+m?s"
 reject "no open alert"
 keys 1
 wait_for "[1 Board]"
