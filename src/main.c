@@ -147,30 +147,6 @@ gen_docs(const char *what)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
-/* The edit distance of a and b (both short: command names), capped at 9. */
-static size_t
-distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, row[16], prev, t;
-
-	if (la >= nitems(row) || lb >= nitems(row))
-		return 9;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			t = row[j];
-			row[j] = a[i - 1] == b[j - 1] ? prev : 1 + (prev <
-			    row[j] ? (prev < row[j - 1] ? prev : row[j - 1]) :
-			    (row[j] < row[j - 1] ? row[j] : row[j - 1]));
-			prev = t;
-		}
-	}
-	return row[lb];
-}
-
 /*
  * PATH that names nothing: a mistyped command ("chek") says so, with the
  * command meant, rather than opening a console on a folder that is not
@@ -183,7 +159,7 @@ no_such_path(const char *path)
 	int e = errno;
 
 	for (i = 0; strchr(path, '/') == NULL && i < nitems(commands); i++)
-		if ((d = distance(path, commands[i].name)) < bestd) {
+		if ((d = text_distance(path, commands[i].name)) < bestd) {
 			bestd = d;
 			best = i;
 		}
@@ -403,7 +379,7 @@ console(int argc, char **argv)
 	bool plain = false, is_lab;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': o.theme = optarg; break;
 		case 'r': o.readonly = true; break;

@@ -5,7 +5,9 @@
  * same in its own detail pane).  The screen names the job in words and its
  * host, shows the exact command whole, the chips it runs on, and every
  * running job on those chips it would disturb; the operator types the
- * chips as shown ("0", "0-3") to start it, and anything else cancels.
+ * chips as shown ("0", "0-3") to start it, and anything else cancels.  A
+ * job that would disturb a running one asks for more: that job's id, or
+ * the word "disturb" (confirm_disturb_ok), weighed again when answered.
  * Pushed by confirm_ask() with a spec; it starts the job itself, says so
  * in words, and closes.
  */
@@ -36,6 +38,8 @@ struct confirm {
 	/* What to type: the chips; for a job on no chip (a gate's own
 	 * tool), the gate's id. */
 	char			 answer[256];
+	bool			 weighed;	/* the question asked for
+						   more: running jobs */
 };
 
 /* The running jobs the job would disturb: those on any of its chips, each
@@ -65,26 +69,71 @@ disturbed(const struct confirm *c, const struct ljob **out, size_t max)
 	return total;
 }
 
+bool
+confirm_disturb_ok(const struct ljob *const *js, size_t n, const char *answer,
+    char *why, size_t len)
+{
+	if (answer != NULL && n > 0 && (strcmp(answer, "disturb") == 0 ||
+	    (n == 1 && js[0]->id != NULL && strcmp(answer, js[0]->id) == 0)))
+		return true;
+	snprintf(why, len, "it would disturb %s%s (type %s)", n > 0 ?
+	    js[0]->label : "a job", n > 1 ? " and more" : "", n == 1 &&
+	    js[0]->id != NULL ? "its job id or the word disturb" :
+	    "the word disturb");
+	return false;
+}
+
+void
+confirm_disturb_want(const struct ljob *const *js, size_t n, char *buf,
+    size_t len)
+{
+	if (n == 1 && js[0]->id != NULL)
+		snprintf(buf, len, "its job id (%s) or the word disturb",
+		    js[0]->id);
+	else
+		snprintf(buf, len, "the word disturb");
+}
+
+/* Whether answer starts the job as things stand now: with running jobs on
+ * its chips, their id or "disturb" (whatever the question asked when it
+ * was put); with none, what the question asked.  Why not into why. */
+static bool
+answer_ok(const struct confirm *c, const char *answer, char *why,
+    size_t len)
+{
+	const struct ljob *js[DISTURB_MAX];
+	size_t n = disturbed(c, js, nitems(js));
+
+	if (n > 0)
+		return confirm_disturb_ok(js, n > nitems(js) ? nitems(js) : n,
+		    answer, why, len);
+	if (answer != NULL && (strcmp(answer, c->answer) == 0 ||
+	    (c->weighed && strcmp(answer, "disturb") == 0)))
+		return true;
+	snprintf(why, len, "'%s' is not %s (%s)", answer != NULL ? answer : "",
+	    c->spec.kind == LJOB_GATE && c->nchips == 0 ? "the gate" :
+	    "the chips", c->answer);
+	return false;
+}
+
 static void
 confirm_answer(struct app *a, const char *answer, void *arg)
 {
 	struct confirm *c = arg;
 	struct ljob_spec spec = c->spec;
-	char what[160], host[128], want[256], err[256], ws[PATH_MAX];
+	char what[160], host[128], err[256], ws[PATH_MAX], why[400];
 	const struct ljob *j;
+	bool ok = answer_ok(c, answer, why, sizeof why);
 
 	/* Copied: closing the screen frees c. */
 	snprintf(what, sizeof what, "%s", c->what);
 	snprintf(host, sizeof host, "%s", c->host);
-	snprintf(want, sizeof want, "%s", c->answer);
 	snprintf(ws, sizeof ws, "%s", c->workspace);
 	spec.host = host;
 	spec.workspace = ws[0] != '\0' ? ws : NULL;
 	app_close(a, c);
-	if (answer == NULL || strcmp(answer, want) != 0) {
-		app_message(a, false, "not started: '%s' is not %s (%s)",
-		    answer != NULL ? answer : "", spec.kind == LJOB_GATE &&
-		    strncmp(want, "G", 1) == 0 ? "the gate" : "the chips", want);
+	if (!ok) {
+		app_message(a, false, "not started: %s", why);
 		return;
 	}
 	if ((j = labmodel_start(app_labmodel(a), &spec, err,
@@ -130,7 +179,9 @@ confirm_open(struct app *a, const void *arg)
 {
 	const struct ljob_spec *spec = arg;
 	struct confirm *c = xcalloc(1, sizeof *c);
-	char err[256], q[384];
+	const struct ljob *js[DISTURB_MAX];
+	char err[256], q[512], want[160];
+	size_t n;
 
 	c->app = a;
 	c->spec = *spec;
@@ -149,8 +200,16 @@ confirm_open(struct app *a, const void *arg)
 	/* confirm_ask() has checked that it can be built. */
 	if (prepare(c, err, sizeof err) != 0)
 		snprintf(c->cmd, sizeof c->cmd, "cannot run: %s", err);
-	snprintf(q, sizeof q, "type the %s (%s) to start it: ", c->nchips > 0 ?
-	    "chips" : "gate", c->answer);
+	/* A running job it would disturb weighs more than an idle chip. */
+	if ((n = disturbed(c, js, nitems(js))) > 0) {
+		c->weighed = true;
+		confirm_disturb_want(js, n, want, sizeof want);
+		snprintf(q, sizeof q, "%s running job%s would be disturbed: "
+		    "type %s to start it anyway: ", n == 1 ? "a" : "more than "
+		    "one", n == 1 ? "" : "s", want);
+	} else
+		snprintf(q, sizeof q, "type the %s (%s) to start it: ",
+		    c->nchips > 0 ? "chips" : "gate", c->answer);
 	prompt_ask(a, q, confirm_answer, c);
 	return c;
 }
@@ -293,7 +352,16 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 	if (n == 0 && y < end)
 		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "no running job "
 		    "uses these chips");
-	if (++y < end)
+	if (++y >= end)
+		return;
+	if (n > 0) {
+		confirm_disturb_want(js, n, buf, sizeof buf);
+		ui_putf(stdscr, y++, 1, cols - 2, ROLE_WARN, "It would disturb "
+		    "what runs: anything else cancels; to start it anyway, type");
+		if (y < end)
+			ui_putf(stdscr, y, 1, cols - 2, ROLE_WARN, "%s in the "
+			    "status bar.", buf);
+	} else
 		ui_putf(stdscr, y, 1, cols - 2, ROLE_NORMAL, "Type the %s (%s) "
 		    "in the status bar to start it; anything else cancels.",
 		    c->nchips > 0 ? "chips" : "gate", c->answer);

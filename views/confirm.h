@@ -16,5 +16,14 @@ struct app;
  * its chips; said in the status bar at once when it cannot start at all
  * (read-only, another console writes, no such host or workspace). */
 void	confirm_ask(struct app *a, const struct ljob_spec *spec);
+/* The rule for a job that would disturb the running jobs js[0..n), n > 0
+ * (the Faults screen's trigger follows it too): the operator types the
+ * word "disturb", or, when that job is one whose id is known, its id.
+ * Whether answer does; why not, in words, into why.  What to type, in
+ * words ("its job id (ID) or the word disturb"), into buf. */
+bool	confirm_disturb_ok(const struct ljob *const *js, size_t n,
+	    const char *answer, char *why, size_t len);
+void	confirm_disturb_want(const struct ljob *const *js, size_t n,
+	    char *buf, size_t len);
 
 #endif

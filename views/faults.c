@@ -8,10 +8,11 @@
  * hides.
  *
  * t (or Enter) triggers the selected scenario on the selected chip once the
- * chip id has been typed in the status bar; anything else cancels, and
- * --readonly refuses.  H moves to the next host that can run faults.  The
- * screen is redrawn when the lab model says something changed, so it needs
- * no timer: it shows times, not ages.
+ * chip id has been typed in the status bar (with a running job on that
+ * chip, its id or the word disturb: confirm.h's rule); anything else
+ * cancels, and --readonly refuses.  H moves to the next host that can run
+ * faults.  The screen is redrawn when the lab model says something
+ * changed, so it needs no timer: it shows times, not ages.
  */
 #include "calops.h"
 
@@ -21,6 +22,7 @@
 #include "proto/scenario.h"
 #include "views/actionpane.h"
 #include "views/app/app.h"
+#include "views/confirm.h"
 #include "views/core/cmdline.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
@@ -48,6 +50,8 @@ struct faults_view {
 	int			 cell_w;	/* a chip column's width */
 	struct actionpane	 actions;
 	bool			 asking;	/* a trigger awaits the id */
+	bool			 weighed;	/* the question asked for a
+						   running job's id */
 	struct {
 		char	 host[128];
 		int	 chip;
@@ -227,6 +231,46 @@ disturb_text(struct faults_view *v, int chip, char *buf, size_t len)
 		    n - nitems(js));
 }
 
+/* What a trigger on chip must be answered with while jobs run there
+ * (confirm.h), into buf; how many jobs those are. */
+static size_t
+disturb_want(struct faults_view *v, int chip, char *buf, size_t len)
+{
+	const struct ljob *js[DISTURB_MAX];
+	size_t n;
+
+	n = labmodel_jobs_on_chip(app_labmodel(v->app), host_name(v), chip, js,
+	    nitems(js));
+	if (n > 0)
+		confirm_disturb_want(js, n > nitems(js) ? nitems(js) : n, buf,
+		    len);
+	return n;
+}
+
+/* Whether answer triggers on the chip as things stand now: with jobs
+ * running there, their id or "disturb"; with none, the chip id (or
+ * "disturb", when that is what was asked).  Why not into why. */
+static bool
+trigger_ok(struct faults_view *v, const char *answer, char *why, size_t len)
+{
+	const struct ljob *js[DISTURB_MAX];
+	char id[16];
+	size_t n;
+
+	n = labmodel_jobs_on_chip(app_labmodel(v->app), v->trig.host,
+	    v->trig.chip, js, nitems(js));
+	if (n > 0)
+		return confirm_disturb_ok(js, n > nitems(js) ? nitems(js) : n,
+		    answer, why, len);
+	snprintf(id, sizeof id, "%d", v->trig.chip);
+	if (answer != NULL && (strcmp(answer, id) == 0 ||
+	    (v->weighed && strcmp(answer, "disturb") == 0)))
+		return true;
+	snprintf(why, len, "'%s' is not the chip id %d", answer != NULL ?
+	    answer : "", v->trig.chip);
+	return false;
+}
+
 /* One line of the history: a result, or what a job that left none did. */
 static void
 hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
@@ -322,7 +366,11 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 		ui_putf(stdscr, y, 1, 2, ROLE_WARN, "%s", ui_glyph("⚠", "!"));
 		ui_put(stdscr, y++, 3, cols - 4, ROLE_WARN, disturb, false);
 	}
-	if (y < end && v->asking) {
+	if (y < end && v->asking && disturb[0] != '\0') {
+		disturb_want(v, v->trig.chip, buf, sizeof buf);
+		ui_putf(stdscr, y++, 1, cols - 2, ROLE_WARN, "to trigger it "
+		    "anyway, type %s in the status bar", buf);
+	} else if (y < end && v->asking) {
 		ui_putf(stdscr, y++, 1, cols - 2, ROLE_WARN, "type the chip id "
 		    "(%d) in the status bar to trigger; anything else cancels",
 		    v->trig.chip);
@@ -373,13 +421,11 @@ trigger_answer(struct app *a, const char *answer, void *arg)
 	struct ljob_spec spec = { 0 };
 	const struct ljob *j;
 	const char *sc = scenario_table[v->trig.sc].name;
-	char id[16], err[256];
+	char why[400], err[256];
 
 	v->asking = false;
-	snprintf(id, sizeof id, "%d", v->trig.chip);
-	if (answer == NULL || strcmp(answer, id) != 0) {
-		app_message(a, false, "trigger cancelled: '%s' is not the chip "
-		    "id %d", answer != NULL ? answer : "", v->trig.chip);
+	if (!trigger_ok(v, answer, why, sizeof why)) {
+		app_message(a, false, "trigger cancelled: %s", why);
 		return;
 	}
 	spec.host = v->trig.host;
@@ -403,7 +449,7 @@ static int
 trigger(struct app *a, struct faults_view *v)
 {
 	struct ljob_spec spec;
-	char q[128], cmd[4096], err[256], *host;
+	char q[384], cmd[4096], err[256], want[160], *host;
 
 	if (app_readonly(a)) {
 		app_message(a, true, "read-only: faults cannot be triggered");
@@ -428,8 +474,15 @@ trigger(struct app *a, struct faults_view *v)
 	v->asking = true;
 	/* The question is drawn as the program's own text: no raw host. */
 	host = text_sanitize(spec.host, strlen(spec.host), 24);
-	snprintf(q, sizeof q, "type the chip id (%d) to trigger %s on %s:%d: ",
-	    spec.chip, spec.scenario, host, spec.chip);
+	/* A running job it would disturb weighs more than an idle chip. */
+	v->weighed = disturb_want(v, spec.chip, want, sizeof want) > 0;
+	if (v->weighed)
+		snprintf(q, sizeof q, "%s on %s:%d would disturb a running job: "
+		    "type %s to trigger it anyway: ", spec.scenario, host,
+		    spec.chip, want);
+	else
+		snprintf(q, sizeof q, "type the chip id (%d) to trigger %s on "
+		    "%s:%d: ", spec.chip, spec.scenario, host, spec.chip);
 	free(host);
 	prompt_ask(a, q, trigger_answer, v);
 	return R_REDRAW;

@@ -82,7 +82,8 @@ help_open(struct app *a, const void *arg)
 	add_table(h, action_global_keys);
 	add_screens(h);
 	add(h, xstrdup("Mouse"), "", true);
-	add(h, xstrdup("click"), "select a line (double-click opens it)", false);
+	add(h, xstrdup("click"), "select a line (double-click opens it); on a "
+	    "tab, that tab; with / or : open, close it first", false);
 	add(h, xstrdup("wheel"), "scroll", false);
 	list_rebuild(&h->list, h->n, NULL, NULL);
 	return h;

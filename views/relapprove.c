@@ -178,7 +178,7 @@ relapprove_start(struct relapprove *p, struct app *a, struct relclient *rc,
 	p->step = RAP_VERIFYING;
 }
 
-static void	ask_key(struct relapprove *p);
+static void	ask_key(struct relapprove *p, const char *why);
 static void	have_key(struct relapprove *p);
 
 /* The reason: the record is signed and sent. */
@@ -232,11 +232,10 @@ have_key(struct relapprove *p)
 	}
 	free(pub);
 	if (p->key_id[0] == '\0') {
-		snprintf(msg, sizeof msg, "refused: the key is not one of the "
-		    "workspace's trusted-keys/ ('%s'): only a trusted approver "
-		    "may %s; nothing changed", p->key_path, verb(p));
-		relapprove_cancel(p, NULL);
-		app_message(p->app, true, "%s", msg);
+		snprintf(msg, sizeof msg, "'%s' is not one of the workspace's "
+		    "trusted keys", p->key_path);
+		forget_key(p);
+		ask_key(p, msg);
 		return;
 	}
 	/* A refusal's reason is the host's: nothing to ask. */
@@ -266,8 +265,7 @@ pass_answer(struct app *a, const char *answer, void *arg)
 	 * own, cleansed. */
 	if ((p->key = relkey_load_pass(p->key_path, answer, &wants, err,
 	    sizeof err)) == NULL) {
-		relapprove_cancel(p, NULL);
-		app_message(p->app, true, "%s; nothing changed", err);
+		ask_key(p, err);
 		return;
 	}
 	have_key(p);
@@ -287,9 +285,8 @@ key_answer(struct app *a, const char *answer, void *arg)
 		return;
 	}
 	if (answer[0] == '\0' && c->release_key == NULL) {
-		relapprove_cancel(p, NULL);
-		app_message(a, true, "no key given (release_key: in the config "
-		    "names one); nothing changed");
+		ask_key(p, "no key given (release_key: in the config names "
+		    "one)");
 		return;
 	}
 	snprintf(p->key_path, sizeof p->key_path, "%s", answer[0] != '\0' ?
@@ -303,24 +300,33 @@ key_answer(struct app *a, const char *answer, void *arg)
 		return;
 	}
 	if (p->key == NULL) {
-		relapprove_cancel(p, NULL);
-		app_message(a, true, "%s; nothing changed", err);
+		ask_key(p, err);
 		return;
 	}
 	have_key(p);
 }
 
+/* The approver's key; asked again, after why, when the one given could
+ * not be used: a path mistyped does not start the approval over. */
 static void
-ask_key(struct relapprove *p)
+ask_key(struct relapprove *p, const char *why)
 {
 	const struct config *c = app_config(p->app);
-	char q[1200];
+	char q[1400];
+	int n = 0;
 
+	if (why != NULL)
+		n = snprintf(q, sizeof q, "%s\nanother key (Esc cancels; ",
+		    why);
+	else
+		n = snprintf(q, sizeof q, "approver's key (");
+	if (n < 0 || (size_t)n >= sizeof q)
+		n = 0;
 	if (c->release_key != NULL)
-		snprintf(q, sizeof q, "approver's key (Enter: %s): ",
+		snprintf(q + n, sizeof q - (size_t)n, "Enter: %s): ",
 		    c->release_key);
 	else
-		snprintf(q, sizeof q, "approver's key (a PEM Ed25519 private "
+		snprintf(q + n, sizeof q - (size_t)n, "a PEM Ed25519 private "
 		    "key file): ");
 	prompt_ask(p->app, q, key_answer, p);
 }
@@ -346,7 +352,7 @@ number_answer(struct app *a, const char *answer, void *arg)
 		(void)a;
 		return;
 	}
-	ask_key(p);
+	ask_key(p, NULL);
 }
 
 void

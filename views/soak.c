@@ -73,6 +73,25 @@ static const struct gdef {
 	    "pool_capacity" },
 };
 
+/* ---- what every screen shows of the soaks ---- */
+
+void
+soak_alerts(struct labmodel *lm, struct soak_alert_count *c)
+{
+	const struct ljob *j;
+	size_t i;
+
+	memset(c, 0, sizeof *c);
+	for (i = 0; lm != NULL && i < labmodel_njobs(lm); i++) {
+		j = labmodel_job(lm, i);
+		if (j->alerts == NULL)
+			continue;
+		c->open += alerts_nopen(j->alerts);
+		c->opened += alerts_count(j->alerts) +
+		    alerts_dropped(j->alerts);
+	}
+}
+
 /* ---- time, and what soakpane.c reads ---- */
 
 /* The job's "now" in tool time (see the top of the file). */
@@ -649,6 +668,8 @@ soak_action(struct app *a, void *data, enum action act)
 
 	if (act == ACT_RUN)
 		return soakpane_ask_start(a);
+	if (j == NULL && act == ACT_NEWEST_ALERT)
+		app_message(a, false, "no soak has run from this console");
 	if (j == NULL)
 		return R_NONE;
 	switch (act) {

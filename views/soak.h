@@ -10,8 +10,19 @@
 
 #include "views/core/graph.h"
 
+struct labmodel;
+
 /* The unit of a metric by its name in the stream ("ttft_ms": GU_MS);
  * GU_NONE for one the screen does not draw. */
 enum graph_unit	 soak_unit(const char *metric);
+
+/* The alerts of every soak the lab model holds, for every screen: how many
+ * are open, and how many have opened in all (the bell rings when that
+ * grows). */
+struct soak_alert_count {
+	size_t	open;
+	size_t	opened;
+};
+void		 soak_alerts(struct labmodel *lm, struct soak_alert_count *c);
 
 #endif

@@ -241,7 +241,7 @@ leak_text(struct soak *v, const struct ljob *j, const char *name, char *buf,
 	struct leak_verdict lv, worst = { 0 };
 	int wchip = -1;
 	size_t i, n = soak_select(v, j, name, false);
-	char g[16], pct[32] = "";
+	char g[16], line[16], pct[32] = "";
 
 	for (i = 0; i < n; i++) {
 		metrics_series_leak(v->sel[i], &lv);
@@ -258,13 +258,19 @@ leak_text(struct soak *v, const struct ljob *j, const char *name, char *buf,
 		return ROLE_DIM;
 	}
 	graph_format(fabs(worst.growth), GU_BYTES, g, sizeof g);
+	graph_format(worst.threshold, GU_BYTES, line, sizeof line);
 	/* A first median of 0 has no percentage: say none rather than inf. */
 	if (worst.medians[0] > 0)
 		snprintf(pct, sizeof pct, " %+.1f%%", 100 * worst.growth /
 		    worst.medians[0]);
-	snprintf(buf, len, "%s %s%s%s %s", worst.growing ? "growing" : "flat",
-	    worst.growth < 0 ? "-" : "+", g, pct, worst.growing ?
-	    ui_glyph("✘ G9.leak", "x G9.leak") : ui_glyph("✔ ok", "+ ok"));
+	/* The rule in words (soakstats.h): "flat +9.2%" alone reads as a
+	 * contradiction when the medians fell somewhere on the way. */
+	snprintf(buf, len, "%s %s%s%s %s (%s +%s line%s)", worst.growing ?
+	    "growing" : "flat", worst.growth < 0 ? "-" : "+", g, pct,
+	    worst.growing ? ui_glyph("✘ G9.leak", "x G9.leak") :
+	    ui_glyph("✔ ok", "+ ok"), worst.growth > worst.threshold ?
+	    "past its" : "under its", line, worst.growing ? "" :
+	    worst.growth > worst.threshold ? ", not rising throughout" : "");
 	if (v->chip < 0 && n > 1 && wchip >= 0 && worst.growing)
 		snprintf(buf + strlen(buf), len - strlen(buf), " chip %d",
 		    wchip);
@@ -303,14 +309,14 @@ soakpane_draw_header(struct soak *v, const struct ljob *j, int y, int cols)
 
 /* ---- the alert journal ---- */
 
-/* One alert; its acknowledgement is the last word and still fits in 80
- * columns with the widest rule, chip and values. */
+/* One alert: its acknowledgement before the values; an SLA rule's fits in
+ * 80 columns whole (a leak rule's longer name pushes the rest along). */
 static void
 draw_alert(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 {
 	const struct ljob *j = arg;
 	const struct alert *al = alerts_get(j->alerts, rec);
-	char s[32], e[32], w[16], t[16], chip[16];
+	char s[32], e[32], w[32], t[32], chip[16];
 	enum graph_unit u = soak_unit(al->metric);
 	enum role r = sel ? ROLE_SELECTION : isnan(al->end) ? ROLE_FAIL :
 	    ROLE_NORMAL;
@@ -320,16 +326,17 @@ draw_alert(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		snprintf(e, sizeof e, "open");
 	else
 		graph_fmt_hms(al->end - j->first_ts, '+', e, sizeof e);
-	graph_format(al->worst, u, w, sizeof w);
-	graph_format(al->threshold, u, t, sizeof t);
+	graph_format_pair(al->worst, al->threshold, u, w, t, sizeof w);
 	if (al->chip == ALERT_MERGED)
 		snprintf(chip, sizeof chip, "merged");
 	else
 		snprintf(chip, sizeof chip, "chip %d", al->chip);
-	ui_putf(stdscr, y, x + 1, cols - 1, r, "%s %-21s %-7s %s%s%-9s worst %s%s%s"
-	    " %s", isnan(al->end) ? ui_glyph("✘", "x") : ui_glyph("·", "-"),
-	    al->rule, chip, s, ui_glyph("→", ">"), e, w, al->below ? "<" : ">",
-	    t, al->acked ? "acked" : "unacked");
+	/* The line in words: "under 99.5%", not "<99.5%". */
+	ui_putf(stdscr, y, x + 1, cols - 1, r, "%s %-16s %-7s %s%s%-9s %-7s "
+	    "worst %s %s %s", isnan(al->end) ? ui_glyph("✘", "x") :
+	    ui_glyph("·", "-"), al->rule, chip, s, ui_glyph("→", ">"), e,
+	    al->acked ? "acked" : "unacked", w, al->below ? "under" : "over",
+	    t);
 }
 
 void
@@ -351,6 +358,25 @@ soakpane_draw_pane(struct soak *v, const struct ljob *j, int y, int rows,
 	list_draw(&v->alerts, y, rows, 0, cols, header, draw_alert, j, empty);
 }
 
+/* ! from any screen: the journal shown, on the newest alert still open
+ * (else the newest). */
+static int
+newest_alert(struct app *a, struct soak *v, const struct ljob *j)
+{
+	size_t n = j->alerts != NULL ? alerts_count(j->alerts) : 0, i;
+
+	for (i = n; i > 0 && !isnan(alerts_get(j->alerts, i - 1)->end); i--)
+		;
+	if (i == 0)
+		app_message(a, false, "no open alert in this soak's journal");
+	v->pane = true;
+	list_rebuild(&v->alerts, n, NULL, NULL);
+	list_move(&v->alerts, ACT_END, 1);
+	for (; i > 0 && i < n; n--)
+		list_move(&v->alerts, ACT_UP, 1);
+	return R_REDRAW;
+}
+
 /* The journal's keys: A shows or hides it, opened on the newest alert (at
  * the bottom, as in a log); a acknowledges the selected one; the movement
  * keys move in it while it is shown. */
@@ -362,6 +388,8 @@ soakpane_action(struct app *a, struct soak *v, const struct ljob *j,
 	char err[256];
 
 	switch (act) {
+	case ACT_NEWEST_ALERT:
+		return newest_alert(a, v, j);
 	case ACT_ALERTS:
 		if ((v->pane = !v->pane) && j->alerts != NULL) {
 			list_rebuild(&v->alerts, alerts_count(j->alerts), NULL,

@@ -596,3 +596,26 @@ text_json_plain(const char *s, size_t len)
 		want = NEXT;
 	}
 }
+
+size_t
+text_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, row[64], prev, t;
+
+	if (la >= nitems(row) || lb >= nitems(row))
+		return 9;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			t = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? prev : 1 + (prev <
+			    row[j] ? (prev < row[j - 1] ? prev : row[j - 1]) :
+			    (row[j] < row[j - 1] ? row[j] : row[j - 1]));
+			prev = t;
+		}
+	}
+	return row[lb] < 9 ? row[lb] : 9;
+}

@@ -81,5 +81,8 @@ bool	 text_plain_line(const char *s, char *why, size_t whylen);
 /* 3 when s starts with a UTF-8 byte order mark, else 0: every text
  * artifact is read past one (workspace.md §2). */
 size_t	 text_bom_len(const char *s, size_t len);
+/* The edit distance of a and b, for "did you mean": names (a command, a
+ * config option) of up to 63 bytes; 9 for longer ones or past 9. */
+size_t	 text_distance(const char *a, const char *b);
 
 #endif

@@ -396,8 +396,10 @@ cmd_hosts(int argc, char **argv)
 		json_object_set_new(o, "schema", json_string(
 		    "calops-hosts/v1"));
 		json_object_set_new(o, "hosts", rows);
+		/* Times are measured in ms and µs: 15 digits say them as
+		 * measured (0.303, not 0.30299999999999999). */
 		text_json_print(stdout, o, JSON_INDENT(2) |
-		    JSON_PRESERVE_ORDER);
+		    JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 		json_decref(o);
 	} else
 		print_text(&hs, loop_now_ms());

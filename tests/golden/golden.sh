@@ -149,10 +149,10 @@ key Q"
 
 # The one rule for a job that can disturb a chip: the confirmation screen
 # of G9's soak (with the soak run the workspace has), then G7's while the
-# soak runs (it names the soak it would
-# disturb), a wrong answer that starts nothing; on the demo workspace,
-# where G7 and G9 can run, the runner at real speed so the soak is still
-# running; it is killed after.
+# soak runs (it names the soak it would disturb, and asks for its job id or
+# the word disturb), the chip alone typed, which starts nothing; on the
+# demo workspace, where G7 and G9 can run, the runner at real speed so the
+# soak is still running; it is killed after.
 cp -a "$SRC/share/examples/labdemo" "$TMP/demo" || exit 1
 # A soak run already there: the confirmation says it stays untouched.
 mkdir -p "$TMP/demo/07-serving/soak" &&
@@ -170,8 +170,8 @@ key Enter
 wait text ▶ run
 key Up Up r
 wait text this would disturb
+type 0
 dump out/confirm-g7.txt
-type 9
 key Enter
 wait text not started
 dump out/confirm-cancelled.txt
@@ -230,9 +230,11 @@ dump out/soak-cursor.txt
 key ?
 dump out/help-soak.txt"
 # TTFT around its SLA, drawn in ASCII, where crossings an alert covered
-# are '#' and brief dips '!'; then TTFT far over it: the 1 h mark is no
-# evidence.
-ended_soak dips "--ttft-ms 650" --ascii
+# are '#' and brief dips '!', and its alert journal (each worst value and
+# its line in words, apart to the digit); then TTFT far over it: the 1 h
+# mark is no evidence.
+ended_soak dips "--ttft-ms 650" --ascii "key A
+dump out/soak-alerts.txt"
 ended_soak failed "--ttft-ms 2500" --ascii
 
 # A script it cannot read is refused before the screen is made, by file

@@ -1,6 +1,7 @@
 # command.sh: the ':' command line: :tickets switches the view, :theme NAME
 # switches the theme (the status bar says so, the colours change), Tab
-# completes, an unknown command is an error, :q quits.
+# completes (what it completed runs, its blank after it), an unknown
+# command is an error, :q quits.
 . "$(dirname "$0")/lib.sh"
 
 start
@@ -41,6 +42,19 @@ keys C-u ; send_text "theme h" ; keys Tab
 wait_re "^:theme high-contrast$"
 keys Escape
 wait_for "5 of 13 tickets have their evidence"
+# What Tab completed runs as it stands, its blank after it (issue 30 (9)).
+keys : ; send_text rel ; keys Tab
+wait_re "^:release ?$"
+keys Enter
+wait_for "[9 Release]"
+reject "unknown command"
+keys : ; send_text "fin" ; keys Tab
+wait_re "^:findings ?$"
+keys Enter
+wait_for "[3 Findings]"
+keys : ; send_text "tickets   " ; keys Enter
+wait_for "[2 Tickets]"
+reject "unknown command"
 
 # Unknown: an error that names it, and nothing else changes.
 keys : ; send_text frobnicate ; keys Enter

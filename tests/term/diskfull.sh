@@ -274,8 +274,7 @@ free_disk
 # this session.
 until_ok 60 same "$ID2"
 until_ok 60 outcome_is "$ID2" 1
-keys q
-wait_exit 0
+quit_calops
 
 # Started again on the freed disk: each mirror catches up from its host,
 # and the outcome not logged is logged, once.
@@ -290,8 +289,7 @@ launch "$TMP/lab.yaml"
 wait_for "11/11 pass"
 keys 5
 wait_re "ended [0-9]{2}:[0-9]{2}"
-keys q
-wait_exit 0
+quit_calops
 
 for id in "$ID1" "$ID2"; do
 	out=$(account "$id" 2>&1) || fail "$id: $out"

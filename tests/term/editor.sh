@@ -92,6 +92,6 @@ keys 3 j j j o
 wait_for "cannot run '/nonexistent/editor'"
 wait_for "[3 Findings]"
 [ -e "$TMP/argv" ] && fail "\$EDITOR ran although \$VISUAL is set"
-keys q
+keys Q
 wait_exit 0
 finish

@@ -53,7 +53,7 @@ expect "host local · chips 0-1"
 keys H
 wait_for "local is the only host that can run faults"
 expect "host local · chips 0-1"
-keys q
+keys Q
 wait_exit 0
 
 # A workspace whose path has blanks and a quote: the fault's command is
@@ -82,7 +82,7 @@ eval "set -- $rows" || fail "the rows are not shell words: $rows"
 while [ $# -gt 0 ] && [ "$1" != --calbin ]; do shift; done
 [ "${2:-}" = "$QDIR/complete/05-calbin/package" ] ||
     fail "--calbin reads back as '${2:-}', not '$QDIR/complete/05-calbin/package'"
-keys q
+keys Q
 wait_exit 0
 
 # A lab with only SSH hosts: the board of its workspace there, not live

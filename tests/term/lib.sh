@@ -15,6 +15,7 @@
 #                         and environment; ON=second points the helpers at
 #                         it, ON=test back at the first
 #   wait_exit STATUS      wait for the last launch to end with STATUS
+#   quit_calops [STATUS]  Q, y if it asks (jobs stream), then wait_exit
 #   sh_cmd LINE [STATUS]  run a shell command line, wait for it to end (with
 #                         STATUS, default 0)
 #   keys KEY...           tmux send-keys (Enter Escape Tab C-z, or a string)
@@ -32,6 +33,9 @@
 #                         there are killed on exit
 #   copy_ws DIR           cp -a an example workspace into the temp dir; $WS
 #                         is the copy
+#   demo_lab OPTION...    $TMP/lab.yaml: host local (chips 0-3) with a copy
+#                         of the labdemo workspace, the runner calrt-sim
+#                         OPTION...; the jobs in $TMP/jobdir (jobs_dir)
 #   same_stream EV MIRROR the mirror is EV (a job's events.jsonl) byte for
 #                         byte, seqs 1..N: nothing lost, nothing twice
 #   fail MESSAGE          say what failed and what the pane showed; exit 1
@@ -260,6 +264,25 @@ wait_exit() {
 	wait_for "[calops#$LAUNCHES exited $1]"
 }
 
+# quit_calops [STATUS]: quit from any screen: Q, and y when it asks first
+# (jobs stream to the console); then the last launch ends with STATUS.
+quit_calops() {
+	local end=$(($(now_ms) + WAIT_SECS * 1000)) asked=
+
+	keys Q
+	until screen | grep -qF "[calops#$LAUNCHES exited ${1:-0}]"; do
+		if [ -z "$asked" ] && screen | grep -qE "jobs? streams? here"
+		then
+			send_text y
+			keys Enter
+			asked=1
+		fi
+		[ "$(now_ms)" -ge "$end" ] &&
+		    fail "waited $WAIT_SECS s for Q to quit"
+		sleep 0.05
+	done
+}
+
 sh_cmd() {
 	LAUNCHES=$((LAUNCHES + 1))
 	run "$1; echo \"[sh#$LAUNCHES exited \$?]\""
@@ -298,6 +321,19 @@ copy_ws() {
 	mkdir -p "$TMP/ws"
 	cp -a "$1" "$TMP/ws/" || fail "cannot copy '$1'"
 	WS=$TMP/ws/$(basename "$1")
+}
+
+demo_lab() {
+	jobs_dir "$TMP/jobdir"
+	cp -a "$SRC/share/examples/labdemo" "$TMP/demo" ||
+	    fail "cannot copy labdemo"
+	cat >"$TMP/lab.yaml" <<LAB
+hosts:
+  - {name: local, transport: local, chips: [0, 1, 2, 3]}
+workspaces:
+  - {host: local, path: $(yaml_str "$TMP/demo")}
+runner: calrt-sim $*
+LAB
 }
 
 # same_stream EVENTS MIRROR: every event exactly once: the console's mirror

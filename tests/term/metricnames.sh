@@ -77,6 +77,5 @@ echo "$TEST (${COLS}x$ROWS): $EVENTS metric events of new names:" \
     "VmHWM $hwm KiB, VmRSS $rss KiB (limit $LIMIT_KIB KiB: $LIMIT)"
 [ "$hwm" -lt "$LIMIT_KIB" ] ||
     fail "the console's peak RSS is $hwm KiB, not under $LIMIT_KIB KiB"
-keys q
-wait_exit 0
+quit_calops
 finish

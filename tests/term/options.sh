@@ -88,6 +88,6 @@ only_ascii findings
 keys ?
 wait_for "Help - q to close"
 only_ascii help
-keys q q
+keys q Q
 wait_exit 0
 finish

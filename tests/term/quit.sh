@@ -2,7 +2,8 @@
 # terminal as it found it
 # (stty settings, cursor shown, main screen, no keypad or mouse modes) with
 # a working shell; Ctrl-Z suspends to the shell (jobs lists it) and fg
-# brings the console back redrawn; ^C and SIGTERM quit cleanly too.
+# brings the console back redrawn; ^C and SIGTERM quit cleanly too.  q on
+# another tab goes back to the first; quitting while a job streams asks.
 . "$(dirname "$0")/lib.sh"
 
 MODES='alt=#{alternate_on} cursor=#{cursor_flag} keypad=#{keypad_cursor_flag}#{keypad_flag} mouse=#{mouse_any_flag}#{mouse_button_flag}#{mouse_standard_flag}#{mouse_all_flag}#{mouse_sgr_flag}'
@@ -103,4 +104,43 @@ kill -TERM "$pid"
 wait_exit 0
 modes_are "$SANE" "after SIGTERM"
 stty_same after-sigterm
+
+# q closes a tab and quits only from the first (help: "close this screen;
+# quit from the first"); while a job streams to the console, quitting asks
+# first (lazygit's confirmOnQuit): anything but y stays, y quits (issue 30
+# (3)).  A soak on the demo workspace, the simulator at real speed, killed
+# on exit.
+demo_lab --time-scale 1
+run "export CALOPS_JOBS_DIR=$(printf '%q' "$TMP/jobdir")"
+launch "$TMP/lab.yaml"
+wait_re "^ G9 "
+keys 3
+wait_for "[3 Findings]"
+keys q
+wait_for "[1 Board]"
+expect "q again quits"
+keys G k r
+wait_for "type the chips (0-3) to start it:"
+send_text 0-3
+keys Enter
+wait_re "^ G9 +▶ run"
+keys 5
+wait_for "[5 Soak]"
+keys q
+wait_for "[1 Board]"
+keys q
+wait_for "1 job streams here (it goes on running without this console): quit? type y:"
+send_text n
+keys Enter
+wait_for "not quitting"
+keys Q
+wait_for "1 job streams here"
+keys Escape
+wait_for "not quitting"
+keys : ; send_text q ; keys Enter
+wait_for "1 job streams here"
+send_text y
+keys Enter
+wait_exit 0
+modes_are "$SANE" "after y"
 finish

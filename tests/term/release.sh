@@ -2,7 +2,8 @@
 # release.md §2, §5) on a copy of the complete example, with the example
 # approver's key re-encrypted under a passphrase and named by the config's
 # release_key.  A wrong typed number cancels and a key that is not trusted
-# is refused, each with nothing appended and the lock let go; a rollback
+# is refused (another asked for), each with nothing appended and the lock
+# let go; a rollback
 # with the number, the default key and its passphrase (never on screen)
 # moves `current` and appends one record; while this console holds the
 # lock for a promote, a second console is refused at once and told who
@@ -48,7 +49,9 @@ wait_for "cancelled: '7' is not 1"
 [ "$(records)" = 2 ] || fail "a cancelled rollback appended a record"
 current_is 2
 
-# A key no trusted-keys/ file matches: refused before anything is signed.
+# A key no trusted-keys/ file matches: refused before anything is signed,
+# and another key asked for, as after a path that names no key (issue 30
+# (11)); Esc then cancels.
 keys b
 wait_for "type 1 to roll back to generation 1"
 send_text 1
@@ -56,7 +59,14 @@ keys Enter
 wait_for "approver's key (Enter:"
 send_text "$TMP/stranger.pem"
 keys Enter
-wait_for "is not one of"
+wait_for "stranger.pem' is not one of"
+expect "another key (Esc cancels; Enter:"
+send_text "$TMP/no-such-key.pem"
+keys Enter
+wait_for "cannot read the key '"
+expect "another key (Esc cancels; Enter:"
+keys Escape
+wait_for "cancelled: nothing signed, nothing changed"
 [ "$(records)" = 2 ] || fail "a stranger's approval appended a record"
 current_is 2
 
@@ -151,7 +161,7 @@ for n in 3 4 5; do
 done
 # The headless command asks the passphrase on the terminal without echo:
 # ^C there leaves the terminal as it was (echo on), and nothing changed.
-keys q
+keys Q
 wait_exit 0
 # (A shell that survives the ^C reads the terminal's modes right after:
 # bash's own prompt would set them again.)

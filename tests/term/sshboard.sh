@@ -93,6 +93,5 @@ WAIT_SECS=120 wait_re "^ G7 +✔ pass"
 find "$L" "$TMP" "$HOME" -maxdepth 3 -name pwned 2>/dev/null | grep -q . &&
 	fail "a command in the workspace's path ran: $(find "$L" "$TMP" \
 	"$HOME" -maxdepth 3 -name pwned 2>/dev/null)"
-keys q
-wait_exit 0
+quit_calops
 finish

@@ -78,8 +78,7 @@ WAIT_SECS=90 wait_re "^ G5 +✔ pass"
 # ---- 3. nothing the path spells ran ----
 find "$L" "$TMP" "$HOME" -maxdepth 3 -name pwned 2>/dev/null | grep -q . &&
 	fail "a command in the workspace's path ran"
-keys q
-wait_exit 0
+quit_calops
 
 # ---- 4. a second workspace on host1 ----
 WS2=$L/host1/ws2
@@ -116,6 +115,5 @@ WAIT_SECS=90 wait_re "^ G2 +✔ pass"
 [ "$(sha256sum "$WS/01-reference/outputs.jsonl" \
     "$WS/02-onnx/onnx-report.json")" = "$first" ] ||
 	fail "the jobs on the second workspace rewrote the first's evidence"
-keys q
-wait_exit 0
+quit_calops
 finish

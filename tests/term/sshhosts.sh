@@ -149,6 +149,5 @@ done
 grep -q '"type":"end"' "$STREAMS/$id.jsonl" ||
 	fail "the soak's end never reached the console"
 same_stream "$HJ/$id/events.jsonl" "$STREAMS/$id.jsonl"
-keys q
-wait_exit 0
+quit_calops
 finish

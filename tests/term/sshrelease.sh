@@ -96,6 +96,5 @@ done
 # ---- 5. nothing the path spells ran ----
 find "$L" "$TMP" "$HOME" -maxdepth 3 -name pwned 2>/dev/null | grep -q . &&
 	fail "a command in the workspace's path ran"
-keys q
-wait_exit 0
+quit_calops
 finish

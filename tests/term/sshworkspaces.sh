@@ -70,6 +70,5 @@ sh "$SRC/share/sshlab.sh" up "$L" host1 >/dev/null 2>&1 ||
 wait_until '!E' "evaluating|without a fresh" 90 ||
 	fail "host1's workspace was not evaluated again once it was back"
 expect_re "^. host1 .*/ws +G7 +✔✔✔✔✔✔✔·✔✘·"
-keys q
-wait_exit 0
+quit_calops
 finish

@@ -434,6 +434,36 @@ test_format(void **state)
 	assert_string_equal(buf, "-01:02:03");
 }
 
+/* A worst value and its line read apart when they differ (issue 30 (11):
+ * "worst 99.5%<99.5%"), as few digits as that takes; equal ones alike. */
+static void
+test_format_pair(void **state)
+{
+	static const struct {
+		double a, b;
+		enum graph_unit u;
+		const char *wa, *wb;
+	} t[] = {
+		{ 0.9946, 0.995, GU_RATIO, "99.46%", "99.50%" },
+		{ 0.99499, 0.995, GU_RATIO, "99.499%", "99.500%" },
+		{ 0.99, 0.995, GU_RATIO, "99.0%", "99.5%" },
+		{ 0.995, 0.995, GU_RATIO, "99.5%", "99.5%" },
+		{ 1549, 1500, GU_MS, "1.55s", "1.50s" },
+		{ 60.04, 60.01, GU_MS, "60.04ms", "60.01ms" },
+		{ 11000, 1500, GU_MS, "11s", "1.5s" },
+		{ 90493542, 90490000, GU_BYTES, "90493542", "90490000" },
+	};
+	char a[32], b[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < nitems(t); i++) {
+		graph_format_pair(t[i].a, t[i].b, t[i].u, a, b, sizeof a);
+		assert_string_equal(a, t[i].wa);
+		assert_string_equal(b, t[i].wb);
+	}
+}
+
 int
 main(void)
 {
@@ -448,6 +478,7 @@ main(void)
 		cmocka_unit_test(test_braille_ascii),
 		cmocka_unit_test(test_level),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_format_pair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -665,6 +665,9 @@ test_config_bad(void **state)
 
 	check_config_bad(b, "theme: light\nmouse: true\ncolour: never\n",
 	    "3:9", "unknown option 'colour'");
+	/* A letter or two off: the option meant (issue 30 (11)). */
+	check_config_bad(b, "relese_key: ~/k.pem\n", "1:13",
+	    "unknown option 'relese_key' (did you mean 'release_key'?)");
 	check_config_bad(b, "theme: 5\n", "1:8",
 	    "'theme' must be a string, not an integer");
 	check_config_bad(b, "theme: ''\n", "1:8", "'theme' must not be empty");

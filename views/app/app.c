@@ -406,7 +406,8 @@ normal_key(struct app *a, int key)
 
 	switch (act) {
 	case ACT_QUIT:
-		return R_QUIT;
+		/* ^C is the way out that never asks. */
+		return key == KEY_CTRL('c') ? R_QUIT : prompt_quit(a);
 	case ACT_HELP:
 		/* ? on the help screen closes it. */
 		if (v->ops == &help_view)
@@ -445,6 +446,11 @@ normal_key(struct app *a, int key)
 	case ACT_SUSPEND:
 		suspend(a);
 		return R_REDRAW;
+	case ACT_NEWEST_ALERT:
+		/* From any screen: the Soak screen finds it. */
+		app_switch_tab(a, &soak_view);
+		v = &a->stack[0];
+		return v->ops->action(a, v->data, act) | R_REDRAW;
 	default:
 		break;
 	}
@@ -463,38 +469,59 @@ normal_key(struct app *a, int key)
 			app_message(a, false, "q, :q or ^C quits");
 			return R_REDRAW;
 		}
-		return R_QUIT;
+		/* A tab is closed as a screen is: back to the first. */
+		if (tab_index(a) != 0) {
+			app_switch_tab(a, view_tab(0));
+			app_message(a, false, "q again quits");
+			return R_REDRAW;
+		}
+		return prompt_quit(a);
 	}
 	return r;
 }
 
-/* A click at screen cell (y, x): not the title or the status bar; the view
- * knows what it drew between them, whatever the banners took. */
+/* A click at screen cell (y, x): on a tab of the title line, that tab;
+ * else not the status bar; the view knows what it drew between them,
+ * whatever the banners took.  An open line closes first (prompt_click). */
 static int
 click(struct app *a, int y, int x, bool twice)
 {
 	struct view *v = &a->stack[a->depth - 1];
+	int t;
 
+	if (a->mode != MODE_NORMAL && !prompt_click(a))
+		return R_REDRAW;
+	if (y == 0 && (t = frame_tab_at(a, x)) >= 0) {
+		app_switch_tab(a, view_tab((size_t)t));
+		return R_REDRAW;
+	}
 	if (v->ops->click == NULL || y < 1 || y >= a->rows - 1)
-		return R_NONE;
-	return v->ops->click(a, v->data, y, x, twice);
+		return R_REDRAW;
+	return v->ops->click(a, v->data, y, x, twice) | R_REDRAW;
 }
 
+/* The wheel: three lines up (dir < 0) or down on the top screen. */
+static int
+wheel(struct app *a, int dir)
+{
+	struct view *v = &a->stack[a->depth - 1];
+	int r = R_NONE, i;
+
+	for (i = 0; i < 3; i++)
+		r |= v->ops->action(a, v->data, dir < 0 ? ACT_UP : ACT_DOWN);
+	return r;
+}
+
+/* A report ncurses decoded (its terminfo's format). */
 static int
 mouse(struct app *a)
 {
-	struct view *v = &a->stack[a->depth - 1];
 	MEVENT ev;
-	int r = R_NONE, i;
 
 	if (getmouse(&ev) != OK)
 		return R_NONE;
-	if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		for (i = 0; i < 3; i++)
-			r |= v->ops->action(a, v->data,
-			    (ev.bstate & BUTTON4_PRESSED) ? ACT_UP : ACT_DOWN);
-		return r;
-	}
+	if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED))
+		return wheel(a, (ev.bstate & BUTTON4_PRESSED) ? -1 : 1);
 	return click(a, ev.y, ev.x, (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
 }
 
@@ -520,28 +547,52 @@ react(struct app *a, int r)
 		a->dirty = true;
 }
 
+/* A sequence begun (termin.h) had no rest in time: dropped, not typed. */
+static void
+termin_expired(struct loop *l, void *arg)
+{
+	struct app *a = arg;
+
+	(void)l;
+	a->termin_timer = 0;
+	termin_expire(&a->termin);
+}
+
+static void
+tty_event(struct app *a, const struct termin_event *ev)
+{
+	if (ev->kind == TERMIN_KEY)
+		app_key(a, ev->key);
+	else if (ev->kind == TERMIN_CLICK)
+		app_click(a, ev->y, ev->x, ev->twice);
+	else {
+		a->keyed = true;
+		react(a, wheel(a, ev->wheel));
+	}
+}
+
+/* Every byte and key through termin.h: a mouse report ncurses does not
+ * read, or any sequence it does not know, is never typed. */
 static void
 tty_readable(struct loop *l, int fd, short revents, void *arg)
 {
 	struct app *a = arg;
-	int key, next;
+	struct termin_event ev;
+	int key;
 
-	(void)l;
 	(void)fd;
 	(void)revents;
-	while ((key = getch()) != ERR) {
-		/* An Alt key comes as Esc and the key at once (a lone Esc
-		 * waits ESCDELAY for more): neither is meant as typed.  Two
-		 * Escs are two. */
-		if (key == 27 && a->mode == MODE_NORMAL &&
-		    (next = getch()) != ERR) {
-			if (next != 27)
-				continue;
-			ungetch(next);
-		}
-		app_key(a, key);
-		if (a->depth == 0)
-			break;
+	while (a->depth > 0 && (key = getch()) != ERR)
+		if (termin_feed(&a->termin, key, loop_now_ms(), &ev))
+			tty_event(a, &ev);
+	if (a->depth > 0 && termin_idle(&a->termin, &ev))
+		tty_event(a, &ev);
+	if (termin_pending(&a->termin) && a->termin_timer == 0)
+		a->termin_timer = loop_add_timer(l, TERMIN_WAIT_MS,
+		    termin_expired, a);
+	else if (!termin_pending(&a->termin) && a->termin_timer != 0) {
+		loop_del_timer(l, a->termin_timer);
+		a->termin_timer = 0;
 	}
 }
 
@@ -861,6 +912,7 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 		return -1;
 	if (ui_init(&uo, &a->theme, err, errlen) != 0)
 		return -1;
+	termin_init(&a->termin, mouseinterval(-1));
 	a->loop = loop_new();
 	/* A command that ends before it has read all its input (a lab
 	 * host's calops given a release record) is an error of that write,

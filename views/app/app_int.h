@@ -11,6 +11,7 @@
 #include "views/app/app.h"
 #include "views/app/headless.h"
 #include "views/core/config.h"
+#include "views/core/termin.h"
 
 #define APP_STACK_MAX 8
 #define FRAME_MIN_MS	100	/* 10 frames a second while data streams */
@@ -70,6 +71,14 @@ struct app {
 	int		 spinner;
 	char		*self;		/* this program, for `check --stream` */
 	int		 rows, cols;
+	/* Where the tab bar drew each tab: columns [tab_x0, tab_x1) of the
+	 * title line, tab_x1 0 for one not drawn (frame.c; for clicks). */
+	int		 tab_x0[16], tab_x1[16];
+	struct termin	 termin;	/* what the terminal sends */
+	/* The soaks' alerts as the last frame counted them (frame.c). */
+	size_t		 alerts_open, alerts_opened;
+	long		 termin_timer;	/* a sequence begun waits for its
+					   rest until then */
 	struct headless	*headless;	/* the script, or NULL: a terminal */
 	/* The frame cap (frame_due): when the last frame was painted, and
 	 * whether what waits to be painted came from the operator. */
@@ -78,6 +87,8 @@ struct app {
 	long		 frame_timer;
 };
 
+/* The tab drawn at column x of the title line, or -1 (frame.c). */
+int	 frame_tab_at(const struct app *a, int x);
 /* Mark dirty, paint once: the frame and the top view, if anything changed
  * (frame.c; called before every sleep). */
 void	 frame_paint(struct app *a);
@@ -100,5 +111,13 @@ void	 app_click(struct app *a, int y, int x, bool twice);
 void	 app_ask_next(struct app *a);
 /* A key while the prompt is open (prompt.c); returns a reaction. */
 int	 prompt_key(struct app *a, int key);
+/* A click while the prompt is open (prompt.c): the filter line closes as
+ * Enter would (the filter stays), the command line as Esc would, and true
+ * is returned, the click to act on the screen; a question is not answered
+ * by a click: it stays, and false is returned. */
+bool	 prompt_click(struct app *a);
+/* q on the first screen, Q, :q: quit, or while jobs stream to this console
+ * (lazygit's confirmOnQuit) ask first, y quits (prompt.c). */
+int	 prompt_quit(struct app *a);
 
 #endif

@@ -14,6 +14,24 @@
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
+#include "views/soak.h"
+
+/* Tab i's label: "[5 Soak ⚠3]" on, " 5 Soak ⚠3 " off with titles, " 5⚠3 "
+ * by digits; the badge is the count of open alerts, on the Soak tab. */
+static int
+tab_label(const struct app *a, size_t i, bool on, bool title, char *buf,
+    size_t len)
+{
+	char badge[32] = "";
+
+	if (view_tab(i) == &soak_view && a->alerts_open > 0)
+		snprintf(badge, sizeof badge, "%s%s%zu", title ? " " : "",
+		    ui_glyph("⚠", "!"), a->alerts_open);
+	snprintf(buf, len, "%s%zu%s%s%s%s", on ? "[" : " ", i + 1,
+	    title ? " " : "", title ? view_tab(i)->title : "", badge,
+	    on ? "]" : " ");
+	return ui_width(buf);
+}
 
 /* The tab bar, right-aligned after column x: every tab with its title;
  * when they do not all fit, the others by their digit only; when even that
@@ -21,37 +39,45 @@
 static void
 draw_tabs(struct app *a, int x)
 {
-	char label[32];
-	int i, w, full = 0, digits = 0;
+	char label[48];
+	int w, full = 0, digits = 0, lw;
+	size_t i;
 	bool on, titles, others;
 
-	for (i = 0; i < (int)view_ntabs(); i++) {
-		on = a->stack[0].ops == view_tab((size_t)i);
-		full += snprintf(label, sizeof label, " %d %s ", i + 1,
-		    view_tab((size_t)i)->title);
-		digits += on ? (int)strlen(label) : snprintf(label,
-		    sizeof label, " %d ", i + 1);
+	for (i = 0; i < view_ntabs(); i++) {
+		on = a->stack[0].ops == view_tab(i);
+		full += tab_label(a, i, false, true, label, sizeof label);
+		digits += tab_label(a, i, on, on, label, sizeof label);
 	}
 	titles = x + 1 + full <= a->cols;
 	others = titles || x + 1 + digits <= a->cols;
-	for (i = (int)view_ntabs() - 1, w = a->cols; i >= 0; i--) {
-		on = a->stack[0].ops == view_tab((size_t)i);
-		if (on)
-			snprintf(label, sizeof label, "[%d %s]", i + 1,
-			    view_tab((size_t)i)->title);
-		else if (!others)
+	memset(a->tab_x1, 0, sizeof a->tab_x1);
+	for (i = view_ntabs(), w = a->cols; i-- > 0;) {
+		on = a->stack[0].ops == view_tab(i);
+		if (!on && !others)
 			continue;
-		else if (titles)
-			snprintf(label, sizeof label, " %d %s ", i + 1,
-			    view_tab((size_t)i)->title);
-		else
-			snprintf(label, sizeof label, " %d ", i + 1);
-		w -= (int)strlen(label);
+		lw = tab_label(a, i, on, on || titles, label, sizeof label);
+		w -= lw;
 		if (w <= x + 1)
 			break;
-		ui_putf(stdscr, 0, w, (int)strlen(label), on ? ROLE_SELECTION :
-		    ROLE_TITLE, "%s", label);
+		if (i < nitems(a->tab_x1)) {
+			a->tab_x0[i] = w;
+			a->tab_x1[i] = w + lw;
+		}
+		ui_putf(stdscr, 0, w, lw, on ? ROLE_SELECTION : ROLE_TITLE,
+		    "%s", label);
 	}
+}
+
+int
+frame_tab_at(const struct app *a, int x)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(a->tab_x1) && i < view_ntabs(); i++)
+		if (x >= a->tab_x0[i] && x < a->tab_x1[i])
+			return (int)i;
+	return -1;
 }
 
 static void
@@ -64,8 +90,7 @@ draw_title(struct app *a)
 	int x, room;
 
 	/* The current tab is never left out: the title gives way to it. */
-	room = a->cols - 2 - snprintf(cur, sizeof cur, "[%zu %s]", tab + 1,
-	    a->stack[0].ops->title);
+	room = a->cols - 2 - tab_label(a, tab, true, true, cur, sizeof cur);
 	ui_fill(stdscr, 0, 0, ROLE_TITLE);
 	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
 	x += ui_put(stdscr, 0, x, a->cols / 3, ROLE_TITLE,
@@ -222,6 +247,7 @@ draw_status(struct app *a)
 	const struct board *b = app_board(a);
 	int y = a->rows - 1, x = 0, room, fw = 0, rw;
 	char right[400], marks[256], prot[160], s[256] = "", how[128];
+	char alerts[64] = "";
 	/* Another console follows the lab's jobs: this one only watches. */
 	bool watching = a->labm != NULL && labmodel_watching(a->labm);
 
@@ -259,7 +285,11 @@ draw_status(struct app *a)
 	 * the progress takes the watcher's place. */
 	protected_mark(a, prot, sizeof prot);
 	remote_mark(a, prot + strlen(prot), sizeof prot - strlen(prot));
-	snprintf(marks, sizeof marks, "%s%s%s%s%s%s",
+	if (a->alerts_open > 0)
+		snprintf(alerts, sizeof alerts, "%s %zu open alert%s (! shows) %s",
+		    ui_glyph("⚠", "!"), a->alerts_open, a->alerts_open == 1 ?
+		    "" : "s", ui_glyph("· ", "- "));
+	snprintf(marks, sizeof marks, "%s%s%s%s%s%s%s", alerts,
 	    a->readonly ? "read-only " : "",
 	    a->readonly ? ui_glyph("· ", "- ") : "",
 	    watching ? "jobs watched " : "",
@@ -330,6 +360,21 @@ frame_due(struct app *a)
 	return false;
 }
 
+/* The open alerts every screen shows; the bell when one opened since the
+ * last frame, if the config asks for it. */
+static void
+alerts_seen(struct app *a)
+{
+	struct soak_alert_count c;
+
+	soak_alerts(a->labm, &c);
+	if (c.opened > a->alerts_opened && c.open > 0 &&
+	    a->config.alert_bell)
+		beep();
+	a->alerts_opened = c.opened;
+	a->alerts_open = c.open;
+}
+
 void
 frame_paint(struct app *a)
 {
@@ -340,6 +385,7 @@ frame_paint(struct app *a)
 	if (!a->dirty || a->depth == 0)
 		return;
 	t0 = bench_active() ? bench_now() : 0;
+	alerts_seen(a);
 	a->dirty = false;
 	a->keyed = false;
 	a->painted_ms = loop_now_ms();

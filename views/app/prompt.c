@@ -133,15 +133,49 @@ reconnect(struct app *a, const char *host)
 		    n == 1 ? "" : "s");
 }
 
+static void
+quit_answer(struct app *a, const char *answer, void *arg)
+{
+	(void)arg;
+	if (answer != NULL && (strcmp(answer, "y") == 0 ||
+	    strcmp(answer, "yes") == 0))
+		loop_stop(a->loop);
+	else
+		app_message(a, false, "not quitting");
+}
+
+int
+prompt_quit(struct app *a)
+{
+	size_t i, n = 0;
+	char q[160];
+
+	for (i = 0; a->labm != NULL && i < labmodel_njobs(a->labm); i++)
+		n += labmodel_job_live(labmodel_job(a->labm, i));
+	if (n == 0)
+		return R_QUIT;
+	snprintf(q, sizeof q, "%zu job%s stream%s here (%s on running "
+	    "without this console): quit? type y: ", n, n == 1 ? "" : "s",
+	    n == 1 ? "s" : "", n == 1 ? "it goes" : "they go");
+	prompt_ask(a, q, quit_answer, NULL);
+	return R_REDRAW;
+}
+
 static int
-run_command(struct app *a, const char *cmd)
+run_command(struct app *a, const char *line)
 {
 	const struct view_ops *v;
+	char cmd[sizeof a->input];
+	size_t n;
 
-	while (*cmd == ' ')
-		cmd++;
+	while (*line == ' ')
+		line++;
+	/* Tab completion leaves a blank after the word: it ends nothing. */
+	for (n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
+		;
+	snprintf(cmd, sizeof cmd, "%.*s", (int)n, line);
 	if (strcmp(cmd, "q") == 0 || strcmp(cmd, "quit") == 0)
-		return R_QUIT;
+		return prompt_quit(a);
 	if (strncmp(cmd, "theme", 5) == 0 && (cmd[5] == ' ' || cmd[5] == '\0')) {
 		if (cmd[5] == '\0')
 			app_message(a, false, "theme %s", ui_theme_name());
@@ -307,4 +341,17 @@ prompt_key(struct app *a, int key)
 	if (a->mode == MODE_NORMAL)
 		app_ask_next(a);
 	return r;
+}
+
+bool
+prompt_click(struct app *a)
+{
+	if (a->mode == MODE_ASK) {
+		app_message(a, false, "answer first (Esc cancels)");
+		return false;
+	}
+	/* The filter applies as it is typed: closing the line keeps it. */
+	a->mode = MODE_NORMAL;
+	app_ask_next(a);	/* a host's question waiting: it is first */
+	return a->mode == MODE_NORMAL;
 }

@@ -19,7 +19,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_BACK] = { "back", "close this screen; quit from the first" },
 	[ACT_ESCAPE] = { "escape", "back out: filter, pane, then screen; never "
 	    "quits" },
-	[ACT_QUIT] = { "quit", "quit calops" },
+	[ACT_QUIT] = { "quit", "quit calops (Q asks first while jobs stream "
+	    "here; ^C never asks)" },
 	[ACT_HELP] = { "help", "this help" },
 	[ACT_FILTER] = { "filter", "filter the lines (Esc clears)" },
 	[ACT_COMMAND] = { "command", "command line: a screen's name, :theme NAME, "
@@ -49,7 +50,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_RUN] = { "run", "start this screen's job: the gate's lab job (board, gate), a soak (soak)" },
 	[ACT_RUN_AGAIN] = { "run-again", "G5: one more build of its "
 	    "reproducibility run (a third on demand), added to those listed" },
-	[ACT_TRIGGER] = { "trigger", "trigger the selected fault scenario (type the chip id to confirm)" },
+	[ACT_TRIGGER] = { "trigger", "trigger the selected fault scenario (type "
+	    "the chip id; a job runs there: its id or disturb)" },
 	[ACT_HOST] = { "host", "choose the host" },
 	[ACT_CHIP] = { "chip", "cycle the chip shown: merged, then each chip" },
 	[ACT_WINDOW] = { "window", "cycle the window: 1 min, 10 min, 1 h, whole run" },
@@ -69,6 +71,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "generation (from current: to its previous_generation)" },
 	[ACT_BASE] = { "diff-base", "compare the other generations with the "
 	    "selected one (again: with current)" },
+	[ACT_NEWEST_ALERT] = { "newest-alert", "the newest open soak alert, "
+	    "in the Soak screen's journal" },
 };
 
 const struct keybinding action_global_keys[] = {
@@ -98,6 +102,7 @@ const struct keybinding action_global_keys[] = {
 	{ KEY_CTRL('l'), ACT_REDRAW, "^L" },
 	{ 'R', ACT_REFRESH, "R" },
 	{ KEY_CTRL('z'), ACT_SUSPEND, "^Z" },
+	{ '!', ACT_NEWEST_ALERT, "!" },
 	{ 0, ACT_NONE, NULL },
 };
 

@@ -38,6 +38,8 @@ const struct config_option config_options[] = {
 	{ "release_actor", CONFIG_STRING, OPT(release_actor), NULL, 0, 0, 0,
 	  "who approves, as the audit log and the release lock name them; "
 	  "none: user@host" },
+	{ "alert_bell", CONFIG_BOOL, OPT(alert_bell), NULL, 0, 0, 0,
+	  "ring the terminal's bell when a soak alert opens, on any screen" },
 };
 const size_t config_noptions = nitems(config_options);
 
@@ -238,6 +240,29 @@ set_option(struct config *c, const struct config_option *o, const json_t *v,
 	return -1;
 }
 
+/* An option the table does not have, with the one meant when a letter or
+ * two is off ("relese_key": "release_key"). */
+static void
+unknown_option(const struct config *c, const struct doc *d, const char *ptr,
+    const char *key, char *err, size_t errlen)
+{
+	size_t i, dist, best = SIZE_MAX, bestd = 3;
+
+	for (i = 0; i < config_noptions; i++)
+		if ((dist = text_distance(key, config_options[i].name)) <
+		    bestd) {
+			bestd = dist;
+			best = i;
+		}
+	if (best != SIZE_MAX)
+		docfile_error(err, errlen, c->path, d, ptr, "unknown option "
+		    "'%.60s' (did you mean '%s'?)", key,
+		    config_options[best].name);
+	else
+		docfile_error(err, errlen, c->path, d, ptr,
+		    "unknown option '%.60s'", key);
+}
+
 /* Apply every option in the document, checked against the table. */
 static int
 apply(struct config *c, const struct doc *d, char *err, size_t errlen)
@@ -262,8 +287,7 @@ apply(struct config *c, const struct doc *d, char *err, size_t errlen)
 			if (strcmp(key, config_options[i].name) == 0)
 				break;
 		if (i == config_noptions) {
-			docfile_error(err, errlen, c->path, d, ptr,
-			    "unknown option '%.60s'", key);
+			unknown_option(c, d, ptr, key, err, errlen);
 			rc = -1;
 		} else
 			rc = set_option(c, &config_options[i], v, d, ptr, err,

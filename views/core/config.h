@@ -35,6 +35,7 @@ struct config {
 	int	 history;		/* evaluations kept per workspace */
 	char	*release_key;		/* the approver's key, NULL: none */
 	char	*release_actor;		/* who approves, NULL: user@host */
+	bool	 alert_bell;		/* beep when a soak alert opens */
 	char	*path;			/* the file read, NULL: none was */
 };
 

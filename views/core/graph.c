@@ -363,6 +363,50 @@ graph_format(double v, enum graph_unit u, char *buf, size_t len)
 	}
 }
 
+/* v with d decimals in graph_format()'s scale for u ("99.46%", "1.549s");
+ * bytes and counts whole, unscaled. */
+static void
+format_decimals(double v, double big, enum graph_unit u, int d, char *buf,
+    size_t len)
+{
+	switch (u) {
+	case GU_RATIO:
+		snprintf(buf, len, "%.*f%%", d, v * 100);
+		break;
+	case GU_MS:
+		if (big >= 999.5)
+			snprintf(buf, len, "%.*fs", d, v / 1000);
+		else
+			snprintf(buf, len, "%.*fms", d, v);
+		break;
+	case GU_CELSIUS:
+		snprintf(buf, len, "%.*fC", d, v);
+		break;
+	case GU_WATTS:
+		snprintf(buf, len, "%.*fW", d, v);
+		break;
+	default:
+		snprintf(buf, len, "%.*f", d - 2, v);
+		break;
+	}
+}
+
+void
+graph_format_pair(double a, double b, enum graph_unit u, char *ba, char *bb,
+    size_t len)
+{
+	double big = fmax(fabs(a), fabs(b));
+	int d;
+
+	graph_format(a, u, ba, len);
+	graph_format(b, u, bb, len);
+	for (d = 2; strcmp(ba, bb) == 0 && a != b && isfinite(a) &&
+	    isfinite(b) && d <= 12; d++) {
+		format_decimals(a, big, u, d, ba, len);
+		format_decimals(b, big, u, d, bb, len);
+	}
+}
+
 void
 graph_fmt_dur(double s, char *buf, size_t len)
 {

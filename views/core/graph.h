@@ -139,6 +139,11 @@ void	 graph_render(const struct graph_spec *g, const struct mcell *cols,
 /* A value in a unit, at most 6 columns ("1.21Gi", "450ms", "99.9%");
  * "-" for NAN. */
 void	 graph_format(double v, enum graph_unit u, char *buf, size_t len);
+/* a and b as graph_format() says them, with more digits where it takes
+ * them for two values that differ to read apart (99.46% and 99.5%, not
+ * 99.5% twice); each into a buffer of len. */
+void	 graph_format_pair(double a, double b, enum graph_unit u, char *ba,
+	    char *bb, size_t len);
 
 /* Time for axes and headers: a duration, compact ("45s", "12m30s",
  * "3h12m", "2d04h"); a signed offset ("-01:02:03"); a wall-clock time,

@@ -17,6 +17,7 @@ static bool utf8;
 static bool no_colour;
 static attr_t role_attr[ROLE_COUNT];
 static char theme_name[64];
+static bool sgr_asked;		/* 1006 is ours to turn off */
 
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
     SIGABRT };
@@ -91,12 +92,45 @@ ui_apply_theme(const struct theme *t)
 		bkgdset(' ' | role_attr[ROLE_NORMAL]);
 }
 
+#define SGR_ON	"\033[?1006h"
+#define SGR_OFF	"\033[?1006l"
+
+/*
+ * ncurses asks for SGR mouse reports (1006) only where its terminfo's kmous
+ * is \E[<; where it is \E[M (screen, tmux-256color) it asks for X10 reports,
+ * which cannot say a column past 223.  Ask for SGR there too: the terminal
+ * sends it if it knows it (termin.c reads it), X10 otherwise (ncurses reads
+ * that).  Turned off with ncurses's mouse modes, on again with them.
+ */
+static void
+sgr_mouse(bool on)
+{
+	/* Straight to the terminal: the mode does not mind what ncurses
+	 * still holds to write. */
+	if (sgr_asked) {
+		fputs(on ? SGR_ON : SGR_OFF, stdout);
+		fflush(stdout);
+	}
+}
+
+static void
+sgr_mouse_start(void)
+{
+	const char *km = tigetstr("kmous");
+
+	sgr_asked = virtual == NULL && km != NULL && km != (char *)-1 &&
+	    strcmp(km, "\033[M") == 0;
+	sgr_mouse(true);
+}
+
 /* A crash must not leave the terminal raw: restore it, then die as asked. */
 static void
 crash_handler(int sig)
 {
 	if (active)
 		endwin();
+	if (sgr_asked)
+		(void)!write(STDOUT_FILENO, SGR_OFF, strlen(SGR_OFF));
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -172,9 +206,11 @@ ui_init(const struct ui_opts *o, const struct theme *t, char *err,
 		start_color();
 		use_default_colors();
 	}
-	if (o->mouse)
+	if (o->mouse) {
 		mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED |
 		    BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+		sgr_mouse_start();
+	}
 	ui_apply_theme(t);
 	return 0;
 }
@@ -186,6 +222,8 @@ ui_end(void)
 		return;
 	active = false;
 	curs_set(1);
+	sgr_mouse(false);
+	sgr_asked = false;
 	endwin();
 	if (virtual != NULL) {
 		delscreen(virtual);
@@ -200,6 +238,7 @@ ui_suspend(void)
 {
 	if (active) {
 		def_prog_mode();
+		sgr_mouse(false);
 		endwin();
 	}
 }
@@ -209,6 +248,7 @@ ui_resume(void)
 {
 	if (active) {
 		reset_prog_mode();
+		sgr_mouse(true);
 		clearok(curscr, TRUE);
 		refresh();
 	}
