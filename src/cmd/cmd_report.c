@@ -180,6 +180,21 @@ print_written(const char *path, const char *line)
 	free(p);
 }
 
+/* why without the workspace's own path (which is where it is, not what
+ * it holds): the record says "'08-release' is missing", whatever the
+ * folder it was read from. */
+static void
+strip_root(char *why, const char *ws)
+{
+	size_t n = strlen(ws);
+	char *p;
+
+	while (n > 1 && ws[n - 1] == '/')
+		n--;
+	while ((p = strstr(why, ws)) != NULL && p[n] == '/')
+		memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+}
+
 /* The evaluation and the release state, as the record is built from. */
 static json_t *
 build(const char *ws, struct report_opts *o, char *err, size_t errlen)
@@ -193,7 +208,8 @@ build(const char *ws, struct report_opts *o, char *err, size_t errlen)
 	o->eo.soak_series = true;
 	if (gate_eval_run(&ev, ws, &o->eo, err, errlen) != 0)
 		return NULL;
-	rel = relstate_load(&st, ws, why, sizeof why) == 0;
+	if (!(rel = relstate_load(&st, ws, why, sizeof why) == 0))
+		strip_root(why, ws);
 	d = decision_build(&ev, rel ? &st : NULL, why);
 	if (rel)
 		relstate_release(&st);
