@@ -119,8 +119,13 @@ md_item(struct buf *b, bool list, bool begin)
 static void
 md_document(struct buf *b, const json_t *d, bool begin)
 {
-	if (!begin)
+	/* One line feed at the end, not the blank line a block leaves. */
+	if (!begin) {
+		while (b->len >= 2 && b->data[b->len - 1] == '\n' &&
+		    b->data[b->len - 2] == '\n')
+			b->data[--b->len] = '\0';
 		return;
+	}
 	buf_adds(b, "# Release decision: ");
 	decision_md_text(b, json_string_value(json_object_get(d, "model_id")));
 	buf_adds(b, "\n\n");
