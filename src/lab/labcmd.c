@@ -525,3 +525,10 @@ labcmd_host_release_apply(struct strv *s, const char *ws, long hold,
 	host_argv(s, (const char *const[]){ NULL }, (const char *const[]){ ws,
 	    NULL });
 }
+
+void
+labcmd_host_report(struct strv *s, const char *ws, bool force)
+{
+	host_argv(s, (const char *const[]){ "report", "--write", force ?
+	    "--force" : NULL, NULL }, (const char *const[]){ ws, NULL });
+}

@@ -105,7 +105,8 @@ int	 labcmd_job_gate(char *const *argv, size_t argc, char **ws);
  * `kill -- ID`; jobs: `jobs --json [--running]` (no operand); check:
  * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
  * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
- * -- WS`, and apply's `release apply --hold N --json --actor WHO -- WS`.
+ * -- WS`, and apply's `release apply --hold N --json --actor WHO -- WS`;
+ * report: `report --write [--force] -- WS` (the decision record).
  */
 void	 labcmd_host_run(struct strv *s, const char *id, char *const *argv);
 void	 labcmd_host_tail(struct strv *s, const char *id, int64_t from,
@@ -122,5 +123,6 @@ void	 labcmd_host_release(struct strv *s, const char *what,
 	    const char *ws);
 void	 labcmd_host_release_apply(struct strv *s, const char *ws, long hold,
 	    const char *actor);
+void	 labcmd_host_report(struct strv *s, const char *ws, bool force);
 
 #endif

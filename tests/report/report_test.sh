@@ -6,7 +6,7 @@
 # path and under another numeric locale: the same workspace gives the same
 # bytes.  Then --write, --force, --output and their refusals; the hostile
 # workspace (hostile.py) in Markdown, HTML and JSON: no escape sequence
-# and no markup of its own gets through.
+# and no markup of its own gets through; and the console's :report.
 #
 # Run with CALOPS_GOLDEN_UPDATE=1 to write the golden copies instead (then
 # read the diff before committing it).
@@ -121,6 +121,58 @@ for fmt in md html; do
 done
 [ "$(grep -c '</svg>' "$TMP/h.html")" = 3 ] && pass ||
     fail "hostile: the page has not its 3 graphs whole"
+
+# The console's :report (views/app/reportrun.c), headless: with a
+# decision.md there it asks, and "no" leaves it, "yes" writes over it; with
+# none it writes at once; --readonly writes nothing.  Each says so on the
+# status bar.
+export XDG_STATE_HOME="$TMP/state" XDG_CONFIG_HOME="$TMP/config"
+cws="$TMP/console ws"
+cp -a "$SRC/share/examples/complete" "$cws"
+console() {	# console SCRIPT [OPTION]: the console on $cws, headless
+	printf '%s\n' "$1" >"$TMP/script"
+	"$CALOPS" ${2:-} --headless 140x30 --script "$TMP/script" "$cws" \
+	    >/dev/null 2>"$TMP/console.err" ||
+	    fail "the console exited $?: $(cat "$TMP/console.err")"
+}
+console "wait board
+type :report
+key Enter
+wait text is there already: write the record over it? (yes/no)
+type no
+key Enter
+wait text decision.md left as it was"
+cmp -s "$cws/08-release/decision.md" \
+    "$SRC/share/examples/complete/08-release/decision.md" && pass ||
+    fail ":report, answered no, changed decision.md"
+console "wait board
+type :report
+key Enter
+wait text is there already
+type yes
+key Enter
+wait text 08-release/decision.md: GO: generation 2 may go live"
+cmp -s "$cws/08-release/decision.md" "$TMP/complete.md" && pass ||
+    fail ":report, answered yes, did not write the record"
+# Without one, G10 fails on G10.decision alone: the record says so, and
+# says GO all the same (it is that evidence).
+rm "$cws/08-release/decision.md"
+"$CALOPS" report "$cws" >"$TMP/nodecision.md"
+grep -q 'G10.decision' "$TMP/nodecision.md" && pass ||
+    fail "with no decision.md, the record does not name G10.decision"
+console "wait board
+type :report
+key Enter
+wait text 08-release/decision.md: GO: generation 2 may go live"
+cmp -s "$cws/08-release/decision.md" "$TMP/nodecision.md" && pass ||
+    fail ":report did not write a missing decision.md"
+rm "$cws/08-release/decision.md"
+console "wait board
+type :report
+key Enter
+wait text --readonly: the decision record is not written" --readonly
+[ -e "$cws/08-release/decision.md" ] &&
+    fail ":report wrote with --readonly" || pass
 
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

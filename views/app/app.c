@@ -16,6 +16,7 @@
 #include "model/history.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
+#include "views/app/reportrun.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
 #include "views/pager.h"
@@ -1263,6 +1264,7 @@ app_teardown(struct app *a)
 	while (a->depth > 0)
 		pop(a);
 	ws_stop(a);
+	reportrun_stop(a);
 	fleet_free(a->fleet);
 	bench_lag_write();
 	ui_end();

@@ -76,6 +76,7 @@ struct app {
 	bool		 dirty, relayout;
 	struct child	*eval;
 	bool		 eval_again;	/* a change arrived while evaluating */
+	struct reportrun *report;	/* `:report` running, or NULL */
 	struct watchloop *watch;	/* the workspace's, or NULL */
 	long		 debounce_timer, spinner_timer;
 	int		 spinner;
