@@ -211,8 +211,8 @@ build(const char *ws, struct report_opts *o, char *err, size_t errlen)
 	if (!(rel = relstate_load(&st, ws, why, sizeof why) == 0))
 		strip_root(why, ws);
 	d = decision_build(&ev, rel ? &st : NULL, why);
-	if (rel)
-		relstate_release(&st);
+	/* Also when it could not be read: it holds the path it was given. */
+	relstate_release(&st);
 	gate_eval_release(&ev);
 	return d;
 }
