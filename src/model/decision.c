@@ -296,7 +296,11 @@ fault(struct eval *ev, const struct scenario *sc)
 	cell.outcome = fo;
 	cell.recover_ms = json_is_number(json_object_get(r, "recover_ms")) ?
 	    json_number_value(json_object_get(r, "recover_ms")) : NAN;
-	faultfold_format(&cell, 1, " · ", line, sizeof line);
+	/* Without a chip the line names none rather than chip 0. */
+	if (json_is_integer(json_object_get(r, "chip")))
+		faultfold_format(&cell, 1, " · ", line, sizeof line);
+	else
+		snprintf(line, sizeof line, "%s", faultfold_word(fo));
 	json_object_set_new(o, "chip", json_is_integer(json_object_get(r,
 	    "chip")) ? json_integer(cell.chip) : json_null());
 	json_object_set_new(o, "error_code", text_json(json_string_value(

@@ -31,7 +31,7 @@ static const char style[] =
     "table{border-collapse:collapse;margin:.5em 0 1em;width:100%}\n"
     "th,td{border:1px solid #bbb;padding:.2em .45em;text-align:left;"
     "vertical-align:top;overflow-wrap:anywhere}\n"
-    "tbody th,td[class^=s-]{white-space:nowrap}"
+    "td:first-child,td[class^=s-]{white-space:nowrap}"
     "thead th{background:#eee}code,.hash{font-family:monospace;"
     "font-size:.9em;overflow-wrap:anywhere}\n"
     ".verdict{font-size:1.2em;font-weight:bold;padding:.4em .6em;"
