@@ -14,6 +14,8 @@
 #include "cmd/cmd.h"
 #include "engine/gate.h"
 #include "model/decision.h"
+#include "model/decision_html.h"
+#include "model/decision_md.h"
 #include "release/relstate.h"
 
 static const char report_usage[] =

@@ -11,7 +11,6 @@
 #include "engine/gate.h"
 #include "engine/report.h"
 #include "model/decision.h"
-#include "model/decision_int.h"
 #include "model/faultfold.h"
 #include "model/reldiff.h"
 #include "proto/scenario.h"
@@ -500,7 +499,7 @@ decision_line(const json_t *d)
 	    "decision"), "line"));
 }
 
-/* ---- shared by the writers (decision_int.h) ---- */
+/* ---- the words the writers share (decision.h) ---- */
 
 const char *
 decision_span(const json_t *span_s, char *buf, size_t len)

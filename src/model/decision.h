@@ -7,7 +7,7 @@
  * audit chain (relstate.h).
  *
  * The record is one JSON object, schema calops-decision/v1, which the
- * writers (decision_md.c, decision_html.c) turn into Markdown or one
+ * writers (decision_md.h, decision_html.h) turn into Markdown or one
  * self-contained HTML page.  It holds the workspace's strings as they are;
  * every writer sanitises them (text_sanitize_doc()) and escapes them for
  * its format.  Nothing in it comes from a clock or from where the
@@ -40,14 +40,20 @@ json_t	*decision_build(struct eval *ev, const struct relstate *st,
 bool	 decision_go(const json_t *d);
 const char *decision_line(const json_t *d);
 
-/* s sanitised for a document (text_sanitize_doc) and escaped: Markdown
- * text (a table cell's too) or HTML text and attribute values.  Appended
- * to b. */
-void	 decision_md_text(struct buf *b, const char *s);
-void	 decision_html_text(struct buf *b, const char *s);
-
-/* The record as Markdown, and as one HTML page, appended to b. */
-void	 decision_md(struct buf *b, const json_t *d);
-void	 decision_html(struct buf *b, const json_t *d);
+/*
+ * Words the writers share (decision_doc.c), so that Markdown and HTML say
+ * the same: each formats one member of the record into buf and returns
+ * buf (or a constant).
+ *
+ * A soak run's span, "24.0 h", "12.5 min", "40 s"; "no sample".
+ */
+const char	*decision_span(const json_t *span_s, char *buf, size_t len);
+/* A leak verdict with its glyph: "✔ no growth", "✘ grows 3.20 MiB",
+ * "· too few samples". */
+const char	*decision_leak(const json_t *leak, char *buf, size_t len);
+/* A manifest field's change: "~ changed", "+ added", "- removed". */
+const char	*decision_change(const char *kind);
+/* Unix seconds as "2026-09-21 00:00:00" (UTC); "-" when not a number. */
+const char	*decision_utc(const json_t *ts, char *buf, size_t len);
 
 #endif

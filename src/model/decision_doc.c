@@ -1,6 +1,6 @@
 /*
  * decision_doc.c: the decision record's sections, in order, written
- * through a format (decision_int.h): the verdict, the board, the open
+ * through a format (decision_doc.h): the verdict, the board, the open
  * findings, the soak, the faults, the release.
  */
 #include "calops.h"
@@ -10,7 +10,7 @@
 
 #include "base/buf.h"
 #include "model/decision.h"
-#include "model/decision_int.h"
+#include "model/decision_doc.h"
 
 /* A member of o as text, "-" when it is null, empty or missing. */
 static void

@@ -14,7 +14,8 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "model/decision.h"
-#include "model/decision_int.h"
+#include "model/decision_doc.h"
+#include "model/decision_html.h"
 
 #define SVG_W	640
 #define SVG_H	220

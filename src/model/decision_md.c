@@ -11,7 +11,8 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "model/decision.h"
-#include "model/decision_int.h"
+#include "model/decision_doc.h"
+#include "model/decision_md.h"
 
 void
 decision_md_text(struct buf *b, const char *s)

@@ -1,6 +1,6 @@
 /*
- * decision_int.h: how the decision record is written, shared by its
- * writers and not for other files.  decision_doc.c walks the record once,
+ * decision_doc.h: how the decision record is written, for its writers.
+ * decision_doc.c walks the record once,
  * in the record's order, and says what to write through a struct
  * decision_fmt; decision_md.c and decision_html.c are the two formats, so
  * that Markdown and HTML say the same words and differ only in markup.
@@ -10,8 +10,8 @@
  * figure it formatted, a word of its own) and needs no escaping in either
  * format: it holds none of < > & and no Markdown punctuation.
  */
-#ifndef CALOPS_DECISION_INT_H
-#define CALOPS_DECISION_INT_H
+#ifndef CALOPS_DECISION_DOC_H
+#define CALOPS_DECISION_DOC_H
 
 #include "calops.h"
 
@@ -52,15 +52,5 @@ struct decision_fmt {
  * says. */
 void	 decision_doc_write(const struct decision_fmt *f, struct buf *b,
 	    const json_t *d);
-
-/* A soak run's span, "24.0 h", "12.5 min", "40 s"; "no sample". */
-const char	*decision_span(const json_t *span_s, char *buf, size_t len);
-/* A leak verdict with its glyph: "✔ no growth", "✘ grows 3.20 MiB",
- * "· too few samples". */
-const char	*decision_leak(const json_t *leak, char *buf, size_t len);
-/* A manifest field's change: "~ changed", "+ added", "- removed". */
-const char	*decision_change(const char *kind);
-/* Unix seconds as "2026-09-21 00:00:00" (UTC); "-" when not a number. */
-const char	*decision_utc(const json_t *ts, char *buf, size_t len);
 
 #endif
