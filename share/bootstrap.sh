@@ -24,8 +24,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 build_pkgs="build-essential cmake pkg-config libncurses-dev libyaml-dev
 	libjansson-dev libssh2-1-dev libssl-dev"
+# chromium (with a font that has the status glyphs) and python3-markdown:
+# the decision record read as its readers get it (tests/report/).
 test_pkgs="libcmocka-dev python3 clang libclang-rt-14-dev tmux openssh-server
-	openssl coreutils zsh time"
+	openssl coreutils zsh time chromium fonts-dejavu-core python3-markdown"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 

@@ -46,6 +46,7 @@ static const struct command {
 	{ "run-gate", cmd_rungate, "start a gate's lab job on its host; print the job's id" },
 	{ "repro-build", cmd_reprobuild, "G5's reproducibility run: the compile twice, recorded" },
 	{ "release", cmd_release, "a workspace's release: status, promote, rollback, audit" },
+	{ "report", cmd_report, "write the release decision record from the evidence" },
 };
 
 /* The usage, in one write: stderr shows a line feed only at the end of a

@@ -1,6 +1,6 @@
 # calops.bash: completion for calops(1) in bash: the commands, each one's
 # options, the console's options, gate ids after --gate, themes after
-# --theme, release's subcommands, and the ids of the durable jobs (`calops jobs --json`, from the
+# --theme, release's subcommands, report's formats, and the ids of the durable jobs (`calops jobs --json`, from the
 # calops being completed) for tail and kill.  share/bootstrap.sh installs
 # it where bash-completion looks (/usr/share/bash-completion/completions,
 # or ~/.local/share/bash-completion/completions); source it to try it.
@@ -17,7 +17,7 @@ _calops() {
 	    --headless --script --write --help --version'
 	# calops' commands, from its own table: share/gendocs.sh writes them.
 	# gendocs: bash begin
-	local commands='check hash run tail jobs kill watch cat version hosts run-gate repro-build release'
+	local commands='check hash run tail jobs kill watch cat version hosts run-gate repro-build release report'
 	# gendocs: end
 
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -33,13 +33,15 @@ _calops() {
 	case $prev in
 	--color)
 		COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
+	--format)
+		COMPREPLY=($(compgen -W 'md html json' -- "$cur")); return ;;
 	--gate)
 		COMPREPLY=($(compgen -W 'G0 G1 G2 G3 G4 G5 G6 G7 G8 G9 G10' \
 		    -- "$cur")); return ;;
 	--theme)
 		COMPREPLY=($(compgen -W 'dark light high-contrast monochrome' \
 		    -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")); return ;;
-	--config|--script|--ssh-config|--key)
+	--config|--script|--ssh-config|--key|--output|-o)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs|--workspace)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -122,6 +124,13 @@ _calops() {
 			COMPREPLY=($(compgen -W '--json --key --confirm --to
 			    --actor --reason --passphrase-fd --hold --help' \
 			    -- "$cur"))
+		else
+			COMPREPLY=($(compgen -d -- "$cur"))
+		fi ;;
+	report)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--format --write --output
+			    --force --no-cache --quiet --help' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -d -- "$cur"))
 		fi ;;

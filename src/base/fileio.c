@@ -90,9 +90,10 @@ sync_parent(const char *path)
 	free(dir);
 }
 
-int
-fileio_replace(const char *path, const void *data, size_t len, mode_t mode,
-    bool sync, char *err, size_t errlen)
+/* fileio_replace() and fileio_create(): the rename, over a file or not. */
+static int
+install(const char *path, const void *data, size_t len, mode_t mode,
+    bool sync, bool over, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char *tmp;
@@ -113,7 +114,8 @@ fileio_replace(const char *path, const void *data, size_t len, mode_t mode,
 	if (fchmod(fd, mode) == 0 && fileio_write_full(fd, data, len) == 0 &&
 	    (!sync || fsync(fd) == 0) && close(fd) == 0) {
 		fd = -1;
-		if (rename(tmp, path) == 0) {
+		if ((over ? rename(tmp, path) : renameat2(AT_FDCWD, tmp,
+		    AT_FDCWD, path, RENAME_NOREPLACE)) == 0) {
 			if (sync)
 				sync_parent(path);
 			free(tmp);
@@ -126,7 +128,22 @@ fileio_replace(const char *path, const void *data, size_t len, mode_t mode,
 	unlink(tmp);
 	errbuf_set(err, errlen, "cannot write '%s': %s", path, strerror(saved));
 	free(tmp);
+	errno = saved;
 	return -1;
+}
+
+int
+fileio_replace(const char *path, const void *data, size_t len, mode_t mode,
+    bool sync, char *err, size_t errlen)
+{
+	return install(path, data, len, mode, sync, true, err, errlen);
+}
+
+int
+fileio_create(const char *path, const void *data, size_t len, mode_t mode,
+    bool sync, char *err, size_t errlen)
+{
+	return install(path, data, len, mode, sync, false, err, errlen);
 }
 
 #define COPY_CHUNK	(64 * 1024)

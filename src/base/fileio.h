@@ -36,6 +36,10 @@ int	 fileio_free_bytes(int fd, const char *path, unsigned long long *bytes);
  */
 int	 fileio_replace(const char *path, const void *data, size_t len,
 	    mode_t mode, bool sync, char *err, size_t errlen);
+/* The same, but never over a file already at path: then -1 with errno
+ * EEXIST (and err set), and nothing written. */
+int	 fileio_create(const char *path, const void *data, size_t len,
+	    mode_t mode, bool sync, char *err, size_t errlen);
 
 /*
  * Copy the folder from to to, which must not exist yet: regular files

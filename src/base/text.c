@@ -354,6 +354,32 @@ text_sanitize_str(const char *s)
 	return text_sanitize(s, strlen(s), 0);
 }
 
+char *
+text_sanitize_doc(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct buf out = BUF_INIT;
+	char tmp[16];
+	uint32_t cp;
+	size_t i, n;
+	int k;
+
+	buf_add(&out, "", 0);
+	for (i = 0; i < len; i += n) {
+		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0) {
+			n = 1;
+			k = snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
+			buf_add(&out, tmp, (size_t)k);
+		} else if (cp == '\t')
+			buf_add(&out, " ", 1);
+		else if ((k = control_form(cp, tmp, sizeof tmp)) > 0)
+			buf_add(&out, tmp, (size_t)k);
+		else
+			buf_add(&out, p + i, n);
+	}
+	return buf_detach(&out, NULL);
+}
+
 /*
  * One write to stderr made safe for a terminal that shows it as it comes:
  * tabs pass, and valid UTF-8 whatever the locale (a terminal that cannot

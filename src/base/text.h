@@ -24,6 +24,14 @@ void	 text_ascii_ellipsis(bool on);
 char	*text_sanitize(const char *s, size_t len, size_t max_width);
 char	*text_sanitize_str(const char *s);
 /*
+ * The same for a document written to a file (the decision record): one
+ * line of text whatever the locale, so that the same bytes in give the
+ * same bytes out.  Controls (line breaks included), DEL, the hidden code
+ * points and bytes that are not UTF-8 take the forms above; a tab is one
+ * blank; every other code point passes as it is, with no width judged.
+ */
+char	*text_sanitize_doc(const char *s, size_t len);
+/*
  * Put every byte written to stderr through the sanitiser from now on: the
  * messages calops prints quote what an operator or a file gave (a path, a
  * job id, a host name, an option value, getopt's own complaints), so they

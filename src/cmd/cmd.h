@@ -25,5 +25,7 @@ int	cmd_rungate(int argc, char **argv);
 int	cmd_reprobuild(int argc, char **argv);
 /* Promote, roll back, and the release's state (release.md). */
 int	cmd_release(int argc, char **argv);
+/* The release decision record, from the evidence (cmd_report.c). */
+int	cmd_report(int argc, char **argv);
 
 #endif

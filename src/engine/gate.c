@@ -339,6 +339,7 @@ gate_eval_run(struct eval *ev, const char *path, const struct eval_opts *o,
 	ho.progress_arg = o->progress_arg;
 	ev->hasher = hash_new(&ho);
 	ev->scratch = json_array();
+	ev->soak_series = o->soak_series;
 	owners_load(&own, ev);
 	for (i = 0; i < GATE_COUNT; i++)
 		run_gate(ev, i, &own);
@@ -378,6 +379,13 @@ gate_eval_release(struct eval *ev)
 	free(ev->trees);
 	free(ev->tree_paths);
 	json_decref(ev->scratch);
+	for (i = 0; i < ev->nsoak; i++) {
+		free(ev->soak[i].name);
+		soakstats_series_release(&ev->soak[i].ttft);
+		soakstats_series_release(&ev->soak[i].tpot);
+		soakstats_series_release(&ev->soak[i].rss);
+	}
+	free(ev->soak);
 	if (ev->hasher != NULL)
 		hash_free(ev->hasher);
 	workspace_close(&ev->ws);

@@ -23,6 +23,7 @@
 
 #include "base/doc.h"
 #include "engine/finding.h"
+#include "metrics/soakstats.h"
 #include "vocab/gateid.h"
 #include "ws/hash.h"
 #include "ws/workspace.h"
@@ -115,6 +116,29 @@ struct eval_opts {
 	/* Hashing progress, as for struct hasher_opts; may be NULL. */
 	void		(*progress)(void *arg, uint64_t done, uint64_t total);
 	void		*progress_arg;
+	/* Keep each soak run's TTFT, TPOT and RSS samples (struct soak_run):
+	 * the decision record draws them. */
+	bool		 soak_series;
+};
+
+/*
+ * What G9 made of one soak run (g09_serving.c), kept in the evaluation so
+ * that the decision record says the figures G9 judged by, not figures of
+ * its own.  The series are the samples in the order they were read, kept
+ * only when eval_opts.soak_series asks.
+ */
+struct soak_run {
+	char		*name;		/* its folder under 07-serving/soak/ */
+	const char	*outcome;	/* "completed", "failed", "killed",
+					 * "running" or "bad" */
+	bool		 stats;		/* the figures below were computed */
+	bool		 passing;	/* checking it added no error */
+	double		 t0, t1;	/* its metric events' span; t1 < t0
+					 * when it has none */
+	double		 success_rate, ttft_p50, ttft_p99, tpot_p50, tpot_p99;
+	bool		 have_rss, have_dev;
+	struct leak_verdict rss_leak, dev_leak;
+	struct series	 ttft, tpot, rss;
 };
 
 struct eval {
@@ -131,6 +155,9 @@ struct eval {
 	char			**tree_paths;
 	size_t			 ntrees;
 	json_t			*scratch;	/* owns values gates share */
+	bool			 soak_series;	/* eval_opts' */
+	struct soak_run		*soak;		/* G9's runs, in name order */
+	size_t			 nsoak;
 };
 
 /* Open the workspace and evaluate every gate; returns 0, or -1 with err set

@@ -170,6 +170,12 @@ static const struct style status_style[] = {
 	[GS_RUNNING] = { "▶", ">", "36" },
 };
 
+const char *
+report_status_glyph(enum gate_status s, bool utf8)
+{
+	return utf8 ? status_style[s].glyph : status_style[s].ascii;
+}
+
 static const char *const severity_sgr[] = {
 	[SEV_ERROR] = "31", [SEV_BLOCKED] = "35", [SEV_STALE] = "33",
 	[SEV_WARN] = "33", [SEV_INFO] = "2",

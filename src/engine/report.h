@@ -28,6 +28,10 @@ json_t	*report_finding_json(const struct finding *f, const char *gate);
 json_t	*report_json(const struct eval *ev, const struct ticket *t,
 	    const struct gate_filter *f, bool with_findings);
 
+/* A status's glyph ("✔" for pass), or its ASCII stand-in ("+"): a status
+ * is never told by colour alone. */
+const char	*report_status_glyph(enum gate_status s, bool utf8);
+
 /* The board as text; colour with ANSI SGR when asked. */
 void	 report_text(FILE *out, const struct eval *ev, const struct ticket *t,
 	    const struct gate_filter *f, bool colour);

@@ -266,13 +266,14 @@ agree(struct gate_result *gr, const struct artifact *sum, const char *key,
 
 static void
 check_leak(struct gate_result *gr, const char *rel, struct series *s,
-    const char *name)
+    const char *name, struct leak_verdict *out)
 {
 	struct leak_verdict lv;
 
 	if (s->n == 0)
 		return;
 	soakstats_leak_rule(s, &lv);
+	*out = lv;
 	/* Too short a run is not judged, but it does not make a longer run
 	 * unjudged either: a warning, not a skip. */
 	if (!lv.evaluated) {
@@ -288,17 +289,36 @@ check_leak(struct gate_result *gr, const char *rel, struct series *s,
 		    lv.growth / 1048576.0, lv.threshold);
 }
 
+/* A new record of run in the evaluation, for the decision record; valid
+ * until the next one. */
+static struct soak_run *
+run_record(struct eval *ev, const char *run)
+{
+	struct soak_run *r;
+
+	ev->soak = xreallocarray(ev->soak, ev->nsoak + 1, sizeof *ev->soak);
+	r = &ev->soak[ev->nsoak++];
+	memset(r, 0, sizeof *r);
+	r->name = xstrdup(run);
+	r->t0 = INFINITY;
+	r->t1 = -INFINITY;
+	return r;
+}
+
 /* One run: compute, compare with its summary and the SLA.  Returns its
  * duration when it passes, or -1. */
 static double
 check_run(struct eval *ev, struct gate_result *gr, const char *run)
 {
+	static const char *const outcomes[] = { "completed", "failed",
+	    "killed", "running", "bad" };
 	struct soak s = { .t0 = INFINITY, .t1 = -INFINITY };
 	char *metrics = xasprintf("%s/%s/metrics.jsonl", SOAK, run);
 	char *summary = xasprintf("%s/%s/summary.json", SOAK, run);
 	const struct artifact *sum;
 	size_t errors_before = gr->findings.n, i;
 	double ok, ttft50, ttft99, tpot50, tpot99, dur = -1;
+	struct soak_run *r = run_record(ev, run);
 	enum outcome outcome;
 	bool failed = false;
 
@@ -307,10 +327,16 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 	 * corrupt file is an error wherever it is) but judged by nothing. */
 	sum = artifact_doc(gr, summary);
 	outcome = run_outcome(gr, sum);
+	r->outcome = outcomes[outcome];
 	if (artifact_jsonl(gr, metrics, metric_line, &s) < 0) {
 		gate_add(gr, SEV_ERROR, "G9.soak", metrics, "",
 		    "soak run '%s' has no metrics.jsonl", run);
 		goto out;
+	}
+	if (ev->soak_series) {
+		soakstats_series_append(&r->ttft, &s.ttft);
+		soakstats_series_append(&r->tpot, &s.tpot);
+		soakstats_series_append(&r->rss, &s.rss);
 	}
 	if (outcome != OUTCOME_COMPLETED) {
 		no_evidence(gr, &s, run, outcome);
@@ -322,11 +348,12 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 		    "no ttft_ms, tpot_ms or request_ok samples", run);
 		goto out;
 	}
-	ok = mean(&s.ok);
-	ttft50 = soakstats_nearest_rank(s.ttft.v, s.ttft.n, 0.50);
-	ttft99 = soakstats_nearest_rank(s.ttft.v, s.ttft.n, 0.99);
-	tpot50 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.50);
-	tpot99 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.99);
+	r->stats = true;
+	r->success_rate = ok = mean(&s.ok);
+	r->ttft_p50 = ttft50 = soakstats_nearest_rank(s.ttft.v, s.ttft.n, 0.50);
+	r->ttft_p99 = ttft99 = soakstats_nearest_rank(s.ttft.v, s.ttft.n, 0.99);
+	r->tpot_p50 = tpot50 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.50);
+	r->tpot_p99 = tpot99 = soakstats_nearest_rank(s.tpot.v, s.tpot.n, 0.99);
 	if (sum == NULL)
 		gate_add(gr, SEV_ERROR, "G9.soak", summary, "",
 		    "soak run '%s' has no readable summary.json", run);
@@ -355,14 +382,19 @@ check_run(struct eval *ev, struct gate_result *gr, const char *run)
 			    "P99 %.1f ms breaks the SLA's %.1f ms", run, tpot99,
 			    ev->src.tpot_ms_p99);
 	}
-	check_leak(gr, metrics, &s.rss, "rss_bytes");
-	check_leak(gr, metrics, &s.dev, "device_mem_bytes");
+	r->have_rss = s.rss.n > 0;
+	r->have_dev = s.dev.n > 0;
+	check_leak(gr, metrics, &s.rss, "rss_bytes", &r->rss_leak);
+	check_leak(gr, metrics, &s.dev, "device_mem_bytes", &r->dev_leak);
 out:
 	for (i = errors_before; i < gr->findings.n; i++)
 		if (gr->findings.v[i].severity == SEV_ERROR)
 			failed = true;
 	if (!failed && s.t1 >= s.t0)
 		dur = s.t1 - s.t0;
+	r->passing = !failed;
+	r->t0 = s.t0;
+	r->t1 = s.t1;
 	soakstats_series_release(&s.ttft);
 	soakstats_series_release(&s.tpot);
 	soakstats_series_release(&s.ok);

@@ -26,6 +26,15 @@ soakstats_series_release(struct series *s)
 	memset(s, 0, sizeof *s);
 }
 
+void
+soakstats_series_append(struct series *to, const struct series *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++)
+		soakstats_series_add(to, from->ts[i], from->v[i]);
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {

@@ -20,6 +20,8 @@ struct series {
 
 void	soakstats_series_add(struct series *s, double ts, double v);
 void	soakstats_series_release(struct series *s);
+/* Append every sample of from to to, in from's order. */
+void	soakstats_series_append(struct series *to, const struct series *from);
 
 /* The ⌈p·n⌉-th smallest of v (sorted in place); NAN when n == 0. */
 double	soakstats_nearest_rank(double *v, size_t n, double p);

@@ -114,6 +114,13 @@ hostcmd_release_apply(struct strv *s, const char *ws, long hold,
 }
 
 void
+hostcmd_report(struct strv *s, const char *ws, bool force)
+{
+	host_argv(s, (const char *const[]){ "report", "--write", force ?
+	    "--force" : NULL, NULL }, (const char *const[]){ ws, NULL });
+}
+
+void
 hostcmd_version(struct strv *s)
 {
 	add_words(s, (const char *const[]){ "version", "--json", NULL });

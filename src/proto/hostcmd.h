@@ -20,6 +20,7 @@
  * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
  * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
  * -- WS`, and apply's `release apply --hold N --json --actor WHO -- WS`;
+ * report: `report --write [--force] -- WS` (the decision record);
  * version: `version --json` (no operand).
  *
  * The parsers read what a host printed, which is as untrusted as the
@@ -57,6 +58,7 @@ void	 hostcmd_cat_line_of(struct strv *s, const char *ws,
 void	 hostcmd_release(struct strv *s, const char *what, const char *ws);
 void	 hostcmd_release_apply(struct strv *s, const char *ws, long hold,
 	    const char *actor);
+void	 hostcmd_report(struct strv *s, const char *ws, bool force);
 void	 hostcmd_version(struct strv *s);
 
 /* Whether a line `run --id ID` printed on stdout says it started job id

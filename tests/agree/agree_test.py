@@ -13,6 +13,9 @@ give the same verdicts:
     screen, the Workspaces strip and the Release screen;
   - `calops release status --json`, and `calops release verify WS N` (text
     and --json) for every generation, against the Release screen and G10.
+  - `calops report --format json` (the decision record, release.md §8):
+    every gate's status and owner, the findings, the go/no-go, current and
+    the candidate.
 
 Every mutation prints one line, `ok` or `FAIL` with each disagreement
 (what each view said); the last line is `N passed, M failed`.  Exit 1 on
@@ -754,6 +757,42 @@ def compare_g10(c, ref, st, gens):
                  % (st.get("candidate"), part(cand, "signature")))
 
 
+def compare_report(c, ref, d, st):
+    """The decision record against check --json and release status."""
+    if d is None:
+        c.bad.append("report --format json printed no JSON")
+        return
+    got = [(g["id"], g["status"], g["owner"]) for g in d["gates"]]
+    want = [(g["id"], g["status"], g["owner"]) for g in ref["gates"]]
+    c.expect(got == want, "gates: check --json %s, report %s" % (
+        [w for w in want if w not in got], [g for g in got if g not in want]))
+    nref = len(ref.get("project_findings", [])) + sum(
+        1 for g in ref["gates"] for f in g.get("findings", [])
+        if f["severity"] != "info")
+    c.expect(len(d["findings"]) == nref, "findings: check --json %d not "
+             "info, report %d" % (nref, len(d["findings"])))
+    # GO: every gate passes, but G10 may fail on G10.decision alone (the
+    # record is that evidence), and there is a candidate.
+    def in_way(g):
+        if g["status"] == "pass":
+            return False
+        return g["id"] != "G10" or g["status"] != "fail" or any(
+            f["check"] != "G10.decision" for f in g.get("findings", [])
+            if f["severity"] not in ("info", "warn"))
+    rel = d["release"]
+    go = (not any(in_way(g) for g in ref["gates"]) and
+          ref["project_status"] != "BLOCKED_COMPILER" and
+          isinstance(rel.get("candidate"), int))
+    c.expect(d["decision"]["go"] == go, "report says go=%s (%s), the board "
+             "says %s" % (d["decision"]["go"], d["decision"]["line"], go))
+    if st is not None:
+        c.expect((rel.get("current"), rel.get("candidate")) ==
+                 (st.get("current"), st.get("candidate")),
+                 "report current %s candidate %s, release status %s %s" % (
+                     rel.get("current"), rel.get("candidate"),
+                     st.get("current"), st.get("candidate")))
+
+
 def run_case(c, calops, tmp, idx, example, mutate):
     base = tmp / ("m%02d" % idx)
     base.mkdir()
@@ -780,6 +819,8 @@ def run_case(c, calops, tmp, idx, example, mutate):
     _, text, _ = r.run(["check", "--color", "never", "ws"], base)
     _, sout, _ = r.run(["check", "--stream", "ws"], base)
     compare_check_views(c, ref, rc, text, last_json(sout))
+    _, dout, _ = r.run(["report", "--format", "json", "ws"], base)
+    compare_report(c, ref, last_json(dout), st)
     out_dir = base / "out"
     out_dir.mkdir()
     script = out_dir / "script"

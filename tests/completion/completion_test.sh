@@ -64,5 +64,9 @@ completes "calops repro" repro-build
 completes "calops run-gate lab.yaml G1" G1 G10
 completes "calops run-gate --ho" --host
 completes "calops run-gate --wo" --workspace
+completes "calops rep" repro-build report
+completes "calops report --f" --force --format
+completes "calops report --format h" html
+completes "calops report --w" --write
 [ $failed = 0 ] && echo "ok: completion"
 exit $failed

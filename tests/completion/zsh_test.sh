@@ -87,5 +87,7 @@ completes "calops tail comp-" 'comp-one +comp-two'
 completes "calops kill comp-o" '^% calops kill comp-one$'
 completes "calops tail --f" '--follow.*wait for more'
 completes "calops --theme high" '^% calops --theme high-contrast$'
+completes "calops repo" '^% calops report$'
+completes "calops report --format h" '^% calops report --format html$'
 [ $failed = 0 ] && echo "ok: zsh completion"
 exit $failed

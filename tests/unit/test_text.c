@@ -519,6 +519,44 @@ test_plain_line(void **state)
 	assert_false(text_plain_line("\x01", NULL, 0));
 }
 
+/* The document form (the decision record's): the same bytes in both
+ * locales, one line, every code point a terminal must not get shown. */
+static void
+test_sanitize_doc(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "caf\xc3\xa9 \xe4\xb8\xad", "caf\xc3\xa9 \xe4\xb8\xad" },
+		{ "a\tb", "a b" },
+		{ "two\nlines\r", "two^Jlines^M" },
+		{ "\x1b]52;c;QQ==\x07", "^[]52;c;QQ==^G" },
+		{ "\x1b[31mred\x7f", "^[[31mred^?" },
+		{ "\xc2\x9b" "2J", "<U+009B>2J" },
+		{ "\xe2\x80\xae!", "<U+202E>!" },
+		{ "ok\xff", "ok\\xff" },
+		{ "<script>&", "<script>&" },
+		{ "", "" },
+	};
+	const char *locales[] = { "C", "C.UTF-8" };
+	size_t i, k;
+	char *out;
+
+	(void)state;
+	for (k = 0; k < nitems(locales); k++) {
+		assert_non_null(setlocale(LC_ALL, locales[k]));
+		for (i = 0; i < nitems(cases); i++) {
+			out = text_sanitize_doc(cases[i].in,
+			    strlen(cases[i].in));
+			assert_string_equal(out, cases[i].out);
+			free(out);
+		}
+	}
+	/* A NUL inside the length is a control like any other. */
+	out = text_sanitize_doc("a\0b", 3);
+	assert_string_equal(out, "a^@b");
+	free(out);
+	assert_non_null(setlocale(LC_ALL, "C"));
+}
+
 int
 main(void)
 {
@@ -536,6 +574,7 @@ main(void)
 		cmocka_unit_test(test_json_plain),
 		cmocka_unit_test(test_json_plain_mutations),
 		cmocka_unit_test(test_plain_line),
+		cmocka_unit_test(test_sanitize_doc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 #include "model/fleet.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
+#include "views/app/reportrun.h"
 #include "views/app/bench.h"
 #include "views/core/ui.h"
 #include "views/pager.h"
@@ -944,6 +945,7 @@ app_teardown(struct app *a)
 	while (a->depth > 0)
 		pop(a);
 	boardsrc_free(a->src);
+	reportrun_stop(a);
 	fleet_free(a->fleet);
 	bench_lag_write();
 	ui_end();

@@ -67,6 +67,7 @@ struct app {
 	bool		 message_error;
 	bool		 message_eval;	/* it came from the evaluation */
 	bool		 dirty, relayout;
+	struct reportrun *report;	/* `:report` running, or NULL */
 	long		 spinner_timer;
 	int		 spinner;
 	char		*self;		/* this program, for `check --stream` */

@@ -9,6 +9,7 @@
 #include "lab/labmodel.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
+#include "views/app/reportrun.h"
 #include "views/core/ui.h"
 
 const struct prompt_command prompt_commands[] = {
@@ -17,6 +18,8 @@ const struct prompt_command prompt_commands[] = {
 	{ "refresh", NULL, "evaluate the workspace again now" },
 	{ "reconnect", "[HOST]", "connect again now to HOST, else to every "
 	    "host not up" },
+	{ "report", NULL, "write the release decision record into "
+	    "08-release/decision.md (asks before writing over one)" },
 	{ "q", NULL, "quit calops" },
 	{ "quit", NULL, "quit calops" },
 	{ NULL, NULL, NULL },
@@ -183,6 +186,8 @@ run_command(struct app *a, const char *line)
 			set_theme(a, cmd + 6);
 	} else if (strcmp(cmd, "refresh") == 0)
 		app_evaluate(a);
+	else if (strcmp(cmd, "report") == 0)
+		reportrun_start(a);
 	else if (strncmp(cmd, "reconnect", 9) == 0 &&
 	    (cmd[9] == ' ' || cmd[9] == '\0'))
 		reconnect(a, cmd + 9);

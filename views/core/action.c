@@ -24,7 +24,7 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_HELP] = { "help", "this help" },
 	[ACT_FILTER] = { "filter", "filter the lines (Esc clears)" },
 	[ACT_COMMAND] = { "command", "command line: a screen's name, :theme NAME, "
-	    ":refresh, :q (Tab completes)" },
+	    ":refresh, :report, :q (Tab completes)" },
 	[ACT_NEXT_VIEW] = { "next-view", "next screen" },
 	[ACT_PREV_VIEW] = { "prev-view", "previous screen" },
 	[ACT_VIEW_TAB] = { "tab", "the tab of that number (Screens, below)" },
