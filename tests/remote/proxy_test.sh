@@ -36,10 +36,7 @@ skip() { say "SKIP: $*"; exit 77; }
 . "$SRC/tests/remote/lib.sh"
 . "$SRC/tests/remote/hostsjson.sh"
 sshlab_prereqs
-[ "$(id -u)" = 0 ] || skip "a lab behind a bastion needs root (unshare -n)"
-command -v systemd-socket-activate >/dev/null ||
-	skip "no systemd-socket-activate (systemd)"
-unshare --net true 2>/dev/null || skip "no network namespaces here"
+bastion_prereqs
 T=$(mktemp -d "$BASE/calops-proxy-test.XXXXXX")
 L=$T/lab
 
