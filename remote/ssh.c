@@ -937,7 +937,10 @@ lost(struct ssh *s, const char *fmt, ...)
 	va_end(ap);
 	way_error(s);
 	if (s->jump != NULL && s->jump->state == TRANSPORT_REFUSED) {
-		refuse(s, "%s", s->error);
+		char why[sizeof s->error];
+
+		memcpy(why, s->error, sizeof why);
+		refuse(s, "%s", why);
 		return;
 	}
 	probe_forget(s);
