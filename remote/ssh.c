@@ -65,6 +65,7 @@
 #include <openssl/crypto.h>
 
 #include "base/buf.h"
+#include "base/fileio.h"
 #include "base/text.h"
 #include "loop/child.h"
 #include "proto/hostcmd.h"
@@ -2011,21 +2012,31 @@ proxy_spawn(struct ssh *s, int fd)
  * A socketpair in place of the TCP connection: one end the session's
  * socket, the other a tunnel through the jump host (opened once the jump
  * is up; what the session sends meanwhile waits in the socket) or the
- * ProxyCommand's stdin and stdout.
+ * ProxyCommand's stdin and stdout.  The ends this process reads are
+ * non-blocking; the command's stays blocking, as a program expects its
+ * stdin and stdout to be.
  */
 static void
 way_start(struct ssh *s)
 {
-	int sv[2];
+	int sv[2], e;
 
 	if (s->jump != NULL && s->jump->state == TRANSPORT_REFUSED) {
 		refuse(s, "%s: via %s", s->t->host, s->jump->error);
 		return;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-	    sv) == -1) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		lost(s, "%s: cannot make a socketpair: %s", s->t->host,
 		    strerror(errno));
+		return;
+	}
+	if (fileio_set_nonblock(sv[0], true) != 0 || (s->jump != NULL &&
+	    fileio_set_nonblock(sv[1], true) != 0)) {
+		e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		lost(s, "%s: cannot make a socket non-blocking: %s",
+		    s->t->host, strerror(e));
 		return;
 	}
 	if (s->jump != NULL) {

@@ -12,8 +12,9 @@
 #  3. The bastion cannot reach a port: the host says so, via the bastion.
 #  4. A chain of two jumps (the bastion, then host2): host1 comes up, both
 #     jumps in its jumps[], first hop first.
-#  5. ProxyCommand through the real `ssh -W %h:%p bastion`: both hosts up;
-#     a ProxyCommand that fails: what it said on stderr is the reason.
+#  5. ProxyCommand through the real `ssh -W %h:%p bastion`: both hosts up,
+#     the command's stdin blocking; a ProxyCommand that fails: what it said
+#     on stderr is the reason.
 #  6. The bastion stopped: both hosts disconnected, saying so via it.
 #
 # Skipped (77) without sshd, as not root, or without systemd-socket-activate
@@ -133,13 +134,17 @@ expect host2 up
 
 # ---- 5. ProxyCommand ----
 CASE=proxycommand
-sed -e "s|^\tProxyJump bastion$|\tProxyCommand ssh -F '$L/ssh_config' -W %h:%p bastion|" \
+# It notes the flags of its stdin first: blocking, as a program expects.
+sed -e "s|^\tProxyJump bastion$|\tProxyCommand sh -c \"grep flags /proc/self/fdinfo/0 >'$T/flags.%n'; exec ssh -F '$L/ssh_config' -W %h:%p bastion\"|" \
     "$L/ssh_config" >"$T/pc_config"
 grep -q "ProxyCommand" "$T/pc_config" || fail "$CASE: no ProxyCommand"
 hosts "$T/pc_config" "$L/lab.yaml"
 expect host1 up
 expect host2 up
 [ "$(field host1 jumps)" = "" ] || fail "$CASE: a jump on a command's way"
+flags=$(awk '{ print $2 }' "$T/flags.host1" 2>/dev/null)
+[ -n "$flags" ] && [ $((0$flags & 04000)) = 0 ] ||
+	fail "$CASE: the command's stdin is not blocking (flags '$flags')"
 sed -e "s|^\tProxyJump bastion$|\tProxyCommand echo no way to %h >\&2; exit 3|" \
     "$L/ssh_config" >"$T/pc_bad_config"
 hosts "$T/pc_bad_config" "$L/lab.yaml"
