@@ -34,6 +34,17 @@
  * authentication, calops missing or speaking another protocol on the host)
  * is final until the operator acts.
  *
+ * The way there.  A host behind a jump host (ProxyJump) or a command
+ * (ProxyCommand) speaks SSH over one end of a socketpair instead of a TCP
+ * socket.  A jump host is a struct ssh of its own with no command run on
+ * it, shared by every host (or jump) behind it: each of them has a tunnel
+ * (sshtunnel.h), a direct-tcpip channel of the jump's session pumped to and
+ * from the socketpair's other end by the jump's rounds.  A jump that
+ * fails ends its tunnels, so the hosts behind it see their socket close,
+ * and say why via the jump; a host's new attempt starts its jump's at
+ * once.  A ProxyCommand is a child (child_start_io) whose stdin and
+ * stdout are the other end.
+ *
  * Data read into libssh2 for one channel while another was being read
  * makes no socket event: every round reads the channels again until none
  * gives anything, and pending() asks libssh2 whether a channel has data
