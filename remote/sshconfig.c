@@ -44,6 +44,7 @@ struct scfile {
 /* One line cut as ssh cuts it. */
 struct scline {
 	const char	*word;		/* the keyword as written */
+	const char	*rest;		/* the line after it, unsplit */
 	char		**argv;
 	size_t		 argc;
 	char		*buf;		/* argv's strings */
@@ -220,6 +221,7 @@ sc_cut(struct scparse *p, struct scfile *f, char *s, struct scline *l)
 			return sc_err(p, f, "'%s' is not a keyword", l->word);
 	if (*s == '\0')
 		return sc_err(p, f, "no value after '%s'", l->word);
+	l->rest = s;
 	if (sc_split(s, l) != 0)
 		return sc_err(p, f, "a quote is not closed");
 	return 0;
@@ -443,8 +445,6 @@ static const struct {
 	const char	*off;		/* NULL: none */
 	const char	*instead;
 } sc_unfollowed[] = {
-	{ "ProxyJump", "none", "calops connects directly" },
-	{ "ProxyCommand", "none", "calops connects directly" },
 	{ "HostKeyAlias", NULL, "host keys are looked up under the host's "
 	  "own name" },
 	{ "UserKnownHostsFile", NULL, "calops reads the lab file's "
@@ -471,6 +471,105 @@ kw_unfollowed(struct scparse *p, struct scfile *f, struct scline *l)
 	return 0;
 }
 
+/*
+ * One jump host of a ProxyJump, "[user@]host[:port]" or
+ * "ssh://[user@]host[:port]", cut as ssh's parse_ssh_uri() and
+ * parse_user_host_port() cut it (the last '@' ends the user, an IPv6
+ * address in brackets); user and port NULL/0 when not given.  -1 when it is
+ * not one.  s is cut in place.
+ */
+int
+sshconfig_jump_cut(char *s, char **user, char **host, int *port)
+{
+	char *at, *colon, *end;
+	long v;
+
+	*user = NULL;
+	*port = 0;
+	if (strncmp(s, "ssh://", 6) == 0)
+		s += 6;
+	if ((at = strrchr(s, '@')) != NULL) {
+		*at = '\0';
+		if (at == s)
+			return -1;
+		*user = s;
+		s = at + 1;
+	}
+	if (*s == '[') {
+		if ((end = strchr(s, ']')) == NULL)
+			return -1;
+		*end = '\0';
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] != '\0' && colon == NULL)
+			return -1;
+		s++;
+	} else if ((colon = strchr(s, ':')) != NULL &&
+	    strchr(colon + 1, ':') != NULL)
+		colon = NULL;	/* an IPv6 address without a port */
+	if (colon != NULL) {
+		*colon = '\0';
+		errno = 0;
+		v = strtol(colon + 1, &end, 10);
+		if (*end != '\0' || end == colon + 1 || errno != 0 || v < 1 ||
+		    v > 65535)
+			return -1;
+		*port = (int)v;
+	}
+	*host = s;
+	return *s == '\0' || strpbrk(s, SC_BLANKS "/@,") != NULL ? -1 : 0;
+}
+
+/* ProxyJump and ProxyCommand share a slot, as in ssh: the first of the
+ * two that applies wins, "none" included. */
+static bool
+sc_proxy_taken(const struct sshconfig *sc)
+{
+	return sc->proxy_jump.value != NULL || sc->proxy_command.value != NULL;
+}
+
+/* ProxyJump: "none", or jump hosts separated by commas, each checked
+ * wherever it is (as ssh's parse_jump() does); sshhost.c follows them. */
+static int
+kw_proxyjump(struct scparse *p, struct scfile *f, struct scline *l)
+{
+	char *list, *one, *next, *user, *host;
+	const char *s;
+	int port, rc = 0;
+
+	if ((s = sc_one(p, f, l)) == NULL)
+		return -1;
+	if (strcasecmp(s, "none") != 0) {
+		list = xstrdup(s);
+		for (one = list; rc == 0 && one != NULL; one = next) {
+			if ((next = strchr(one, ',')) != NULL)
+				*next++ = '\0';
+			if (sshconfig_jump_cut(one, &user, &host, &port) != 0)
+				rc = sc_err(p, f, "'%s %s': not a jump host "
+				    "such as [user@]host[:port]", l->word, s);
+		}
+		free(list);
+		if (rc != 0)
+			return -1;
+	}
+	if (*f->active && !sc_proxy_taken(p->sc)) {
+		p->sc->proxy_jump.value = xstrdup(s);
+		sshconfig_origin_set(&p->sc->proxy_jump.from, f->path, f->line);
+	}
+	return 0;
+}
+
+/* ProxyCommand: the rest of the line as it is written, run by sh(1). */
+static int
+kw_proxycommand(struct scparse *p, struct scfile *f, struct scline *l)
+{
+	if (*f->active && !sc_proxy_taken(p->sc)) {
+		p->sc->proxy_command.value = xstrdup(l->rest);
+		sshconfig_origin_set(&p->sc->proxy_command.from, f->path,
+		    f->line);
+	}
+	return 0;
+}
+
 static int kw_include(struct scparse *, struct scfile *, struct scline *);
 
 /* The keywords read; any other is ignored (its line still cut). */
@@ -487,8 +586,8 @@ static const struct {
 	{ "Port", kw_port },
 	{ "IdentityFile", kw_identity },
 	{ "ServerAliveInterval", kw_alive },
-	{ "ProxyJump", kw_unfollowed },
-	{ "ProxyCommand", kw_unfollowed },
+	{ "ProxyJump", kw_proxyjump },
+	{ "ProxyCommand", kw_proxycommand },
 	{ "HostKeyAlias", kw_unfollowed },
 	{ "UserKnownHostsFile", kw_unfollowed },
 	{ "CanonicalizeHostname", kw_unfollowed },
@@ -754,6 +853,8 @@ sshconfig_release(struct sshconfig *sc)
 	sshconfig_value_release(&sc->user);
 	free(sc->port_from.file);
 	free(sc->alive_from.file);
+	sshconfig_value_release(&sc->proxy_jump);
+	sshconfig_value_release(&sc->proxy_command);
 	for (i = 0; i < sc->nids; i++)
 		sshconfig_value_release(&sc->ids[i]);
 	free(sc->ids);

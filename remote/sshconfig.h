@@ -20,8 +20,9 @@
  * read; any other Match block is never applied and leaves a note, rather
  * than be guessed at.  So do the keywords that would take ssh somewhere
  * else and that calops does not follow, when they apply to the host:
- * ProxyJump, ProxyCommand, HostKeyAlias, UserKnownHostsFile (the lab's
- * known_hosts is read) and CanonicalizeHostname.  A note is "FILE:LINE:
+ * HostKeyAlias, UserKnownHostsFile (the lab's known_hosts is read) and
+ * CanonicalizeHostname.  ProxyJump and ProxyCommand are read (below) and
+ * followed by ssh.c.  A note is "FILE:LINE:
  * text", made safe to show, for the console.  ~/.ssh/config and the files
  * it includes are refused, as ssh refuses them, when they are another
  * user's or writable by group or others; a file named (as ssh -F) is not
@@ -83,6 +84,11 @@ struct sshconfig {
 	struct sshconfig_origin	 alive_from;
 	struct sshconfig_value	*ids;		/* IdentityFile, unexpanded */
 	size_t			 nids;
+	/* ProxyJump (checked) or ProxyCommand (the rest of its line), as
+	 * written: at most one is set, the first that applies, as in ssh;
+	 * "none" is kept, it too stops the other. */
+	struct sshconfig_value	 proxy_jump;
+	struct sshconfig_value	 proxy_command;
 	struct sshconfig_notes	 notes;
 };
 
@@ -110,6 +116,13 @@ void	 sshconfig_notes_release(struct sshconfig_notes *nt);
 void	 sshconfig_origin_set(struct sshconfig_origin *o, const char *file,
 	    unsigned line);
 void	 sshconfig_value_release(struct sshconfig_value *v);
+
+/*
+ * One jump host of a ProxyJump list, "[user@]host[:port]" or
+ * "ssh://[user@]host[:port]", cut in place into s: user NULL and port 0
+ * when not given.  0, or -1 when it is not one.
+ */
+int	 sshconfig_jump_cut(char *s, char **user, char **host, int *port);
 
 /* "FILE:LINE", "FILE" (the lab file) or "default", made safe to show,
  * into buf; returns buf. */

@@ -14,7 +14,8 @@
  * the keepalive (keepalive_s, else a ServerAliveInterval from 1 s to a
  * day, else LAB_KEEPALIVE_DEFAULT: the console needs keepalives to see a
  * dead link, protocol.md §6, so ssh's 0, "off", is noted and not taken)
- * and the known_hosts file (else ~/.ssh/known_hosts).
+ * and the known_hosts file (else ~/.ssh/known_hosts), and the ProxyJump or
+ * ProxyCommand that leads there (ssh.c follows them).
  *
  * A struct sshhost owns every string in it; sshhost_release frees them.
  */
@@ -44,6 +45,12 @@ struct sshhost {
 	struct sshconfig_origin	 known_hosts_from;
 	struct sshconfig_notes	 notes;		/* the config's and the
 						   merge's */
+	/* How the host is reached, when not directly: ProxyJump as
+	 * written, or the ProxyCommand with %h %k %n %p %r %% expanded, to
+	 * be run by /bin/sh (NULL: neither, or "none"). */
+	char			*proxy_jump;
+	char			*proxy_command;
+	struct sshconfig_origin	 proxy_from;
 };
 
 /*
