@@ -25,6 +25,7 @@
 #include "views/app/app.h"
 #include "views/core/ui.h"
 #include "views/soak_int.h"
+#include "views/soakpane.h"
 
 #define SOAK_TICK_MS	1000
 #define SOAK_GRAPH_MIN	4	/* rows of a graph: its title and 3 of plot */

@@ -6,7 +6,7 @@
  *
  * soak.c owns struct soak and the tables behind it (zooms, windows, the
  * graphs); soakpane.c reads them through the functions below and only
- * draws.
+ * draws (what it draws for soak.c is soakpane.h's).
  */
 #ifndef CALOPS_SOAK_INT_H
 #define CALOPS_SOAK_INT_H
@@ -58,20 +58,5 @@ const char	*soak_window_name(const struct soak *v, const struct ljob *j);
  * does not hold. */
 int		 soak_run_verdict(struct soak *v, const struct ljob *j,
 		    char *why, size_t len);
-
-/* soakpane.c.  The three header rows from y: state and elapsed time,
- * freshness and what is shown, the leak verdicts. */
-void		 soakpane_draw_header(struct soak *v, const struct ljob *j,
-	    int y,
-		    int cols);
-/* The alert journal in rows from y. */
-void		 soakpane_draw_pane(struct soak *v, const struct ljob *j, int y,
-		    int rows, int cols);
-/* The journal's keys (A, a) and movement in it: a reaction. */
-int		 soakpane_action(struct app *a, struct soak *v,
-		    const struct ljob *j, enum action act);
-/* The screen before any soak has run from this console; the s key. */
-void		 soakpane_draw_none(struct app *a, int top, int cols);
-int		 soakpane_ask_start(struct app *a);
 
 #endif

@@ -28,6 +28,7 @@
 #include "views/core/ui.h"
 #include "views/labrun.h"
 #include "views/soak_int.h"
+#include "views/soakpane.h"
 
 #define SOAK_STALE_S	30.0	/* wall seconds without an event: STALE */
 #define SOAK_LOST_S	120.0	/* and: LOST */

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/scenario.h"
 #include "sim_common.h"
 #include "ws/hashtree.h"
 
@@ -100,8 +101,8 @@ static const struct simopt {
 	{ "ttft-ms", O_TTFT, C_GOLDEN | C_STRESS, "MS", "median time to first token (default 280)" },
 	{ "tpot-ms", O_TPOT, C_GOLDEN | C_STRESS, "MS", "median time per output token (default 32)" },
 	{ "interval", O_INTERVAL, C_STRESS, "S", "seconds between resource samples (default 60)" },
-	{ "scenario", O_SCENARIO, C_FAULT, "S", "missing-tensor bad-csr oob-slice kv-full\n"
-	    "                      submit-busy wait-timeout ccu-exception reset-warmup" },
+	/* Its help is the scenarios' names (usage_scenarios). */
+	{ "scenario", O_SCENARIO, C_FAULT, "S", NULL },
 	{ "error-code", O_ERROR_CODE, C_FAULT, "STR", "the error code to report" },
 	{ "recover-ms", O_RECOVER_MS, C_FAULT, "MS", "how long recovery takes" },
 	{ "abort", O_ABORT, C_FAULT, NULL, "the runner aborts (aborted, not recovered)" },
@@ -109,6 +110,18 @@ static const struct simopt {
 	{ "no-recover", O_NO_RECOVER, C_FAULT, NULL, "the runner does not recover" },
 	{ "version", O_VERSION, 0, NULL, "print the version" },
 };
+
+/* The names of proto/scenario.h, four a line, under the help column. */
+static void
+usage_scenarios(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < SCENARIO_COUNT; i++)
+		fprintf(f, "%s%s", i == 0 ? "" : i % 4 == 0 ?
+		    "\n                      " : " ", scenario_table[i].name);
+	fputc('\n', f);
+}
 
 static void
 usage(FILE *f)
@@ -143,7 +156,12 @@ usage(FILE *f)
 				continue;
 			snprintf(left, sizeof left, "--%s%s%s", o->name,
 			    o->arg != NULL ? " " : "", o->arg != NULL ? o->arg : "");
-			fprintf(f, "  %-19s %s\n", left, o->help);
+			if (o->help != NULL)
+				fprintf(f, "  %-19s %s\n", left, o->help);
+			else {
+				fprintf(f, "  %-19s ", left);
+				usage_scenarios(f);
+			}
 		}
 		if (k == 0)
 			fputs("  (the options above apply to every command)\n", f);
