@@ -7,8 +7,10 @@
 # with the number, the default key and its passphrase (never on screen)
 # moves `current` and appends one record; while this console holds the
 # lock for a promote, a second console is refused at once and told who
-# holds it; then the promote goes through.  Every record the console
-# signed is checked by `calops release audit` and by openssl.
+# holds it; then the promote goes through, after its chip step: typed as
+# every chip-disturbing job is, golden streaming on the screen, the record
+# carrying the result's hash.  Every record the console signed is checked
+# by `calops release audit` and by openssl.
 . "$(dirname "$0")/lib.sh"
 
 copy_ws "$COMPLETE"
@@ -32,8 +34,19 @@ current_is() {
 	    fail "current is $(readlink "$REL/current"), not generations/$1"
 }
 
+# The lab: this machine, two chips, the workspace, and the simulator as
+# the runner at 20 times real time, so that a promote's chip step (golden's
+# 16 cases) streams for a few seconds.
+cat >"$TMP/lab.yaml" <<EOF
+hosts:
+  - {name: local, transport: local, chips: [0, 1]}
+workspaces:
+  - {host: local, path: $(printf '%s' "$WS" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}
+runner: [calrt-sim, --time-scale, "20"]
+EOF
+
 start
-launch "$WS"
+launch "$TMP/lab.yaml"
 wait_for "RELEASED"
 keys 9
 wait_for "[9 Release]"
@@ -118,9 +131,26 @@ send_text "$PASS"
 keys Enter
 wait_for "why, for the audit log"
 keys Enter
-wait_for "now points to generation 2"
+# The chip step (release.md §6): confirmed as every job that disturbs a
+# chip, by typing it; golden's progress streams on the Release screen;
+# the record carries the host, the chip, the job and the result's hash.
+wait_for "type the chips (0) to start it"
+expect "chip step gen 2"
+send_text 0
+keys Enter
+wait_for "[9 Release]"
+wait_re "chip step +.*golden [0-9]+/16"
+wait_for "now points to generation 2" 60
 current_is 2
 [ "$(records)" = 4 ] || fail "the promote did not append exactly one record"
+tail -1 "$REL/audit.jsonl" | grep -Eq '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":0,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' ||
+    fail "the promote's record has no chip step: $(tail -1 "$REL/audit.jsonl")"
+job=$(tail -1 "$REL/audit.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chip_step"]["job"])')
+sum=$(sha256sum "$REL"/chip-steps/2-"$job"/golden.json | cut -d' ' -f1)
+tail -1 "$REL/audit.jsonl" | grep -q "\"golden_sha256\":\"$sum\"" ||
+    fail "golden_sha256 is not the result file's ($sum)"
+# Generation 2's observation window keeps 1, which it replaced.
+wait_re "1 kept until [0-9-]+ [0-9:]+ "
 
 # A target that does not verify (its manifest one byte off its signature):
 # said before anything is typed; the number, the key and its passphrase
@@ -129,7 +159,7 @@ sed -i 's/"generation": 1,/"generation":  1,/' \
     "$REL/generations/1/release-manifest.json"
 wait_for "current 2 · candidate 2"
 keys R
-wait_re "1 previous .*✘"
+wait_re "1 kept until [0-9-]+ [0-9:]+ .*✘"
 keys b
 wait_for "does not verify"
 send_text 1
