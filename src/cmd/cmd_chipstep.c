@@ -203,6 +203,19 @@ judge(const char *ws, const char *rel, char *why, size_t whylen)
 	return rc;
 }
 
+/* Whether ws/rel is a folder itself, not a link to one. */
+static bool
+real_folder(const char *ws, const char *rel)
+{
+	char *path = xasprintf("%s/%s", ws, rel);
+	struct stat sb;
+	bool ok;
+
+	ok = lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+	free(path);
+	return ok;
+}
+
 /* 08-release/chip-steps/<gen>-<job>/, made new: a chip step never writes
  * over another's result.  The relative path of its golden.json. */
 static char *
@@ -216,9 +229,16 @@ result_folder(const char *ws, long gen, char *why, size_t whylen)
 	else
 		snprintf(id, sizeof id, "%ld-pid%ld", gen, (long)getpid());
 	dir = xasprintf("%s/08-release/chip-steps", ws);
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+	/* As the release commands: nothing through a link. */
+	if (!real_folder(ws, "08-release"))
+		errbuf_set(why, whylen, "08-release/ is not a folder of the "
+		    "workspace (missing, or a symbolic link)");
+	else if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		errbuf_set(why, whylen, "cannot make 08-release/chip-steps: %s",
 		    strerror(errno));
+	else if (!real_folder(ws, "08-release/chip-steps"))
+		errbuf_set(why, whylen, "08-release/chip-steps is not a folder "
+		    "(a symbolic link?): the result is not written through it");
 	else {
 		free(dir);
 		dir = xasprintf("%s/08-release/chip-steps/%s", ws, id);

@@ -849,6 +849,14 @@ run 2 release rollback "$W" --key "$T/ops.pem" --confirm 1 "${CHIP[@]}"
 said 'only with --chip-step'
 [ "$(records)" -eq "$n" ] && [ "$(current)" = generations/2 ] ||
 	fail "a promote refused for its options changed something"
+# A result folder that is a link elsewhere: nothing written through it.
+mkdir "$T/away"
+ln -s "$T/away" "$R/chip-steps"
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
+said 'chip-steps is not a folder'
+[ -z "$(ls -A "$T/away")" ] || fail "a chip step wrote through a link"
+rm "$R/chip-steps"
+n=$(records)
 # A golden that fails: a signed refusal that says so; current kept.
 touch "$T/mismatch"
 run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
