@@ -40,6 +40,8 @@ struct confirm {
 	char			 answer[256];
 	bool			 weighed;	/* the question asked for
 						   more: running jobs */
+	confirm_done_fn		 done;		/* or NULL */
+	void			*done_arg;
 };
 
 /* The running jobs the job would disturb: those on any of its chips, each
@@ -122,7 +124,9 @@ confirm_answer(struct app *a, const char *answer, void *arg)
 	struct confirm *c = arg;
 	struct ljob_spec spec = c->spec;
 	char what[160], host[128], err[256], ws[PATH_MAX], why[400];
-	const struct ljob *j;
+	confirm_done_fn done = c->done;
+	void *done_arg = c->done_arg;
+	const struct ljob *j = NULL;
 	bool ok = answer_ok(c, answer, why, sizeof why);
 
 	/* Copied: closing the screen frees c. */
@@ -132,16 +136,15 @@ confirm_answer(struct app *a, const char *answer, void *arg)
 	spec.host = host;
 	spec.workspace = ws[0] != '\0' ? ws : NULL;
 	app_close(a, c);
-	if (!ok) {
+	if (!ok)
 		app_message(a, false, "not started: %s", why);
-		return;
-	}
-	if ((j = labmodel_start(app_labmodel(a), &spec, err,
-	    sizeof err)) == NULL) {
+	else if ((j = labmodel_start(app_labmodel(a), &spec, err,
+	    sizeof err)) == NULL)
 		app_message(a, true, "%s not started: %s", what, err);
-		return;
-	}
-	app_message(a, false, "started %s on %s", j->label, j->host);
+	else
+		app_message(a, false, "started %s on %s", j->label, j->host);
+	if (done != NULL)
+		done(a, j, done_arg);
 }
 
 static void
@@ -173,11 +176,19 @@ prepare(struct confirm *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* What confirm_ask_then() pushes: the spec, and whom to tell. */
+struct confirm_req {
+	const struct ljob_spec	*spec;
+	confirm_done_fn		 done;
+	void			*arg;
+};
+
 /* Pushed with the spec (copied): the screen, and its question. */
 static void *
 confirm_open(struct app *a, const void *arg)
 {
-	const struct ljob_spec *spec = arg;
+	const struct confirm_req *req = arg;
+	const struct ljob_spec *spec = req->spec;
 	struct confirm *c = xcalloc(1, sizeof *c);
 	const struct ljob *js[DISTURB_MAX];
 	char err[256], q[512], want[160];
@@ -185,6 +196,8 @@ confirm_open(struct app *a, const void *arg)
 
 	c->app = a;
 	c->spec = *spec;
+	c->done = req->done;
+	c->done_arg = req->arg;
 	snprintf(c->host, sizeof c->host, "%s", spec->host);
 	c->spec.host = c->host;
 	if (spec->workspace != NULL) {
@@ -225,6 +238,8 @@ evidence_gate(const struct ljob_spec *spec)
 	case LJOB_FAULT:
 	case LJOB_GOLDEN:
 		return gateid_of(GATEJOB_SUITE);
+	case LJOB_CHIPSTEP:
+		return -1;	/* it writes under 08-release/ only */
 	case LJOB_GATE:
 		break;
 	}
@@ -387,24 +402,32 @@ const struct view_ops confirm_view = {
 void
 confirm_ask(struct app *a, const struct ljob_spec *spec)
 {
+	(void)confirm_ask_then(a, spec, NULL, NULL);
+}
+
+int
+confirm_ask_then(struct app *a, const struct ljob_spec *spec,
+    confirm_done_fn done, void *arg)
+{
 	struct confirm probe = { 0 };
 	char err[256];
 
 	if (app_readonly(a)) {
 		app_message(a, true, "read-only: jobs cannot be started");
-		return;
+		return -1;
 	}
 	if (labmodel_start_refused(app_labmodel(a)) != NULL) {
 		app_message(a, true, "%s",
 		    labmodel_start_refused(app_labmodel(a)));
-		return;
+		return -1;
 	}
 	/* What cannot be built is said at once, with no screen. */
 	probe.app = a;
 	probe.spec = *spec;
 	if (prepare(&probe, err, sizeof err) != 0) {
 		app_message(a, true, "cannot start it: %s", err);
-		return;
+		return -1;
 	}
-	app_push(a, &confirm_view, spec);
+	app_push(a, &confirm_view, &(struct confirm_req){ spec, done, arg });
+	return 0;
 }

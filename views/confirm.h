@@ -25,5 +25,11 @@ bool	confirm_disturb_ok(const struct ljob *const *js, size_t n,
 	    const char *answer, char *why, size_t len);
 void	confirm_disturb_want(const struct ljob *const *js, size_t n,
 	    char *buf, size_t len);
+/* The same, then told what became of it: the job started (borrowed, for
+ * the call), or NULL when it was not (a wrong answer, Esc, a refusal).
+ * -1, not told, when the question could not even be asked (said). */
+typedef void (*confirm_done_fn)(struct app *, const struct ljob *, void *);
+int	confirm_ask_then(struct app *a, const struct ljob_spec *spec,
+	    confirm_done_fn done, void *arg);
 
 #endif

@@ -7,9 +7,16 @@
 #include <curses.h>
 
 #include "base/text.h"
+#include "base/strv.h"
+#include "lab/chipstep.h"
+#include "lab/labmodel.h"
 #include "model/reldiff.h"
+#include "proto/hostcmd.h"
 #include "release/relkey.h"
+#include "release/relrecord.h"
+#include "remote/transport.h"
 #include "views/app/app.h"
+#include "views/confirm.h"
 #include "views/core/config.h"
 #include "views/core/graph.h"
 #include "views/core/ui.h"
@@ -98,9 +105,60 @@ forget_key(struct relapprove *p)
 	p->key_id[0] = '\0';
 }
 
+static void
+kill_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	(void)rs;
+	(void)ex;
+	(void)arg;
+}
+
+static void
+kill_line(struct rstream *rs, const char *line, size_t len, bool err,
+    bool cut, void *arg)
+{
+	(void)rs;
+	(void)line;
+	(void)len;
+	(void)err;
+	(void)cut;
+	(void)arg;
+}
+
+static const struct rstream_cb kill_cb = { kill_line, kill_done };
+
+/* Stop the chip step's job (`calops kill` on its host); its end is then
+ * what relapprove_tick() signs. */
+static void
+stop_chip(struct relapprove *p)
+{
+	struct transport *t;
+	struct strv s = { NULL, 0, 0 };
+	char err[256];
+
+	p->chip_stopped = true;
+	if ((t = labmodel_transport(app_labmodel(p->app), p->chip_host, err,
+	    sizeof err)) == NULL)
+		return;
+	hostcmd_kill(&s, p->job);
+	(void)transport_exec(t, s.v, &kill_cb, NULL, err, sizeof err);
+	strv_free(&s);
+}
+
 void
 relapprove_cancel(struct relapprove *p, const char *why)
 {
+	/* Esc while the chip step runs: it is stopped, and cut short it is
+	 * refused on the log once it ended (relapprove_tick). */
+	if (p->step == RAP_CHIP && p->job[0] != '\0' && why != NULL) {
+		if (!p->chip_stopped)
+			stop_chip(p);
+		app_message(p->app, false, "stopping the chip step (job %s): "
+		    "the refusal is signed once it ended", p->job);
+		return;
+	}
+	if (p->step == RAP_CHIP && p->job[0] != '\0' && !p->chip_stopped)
+		stop_chip(p);
 	forget_key(p);
 	if (p->step == RAP_CLOSED)
 		return;
@@ -181,25 +239,17 @@ relapprove_start(struct relapprove *p, struct app *a, struct relclient *rc,
 static void	ask_key(struct relapprove *p, const char *why);
 static void	have_key(struct relapprove *p);
 
-/* The reason: the record is signed and sent. */
+/* Sign and send: the action carrying chip (NULL: none), or the refusal
+ * refusal says (NULL: none, but for a target that does not verify). */
 static void
-reason_answer(struct app *a, const char *answer, void *arg)
+sign(struct relapprove *p, const struct relchip *chip, const char *refusal)
 {
-	struct relapprove *p = arg;
-	char err[256], dflt[80], *who;
+	char err[256], *who;
 	int rc;
 
-	(void)a;
-	if (answer == NULL) {
-		relapprove_cancel(p, "cancelled: nothing signed, nothing "
-		    "changed");
-		return;
-	}
-	snprintf(dflt, sizeof dflt, "%s to generation %ld", p->promote ?
-	    "promote" : "rollback", p->to);
 	who = actor(p);
-	rc = relclient_sign(p->rc, p->key, p->key_id, who,
-	    answer[0] != '\0' ? answer : dflt, err, sizeof err);
+	rc = relclient_sign(p->rc, p->key, p->key_id, who, p->reason, chip,
+	    refusal, err, sizeof err);
 	free(who);
 	forget_key(p);
 	if (rc != 0) {
@@ -209,6 +259,116 @@ reason_answer(struct app *a, const char *answer, void *arg)
 		return;
 	}
 	p->step = RAP_SENT;
+}
+
+/* The chip step's job started (or not: the approval is given up). */
+static void
+chip_started(struct app *a, const struct ljob *j, void *arg)
+{
+	struct relapprove *p = arg;
+
+	(void)a;
+	if (p->step != RAP_CHIP)
+		return;
+	if (j == NULL || j->id == NULL) {
+		relapprove_cancel(p, NULL);
+		app_message(p->app, true, "the chip step did not start: "
+		    "nothing signed, nothing changed");
+		return;
+	}
+	snprintf(p->job, sizeof p->job, "%s", j->id);
+	app_redraw(p->app);
+}
+
+/* A promote's chip step (release.md §6): the runner's inspect and golden
+ * on the first chip of the workspace's host, asked as every job that
+ * disturbs a chip is asked. */
+static void
+ask_chip(struct relapprove *p)
+{
+	struct labmodel *lm = app_labmodel(p->app);
+	const char *host = app_workspace_lab_host(p->app);
+	const struct lab_host *h = host != NULL ?
+	    lab_host(labmodel_lab(lm), host) : NULL;
+	struct ljob_spec spec = { .kind = LJOB_CHIPSTEP };
+
+	if (h == NULL) {
+		relapprove_cancel(p, NULL);
+		app_message(p->app, true, "no lab host for the chip step: "
+		    "nothing signed, nothing changed");
+		return;
+	}
+	snprintf(p->chip_host, sizeof p->chip_host, "%s", h->name);
+	p->chip = h->nchips > 0 ? h->chips[0] : 0;
+	spec.host = p->chip_host;
+	spec.workspace = app_workspace(p->app);
+	spec.chip = p->chip;
+	spec.generation = p->to;
+	p->step = RAP_CHIP;
+	if (confirm_ask_then(p->app, &spec, chip_started, p) != 0) {
+		p->step = RAP_ASKING;
+		relapprove_cancel(p, NULL);
+	}
+}
+
+/* The reason: the record is signed and sent; a promote's after its chip
+ * step. */
+static void
+reason_answer(struct app *a, const char *answer, void *arg)
+{
+	struct relapprove *p = arg;
+
+	(void)a;
+	if (answer == NULL) {
+		relapprove_cancel(p, "cancelled: nothing signed, nothing "
+		    "changed");
+		return;
+	}
+	snprintf(p->reason, sizeof p->reason, "%s", answer[0] != '\0' ?
+	    answer : "");
+	if (p->reason[0] == '\0')
+		snprintf(p->reason, sizeof p->reason, "%s to generation %ld",
+		    p->promote ? "promote" : "rollback", p->to);
+	if (p->promote && relclient_approval(p->rc)->verified) {
+		ask_chip(p);
+		return;
+	}
+	sign(p, NULL, NULL);
+}
+
+void
+relapprove_tick(struct relapprove *p)
+{
+	const struct ljob *j;
+	struct relchip chip = { .kind = RELCHIP_RAN };
+	struct chipstep cs;
+	const char *tree;
+
+	if (p->step != RAP_CHIP || p->job[0] == '\0' ||
+	    (j = labmodel_find(app_labmodel(p->app), p->chip_host,
+	    p->job)) == NULL || labmodel_job_live(j))
+		return;
+	if (j->chipstep != NULL)
+		cs = *j->chipstep;
+	else
+		chipstep_init(&cs);
+	snprintf(cs.job, sizeof cs.job, "%s", p->job);
+	if (p->chip_stopped)
+		snprintf(cs.cut, sizeof cs.cut, "stopped by the approver");
+	else if (j->state == LJ_BROKEN)
+		snprintf(cs.cut, sizeof cs.cut, "%.200s", j->err);
+	tree = json_string_value(json_object_get(json_object_get(
+	    relapprove_gen(relclient_status(p->rc), p->to), "manifest"),
+	    "calbin_tree_sha256"));
+	if (!chipstep_judge(&cs, tree)) {
+		sign(p, NULL, cs.problem);
+		return;
+	}
+	chip.host = p->chip_host;
+	chip.chip = p->chip;
+	chip.job = p->job;
+	memcpy(chip.golden_sha256, cs.golden_sha256, sizeof chip.golden_sha256);
+	sign(p, &chip, NULL);
 }
 
 /* The key is loaded: is it one the host trusts? */
@@ -240,7 +400,7 @@ have_key(struct relapprove *p)
 	}
 	/* A refusal's reason is the host's: nothing to ask. */
 	if (!relclient_approval(p->rc)->verified) {
-		reason_answer(p->app, "", p);
+		sign(p, NULL, NULL);
 		return;
 	}
 	snprintf(q, sizeof q, "why, for the audit log (Enter: %s to "
@@ -401,12 +561,12 @@ relapprove_changed(struct relapprove *p)
 		app_message(p->app, true, "%s: %s", ap->result, ap->message);
 }
 
-/* The bar of the host's hashing, and its numbers. */
-static void
-draw_progress(const struct relapproval *ap, int y, int cols)
+/* A bar from column 12, width columns (at least 10), a fraction f of it
+ * filled; the width drawn. */
+static int
+bar(int y, int width, double f)
 {
-	double f = ap->total > 0 ? (double)ap->done / (double)ap->total : 0;
-	int width = cols - 40, filled, i;
+	int filled, i;
 
 	if (width < 10)
 		width = 10;
@@ -417,8 +577,28 @@ draw_progress(const struct relapproval *ap, int y, int cols)
 		waddstr(stdscr, i < filled ? ui_glyph("█", "#") :
 		    ui_glyph("░", "."));
 	wattrset(stdscr, ui_attr(ROLE_NORMAL));
+	return width;
+}
+
+/* The bar of the host's hashing, and its numbers. */
+static void
+draw_progress(const struct relapproval *ap, int y, int cols)
+{
+	double f = ap->total > 0 ? (double)ap->done / (double)ap->total : 0;
+	int width = bar(y, cols - 40, f);
+
 	ui_putf(stdscr, y, 13 + width, cols - 14 - width, ROLE_NORMAL,
 	    "%3.0f %% of %.1f MiB", 100 * f, (double)ap->total / 1048576);
+}
+
+/* golden's cases as a bar, and the job's phase and numbers after it. */
+static void
+draw_chip_bar(const struct ljob *j, int y, int cols)
+{
+	int width = bar(y, cols - 44, j->total > 0 ? j->done / j->total : 0);
+
+	ui_putf(stdscr, y, 13 + width, cols - 14 - width, ROLE_RUNNING,
+	    "%s %.0f/%.0f", j->phase, j->done, j->total);
 }
 
 /*
@@ -500,6 +680,48 @@ draw_verify(struct relapprove *p, const struct relapproval *ap, int y,
 	}
 }
 
+/* The chip step's row (release.md §6): where it will run, then its job
+ * as its events come, with golden's progress, then how it ended. */
+static void
+draw_chip(struct relapprove *p, int y, int cols)
+{
+	const struct ljob *j = p->job[0] != '\0' ? labmodel_find(
+	    app_labmodel(p->app), p->chip_host, p->job) : NULL;
+	char line[400];
+
+	ui_putf(stdscr, y, 1, 10, ROLE_DIM, "chip step");
+	if (p->step != RAP_CHIP && p->job[0] == '\0') {
+		ui_putf(stdscr, y, 12, cols - 13, ROLE_NORMAL, "inspect and "
+		    "golden on a chip of %s, under the lock, once approved",
+		    app_workspace_lab_host(p->app) != NULL ?
+		    app_workspace_lab_host(p->app) : "the workspace's host");
+		return;
+	}
+	if (j == NULL) {
+		ui_putf(stdscr, y, 12, cols - 13, ROLE_WARN, "type the chip "
+		    "(%d) in the confirmation to start it on %s", p->chip,
+		    p->chip_host);
+		return;
+	}
+	if (labmodel_job_live(j) && j->total > 0) {
+		draw_chip_bar(j, y, cols);
+		return;
+	}
+	if (labmodel_job_live(j)) {
+		snprintf(line, sizeof line, "job %s on %s, chip %d: %s…",
+		    p->job, p->chip_host, p->chip, j->phase[0] != '\0' ?
+		    j->phase : "starting");
+		ui_put(stdscr, y, 12, cols - 13, ROLE_RUNNING, line, false);
+		return;
+	}
+	snprintf(line, sizeof line, "job %s on %s, chip %d: %s", p->job,
+	    p->chip_host, p->chip, j->chipstep != NULL &&
+	    j->chipstep->passed && j->state == LJ_DONE ? "golden passed" :
+	    labmodel_job_state_name(j->state));
+	ui_put(stdscr, y, 12, cols - 13, j->state == LJ_DONE ? ROLE_PASS :
+	    ROLE_FAIL, line, false);
+}
+
 void
 relapprove_draw(struct relapprove *p, int top, int rows, int cols)
 {
@@ -559,6 +781,8 @@ relapprove_draw(struct relapprove *p, int top, int rows, int cols)
 		ui_put(stdscr, y, 12, cols - 13, ROLE_RUNNING, line, false);
 	}
 	y++;
+	if (p->promote)
+		draw_chip(p, y++, cols);
 	if (y + 2 < end && ap->from >= 1)
 		y += relapprove_draw_diff(status, ap->from, p->to, y + 1,
 		    end - y - 3, cols) + 1;
@@ -566,6 +790,10 @@ relapprove_draw(struct relapprove *p, int top, int rows, int cols)
 		ui_putf(stdscr, end - 1, 1, cols - 2, ROLE_NORMAL, "Answer in "
 		    "the status bar; Esc cancels: nothing is signed, the lock "
 		    "is let go.");
+	else if (y + 1 < end && p->step == RAP_CHIP)
+		ui_putf(stdscr, end - 1, 1, cols - 2, ROLE_DIM, "The chip step "
+		    "runs under the release lock; Esc stops it, and the refusal "
+		    "is signed.");
 	else if (y + 1 < end && p->step == RAP_VERIFYING)
 		ui_putf(stdscr, end - 1, 1, cols - 2, ROLE_DIM, "The release "
 		    "lock is held for this approval; Esc cancels.");

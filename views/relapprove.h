@@ -9,9 +9,15 @@
  * release_key by default), its passphrase when it has one (no echo, wiped
  * once the key is read) and a reason for the log.  A key whose public half
  * is none of the host's trusted keys is refused there, before anything is
- * signed.  The record is signed here and sent to the host (relclient.h);
+ * signed.  A promote then runs its chip step (release.md §6), the lock
+ * still held: the runner's inspect and golden with the package on the
+ * workspace's host's first chip, confirmed as every job that disturbs a
+ * chip is (confirm.h), its progress streamed here; the record is signed
+ * once golden passed, carrying the result's hash, else a refusal saying
+ * why.  The record is signed here and sent to the host (relclient.h);
  * when the target did not verify, what is signed is a refusal.  Esc at any
- * question cancels: nothing is signed, the host lets go of the lock.
+ * question cancels: nothing is signed, the host lets go of the lock; Esc
+ * while the chip step runs stops its job, and the refusal is signed.
  *
  * Ownership: struct relapprove is inside the Release screen's data; it
  * borrows the app and the screen's relclient.
@@ -23,6 +29,7 @@
 
 #include <jansson.h>
 
+#include "job/jobstore.h"
 #include "lab/relclient.h"
 
 struct app;
@@ -31,6 +38,7 @@ enum relapprove_step {
 	RAP_CLOSED,
 	RAP_VERIFYING,		/* the lock and the host's verification */
 	RAP_ASKING,		/* a question is in the status bar */
+	RAP_CHIP,		/* a promote's chip step: asked, then run */
 	RAP_SENT,		/* the record went; the host acts */
 };
 
@@ -43,6 +51,13 @@ struct relapprove {
 	char			 key_path[1024];
 	void			*key;		/* loaded, until signed */
 	char			 key_id[128];
+	/* The chip step: the reason the record will carry meanwhile, where
+	 * it runs, its job once started, and whether Esc stopped it. */
+	char			 reason[512];
+	char			 chip_host[128];
+	int			 chip;
+	char			 job[JOB_ID_MAX + 1];
+	bool			 chip_stopped;
 };
 
 /* The status's generation n (borrowed), or NULL. */
@@ -67,6 +82,9 @@ void	relapprove_draw(struct relapprove *p, int top, int rows, int cols);
  * withdrawn, the key freed, the host's lock let go.  Once the record went
  * there is nothing to give up: the panel only closes, saying so. */
 void	relapprove_cancel(struct relapprove *p, const char *why);
+/* A lab job may have ended: a chip step that did signs the record (or
+ * the refusal) and sends it. */
+void	relapprove_tick(struct relapprove *p);
 /* The record went: the host's answer is awaited (Esc does nothing). */
 bool	relapprove_sent(const struct relapprove *p);
 

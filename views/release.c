@@ -18,6 +18,8 @@
  */
 #include "calops.h"
 
+#include <time.h>
+
 #include "base/text.h"
 #include "lab/labmodel.h"
 #include "lab/relclient.h"
@@ -149,6 +151,9 @@ release_update(struct app *a, void *data)
 	struct release_view *v = data;
 
 	v->app = a;
+	/* A job ended (the board is evaluated then): a chip step's end signs
+	 * its promote. */
+	relapprove_tick(&v->ap);
 	if (v->rc == NULL || !same(v->ws, app_workspace(a)) ||
 	    !same(v->host, app_workspace_host(a)))
 		make_client(v);
@@ -178,18 +183,39 @@ release_close(void *data)
 	free(v);
 }
 
-/* What a generation is to the release: current, candidate, previous. */
+/* "kept until 12-09 10:43" when generation n is what current's
+ * observation window keeps (release.md §6), into buf; else "". */
+static void
+kept_text(const json_t *st, long n, char *buf, size_t len)
+{
+	const json_t *kept = json_object_get(json_object_get(st,
+	    "observation"), "kept");
+	time_t until = (time_t)json_number_value(json_object_get(kept,
+	    "until"));
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (!json_is_object(kept) || num(kept, "generation") != n)
+		return;
+	gmtime_r(&until, &tm);
+	strftime(buf, len, "kept until %m-%d %H:%M ", &tm);
+}
+
+/* What a generation is to the release: current, candidate, previous (or
+ * kept, through current's observation window). */
 static void
 marks(const struct release_view *v, const json_t *g, char *buf, size_t len)
 {
 	const json_t *st = relclient_status(v->rc);
 	long n = num(g, "generation"), cur = num(st, "current");
+	char kept[40];
 
-	snprintf(buf, len, "%s%s%s%s", n == cur ? "current " : "",
-	    n == num(st, "candidate") ? "candidate " : "",
-	    n == num(relapprove_gen(st, cur), "previous_generation") ?
-	    "previous " : "", json_is_true(json_object_get(g, "revoked")) ?
-	    "revoked" : "");
+	kept_text(st, n, kept, sizeof kept);
+	snprintf(buf, len, "%s%s%s%s%s", n == cur ? "current " : "",
+	    n == num(st, "candidate") ? "candidate " : "", kept,
+	    kept[0] == '\0' && n == num(relapprove_gen(st, cur),
+	    "previous_generation") ? "previous " : "",
+	    json_is_true(json_object_get(g, "revoked")) ? "revoked" : "");
 }
 
 /*
@@ -355,6 +381,22 @@ problem_line(struct release_view *v, char *buf, size_t len)
 	return buf[0] != '\0';
 }
 
+/* The last switch went live without a chip step, in the approver's
+ * words (release.md §6): one line, or nothing. */
+static bool
+skipped_line(struct release_view *v, char *buf, size_t len)
+{
+	const json_t *chip = json_object_get(json_object_get(
+	    relclient_status(v->rc), "audit"), "last_switch_chip_step");
+	const char *why = json_string_value(json_object_get(chip, "skipped"));
+
+	if (why == NULL)
+		return false;
+	snprintf(buf, len, "generation %ld: promoted without a chip step: "
+	    "\"%s\"", num(relclient_status(v->rc), "current"), why);
+	return true;
+}
+
 static void
 release_draw(struct app *a, void *data, int top, int rows, int cols)
 {
@@ -385,6 +427,8 @@ release_draw(struct app *a, void *data, int top, int rows, int cols)
 	y++;
 	if (problem_line(v, line, sizeof line))
 		ui_put(stdscr, y++, 1, cols - 2, ROLE_FAIL, line, false);
+	if (skipped_line(v, line, sizeof line))
+		ui_put(stdscr, y++, 1, cols - 2, ROLE_WARN, line, false);
 	if (st == NULL) {
 		ui_putf(stdscr, y, 1, cols - 2, ROLE_DIM, "%s",
 		    v->rc != NULL && relclient_loading(v->rc) ? "reading the "
@@ -400,6 +444,9 @@ release_draw(struct app *a, void *data, int top, int rows, int cols)
 	    "no generations in 08-release/generations/");
 	y += h + 1;
 	if (relapprove_open(&v->ap)) {
+		/* Its job's events come without an evaluation: its end is
+		 * seen here first. */
+		relapprove_tick(&v->ap);
 		relapprove_draw(&v->ap, y, end - y, cols);
 		return;
 	}
@@ -540,6 +587,14 @@ static const struct view_note release_notes[] = {
 	{ "candidate", "the highest generation not revoked: what p promotes" },
 	{ "previous", "current's previous_generation: where b goes by "
 	    "default" },
+	{ "kept until", "the generation current replaced, kept while "
+	    "current is inside its observation window (UTC): calops never "
+	    "deletes it, nor lets it be revoked" },
+	{ "chip step", "p runs inspect and golden with the candidate's "
+	    "package on a chip of the workspace's host, under the lock, "
+	    "confirmed by typing the chip; the record carries the result's "
+	    "hash, and a golden that fails is refused on the log; b runs "
+	    "none" },
 	{ "WINDOW", "the generation's observation window (runbook §14)" },
 	{ "✔ / ✘", "the verdict: signed by a trusted key, not revoked and, "
 	    "for the candidate, bindings that match today's artifacts; or "

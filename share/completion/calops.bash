@@ -41,12 +41,13 @@ _calops() {
 	--theme)
 		COMPREPLY=($(compgen -W 'dark light high-contrast monochrome' \
 		    -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")); return ;;
-	--config|--script|--ssh-config|--key|--output|-o)
+	--config|--script|--ssh-config|--key|--output|-o|--lab)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs|--workspace)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines|\
-	--confirm|--to|--actor|--reason|--passphrase-fd|--hold|--builds)
+	--confirm|--to|--actor|--reason|--passphrase-fd|--hold|--builds|\
+	--chip|--host)
 		COMPREPLY=(); return ;;
 	esac
 	case $cmd in
@@ -122,8 +123,9 @@ _calops() {
 			    rollback revoke apply' -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--json --key --confirm --to
-			    --actor --reason --passphrase-fd --hold --help' \
-			    -- "$cur"))
+			    --actor --reason --passphrase-fd --hold --lab --host
+			    --chip --workspace --no-chip-step --chip-step --timeout
+			    --write --ssh-config --help' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -d -- "$cur"))
 		fi ;;

@@ -27,5 +27,11 @@ int	cmd_reprobuild(int argc, char **argv);
 int	cmd_release(int argc, char **argv);
 /* The release decision record, from the evidence (cmd_report.c). */
 int	cmd_report(int argc, char **argv);
+/* One compact JSON line on stdout, flushed: an event of the release
+ * commands (cmd_release.c; the reference to j is taken). */
+struct json_t;
+void	cmd_release_event(struct json_t *j);
+/* A release's chip step, the lab job `release chip-step` (cmd_chipstep.c). */
+int	cmd_chipstep(int argc, char **argv);
 
 #endif

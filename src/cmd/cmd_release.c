@@ -31,6 +31,9 @@
 #include "release/relrevoke.h"
 #include "release/relstate.h"
 #include "release/relswitch.h"
+#include "lab/chipstep.h"
+#include "lab/labcmd.h"
+#include "remote/lab.h"
 
 #define RECORD_MAX	(64u << 10)
 
@@ -41,8 +44,12 @@
 static const char release_usage[] =
     "usage: calops release status WS [--json]\n"
     "       calops release audit WS [--json]\n"
-    "       calops release promote WS N --key FILE --confirm N [options]\n"
-    "       calops release rollback WS [--to N] --key FILE --confirm N "
+    "       calops release promote WS N --key FILE --confirm N\n"
+    "                      --lab LAB --host H --chip C [options]\n"
+    "       calops release promote WS N --key FILE --confirm N\n"
+    "                      --no-chip-step --reason TEXT [options]\n"
+    "       calops release rollback WS [--to N] --key FILE --confirm N\n"
+    "                      [--chip-step --lab LAB --host H --chip C] "
     "[options]\n"
     "       calops release verify WS N [--json]\n"
     "       calops release revoke WS N --reason TEXT --key FILE --confirm N\n"
@@ -51,8 +58,11 @@ static const char release_usage[] =
     "       calops release apply WS --hold N --json [--actor NAME]\n"
     "\n"
     "The release of workspace WS (08-release/): its generations, `current`\n"
-    "and the audit log.  promote points `current` at generation N;\n"
-    "rollback at an earlier one, by default current's previous_generation.\n"
+    "and the audit log.  promote points `current` at generation N once its\n"
+    "chip step passed: the runner's inspect and golden with N's package on\n"
+    "chip C of lab host H, a lab job run under the release lock;\n"
+    "rollback at an earlier one, by default current's previous_generation,\n"
+    "with no chip step unless --chip-step asks for one.\n"
     "Both need the approver's Ed25519 key, whose public half must be in\n"
     "trusted-keys/, and --confirm repeating the target's number.  verify\n"
     "says generation N's verdict: its signature, whether it is revoked and,\n"
@@ -71,6 +81,18 @@ static const char release_usage[] =
     "                      terminal is asked)\n"
     "  --actor NAME        who acts, for the log (default: user@host)\n"
     "  --reason TEXT       why, for the log\n"
+    "  --lab LAB           the lab file naming the chip step's host\n"
+    "  --host H            the lab host whose chip runs the chip step\n"
+    "  --chip C            the chip (one of the host's chips:)\n"
+    "  --workspace W       the workspace on H holding N's package, as the\n"
+    "                      lab file gives it (default: WS, or H's only one)\n"
+    "  --no-chip-step      promote without the chip step; --reason says why\n"
+    "                      and the record carries it\n"
+    "  --chip-step         rollback: run the chip step first\n"
+    "  --timeout S         stop a chip step still running after S seconds\n"
+    "                      (default 3600): cut short, refused\n"
+    "  --write H           run the chip step on H although it is protected\n"
+    "  --ssh-config FILE   read FILE instead of ~/.ssh/config\n"
     "  --json              one JSON object (share/doc/release.md §6)\n"
     "\n"
     "Exit status: 0 done (status, audit, verify: all well); 1 refused,\n"
@@ -85,6 +107,11 @@ struct relopts {
 	long		 hold;		/* apply --hold N, or -1 */
 	int		 passfd;
 	bool		 json;
+	/* The chip step (release.md §6): where it runs, or why none. */
+	const char	*lab, *host, *workspace, *write, *ssh_config;
+	long		 chip;		/* -1: not given */
+	long		 timeout_s;
+	bool		 no_chip_step, chip_step;
 };
 
 /* A generation number, or -1. */
@@ -98,6 +125,19 @@ gen_arg(const char *s)
 	v = strtol(s, &end, 10);
 	return errno == 0 && end != s && *end == '\0' && s[0] >= '1' &&
 	    s[0] <= '9' ? v : -1;
+}
+
+/* A number from 0 to max, or -1. */
+static long
+number_arg(const char *s, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0' && s[0] >= '0' &&
+	    s[0] <= '9' && v <= max ? v : -1;
 }
 
 /* An argument that goes into a signed record: one plain line, or said. */
@@ -125,13 +165,23 @@ parse(int argc, char **argv, struct relopts *o, bool wants_n)
 		{ "reason", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "hold", required_argument, NULL, 'H' },
+		{ "lab", required_argument, NULL, 'L' },
+		{ "host", required_argument, NULL, 'O' },
+		{ "chip", required_argument, NULL, 'C' },
+		{ "workspace", required_argument, NULL, 'W' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "ssh-config", required_argument, NULL, 'F' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "no-chip-step", no_argument, NULL, 'N' },
+		{ "chip-step", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	o->target = o->confirm = o->hold = -1;
+	o->target = o->confirm = o->hold = o->chip = -1;
 	o->passfd = -1;
+	o->timeout_s = 3600;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -139,6 +189,28 @@ parse(int argc, char **argv, struct relopts *o, bool wants_n)
 		case 'a': o->actor = optarg; break;
 		case 'r': o->reason = optarg; break;
 		case 'j': o->json = true; break;
+		case 'L': o->lab = optarg; break;
+		case 'O': o->host = optarg; break;
+		case 'W': o->workspace = optarg; break;
+		case 'w': o->write = optarg; break;
+		case 'F': o->ssh_config = optarg; break;
+		case 'N': o->no_chip_step = true; break;
+		case 'S': o->chip_step = true; break;
+		case 'C':
+			o->chip = number_arg(optarg, LAB_CHIP_MAX);
+			if (o->chip == -1) {
+				fprintf(stderr, "calops: --chip wants a chip "
+				    "number, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'T':
+			if ((o->timeout_s = number_arg(optarg, 86400)) < 1) {
+				fprintf(stderr, "calops: --timeout takes 1 to "
+				    "86400 seconds, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
 		case 'c':
 			/* Anything typed: a wrong one refuses below. */
 			o->confirm = gen_arg(optarg);
@@ -280,11 +352,38 @@ print_verdict(const struct relverdict *v, const char *lead, int indent)
 		printf("%*s%s\n", indent, "", v->problem);
 }
 
+/* What the last switch carried and keeps (release.md §6): the generation
+ * current replaced, kept through current's observation window; a promote
+ * made without a chip step, in the approver's words. */
+static void
+print_window(const struct relstate *st)
+{
+	char when[32], *safe;
+	double until;
+	long kept;
+
+	if (relstate_kept(st, (double)time(NULL), &kept, &until)) {
+		relstate_iso(until, when, sizeof when);
+		printf("observation: generation %ld's window is open: "
+		    "generation %ld kept until %s\n", st->current, kept, when);
+	}
+	if (st->audit_ok && st->current >= 1 &&
+	    st->audit.last_switch_to == st->current &&
+	    st->audit.last_switch_chip == RELCHIP_SKIPPED) {
+		safe = text_sanitize_str(st->audit.last_switch_skipped);
+		printf("chip step:   promoted without a chip step: \"%s\"\n",
+		    safe);
+		free(safe);
+	}
+}
+
 static void
 print_status(const struct relstate *st)
 {
 	const struct relgen *g;
-	char lead[64];
+	char lead[64], when[32];
+	double until;
+	long kept = -1;
 	size_t i;
 
 	printf("workspace:   %s\n", st->ws);
@@ -300,12 +399,19 @@ print_status(const struct relstate *st)
 		printf("keys:        %s\n", st->keys_problem);
 	if (st->revocations_problem[0] != '\0')
 		printf("revocations: %s\n", st->revocations_problem);
+	if (!relstate_kept(st, (double)time(NULL), &kept, &until))
+		kept = -1;
 	printf("generations:\n");
 	for (i = 0; i < st->ngens; i++) {
 		g = &st->gens[i];
 		snprintf(lead, sizeof lead, "  %3ld  %-16.16s  ", g->n,
 		    g->signer != NULL ? g->signer : "-");
 		print_verdict(&g->verdict, lead, 25);
+		if (g->n == kept) {
+			relstate_iso(until, when, sizeof when);
+			printf("%25skept until %s (generation %ld's "
+			    "observation window)\n", "", when, st->current);
+		}
 	}
 	if (st->audit_ok)
 		printf("audit:       %zu records, intact; head %.12s…, next seq "
@@ -314,6 +420,7 @@ print_status(const struct relstate *st)
 	else
 		printf("audit:       broken at record %zu: %s\n",
 		    st->audit.bad_line, st->audit.problem);
+	print_window(st);
 	if (relstate_behind_log(st))
 		printf("roll-forward: due: the log's last switch went to "
 		    "generation %lld\n", st->audit.last_switch_to);
@@ -541,10 +648,12 @@ default_actor(void)
 	return actor;
 }
 
-/* The record for action, signed: a line (a new string), or NULL. */
+/* The record for action, signed: a line (a new string), or NULL.  chip
+ * (borrowed; NULL: none) is its chip_step. */
 static char *
 sign_record(const struct relstate *st, const void *key, const char *key_id,
-    const char *actor, const char *action, long to, const char *reason)
+    const char *actor, const char *action, long to, const char *reason,
+    const struct relchip *chip)
 {
 	struct relrecord r = {
 		.seq = (long long)st->audit.records + 1,
@@ -555,6 +664,8 @@ sign_record(const struct relstate *st, const void *key, const char *key_id,
 	};
 	char *bytes, *sig, *line;
 
+	if (chip != NULL)
+		r.chip = *chip;	/* borrowed: r is not freed */
 	memcpy(r.prev_sha256, st->audit.last_line_sha256, 65);
 	if ((bytes = relrecord_signed_bytes(&r)) == NULL)
 		return NULL;
@@ -567,8 +678,8 @@ sign_record(const struct relstate *st, const void *key, const char *key_id,
 	return line;
 }
 
-static void
-print_event(json_t *j)
+void
+cmd_release_event(json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
@@ -608,7 +719,7 @@ report(const struct relopts *o, const char *action, const char *result,
 		/* apply --hold speaks JSON lines, this one the last. */
 		if (o->hold != -1) {
 			json_object_set_new(j, "type", json_string("result"));
-			print_event(j);
+			cmd_release_event(j);
 		} else
 			print_json(j);
 		return;
@@ -691,19 +802,271 @@ wrong_confirm(const char *action, long target, long confirm)
 	return 2;
 }
 
+/* Whether v's bindings were hashed: the verify events' bindings_checked. */
+static bool
+hashed(const struct relverdict *v)
+{
+	return v->bind == RV_BIND_MATCH || v->bind == RV_BIND_CHANGED;
+}
+
+/*
+ * apply --hold: the target's verdict, reached under the lock held since,
+ * is the one the switch uses, unless a file of the workspace changed
+ * meanwhile (the lock covers 08-release/ only; a rebuild does not take
+ * it): then the bindings are hashed again, in full.
+ */
+struct heldctx {
+	struct bindctx	*bc;
+	long		 n;
+	struct relverdict v;		/* n's, as said under the lock */
+};
+
+static int
+held_bindings(void *arg, long n, const json_t *manifest,
+    struct relverdict *v)
+{
+	struct heldctx *h = arg;
+	uint64_t mark;
+
+	if (n != h->n || !hashed(&h->v))
+		return bindings_today(h->bc, n, manifest, v);
+	(void)workspace_walk(h->bc->st->ws, &mark);
+	if (mark != h->bc->mark)
+		return bindings_today(h->bc, n, manifest, v);
+	relverdict_copy_bindings(v, &h->v);
+	return 0;
+}
+
+/* Where a chip step runs (release.md §6): the lab file read, its host,
+ * and the workspace there that holds the generation's package. */
+struct chipplan {
+	struct lab		 lab;
+	bool			 loaded;
+	const struct lab_host	*h;
+	const char		*ws;		/* borrowed from lab */
+};
+
+/*
+ * Whether this promote or rollback runs a chip step: 1 when it does, 0
+ * when not (a rollback as usual, a promote the approver chose to run
+ * without one, saying why), -1 when the options say neither (said).
+ */
+static int
+chip_wanted(const struct relopts *o, bool promote)
+{
+	bool where = o->lab != NULL || o->host != NULL || o->chip != -1;
+
+	if (o->no_chip_step && (o->chip_step || where)) {
+		fprintf(stderr, "calops: --no-chip-step runs none: it takes no "
+		    "--chip-step, --lab, --host or --chip\n");
+		return -1;
+	}
+	if (!promote && o->no_chip_step) {
+		fprintf(stderr, "calops: a rollback runs no chip step unless "
+		    "--chip-step asks for one\n");
+		return -1;
+	}
+	if (promote && o->chip_step) {
+		fprintf(stderr, "calops: --chip-step is rollback's: a promote "
+		    "runs one always (--lab, --host, --chip), or none with "
+		    "--no-chip-step --reason TEXT\n");
+		return -1;
+	}
+	if (o->no_chip_step) {
+		if (o->reason != NULL)
+			return 0;
+		fprintf(stderr, "calops: --no-chip-step needs --reason TEXT: "
+		    "the record carries why the chip step was skipped\n");
+		return -1;
+	}
+	if (!promote && !o->chip_step && !where)
+		return 0;
+	if (!promote && !o->chip_step) {
+		fprintf(stderr, "calops: a rollback runs a chip step only with "
+		    "--chip-step\n");
+		return -1;
+	}
+	if (o->lab != NULL && o->host != NULL && o->chip != -1)
+		return 1;
+	if (promote)
+		fprintf(stderr, "calops: a promote runs the chip step first "
+		    "(share/doc/release.md §6): give --lab LAB --host H --chip "
+		    "C, or --no-chip-step --reason TEXT to promote without one "
+		    "(the record says so)\n");
+	else
+		fprintf(stderr, "calops: --chip-step needs --lab LAB --host H "
+		    "--chip C\n");
+	return -1;
+}
+
+/* The workspace on p->h that holds the package: --workspace, else WS
+ * itself on a local host, else the host's only one; NULL, said. */
+static const char *
+chip_workspace(const struct relopts *o, struct chipplan *p)
+{
+	const struct lab_workspace *w = NULL;
+	size_t n = 0;
+
+	if (o->workspace != NULL)
+		w = lab_find_workspace(&p->lab, p->h->name, o->workspace, &n);
+	else {
+		if (p->h->transport == LAB_LOCAL)
+			w = lab_find_workspace(&p->lab, p->h->name, o->ws, &n);
+		if (w == NULL && ((w = lab_find_workspace(&p->lab,
+		    p->h->name, NULL, &n)) == NULL || n != 1))
+			w = NULL;
+	}
+	if (w != NULL)
+		return w->path;
+	if (o->workspace != NULL)
+		fprintf(stderr, "calops: '%s' is not a workspace of host '%s' "
+		    "in the lab file\n", o->workspace, p->h->name);
+	else
+		fprintf(stderr, "calops: host '%s' has %zu workspaces in the "
+		    "lab file: say which holds the package with --workspace\n",
+		    p->h->name, n);
+	return NULL;
+}
+
+/* Read the lab file and check where the chip step runs, before the lock;
+ * 0, or the exit status (said). */
+static int
+chip_plan(const struct relopts *o, struct chipplan *p)
+{
+	char err[1024], chips[256];
+	size_t i;
+
+	if (lab_load(&p->lab, o->lab, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 2;
+	}
+	p->loaded = true;
+	if ((p->h = lab_host(&p->lab, o->host)) == NULL) {
+		fprintf(stderr, "calops: no host '%s' in the lab file '%s'\n",
+		    o->host, o->lab);
+		return 2;
+	}
+	if (p->h->protected && (o->write == NULL ||
+	    strcmp(o->write, p->h->name) != 0)) {
+		fprintf(stderr, "calops: host '%s' is protected: its chips run "
+		    "the chip step only with --write %s; nothing changed\n",
+		    p->h->name, p->h->name);
+		return 1;
+	}
+	for (i = 0; i < p->h->nchips && p->h->chips[i] != o->chip; i++)
+		;
+	if (p->h->nchips > 0 && i == p->h->nchips) {
+		labcmd_chips_text(p->h->chips, p->h->nchips, chips,
+		    sizeof chips);
+		fprintf(stderr, "calops: chip %ld is not one of host '%s''s "
+		    "chips (%s)\n", o->chip, p->h->name, chips);
+		return 2;
+	}
+	return (p->ws = chip_workspace(o, p)) == NULL ? 2 : 0;
+}
+
+/* The chip step's progress on a terminal, and its job's id at its start
+ * on stderr for a script's log. */
+static void
+say_chip(const struct chipstep *cs, void *arg)
+{
+	const struct chipplan *p = arg;
+
+	if (cs->events == 0) {
+		fprintf(stderr, "calops: chip step: job %s on %s\n", cs->job,
+		    p->h->name);
+		return;
+	}
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\rchip step: %s %.0f/%.0f%s", cs->phase, cs->done,
+	    cs->total, cs->ended ? "\n" : "   ");
+}
+
+/*
+ * The chip step of target, under the lock: target verified first, as
+ * today (nothing disturbs a chip for a generation that cannot go live),
+ * its verdict kept in held for the switch; then the lab job, followed to
+ * its end.  RS_OK with *out its chip_step (borrowing cs and p), or
+ * RS_REFUSED with the refusal's reason in msg.
+ */
+static enum relswitch_rc
+chip_step(struct relstate *st, const struct relopts *o,
+    const struct chipplan *p, struct heldctx *held, struct chipstep *cs,
+    struct relchip *out, char *msg, size_t msglen)
+{
+	const struct relgen *g = relstate_gen(st, o->target);
+	const char *tree;
+	char err[512];
+
+	(void)relstate_verdict(st, o->target, bindings_today, held->bc,
+	    &held->v);
+	if (!held->v.verifies) {
+		errbuf_set(msg, msglen, "generation %ld does not verify: %s",
+		    o->target, held->v.problem);
+		return RS_REFUSED;
+	}
+	tree = g != NULL ? json_string_value(json_object_get(g->doc,
+	    "calbin_tree_sha256")) : NULL;
+	if (chipstep_run(&p->lab, p->h, p->ws, o->target, (int)o->chip,
+	    o->ssh_config, o->timeout_s, say_chip, (void *)p, cs, err,
+	    sizeof err) != 0) {
+		errbuf_set(msg, msglen, "the chip step could not start on %s: "
+		    "%s", p->h->name, err);
+		return RS_REFUSED;
+	}
+	relswitch_fault_kill("chip-done");
+	if (!chipstep_judge(cs, tree)) {
+		errbuf_set(msg, msglen, "%s", cs->problem);
+		return RS_REFUSED;
+	}
+	out->kind = RELCHIP_RAN;
+	out->host = (char *)p->h->name;
+	out->chip = o->chip;
+	out->job = cs->job;
+	memcpy(out->golden_sha256, cs->golden_sha256, 65);
+	return RS_OK;
+}
+
+/* The refusal of an approved action, signed by the same approver and
+ * appended (release.md §3); what failed is added to msg. */
+static void
+log_refusal(struct relstate *st, const void *key, const char *key_id,
+    const char *actor, long to, char *msg, size_t msglen)
+{
+	char err[512], *safe, *line;
+
+	/* Its words come partly from the workspace's files and the lab
+	 * host: valid UTF-8, whatever they held, or nothing could be
+	 * signed. */
+	safe = text_sanitize_str(msg);
+	line = sign_record(st, key, key_id, actor, "refused", to, safe, NULL);
+	free(safe);
+	if (line == NULL)
+		snprintf(err, sizeof err, "it cannot be signed");
+	if (line == NULL || relswitch_apply(st, line, strlen(line), NULL,
+	    NULL, err, sizeof err) != RS_OK)
+		snprintf(msg + strlen(msg), msglen - strlen(msg), " (and the "
+		    "refusal could not be logged: %s)", err);
+	free(line);
+}
+
 static int
 cmd_act(int argc, char **argv, bool promote)
 {
 	const char *action = promote ? "promote" : "rollback";
 	char err[512], forward[512] = "", msg[768], reason[800], *line, *actor;
-	char *safe;
 	struct bindctx bc = { 0 };
+	struct heldctx held = { .bc = &bc };
 	struct relopts o = { 0 };
+	struct chipplan plan = { 0 };
+	struct relchip chip = { 0 };
+	struct chipstep cs;
 	const char *key_id;
 	struct relstate st;
-	enum relswitch_rc r;
+	enum relswitch_rc r = RS_OK;
 	void *key;
-	int rc = 1, lockfd;
+	int rc = 1, lockfd, want;
 
 	if (parse(argc, argv, &o, promote) != 0)
 		return 2;
@@ -716,8 +1079,13 @@ cmd_act(int argc, char **argv, bool promote)
 	 * current's previous generation, once that is read. */
 	if (o.target != -1 && o.confirm != o.target)
 		return wrong_confirm(action, o.target, o.confirm);
+	if ((want = chip_wanted(&o, promote)) == -1)
+		return 2;
+	if (want == 1 && (rc = chip_plan(&o, &plan)) != 0)
+		goto out_lab;
+	rc = 1;
 	if ((key = approver(&o, action, &st)) == NULL)
-		return 1;
+		goto out_lab;
 	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
 	/* The lock, then the state read once, under it. */
 	if ((lockfd = lock_and_forward(&st, &o, action, actor, forward,
@@ -746,35 +1114,39 @@ cmd_act(int argc, char **argv, bool promote)
 	else
 		snprintf(reason, sizeof reason, "%s to generation %ld", action,
 		    o.target);
-	line = key_id == NULL ? NULL : sign_record(&st, key, key_id, actor,
-	    action, o.target, reason);
-	if (line == NULL) {
-		report(&o, action, "error", "the record cannot be signed (a "
-		    "text in it is not UTF-8)", forward, &st);
-		goto unlock;
-	}
 	bc.st = &st;
 	bc.tty = isatty(STDERR_FILENO);
-	r = relswitch_apply(&st, line, strlen(line), bindings_today, &bc, msg,
-	    sizeof msg);
-	free(line);
-	if (r == RS_REFUSED) {
-		/* The attempt goes on the log, signed by the same approver
-		 * (release.md §3). */
-		/* Its words come partly from the workspace's files: valid
-		 * UTF-8, whatever they held, or nothing could be signed. */
-		safe = text_sanitize_str(msg);
-		line = sign_record(&st, key, key_id, actor, "refused",
-		    o.target, safe);
-		free(safe);
-		if (line == NULL)
-			snprintf(err, sizeof err, "it cannot be signed");
-		if (line == NULL || relswitch_apply(&st, line, strlen(line),
-		    NULL, NULL, err, sizeof err) != RS_OK)
-			snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
-			    " (and the refusal could not be logged: %s)", err);
+	held.n = o.target;
+	if (want == 1)
+		r = chip_step(&st, &o, &plan, &held, &cs, &chip, msg,
+		    sizeof msg);
+	else if (promote) {
+		chip.kind = RELCHIP_SKIPPED;
+		chip.skipped = reason;
+	}
+	if (r == RS_OK) {
+		line = sign_record(&st, key, key_id, actor, action, o.target,
+		    reason, &chip);
+		if (line == NULL) {
+			report(&o, action, "error", "the record cannot be "
+			    "signed (a text in it is not UTF-8)", forward, &st);
+			goto unlock;
+		}
+		/* The target's verdict reached before the chip step stands
+		 * unless a file of the workspace changed meanwhile. */
+		r = relswitch_apply(&st, line, strlen(line), want == 1 ?
+		    held_bindings : bindings_today, want == 1 ? (void *)&held :
+		    (void *)&bc, msg, sizeof msg);
 		free(line);
 	}
+	if (r == RS_REFUSED)
+		log_refusal(&st, key, key_id, actor, o.target, msg,
+		    sizeof msg);
+	else if (r == RS_OK && chip.kind == RELCHIP_RAN)
+		snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ", after "
+		    "its chip step (job %s on %s, chip %ld: golden passed, "
+		    "%.12s…)", chip.job, chip.host, chip.chip,
+		    chip.golden_sha256);
 	report(&o, action, rc_names[r], msg, forward, &st);
 	rc = exit_of(r);
 unlock:
@@ -783,14 +1155,11 @@ unlock:
 out:
 	relkey_free(key);
 	relstate_release(&st);
+	relverdict_release(&held.v);
+out_lab:
+	if (plan.loaded)
+		lab_release(&plan.lab);
 	return rc;
-}
-
-/* Whether v's bindings were hashed: the verify events' bindings_checked. */
-static bool
-hashed(const struct relverdict *v)
-{
-	return v->bind == RV_BIND_MATCH || v->bind == RV_BIND_CHANGED;
 }
 
 static int
@@ -887,34 +1256,6 @@ cmd_revoke(int argc, char **argv)
 /* How long apply --hold waits for the approver's record, holding the
  * lock: an approval left open does not lock others out for ever. */
 #define HOLD_WAIT_MS	(10 * 60 * 1000)
-
-/*
- * apply --hold: the target's verdict, reached under the lock held since,
- * is the one the switch uses, unless a file of the workspace changed
- * meanwhile (the lock covers 08-release/ only; a rebuild does not take
- * it): then the bindings are hashed again, in full.
- */
-struct heldctx {
-	struct bindctx	*bc;
-	long		 n;
-	struct relverdict v;		/* n's, as said under the lock */
-};
-
-static int
-held_bindings(void *arg, long n, const json_t *manifest,
-    struct relverdict *v)
-{
-	struct heldctx *h = arg;
-	uint64_t mark;
-
-	if (n != h->n || !hashed(&h->v))
-		return bindings_today(h->bc, n, manifest, v);
-	(void)workspace_walk(h->bc->st->ws, &mark);
-	if (mark != h->bc->mark)
-		return bindings_today(h->bc, n, manifest, v);
-	relverdict_copy_bindings(v, &h->v);
-	return 0;
-}
 
 /*
  * While apply --hold hashes, the console may go (its approval given up, its
@@ -1044,9 +1385,9 @@ cmd_apply_hold(struct relopts *o)
 	if ((lockfd = lock_and_forward(&st, o, "apply", who, forward,
 	    sizeof forward, &rc)) == -1)
 		goto out;
-	print_event(held_event(&st, forward));
+	cmd_release_event(held_event(&st, forward));
 	(void)relstate_verdict(&st, o->hold, bindings_today, &bc, &h.v);
-	print_event(json_pack("{s:s, s:I, s:b, s:b, s:o, s:o}", "type",
+	cmd_release_event(json_pack("{s:s, s:I, s:b, s:b, s:o, s:o}", "type",
 	    "verified", "generation", (json_int_t)o->hold, "verifies",
 	    h.v.verifies, "bindings_checked", hashed(&h.v), "problem",
 	    h.v.verifies ? json_null() : text_json(h.v.problem), "verdict",
@@ -1158,6 +1499,8 @@ cmd_release(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(sub, "revoke") == 0)
 		return cmd_revoke(argc - 1, argv + 1);
+	if (strcmp(sub, "chip-step") == 0)
+		return cmd_chipstep(argc - 1, argv + 1);
 	fputs(release_usage, stderr);
 	return 2;
 }

@@ -21,7 +21,6 @@
 #include "calops.h"
 
 #include <getopt.h>
-#include <libgen.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -202,19 +201,6 @@ pick_workspace(const struct lab *lab, const char *host, const char *path)
 	return NULL;
 }
 
-/* This program's folder, where the bundled simulator sits. */
-static char *
-self_dir(void)
-{
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return xstrdup(dirname(buf));
-}
-
 /* A copy of path without its trailing slashes ("/" stays). */
 static char *
 trim_slashes(const char *path)
@@ -353,7 +339,7 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 	char label[160], err[512];
 	int rc = 1;
 
-	w.selfdir = self_dir();
+	w.selfdir = labcmd_self_dir();
 	if (labcmd_build(&w, &spec, &job, label, sizeof label, err,
 	    sizeof err) != 0) {
 		fprintf(stderr, "calops: %s\n", err);

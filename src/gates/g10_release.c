@@ -2,6 +2,8 @@
 #include "calops.h"
 
 #include <dirent.h>
+#include <math.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/artifact.h"
@@ -10,6 +12,8 @@
 #include "gates/g10_release.h"
 #include "release/keyring.h"
 #include "release/relaudit.h"
+#include "release/relrecord.h"
+#include "release/relstate.h"
 #include "release/relverdict.h"
 #include "ws/hashtree.h"
 
@@ -396,8 +400,63 @@ check_rollback(struct gate_result *gr, const struct keyring *kr,
 	release_generation(&p);
 }
 
+/* current's manifest's observation_window_h, or NAN. */
+static double
+window_of(struct gate_result *gr, long current)
+{
+	char rel[96];
+	const struct artifact *a;
+	json_t *doc, *w;
+	double h = NAN;
+
+	snprintf(rel, sizeof rel, GENS "/%ld/release-manifest.json", current);
+	if ((a = artifact_raw(gr, rel)) == NULL)
+		return NAN;
+	doc = json_loadb(a->data, a->size, 0, NULL);
+	if (json_is_number(w = json_object_get(doc, "observation_window_h")))
+		h = json_number_value(w);
+	json_decref(doc);
+	return h;
+}
+
+/*
+ * What the last switch's record says beyond where it went (release.md
+ * §6): a promote made without a chip step, in the approver's words; and
+ * while current is inside its observation window, the generation it
+ * replaced must still be there for a rollback.
+ */
 static void
-check_audit(struct gate_result *gr, const struct keyring *kr, long current)
+check_last_switch(struct gate_result *gr, const struct audit_state *st,
+    long current, const long *gens, size_t ngens)
+{
+	double h, until;
+	char when[32];
+	size_t i;
+
+	if (st->last_switch_chip == RELCHIP_SKIPPED)
+		gate_add(gr, SEV_WARN, "G10.audit", REL "/audit.jsonl", "",
+		    "generation %ld was promoted without a chip step: \"%s\"",
+		    current, st->last_switch_skipped);
+	h = window_of(gr, current);
+	if (st->last_switch_from < 1 || isnan(h) || h <= 0)
+		return;
+	until = st->last_switch_ts + h * 3600;
+	if ((double)time(NULL) >= until)
+		return;
+	for (i = 0; i < ngens && gens[i] != st->last_switch_from; i++)
+		;
+	if (i < ngens)
+		return;
+	relstate_iso(until, when, sizeof when);
+	gate_add(gr, SEV_ERROR, "G10.rollback", GENS, "",
+	    "generation %lld is missing, but it is kept until %s: generation "
+	    "%ld's observation window (%g h) is not over, and a rollback goes "
+	    "to it", st->last_switch_from, when, current, h);
+}
+
+static void
+check_audit(struct gate_result *gr, const struct keyring *kr, long current,
+    const long *gens, size_t ngens)
 {
 	const struct artifact *a = artifact_raw(gr, REL "/audit.jsonl");
 	struct audit_state st;
@@ -418,6 +477,8 @@ check_audit(struct gate_result *gr, const struct keyring *kr, long current)
 		    "the last promote/rollback went to %lld but 'current' is "
 		    "generation %ld: the log was cut or 'current' moved outside "
 		    "calops", st.last_switch_to, current);
+	else if (current >= 1)
+		check_last_switch(gr, &st, current, gens, ngens);
 }
 
 static bool
@@ -536,7 +597,7 @@ g10_release(struct eval *ev, struct gate_result *gr)
 		    "'current' points to generation %ld, which is revoked: roll "
 		    "back or forward to one that is not", current);
 	free(rev.v);
-	check_audit(gr, &kr, current);
+	check_audit(gr, &kr, current, gens, n);
 	if (!artifact_exists(gr, REL "/decision.md", NULL))
 		gate_add(gr, SEV_ERROR, "G10.decision", REL "/decision.md", "",
 		    "decision.md is missing: the release decision is unrecorded");

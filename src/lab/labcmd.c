@@ -5,6 +5,7 @@
  */
 #include "calops.h"
 
+#include <libgen.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -150,6 +151,18 @@ runner_program(const struct labcmd_where *w, const char *name)
 	return xstrdup(name);
 }
 
+char *
+labcmd_self_dir(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(dirname(buf));
+}
+
 /* The lab's runner, its whole argv as the lab file gives it (a command
  * prefix: lab.h), then its command (golden, stress, fault) if any. */
 static void
@@ -181,6 +194,32 @@ labcmd_chips_text(const int *chips, size_t n, char *buf, size_t len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%d",
 			    k == i + 1 ? "," : "-", chips[k]);
 	}
+}
+
+/*
+ * A release's chip step: the host's own calops runs the runner's inspect
+ * and golden on the chip and says the result file's hash
+ * (cmd_chipstep.c); after its "--", the workspace and the runner's argv
+ * as the lab file gives it.
+ */
+static void
+chip_step(const struct labcmd_where *w, const struct ljob_spec *spec,
+    struct strv *argv, char *label, size_t labellen)
+{
+	strv_add(argv, w->host->transport == LAB_LOCAL ?
+	    runner_program(w, "calops") : xstrdup(w->host->calops != NULL ?
+	    w->host->calops : LAB_DEFAULT_CALOPS));
+	strv_add(argv, xstrdup("release"));
+	strv_add(argv, xstrdup("chip-step"));
+	strv_add(argv, xstrdup("--generation"));
+	strv_add(argv, xasprintf("%ld", spec->generation));
+	strv_add(argv, xstrdup("--chip"));
+	strv_add(argv, xasprintf("%d", spec->chip));
+	strv_add(argv, xstrdup("--"));
+	strv_add(argv, xstrdup(w->ws));
+	add_runner(w, argv, NULL);
+	snprintf(label, labellen, "chip step gen %ld · chip %d",
+	    spec->generation, spec->chip);
 }
 
 /* "24h", "90m" or seconds, as the runner's --duration takes them. */
@@ -269,6 +308,9 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 		strv_add(argv, xstrdup(sc->name));
 		snprintf(label, labellen, "fault %s · chip %d",
 		    sc->name, spec->chip);
+		break;
+	case LJOB_CHIPSTEP:
+		chip_step(w, spec, argv, label, labellen);
 		break;
 	case LJOB_GOLDEN:
 		add_runner(w, argv, "golden");

@@ -29,6 +29,10 @@ enum ljob_kind {
 	LJOB_SOAK,		/* runner stress */
 	LJOB_FAULT,		/* runner fault --scenario S on one chip */
 	LJOB_GOLDEN,		/* runner golden */
+	/* a release's chip step (share/doc/release.md §6): the host's
+	 * `calops release chip-step`, which runs the runner's inspect and
+	 * golden with the workspace's package on one chip */
+	LJOB_CHIPSTEP,
 };
 
 /* What to start. */
@@ -39,10 +43,11 @@ struct ljob_spec {
 	const char	*workspace;
 	enum ljob_kind	 kind;
 	int		 gate;		/* LJOB_GATE: its index (7 or 9) */
-	int		 chip;		/* LJOB_FAULT: the target chip */
+	int		 chip;		/* LJOB_FAULT, LJOB_CHIPSTEP */
 	const char	*scenario;	/* LJOB_FAULT */
 	double		 duration_s;	/* LJOB_SOAK (and G9): 0 = 24 h */
 	bool		 again;		/* G5: one more build, not two anew */
+	long		 generation;	/* LJOB_CHIPSTEP: the one promoted */
 };
 
 /* Where it runs; every pointer borrowed for the call. */
@@ -52,6 +57,10 @@ struct labcmd_where {
 	const char		*ws;		/* its workspace, or NULL */
 	const char		*selfdir;	/* calops' folder, or NULL */
 };
+
+/* This program's folder, where the bundled simulator sits (a new string;
+ * NULL when /proc/self/exe cannot say): labcmd_where's selfdir. */
+char	*labcmd_self_dir(void);
 
 /* The job's argv and its label ("soak 24h · chips 0-3"); 0, or -1 with err
  * (no workspace on the host, no such scenario or chip, a gate with no lab

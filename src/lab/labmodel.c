@@ -555,7 +555,7 @@ spec_chips(const struct lhost *h, const struct ljob_spec *spec, int *out,
 	    gateid_job(spec->gate) != GATEJOB_SUITE &&
 	    gateid_job(spec->gate) != GATEJOB_CHIP_TOOL)
 		return 0;
-	if (spec_kind(spec) == LJOB_FAULT)
+	if (spec_kind(spec) == LJOB_FAULT || spec_kind(spec) == LJOB_CHIPSTEP)
 		out[n++] = spec->chip;
 	else if (spec_kind(spec) != LJOB_SOAK || h->h->nchips == 0)
 		out[n++] = h->h->nchips > 0 ? h->h->chips[0] : 0;
@@ -701,9 +701,11 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j->pub.workspace = k >= 0 && h->ws_key[k] != NULL ?
 	    xstrdup(h->ws_key[k]) : labmodel_ws_key(h, w.ws);
 	j->pub.kind = spec_kind(spec);
+	/* A chip step writes no gate's evidence (release.md §6). */
 	j->pub.gate = j->pub.kind == LJOB_SOAK ? 9 : j->pub.kind ==
-	    LJOB_GATE ? spec->gate : 7;
-	j->pub.chip = j->pub.kind == LJOB_FAULT ? spec->chip : -1;
+	    LJOB_GATE ? spec->gate : j->pub.kind == LJOB_CHIPSTEP ? -1 : 7;
+	j->pub.chip = j->pub.kind == LJOB_FAULT || j->pub.kind ==
+	    LJOB_CHIPSTEP ? spec->chip : -1;
 	if (j->pub.kind == LJOB_FAULT)
 		j->pub.scenario = xstrdup(spec->scenario);
 	j->pub.chips = xcalloc(h->h->nchips + 1, sizeof *j->pub.chips);

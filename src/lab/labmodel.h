@@ -48,6 +48,7 @@
 
 struct metrics;
 struct alerts;
+struct chipstep;
 struct transport;
 struct labmodel;
 
@@ -110,6 +111,10 @@ struct ljob {
 	double		 stalled_since;
 	char		 stalled_why[32];
 	bool		 replaying;	/* applied from the mirror, not live */
+
+	/* LJOB_CHIPSTEP: its stream as chipstep.h reads it (owned), once
+	 * an event came; else NULL. */
+	struct chipstep	*chipstep;
 
 	/* LJOB_SOAK: its samples and alert journal; NULL for other kinds and
 	 * for a soak older than the newest LAB_SOAKS_LOADED that has ended. */

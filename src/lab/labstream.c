@@ -18,6 +18,7 @@
 #include "job/jobstore.h"
 #include "lab/actionlog.h"
 #include "lab/follow.h"
+#include "lab/chipstep.h"
 #include "lab/labmodel_int.h"
 #include "lab/labstream.h"
 #include "metrics/alerts.h"
@@ -36,7 +37,7 @@ static void	labstream_refuse(struct ljob_int *j);
 
 static const char *const kind_names[] = {
 	[LJOB_GATE] = "gate", [LJOB_SOAK] = "soak", [LJOB_FAULT] = "fault",
-	[LJOB_GOLDEN] = "golden",
+	[LJOB_GOLDEN] = "golden", [LJOB_CHIPSTEP] = "chip-step",
 };
 
 /* ---- the record beside the mirror ---- */
@@ -459,6 +460,17 @@ labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
 	}
 	if (p->state == LJ_STARTING || p->state == LJ_BROKEN)
 		p->state = LJ_RUNNING;
+	/* A release's chip step: what its approval signs or refuses
+	 * (chipstep.h), from every line but metrics. */
+	if (p->kind == LJOB_CHIPSTEP) {
+		if (p->chipstep == NULL) {
+			p->chipstep = xmalloc(sizeof *p->chipstep);
+			chipstep_init(p->chipstep);
+			snprintf(p->chipstep->job, sizeof p->chipstep->job,
+			    "%s", p->id != NULL ? p->id : "");
+		}
+		chipstep_event(p->chipstep, line, len);
+	}
 	apply_other(j, ev, line, len);
 }
 
@@ -919,6 +931,7 @@ labstream_job_free(struct ljob_int *j)
 	free(j->pub.id);
 	free(j->pub.scenario);
 	free(j->pub.chips);
+	free(j->pub.chipstep);
 	free(j->pub.command);
 	free(j->pub.label);
 	free(j->meta_path);

@@ -308,11 +308,13 @@ relclient_approval(const struct relclient *rc)
 
 int
 relclient_sign(struct relclient *rc, const void *key, const char *key_id,
-    const char *actor, const char *reason, char *err, size_t errlen)
+    const char *actor, const char *reason, const struct relchip *chip,
+    const char *refusal, char *err, size_t errlen)
 {
 	struct relapproval *ap = &rc->ap;
 	char *safe, *bytes, *sig, *line;
 	struct relrecord r = { 0 };
+	bool refuse;
 	int ret;
 
 	if (ap->phase != RA_READY || rc->apply == NULL) {
@@ -322,12 +324,19 @@ relclient_sign(struct relclient *rc, const void *key, const char *key_id,
 	}
 	/* A refusal's reason quotes the host's words: valid UTF-8, or
 	 * nothing could be signed. */
-	safe = text_sanitize_str(ap->verified ? reason : ap->problem);
+	/* A chip step that failed is refused like a target that does not
+	 * verify: its reason, the one said. */
+	if (refusal != NULL)
+		snprintf(ap->problem, sizeof ap->problem, "%s", refusal);
+	refuse = !ap->verified || refusal != NULL;
+	safe = text_sanitize_str(refuse ? ap->problem : reason);
 	r.seq = ap->next_seq;
 	r.ts = (double)time(NULL);
 	r.actor = (char *)actor;
 	r.key_id = (char *)key_id;
-	r.action = ap->verified ? ap->action : "refused";
+	r.action = refuse ? "refused" : ap->action;
+	if (!refuse && chip != NULL)
+		r.chip = *chip;		/* borrowed: r is not freed */
 	r.from = ap->from;
 	r.to = ap->to;
 	r.reason = safe;
@@ -343,7 +352,7 @@ relclient_sign(struct relclient *rc, const void *key, const char *key_id,
 		    "in it is not UTF-8)");
 		return -1;
 	}
-	ap->sent_refusal = !ap->verified;
+	ap->sent_refusal = refuse;
 	safe = xasprintf("%s\n", line);
 	ret = transport_input(rc->apply, safe, strlen(safe), true, err,
 	    errlen);

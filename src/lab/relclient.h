@@ -27,6 +27,7 @@
 
 struct transport;
 struct relclient;
+struct relchip;
 
 struct relclient_cb {
 	/* Something to show changed (a fetch ended, progress, a result). */
@@ -92,11 +93,14 @@ int		 relclient_begin(struct relclient *rc, const char *action,
 		    long to, const char *actor, char *err, size_t errlen);
 const struct relapproval *relclient_approval(const struct relclient *rc);
 /* RA_READY: sign the record with key (relkey.h), whose trusted name on
- * the host is key_id, and send it; the action itself when the target
- * verified, else a refusal giving its reason.  0, or -1 with err. */
+ * the host is key_id, and send it; the action itself, carrying chip (its
+ * chip_step, relrecord.h; NULL: none) when the target verified, else a
+ * refusal giving its reason; refusal (not NULL: a chip step that failed)
+ * makes it a refusal with that reason.  0, or -1 with err. */
 int		 relclient_sign(struct relclient *rc, const void *key,
 		    const char *key_id, const char *actor, const char *reason,
-		    char *err, size_t errlen);
+		    const struct relchip *chip, const char *refusal, char *err,
+		    size_t errlen);
 /* Give up the approval: nothing is signed, the command on the host is
  * stopped and the lock let go with it; RA_NONE again (the result of one
  * done is forgotten too).  Once the record went (RA_SENDING) there is

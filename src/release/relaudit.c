@@ -7,12 +7,15 @@
 #include <jansson.h>
 
 #include "release/relaudit.h"
+#include "release/relrecord.h"
 #include "ws/hash.h"
 
 #define ZERO_HASH "0000000000000000000000000000000000000000000000000000000000000000"
 
 static const char *const audit_members[] = { "seq", "ts", "actor", "key_id",
     "action", "from", "to", "reason", "prev_sha256", "sig" };
+/* Where v3's chip_step goes when a record has it: after reason. */
+#define CHIP_STEP_AT	8
 
 static int
 bad(struct audit_state *st, size_t line, const char *fmt, ...)
@@ -30,18 +33,25 @@ bad(struct audit_state *st, size_t line, const char *fmt, ...)
 	return -1;
 }
 
-/* The members in release.md's order, and nothing else. */
+/* The members in release.md's order, and nothing else: the ten of v2, or
+ * those with chip_step after reason (v3). */
 static bool
 members_in_order(json_t *o)
 {
+	bool chip = json_object_get(o, "chip_step") != NULL;
 	const char *key;
 	json_t *v;
-	size_t i = 0;
+	size_t i = 0, at = 0;
 
-	if (json_object_size(o) != nitems(audit_members))
+	if (json_object_size(o) != nitems(audit_members) + chip)
 		return false;
 	json_object_foreach(o, key, v) {
 		(void)v;
+		if (chip && at++ == CHIP_STEP_AT) {
+			if (strcmp(key, "chip_step") != 0)
+				return false;
+			continue;
+		}
 		if (strcmp(key, audit_members[i++]) != 0)
 			return false;
 	}
@@ -74,6 +84,8 @@ struct pending {
 	char		*key_id;
 	bool		 verified;
 	bool		 is_switch;
+	enum relchip_kind chip;
+	char		*skipped;	/* chip_step's skipped, or NULL */
 	long long	 to, from;
 	double		 ts;
 	char		 hash[65];	/* of its line */
@@ -85,6 +97,7 @@ pending_release(struct pending *p)
 	free(p->signed_bytes);
 	free(p->sig);
 	free(p->key_id);
+	free(p->skipped);
 	memset(p, 0, sizeof *p);
 }
 
@@ -98,6 +111,8 @@ record_form(const char *line, size_t len, size_t lineno,
     struct audit_state *st, struct pending *p)
 {
 	const char *action = NULL, *sig, *key_id;
+	struct relchip chip = { 0 };
+	char why[128];
 	json_error_t je;
 	size_t tail;
 	json_t *o;
@@ -111,7 +126,7 @@ record_form(const char *line, size_t len, size_t lineno,
 	}
 	if (!members_in_order(o))
 		rc = bad(st, lineno, "members are not seq,ts,actor,key_id,action,"
-		    "from,to,reason,prev_sha256,sig");
+		    "from,to,reason,[chip_step,]prev_sha256,sig");
 	else if (json_integer_value(json_object_get(o, "seq")) !=
 	    (json_int_t)st->records + 1)
 		rc = bad(st, lineno, "seq is not %zu", st->records + 1);
@@ -126,6 +141,13 @@ record_form(const char *line, size_t len, size_t lineno,
 		rc = bad(st, lineno, "action is not promote, rollback or refused");
 	else if (!types_ok(o, action))
 		rc = bad(st, lineno, "a member has the wrong type");
+	else if (json_object_get(o, "chip_step") != NULL &&
+	    strcmp(action, "refused") == 0)
+		rc = bad(st, lineno, "a refused record has no chip_step");
+	else if (json_object_get(o, "chip_step") != NULL &&
+	    relrecord_chip_parse(json_object_get(o, "chip_step"), &chip, why,
+	    sizeof why) != 0)
+		rc = bad(st, lineno, "%s", why);
 	if (rc != 0)
 		goto out;
 	sig = json_string_value(json_object_get(o, "sig"));
@@ -152,9 +174,13 @@ record_form(const char *line, size_t len, size_t lineno,
 		p->ts = json_number_value(json_object_get(o, "ts"));
 		p->from = json_is_integer(json_object_get(o, "from")) ?
 		    json_integer_value(json_object_get(o, "from")) : -1;
+		p->chip = chip.kind;
+		if (chip.skipped != NULL)
+			p->skipped = xstrdup(chip.skipped);
 	}
 	hash_bytes(line, len, p->hash);
 out:
+	relrecord_chip_free(&chip);
 	json_decref(o);
 	return rc;
 }
@@ -176,6 +202,10 @@ advance(struct audit_state *st, const struct pending *p)
 		st->last_switch_to = p->to;
 		st->last_switch_ts = p->ts;
 		st->last_switch_from = p->from;
+		st->last_switch_chip = p->chip;
+		snprintf(st->last_switch_skipped,
+		    sizeof st->last_switch_skipped, "%s", p->skipped != NULL ?
+		    p->skipped : "");
 	}
 }
 

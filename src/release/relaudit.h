@@ -15,6 +15,10 @@ struct audit_state {
 	long long	 last_switch_to;
 	double		 last_switch_ts;	/* its ts; 0 with none */
 	long long	 last_switch_from;	/* its from; -1: null */
+	/* Its chip_step (v3): none (a v2 record, a rollback), ran, or
+	 * skipped with the approver's reason (truncated here; "" else). */
+	int		 last_switch_chip;	/* enum relchip_kind */
+	char		 last_switch_skipped[256];
 	char		 last_line_sha256[65];
 	/* The first broken link, when verification fails. */
 	size_t		 bad_line;		/* 1-based, 0 when intact */
@@ -24,7 +28,8 @@ struct audit_state {
 /*
  * Walk audit.jsonl (len bytes): every record compact JSON with seq from 1,
  * prev_sha256 the SHA-256 of the previous line's bytes (64 zeros first),
- * action promote|rollback|refused, and sig an Ed25519 signature by the
+ * action promote|rollback|refused, a chip_step after reason in a promote
+ * or rollback of v3 (relrecord.h), and sig an Ed25519 signature by the
  * trusted key named key_id over the line up to ',"sig":' followed by '}'.
  * Returns 0 when intact, -1 with out->bad_line and out->problem set.
  */

@@ -118,7 +118,9 @@ relrevoke_write(struct relstate *st, const void *key, long n,
     const char *reason, char *msg, size_t msglen)
 {
 	const struct relgen *g = relstate_gen(st, n);
-	char *text, *sig;
+	char *text, *sig, when[32];
+	double until;
+	long kept;
 	json_t *o;
 
 	if (g == NULL) {
@@ -132,6 +134,16 @@ relrevoke_write(struct relstate *st, const void *key, long n,
 	if (n == st->current) {
 		errbuf_set(msg, msglen, "generation %ld is current: roll back "
 		    "or promote off it first, then revoke it", n);
+		return 1;
+	}
+	/* The generation current replaced is kept through its observation
+	 * window (release.md §6): a rollback may need it. */
+	if (relstate_kept(st, (double)time(NULL), &kept, &until) &&
+	    kept == n) {
+		relstate_iso(until, when, sizeof when);
+		errbuf_set(msg, msglen, "generation %ld is kept until %s: "
+		    "generation %ld's observation window is not over; revoke "
+		    "it after that", n, when, st->current);
 		return 1;
 	}
 	if (st->revocations_present && !st->revocations_ok) {

@@ -671,6 +671,31 @@ relstate_behind_log(const struct relstate *st)
 	    (st->current < 1 || st->current == st->audit.last_switch_from);
 }
 
+void
+relstate_iso(double t, char *buf, size_t len)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+bool
+relstate_kept(const struct relstate *st, double now, long *gen,
+    double *until)
+{
+	const struct relgen *cur = relstate_gen(st, st->current);
+
+	if (cur == NULL || isnan(cur->window_h) || cur->window_h <= 0 ||
+	    !st->audit_ok || st->audit.last_switch_to != st->current ||
+	    st->audit.last_switch_from < 1 || st->audit.last_switch_ts <= 0)
+		return false;
+	*gen = (long)st->audit.last_switch_from;
+	*until = st->audit.last_switch_ts + cur->window_h * 3600;
+	return now < *until;
+}
+
 bool
 relstate_disagrees(const struct relstate *st)
 {
@@ -734,7 +759,8 @@ relstate_json(const struct relstate *st)
 {
 	json_t *o, *gens = json_array(), *g, *audit, *obs = json_null();
 	const struct relgen *cur = relstate_gen(st, st->current);
-	double left, now = (double)time(NULL);
+	double left, until, now = (double)time(NULL);
+	long kept;
 	size_t i;
 
 	for (i = 0; i < st->ngens; i++) {
@@ -762,9 +788,12 @@ relstate_json(const struct relstate *st)
 	    st->audit.last_switch_to == st->current &&
 	    st->audit.last_switch_ts > 0) {
 		left = cur->window_h - (now - st->audit.last_switch_ts) / 3600;
-		obs = json_pack("{s:I, s:f, s:f, s:f}", "generation",
+		obs = json_pack("{s:I, s:f, s:f, s:f, s:o}", "generation",
 		    (json_int_t)st->current, "since", st->audit.last_switch_ts,
-		    "window_h", cur->window_h, "left_h", left > 0 ? left : 0.0);
+		    "window_h", cur->window_h, "left_h", left > 0 ? left : 0.0,
+		    "kept", relstate_kept(st, now, &kept, &until) ?
+		    json_pack("{s:I, s:f}", "generation", (json_int_t)kept,
+		    "until", until) : json_null());
 	}
 	audit = json_pack("{s:b, s:b, s:I, s:o, s:o, s:s, s:I, s:o}",
 	    "present", st->audit_present, "intact", st->audit_ok,
@@ -776,6 +805,13 @@ relstate_json(const struct relstate *st)
 	    "head_sha256", st->audit.last_line_sha256,
 	    "next_seq", (json_int_t)st->audit.records + 1,
 	    "last_switch_to", num_or_null((long)st->audit.last_switch_to));
+	/* How the last switch's chip step went (release.md §6): null for
+	 * none (a rollback, a record of v2). */
+	json_object_set_new(audit, "last_switch_chip_step",
+	    st->audit.last_switch_chip == RELCHIP_RAN ? json_string("ran") :
+	    st->audit.last_switch_chip == RELCHIP_SKIPPED ?
+	    json_pack("{s:o}", "skipped",
+	    text_json(st->audit.last_switch_skipped)) : json_null());
 	o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:b, "
 	    "s:o}, s:o, s:b}",
 	    "schema", "calops-release-status/v1",

@@ -119,6 +119,18 @@ bool	relstate_behind_log(const struct relstate *st);
  * leaves (a cut log, a link moved by hand): said, never "repaired". */
 bool	relstate_disagrees(const struct relstate *st);
 
+/*
+ * The observation window (release.md §6): while `current` (the log's last
+ * switch) is inside its manifest's observation_window_h, counted from that
+ * switch's ts, the generation it replaced is kept.  Whether one is, at
+ * Unix time now: its number in *gen and the end of the window in *until.
+ */
+bool	relstate_kept(const struct relstate *st, double now, long *gen,
+	    double *until);
+/* Unix time t as "2026-12-06T10:15:00Z" into buf, the words "kept
+ * until" take. */
+void	relstate_iso(double t, char *buf, size_t len);
+
 /* Who may approve: [{name, ed25519}], each trusted key's name and raw
  * public key in base64 (a new array). */
 json_t	*relstate_trusted_keys_json(const struct relstate *st);

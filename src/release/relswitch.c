@@ -326,6 +326,24 @@ check_record(const struct relstate *st, const struct relrecord *r,
 		    r->to);
 		return RS_BAD;
 	}
+	/* The runbook's order (release.md §6): a promote goes live after its
+	 * chip step passed, or says why it ran none; a v2 record (none) is
+	 * valid on the log, not as a new promote. */
+	if (promote && r->chip.kind == RELCHIP_NONE) {
+		errbuf_set(msg, msglen, "a promote carries its chip step "
+		    "(chip_step: the golden run on a lab chip, or why it was "
+		    "skipped): release.md §6");
+		return RS_BAD;
+	}
+	if (r->chip.kind == RELCHIP_RAN && (r->chip.host[0] == '\0' ||
+	    r->chip.job[0] == '\0')) {
+		errbuf_set(msg, msglen, "the chip step names no host or job");
+		return RS_BAD;
+	}
+	if (r->chip.kind == RELCHIP_SKIPPED && r->chip.skipped[0] == '\0') {
+		errbuf_set(msg, msglen, "a chip step skipped says why");
+		return RS_BAD;
+	}
 	/* A promote goes to the candidate, whose bindings are checked; an
 	 * earlier generation is a rollback's. */
 	if (promote && r->to != st->candidate) {

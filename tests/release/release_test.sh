@@ -38,6 +38,25 @@ if command -v ssh-keygen >/dev/null; then
 fi
 echo 'not a key' >"$T/junk.pem"
 
+# The chip step's lab (share/doc/release.md §6): this machine, two chips,
+# the test's workspace, and a runner that is the simulator, whose golden
+# diverges on one case while $T/mismatch exists and runs in real time (a
+# slow chip) while $T/slow does.  Jobs and caches under $T.
+export XDG_STATE_HOME=$T/state XDG_CACHE_HOME=$T/cache
+SIM=$(dirname "$CALOPS")/calrt-sim
+cat >"$T/runner.sh" <<RUNNER
+#!/bin/sh
+cmd=\$1; shift
+scale=0; extra=
+[ "\$cmd" = golden ] && [ -e '$T/mismatch' ] && extra='--mismatch 16:32'
+[ "\$cmd" = golden ] && [ -e '$T/slow' ] && scale=1
+exec '$SIM' --time-scale \$scale "\$cmd" "\$@" \$extra
+RUNNER
+chmod +x "$T/runner.sh"
+printf 'hosts:\n  - {name: local, transport: local, chips: [0, 1]}\nworkspaces:\n  - {host: local, path: "%s"}\nrunner: ["%s"]\n' \
+    "$T/ws" "$T/runner.sh" >"$T/lab.yaml"
+CHIP=(--lab "$T/lab.yaml" --host local --chip 0)
+
 # sign FILE: base64 Ed25519 signature of FILE's bytes by the approver.
 sign() {
 	openssl pkeyutl -sign -inkey "$T/ops.pem" -rawin -in "$1" | base64 -w0
@@ -204,7 +223,7 @@ said "rolled back: 'current' now points to generation 1"
     [ "$(member reason)" = 'soak regression in 2' ] &&
     [ "$(member seq)" = 3 ] || fail "rollback record: $(last)"
 invariant "rollback"
-run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 --json
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 --json "${CHIP[@]}"
 python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
 assert d["schema"] == "calops-release-result/v1" and d["result"] == "ok"
 assert d["current"] == 2' "$T/out" || fail "promote --json: $(cat "$T/out")"
@@ -238,7 +257,7 @@ said 'no terminal'
 run 0 release rollback "$W" --key "$T/ops-enc.pem" --confirm 1 \
     --passphrase-fd 3 3<<<'open sesame'
 invariant "an encrypted key"
-run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 "${CHIP[@]}"
 
 # ---- targets that do not verify: a refused record, current kept ----
 cp "$R/generations/1/release-manifest.json" "$T/m1"
@@ -258,12 +277,12 @@ run 0 release rollback "$W" --key "$T/ops.pem" --confirm 1
 cp "$W/02-onnx/model.onnx" "$T/onnx"
 printf 'x' | dd of="$W/02-onnx/model.onnx" bs=1 seek=100 conv=notrunc \
     2>/dev/null
-run 1 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+run 1 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 "${CHIP[@]}"
 said 'model.onnx'
 [ "$(member action)" = refused ] && [ "$(current)" = generations/1 ] ||
 	fail "changed bindings: $(last)"
 cp "$T/onnx" "$W/02-onnx/model.onnx"
-run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 "${CHIP[@]}"
 invariant "bindings"
 
 # A revoked target, by a signed revocations.json.
@@ -286,7 +305,7 @@ sign "$T/elsewhere/3/release-manifest.json" \
 ln -s "$T/elsewhere/3" "$R/generations/3"
 run 1 release status "$W"
 said 'symbolic link'
-run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
 [ "$(current)" = generations/2 ] || fail "a linked generation went live"
 rm "$R/generations/3"
 invariant "a linked generation"
@@ -347,8 +366,11 @@ invariant "the lock"
 # mkrecord SEQ TS FROM TO ACTION PREV [KEY_ID [SIGNER]]: a signed record
 # line as release.md §3 spells it (ts a real: "1796294538.0").
 mkrecord() {
-	printf '{"seq":%s,"ts":%s.0,"actor":"openssl","key_id":"%s","action":"%s","from":%s,"to":%s,"reason":"by hand","prev_sha256":"%s"}' \
-	    "$1" "$2" "${7:-ops}" "$5" "$3" "$4" "$6" >"$T/body"
+	local chip=
+	[ "$5" = promote ] && [ -z "${NOCHIP:-}" ] &&
+		chip='"chip_step":{"skipped":"by hand"},'
+	printf '{"seq":%s,"ts":%s.0,"actor":"openssl","key_id":"%s","action":"%s","from":%s,"to":%s,"reason":"by hand",%s"prev_sha256":"%s"}' \
+	    "$1" "$2" "${7:-ops}" "$5" "$3" "$4" "$chip" "$6" >"$T/body"
 	printf '%s,"sig":"%s"}\n' "$(head -c -1 "$T/body")" \
 	    "$(openssl pkeyutl -sign -inkey "${8:-$T/ops.pem}" -rawin \
 	    -in "$T/body" | base64 -w0)"
@@ -385,6 +407,9 @@ mkrecord "$seq" "$now" 2 2 promote "$head" >"$T/rec"
 refuse 1 'current already'
 mkrecord "$seq" "$now" 2 3 rollback "$head" >"$T/rec"
 refuse 1 'earlier generation'
+# A promote of v3 carries its chip step (release.md §6).
+NOCHIP=1 mkrecord "$seq" "$now" 2 3 promote "$head" >"$T/rec"
+refuse 1 'carries its chip step'
 mkrecord "$seq" "$now" 2 1 demote "$head" >"$T/rec"
 refuse 1 'not promote, rollback'
 mkrecord "$seq" "$now" null 1 rollback "$head" >"$T/rec"
@@ -425,7 +450,7 @@ mkrecord "$seq" "$now" 1 2 refused "$head" >"$T/rec"
 [ "$(member action)" = refused ] && [ "$(current)" = generations/1 ] ||
 	fail "a refusal moved current"
 invariant "apply"
-run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 "${CHIP[@]}"
 
 # ---- apply --hold: the console's approval (release.md §5) ----
 # JSON lines only; input that ends first changes nothing; the lock is held
@@ -511,7 +536,7 @@ grep -q '"result":"refused"' "$T/held.out" ||
 	fail "a promote over a changed artifact changed something"
 cp -p "$T/model.onnx" "$W/02-onnx/model.onnx"
 invariant "apply --hold, an artifact changed"
-run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 "${CHIP[@]}"
 
 # ---- a log cut after a whole line, a link moved by hand ----
 # Not what a crash leaves (current is not the last switch's from): said,
@@ -519,7 +544,7 @@ run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
 # crash, and is completed like one.)
 fresh
 with_gen3
-run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
 cp "$R/audit.jsonl" "$T/log"
 head -n -1 "$T/log" >"$R/audit.jsonl"
 run 1 release status "$W"
@@ -564,7 +589,7 @@ run 0 release rollback "$W" --key "$T/ops.pem" --confirm 1 \
     --actor "$(printf 'A%.0s' $(seq 700))"
 [ "$(wc -l <"$R/.lock")" -eq 1 ] && ! grep -q "$T" "$R/.lock" ||
 	fail ".lock after a long actor: $(head -c 200 "$R/.lock")"
-run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2
+run 0 release promote "$W" 2 --key "$T/ops.pem" --confirm 2 "${CHIP[@]}"
 # The passphrase is nowhere.
 grep -rqs 'open sesame' "$R" && fail "the passphrase was written"
 invariant "never trusted"
@@ -694,7 +719,7 @@ refuses() {
 SOAK=07-serving/soak/2026-09-21-24h/summary.json
 fresh
 with_gen3
-run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
 agree 3
 words_are "verifies: signed by a trusted key; not revoked; bindings match today's artifacts"
 row=$(screen_row 3)
@@ -709,12 +734,12 @@ grep -q "^ *$SOAK changed since generation 3 was signed" "$T/st.txt" ||
 refuses 3 "bindings changed: 07-serving/soak/"
 # The switch refuses as verify does: a rollback and a promote back.
 run 0 release rollback "$W" --key "$T/ops.pem" --confirm 2
-run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
 said "generation 3 does not verify: $SOAK changed since generation 3 was signed"
 cp -p "$T/summary.json" "$W/$SOAK"
 agree 3
 words_are "verifies: signed by a trusted key; not revoked; bindings match today's artifacts"
-run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
 invariant "one verdict: the report back"
 
 # A revoked generation: the candidate is the one below it.
@@ -737,7 +762,7 @@ openssl pkeyutl -sign -inkey "$T/stranger.pem" -rawin \
 agree 3
 words_are "does not verify: not signed by a trusted key; not revoked; bindings not checked"
 refuses 3 "not signed by a trusted key"
-run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
 said "generation 3's manifest has no signature that verifies with a trusted key"
 
 # ---- revoke ----
@@ -762,9 +787,15 @@ said 'generation 1 is revoked'
 python3 -c 'import json,sys; g = json.load(open(sys.argv[1]))["gates"][10]
 assert not [f for f in g["findings"] if f["check"].startswith("G10.revoked")]
 ' "$T/out" || fail "G10 after a revoke: $(cat "$T/out")"
-# A crash between the two renames: the next command completes it.
+# A crash between the two renames: the next command completes it.  (With
+# no observation window for 3, the generation it replaces may be revoked
+# at once: release.md §6.)
 with_gen3
-run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+sed -i 's/"observation_window_h": [0-9.]*/"observation_window_h": 0/' \
+    "$R/generations/3/release-manifest.json"
+sign "$R/generations/3/release-manifest.json" \
+    >"$R/generations/3/release-manifest.json.sig"
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
 { CALOPS_RELEASE_FAULT=kill-after-revocations-rename "$CALOPS" release \
     revoke "$W" 2 --reason 'superseded' --key "$T/ops.pem" --confirm 2 \
     >/dev/null 2>&1 </dev/null; } 2>/dev/null
@@ -792,10 +823,125 @@ assert st["candidate"] == 3
 ' "$T/out" || fail "after a failed rename: $(cat "$T/out")"
 [ -e "$R/revocations.json.sig.new" ] && fail "a .new file was left"
 
+# ---- the chip step (release.md §6) ----
+# chip_member KEY: the last record's chip_step[KEY] ("none": no chip_step).
+chip_member() {
+	last | python3 -c 'import json,sys
+c = json.loads(sys.stdin.read()).get("chip_step")
+print("none" if c is None else c.get(sys.argv[1], "-"))' "$1"
+}
+job_of() { sed -n 's/^calops: chip step: job \([^ ]*\) on .*/\1/p' "$T/err"; }
+fresh
+with_gen3
+n=$(records)
+# No lab, no reason, no such chip or host: refused before anything.
+run 2 release promote "$W" 3 --key "$T/ops.pem" --confirm 3
+said 'runs the chip step first'
+run 2 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 --no-chip-step
+said 'needs --reason'
+run 2 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
+    --lab "$T/lab.yaml" --host local --chip 7
+said 'chip 7 is not one of'
+run 2 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
+    --lab "$T/lab.yaml" --host nowhere --chip 0
+said "no host 'nowhere'"
+run 2 release rollback "$W" --key "$T/ops.pem" --confirm 1 "${CHIP[@]}"
+said 'only with --chip-step'
+[ "$(records)" -eq "$n" ] && [ "$(current)" = generations/2 ] ||
+	fail "a promote refused for its options changed something"
+# A result folder that is a link elsewhere: nothing written through it.
+mkdir "$T/away"
+ln -s "$T/away" "$R/chip-steps"
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
+said 'chip-steps is not a folder'
+[ -z "$(ls -A "$T/away")" ] || fail "a chip step wrote through a link"
+rm "$R/chip-steps"
+n=$(records)
+# A golden that fails: a signed refusal that says so; current kept.
+touch "$T/mismatch"
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
+said 'golden failed on the chip'
+rm "$T/mismatch"
+[ "$(member action)" = refused ] && [ "$(member to)" = 3 ] &&
+    [ "$(records)" -eq $((n + 1)) ] && [ "$(chip_member host)" = none ] ||
+	fail "a failed golden: $(last)"
+member reason | grep -q "job $(job_of)).*1 of 16 golden cases do not match" ||
+	fail "a failed golden's reason: $(member reason)"
+[ "$(current)" = generations/2 ] || fail "a failed golden moved current"
+# Cut short: the promote stopped (SIGTERM) while golden runs on a slow
+# chip; its job is stopped too, and the refusal says so.
+touch "$T/slow"
+"$CALOPS" release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
+    "${CHIP[@]}" >"$T/out" 2>"$T/err" </dev/null &
+pid=$!
+for i in $(seq 1 400); do
+	job=$(job_of)
+	[ -n "$job" ] && "$CALOPS" tail --from 1 -- "$job" 2>/dev/null |
+	    grep -q '"phase":"golden"' && break
+	sleep 0.05
+done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+rm "$T/slow"
+[ "$rc" -eq 1 ] || fail "a promote cut short: exit $rc: $(cat "$T/err")"
+said 'was cut short: terminated'
+[ "$(member action)" = refused ] || fail "a cut-short golden: $(last)"
+"$CALOPS" jobs --json | python3 -c 'import json,sys
+j = [j for j in json.load(sys.stdin)["jobs"] if j["id"] == sys.argv[1]]
+assert j and j[0]["state"] != "running", j' "$job" ||
+	fail "the cut-short chip step's job $job still runs"
+[ "$(current)" = generations/2 ] || fail "a cut-short golden moved current"
+# Golden passes: the record carries the host, the chip, the job and the
+# SHA-256 of the result file the job wrote, signed.
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
+    --lab "$T/lab.yaml" --host local --chip 1
+said "after its chip step \(job $(job_of) on local, chip 1: golden passed"
+sum=$(sha256sum "$R/chip-steps/3-$(job_of)/golden.json" | cut -d' ' -f1)
+[ "$(member action)" = promote ] && [ "$(chip_member host)" = local ] &&
+    [ "$(chip_member chip)" = 1 ] && [ "$(chip_member job)" = "$(job_of)" ] &&
+    [ "$(chip_member golden_sha256)" = "$sum" ] &&
+    [ "$(chip_member result)" = pass ] || fail "the chip step's record: $(last)"
+last | grep -q '"reason":"promote to generation 3","chip_step":{"host":"local","chip":1,' ||
+	fail "chip_step is not between reason and prev_sha256: $(last)"
+invariant "a chip step"
+# A rollback: no chip step unless asked.
+run 0 release rollback "$W" --key "$T/ops.pem" --confirm 2
+[ "$(chip_member host)" = none ] || fail "a rollback ran a chip step: $(last)"
+# Without a chip step, by the approver's choice: the record says why, and
+# so do the status and G10.
+run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
+    --no-chip-step --reason 'lab down: hotfix 7'
+[ "$(chip_member skipped)" = 'lab down: hotfix 7' ] ||
+	fail "a skipped chip step's record: $(last)"
+run 0 release status "$W"
+said 'promoted without a chip step: "lab down: hotfix 7"'
+"$CALOPS" check "$W" --gate G10 --json >"$T/out" 2>&1
+said 'promoted without a chip step: \\"lab down: hotfix 7\\"'
+# The observation window (release.md §6): generation 3 went live just now
+# with a window of 72 h, so 2, which it replaced, is kept: said by the
+# status, refused to revoke, and missing it is G10's error.
+run 0 release status "$W"
+said 'generation 2 kept until 20[0-9-]+T'
+run 1 release revoke "$W" 2 --key "$T/ops.pem" --confirm 2 --reason 'old'
+said 'generation 2 is kept until .*observation window is not over'
+mv "$R/generations/2" "$T/gen2"
+"$CALOPS" check "$W" --gate G10 --json >"$T/out" 2>&1
+said 'generation 2 is missing, but it is kept until'
+mv "$T/gen2" "$R/generations/2"
+run 0 release rollback "$W" --key "$T/ops.pem" --confirm 2 --chip-step \
+    "${CHIP[@]}"
+[ "$(member action)" = rollback ] && [ "$(chip_member host)" = local ] ||
+	fail "rollback --chip-step: $(last)"
+invariant "rollback --chip-step"
+
 # ---- a crash or a failure at every step ----
 # step ACTION FAULT: the switch with CALOPS_RELEASE_FAULT=FAULT, then the
 # next command (status) completes or keeps what the log says.
-for fault in kill-after-lock kill-after-verify kill-after-append \
+# The chip step's own steps (release.md §6): killed once its job started
+# and once it passed, before the record; a rollback runs it when asked.
+for fault in kill-after-lock kill-after-verify kill-after-chip-start \
+    kill-after-chip-done kill-after-append \
     kill-after-fsync-log kill-after-symlink kill-after-rename \
     fail-write fail-fsync-log fail-symlink fail-rename fail-fsync-dir; do
 	for action in rollback promote; do
@@ -803,8 +949,12 @@ for fault in kill-after-lock kill-after-verify kill-after-append \
 		with_gen3
 		if [ "$action" = rollback ]; then
 			args=(rollback "$W" --key "$T/ops.pem" --confirm 1)
+			case $fault in
+			*-chip-*) args+=(--chip-step "${CHIP[@]}") ;;
+			esac
 		else
-			args=(promote "$W" 3 --key "$T/ops.pem" --confirm 3)
+			args=(promote "$W" 3 --key "$T/ops.pem" --confirm 3
+			    "${CHIP[@]}")
 		fi
 		n=$(records)
 		{ CALOPS_RELEASE_FAULT=$fault "$CALOPS" release "${args[@]}" \
@@ -821,12 +971,19 @@ for fault in kill-after-lock kill-after-verify kill-after-append \
 		generations/1|generations/2|generations/3) ;;
 		*) fail "$action $fault: current is '$(current)'" ;;
 		esac
+		# A chip step's job outlives the command killed: its end
+		# first, before the workspace it writes in goes.
+		job=$(sed -n 's/^calops: chip step: job \([^ ]*\) on .*/\1/p' \
+		    "$T/err")
+		[ -n "$job" ] && "$CALOPS" tail --from 1 --follow -- "$job" \
+		    >/dev/null 2>&1
 		"$CALOPS" release status "$W" >"$T/out" 2>"$T/err"
 		[ -L "$R/.current.tmp" ] &&
 			fail "$action $fault: a temporary link was left"
 		invariant "$action $fault"
 		case $fault in
-		kill-after-lock|kill-after-verify|fail-write|fail-fsync-log)
+		kill-after-lock|kill-after-verify|kill-after-chip-*|\
+		fail-write|fail-fsync-log)
 			[ "$(records)" -eq "$n" ] && [ "$(current)" = \
 			    generations/2 ] ||
 				fail "$action $fault: not as it was" ;;
@@ -862,10 +1019,61 @@ R=$W/08-release
 KEY=$TOP/share/examples/keys/mei.chen.pem
 run 0 release rollback "$W" --key "$KEY" --confirm 1
 [ "$(member key_id)" = mei.chen ] || fail "the example key: $(last)"
-run 0 release promote "$W" 2 --key "$KEY" --confirm 2
+run 0 release promote "$W" 2 --key "$KEY" --confirm 2 \
+    --no-chip-step --reason "tried without a lab"
 run 0 release audit "$W"
 said '4 records, the chain verifies'
 invariant "the example"
+
+# ---- the chip step on an SSH host (share/sshlab.sh) ----
+# The same promote, its chip step run over SSH on a loopback lab host whose
+# lab file names this workspace: passed, with its record; and killed right
+# after the job started and right after it ended, which changes nothing.
+# In a subshell: skipped (77) where sshd cannot run here.
+ssh_chip_step() {
+	local fault job sum
+	SRC=$TOP
+	say() { echo "release_test: $*"; }
+	skip() { echo "release_test: the SSH host skipped: $*"; exit 77; }
+	. "$TOP/tests/remote/lib.sh"
+	sshlab_prereqs
+	lab_up 1 || { echo "release_test: FAIL: sshlab: $LAB_LOG"; exit 1; }
+	fresh
+	with_gen3
+	lab_on_host1 "$T/sshlab.yaml" "$W"
+	run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
+	    --lab "$T/sshlab.yaml" --host host1 --chip 0
+	job=$(job_of)
+	said "after its chip step \(job $job on host1, chip 0: golden passed"
+	sum=$(sha256sum "$R/chip-steps/3-$job/golden.json" | cut -d' ' -f1)
+	[ "$(chip_member host)" = host1 ] &&
+	    [ "$(chip_member golden_sha256)" = "$sum" ] ||
+		fail "the chip step on an SSH host: $(last)"
+	invariant "a chip step on an SSH host"
+	for fault in kill-after-chip-start kill-after-chip-done; do
+		fresh
+		with_gen3
+		n=$(records)
+		{ CALOPS_RELEASE_FAULT=$fault "$CALOPS" release promote "$W" 3 \
+		    --key "$T/ops.pem" --confirm 3 --lab "$T/sshlab.yaml" \
+		    --host host1 --chip 0 >"$T/out" 2>"$T/err" </dev/null; } \
+		    2>/dev/null
+		[ $? -eq 137 ] || fail "ssh $fault: not killed: $(cat "$T/err")"
+		job=$(job_of)
+		[ -n "$job" ] && XDG_STATE_HOME=$L/host1/state "$CALOPS" tail \
+		    --from 1 --follow -- "$job" >/dev/null 2>&1
+		"$CALOPS" release status "$W" >/dev/null 2>&1
+		invariant "ssh $fault"
+		[ "$(records)" -eq "$n" ] && [ "$(current)" = generations/2 ] ||
+			fail "ssh $fault: not as it was"
+	done
+	exit "$failed"
+}
+( ssh_chip_step )
+case $? in
+0|77) ;;
+*) failed=1 ;;
+esac
 
 [ "$failed" -eq 0 ] && echo "release_test: ok"
 exit "$failed"

@@ -7,8 +7,10 @@
 # with the number, the default key and its passphrase (never on screen)
 # moves `current` and appends one record; while this console holds the
 # lock for a promote, a second console is refused at once and told who
-# holds it; then the promote goes through.  Every record the console
-# signed is checked by `calops release audit` and by openssl.
+# holds it; then the promote goes through, after its chip step: typed as
+# every chip-disturbing job is, golden streaming on the screen, the record
+# carrying the result's hash.  Every record the console signed is checked
+# by `calops release audit` and by openssl.
 . "$(dirname "$0")/lib.sh"
 
 copy_ws "$COMPLETE"
@@ -32,8 +34,19 @@ current_is() {
 	    fail "current is $(readlink "$REL/current"), not generations/$1"
 }
 
+# The lab: this machine, two chips, the workspace, and the simulator as
+# the runner at 20 times real time, so that a promote's chip step (golden's
+# 16 cases) streams for a few seconds.
+cat >"$TMP/lab.yaml" <<EOF
+hosts:
+  - {name: local, transport: local, chips: [0, 1]}
+workspaces:
+  - {host: local, path: $(printf '%s' "$WS" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}
+runner: [calrt-sim, --time-scale, "20"]
+EOF
+
 start
-launch "$WS"
+launch "$TMP/lab.yaml"
 wait_for "RELEASED"
 keys 9
 wait_for "[9 Release]"
@@ -94,6 +107,40 @@ tail -1 "$REL/audit.jsonl" | grep -q '"actor":"Ada Owner","key_id":"mei.chen","a
     fail "the record is not the rollback: $(tail -1 "$REL/audit.jsonl")"
 grep -qF "$PASS" "$REL/audit.jsonl" "$REL/.lock" && fail "the passphrase is in a file"
 
+# approve_promote: from the number asked to the chip step's confirmation
+# answered: 2, the config's key, its passphrase, the default reason, and
+# the chip (release.md §6: confirmed as every job that disturbs a chip).
+approve_promote() {
+	send_text 2
+	keys Enter
+	wait_for "approver's key (Enter:"
+	keys Enter
+	wait_for "(not shown):"
+	send_text "$PASS"
+	keys Enter
+	wait_for "why, for the audit log"
+	keys Enter
+	wait_for "type the chips (0) to start it"
+	expect "chip step gen 2"
+	send_text 0
+	keys Enter
+}
+
+# A promote whose chip step the approver stops (Esc while golden runs):
+# its job is killed, and the refusal, cut short, is signed onto the log;
+# current stays.
+wait_for "current 1 · candidate 2"
+keys p
+wait_for "type 2 to promote to generation 2"
+approve_promote
+wait_re "chip step +.*golden [0-9]+/16"
+keys Escape
+wait_for "refused, and the refusal is on the audit log"
+current_is 1
+[ "$(records)" = 4 ] || fail "the stopped chip step was not refused once"
+tail -1 "$REL/audit.jsonl" | grep -q '"action":"refused","from":1,"to":2,"reason":"the chip step (job [^)]*) was cut short: stopped by the approver"' ||
+    fail "the stopped chip step's refusal: $(tail -1 "$REL/audit.jsonl")"
+
 # A promote holds the lock while its owner decides: a second console is
 # refused at once, and told who holds it.  (The state is read again after
 # the switch: p acts on what the screen shows.)
@@ -109,18 +156,22 @@ wait_for "chain intact"
 keys p
 wait_for "locked by Ada Owner"
 ON=test
-send_text 2
-keys Enter
-wait_for "approver's key (Enter:"
-keys Enter
-wait_for "(not shown):"
-send_text "$PASS"
-keys Enter
-wait_for "why, for the audit log"
-keys Enter
-wait_for "now points to generation 2"
+# The chip step: golden's progress streams on the Release screen; the
+# record carries the host, the chip, the job and the result's hash.
+approve_promote
+wait_for "[9 Release]"
+wait_re "chip step +.*golden [0-9]+/16"
+wait_for "now points to generation 2" 60
 current_is 2
-[ "$(records)" = 4 ] || fail "the promote did not append exactly one record"
+[ "$(records)" = 5 ] || fail "the promote did not append exactly one record"
+tail -1 "$REL/audit.jsonl" | grep -Eq '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":0,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' ||
+    fail "the promote's record has no chip step: $(tail -1 "$REL/audit.jsonl")"
+job=$(tail -1 "$REL/audit.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chip_step"]["job"])')
+sum=$(sha256sum "$REL"/chip-steps/2-"$job"/golden.json | cut -d' ' -f1)
+tail -1 "$REL/audit.jsonl" | grep -q "\"golden_sha256\":\"$sum\"" ||
+    fail "golden_sha256 is not the result file's ($sum)"
+# Generation 2's observation window keeps 1, which it replaced.
+wait_re "1 kept until [0-9-]+ [0-9:]+ "
 
 # A target that does not verify (its manifest one byte off its signature):
 # said before anything is typed; the number, the key and its passphrase
@@ -129,7 +180,7 @@ sed -i 's/"generation": 1,/"generation":  1,/' \
     "$REL/generations/1/release-manifest.json"
 wait_for "current 2 · candidate 2"
 keys R
-wait_re "1 previous .*✘"
+wait_re "1 kept until [0-9-]+ [0-9:]+ .*✘"
 keys b
 wait_for "does not verify"
 send_text 1
@@ -141,7 +192,7 @@ send_text "$PASS"
 keys Enter
 wait_for "the refusal is on the audit log"
 current_is 2
-[ "$(records)" = 5 ] || fail "the refusal was not logged once"
+[ "$(records)" = 6 ] || fail "the refusal was not logged once"
 tail -1 "$REL/audit.jsonl" | grep -q '"action":"refused","from":2,"to":1,' ||
     fail "the last record is not the refusal: $(tail -1 "$REL/audit.jsonl")"
 
@@ -150,7 +201,7 @@ tail -1 "$REL/audit.jsonl" | grep -q '"action":"refused","from":2,"to":1,' ||
     fail "the chain does not verify: $("$CALOPS" release audit "$WS")"
 openssl pkey -in "$SRC/share/examples/keys/mei.chen.pem" -pubout \
     -out "$TMP/pub.pem" 2>/dev/null || fail "cannot take the public key"
-for n in 3 4 5; do
+for n in 3 4 5 6; do
 	line=$(sed -n "${n}p" "$REL/audit.jsonl")
 	printf '%s}' "${line%%,\"sig\":*}" >"$TMP/signed"
 	sig=${line##*\"sig\":\"}
@@ -180,5 +231,5 @@ wait_for "modes read"
 grep -q '[^-]echo ' "$TMP/stty" ||
     fail "^C at the passphrase left the terminal without echo: $(cat "$TMP/stty")"
 current_is 2
-[ "$(records)" = 5 ] || fail "an interrupted rollback appended a record"
+[ "$(records)" = 6 ] || fail "an interrupted rollback appended a record"
 finish

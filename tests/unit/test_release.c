@@ -711,6 +711,143 @@ test_relrecord(void **state)
 }
 
 /*
+ * v3's chip_step (release.md §3, §6): between reason and prev_sha256, one
+ * of two forms, members in order; signed and read back like the rest.  A
+ * log of v2 records (none) and v3 ones verifies as one chain; a chip_step
+ * of another shape, in a refusal, or out of its place breaks it there.
+ */
+static void
+test_chip_step(void **state)
+{
+	struct relrecord r = { .seq = 1, .ts = 1796294538.0,
+	    .actor = "A", .key_id = "alice", .action = "promote",
+	    .from = -1, .to = 1, .reason = "go" }, back;
+	struct audit_state st;
+	struct keyring kr;
+	struct log l;
+	char *bytes, *sig, *line, err[256], sum[65];
+
+	(void)state;
+	ring(&kr);
+	memset(sum, 'a', 64);
+	sum[64] = '\0';
+	memset(r.prev_sha256, '0', 64);
+	r.chip = (struct relchip){ .kind = RELCHIP_RAN, .host = "lab3",
+	    .chip = 2, .job = "20261206-101500-a1b2c3" };
+	memcpy(r.chip.golden_sha256, sum, 65);
+	bytes = relrecord_signed_bytes(&r);
+	assert_non_null(bytes);
+	assert_non_null(strstr(bytes, "\"reason\":\"go\",\"chip_step\":{"
+	    "\"host\":\"lab3\",\"chip\":2,\"job\":\"20261206-101500-a1b2c3\","
+	    "\"golden_sha256\":\"aaaa"));
+	assert_non_null(strstr(bytes, "\"result\":\"pass\"},\"prev_sha256\""));
+	sig = sign(alice, bytes, strlen(bytes));
+	line = relrecord_line(&r, sig);
+	memset(&st, 0, sizeof st);
+	st.last_switch_to = -1;
+	memset(st.last_line_sha256, '0', 64);
+	assert_int_equal(relaudit_verify_next(line, strlen(line), &kr,
+	    &st), 0);
+	assert_int_equal(st.last_switch_chip, RELCHIP_RAN);
+	assert_int_equal(relrecord_parse(line, strlen(line), &back, err,
+	    sizeof err), 0);
+	assert_int_equal(back.chip.kind, RELCHIP_RAN);
+	assert_string_equal(back.chip.host, "lab3");
+	assert_int_equal(back.chip.chip, 2);
+	assert_string_equal(back.chip.job, "20261206-101500-a1b2c3");
+	assert_string_equal(back.chip.golden_sha256, sum);
+	relrecord_free(&back);
+	free(line);
+	free(sig);
+	free(bytes);
+
+	/* Skipped, with the approver's reason: read back as such. */
+	r.chip = (struct relchip){ .kind = RELCHIP_SKIPPED,
+	    .skipped = "lab down, \"hotfix\"" };
+	bytes = relrecord_signed_bytes(&r);
+	assert_non_null(strstr(bytes, "\"chip_step\":{\"skipped\":\"lab down, "
+	    "\\\"hotfix\\\"\"},\"prev_sha256\""));
+	sig = sign(alice, bytes, strlen(bytes));
+	line = relrecord_line(&r, sig);
+	assert_int_equal(relrecord_parse(line, strlen(line), &back, err,
+	    sizeof err), 0);
+	assert_int_equal(back.chip.kind, RELCHIP_SKIPPED);
+	assert_string_equal(back.chip.skipped, "lab down, \"hotfix\"");
+	relrecord_free(&back);
+	free(line);
+	free(sig);
+	free(bytes);
+
+	/* v2 records and v3 ones in one chain; the last switch's skip
+	 * reason is what G10 and the status say. */
+	log_init(&l);
+	log_add(&l, alice, "alice", "promote", "null", "1");
+	snprintf(err, sizeof err, "{\"seq\":2,\"ts\":1,\"actor\":\"A\","
+	    "\"key_id\":\"bob\",\"action\":\"promote\",\"from\":1,\"to\":2,"
+	    "\"reason\":\"r\",\"chip_step\":{\"skipped\":\"no lab\"},"
+	    "\"prev_sha256\":\"%s\"", l.prev);
+	log_add_body(&l, bob, err);
+	assert_int_equal(verify(l.text.data, l.text.len, &st), 0);
+	assert_int_equal(st.records, 2);
+	assert_int_equal(st.last_switch_chip, RELCHIP_SKIPPED);
+	assert_string_equal(st.last_switch_skipped, "no lab");
+	log_add(&l, alice, "alice", "rollback", "2", "1");
+	assert_int_equal(verify(l.text.data, l.text.len, &st), 0);
+	assert_int_equal(st.last_switch_chip, RELCHIP_NONE);
+	buf_release(&l.text);
+
+	/* Shapes that are not chip_step: each breaks the chain at line 2. */
+	{
+		static const char *const bad[] = {
+			"\"chip_step\":{\"host\":\"h\",\"chip\":0,\"job\":\"j\","
+			    "\"golden_sha256\":\"%s\",\"result\":\"fail\"},",
+			"\"chip_step\":{\"chip\":0,\"host\":\"h\",\"job\":\"j\","
+			    "\"golden_sha256\":\"%s\",\"result\":\"pass\"},",
+			"\"chip_step\":{\"host\":\"h\",\"chip\":-1,\"job\":\"j\","
+			    "\"golden_sha256\":\"%s\",\"result\":\"pass\"},",
+			"\"chip_step\":{\"host\":\"h\",\"chip\":0,\"job\":\"j\","
+			    "\"golden_sha256\":\"%.10s\",\"result\":\"pass\"},",
+			"\"chip_step\":{\"skipped\":\"x\",\"by\":\"%.1s\"},",
+			"\"chip_step\":\"skipped %.3s\",",
+		};
+		size_t i;
+		char member[512], body[1024];
+
+		for (i = 0; i < nitems(bad); i++) {
+			log_init(&l);
+			log_add(&l, alice, "alice", "promote", "null", "1");
+			snprintf(member, sizeof member, bad[i], sum);
+			snprintf(body, sizeof body, "{\"seq\":2,\"ts\":1,"
+			    "\"actor\":\"A\",\"key_id\":\"bob\",\"action\":"
+			    "\"promote\",\"from\":1,\"to\":2,\"reason\":\"r\","
+			    "%s\"prev_sha256\":\"%s\"", member, l.prev);
+			log_add_body(&l, bob, body);
+			expect_bad(l.text.data, l.text.len, 2, "chip_step");
+			buf_release(&l.text);
+		}
+		/* In a refusal; and out of its place. */
+		log_init(&l);
+		snprintf(body, sizeof body, "{\"seq\":1,\"ts\":1,\"actor\":\"A\","
+		    "\"key_id\":\"bob\",\"action\":\"refused\",\"from\":null,"
+		    "\"to\":2,\"reason\":\"r\",\"chip_step\":{\"skipped\":"
+		    "\"x\"},\"prev_sha256\":\"%s\"", l.prev);
+		log_add_body(&l, bob, body);
+		expect_bad(l.text.data, l.text.len, 1, "refused record has no "
+		    "chip_step");
+		buf_release(&l.text);
+		log_init(&l);
+		snprintf(body, sizeof body, "{\"seq\":1,\"ts\":1,\"actor\":\"A\","
+		    "\"key_id\":\"bob\",\"action\":\"promote\",\"from\":null,"
+		    "\"to\":1,\"chip_step\":{\"skipped\":\"x\"},\"reason\":\"r\","
+		    "\"prev_sha256\":\"%s\"", l.prev);
+		log_add_body(&l, bob, body);
+		expect_bad(l.text.data, l.text.len, 1, "[chip_step,]");
+		buf_release(&l.text);
+	}
+	keyring_release(&kr);
+}
+
+/*
  * A long log, whose signatures are checked on every CPU at once
  * (relaudit.c's second pass): intact, it says the last switch and the
  * last line's hash as one walk would; a bad signature and a broken link
@@ -885,6 +1022,7 @@ main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_keyring),
 		cmocka_unit_test(test_relrecord),
+		cmocka_unit_test(test_chip_step),
 		cmocka_unit_test(test_long_log),
 		cmocka_unit_test(test_relkey),
 		cmocka_unit_test(test_relkey_pass),
