@@ -3,7 +3,10 @@
  * connection's state (protocol.md §6) and how long it has been in it, the
  * round trip, the calops it runs, its chips, the jobs of this console
  * running there, and why it is not up; under the list, the selected
- * host's whole story (its address, its error, the question it asks).
+ * host's whole story: where it goes (for an ssh host, as ~/.ssh/config
+ * and the lab file make it, sshhost.h), its host key policy and which
+ * setting won, the ssh_config keywords calops ignores for it, its error or
+ * the question it asks.
  *
  * c connects the selected host again now (a refused one is tried only
  * when the operator says so); a accepts the unknown host key it was
@@ -17,9 +20,12 @@
  */
 #include "calops.h"
 
+#include "base/buf.h"
 #include "base/text.h"
 #include "lab/labmodel.h"
 #include "remote/lab.h"
+#include "remote/ssh.h"
+#include "remote/sshhost.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/core/graph.h"
@@ -209,14 +215,46 @@ draw_host(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		    false);
 }
 
+/* The selected ssh host's address, host key policy and ignored keywords,
+ * on the three lines from y. */
+static void
+draw_ssh(const struct lab_host *h, const struct sshhost *sh, bool protect,
+    int y, int cols)
+{
+	struct buf b;
+	char *line;
+	size_t i;
+
+	line = xasprintf("%s: ssh %s@%s port %d, %zu identit%s%s, keepalive "
+	    "%ds x %d%s", h->name, sh->user, sh->hostname, sh->port,
+	    sh->nids, sh->nids == 1 ? "y" : "ies", sh->default_ids ?
+	    " (ssh's default files)" : "", sh->keepalive_s, sh->alive_max,
+	    !h->protected ? "" : protect ? ", protected: no jobs without "
+	    "--write" : ", protected, --write given");
+	ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
+	free(line);
+	line = xasprintf("host keys: %s", sh->strict_why);
+	ui_put(stdscr, y + 1, 1, cols - 2, ROLE_DIM, line, false);
+	free(line);
+	buf_init(&b, 4096);
+	for (i = 0; i < sh->ignored.n; i++)
+		(void)buf_addf(&b, "%s%s", i > 0 ? ", " : "ignored: ",
+		    sh->ignored.v[i]);
+	if (b.len > 0)
+		ui_put(stdscr, y + 2, 1, cols - 2, ROLE_DIM, b.data, false);
+	buf_release(&b);
+}
+
 static void
 hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct hosts_view *v = data;
 	const struct lab_host *h;
+	const struct sshhost *sh;
 	struct transport_status st;
 	char header[160], err[256], *line;
 	const char *why;
+	bool protect;
 	size_t i;
 	int y;
 
@@ -226,34 +264,31 @@ hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 	snprintf(header, sizeof header, "%-16s %-18s %6s %8s %-9s %-8s %4s  %s",
 	    "HOST", "STATE", "FOR", "RTT", "CALOPS", "CHIPS", "JOBS",
 	    "WHY NOT UP");
-	list_draw(&v->list, top, rows - 3, 0, cols, header, draw_host, v,
+	list_draw(&v->list, top, rows - 5, 0, cols, header, draw_host, v,
 	    NULL);
 	if ((i = list_selected(&v->list)) == SIZE_MAX)
 		return;
 	/* The selected host in full, at the bottom: where, and why. */
 	h = host_at(a, i);
-	y = top + rows - 2;
+	y = top + rows - 4;
 	if (!host_status(a, h, &st, err, sizeof err)) {
 		ui_put(stdscr, y, 1, cols - 2, ROLE_FAIL, err, false);
 		return;
 	}
-	if (h->transport == LAB_LOCAL)
+	protect = labmodel_host_protected(app_labmodel(a), h->name);
+	sh = ssh_transport_host(labmodel_transport(app_labmodel(a), h->name,
+	    err, sizeof err));
+	if (sh != NULL)
+		draw_ssh(h, sh, protect, y, cols);
+	else {
 		line = xasprintf("%s: this machine, jobs as children of "
 		    "calops", h->name);
-	else
-		line = xasprintf("%s: ssh %s%s%s port %d, keepalive %ds%s",
-		    h->name, h->user != NULL ? h->user : "",
-		    h->user != NULL ? "@" : "", h->address, h->port != 0 ?
-		    h->port : 22, h->keepalive_s > 0 ? h->keepalive_s :
-		    LAB_KEEPALIVE_DEFAULT, !h->protected ? "" :
-		    labmodel_host_protected(app_labmodel(a), h->name) ?
-		    ", protected: no jobs without --write" :
-		    ", protected, --write given");
-	ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
-	free(line);
+		ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
+		free(line);
+	}
 	why = st.ask != TRANSPORT_ASK_NONE ? st.ask_text : st.error;
 	if (*why != '\0')
-		ui_put(stdscr, y + 1, 1, cols - 2, st.state == TRANSPORT_UP ?
+		ui_put(stdscr, y + 3, 1, cols - 2, st.state == TRANSPORT_UP ?
 		    ROLE_DIM : ROLE_FAIL, why, false);
 }
 
