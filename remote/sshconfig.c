@@ -309,6 +309,20 @@ sc_match_host(struct scparse *p, const struct scfile *f, bool *bad)
 	return h;
 }
 
+/* ssh's match_hostname(): the name lowercased against the list. */
+static int
+sc_match_hostname(const char *name, const char *list)
+{
+	char *lower = xstrdup(name), *c;
+	int r;
+
+	for (c = lower; *c != '\0'; c++)
+		*c = (char)tolower((unsigned char)*c);
+	r = sshconfig_match_list(lower, list, true) == 1;
+	free(lower);
+	return r;
+}
+
 /* One criterion with its argument: 1 it holds, 0 not, -1 refused. */
 static int
 sc_criterion(struct scparse *p, const struct scfile *f, const char *attr,
@@ -318,18 +332,10 @@ sc_criterion(struct scparse *p, const struct scfile *f, const char *attr,
 	const char *ruser = sc->user.value != NULL ? sc->user.value :
 	    sc->local_user;
 
-	if (strcasecmp(attr, "host") == 0) {
-		char *lower = xstrdup(host), *c;
-		int r;
-
-		for (c = lower; *c != '\0'; c++)
-			*c = (char)tolower((unsigned char)*c);
-		r = sshconfig_match_list(lower, arg, true) == 1;
-		free(lower);
-		return r;
-	}
+	if (strcasecmp(attr, "host") == 0)
+		return sc_match_hostname(host, arg);
 	if (strcasecmp(attr, "originalhost") == 0)
-		return sshconfig_match_list(sc->original, arg, true) == 1;
+		return sc_match_hostname(sc->original, arg);
 	if (strcasecmp(attr, "user") == 0)
 		return sshconfig_match_list(ruser, arg, false) == 1;
 	if (strcasecmp(attr, "localuser") == 0)

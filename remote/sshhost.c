@@ -259,7 +259,7 @@ sh_tokens_init(struct sh_tokens *t, const struct sshhost *out,
 		t->thishost[0] = '\0';
 	memcpy(t->shorthost, t->thishost, sizeof t->shorthost);
 	t->shorthost[strcspn(t->shorthost, ".")] = '\0';
-	t->keyalias = sc->alias.value != NULL ? sc->alias.value : out->alias;
+	t->keyalias = sc->alias.value != NULL ? out->kh_name : out->alias;
 	sh_conn_hash(t);
 }
 
@@ -385,10 +385,6 @@ sh_merge_kh(struct sshhost *out, const struct sshconfig *sc,
 		out->known_hosts = xstrdup(h->known_hosts);
 		sshconfig_origin_set(&out->known_hosts_from, labfile, 0);
 	}
-	out->kh_name = xstrdup(sc->alias.value != NULL ? sc->alias.value :
-	    out->hostname);
-	out->kh_port = sc->alias.value != NULL ? SSHCONFIG_DEFAULT_PORT :
-	    out->port;
 	return 0;
 }
 
@@ -465,6 +461,7 @@ sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 {
 	struct sh_tokens t;
 	size_t i;
+	char *c;
 
 	memset(out, 0, sizeof *out);
 	if (labfile == NULL)
@@ -481,6 +478,13 @@ sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 		return -1;
 	sh_merge_numbers(out, sc, h, labfile);
 	sh_merge_strict(out, sc, h, labfile);
+	/* ssh.c lowercases HostKeyAlias before anything uses it (%k). */
+	out->kh_name = xstrdup(sc->alias.value != NULL ? sc->alias.value :
+	    out->hostname);
+	for (c = out->kh_name; *c != '\0'; c++)
+		*c = (char)tolower((unsigned char)*c);
+	out->kh_port = sc->alias.value != NULL ? SSHCONFIG_DEFAULT_PORT :
+	    out->port;
 	sh_tokens_init(&t, out, sc);
 	if (sh_merge_kh(out, sc, h, &t, labfile, err, errlen) != 0 ||
 	    sh_merge_agent(out, sc, &t, err, errlen) != 0)

@@ -761,8 +761,8 @@ test_merge(void **state)
 	assert_int_equal(sshhost_merge(&out, &sc, &h, "/l/lab.yaml", err,
 	    sizeof err), 0);
 	assert_int_equal(out.nkh, 2);
-	assert_string_equal(out.kh_files[1], "/kh/Alias.Lab_k");
-	assert_string_equal(out.kh_name, "Alias.Lab");
+	assert_string_equal(out.kh_files[1], "/kh/alias.lab_k");
+	assert_string_equal(out.kh_name, "alias.lab");
 	assert_int_equal(out.strict, SSHCONFIG_STRICT_YES);
 	assert_non_null(strstr(out.strict_why, "stricter than /l/lab.yaml's "
 	    "accept_new: true"));
