@@ -382,6 +382,10 @@ static const struct view_note hosts_notes[] = {
 	    "again only on c (or a, for an unknown key)" },
 	{ "FOR", "how long the host has been in its state" },
 	{ "JOBS", "this console's jobs running there" },
+	{ "host keys", "the selected host's policy for a key known_hosts "
+	    "does not hold, and which setting won (share/doc/lab.md)" },
+	{ "ignored", "ssh_config keywords calops does not act on, each "
+	    "with the line that applies" },
 	{ NULL, NULL },
 };
 
