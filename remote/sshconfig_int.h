@@ -1,6 +1,7 @@
 /*
- * sshconfig_int.h: what sshconfig.c (the files, their lines and blocks)
- * and sshconfig_kw.c (ssh's keyword table and each value) share.  Not
+ * sshconfig_int.h: what sshconfig.c (the files and their lines, the two
+ * passes), sshconfig_match.c (Host and Match) and sshconfig_kw.c (ssh's
+ * keyword table and each value) share.  Not
  * for other files: sshconfig.h is the contract.
  */
 #ifndef CALOPS_SSHCONFIG_INT_H
@@ -47,13 +48,15 @@ int	 sshconfig_err(struct scparse *p, const struct scfile *f,
 /* A note "FILE:LINE: message" for the console. */
 void	 sshconfig_note(struct scparse *p, const struct scfile *f,
 	    const char *fmt, ...) PRINTFLIKE(3, 4);
-/* ssh's match_pattern() and match_pattern_list(): 1 a pattern matched,
- * 0 none, -1 a negated one did; dolower lowercases the patterns. */
+/* sshconfig_match.c.  ssh's match_pattern() and match_pattern_list(): 1
+ * a pattern matched, 0 none, -1 a negated one did; dolower lowercases the
+ * patterns. */
 bool	 sshconfig_match(const char *s, const char *pat);
 int	 sshconfig_match_list(const char *s, const char *list, bool dolower);
 
-/* The block keywords, which sshconfig.c reads. */
-int	 sshconfig_host_line(struct scparse *p, struct scfile *f,
+/* The block keywords: Host and Match (sshconfig_match.c), Include
+ * (sshconfig.c). */
+int	 sshconfig_match_host(struct scparse *p, struct scfile *f,
 	    struct scline *l);
 int	 sshconfig_match_line(struct scparse *p, struct scfile *f,
 	    struct scline *l);

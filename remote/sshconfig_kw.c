@@ -487,7 +487,7 @@ static const struct {
 	kwfn		*fn;
 } kw_table[] = {
 	/* Blocks. */
-	{ "Host", sshconfig_host_line },
+	{ "Host", sshconfig_match_host },
 	{ "Match", sshconfig_match_line },
 	{ "Include", sshconfig_include_line },
 	/* Read by calops. */
