@@ -1222,6 +1222,12 @@ hostkey_new(struct ssh *s, const struct knownhosts_result *r,
 {
 	char err[512];
 
+	/* A @cert-authority line for the host, in any file: calops cannot
+	 * check the certificate and will not pin a key around the CA. */
+	if (r->ca_line != 0) {
+		refuse(s, "%s: %s", s->t->host, why);
+		return false;
+	}
 	if (s->accept_new && s->known_hosts == NULL) {
 		refuse(s, "%s: %s; no UserKnownHostsFile to add it to (%s)",
 		    s->t->host, why, s->sh.strict_why);
@@ -2125,6 +2131,39 @@ ssh_reconnect(struct transport *t)
 	attempt_start(s);
 }
 
+/* The key the operator accepts, judged again against every file as they
+ * are now: a revocation, a key or a @cert-authority line added meanwhile
+ * wins over a yes given to the older verdict (knownhosts_add checks its
+ * own file again too).  0 still unknown, -1 with err. */
+static int
+hostkey_still_new(struct ssh *s, char *err, size_t errlen)
+{
+	struct knownhosts *kh = xcalloc(s->sh.nkh + 1, sizeof *kh);
+	struct knownhosts_result r;
+	char why[600];
+	size_t i, which;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < s->sh.nkh; i++)
+		if (knownhosts_load(&kh[i], s->sh.kh_files[i], err,
+		    errlen) < 0)
+			rc = -1;
+	if (rc == 0)
+		rc = knownhosts_check_all(kh, s->sh.nkh, s->sh.kh_name,
+		    s->sh.kh_port, s->new_key, s->new_key_len, &r, &which, err,
+		    errlen);
+	if (rc == 0 && (r.verdict != KNOWNHOSTS_UNKNOWN || r.ca_line != 0)) {
+		knownhosts_explain(&kh[which], &r, s->sh.kh_name,
+		    s->sh.kh_port, why, sizeof why);
+		errbuf_set(err, errlen, "not adding the key: %s", why);
+		rc = -1;
+	}
+	for (i = 0; i < s->sh.nkh; i++)
+		knownhosts_release(&kh[i]);
+	free(kh);
+	return rc;
+}
+
 static int
 ssh_accept_key(struct transport *t, char *err, size_t errlen)
 {
@@ -2141,6 +2180,8 @@ ssh_accept_key(struct transport *t, char *err, size_t errlen)
 		    "key to", t->host);
 		return -1;
 	}
+	if (hostkey_still_new(s, err, errlen) != 0)
+		return -1;
 	rc = knownhosts_add(s->known_hosts, s->sh.kh_name, s->sh.kh_port,
 	    s->new_key, s->new_key_len, err, errlen);
 	if (rc < 0)
