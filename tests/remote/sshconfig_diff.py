@@ -9,7 +9,9 @@ lines; the exit status is 0 when they agree.
 
 MODE is "config" (ssh -G only) or "key" (a real connection too), with
 "+strict" when the config says StrictHostKeyChecking anywhere (else ssh -G
-shows its default, ask, and the lab file's accept_new decides).
+shows its default, ask, and the lab file's accept_new decides) and
+"+labask" when the lab file says accept_new: false (ask: the stricter of
+it and the config's wins).
 STRICTER is "" or "refused:TEXT" (calops refuses the host, its error
 holding TEXT, where ssh goes on) or "class:CLASS" (calops reaches CLASS
 where ssh does not): the places share/doc/lab.md names where calops is
@@ -29,6 +31,7 @@ SSH_DEFAULT_IDS = ["id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519",
 # file that says accept_new: true (the stricter wins; no is accept-new).
 STRICT = {"true": "yes", "ask": "ask", "accept-new": "accept-new",
           "false": "accept-new"}
+ORDER = {"accept-new": 0, "ask": 1, "yes": 2}
 
 
 def g_values(text):
@@ -127,6 +130,8 @@ def compare_config(g, sh, strict_set, lab_strict, bad):
     # and the lab file's accept_new decides.
     want = STRICT.get(one("stricthostkeychecking"), "?") if strict_set \
         else lab_strict
+    if ORDER.get(lab_strict, 0) > ORDER.get(want, 0):
+        want = lab_strict
     if want != sh["strict_host_key_checking"]:
         bad.append("stricthostkeychecking: ssh %r (so %r), calops %r" %
                    (one("stricthostkeychecking"), want,
@@ -164,8 +169,8 @@ def main():
     elif sh is None:
         bad.append("calops refuses what ssh reads: %r" % host.get("error"))
     else:
-        compare_config(g_values(g_text), sh, mode.endswith("+strict"),
-                       "ask" if mode == "key" else "accept-new", bad)
+        compare_config(g_values(g_text), sh, "+strict" in mode,
+                       "ask" if "+labask" in mode else "accept-new", bad)
         if ignored != "-":
             want = ignored.split(",")
             got = [re.sub(r" \(.*:(\d+)\)$", r":\1", i)

@@ -132,9 +132,11 @@ added() {
 }
 
 # kcase NAME ALIAS [STRICTER] <CONFIG: ssh -G, a real ssh and calops,
-# each with its own copy of the known_hosts files kh wrote (@KH@).
+# each with its own copy of the known_hosts files kh wrote (@KH@).  The
+# lab file says accept_new: $LAB_ACCEPT (true) when the config says
+# StrictHostKeyChecking, else false.
 kcase() {
-	local name=$1 alias=$2 stricter=${3:-} grc vrc cfg f
+	local name=$1 alias=$2 stricter=${3:-} grc vrc cfg f labask
 	cfg=$(cat)
 	mkdir -p "$T/base"
 	rm -rf "$T/s" "$T/c"
@@ -150,10 +152,13 @@ kcase() {
 	printf '%s\n' "$cfg" | subst "$T/c" >"$T/config"
 	# Where the config does not say StrictHostKeyChecking, ssh asks (in
 	# BatchMode: refuses an unknown key), and so does the lab file.
+	labask=
 	if [ -n "$(strict_set "$T/config")" ]; then
-		lab "$alias" true
+		lab "$alias" "${LAB_ACCEPT:-true}"
+		[ "${LAB_ACCEPT:-true}" = true ] || labask=+labask
 	else
 		lab "$alias" false
+		labask=+labask
 	fi
 	ssh -G -F "$T/config" "$alias" >"$T/g.out" 2>"$T/g.err" </dev/null
 	grc=$?
@@ -163,7 +168,7 @@ kcase() {
 	timeout 60 "$CALOPS" hosts --json --timeout 30 --ssh-config \
 	    "$T/config" "$T/lab.yaml" >"$T/out.json" 2>"$T/err.txt"
 	verdict "$name" "$T/g.out" "$T/g.err" "$grc" "$T/out.json" \
-	    "key$(strict_set "$T/config")" \
+	    "key$(strict_set "$T/config")$labask" \
 	    "$stricter" - "$T/v.out" "$vrc" "$(added "$T/s")" \
 	    "$(added "$T/c")"
 	rm -rf "$T/base"
@@ -882,6 +887,22 @@ kh u1 <<<"[127.0.0.1]:*,!$N_EC $O_EC"
 kcase kh_ecdsa_negated_accept_new ec <<EOF
 Host ec
   $EC
+  $U1
+  StrictHostKeyChecking accept-new
+EOF
+
+# ---- calops stricter on purpose (share/doc/lab.md) ----
+kh u1 <<<"$N_ED $SRV_ED"
+mkdir -p "$T/base/folder"
+kcase kh_file_is_a_folder ed "class:other" <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/folder @KH@/u1
+  GlobalKnownHostsFile none
+EOF
+LAB_ACCEPT=false kcase kh_lab_asks_config_accepts ed "class:unknown" <<EOF
+Host ed
+  $ED
   $U1
   StrictHostKeyChecking accept-new
 EOF
