@@ -67,6 +67,11 @@
  * it; calops will not pin a key around the CA): the operator is told to
  * add a plain line.
  *
+ * A host has several files, as in ssh (sshhost.h: each UserKnownHostsFile,
+ * each GlobalKnownHostsFile, the lab's); each is read into a struct
+ * knownhosts of its own, and knownhosts_check_all judges them as the one
+ * list ssh's check_host_key makes of them.
+ *
  * knownhosts_add (knownhosts_add.c) appends a line for a new key,
  * atomically (a temporary file in the same folder, fsync'ed, renamed over
  * the file, the folder fsync'ed) with every existing byte kept; see there.

@@ -453,6 +453,15 @@ EOF
 gcase certificate_none h1 <<'EOF'
 CertificateFile none
 EOF
+gcase revoked_host_keys h1 "refused:'RevokedHostKeys" <<'EOF'
+RevokedHostKeys /k/revoked.krl
+EOF
+gcase revoked_host_keys_none h1 <<'EOF'
+Host h1
+  RevokedHostKeys none
+Host *
+  RevokedHostKeys /k/never-applies.krl
+EOF
 
 # ---- unknown keywords, IgnoreUnknown, keywords calops ignores ----
 gcase unknown_keyword h1 <<'EOF'
