@@ -22,6 +22,8 @@
 #include "base/docfile.h"
 #include "base/text.h"
 #include "remote/sshconfig_int.h"
+#include "remote/sshconfig_kw.h"
+#include "remote/sshconfig_match.h"
 
 #define SC_BLANKS	" \t\r\n"	/* ssh's WHITESPACE */
 #define SC_SYSTEM_FILE	"/etc/ssh/ssh_config"

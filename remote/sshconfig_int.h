@@ -48,30 +48,8 @@ int	 sshconfig_err(struct scparse *p, const struct scfile *f,
 /* A note "FILE:LINE: message" for the console. */
 void	 sshconfig_note(struct scparse *p, const struct scfile *f,
 	    const char *fmt, ...) PRINTFLIKE(3, 4);
-/* sshconfig_match.c.  ssh's match_pattern() and match_pattern_list(): 1
- * a pattern matched, 0 none, -1 a negated one did; dolower lowercases the
- * patterns. */
-bool	 sshconfig_match(const char *s, const char *pat);
-int	 sshconfig_match_list(const char *s, const char *list, bool dolower);
-
-/* The block keywords: Host and Match (sshconfig_match.c), Include
- * (sshconfig.c). */
-int	 sshconfig_match_host(struct scparse *p, struct scfile *f,
-	    struct scline *l);
-int	 sshconfig_match_line(struct scparse *p, struct scfile *f,
-	    struct scline *l);
+/* Include, read by sshconfig.c. */
 int	 sshconfig_include_line(struct scparse *p, struct scfile *f,
 	    struct scline *l);
-
-/*
- * sshconfig_kw.c.  sshconfig_kw_find: the keyword's index in ssh's table,
- * or SIZE_MAX when ssh does not know it.  sshconfig_kw_line: read a line
- * whose keyword is l->kw.  sshconfig_kw_count: the table's size, for
- * scparse's seen.
- */
-size_t	 sshconfig_kw_find(const char *word);
-int	 sshconfig_kw_line(struct scparse *p, struct scfile *f,
-	    struct scline *l);
-size_t	 sshconfig_kw_count(void);
 
 #endif

@@ -10,6 +10,8 @@
 #include <netdb.h>
 
 #include "remote/sshconfig_int.h"
+#include "remote/sshconfig_kw.h"
+#include "remote/sshconfig_match.h"
 
 typedef int kwfn(struct scparse *, struct scfile *, struct scline *);
 

@@ -6,6 +6,7 @@
 #include <ctype.h>
 
 #include "remote/sshconfig_int.h"
+#include "remote/sshconfig_match.h"
 
 /*
  * ssh's match_pattern(): '*' is any run of characters, '?' any one, and
