@@ -34,6 +34,17 @@
  * authentication, calops missing or speaking another protocol on the host)
  * is final until the operator acts.
  *
+ * The way there.  A host behind a jump host (ProxyJump) or a command
+ * (ProxyCommand) speaks SSH over one end of a socketpair instead of a TCP
+ * socket.  A jump host is a struct ssh of its own with no command run on
+ * it, shared by every host (or jump) behind it: each of them has a tunnel
+ * (sshtunnel.h), a direct-tcpip channel of the jump's session pumped to and
+ * from the socketpair's other end by the jump's rounds.  A jump that
+ * fails ends its tunnels, so the hosts behind it see their socket close,
+ * and say why via the jump; a host's new attempt starts its jump's at
+ * once.  A ProxyCommand is a child (child_start_io) whose stdin and
+ * stdout are the other end.
+ *
  * Data read into libssh2 for one channel while another was being read
  * makes no socket event: every round reads the channels again until none
  * gives anything, and pending() asks libssh2 whether a channel has data
@@ -44,6 +55,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -66,14 +78,17 @@
 
 #include "base/buf.h"
 #include "base/docfile.h"
+#include "base/fileio.h"
 #include "base/text.h"
 #include "loop/child.h"
 #include "proto/hostcmd.h"
 #include "remote/knownhosts.h"
 #include "remote/lab.h"
 #include "remote/ssh.h"
+#include "remote/sshconfig_kw.h"
 #include "remote/sshhost.h"
 #include "remote/sshkey.h"
+#include "remote/sshtunnel.h"
 #include "remote/transport.h"
 
 #define ATTEMPT_MS	15000	/* from the TCP connect to up */
@@ -87,6 +102,7 @@
 #define BATCH_BYTES	(64u << 10)	/* less in BATCH_MS is a trickle */
 #define GRID_IDLE_MAX	3	/* ticks with nothing before a trickle ends */
 #define CMDLINE_MAX	(256u << 10)
+#define JUMPS_MAX	TRANSPORT_JUMPS_MAX	/* jump hosts on one way */
 
 enum phase {
 	PH_IDLE,		/* no connection: waiting, or refused */
@@ -216,7 +232,29 @@ struct ssh {
 	/* The socket said EAGAIN in this drive(): every other read of this
 	 * round is told so without asking the kernel again. */
 	bool			 dry;
+
+	/* Reached through a jump host (ProxyJump: jump, shared and counted,
+	 * and our tunnel in its list) or a command's stdin and stdout
+	 * (ProxyCommand): fd is then one end of a socketpair. */
+	struct ssh		*jump;
+	struct sshtunnel	*tun;		/* borrowed from jump */
+	char			*proxy_cmd;
+	struct child		*proxy;
+	char			 proxy_err[200];	/* what it said last */
+	/* A jump host: the registry's key and next, the hosts (or jumps)
+	 * behind it, and the tunnels carried for them. */
+	bool			 is_jump;
+	char			*jump_key;
+	struct ssh		*jump_next;
+	struct ssh		**users;
+	size_t			 nusers;
+	struct sshtunnel	**tuns;
+	size_t			 ntuns;
+	struct sshtunnel_sess	 tsess;
 };
+
+/* The jump hosts in use, each shared by every host behind it. */
+static struct ssh *jumps;
 
 static void	drive(struct ssh *s);
 static void	lost(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
@@ -224,6 +262,10 @@ static void	refuse(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
 static void	attempt_start(struct ssh *s);
 static void	tick_arm(struct ssh *s);
 static long	send_room(struct ssh *s);
+static bool	tuns_run(struct ssh *s, size_t *budget);
+static void	tuns_fail(struct ssh *s);
+static void	way_start(struct ssh *s);
+static void	host_up(struct ssh *s);
 
 /* ---- the shell's quoting ---- */
 
@@ -705,7 +747,13 @@ chans_run(struct ssh *s)
 			if (s->phase == PH_IDLE)
 				return;
 		}
+		if (s->ntuns > 0 && tuns_run(s, &budget))
+			moved = true;
+		if (s->phase == PH_IDLE)
+			return;
 	} while ((moved || rx != s->rx_bytes) && budget > 0);
+	if (budget == 0)
+		s->more = true;
 	/* A trickle is held (a bulk transfer reads on at full speed), on one
 	 * grid for every host: they are read again together. */
 	now = loop_now_ms();
@@ -715,7 +763,7 @@ chans_run(struct ssh *s)
 	}
 	s->win_bytes += READ_BURST - budget;
 	if (budget < READ_BURST && s->win_bytes < BATCH_BYTES &&
-	    s->phase == PH_UP)
+	    s->phase == PH_UP && !s->is_jump)
 		s->hold_until = (now / BATCH_MS + 1) * BATCH_MS;
 }
 
@@ -805,6 +853,7 @@ attempt_ms(const struct ssh *s)
 	return s->sh.connect_s > 0 ? (long)s->sh.connect_s * 1000 :
 	    ATTEMPT_MS;
 }
+
 /* Drop the session and the socket, without a word to the host when
  * polite is false (the link is dead: nothing would get through). */
 static void
@@ -840,6 +889,17 @@ teardown(struct ssh *s, bool polite)
 		s->sess = NULL;
 	}
 	s->idle = NULL;
+	tuns_fail(s);
+	memset(&s->tsess, 0, sizeof s->tsess);
+	if (s->tun != NULL) {
+		sshtunnel_orphan(s->tun);
+		s->tun = NULL;
+		s->jump->more = true;	/* its channel to close */
+	}
+	if (s->proxy != NULL) {
+		child_abandon(s->proxy);
+		s->proxy = NULL;
+	}
 	if (s->fd != -1) {
 		loop_del_fd(s->t->loop, s->fd);
 		close(s->fd);
@@ -877,6 +937,34 @@ probe_forget(struct ssh *s)
 	s->probe = NULL;
 }
 
+/*
+ * A failure behind a jump host or a ProxyCommand is the way's: the
+ * session only sees its socket close, so the error says what the jump or
+ * the command said instead.
+ */
+static void
+way_error(struct ssh *s)
+{
+	const char *why;
+	char *msg = NULL, *safe;
+
+	if (s->tun != NULL && (why = sshtunnel_error(s->tun)) != NULL)
+		msg = xasprintf("%s: via %s: %s", s->t->host, s->jump->t->host,
+		    why);
+	else if (s->jump != NULL && s->jump->state != TRANSPORT_UP &&
+	    s->jump->error[0] != '\0')
+		msg = xasprintf("%s: via %s", s->t->host, s->jump->error);
+	else if (s->proxy_cmd != NULL && s->proxy_err[0] != '\0')
+		msg = xasprintf("%s (its ProxyCommand said: %s)", s->error,
+		    s->proxy_err);
+	if (msg == NULL)
+		return;
+	safe = text_sanitize_str(msg);
+	snprintf(s->error, sizeof s->error, "%s", safe);
+	free(safe);
+	free(msg);
+}
+
 /* The link is lost or an attempt failed: try again later. */
 static void
 lost(struct ssh *s, const char *fmt, ...)
@@ -888,6 +976,14 @@ lost(struct ssh *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	verrorf(s, fmt, ap);
 	va_end(ap);
+	way_error(s);
+	if (s->jump != NULL && s->jump->state == TRANSPORT_REFUSED) {
+		char why[sizeof s->error];
+
+		memcpy(why, s->error, sizeof why);
+		refuse(s, "%s", why);
+		return;
+	}
 	probe_forget(s);
 	teardown(s, false);
 	/* A passphrase is asked again rather than kept in memory while the
@@ -945,6 +1041,12 @@ attempt_timeout(struct loop *l, void *arg)
 
 	(void)l;
 	s->attempt_timer = -1;
+	if (s->jump != NULL && s->jump->state != TRANSPORT_UP) {
+		lost(s, "%s: no answer in %ld s: %s is %s", s->t->host,
+		    attempt_ms(s) / 1000, s->jump->t->host,
+		    transport_state_name(s->jump->state));
+		return;
+	}
 	lost(s, "%s: no answer in %ld s while %s", s->t->host,
 	    attempt_ms(s) / 1000, s->phase < nitems(doing) &&
 	    doing[s->phase] != NULL ? doing[s->phase] : "connecting");
@@ -1051,6 +1153,10 @@ resolve_start(struct ssh *s)
 	pthread_t th;
 	char port[8];
 
+	if (s->jump != NULL || s->proxy_cmd != NULL) {
+		way_start(s);
+		return;
+	}
 	snprintf(port, sizeof port, "%d", s->sh.port);
 	if (getaddrinfo(s->sh.hostname, port, &hints, &s->addrs) == 0) {
 		s->ai = s->addrs;
@@ -1189,6 +1295,7 @@ session_start(struct ssh *s)
 		return;
 	}
 	libssh2_session_set_blocking(s->sess, 0);
+	s->tsess.sess = s->sess;
 	s->chan_cap = CHANNELS_MAX;
 	libssh2_session_callback_set(s->sess, LIBSSH2_CALLBACK_RECV,
 	    (void *)ssh_recv);
@@ -1538,6 +1645,21 @@ auth_failed(struct ssh *s)
 
 /* ---- the version probe ---- */
 
+/* The attempt succeeded. */
+static void
+host_up(struct ssh *s)
+{
+	timer_stop(s, &s->attempt_timer);
+	s->phase = PH_UP;
+	s->attempt = 0;
+	s->error[0] = '\0';
+	s->ask = TRANSPORT_ASK_NONE;
+	set_state(s, TRANSPORT_UP);
+	tick_arm(s);
+	if (s->is_jump)
+		s->more = true;		/* the tunnels waiting to open */
+}
+
 static void
 probe_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
     bool cut, void *arg)
@@ -1592,13 +1714,7 @@ probe_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		safe = text_sanitize_str(v.version);
 		snprintf(s->version, sizeof s->version, "%s", safe);
 		free(safe);
-		timer_stop(s, &s->attempt_timer);
-		s->phase = PH_UP;
-		s->attempt = 0;
-		s->error[0] = '\0';
-		s->ask = TRANSPORT_ASK_NONE;
-		set_state(s, TRANSPORT_UP);
-		tick_arm(s);
+		host_up(s);
 	}
 }
 
@@ -1668,11 +1784,16 @@ drive_connect(struct ssh *s)
 	case PH_TCP:
 		if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 			err = errno;
-		if (err == 0 && connect(s->fd, s->ai->ai_addr,
-		    s->ai->ai_addrlen) == -1 && errno != EISCONN)
+		if (err == 0 && s->ai != NULL && connect(s->fd,
+		    s->ai->ai_addr, s->ai->ai_addrlen) == -1 &&
+		    errno != EISCONN)
 			err = errno;
 		if (err == EALREADY || err == EINPROGRESS)
 			return;
+		if (err != 0 && s->ai == NULL) {
+			lost(s, "%s: %s", s->t->host, strerror(err));
+			return;
+		}
 		if (err != 0) {
 			loop_del_fd(s->t->loop, s->fd);
 			close(s->fd);
@@ -1749,8 +1870,20 @@ drive_connect(struct ssh *s)
 			rc = libssh2_session_last_errno(s->sess);
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return;
+			if (s->is_jump && !is_socket_error(rc)) {
+				/* A bastion may allow no session (sshd's
+				 * MaxSessions 0) and still forward: the
+				 * tunnels read what comes. */
+				host_up(s);
+				return;
+			}
 			lost(s, "%s: cannot open a channel: %s", s->t->host,
 			    ssh_errmsg(s));
+			return;
+		}
+		if (s->is_jump) {
+			/* Nothing to run there: calops need not be on it. */
+			host_up(s);
 			return;
 		}
 		s->phase = PH_VERSION;
@@ -1894,6 +2027,369 @@ attempt_start(struct ssh *s)
 	resolve_start(s);
 }
 
+/* ---- the way there: ProxyJump and ProxyCommand ---- */
+
+static void
+on_tunnel(struct loop *l, int fd, short revents, void *arg)
+{
+	(void)l;
+	(void)fd;
+	(void)revents;
+	drive(arg);
+}
+
+/* A jump's tunnels, each one round; the orphans whose channel is gone are
+ * freed.  Whether anything moved. */
+static bool
+tuns_run(struct ssh *s, size_t *budget)
+{
+	bool moved = false;
+	size_t i;
+
+	for (i = 0; i < s->ntuns && s->phase == PH_UP; i++) {
+		switch (sshtunnel_run(s->tuns[i], &s->tsess, budget)) {
+		case SSHTUNNEL_LOST:
+			lost(s, "%s: %s", s->t->host, ssh_errmsg(s));
+			return false;
+		case SSHTUNNEL_MOVED:
+			moved = true;
+			break;
+		case SSHTUNNEL_IDLE:
+			break;
+		}
+	}
+	for (i = 0; i < s->ntuns; i++) {
+		if (!sshtunnel_done(s->tuns[i]))
+			continue;
+		sshtunnel_free(s->tuns[i]);
+		s->tuns[i--] = s->tuns[--s->ntuns];
+	}
+	return moved;
+}
+
+/* The jump's session is gone: every tunnel in it ends with why, so that
+ * the hosts behind see their connection go. */
+static void
+tuns_fail(struct ssh *s)
+{
+	const char *why = s->error;
+	size_t i, n = strlen(s->t->host);
+
+	if (s->ntuns == 0)
+		return;
+	/* "bastion: connect to …" is said "via bastion: connect to …". */
+	if (strncmp(why, s->t->host, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+		why += n + 2;
+	for (i = 0; i < s->ntuns; i++)
+		sshtunnel_fail(s->tuns[i], *why != '\0' ? why : "closed");
+	for (i = 0; i < s->ntuns; i++) {
+		if (!sshtunnel_done(s->tuns[i]))
+			continue;
+		sshtunnel_free(s->tuns[i]);
+		s->tuns[i--] = s->tuns[--s->ntuns];
+	}
+}
+
+/* Start the jump's next attempt now rather than at its backoff's end: a
+ * host behind it is trying. */
+static void
+jump_kick(struct ssh *j)
+{
+	if (j->phase != PH_IDLE || j->state == TRANSPORT_REFUSED)
+		return;
+	timer_stop(j, &j->retry_timer);
+	j->retry_timer = loop_add_timer(j->t->loop, 0, retry_fire, j);
+}
+
+static void
+proxy_line(struct child *c, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct ssh *s = arg;
+
+	(void)c;
+	(void)from_stderr;
+	(void)cut;
+	if (len > 0)
+		snprintf(s->proxy_err, sizeof s->proxy_err, "%.*s",
+		    (int)(len < 199 ? len : 199), line);
+}
+
+/* The command ended: its end of the socket with it, which the session
+ * sees; the status says more when it said nothing. */
+static void
+proxy_done(struct child *c, int status, void *arg)
+{
+	struct ssh *s = arg;
+
+	if (s->proxy == c)
+		s->proxy = NULL;
+	if (s->proxy_err[0] == '\0' && WIFEXITED(status))
+		snprintf(s->proxy_err, sizeof s->proxy_err, "it exited with "
+		    "status %d", WEXITSTATUS(status));
+	else if (s->proxy_err[0] == '\0' && WIFSIGNALED(status))
+		snprintf(s->proxy_err, sizeof s->proxy_err, "it was killed by "
+		    "signal %d", WTERMSIG(status));
+}
+
+static const struct child_ops proxy_ops = {
+	.line = proxy_line,
+	.done = proxy_done,
+};
+
+/* Run the ProxyCommand as ssh runs it: "exec COMMAND" by /bin/sh, its
+ * stdin and stdout the socketpair's other end.  0, or -1 (refused). */
+static int
+proxy_spawn(struct ssh *s, int fd)
+{
+	char *cmd, *argv[4], err[300];
+
+	cmd = xasprintf("exec %s", s->proxy_cmd);
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = cmd;
+	argv[3] = NULL;
+	s->proxy_err[0] = '\0';
+	s->proxy = child_start_io(s->t->loop, argv, fd, &proxy_ops, s, err,
+	    sizeof err);
+	free(cmd);
+	if (s->proxy == NULL) {
+		refuse(s, "%s: ProxyCommand: %s", s->t->host, err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A socketpair in place of the TCP connection: one end the session's
+ * socket, the other a tunnel through the jump host (opened once the jump
+ * is up; what the session sends meanwhile waits in the socket) or the
+ * ProxyCommand's stdin and stdout.  The ends this process reads are
+ * non-blocking; the command's stays blocking, as a program expects its
+ * stdin and stdout to be.
+ */
+static void
+way_start(struct ssh *s)
+{
+	int sv[2], e;
+
+	if (s->jump != NULL && s->jump->state == TRANSPORT_REFUSED) {
+		refuse(s, "%s: via %s", s->t->host, s->jump->error);
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		lost(s, "%s: cannot make a socketpair: %s", s->t->host,
+		    strerror(errno));
+		return;
+	}
+	if (fileio_set_nonblock(sv[0], true) != 0 || (s->jump != NULL &&
+	    fileio_set_nonblock(sv[1], true) != 0)) {
+		e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		lost(s, "%s: cannot make a socket non-blocking: %s",
+		    s->t->host, strerror(e));
+		return;
+	}
+	if (s->jump != NULL) {
+		snprintf(s->peer, sizeof s->peer, "%s port %d via %s",
+		    s->sh.hostname, s->sh.port, s->jump->t->host);
+		s->jump->tuns = xreallocarray(s->jump->tuns,
+		    s->jump->ntuns + 1, sizeof *s->jump->tuns);
+		s->tun = sshtunnel_new(s->t->loop, s->sh.hostname, s->sh.port,
+		    sv[1], on_tunnel, s->jump);
+		s->jump->tuns[s->jump->ntuns++] = s->tun;
+		s->jump->more = true;
+		jump_kick(s->jump);
+	} else {
+		snprintf(s->peer, sizeof s->peer, "its ProxyCommand");
+		if (proxy_spawn(s, sv[1]) != 0) {
+			close(sv[0]);
+			close(sv[1]);
+			return;
+		}
+		close(sv[1]);
+	}
+	s->fd = sv[0];
+	s->phase = PH_TCP;
+	loop_add_fd(s->t->loop, s->fd, POLLOUT, on_socket, s);
+}
+
+/* A jump's hosts (or the jumps behind it) hear of its changes. */
+static void
+jump_changed(struct transport *t, void *arg)
+{
+	struct ssh *j = arg;
+	size_t i;
+
+	(void)t;
+	for (i = 0; i < j->nusers; i++)
+		notify(j->users[i]);
+}
+
+static void	ssh_close(struct transport *t);
+
+/* s no longer goes through its jump; the last one behind closes it. */
+static void
+jump_release(struct ssh *s)
+{
+	struct ssh *j = s->jump, **pp;
+	size_t i;
+
+	if (j == NULL)
+		return;
+	s->jump = NULL;
+	for (i = 0; i < j->nusers; i++)
+		if (j->users[i] == s)
+			j->users[i--] = j->users[--j->nusers];
+	if (j->nusers > 0)
+		return;
+	for (pp = &jumps; *pp != NULL; pp = &(*pp)->jump_next)
+		if (*pp == j) {
+			*pp = j->jump_next;
+			break;
+		}
+	ssh_close(j->t);
+}
+
+static struct ssh *ssh_new(struct loop *l, const char *name,
+    const struct lab_host *h, const char *labfile, const char *config,
+    char *err, size_t errlen);
+static int way_setup(struct ssh *s, const char *chain,
+    const struct lab_host *h, const char *labfile, const char *config,
+    int depth, char *err, size_t errlen);
+
+/* What makes two jumps one: where, as whom, how checked, and the way. */
+static char *
+jump_key(const struct ssh *j, const char *config)
+{
+	return xasprintf("%s|%s|%s|%d|%s|%s|%d|%d|%d|%s|%s|%s", j->sh.alias,
+	    j->sh.user, j->sh.hostname, j->sh.port, j->known_hosts != NULL ?
+	    j->known_hosts : "", j->sh.kh_name, j->sh.kh_port, j->sh.strict,
+	    j->sh.keepalive_s, config != NULL ? config : "",
+	    j->jump != NULL ? j->jump->jump_key : "",
+	    j->proxy_cmd != NULL ? j->proxy_cmd : "");
+}
+
+/*
+ * The jump host spec ("[user@]host[:port]") for h, resolved through the
+ * ssh config as any host is (user and port as given override it, as ssh's
+ * -l and -p do), reached in turn through chain (the jump hosts before it
+ * in a ProxyJump list) or, with none, its own ProxyJump or ProxyCommand.
+ * The one already in use for the same is shared.  NULL with err.
+ */
+static struct ssh *
+jump_get(struct loop *l, const char *spec, const char *chain,
+    const struct lab_host *h, const char *labfile, const char *config,
+    int depth, char *err, size_t errlen)
+{
+	struct lab_host jh;
+	struct ssh *s, *j;
+	char *cut, msg[512];
+
+	memset(&jh, 0, sizeof jh);
+	cut = xstrdup(spec);
+	if (sshconfig_kw_jump_cut(cut, &jh.user, &jh.address, &jh.port) != 0) {
+		errbuf_set(err, errlen, "'%s' is not a jump host such as "
+		    "[user@]host[:port]", spec);
+		free(cut);
+		return NULL;
+	}
+	jh.name = (char *)(uintptr_t)spec;
+	jh.transport = LAB_SSH;
+	jh.known_hosts = h->known_hosts;
+	jh.keepalive_s = h->keepalive_s;
+	jh.accept_new = h->accept_new;
+	s = ssh_new(l, spec, &jh, labfile, config, msg, sizeof msg);
+	free(cut);
+	if (s == NULL || way_setup(s, chain, h, labfile, config, depth, msg,
+	    sizeof msg) != 0) {
+		errbuf_set(err, errlen, "jump host '%s': %s", spec, msg);
+		if (s != NULL)
+			ssh_close(s->t);
+		return NULL;
+	}
+	s->jump_key = jump_key(s, config);
+	for (j = jumps; j != NULL; j = j->jump_next)
+		if (j->t->loop == l && strcmp(j->jump_key, s->jump_key) == 0) {
+			ssh_close(s->t);
+			return j;
+		}
+	s->is_jump = true;
+	s->jump_next = jumps;
+	jumps = s;
+	s->t->changed = jump_changed;
+	s->t->changed_arg = s;
+	attempt_start(s);
+	return s;
+}
+
+/*
+ * The way to s's host: chain (jump hosts given before it: ssh's -J) or
+ * else its ProxyJump, the last jump host the one next to the host, the
+ * others the way to that one; else its ProxyCommand.  0, or -1 with err.
+ */
+static int
+way_setup(struct ssh *s, const char *chain, const struct lab_host *h,
+    const char *labfile, const char *config, int depth, char *err,
+    size_t errlen)
+{
+	const char *list = chain != NULL ? chain : s->sh.proxy_jump;
+	char *rest, *spec;
+
+	if (list == NULL) {
+		if (s->sh.proxy_command != NULL)
+			s->proxy_cmd = xstrdup(s->sh.proxy_command);
+		return 0;
+	}
+	if (depth >= JUMPS_MAX) {
+		errbuf_set(err, errlen, "the way there goes through more than "
+		    "%d jump hosts (does a jump host's ProxyJump lead back to "
+		    "itself?)", JUMPS_MAX);
+		return -1;
+	}
+	rest = xstrdup(list);
+	if ((spec = strrchr(rest, ',')) != NULL)
+		*spec++ = '\0';
+	s->jump = jump_get(s->t->loop, spec != NULL ? spec : rest,
+	    spec != NULL ? rest : NULL, h, labfile, config, depth + 1, err,
+	    errlen);
+	free(rest);
+	if (s->jump == NULL)
+		return -1;
+	s->jump->users = xreallocarray(s->jump->users, s->jump->nusers + 1,
+	    sizeof *s->jump->users);
+	s->jump->users[s->jump->nusers++] = s;
+	return 0;
+}
+
+/* The jumps on s's way, the first hop first, for the screens. */
+static long	ssh_rtt(struct ssh *s);
+
+static void
+status_jumps(struct ssh *s, struct transport_status *st)
+{
+	struct transport_jump *tj;
+	struct ssh *j;
+	size_t n = 0;
+	char *safe;
+
+	for (j = s->jump; j != NULL && n < JUMPS_MAX; j = j->jump)
+		n++;
+	st->njumps = n;
+	for (j = s->jump; j != NULL && n > 0; j = j->jump) {
+		tj = &st->jumps[--n];
+		safe = text_sanitize_str(j->t->host);
+		snprintf(tj->name, sizeof tj->name, "%s", safe);
+		free(safe);
+		tj->state = j->state;
+		tj->since_ms = j->since;
+		tj->rtt_us = ssh_rtt(j);
+		snprintf(tj->error, sizeof tj->error, "%.*s",
+		    (int)sizeof tj->error - 1, j->error);
+	}
+}
+
 /* ---- the transport's operations ---- */
 
 static int
@@ -2011,8 +2507,13 @@ ssh_events(struct transport *t, short *events)
 	struct ssh *s = t->data;
 	int64_t now;
 	int dirs = 0;
+	size_t i;
 
 	*events = 0;
+	if (s->jump != NULL)
+		transport_before_sleep(s->jump->t);
+	for (i = 0; i < s->ntuns; i++)
+		sshtunnel_poll(s->tuns[i]);
 	if (s->fd == -1 || s->ask_lost)
 		return -1;
 	if (s->phase == PH_TCP) {
@@ -2040,6 +2541,7 @@ ssh_pending(struct transport *t)
 {
 	struct ssh *s = t->data;
 	struct ssh_chan *c;
+	size_t i;
 
 	if (s->reap)
 		return 1;
@@ -2060,6 +2562,9 @@ ssh_pending(struct transport *t)
 		    libssh2_poll_channel_read(c->ch, 1) > 0))
 			return 1;
 	}
+	for (i = 0; i < s->ntuns; i++)
+		if (sshtunnel_pending(s->tuns[i]))
+			return 1;
 	return 0;
 }
 
@@ -2074,12 +2579,20 @@ ssh_close(struct transport *t)
 {
 	struct ssh *s = t->data;
 	struct ssh_chan *c;
+	size_t i;
 
 	teardown(s, true);
+	jump_release(s);
 	while ((c = s->chans) != NULL) {
 		s->chans = c->next;
 		chan_free(c);
 	}
+	for (i = 0; i < s->ntuns; i++)
+		sshtunnel_free(s->tuns[i]);
+	free(s->tuns);
+	free(s->users);
+	free(s->jump_key);
+	free(s->proxy_cmd);
 	timer_stop(s, &s->retry_timer);
 	timer_stop(s, &s->notify_timer);
 	pass_wipe(s);
@@ -2094,12 +2607,25 @@ ssh_close(struct transport *t)
 	free(t);
 }
 
+/* The kernel's smoothed round trip of a TCP connection; -1 for none (a
+ * socketpair: the way's jumps have theirs). */
+static long
+ssh_rtt(struct ssh *s)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof ti;
+
+	if (s->fd != -1 && s->phase > PH_TCP && s->jump == NULL &&
+	    s->proxy_cmd == NULL &&
+	    getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+		return (long)ti.tcpi_rtt;
+	return -1;
+}
+
 static void
 ssh_status(struct transport *t, struct transport_status *st)
 {
 	struct ssh *s = t->data;
-	struct tcp_info ti;
-	socklen_t len = sizeof ti;
 
 	memset(st, 0, sizeof *st);
 	st->state = s->state;
@@ -2107,10 +2633,8 @@ ssh_status(struct transport *t, struct transport_status *st)
 	st->last_rx_ms = s->last_rx;
 	st->attempt = s->attempt;
 	st->next_try_ms = s->next_try;
-	st->rtt_us = -1;
-	if (s->fd != -1 && s->phase > PH_TCP &&
-	    getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
-		st->rtt_us = (long)ti.tcpi_rtt;
+	st->rtt_us = ssh_rtt(s);
+	status_jumps(s, st);
 	snprintf(st->version, sizeof st->version, "%s", s->version);
 	snprintf(st->error, sizeof st->error, "%s", s->error);
 	st->ask = s->ask;
@@ -2123,6 +2647,9 @@ ssh_reconnect(struct transport *t)
 {
 	struct ssh *s = t->data;
 
+	/* The operator acts on the host: on the jumps on its way too. */
+	if (s->jump != NULL)
+		ssh_reconnect(s->jump->t);
 	if (s->phase != PH_IDLE && s->phase != PH_ASK)
 		return;
 	timer_stop(s, &s->retry_timer);
@@ -2260,33 +2787,43 @@ default_identities(struct sshhost *sh)
 	sh->default_ids = true;
 }
 
-struct transport *
-ssh_transport_new(struct loop *l, const struct lab_host *h,
-    const char *labfile, const char *config, char *err, size_t errlen)
+/* libssh2 started, once for the process. */
+static int
+ssh_init(char *err, size_t errlen)
 {
 	static bool inited;
+
+	if (inited)
+		return 0;
+	if (libssh2_init(0) != 0) {
+		errbuf_set(err, errlen, "libssh2 cannot start");
+		return -1;
+	}
+	/* libssh2 takes in up to a channel window (2 MiB) of packets, each
+	 * its own malloc, before they are read, and frees them all after:
+	 * with glibc's 128 KiB trim threshold the heap's top went back to
+	 * the kernel and came again, page by page, on every window of a bulk
+	 * read (a page fault per 4 KiB received, 11 % of a 1 GiB catch-up:
+	 * tests/bench/bench_ssh.sh).  Keep that much.  Setting it freezes
+	 * glibc's mmap threshold, which it would otherwise raise as big
+	 * blocks are freed: set that too, so that a buffer of up to
+	 * SSH_HEAP_MMAP is not an mmap and munmap each time. */
+	(void)mallopt(M_TRIM_THRESHOLD, SSH_HEAP_KEEP);
+	(void)mallopt(M_MMAP_THRESHOLD, SSH_HEAP_MMAP);
+	inited = true;
+	return 0;
+}
+
+/* A transport for h named name, resolved, not yet connecting. */
+static struct ssh *
+ssh_new(struct loop *l, const char *name, const struct lab_host *h,
+    const char *labfile, const char *config, char *err, size_t errlen)
+{
 	struct transport *t;
 	struct ssh *s;
 
-	if (!inited) {
-		if (libssh2_init(0) != 0) {
-			errbuf_set(err, errlen, "libssh2 cannot start");
-			return NULL;
-		}
-		/* libssh2 takes in up to a channel window (2 MiB) of packets,
-		 * each its own malloc, before they are read, and frees them
-		 * all after: with glibc's 128 KiB trim threshold the heap's
-		 * top went back to the kernel and came again, page by page,
-		 * on every window of a bulk read (a page fault per 4 KiB
-		 * received, 11 % of a 1 GiB catch-up: tests/bench/
-		 * bench_ssh.sh).  Keep that much.  Setting it freezes glibc's
-		 * mmap threshold, which it would otherwise raise as big
-		 * blocks are freed: set that too, so that a buffer of up to
-		 * SSH_HEAP_MMAP is not an mmap and munmap each time. */
-		(void)mallopt(M_TRIM_THRESHOLD, SSH_HEAP_KEEP);
-		(void)mallopt(M_MMAP_THRESHOLD, SSH_HEAP_MMAP);
-		inited = true;
-	}
+	if (ssh_init(err, errlen) != 0)
+		return NULL;
 	s = xcalloc(1, sizeof *s);
 	if (sshhost_resolve(&s->sh, h, labfile, config, err, errlen) != 0) {
 		sshhost_release(&s->sh);
@@ -2296,7 +2833,7 @@ ssh_transport_new(struct loop *l, const struct lab_host *h,
 	t = xcalloc(1, sizeof *t);
 	t->ops = &ssh_ops;
 	t->loop = l;
-	t->host = xstrdup(h->name);
+	t->host = xstrdup(name);
 	t->data = s;
 	s->t = t;
 	s->fd = -1;
@@ -2313,8 +2850,23 @@ ssh_transport_new(struct loop *l, const struct lab_host *h,
 	s->since = loop_now_ms();
 	buf_init(&s->notes, 4096);
 	buf_init(&s->probe_out, 4096);
+	return s;
+}
+
+struct transport *
+ssh_transport_new(struct loop *l, const struct lab_host *h,
+    const char *labfile, const char *config, char *err, size_t errlen)
+{
+	struct ssh *s;
+
+	if ((s = ssh_new(l, h->name, h, labfile, config, err, errlen)) == NULL)
+		return NULL;
+	if (way_setup(s, NULL, h, labfile, config, 0, err, errlen) != 0) {
+		ssh_close(s->t);
+		return NULL;
+	}
 	attempt_start(s);
-	return t;
+	return s->t;
 }
 
 const struct sshhost *

@@ -18,8 +18,13 @@ struct lab_host;
  * The SSH transport (ssh.c): h, an ssh host of the lab file labfile, with
  * ~/.ssh/config (config: another file, NULL: the user's) merged in
  * (sshhost.h).  It starts connecting at once, in the loop: connect()
- * returns 0 and the state says how it goes.  NULL with err when the
- * host's settings cannot be used (an unknown %-token in IdentityFile).
+ * returns 0 and the state says how it goes.  A host whose config gives a
+ * ProxyJump is reached through its jump hosts, each a session of its own
+ * (shared by every host behind it, freed with the last of them; their
+ * states in the host's status), a ProxyCommand through that command's
+ * stdin and stdout.  NULL with err when the host's settings cannot be used
+ * (an unknown %-token in IdentityFile or ProxyCommand, a jump host that
+ * is none, a ProxyJump leading through more than TRANSPORT_JUMPS_MAX).
  */
 struct transport	*ssh_transport_new(struct loop *l,
 			    const struct lab_host *h, const char *labfile,

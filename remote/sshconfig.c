@@ -25,7 +25,6 @@
 #include "remote/sshconfig_kw.h"
 #include "remote/sshconfig_match.h"
 
-#define SC_BLANKS	" \t\r\n"	/* ssh's WHITESPACE */
 #define SC_SYSTEM_FILE	"/etc/ssh/ssh_config"
 #define SC_SYSTEM_DIR	"/etc/ssh"
 
@@ -198,6 +197,7 @@ sc_cut(struct scparse *p, struct scfile *f, char *s, struct scline *l)
 		return sc_unknown(p, f, l->word) == 0 ? 1 : -1;
 	if (*s == '\0')
 		return sshconfig_err(p, f, "no value after '%s'", l->word);
+	l->rest = s;
 	if (sc_split(s, l) != 0)
 		return sshconfig_err(p, f, "a quote is not closed");
 	return 0;
@@ -688,6 +688,8 @@ sshconfig_release(struct sshconfig *sc)
 	free(sc->port_from.file);
 	free(sc->alive_from.file);
 	free(sc->alive_max_from.file);
+	sshconfig_value_release(&sc->proxy_jump);
+	sshconfig_value_release(&sc->proxy_command);
 	for (i = 0; i < sc->nids; i++)
 		sshconfig_value_release(&sc->ids[i]);
 	free(sc->ids);

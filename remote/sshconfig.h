@@ -32,11 +32,11 @@
  * not act on (ControlMaster, ForwardAgent, LocalForward, …) is listed once
  * per host in ignored, "ControlMaster (~/.ssh/config:12)"; those ssh
  * itself ignores (its deprecated and unsupported ones) are not.  ProxyJump
- * and ProxyCommand, when they apply, leave a note ("FILE:LINE: text", made
- * safe to show): calops connects directly.  ~/.ssh/config and the files it
- * includes are refused, as ssh refuses them, when they are another user's
- * or writable by group or others; a file named (as ssh -F) and the system
- * file are not checked.
+ * and ProxyCommand are read (below) and followed by ssh.c.  A note is
+ * "FILE:LINE: text", made safe to show, for the console.  ~/.ssh/config
+ * and the files it includes are refused, as ssh refuses them, when they are
+ * another user's or writable by group or others; a file named (as ssh -F)
+ * and the system file are not checked.
  *
  * "~" is $HOME (else the password file's home), as everywhere in calops;
  * ssh takes the password file's for IdentityFile, which differs only when
@@ -147,6 +147,11 @@ struct sshconfig {
 	struct sshconfig_value	 ignore_unknown; /* IgnoreUnknown */
 	struct sshconfig_notes	 ignored;	/* "ControlMaster (FILE:LINE)"
 						   each keyword once */
+	/* ProxyJump (checked) or ProxyCommand (the rest of its line), as
+	 * written: at most one is set, the first that applies, as in ssh;
+	 * "none" is kept, it too stops the other. */
+	struct sshconfig_value	 proxy_jump;
+	struct sshconfig_value	 proxy_command;
 	struct sshconfig_notes	 notes;
 };
 

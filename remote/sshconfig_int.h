@@ -11,6 +11,8 @@
 
 #include "remote/sshconfig.h"
 
+#define SC_BLANKS	" \t\r\n"	/* ssh's WHITESPACE */
+
 /* A lookup under way, over one or two passes. */
 struct scparse {
 	struct sshconfig	*sc;
@@ -35,6 +37,7 @@ struct scfile {
 /* One line cut as ssh cuts it. */
 struct scline {
 	const char	*word;		/* the keyword as written */
+	const char	*rest;		/* the line after it, unsplit */
 	char		**argv;
 	size_t		 argc;
 	char		*buf;		/* argv's strings */

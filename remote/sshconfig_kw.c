@@ -466,20 +466,103 @@ kw_ignored(struct scparse *p, struct scfile *f, struct scline *l)
 }
 
 /*
- * ProxyJump and ProxyCommand would take ssh somewhere calops does not go.
- * The first one of each kind that applies decides, as for any keyword: a
- * note unless it is the value that turns it off.
+ * One jump host of a ProxyJump, "[user@]host[:port]" or
+ * "ssh://[user@]host[:port]", cut as ssh's parse_ssh_uri() and
+ * parse_user_host_port() cut it (the last '@' ends the user, an IPv6
+ * address in brackets); user and port NULL/0 when not given.  -1 when it is
+ * not one.  s is cut in place.
  */
-static int
-kw_unfollowed(struct scparse *p, struct scfile *f, struct scline *l)
+int
+sshconfig_kw_jump_cut(char *s, char **user, char **host, int *port)
 {
-	if (!*f->active || p->seen[l->kw])
-		return 0;
-	p->seen[l->kw] = true;
-	if (l->argc == 1 && strcasecmp(l->argv[0], "none") == 0)
-		return 0;
-	sshconfig_note(p, f, "'%s' is not followed: calops connects "
-	    "directly", kw_name(l->kw));
+	char *at, *colon, *end;
+	long v;
+
+	*user = NULL;
+	*port = 0;
+	if (strncmp(s, "ssh://", 6) == 0)
+		s += 6;
+	if ((at = strrchr(s, '@')) != NULL) {
+		*at = '\0';
+		if (at == s)
+			return -1;
+		*user = s;
+		s = at + 1;
+	}
+	if (*s == '[') {
+		if ((end = strchr(s, ']')) == NULL)
+			return -1;
+		*end = '\0';
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] != '\0' && colon == NULL)
+			return -1;
+		s++;
+	} else if ((colon = strchr(s, ':')) != NULL &&
+	    strchr(colon + 1, ':') != NULL)
+		colon = NULL;	/* an IPv6 address without a port */
+	if (colon != NULL) {
+		*colon = '\0';
+		errno = 0;
+		v = strtol(colon + 1, &end, 10);
+		if (*end != '\0' || end == colon + 1 || errno != 0 || v < 1 ||
+		    v > 65535)
+			return -1;
+		*port = (int)v;
+	}
+	*host = s;
+	return *s == '\0' || strpbrk(s, SC_BLANKS "/@,") != NULL ? -1 : 0;
+}
+
+/* ProxyJump and ProxyCommand share a slot, as in ssh: the first of the
+ * two that applies wins, "none" included (and stays in the final pass). */
+static bool
+kw_proxy_taken(const struct sshconfig *sc)
+{
+	return sc->proxy_jump.value != NULL || sc->proxy_command.value != NULL;
+}
+
+/* ProxyJump: "none", or jump hosts separated by commas, each checked
+ * wherever it is (as ssh's parse_jump() does); ssh.c follows them. */
+static int
+kw_proxyjump(struct scparse *p, struct scfile *f, struct scline *l)
+{
+	char *list, *one, *next, *user, *host;
+	const char *s;
+	int port, rc = 0;
+
+	if ((s = kw_one(p, f, l)) == NULL)
+		return -1;
+	if (strcasecmp(s, "none") != 0) {
+		list = xstrdup(s);
+		for (one = list; rc == 0 && one != NULL; one = next) {
+			if ((next = strchr(one, ',')) != NULL)
+				*next++ = '\0';
+			if (sshconfig_kw_jump_cut(one, &user, &host, &port) !=
+			    0)
+				rc = sshconfig_err(p, f, "'%s %s': not a jump "
+				    "host such as [user@]host[:port]", l->word,
+				    s);
+		}
+		free(list);
+		if (rc != 0)
+			return -1;
+	}
+	if (*f->active && !kw_proxy_taken(p->sc)) {
+		p->sc->proxy_jump.value = xstrdup(s);
+		sshconfig_origin_set(&p->sc->proxy_jump.from, f->path, f->line);
+	}
+	return 0;
+}
+
+/* ProxyCommand: the rest of the line as it is written, run by sh(1). */
+static int
+kw_proxycommand(struct scparse *p, struct scfile *f, struct scline *l)
+{
+	if (*f->active && !kw_proxy_taken(p->sc)) {
+		p->sc->proxy_command.value = xstrdup(l->rest);
+		sshconfig_origin_set(&p->sc->proxy_command.from, f->path,
+		    f->line);
+	}
 	return 0;
 }
 
@@ -515,9 +598,8 @@ static const struct {
 	{ "HostKeyAlias", kw_alias },
 	{ "RevokedHostKeys", kw_revoked },
 	{ "IgnoreUnknown", kw_ignore_unknown },
-	/* Not followed (a note). */
-	{ "ProxyJump", kw_unfollowed },
-	{ "ProxyCommand", kw_unfollowed },
+	{ "ProxyJump", kw_proxyjump },
+	{ "ProxyCommand", kw_proxycommand },
 	/* ssh passes over them too. */
 	{ "Protocol", kw_ssh_ignores },
 	{ "Cipher", kw_ssh_ignores },

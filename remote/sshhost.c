@@ -455,6 +455,89 @@ sh_refusals(const struct sshconfig *sc, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The ProxyCommand as ssh's expand_proxy_command() makes it: %h the name
+ * connected to, %k the host key alias (the address: calops has none), %n
+ * the address, %p the port, %r the user, %%; any other token is an error,
+ * as it is for ssh.  NULL with why in msg.
+ */
+static char *
+sh_proxy_command(const struct sshhost *out, const char *key_alias,
+    const char *raw, char *msg, size_t msglen)
+{
+	struct buf b;
+	char port[8];
+	const char *s, *v;
+	int rc = 0;
+
+	snprintf(port, sizeof port, "%d", out->port);
+	buf_init(&b, 64u << 10);
+	for (s = raw; rc == 0 && *s != '\0'; s++) {
+		if (*s != '%') {
+			rc = buf_addc(&b, *s);
+			continue;
+		}
+		switch (*++s) {
+		case '%':
+			v = "%";
+			break;
+		case 'h':
+			v = out->hostname;
+			break;
+		case 'k':
+			v = key_alias;
+			break;
+		case 'n':
+			v = out->alias;
+			break;
+		case 'p':
+			v = port;
+			break;
+		case 'r':
+			v = out->user;
+			break;
+		default:
+			errbuf_set(msg, msglen, "'%%%.1s' is not a token of "
+			    "ProxyCommand (%%h %%k %%n %%p %%r %%%%)", s);
+			buf_release(&b);
+			return NULL;
+		}
+		rc = buf_adds(&b, v);
+	}
+	if (rc != 0) {
+		errbuf_set(msg, msglen, "longer than 64 KiB");
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* ProxyJump as written, or ProxyCommand expanded; "none" is neither. */
+static int
+sh_merge_proxy(struct sshhost *out, const struct sshconfig *sc, char *err,
+    size_t errlen)
+{
+	const struct sshconfig_value *v;
+	const char *key_alias;
+	char msg[160];
+
+	v = sc->proxy_jump.value != NULL ? &sc->proxy_jump :
+	    &sc->proxy_command;
+	if (v->value == NULL || strcasecmp(v->value, "none") == 0)
+		return 0;
+	sshconfig_origin_set(&out->proxy_from, v->from.file, v->from.line);
+	if (v == &sc->proxy_jump) {
+		out->proxy_jump = xstrdup(v->value);
+		return 0;
+	}
+	key_alias = sc->alias.value != NULL ? out->kh_name : out->alias;
+	if ((out->proxy_command = sh_proxy_command(out, key_alias, v->value,
+	    msg, sizeof msg)) == NULL)
+		return sh_err(err, errlen, &v->from, "'ProxyCommand %s': %s",
+		    v->value, msg);
+	return 0;
+}
+
 int
 sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
     const struct lab_host *h, const char *labfile, char *err, size_t errlen)
@@ -487,7 +570,8 @@ sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 	    out->port;
 	sh_tokens_init(&t, out, sc);
 	if (sh_merge_kh(out, sc, h, &t, labfile, err, errlen) != 0 ||
-	    sh_merge_agent(out, sc, &t, err, errlen) != 0)
+	    sh_merge_agent(out, sc, &t, err, errlen) != 0 ||
+	    sh_merge_proxy(out, sc, err, errlen) != 0)
 		return -1;
 	return sh_merge_ids(out, sc, h, &t, labfile, err, errlen);
 }
@@ -540,6 +624,9 @@ sshhost_release(struct sshhost *out)
 	free(out->known_hosts_from.file);
 	free(out->strict_why);
 	sshconfig_notes_release(&out->ignored);
+	free(out->proxy_jump);
+	free(out->proxy_command);
+	free(out->proxy_from.file);
 	sshconfig_notes_release(&out->notes);
 	memset(out, 0, sizeof *out);
 }

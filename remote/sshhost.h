@@ -16,7 +16,8 @@
  * the keepalive (keepalive_s, else a ServerAliveInterval from 1 s to a
  * day, else LAB_KEEPALIVE_DEFAULT: the console needs keepalives to see a
  * dead link, protocol.md §6, so ssh's 0, "off", is noted and not taken)
- * and ServerAliveCountMax.
+ * and ServerAliveCountMax, and the ProxyJump or ProxyCommand that leads
+ * there (ssh.c follows them; %k of ProxyCommand is HostKeyAlias when set).
  *
  * Host keys, as ssh's check_host_key() reads them (share/doc/lab.md,
  * "Host keys"): every file of kh_files, in ssh's order -- each
@@ -85,6 +86,12 @@ struct sshhost {
 	struct sshconfig_notes	 ignored;	/* sshconfig's */
 	struct sshconfig_notes	 notes;		/* the config's and the
 						   merge's */
+	/* How the host is reached, when not directly: ProxyJump as
+	 * written, or the ProxyCommand with %h %k %n %p %r %% expanded, to
+	 * be run by /bin/sh (NULL: neither, or "none"). */
+	char			*proxy_jump;
+	char			*proxy_command;
+	struct sshconfig_origin	 proxy_from;
 };
 
 /*

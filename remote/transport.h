@@ -84,6 +84,18 @@ enum transport_ask {
 					   transport_passphrase() */
 };
 
+/* A jump host the connection goes through (ProxyJump): a host of its own,
+ * with its own state, round trip and last error. */
+#define TRANSPORT_JUMPS_MAX	8
+struct transport_jump {
+	char			 name[128];	/* as ProxyJump names it;
+						   safe */
+	enum transport_state	 state;
+	int64_t			 since_ms;
+	long			 rtt_us;	/* -1: not known */
+	char			 error[256];	/* safe */
+};
+
 struct transport_status {
 	enum transport_state	 state;
 	int64_t			 since_ms;	/* loop_now_ms() it began */
@@ -99,6 +111,10 @@ struct transport_status {
 	/* one more per question asked, the same one asked again too */
 	unsigned		 ask_seq;
 	char			 ask_text[512];	/* the question, made safe */
+	/* The jump hosts on the way, the first hop first (none: direct,
+	 * or a ProxyCommand). */
+	size_t			 njumps;
+	struct transport_jump	 jumps[TRANSPORT_JUMPS_MAX];
 };
 
 /* transport_name of a state, as the screens and --json say it. */

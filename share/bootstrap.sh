@@ -26,8 +26,11 @@ build_pkgs="build-essential cmake pkg-config libncurses-dev libyaml-dev
 	libjansson-dev libssh2-1-dev libssl-dev"
 # chromium (with a font that has the status glyphs) and python3-markdown:
 # the decision record read as its readers get it (tests/report/).
+# systemd (its systemd-socket-activate), iproute2 and util-linux: a lab
+# behind a bastion, its hosts in a network namespace (sshlab.sh --bastion).
 test_pkgs="libcmocka-dev python3 clang libclang-rt-14-dev tmux openssh-server
-	openssl coreutils zsh time chromium fonts-dejavu-core python3-markdown"
+	openssl coreutils zsh time chromium fonts-dejavu-core python3-markdown
+	systemd iproute2 util-linux"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 

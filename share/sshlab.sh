@@ -3,10 +3,12 @@
 # trying calops' SSH hosts and testing them with no lab at hand (issue 11).
 #
 #   share/sshlab.sh start DIR [N] [--calops PATH] [--ports LOW-HIGH]
+#                       [--bastion]
 #                       N sshd "lab hosts" host1..hostN (default 3) on
 #                       127.0.0.1, each on a free port of LOW-HIGH
 #                       (default 20000-32767), running calops PATH (default
-#                       build/calops, else calops on PATH)
+#                       build/calops, else calops on PATH); --bastion: behind
+#                       a bastion (below)
 #   share/sshlab.sh stop DIR      stop them, and the jobs still running on
 #                                 them; stopping a stopped lab is no error
 #   share/sshlab.sh status DIR    each host, its port and its sshd; exit 0
@@ -15,6 +17,19 @@
 #                                 and every session on it end, its jobs go
 #                                 on running (as a host whose link broke)
 #   share/sshlab.sh up DIR hostN  hostN's sshd again, on the same port
+#                                 (down and up take bastion, too)
+#
+# --bastion: the hosts listen on the 127.0.0.1 of a network namespace of
+# their own (unshare -n: root only), where nothing else is, so that a
+# direct connection to them fails; one more sshd, the bastion, is the only
+# way in: it listens on this machine's 127.0.0.1 (systemd-socket-activate
+# hands each connection to an `sshd -i` that runs in the hosts' namespace)
+# and forwards (AllowTcpForwarding local, PermitOpen) to the hosts' ports
+# alone, with no shell (MaxSessions 0).  The lab file names each host by
+# its alias, hostN, which DIR/ssh_config leads through `ProxyJump bastion`:
+# calops reads ~/.ssh/config (calops hosts: --ssh-config DIR/ssh_config),
+# so include DIR/ssh_config there to use the lab.  DIR/bastion/ holds its
+# sshd_config, key and logs.
 #
 # Everything is under DIR, which must be empty, new or a lab of this
 # script (started again, a lab keeps its keys, jobs and workspaces; only the
@@ -62,7 +77,8 @@ nl='
 say() { printf 'sshlab: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 usage() {
-	say "usage: sshlab.sh start DIR [N] [--calops PATH] [--ports LOW-HIGH]"
+	say "usage: sshlab.sh start DIR [N] [--calops PATH] [--ports LOW-HIGH]" \
+	    "[--bastion]"
 	say "       sshlab.sh stop DIR | sshlab.sh status DIR"
 	say "       sshlab.sh down DIR hostN | sshlab.sh up DIR hostN"
 	exit 2
@@ -71,6 +87,11 @@ usage() {
 # How many hosts the lab's last start was asked for.
 lab_size() {
 	sed -n 's/^hosts \([0-9]*\)$/\1/p' "$lab/.sshlab" 2>/dev/null
+}
+
+# Whether the lab's last start was behind a bastion.
+lab_bastion() {
+	grep -qx bastion "$lab/.sshlab" 2>/dev/null
 }
 
 # is_lab_sshd PID CONFIG: PID is the sshd started with CONFIG, not some
@@ -155,13 +176,165 @@ stop_host() {
 	stop_jobs "$1"
 }
 
-# Every host of the lab, including those of an earlier, larger start.
+# Every host of the lab, including those of an earlier, larger start, the
+# bastion and the hosts' network namespace.
 stop_lab() {
+	stop_bastion
 	k=1
 	while [ -d "$lab/host$k" ]; do
 		stop_host "$lab/host$k"
 		k=$((k + 1))
 	done
+	if pid=$(netns_pid); then
+		kill -TERM "$pid" 2>/dev/null
+		gone "$pid"
+	fi
+	rm -f "$lab/netns.pid"
+}
+
+# ---- the bastion (--bastion) ----
+
+# The pid of the process holding the hosts' network namespace, or nothing.
+netns_pid() {
+	pid=$(cat "$lab/netns.pid" 2>/dev/null) || return 1
+	case $pid in '' | *[!0-9]*) return 1 ;; esac
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+	[ "${exe##*/}" = sleep ] &&
+	    [ "$(readlink "/proc/$pid/ns/net")" != "$(readlink /proc/self/ns/net)" ] &&
+	    printf '%s\n' "$pid"
+}
+
+# A network namespace of the hosts' own, its loopback up, held by a
+# sleeping process; $inns runs a command in it.
+netns_start() {
+	if ! pid=$(netns_pid); then
+		unshare --net sh -c 'ip link set lo up && exec sleep 2147483647' \
+		    </dev/null >/dev/null 2>&1 &
+		pid=$!
+		echo "$pid" >"$lab/netns.pid"
+		n=0
+		until netns_pid >/dev/null; do
+			kill -0 "$pid" 2>/dev/null && [ "$n" -lt 1200 ] ||
+			    die "cannot make a network namespace (unshare -n)"
+			n=$((n + 1))
+			sleep 0.05
+		done
+	fi
+	inns="nsenter --net=/proc/$pid/ns/net --"
+}
+
+# The pid of the bastion's listener, or nothing.
+bastion_pid() {
+	pid=$(cat "$lab/bastion/listen.pid" 2>/dev/null) || return 1
+	case $pid in '' | *[!0-9]*) return 1 ;; esac
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+	[ "${exe##*/}" = systemd-socket-activate ] && printf '%s\n' "$pid"
+}
+
+bastion_port() {
+	sed -n 's/^# port \([0-9]*\)$/\1/p' "$lab/bastion/sshd_config" \
+	    2>/dev/null
+}
+
+# The bastion and every session it carries.
+stop_bastion() {
+	if pid=$(bastion_pid); then
+		kids=$(descendants "$pid")
+		kill -TERM "$pid" $kids 2>/dev/null
+		gone "$pid" $kids
+		say "bastion: stopped (listener $pid)"
+	fi
+	rm -f "$lab/bastion/listen.pid"
+}
+
+# write_bastion_config PORT: forwarding to the hosts' ports alone, no
+# shell.  sshd -i reads it at each connection.
+write_bastion_config() {
+	open=
+	k=1
+	while [ "$k" -le "$hosts" ]; do
+		open="$open 127.0.0.1:$(host_port "$lab/host$k")"
+		k=$((k + 1))
+	done
+	cat >"$lab/bastion/sshd_config" <<EOF
+# the bastion of a loopback lab, written by share/sshlab.sh
+# port $1
+HostKey "$lab/bastion/ssh_host_ed25519_key"
+PidFile none
+$(sshd_login)
+AllowTcpForwarding local
+PermitOpen${open:- none}
+X11Forwarding no
+PermitTTY no
+MaxSessions 0
+PrintMotd no
+PrintLastLog no
+EOF
+}
+
+# launch_bastion PORT: the listener on this machine's 127.0.0.1:PORT, an
+# `sshd -i` in the hosts' namespace for each connection; 0 when it
+# listens, 1 when the port was taken, 2 when it failed otherwise.
+launch_bastion() {
+	b=$lab/bastion
+	: >"$b/listen.log"
+	rm -f "$b/listen.pid"
+	setsid systemd-socket-activate -l "127.0.0.1:$1" --inetd -a \
+	    $inns "$sshd" -i -f "$b/sshd_config" -E "$b/sshd.log" \
+	    </dev/null >/dev/null 2>"$b/listen.log" &
+	spid=$!
+	n=0
+	while :; do
+		if grep -q "^Listening on 127\.0\.0\.1:$1 " "$b/listen.log"; then
+			echo "$spid" >"$b/listen.pid"
+			return 0
+		fi
+		if ! kill -0 "$spid" 2>/dev/null; then
+			wait "$spid"
+			grep -q 'Address already in use' "$b/listen.log" &&
+			    return 1
+			return 2
+		fi
+		n=$((n + 1))
+		[ "$n" -le 1200 ] || return 2
+		sleep 0.05
+	done
+}
+
+# bastion_checks: what --bastion needs, before anything is started.
+bastion_checks() {
+	command -v unshare >/dev/null && command -v nsenter >/dev/null &&
+	    command -v ip >/dev/null ||
+	    die "--bastion needs unshare, nsenter (util-linux) and ip (iproute2)"
+	command -v systemd-socket-activate >/dev/null ||
+	    die "--bastion needs systemd-socket-activate (systemd)"
+	[ "$(id -u)" = 0 ] ||
+	    die "--bastion needs root: the hosts get a network namespace" \
+	    "of their own (unshare -n)"
+}
+
+# start_bastion: its key and a free port, bport, before the hosts start
+# (their ports then avoid it); its config is written again once their
+# ports are known.
+start_bastion() {
+	mkdir -p "$lab/bastion" || die "cannot make '$lab/bastion'"
+	keygen "$lab/bastion/ssh_host_ed25519_key" ed25519 ""
+	t=0
+	while [ "$t" -lt "$tries" ]; do
+		bport=$(random_port)
+		write_bastion_config "$bport"
+		launch_bastion "$bport"
+		case $? in
+		0)	say "bastion: 127.0.0.1 port $bport"
+			return 0 ;;
+		2)	break ;;
+		esac
+		t=$((t + 1))
+	done
+	say "the bastion failed to start; its log:"
+	sed 's/^/    /' "$lab/bastion/listen.log" >&2
+	stop_lab
+	exit 1
 }
 
 # refuse_path PATH: the characters sshd_config, ssh_config, PATH and the
@@ -215,6 +388,21 @@ keygen() {
 	    die "cannot make the key '$1'"
 }
 
+# Who may log in to a lab's sshd, and how: you, by key, the lab's keys.
+sshd_login() {
+	cat <<EOF
+AllowUsers $user
+AuthenticationMethods publickey
+AuthorizedKeysFile "$lab/client/authorized_keys"
+StrictModes yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+UsePAM no
+AllowAgentForwarding no
+EOF
+}
+
 # write_sshd_config HOSTDIR PORT.  SetEnv is one line: sshd reads only the
 # first.
 write_sshd_config() {
@@ -228,15 +416,7 @@ ListenAddress 127.0.0.1
 Port $2
 HostKey "$1/ssh_host_ed25519_key"
 PidFile "$1/sshd.pid"
-AllowUsers $user
-AuthenticationMethods publickey
-AuthorizedKeysFile "$lab/client/authorized_keys"
-StrictModes yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-UsePAM no
-AllowAgentForwarding no
+$(sshd_login)
 AllowTcpForwarding no
 X11Forwarding no
 PermitUserEnvironment no
@@ -261,7 +441,7 @@ launch_sshd() {
 	rm -f "$1/sshd.pid"
 	# -D with setsid rather than sshd's own daemon(): sshd forks before
 	# it binds, so its exit status cannot tell a taken port.
-	setsid -w "$sshd" -D -f "$1/sshd_config" -E "$1/sshd.log" \
+	setsid -w $inns "$sshd" -D -f "$1/sshd_config" -E "$1/sshd.log" \
 	    </dev/null >/dev/null 2>&1 &
 	spid=$!
 	n=0
@@ -302,6 +482,8 @@ start_host() {
 	t=0
 	while [ "$t" -lt "$tries" ]; do
 		port=$(random_port)
+		# Its key is known as [127.0.0.1]:PORT, the bastion's too.
+		[ "$port" != "${bport:-}" ] || continue
 		try_port "$1" "$port"
 		case $? in
 		0)	taken=$t
@@ -348,11 +530,17 @@ EOF
 		echo "[127.0.0.1]:$port $1 $2 $name" >>"$kh"
 		printf 'Host %s\n\tHostName 127.0.0.1\n\tPort %s\n' \
 		    "$name" "$port" >>"$sc"
+		# Behind the bastion: the host by its alias, which the ssh
+		# config leads there.
+		where="address: 127.0.0.1$nl    port: $port"
+		if [ -n "$bastion" ]; then
+			printf '\tProxyJump bastion\n' >>"$sc"
+			where="address: $name"
+		fi
 		cat >>"$ly" <<EOF
   - name: $name
     transport: ssh
-    address: 127.0.0.1
-    port: $port
+    $where
     user: "$user"
     identity: "$lab/client/id_ed25519"
     known_hosts: "$lab/known_hosts"
@@ -364,6 +552,13 @@ EOF
 	done
 	printf 'workspaces:\n%srunner: calrt-sim --time-scale 3000\n' \
 	    "$ws" >>"$ly"
+	if [ -n "$bastion" ]; then
+		port=$(bastion_port)
+		set -- $(cat "$lab/bastion/ssh_host_ed25519_key.pub")
+		echo "[127.0.0.1]:$port $1 $2 bastion" >>"$kh"
+		printf 'Host bastion\n\tHostName 127.0.0.1\n\tPort %s\n' \
+		    "$port" >>"$sc"
+	fi
 	# BatchMode: ssh never prompts, so a refusal fails at once.
 	cat >>"$sc" <<EOF
 Host *
@@ -452,6 +647,7 @@ start_checks() {
 	if [ "$(id -u)" != 0 ] && [ "$port_low" -lt 1024 ]; then
 		die "only root may listen on ports below 1024"
 	fi
+	[ -z "$bastion" ] || bastion_checks
 	find_calops
 }
 
@@ -476,8 +672,8 @@ start() {
 		    die "'$lab' is running (host$k: sshd $pid): stop it first"
 		k=$((k + 1))
 	done
-	printf 'a loopback lab of share/sshlab.sh\nhosts %s\n' "$hosts" \
-	    >"$lab/.sshlab"
+	printf 'a loopback lab of share/sshlab.sh\nhosts %s\n%s' "$hosts" \
+	    "${bastion:+bastion$nl}" >"$lab/.sshlab"
 	if [ "$(id -u)" = 0 ] && [ ! -d /run/sshd ]; then
 		say "making /run/sshd (sshd's privilege separation folder)"
 		mkdir -m 0755 /run/sshd || die "cannot make /run/sshd"
@@ -486,6 +682,11 @@ start() {
 	client_keys
 	lab_bin
 	trap 'stop_lab; exit 1' INT TERM HUP
+	inns=
+	if [ -n "$bastion" ]; then
+		netns_start
+		start_bastion
+	fi
 	i=1
 	while [ "$i" -le "$hosts" ]; do
 		start_host "$lab/host$i" || start_failed "$lab/host$i"
@@ -494,9 +695,13 @@ start() {
 		say "$msg"
 		i=$((i + 1))
 	done
+	# The bastion forwards to the hosts' ports, now known.
+	[ -z "$bastion" ] || write_bastion_config "$bport"
 	write_files
 	trap - INT TERM HUP
 	say "lab file: $lab/lab.yaml"
+	[ -z "$bastion" ] || say "its hosts are reached through" \
+	    "'$lab/ssh_config': include it in ~/.ssh/config"
 	say "try: ssh -F '$lab/ssh_config' host1 calops jobs"
 }
 
@@ -506,12 +711,28 @@ start() {
 host_dir() {
 	case $1 in
 	host[0-9]*) [ -f "$lab/$1/sshd_config" ] && return 0 ;;
+	bastion) lab_bastion && return 0 ;;
 	esac
 	die "'$1' is not a host of the lab '$lab'"
 }
 
+# The hosts of a lab behind a bastion run in its network namespace.
+lab_inns() {
+	inns=
+	lab_bastion || return 0
+	pid=$(netns_pid) || die "the hosts' network namespace is gone:" \
+	    "start the lab again"
+	inns="nsenter --net=/proc/$pid/ns/net --"
+}
+
 down() {
 	host_dir "$1"
+	if [ "$1" = bastion ]; then
+		bastion_pid >/dev/null || die "bastion is down already"
+		stop_bastion 2>/dev/null
+		say "bastion: down (the hosts behind it go on)"
+		return 0
+	fi
 	pid=$(host_pid "$lab/$1") || die "$1 is down already"
 	kids=$(descendants "$pid")
 	kill -TERM "$pid" $kids 2>/dev/null
@@ -522,9 +743,19 @@ down() {
 
 up() {
 	host_dir "$1"
-	pid=$(host_pid "$lab/$1") && die "$1 is up already (sshd $pid)"
 	sshd=/usr/sbin/sshd
 	[ -x "$sshd" ] || sshd=$(command -v sshd) || die "no sshd"
+	lab_inns
+	if [ "$1" = bastion ]; then
+		pid=$(bastion_pid) && die "bastion is up already ($pid)"
+		port=$(bastion_port)
+		launch_bastion "$port" ||
+		    die "bastion failed to start on port $port:" \
+		    "$(cat "$lab/bastion/listen.log")"
+		say "bastion: up, 127.0.0.1 port $port"
+		return 0
+	fi
+	pid=$(host_pid "$lab/$1") && die "$1 is up already (sshd $pid)"
 	port=$(host_port "$lab/$1")
 	if ! launch_sshd "$lab/$1" "$port"; then
 		say "$1 failed to start on port $port; its log:"
@@ -548,6 +779,14 @@ status() {
 		fi
 		k=$((k + 1))
 	done
+	if lab_bastion; then
+		if pid=$(bastion_pid); then
+			echo "bastion 127.0.0.1:$(bastion_port) up (listener $pid)"
+		else
+			echo "bastion down"
+			all=1
+		fi
+	fi
 	return $all
 }
 
@@ -556,6 +795,7 @@ cmd=$1
 lab=$2
 shift 2
 hosts=3
+bastion=
 calops=
 port_low=20000
 port_high=32767
@@ -572,6 +812,10 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || usage
 		calops=$2
 		shift 2
+		;;
+	--bastion)
+		bastion=1
+		shift
 		;;
 	--ports)
 		[ $# -ge 2 ] || usage

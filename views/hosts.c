@@ -4,7 +4,8 @@
  * round trip, the calops it runs, its chips, the jobs of this console
  * running there, and why it is not up; under the list, the selected
  * host's whole story: where it goes (for an ssh host, as ~/.ssh/config
- * and the lab file make it, sshhost.h), its host key policy and which
+ * and the lab file make it, sshhost.h, and via which jump hosts), its
+ * host key policy and which
  * setting won, the ssh_config keywords calops ignores for it, its error or
  * the question it asks.
  *
@@ -13,6 +14,10 @@
  * refused over once "yes" has been typed under its fingerprint, as ssh
  * asks, and connects again.  A passphrase is asked for by the console
  * itself when a host needs one (app.c).
+ *
+ * A host reached through jump hosts (ProxyJump) has a row under it for
+ * each, the first hop first: a jump is a host of its own, with its state,
+ * round trip and last error; c and a on it act on the host it leads to.
  *
  * The states change under it (the lab model says so); the times in it
  * tick, so it draws again every second while on screen, and not at all
@@ -34,10 +39,18 @@
 
 #define HOSTS_TICK_MS	1000
 
+/* A row: a host of the lab file, or (jump >= 0) a jump host on its way. */
+struct hosts_row {
+	size_t		 host;
+	int		 jump;
+};
+
 struct hosts_view {
-	struct app	*app;
-	struct list	 list;
-	long		 timer;
+	struct app		*app;
+	struct list		 list;
+	long			 timer;
+	struct hosts_row	*rows;
+	size_t			 nrows;
 };
 
 static const struct lab_host *
@@ -112,8 +125,9 @@ state_text(const struct transport_status *st, char *buf, size_t len)
 static bool
 host_matches(size_t i, void *arg)
 {
-	struct app *a = arg;
-	const struct lab_host *h = host_at(a, i);
+	struct hosts_view *v = arg;
+	struct app *a = v->app;
+	const struct lab_host *h = host_at(a, v->rows[i].host);
 	struct transport_status st;
 	char err[256];
 
@@ -125,14 +139,31 @@ host_matches(size_t i, void *arg)
 	    app_filter_match(a, st.error);
 }
 
+/* A row for each host, and one for each jump host on its way. */
 static void
 hosts_refresh(struct app *a, void *data)
 {
 	struct hosts_view *v = data;
+	const struct lab *lab = labmodel_lab(app_labmodel(a));
+	struct transport_status st;
+	char err[256];
+	size_t i, k, n = 0;
 
 	v->app = a;
-	list_rebuild(&v->list, labmodel_lab(app_labmodel(a))->nhosts,
-	    app_filter(a)[0] != '\0' ? host_matches : NULL, a);
+	for (i = 0; i < lab->nhosts; i++) {
+		k = host_status(a, &lab->hosts[i], &st, err, sizeof err) ?
+		    st.njumps : 0;
+		v->rows = xreallocarray(v->rows, n + k + 1, sizeof *v->rows);
+		v->rows[n].host = i;
+		v->rows[n++].jump = -1;
+		for (; k > 0; k--, n++) {
+			v->rows[n].host = i;
+			v->rows[n].jump = (int)(st.njumps - k);
+		}
+	}
+	v->nrows = n;
+	list_rebuild(&v->list, n, app_filter(a)[0] != '\0' ? host_matches :
+	    NULL, v);
 }
 
 static void *
@@ -153,6 +184,7 @@ hosts_close(void *data)
 	if (v->timer != 0)
 		loop_del_timer(app_loop(v->app), v->timer);
 	list_release(&v->list);
+	free(v->rows);
 	free(v);
 }
 
@@ -167,11 +199,39 @@ tick(struct loop *l, void *arg)
 		app_redraw(v->app);
 }
 
+/* A jump host's row, under the host it leads to. */
+static void
+draw_jump(const struct transport_jump *j, int y, int x, int cols, bool sel)
+{
+	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
+	char age[16], rtt[16];
+
+	ui_putf(stdscr, y, x + 1, 16, sel ? base : ROLE_DIM, " via %s",
+	    j->name);
+	x += 18;
+	ui_put(stdscr, y, x, 18, sel ? base : state_role(j->state),
+	    transport_state_name(j->state), true);
+	x += 19;
+	graph_fmt_dur((double)(loop_now_ms() - j->since_ms) / 1000, age,
+	    sizeof age);
+	ui_putf(stdscr, y, x, 6, base, "%6s", age);
+	x += 7;
+	if (j->rtt_us >= 0 && transport_state_up(j->state))
+		snprintf(rtt, sizeof rtt, "%.1fms", (double)j->rtt_us / 1000);
+	else
+		snprintf(rtt, sizeof rtt, "-");
+	ui_putf(stdscr, y, x, 8, base, "%8s", rtt);
+	x += 9 + 10 + 9 + 6;
+	if (cols - x > 4 && j->error[0] != '\0')
+		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM,
+		    j->error, false);
+}
+
 static void
 draw_host(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 {
 	const struct hosts_view *v = arg;
-	const struct lab_host *h = host_at(v->app, rec);
+	const struct lab_host *h = host_at(v->app, v->rows[rec].host);
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
 	struct transport_status st;
 	char err[256], word[32], age[16], rtt[16], chips[32];
@@ -181,6 +241,12 @@ draw_host(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	int off;
 
 	have = host_status(v->app, h, &st, err, sizeof err);
+	if (v->rows[rec].jump >= 0) {
+		if (have && (size_t)v->rows[rec].jump < st.njumps)
+			draw_jump(&st.jumps[v->rows[rec].jump], y, x, cols,
+			    sel);
+		return;
+	}
 	x += 1;
 	ui_put(stdscr, y, x, 16, base, h->name, true);
 	x += 17;
@@ -215,18 +281,31 @@ draw_host(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		    false);
 }
 
-/* The selected ssh host's address, host key policy and ignored keywords,
- * on the three lines from y. */
+/* " via a, b": the jump hosts on the way, "" when none. */
+static const char *
+via_text(const struct transport_status *st, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < st->njumps && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+		    i == 0 ? " via " : ", ", st->jumps[i].name);
+	return buf;
+}
+
+/* The selected ssh host's address (and the jump hosts on its way, via),
+ * host key policy and ignored keywords, on the three lines from y. */
 static void
-draw_ssh(const struct lab_host *h, const struct sshhost *sh, bool protect,
-    int y, int cols)
+draw_ssh(const struct lab_host *h, const struct sshhost *sh, const char *via,
+    bool protect, int y, int cols)
 {
 	struct buf b;
 	char *line;
 	size_t i;
 
-	line = xasprintf("%s: ssh %s@%s port %d, %zu identit%s%s, keepalive "
-	    "%ds x %d%s", h->name, sh->user, sh->hostname, sh->port,
+	line = xasprintf("%s: ssh %s@%s port %d%s, %zu identit%s%s, keepalive "
+	    "%ds x %d%s", h->name, sh->user, sh->hostname, sh->port, via,
 	    sh->nids, sh->nids == 1 ? "y" : "ies", sh->default_ids ?
 	    " (ssh's default files)" : "", sh->keepalive_s, sh->alive_max,
 	    !h->protected ? "" : protect ? ", protected: no jobs without "
@@ -252,7 +331,7 @@ hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 	const struct lab_host *h;
 	const struct sshhost *sh;
 	struct transport_status st;
-	char header[160], err[256], *line;
+	char header[160], err[256], via[300], *line;
 	const char *why;
 	bool protect;
 	size_t i;
@@ -269,7 +348,7 @@ hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 	if ((i = list_selected(&v->list)) == SIZE_MAX)
 		return;
 	/* The selected host in full, at the bottom: where, and why. */
-	h = host_at(a, i);
+	h = host_at(a, v->rows[i].host);
 	y = top + rows - 4;
 	if (!host_status(a, h, &st, err, sizeof err)) {
 		ui_put(stdscr, y, 1, cols - 2, ROLE_FAIL, err, false);
@@ -279,7 +358,8 @@ hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 	sh = ssh_transport_host(labmodel_transport(app_labmodel(a), h->name,
 	    err, sizeof err));
 	if (sh != NULL)
-		draw_ssh(h, sh, protect, y, cols);
+		draw_ssh(h, sh, via_text(&st, via, sizeof via), protect, y,
+		    cols);
 	else {
 		line = xasprintf("%s: this machine, jobs as children of "
 		    "calops", h->name);
@@ -305,7 +385,7 @@ hosts_action(struct app *a, void *data, enum action act)
 	if (act != ACT_RECONNECT && act != ACT_ACCEPT_KEY)
 		return list_action(&v->list, act) ? R_REDRAW : R_NONE;
 	if ((i = list_selected(&v->list)) == SIZE_MAX ||
-	    (h = host_at(a, i)) == NULL)
+	    (h = host_at(a, v->rows[i].host)) == NULL)
 		return R_NONE;
 	if ((t = labmodel_transport(app_labmodel(a), h->name, err,
 	    sizeof err)) == NULL) {
@@ -386,6 +466,7 @@ static const struct view_note hosts_notes[] = {
 	    "does not hold, and which setting won (share/doc/lab.md)" },
 	{ "ignored", "ssh_config keywords calops does not act on, each "
 	    "with the line that applies" },
+	{ "via NAME", "a jump host on the way to the host above (ProxyJump)" },
 	{ NULL, NULL },
 };
 

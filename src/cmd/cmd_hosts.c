@@ -4,8 +4,9 @@
  * (remote/transport.h), each shown with its state (protocol.md §6) and
  * how long it has been in it, the round trip, the calops it runs, its
  * chips, its running jobs (`calops jobs --json` run there) and its last
- * error.  For a script or CI: "are my lab hosts reachable, and by keys I
- * trust?"
+ * error; under a host reached through jump hosts (ProxyJump), each jump
+ * with its own state, round trip and error.  For a script or CI: "are my
+ * lab hosts reachable, and by keys I trust?"
  *
  * Nobody is there to answer a question: an unknown host key is refused,
  * never added (unless the lab says accept_new), and an encrypted identity
@@ -45,11 +46,12 @@ static const char hosts_usage[] =
     "Connect to every host of the lab file LAB at once and print, for each:\n"
     "its state (up, refused, disconnected, connecting), how long it has been\n"
     "in it, the round-trip time, the calops it runs, its chips, its running\n"
-    "jobs, and why it is not up; for an ssh host, where it goes (address,\n"
-    "port, user, identities), its host key policy and the ssh_config\n"
-    "keywords calops ignores for it.  An unknown host key is refused, never\n"
-    "added (unless accept-new); an encrypted identity file is skipped (load\n"
-    "it into ssh-agent).\n"
+    "jobs, and why it is not up; under it, each jump host (ProxyJump) on\n"
+    "its way, then, for an ssh host, where it goes (address, port, user,\n"
+    "identities), its host key policy and the ssh_config keywords calops\n"
+    "ignores for it.  An unknown host key is refused, never added (unless\n"
+    "accept-new); an encrypted identity file is skipped (load it into\n"
+    "ssh-agent).\n"
     "\n"
     "  --json           one JSON object (schema calops-hosts/v1)\n"
     "  --timeout S      give up on a host after S seconds (default 30)\n"
@@ -248,6 +250,29 @@ row_error(const struct hrow *r)
 	return r->running < 0 ? r->jobs_err : "";
 }
 
+/* The jump hosts on a host's way, the first hop first. */
+static json_t *
+jumps_json(const struct transport_status *st, int64_t now)
+{
+	const struct transport_jump *j;
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	for (i = 0; i < st->njumps; i++) {
+		j = &st->jumps[i];
+		o = json_pack("{s:o,s:s,s:o}", "name", text_json(j->name),
+		    "state", transport_state_name(j->state), "for_s",
+		    json_real((double)(now - j->since_ms) / 1000.0));
+		if (j->rtt_us >= 0)
+			json_object_set_new(o, "rtt_ms",
+			    json_real((double)j->rtt_us / 1000.0));
+		if (j->error[0] != '\0')
+			json_object_set_new(o, "error", text_json(j->error));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *
 strings_json(char *const *v, size_t n)
 {
@@ -343,6 +368,8 @@ row_json(const struct hrow *r, int64_t now)
 		json_object_set_new(o, "ignored", strings_json(sh->ignored.v,
 		    sh->ignored.n));
 	}
+	if (r->t != NULL && r->st.njumps > 0)
+		json_object_set_new(o, "jumps", jumps_json(&r->st, now));
 	return o;
 }
 
@@ -367,6 +394,29 @@ print_ssh(const struct sshhost *sh)
 		printf("  ignored: %s\n", sh->ignored.v[i]);
 	if (sh->ignored.dropped > 0)
 		printf("  ignored: %zu more\n", sh->ignored.dropped);
+}
+
+/* A row under the host for each jump host on its way. */
+static void
+print_jumps(const struct transport_status *st, int64_t now)
+{
+	const struct transport_jump *j;
+	char rtt[32], name[24];
+	size_t i;
+
+	for (i = 0; i < st->njumps; i++) {
+		j = &st->jumps[i];
+		if (j->rtt_us >= 0)
+			snprintf(rtt, sizeof rtt, "%.2fms",
+			    (double)j->rtt_us / 1000.0);
+		else
+			snprintf(rtt, sizeof rtt, "-");
+		snprintf(name, sizeof name, " via %s", j->name);
+		printf("%-16s %-12s %5llds %9s %-10s %4s  %s\n", name,
+		    transport_state_name(j->state),
+		    (long long)((now - j->since_ms) / 1000), rtt, "-", "-",
+		    j->error);
+	}
 }
 
 static void
@@ -396,6 +446,8 @@ print_text(const struct hosts *hs, int64_t now)
 		    r->st.since_ms) / 1000) : 0LL, rtt, r->st.version[0] !=
 		    '\0' ? r->st.version : "-", jobs, safe);
 		free(safe);
+		if (r->t != NULL)
+			print_jumps(&r->st, now);
 		if (ssh_transport_host(r->t) != NULL)
 			print_ssh(ssh_transport_host(r->t));
 	}

@@ -204,10 +204,11 @@ close_pipe(int p[2])
 		close(p[1]);
 }
 
-/* child_start(), with stdin a pipe (with_input) or /dev/null. */
+/* child_start(), with stdin a pipe (with_input) or /dev/null, or with
+ * stdin and stdout both io (not -1). */
 static struct child *
 start(struct loop *l, char *const argv[], const struct child_ops *ops,
-    void *arg, bool with_input, char *err, size_t errlen)
+    void *arg, bool with_input, int io, char *err, size_t errlen)
 {
 	posix_spawn_file_actions_t fa;
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
@@ -215,7 +216,7 @@ start(struct loop *l, char *const argv[], const struct child_ops *ops,
 	struct child *c;
 	pid_t pid;
 
-	if (make_pipe(out, 0, err, errlen) != 0 ||
+	if ((io == -1 && make_pipe(out, 0, err, errlen) != 0) ||
 	    make_pipe(errp, 0, err, errlen) != 0 ||
 	    (with_input && make_pipe(in, 1, err, errlen) != 0)) {
 		close_pipe(out);
@@ -225,21 +226,25 @@ start(struct loop *l, char *const argv[], const struct child_ops *ops,
 	posix_spawn_file_actions_init(&fa);
 	if (with_input)
 		posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	else if (io != -1)
+		posix_spawn_file_actions_adddup2(&fa, io, 0);
 	else
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
 		    0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, io != -1 ? io : out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	close(out[1]);
+	if (out[1] != -1)
+		close(out[1]);
 	close(errp[1]);
 	if (in[0] != -1)
 		close(in[0]);
 	if (rc != 0) {
 		errbuf_set(err, errlen, "cannot run '%s': %s", argv[0],
 		    strerror(rc));
-		close(out[0]);
+		if (out[0] != -1)
+			close(out[0]);
 		close(errp[0]);
 		if (in[1] != -1)
 			close(in[1]);
@@ -257,7 +262,8 @@ start(struct loop *l, char *const argv[], const struct child_ops *ops,
 		buf_init(&c->in.data, CHILD_INPUT_MAX);
 	buf_init(&c->out.line, CHILD_LINE_MAX);
 	buf_init(&c->err.line, CHILD_LINE_MAX);
-	loop_add_fd(l, out[0], POLLIN, readable, c);
+	if (out[0] != -1)
+		loop_add_fd(l, out[0], POLLIN, readable, c);
 	loop_add_fd(l, errp[0], POLLIN, readable, c);
 	c->next = children;
 	children = c;
@@ -268,14 +274,21 @@ struct child *
 child_start(struct loop *l, char *const argv[], const struct child_ops *ops,
     void *arg, char *err, size_t errlen)
 {
-	return start(l, argv, ops, arg, false, err, errlen);
+	return start(l, argv, ops, arg, false, -1, err, errlen);
 }
 
 struct child *
 child_start_input(struct loop *l, char *const argv[],
     const struct child_ops *ops, void *arg, char *err, size_t errlen)
 {
-	return start(l, argv, ops, arg, true, err, errlen);
+	return start(l, argv, ops, arg, true, -1, err, errlen);
+}
+
+struct child *
+child_start_io(struct loop *l, char *const argv[], int io,
+    const struct child_ops *ops, void *arg, char *err, size_t errlen)
+{
+	return start(l, argv, ops, arg, false, io, err, errlen);
 }
 
 static void input_flush(struct child *c);

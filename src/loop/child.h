@@ -43,6 +43,12 @@ struct child	*child_start(struct loop *l, char *const argv[],
 struct child	*child_start_input(struct loop *l, char *const argv[],
 		    const struct child_ops *ops, void *arg, char *err,
 		    size_t errlen);
+/* The same with stdin and stdout both io (one end of a socketpair: a
+ * ProxyCommand's), which the caller keeps and closes; only stderr is read
+ * here, in lines. */
+struct child	*child_start_io(struct loop *l, char *const argv[], int io,
+		    const struct child_ops *ops, void *arg, char *err,
+		    size_t errlen);
 /* Give the child len bytes on its stdin, as fast as it reads them (they
  * wait here meanwhile), then close it when eof.  0, or -1 with err: its
  * stdin is closed already, was never a pipe, or too much waits. */

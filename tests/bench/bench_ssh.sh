@@ -42,6 +42,16 @@
 #      ratio for OpenSSH running `calops version` on them in parallel, and
 #      the CPU the hosts' side spends meanwhile: on loopback it shares this
 #      machine's CPUs with the client, a floor for that ratio.
+#   4. a host behind one ProxyJump (a second lab, share/sshlab.sh
+#      --bastion: root only) against a direct host of the first lab, both
+#      through bench_ssh_helper (calops' transport, the config through
+#      ~/.ssh/config as the console reads it): the time to connect (up,
+#      version probe included; target <= 2x the direct one) and a job's
+#      event file of $PJ_MB MiB (default 512) read with `calops tail`
+#      (target >= 0.8x the direct rate), printed side by side, and the
+#      same through `ProxyCommand ssh -W %h:%p bastion` (the outer hop in
+#      OpenSSH, a process of its own) for comparison.  PARTS=4 runs it
+#      alone.
 # Not part of ctest: it takes minutes and wants an idle machine.
 set -euo pipefail
 
@@ -52,7 +62,8 @@ HOSTS=${HOSTS:-16}
 RATE=${RATE:-200}
 WINDOW_S=${WINDOW_S:-30}
 WARM_S=${WARM_S:-15}
-PARTS=${PARTS:-1 3 2}	# which of the three to run
+PARTS=${PARTS:-1 3 2 4}	# which of the four to run
+PJ_MB=${PJ_MB:-512}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$BUILD" && pwd)
 CALOPS=$BUILD/calops
@@ -86,6 +97,7 @@ SOCK=bench_ssh_$$
 cleanup() {
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
 	sh "$TOP/share/sshlab.sh" stop "$L" >/dev/null 2>&1 || true
+	sh "$TOP/share/sshlab.sh" stop "$WORK/blab" >/dev/null 2>&1 || true
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -138,10 +150,6 @@ echo "  $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), $(uname -r)," \
 
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
-# ---- 1. throughput ----
-if part 1; then
-echo
-echo "1. a job's events, $MB MiB, read over SSH on loopback (median of $RUNS)"
 # Lines of 1000 characters: with the event's own fields, about 1.09 KB
 # each in the file.
 cat >"$WORK/gen.py" <<'PYEOF'
@@ -152,6 +160,11 @@ w = sys.stdout.write
 for i in range(n):
     w("%9d %s\n" % (i, line))
 PYEOF
+
+# ---- 1. throughput ----
+if part 1; then
+echo
+echo "1. a job's events, $MB MiB, read over SSH on loopback (median of $RUNS)"
 id=$(rssh host1 calops run -- python3 "$WORK/gen.py" "$MB")
 wait_end host1 "$id"
 EV=$(job_events host1 "$id")
@@ -277,6 +290,79 @@ row "OpenSSH ssh host calops version, one" "$oone" s
 row "OpenSSH, $HOSTS at once (in parallel)" "$oall" s
 row "OpenSSH: $HOSTS hosts / one" "$(awk -v a="$oall" -v b="$oone" \
 	'BEGIN { printf "%.2f", a / b }')" x
+fi
+
+# ---- 4. a host behind one ProxyJump ----
+if part 4; then
+echo
+echo "4. a host behind one ProxyJump against a direct one (median of $RUNS)"
+BL=$WORK/blab
+sh "$TOP/share/sshlab.sh" start "$BL" 1 --bastion --calops "$CALOPS" \
+    >"$WORK/blab.log" 2>&1 ||
+	{ cat "$WORK/blab.log" >&2; exit 1; }
+# The console reads ~/.ssh/config: the bastion lab's, with its ProxyJump,
+# or with a ProxyCommand instead.
+for way in jump cmd; do
+	mkdir -p -m 700 "$WORK/$way/.ssh"
+	cp "$BL/ssh_config" "$WORK/$way/.ssh/config"
+	chmod 600 "$WORK/$way/.ssh/config"
+done
+sed -i "s|^\tProxyJump bastion$|\tProxyCommand ssh -F '$BL/ssh_config' -W %h:%p bastion|" \
+    "$WORK/cmd/.ssh/config"
+helper() { HOME=$WORK/${WAY:-jump} "$HELPER" "$@"; }
+bevents() { echo "$BL/host1/state/calops/jobs/$1/events.jsonl"; }
+# An event file of $PJ_MB MiB on each host1.
+did=$(rssh host1 calops run -- python3 "$WORK/gen.py" "$PJ_MB")
+jid=$(ssh -F "$BL/ssh_config" host1 calops run -- python3 "$WORK/gen.py" \
+    "$PJ_MB")
+wait_end host1 "$did"
+until [ -s "$(bevents "$jid")" ] &&
+    tail -c 4096 "$(bevents "$jid")" | grep -q '"type":"end"'; do
+	sleep 0.5
+done
+dsize=$(stat -c %s "$(job_events host1 "$did")")
+jsize=$(stat -c %s "$(bevents "$jid")")
+: >"$WORK/t4"
+for _ in $(seq "$RUNS"); do
+	dv=$(helper "$L/lab.yaml" host1 version --json)
+	jv=$(helper "$BL/lab.yaml" host1 version --json)
+	cv=$(WAY=cmd helper "$BL/lab.yaml" host1 version --json)
+	dt=$(helper "$L/lab.yaml" host1 tail "$did" --from 1)
+	jt=$(helper "$BL/lab.yaml" host1 tail "$jid" --from 1)
+	ct=$(WAY=cmd helper "$BL/lab.yaml" host1 tail "$jid" --from 1)
+	[ "$(field bytes "$dt")" = "$dsize" ] &&
+	    [ "$(field bytes "$jt")" = "$jsize" ] &&
+	    [ "$(field bytes "$ct")" = "$jsize" ] ||
+		echo "  warning: calops tail handed over $(field bytes "$dt")," \
+		    "$(field bytes "$jt") and $(field bytes "$ct") bytes, not" \
+		    "$dsize, $jsize and $jsize" >&2
+	echo "$(field connect_ms "$dv") $(field connect_ms "$jv")" \
+	    "$(field connect_ms "$cv") $(field run_ms "$dv")" \
+	    "$(field run_ms "$jv") $(field run_ms "$cv")" \
+	    "$(field run_ms "$dt") $(field run_ms "$jt")" \
+	    "$(field run_ms "$ct")" >>"$WORK/t4"
+done
+c4() { awk -v c="$1" '{ print $c }' "$WORK/t4" | median; }
+rate() {	# rate TAIL_MS VERSION_MS SIZE: MiB/s of the file
+	awk -v t="$1" -v b="$2" -v n="$3" \
+	    'BEGIN { printf "%.1f", n / 1048576 / ((t - b) / 1000) }'
+}
+drate=$(rate "$(c4 7)" "$(c4 4)" "$dsize")
+jrate=$(rate "$(c4 8)" "$(c4 5)" "$jsize")
+crate=$(rate "$(c4 9)" "$(c4 6)" "$jsize")
+printf '  %-40s %10s %12s %12s\n' "" direct "ProxyJump" "ProxyCommand"
+printf '  %-40s %10s %12s %12s\n' "connect (up, version probe), ms" \
+    "$(c4 1)" "$(c4 2)" "$(c4 3)"
+printf '  %-40s %10s %12s %12s\n' "calops tail of $PJ_MB MiB, MiB/s" \
+    "$drate" "$jrate" "$crate"
+row "connect: ProxyJump / direct" "$(awk -v a="$(c4 2)" -v b="$(c4 1)" \
+	'BEGIN { printf "%.2f", a / b }')" x "<=" 2
+row "stream: ProxyJump / direct" "$(awk -v a="$jrate" -v b="$drate" \
+	'BEGIN { printf "%.2f", a / b }')" x ">=" 0.8
+row "connect: ProxyCommand ssh -W / direct" "$(awk -v a="$(c4 3)" \
+	-v b="$(c4 1)" 'BEGIN { printf "%.2f", a / b }')" x
+row "stream: ProxyCommand ssh -W / direct" "$(awk -v a="$crate" \
+	-v b="$drate" 'BEGIN { printf "%.2f", a / b }')" x
 fi
 
 # ---- 2. the console following the fleet ----

@@ -48,8 +48,20 @@ sshlab_prereqs() {
 		"${HOME:-no HOME})"
 }
 
+# bastion_prereqs: skip (77) where a lab cannot be behind a bastion
+# (sshlab.sh --bastion): not root, no systemd-socket-activate, no network
+# namespaces.
+bastion_prereqs() {
+	[ "$(id -u)" = 0 ] ||
+		skip "a lab behind a bastion needs root (unshare -n)"
+	command -v systemd-socket-activate >/dev/null ||
+		skip "no systemd-socket-activate (systemd)"
+	unshare --net true 2>/dev/null || skip "no network namespaces here"
+}
+
 # lab_up N [CLEANUP]: a loopback lab of N hosts running $CALOPS, in $L, a
-# new folder under BASE (sshlab_prereqs first).  On exit the lab is
+# new folder under BASE (sshlab_prereqs first); LAB_FLAGS, more words for
+# sshlab.sh start (--bastion).  On exit the lab is
 # stopped (a session left frozen in $STOPPED let go first), its folder
 # removed, then CLEANUP runs (the caller's own exit trap).  Fails with what
 # sshlab.sh said in $LAB_LOG.
@@ -59,7 +71,7 @@ lab_up() {
 	LAB_CLEANUP=${2:-}
 	trap lab_down EXIT
 	LAB_LOG=$(sh "$SRC/share/sshlab.sh" start "$L" "$1" \
-	    --calops "$CALOPS" 2>&1)
+	    --calops "$CALOPS" ${LAB_FLAGS:-} 2>&1)
 }
 
 # lab_on_host1 OUT WS [YAML]: the lab's file, $L/lab.yaml, written to OUT

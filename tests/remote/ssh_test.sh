@@ -35,6 +35,7 @@ fail() { say "FAIL: $*"; FAILED=1; }
 skip() { say "SKIP: $*"; exit 77; }
 
 . "$SRC/tests/remote/lib.sh"
+. "$SRC/tests/remote/hostsjson.sh"
 sshlab_prereqs
 T=$(mktemp -d "$BASE/calops-ssh-test.XXXXXX")
 L=$T/lab
@@ -73,32 +74,6 @@ one() {
 hosts() {
 	"$CALOPS" hosts --json "$@" >"$T/out.json" 2>"$T/err.txt"
 	RC=$?
-}
-
-# field HOST KEY: the value of KEY for HOST in $T/out.json ("" when none).
-field() {
-	$PY - "$T/out.json" "$1" "$2" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for h in d["hosts"]:
-    if h["name"] == sys.argv[2]:
-        v = h.get(sys.argv[3], "")
-        print(json.dumps(v) if not isinstance(v, str) else v)
-EOF
-}
-
-# expect HOST STATE [TEXT...]: HOST is in STATE, its error holding each
-# TEXT.
-expect() {
-	local h=$1 st=$2 t got err
-	shift 2
-	got=$(field "$h" state)
-	err=$(field "$h" error)
-	[ "$got" = "$st" ] || fail "$CASE: $h is '$got', not '$st' ($err)"
-	for t in "$@"; do
-		case $err in *"$t"*) ;; *) fail "$CASE: $h's error lacks" \
-			"'$t': $err" ;; esac
-	done
 }
 
 # ---- 1. three hosts at once ----

@@ -348,6 +348,21 @@ same_stream() {
 	[ "$seqs" = ok ] || fail "the seqs of $2 are not 1..$n"
 }
 
+# same_job_stream JOBDIR MIRROR: once the job's end has reached the
+# console's MIRROR (4 min at most), it is the job's events.jsonl byte for
+# byte, seqs 1..N.
+same_job_stream() {
+	local i
+
+	for i in $(seq 1 4800); do
+		grep -q '"type":"end"' "$2" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q '"type":"end"' "$2" 2>/dev/null ||
+		fail "the end of $1 never reached the console"
+	same_stream "$1/events.jsonl" "$2"
+}
+
 finish() {
 	local f
 

@@ -115,14 +115,7 @@ done
 launch "$TMP/lab.yaml"
 for k in 1 2 3; do
 	for d in "$(hostjobs "host$k")"/*/; do
-		m=$(streams "host$k")/$(basename "$d").jsonl
-		for i in $(seq 1 4800); do
-			grep -q '"type":"end"' "$m" 2>/dev/null && break
-			sleep 0.05
-		done
-		grep -q '"type":"end"' "$m" 2>/dev/null ||
-			fail "the end of $d never reached the console"
-		same_stream "$d/events.jsonl" "$m"
+		same_job_stream "$d" "$(streams "host$k")/$(basename "$d").jsonl"
 	done
 done
 # host1's soak went on through the kill of its session: it ran to the end.

@@ -27,6 +27,7 @@
 #include "base/buf.h"
 #include "remote/lab.h"
 #include "remote/sshconfig.h"
+#include "remote/sshconfig_kw.h"
 #include "remote/sshhost.h"
 
 static char root[PATH_MAX];	/* a private temp folder */
@@ -505,11 +506,11 @@ test_match(void **state)
 	assert_non_null(strstr(err, "unsupported 'Match' criterion 'hostx'"));
 }
 
-/* ProxyJump and ProxyCommand are noted when they apply, unless they say
- * none; a keyword calops ignores is listed once, with its first line;
+/* ProxyJump is followed, so it leaves no note (test_proxy reads it); a
+ * keyword calops ignores is listed once, with its first line;
  * IgnoreUnknown lets an unknown keyword pass, as in ssh. */
 static void
-test_unfollowed(void **state)
+test_ignored(void **state)
 {
 	struct sshconfig sc;
 	char err[1024];
@@ -525,10 +526,10 @@ test_unfollowed(void **state)
 	    "  ControlMaster no\n"
 	    "  Cipher blowfish\n", 0644);
 	notes_are("j.conf", "direct", 0, NULL);
-	notes_are("j.conf", "behind", 1, "j.conf:4: 'ProxyJump' is not "
-	    "followed: calops connects directly");
+	notes_are("j.conf", "behind", 0, NULL);
 	notes_are("j.conf", "plain", 0, NULL);
 	look(&sc, "j.conf", "behind");
+	assert_string_equal(sc.proxy_jump.value, "bastion");
 	assert_int_equal(sc.ignored.n, 1);
 	assert_non_null(strstr(sc.ignored.v[0], "ControlMaster ("));
 	assert_non_null(strstr(sc.ignored.v[0], "j.conf:5)"));
@@ -542,10 +543,131 @@ test_unfollowed(void **state)
 	    "ssh refuses it too (IgnoreUnknown lets it pass)");
 }
 
+/* ProxyJump and ProxyCommand share one slot, as in ssh: the first that
+ * applies wins, none included; ProxyCommand keeps its line as written,
+ * and sshhost.c expands its tokens. */
+static void
+test_proxy(void **state)
+{
+	struct sshconfig sc;
+	struct sshhost out;
+	struct lab_host h;
+	char err[1024];
+
+	(void)state;
+	put("p.conf",
+	    "Host jumpfirst\n"
+	    "  ProxyJump ops@bastion:2222,ssh://[::1]:22\n"
+	    "Host cmdfirst\n"
+	    "  HostName 10.0.0.%h\n"
+	    "  User lab\n"
+	    "  Port 2200\n"
+	    "  ProxyCommand ssh -W '%h:%p' -l %r \"gate\" # %n, 100%%\n"
+	    "Host off\n"
+	    "  ProxyJump none\n"
+	    "Host *\n"
+	    "  ProxyCommand nc %h %p\n"
+	    "  ProxyJump later\n", 0644);
+	look(&sc, "p.conf", "jumpfirst");
+	assert_string_equal(sc.proxy_jump.value,
+	    "ops@bastion:2222,ssh://[::1]:22");
+	assert_null(sc.proxy_command.value);
+	sshconfig_release(&sc);
+
+	look(&sc, "p.conf", "cmdfirst");
+	assert_null(sc.proxy_jump.value);
+	assert_string_equal(sc.proxy_command.value,
+	    "ssh -W '%h:%p' -l %r \"gate\" # %n, 100%%");
+	h = bare("cmdfirst");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err, sizeof err),
+	    0);
+	assert_null(out.proxy_jump);
+	assert_string_equal(out.proxy_command, "ssh -W '10.0.0.cmdfirst:2200' "
+	    "-l lab \"gate\" # cmdfirst, 100%");
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+
+	look(&sc, "p.conf", "off");
+	h = bare("off");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err, sizeof err),
+	    0);
+	assert_null(out.proxy_jump);
+	assert_null(out.proxy_command);
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+
+	/* %k is the HostKeyAlias, lowercased, when there is one. */
+	put("k.conf", "HostKeyAlias Gate\nProxyCommand nc %k %n\n", 0644);
+	look(&sc, "k.conf", "x");
+	h = bare("x");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err, sizeof err),
+	    0);
+	assert_string_equal(out.proxy_command, "nc gate x");
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+
+	/* An unknown token is an error, as it is for ssh. */
+	put("q.conf", "ProxyCommand nc %h %q\n", 0644);
+	look(&sc, "q.conf", "x");
+	h = bare("x");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err, sizeof err),
+	    -1);
+	assert_non_null(strstr(err, "q.conf:1: 'ProxyCommand nc %h %q': '%q' "
+	    "is not a token of ProxyCommand"));
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+}
+
+/* One jump host of a ProxyJump list, cut as ssh cuts it. */
+static void
+test_jump_cut(void **state)
+{
+	static const struct {
+		const char	*in, *user, *host;
+		int		 port;
+	} ok[] = {
+		{ "bastion", NULL, "bastion", 0 },
+		{ "ops@bastion:2222", "ops", "bastion", 2222 },
+		{ "ssh://a@b@gate:22", "a@b", "gate", 22 },
+		{ "[::1]:2022", NULL, "::1", 2022 },
+		{ "fe80::1", NULL, "fe80::1", 0 },
+	};
+	static const char *const no[] = { "", "@gate", "gate:0", "gate:x",
+	    "gate:70000", "[::1", "a b", "[::1]x" };
+	char *s, *user, *host;
+	size_t i;
+	int port;
+
+	(void)state;
+	for (i = 0; i < nitems(ok); i++) {
+		s = xstrdup(ok[i].in);
+		assert_int_equal(sshconfig_kw_jump_cut(s, &user, &host,
+		    &port), 0);
+		if (ok[i].user == NULL)
+			assert_null(user);
+		else
+			assert_string_equal(user, ok[i].user);
+		assert_string_equal(host, ok[i].host);
+		assert_int_equal(port, ok[i].port);
+		free(s);
+	}
+	for (i = 0; i < nitems(no); i++) {
+		s = xstrdup(no[i]);
+		if (sshconfig_kw_jump_cut(s, &user, &host, &port) != -1)
+			fail_msg("'%s' was taken for a jump host", no[i]);
+		free(s);
+	}
+}
+
 static const struct {
 	const char	*text;
 	const char	*err;
 } bad[] = {
+	{ "ProxyJump a,b:99999\n", "bad.conf:1: 'ProxyJump a,b:99999': not a "
+	  "jump host such as [user@]host[:port]" },
+	/* Checked where it does not apply, after one that does. */
+	{ "ProxyJump a\nHost x\n  ProxyJump @b\n", "bad.conf:3: 'ProxyJump "
+	  "@b': not a jump host" },
 	{ "Host a\n  Port\n", "bad.conf:2: no value after 'Port'" },
 	{ "Host a\n  Port 0\n", "bad.conf:2: 'Port' must be a port from 1 "
 	  "to 65535 or a service name, not '0'" },
@@ -1139,7 +1261,9 @@ main(void)
 		cmocka_unit_test(test_include),
 		cmocka_unit_test(test_include_loop),
 		cmocka_unit_test(test_match),
-		cmocka_unit_test(test_unfollowed),
+		cmocka_unit_test(test_ignored),
+		cmocka_unit_test(test_proxy),
+		cmocka_unit_test(test_jump_cut),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_merge),
