@@ -5,6 +5,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <sys/stat.h>
+
 #include "base/docfile.h"
 #include "base/text.h"
 #include "remote/knownhosts.h"
@@ -621,11 +623,17 @@ int
 knownhosts_load(struct knownhosts *kh, const char *path, char *err,
     size_t errlen)
 {
+	struct stat st;
 	char *data;
 	size_t len;
 	int rc;
 
 	memset(kh, 0, sizeof *kh);
+	if (stat(path, &st) == 0 && docfile_is_null(&st)) {
+		/* UserKnownHostsFile /dev/null: nothing known, as in ssh. */
+		parse_data(kh, xstrdup(""), 0, path);
+		return 0;
+	}
 	rc = docfile_read(path, KNOWNHOSTS_MAX_BYTES, &data, &len, err,
 	    errlen);
 	if (rc == -1) {
@@ -886,15 +894,26 @@ knownhosts_hostkey_pref(const struct knownhosts *kh, const char *host,
     size_t *nknown)
 {
 	const char *known[KNOWNHOSTS_TYPES_MAX];
+	size_t nk;
+
+	nk = knownhosts_known_types(kh, host, port, known, nitems(known));
+	return knownhosts_types_pref(known, nk, supported, nsupported,
+	    nknown);
+}
+
+char *
+knownhosts_types_pref(const char *const *known, size_t nk,
+    const char *const *supported, size_t nsupported, size_t *nknown)
+{
 	const struct khtype *t;
 	char *list = NULL;
 	bool *used = xcalloc(nsupported + 1, sizeof *used);
-	size_t nk, i, j, m, count = 0;
+	size_t i, j, m, count = 0;
 
-	nk = knownhosts_known_types(kh, host, port, known, nitems(known));
 	for (i = 0; i < nk; i++) {
 		t = find_type(known[i], strlen(known[i]), NULL);
-		for (m = 0; m < nitems(t->methods) && t->methods[m]; m++)
+		for (m = 0; t != NULL && m < nitems(t->methods) &&
+		    t->methods[m]; m++)
 			for (j = 0; j < nsupported; j++)
 				if (!used[j] && strcmp(supported[j],
 				    t->methods[m]) == 0) {
@@ -910,4 +929,54 @@ knownhosts_hostkey_pref(const struct knownhosts *kh, const char *host,
 			pref_add(&list, supported[j]);
 	free(used);
 	return list;
+}
+
+/*
+ * The verdict of several files read as one (sshconnect.c check_host_key
+ * loads them all into one list): a revocation in any wins, then a line
+ * holding the key, then one holding another; the file named is the first
+ * that says so.
+ */
+int
+knownhosts_check_all(const struct knownhosts *khs, size_t n,
+    const char *host, int port, const void *blob, size_t len,
+    struct knownhosts_result *r, size_t *which, char *err, size_t errlen)
+{
+	static const enum knownhosts_verdict order[] = { KNOWNHOSTS_REVOKED,
+	    KNOWNHOSTS_MATCH, KNOWNHOSTS_MISMATCH };
+	struct knownhosts_result *all = xcalloc(n + 1, sizeof *all);
+	struct knownhosts none;
+	size_t i, k, ca = SIZE_MAX;
+	int rc = 0;
+
+	memset(r, 0, sizeof *r);
+	r->verdict = KNOWNHOSTS_UNKNOWN;
+	*which = 0;
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = knownhosts_check(&khs[i], host, port, blob, len, &all[i],
+		    err, errlen);
+	if (n == 0) {
+		/* No file at all (UserKnownHostsFile none and the like):
+		 * nothing is known, but the key is still checked. */
+		memset(&none, 0, sizeof none);
+		rc = knownhosts_check(&none, host, port, blob, len, &all[0],
+		    err, errlen);
+	}
+	for (k = 0; rc == 0 && k < nitems(order); k++)
+		for (i = 0; i < n; i++)
+			if (all[i].verdict == order[k]) {
+				*r = all[i];
+				*which = i;
+				free(all);
+				return 0;
+			}
+	for (i = 0; rc == 0 && i < n; i++)
+		if (all[i].ca_line != 0 && ca == SIZE_MAX)
+			ca = i;
+	if (rc == 0) {
+		*r = all[ca != SIZE_MAX ? ca : 0];
+		*which = ca != SIZE_MAX ? ca : 0;
+	}
+	free(all);
+	return rc;
 }

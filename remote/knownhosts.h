@@ -67,6 +67,11 @@
  * it; calops will not pin a key around the CA): the operator is told to
  * add a plain line.
  *
+ * A host has several files, as in ssh (sshhost.h: each UserKnownHostsFile,
+ * each GlobalKnownHostsFile, the lab's); each is read into a struct
+ * knownhosts of its own, and knownhosts_check_all judges them as the one
+ * list ssh's check_host_key makes of them.
+ *
  * knownhosts_add (knownhosts_add.c) appends a line for a new key,
  * atomically (a temporary file in the same folder, fsync'ed, renamed over
  * the file, the folder fsync'ed) with every existing byte kept; see there.
@@ -137,7 +142,8 @@ struct knownhosts {
 
 /*
  * Read the file at path into *kh (zeroed first).  0; 1 when there is no
- * such file (kh is then empty: nothing is known); -1 with err when it is
+ * such file (kh is then empty: nothing is known; the null device reads
+ * empty too, as UserKnownHostsFile /dev/null); -1 with err when it is
  * not a regular file, cannot be read, or is larger than
  * KNOWNHOSTS_MAX_BYTES.  Bad lines are not errors.  The caller calls
  * knownhosts_release either way.
@@ -223,6 +229,24 @@ size_t	 knownhosts_known_types(const struct knownhosts *kh,
 char	*knownhosts_hostkey_pref(const struct knownhosts *kh,
 	    const char *host, int port, const char *const *supported,
 	    size_t nsupported, size_t *nknown);
+
+/* knownhosts_hostkey_pref for a list of known types already made (from
+ * several files: knownhosts_known_types of each, each type once). */
+char	*knownhosts_types_pref(const char *const *known, size_t nk,
+	    const char *const *supported, size_t nsupported, size_t *nknown);
+
+/*
+ * knownhosts_check over the n files khs (ssh reads the user's and the
+ * system's known_hosts files as one list, sshconnect.c check_host_key):
+ * REVOKED in any file wins, then MATCH in any, then MISMATCH in any, else
+ * UNKNOWN (ca_line from the first file with a @cert-authority line for the
+ * host).  *which is the file r speaks of, for knownhosts_explain; n may be
+ * 0 (nothing known).  0, or -1 with err as knownhosts_check.
+ */
+int	 knownhosts_check_all(const struct knownhosts *khs, size_t n,
+	    const char *host, int port, const void *blob, size_t len,
+	    struct knownhosts_result *r, size_t *which, char *err,
+	    size_t errlen);
 
 /* The key's fingerprint as OpenSSH shows it: "SHA256:" and the unpadded
  * base64 of the SHA-256 of the blob. */

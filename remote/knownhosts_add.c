@@ -6,6 +6,7 @@
 
 #include <openssl/rand.h>
 
+#include "base/docfile.h"
 #include "base/fileio.h"
 #include "remote/knownhosts.h"
 #include "remote/knownhosts_int.h"
@@ -57,7 +58,9 @@ unchanged(const char *path, bool existed, const struct stat *st)
 }
 
 /* path as it is, for knownhosts_add: 1 a regular file (in *st), 0 none
- * yet (its folders made), -1 refused with err. */
+ * yet (its folders made), 3 the null device (UserKnownHostsFile
+ * /dev/null: ssh "adds" the key there, which keeps nothing), -1 refused
+ * with err. */
 static int
 add_target(const char *path, struct stat *st, char *err, size_t errlen)
 {
@@ -74,6 +77,8 @@ add_target(const char *path, struct stat *st, char *err, size_t errlen)
 		    "does not write a known_hosts file through one", path);
 		return -1;
 	}
+	if (docfile_is_null(st))
+		return 3;
 	if (!S_ISREG(st->st_mode)) {
 		knownhosts_errf(err, errlen, "'%s' is not a regular file",
 		    path);
@@ -100,6 +105,8 @@ add_once(const char *path, const char *host, int port, const char *name,
 
 	if ((existed = add_target(path, &st, err, errlen)) == -1)
 		return -1;
+	if (existed == 3)
+		return 0;
 	if (knownhosts_load(&kh, path, err, errlen) == -1)
 		goto out;
 	knownhosts_judge(&kh, name, blob, len, t, &r);

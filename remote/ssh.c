@@ -74,8 +74,10 @@
 
 #include <libssh2.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "base/buf.h"
+#include "base/docfile.h"
 #include "base/fileio.h"
 #include "base/text.h"
 #include "loop/child.h"
@@ -83,6 +85,7 @@
 #include "remote/knownhosts.h"
 #include "remote/lab.h"
 #include "remote/ssh.h"
+#include "remote/sshconfig_kw.h"
 #include "remote/sshhost.h"
 #include "remote/sshkey.h"
 #include "remote/sshtunnel.h"
@@ -159,6 +162,7 @@ struct resolve {
 	int		 pipe[2];
 	char		*name;
 	char		 port[8];
+	int		 family;	/* AddressFamily */
 	struct addrinfo	*res;
 	int		 rc;
 };
@@ -167,8 +171,9 @@ struct ssh {
 	struct transport	*t;
 	struct sshhost		 sh;
 	char			*program;	/* calops on the host */
-	bool			 accept_new;
-	char			*known_hosts;
+	bool			 accept_new;	/* strict: accept-new */
+	char			*known_hosts;	/* a new key goes there, or
+						   NULL */
 
 	enum transport_state	 state;
 	int64_t			 since;
@@ -189,7 +194,8 @@ struct ssh {
 	LIBSSH2_SESSION		*sess;
 	LIBSSH2_AGENT		*agent;
 	struct libssh2_agent_publickey *agent_key;
-	struct knownhosts	 kh;
+	struct knownhosts	*kh;		/* sh.kh_files, read */
+	size_t			 nkh;
 	unsigned char		*new_key;	/* refused as unknown */
 	size_t			 new_key_len;
 	struct buf		 notes;		/* why each key failed */
@@ -825,6 +831,29 @@ resolve_unref(struct resolve *rv)
 	free(rv);
 }
 
+
+/* The known_hosts files read for an attempt, let go. */
+static void
+kh_release(struct ssh *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkh; i++)
+		knownhosts_release(&s->kh[i]);
+	free(s->kh);
+	s->kh = NULL;
+	s->nkh = 0;
+}
+
+/* How long an attempt may take, from the TCP connect to up:
+ * ConnectTimeout when the config gives one, else calops' own. */
+static long
+attempt_ms(const struct ssh *s)
+{
+	return s->sh.connect_s > 0 ? (long)s->sh.connect_s * 1000 :
+	    ATTEMPT_MS;
+}
+
 /* Drop the session and the socket, without a word to the host when
  * polite is false (the link is dead: nothing would get through). */
 static void
@@ -880,7 +909,7 @@ teardown(struct ssh *s, bool polite)
 		freeaddrinfo(s->addrs);
 		s->addrs = s->ai = NULL;
 	}
-	knownhosts_release(&s->kh);
+	kh_release(s);
 	buf_reset(&s->notes);
 	buf_reset(&s->probe_out);
 	s->probe = NULL;
@@ -1013,13 +1042,13 @@ attempt_timeout(struct loop *l, void *arg)
 	(void)l;
 	s->attempt_timer = -1;
 	if (s->jump != NULL && s->jump->state != TRANSPORT_UP) {
-		lost(s, "%s: no answer in %d s: %s is %s", s->t->host,
-		    ATTEMPT_MS / 1000, s->jump->t->host,
+		lost(s, "%s: no answer in %ld s: %s is %s", s->t->host,
+		    attempt_ms(s) / 1000, s->jump->t->host,
 		    transport_state_name(s->jump->state));
 		return;
 	}
-	lost(s, "%s: no answer in %d s while %s", s->t->host,
-	    ATTEMPT_MS / 1000, s->phase < nitems(doing) &&
+	lost(s, "%s: no answer in %ld s while %s", s->t->host,
+	    attempt_ms(s) / 1000, s->phase < nitems(doing) &&
 	    doing[s->phase] != NULL ? doing[s->phase] : "connecting");
 }
 
@@ -1081,7 +1110,7 @@ resolve_thread(void *arg)
 {
 	struct resolve *rv = arg;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_ADDRCONFIG };
+	    .ai_flags = AI_ADDRCONFIG, .ai_family = rv->family };
 
 	rv->rc = getaddrinfo(rv->name, rv->port, &hints, &rv->res);
 	(void)!write(rv->pipe[1], "", 1);
@@ -1118,7 +1147,8 @@ static void
 resolve_start(struct ssh *s)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+	    .ai_family = s->sh.family };
 	struct resolve *rv;
 	pthread_t th;
 	char port[8];
@@ -1142,6 +1172,7 @@ resolve_start(struct ssh *s)
 	pthread_mutex_init(&rv->lock, NULL);
 	rv->refs = 2;
 	rv->name = xstrdup(s->sh.hostname);
+	rv->family = s->sh.family;
 	snprintf(rv->port, sizeof rv->port, "%s", port);
 	if (pthread_create(&th, NULL, resolve_thread, rv) != 0) {
 		rv->refs = 1;
@@ -1218,12 +1249,45 @@ cipher_pref(LIBSSH2_SESSION *sess, int method)
 	libssh2_free(sess, algs);
 }
 
+/*
+ * Read every known_hosts file of the host (sshhost.h: ssh's files in
+ * ssh's order, then the lab's) and gather the key types they know for
+ * it, each once, in the order of their first line.  -1 when a file
+ * cannot be read (err set): its revocations would be missed.
+ */
+static int
+kh_load(struct ssh *s, const char **known, size_t max, size_t *nknown,
+    char *err, size_t errlen)
+{
+	const char *types[KNOWNHOSTS_TYPES_MAX];
+	size_t i, j, k, n;
+
+	*nknown = 0;
+	s->kh = xcalloc(s->sh.nkh + 1, sizeof *s->kh);
+	for (i = 0; i < s->sh.nkh; i++) {
+		s->nkh = i + 1;
+		if (knownhosts_load(&s->kh[i], s->sh.kh_files[i], err,
+		    errlen) < 0)
+			return -1;
+		n = knownhosts_known_types(&s->kh[i], s->sh.kh_name,
+		    s->sh.kh_port, types, nitems(types));
+		for (j = 0; j < n; j++) {
+			for (k = 0; k < *nknown && known[k] != types[j]; k++)
+				;
+			if (k == *nknown && *nknown < max)
+				known[(*nknown)++] = types[j];
+		}
+	}
+	return 0;
+}
+
 static void
 session_start(struct ssh *s)
 {
 	const char **algs = NULL, *known[KNOWNHOSTS_TYPES_MAX];
 	char err[512], *pref;
-	int n, rc;
+	size_t nknown;
+	int n;
 
 	s->sess = libssh2_session_init_ex(NULL, NULL, NULL, s);
 	if (s->sess == NULL) {
@@ -1235,19 +1299,16 @@ session_start(struct ssh *s)
 	s->chan_cap = CHANNELS_MAX;
 	libssh2_session_callback_set(s->sess, LIBSSH2_CALLBACK_RECV,
 	    (void *)ssh_recv);
-	rc = knownhosts_load(&s->kh, s->known_hosts, err, sizeof err);
-	if (rc < 0) {
+	if (kh_load(s, known, nitems(known), &nknown, err, sizeof err) < 0) {
 		refuse(s, "%s", err);
 		return;
 	}
-	/* Ask for a key of a type the file knows for the host, so that a
+	/* Ask for a key of a type the files know for the host, so that a
 	 * host with keys of several types is not refused as unknown. */
-	if (knownhosts_known_types(&s->kh, s->sh.hostname, s->sh.port, known,
-	    nitems(known)) > 0 &&
-	    (n = libssh2_session_supported_algs(s->sess,
+	if (nknown > 0 && (n = libssh2_session_supported_algs(s->sess,
 	    LIBSSH2_METHOD_HOSTKEY, &algs)) > 0) {
-		pref = knownhosts_hostkey_pref(&s->kh, s->sh.hostname,
-		    s->sh.port, algs, (size_t)n, NULL);
+		pref = knownhosts_types_pref(known, nknown, algs, (size_t)n,
+		    NULL);
 		if (pref != NULL)
 			libssh2_session_method_pref(s->sess,
 			    LIBSSH2_METHOD_HOSTKEY, pref);
@@ -1260,14 +1321,60 @@ session_start(struct ssh *s)
 	s->phase = PH_HANDSHAKE;
 }
 
-/* The host key, judged before any authentication. */
+/* A key no file knows: added (accept-new), refused with the question
+ * for the operator (ask), or refused (StrictHostKeyChecking yes). */
+static bool
+hostkey_new(struct ssh *s, const struct knownhosts_result *r,
+    const char *blob, size_t len, const char *why)
+{
+	char err[512];
+
+	/* A @cert-authority line for the host, in any file: calops cannot
+	 * check the certificate and will not pin a key around the CA. */
+	if (r->ca_line != 0) {
+		refuse(s, "%s: %s", s->t->host, why);
+		return false;
+	}
+	if (s->accept_new && s->known_hosts == NULL) {
+		refuse(s, "%s: %s; no UserKnownHostsFile to add it to (%s)",
+		    s->t->host, why, s->sh.strict_why);
+		return false;
+	}
+	if (s->accept_new) {
+		if (knownhosts_add(s->known_hosts, s->sh.kh_name,
+		    s->sh.kh_port, blob, len, err, sizeof err) < 0) {
+			refuse(s, "%s", err);
+			return false;
+		}
+		return true;
+	}
+	if (s->sh.strict == SSHCONFIG_STRICT_YES) {
+		refuse(s, "%s: %s; StrictHostKeyChecking %s: an unknown key "
+		    "is refused, never asked about", s->t->host, why,
+		    s->sh.strict_why);
+		return false;
+	}
+	free(s->new_key);
+	s->new_key = xmalloc(len);
+	memcpy(s->new_key, blob, len);
+	s->new_key_len = len;
+	refuse(s, "%s: %s", s->t->host, why);
+	s->ask = TRANSPORT_ASK_KEY;
+	s->ask_seq++;
+	snprintf(s->ask_text, sizeof s->ask_text, "%s: new host key %s %s",
+	    s->t->host, r->label, r->fp);
+	return false;
+}
+
+/* The host key, judged before any authentication, against every file. */
 static bool
 hostkey_ok(struct ssh *s)
 {
 	struct knownhosts_result r;
+	struct knownhosts none;
 	const char *blob;
 	char err[512], why[600];
-	size_t len;
+	size_t len, which;
 	int type;
 
 	blob = libssh2_session_hostkey(s->sess, &len, &type);
@@ -1275,35 +1382,19 @@ hostkey_ok(struct ssh *s)
 		refuse(s, "%s showed no host key", s->t->host);
 		return false;
 	}
-	if (knownhosts_check(&s->kh, s->sh.hostname, s->sh.port, blob, len,
-	    &r, err, sizeof err) != 0) {
+	if (knownhosts_check_all(s->kh, s->nkh, s->sh.kh_name, s->sh.kh_port,
+	    blob, len, &r, &which, err, sizeof err) != 0) {
 		refuse(s, "%s: %s", s->t->host, err);
 		return false;
 	}
-	knownhosts_explain(&s->kh, &r, s->sh.hostname, s->sh.port, why,
-	    sizeof why);
+	memset(&none, 0, sizeof none);
+	knownhosts_explain(s->nkh > 0 ? &s->kh[which] : &none, &r,
+	    s->sh.kh_name, s->sh.kh_port, why, sizeof why);
 	switch (r.verdict) {
 	case KNOWNHOSTS_MATCH:
 		return true;
 	case KNOWNHOSTS_UNKNOWN:
-		if (s->accept_new) {
-			if (knownhosts_add(s->known_hosts, s->sh.hostname,
-			    s->sh.port, blob, len, err, sizeof err) < 0) {
-				refuse(s, "%s", err);
-				return false;
-			}
-			return true;
-		}
-		free(s->new_key);
-		s->new_key = xmalloc(len);
-		memcpy(s->new_key, blob, len);
-		s->new_key_len = len;
-		refuse(s, "%s: %s", s->t->host, why);
-		s->ask = TRANSPORT_ASK_KEY;
-		s->ask_seq++;
-		snprintf(s->ask_text, sizeof s->ask_text, "%s: new host key "
-		    "%s %s", s->t->host, r.label, r.fp);
-		return false;
+		return hostkey_new(s, &r, blob, len, why);
 	case KNOWNHOSTS_MISMATCH:
 	case KNOWNHOSTS_REVOKED:
 		refuse(s, "%s: %s", s->t->host, why);
@@ -1366,19 +1457,68 @@ authenticated(struct ssh *s)
 	s->phase = PH_IDLECHAN;
 }
 
+/* Whether the agent's key k may be offered: with IdentitiesOnly, only
+ * one an identity file names (its public half, PATH.pub, as ssh reads
+ * it); otherwise any. */
+static bool
+agent_key_allowed(const struct ssh *s,
+    const struct libssh2_agent_publickey *k)
+{
+	char *want, *pub, *data, msg[256];
+	size_t i, len, wlen;
+	bool ok = false;
+
+	if (!s->sh.ids_only)
+		return true;
+	want = xmalloc(4 * ((k->blob_len + 2) / 3) + 1);
+	wlen = (size_t)EVP_EncodeBlock((unsigned char *)want, k->blob,
+	    (int)k->blob_len);
+	for (i = 0; !ok && i < s->sh.nids; i++) {
+		pub = xasprintf("%s.pub", s->sh.ids[i].value);
+		if (docfile_read(pub, SSHKEY_MAX_BYTES, &data, &len, msg,
+		    sizeof msg) == 0) {
+			/* "TYPE BASE64 [COMMENT]" */
+			const char *b = strchr(data, ' ');
+
+			ok = b != NULL && strncmp(b + 1, want, wlen) == 0 &&
+			    (b[1 + wlen] == ' ' || b[1 + wlen] == '\n' ||
+			    b[1 + wlen] == '\0');
+			free(data);
+		}
+		free(pub);
+	}
+	free(want);
+	return ok;
+}
+
+/* The agent to ask: IdentityAgent's socket, else $SSH_AUTH_SOCK; NULL:
+ * none ("IdentityAgent none", or nothing set). */
+static const char *
+agent_socket(const struct ssh *s)
+{
+	if (s->sh.agent != NULL)
+		return s->sh.agent[0] != '\0' ? s->sh.agent : NULL;
+	return getenv("SSH_AUTH_SOCK");
+}
+
 /* ssh-agent's keys, one after the other; 1 authenticated, 0 go on to the
  * files, -1 EAGAIN or the attempt ended. */
 static int
 auth_agent(struct ssh *s)
 {
 	struct libssh2_agent_publickey *k;
+	const char *sock;
 	int rc;
 
 	if (s->agent == NULL) {
-		if (getenv("SSH_AUTH_SOCK") == NULL)
+		if ((sock = agent_socket(s)) == NULL)
 			return 0;
-		if ((s->agent = libssh2_agent_init(s->sess)) == NULL ||
-		    libssh2_agent_connect(s->agent) != 0) {
+		if ((s->agent = libssh2_agent_init(s->sess)) == NULL) {
+			note(s, "ssh-agent: cannot connect to it");
+			return 0;
+		}
+		libssh2_agent_set_identity_path(s->agent, sock);
+		if (libssh2_agent_connect(s->agent) != 0) {
 			note(s, "ssh-agent: cannot connect to it");
 			return 0;
 		}
@@ -1394,12 +1534,15 @@ auth_agent(struct ssh *s)
 		s->agent_key = k;
 	}
 	while (s->agent_key != NULL) {
-		rc = libssh2_agent_userauth(s->agent, s->sh.user,
-		    s->agent_key);
-		if ((rc = auth_result(s, rc)) != 0)
-			return rc;
-		note(s, "ssh-agent key '%s' refused", s->agent_key->comment !=
-		    NULL ? s->agent_key->comment : "?");
+		if (agent_key_allowed(s, s->agent_key)) {
+			rc = libssh2_agent_userauth(s->agent, s->sh.user,
+			    s->agent_key);
+			if ((rc = auth_result(s, rc)) != 0)
+				return rc;
+			note(s, "ssh-agent key '%s' refused",
+			    s->agent_key->comment != NULL ?
+			    s->agent_key->comment : "?");
+		}
 		if (libssh2_agent_get_identity(s->agent, &k,
 		    s->agent_key) != 0)
 			k = NULL;
@@ -1796,18 +1939,19 @@ tick_fire(struct loop *l, void *arg)
 	struct ssh *s = arg;
 	int64_t quiet = loop_now_ms() - s->last_rx;
 	int64_t k = (int64_t)s->sh.keepalive_s * 1000;
+	int64_t n = s->sh.alive_max;
 	int next = 0;
 
 	(void)l;
 	s->tick_timer = -1;
 	if (s->phase != PH_UP)
 		return;
-	if (quiet >= 3 * k) {
+	if (quiet >= n * k) {
 		lost(s, "%s: no byte received for %lld s", s->t->host,
 		    (long long)(quiet / 1000));
 		return;
 	}
-	if (quiet >= 2 * k && s->state == TRANSPORT_UP)
+	if (n >= 2 && quiet >= (n - 1) * k && s->state == TRANSPORT_UP)
 		set_state(s, TRANSPORT_STALE);
 	/* Only to a quiet host, never over a packet half sent, and only
 	 * where the socket has room for the whole of it: were the keepalive
@@ -1836,22 +1980,20 @@ send_room(struct ssh *s)
 
 /*
  * Wake at the next moment something is due: a keepalive (sent when the
- * host has been quiet for keepalive_s), going stale, or lost.
+ * host has been quiet for keepalive_s), going stale (one keepalive before
+ * lost), or lost (ServerAliveCountMax keepalives unanswered, 3 unless the
+ * config says).
  */
 static void
 tick_arm(struct ssh *s)
 {
 	int64_t now = loop_now_ms(), k = (int64_t)s->sh.keepalive_s * 1000;
-	int64_t due, quiet = now - s->last_rx;
+	int64_t due, quiet = now - s->last_rx, n = s->sh.alive_max;
 
 	if (s->phase != PH_UP)
 		return;
-	if (quiet < k)
-		due = k - quiet;
-	else if (quiet < 2 * k)
-		due = 2 * k - quiet < k ? 2 * k - quiet : k;
-	else
-		due = 3 * k - quiet;
+	/* The next multiple of k: a keepalive, stale or lost. */
+	due = quiet < n * k ? k - quiet % k : 0;
 	if (due > k)
 		due = k;
 	if (due < 100)
@@ -1880,11 +2022,10 @@ attempt_start(struct ssh *s)
 	} else
 		set_state(s, TRANSPORT_CONNECTING);
 	s->last_rx = 0;
-	s->attempt_timer = loop_add_timer(s->t->loop, ATTEMPT_MS,
+	s->attempt_timer = loop_add_timer(s->t->loop, attempt_ms(s),
 	    attempt_timeout, s);
 	resolve_start(s);
 }
-
 
 /* ---- the way there: ProxyJump and ProxyCommand ---- */
 
@@ -2122,9 +2263,10 @@ static int way_setup(struct ssh *s, const char *chain,
 static char *
 jump_key(const struct ssh *j, const char *config)
 {
-	return xasprintf("%s|%s|%s|%d|%s|%d|%d|%s|%s|%s", j->sh.alias,
-	    j->sh.user, j->sh.hostname, j->sh.port, j->known_hosts,
-	    j->accept_new, j->sh.keepalive_s, config != NULL ? config : "",
+	return xasprintf("%s|%s|%s|%d|%s|%s|%d|%d|%d|%s|%s|%s", j->sh.alias,
+	    j->sh.user, j->sh.hostname, j->sh.port, j->known_hosts != NULL ?
+	    j->known_hosts : "", j->sh.kh_name, j->sh.kh_port, j->sh.strict,
+	    j->sh.keepalive_s, config != NULL ? config : "",
 	    j->jump != NULL ? j->jump->jump_key : "",
 	    j->proxy_cmd != NULL ? j->proxy_cmd : "");
 }
@@ -2147,7 +2289,7 @@ jump_get(struct loop *l, const char *spec, const char *chain,
 
 	memset(&jh, 0, sizeof jh);
 	cut = xstrdup(spec);
-	if (sshconfig_jump_cut(cut, &jh.user, &jh.address, &jh.port) != 0) {
+	if (sshconfig_kw_jump_cut(cut, &jh.user, &jh.address, &jh.port) != 0) {
 		errbuf_set(err, errlen, "'%s' is not a jump host such as "
 		    "[user@]host[:port]", spec);
 		free(cut);
@@ -2516,6 +2658,39 @@ ssh_reconnect(struct transport *t)
 	attempt_start(s);
 }
 
+/* The key the operator accepts, judged again against every file as they
+ * are now: a revocation, a key or a @cert-authority line added meanwhile
+ * wins over a yes given to the older verdict (knownhosts_add checks its
+ * own file again too).  0 still unknown, -1 with err. */
+static int
+hostkey_still_new(struct ssh *s, char *err, size_t errlen)
+{
+	struct knownhosts *kh = xcalloc(s->sh.nkh + 1, sizeof *kh);
+	struct knownhosts_result r;
+	char why[600];
+	size_t i, which;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < s->sh.nkh; i++)
+		if (knownhosts_load(&kh[i], s->sh.kh_files[i], err,
+		    errlen) < 0)
+			rc = -1;
+	if (rc == 0)
+		rc = knownhosts_check_all(kh, s->sh.nkh, s->sh.kh_name,
+		    s->sh.kh_port, s->new_key, s->new_key_len, &r, &which, err,
+		    errlen);
+	if (rc == 0 && (r.verdict != KNOWNHOSTS_UNKNOWN || r.ca_line != 0)) {
+		knownhosts_explain(&kh[which], &r, s->sh.kh_name,
+		    s->sh.kh_port, why, sizeof why);
+		errbuf_set(err, errlen, "not adding the key: %s", why);
+		rc = -1;
+	}
+	for (i = 0; i < s->sh.nkh; i++)
+		knownhosts_release(&kh[i]);
+	free(kh);
+	return rc;
+}
+
 static int
 ssh_accept_key(struct transport *t, char *err, size_t errlen)
 {
@@ -2527,7 +2702,14 @@ ssh_accept_key(struct transport *t, char *err, size_t errlen)
 		    t->host);
 		return -1;
 	}
-	rc = knownhosts_add(s->known_hosts, s->sh.hostname, s->sh.port,
+	if (s->known_hosts == NULL) {
+		errbuf_set(err, errlen, "%s: no UserKnownHostsFile to add the "
+		    "key to", t->host);
+		return -1;
+	}
+	if (hostkey_still_new(s, err, errlen) != 0)
+		return -1;
+	rc = knownhosts_add(s->known_hosts, s->sh.kh_name, s->sh.kh_port,
 	    s->new_key, s->new_key_len, err, errlen);
 	if (rc < 0)
 		return -1;
@@ -2559,7 +2741,7 @@ ssh_passphrase(struct transport *t, const char *pass)
 		return;
 	}
 	s->phase = PH_KEYFILE;
-	s->attempt_timer = loop_add_timer(s->t->loop, ATTEMPT_MS,
+	s->attempt_timer = loop_add_timer(s->t->loop, attempt_ms(s),
 	    attempt_timeout, s);
 	drive(s);
 	notify(s);
@@ -2655,12 +2837,13 @@ ssh_new(struct loop *l, const char *name, const struct lab_host *h,
 	t->data = s;
 	s->t = t;
 	s->fd = -1;
-	if (s->sh.nids == 0)
+	if (s->sh.default_ids)
 		default_identities(&s->sh);
 	s->program = xstrdup(h->calops != NULL ? h->calops :
 	    LAB_DEFAULT_CALOPS);
-	s->accept_new = h->accept_new;
-	s->known_hosts = xstrdup(s->sh.known_hosts);
+	s->accept_new = s->sh.strict == SSHCONFIG_STRICT_ACCEPT_NEW;
+	s->known_hosts = s->sh.known_hosts != NULL ?
+	    xstrdup(s->sh.known_hosts) : NULL;
 	s->attempt_timer = s->retry_timer = s->tick_timer = -1;
 	s->notify_timer = s->hold_timer = -1;
 	s->state = TRANSPORT_CONNECTING;
@@ -2684,4 +2867,11 @@ ssh_transport_new(struct loop *l, const struct lab_host *h,
 	}
 	attempt_start(s);
 	return s->t;
+}
+
+const struct sshhost *
+ssh_transport_host(struct transport *t)
+{
+	return t != NULL && t->ops == &ssh_ops ? &((struct ssh *)t->data)->sh :
+	    NULL;
 }

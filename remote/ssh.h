@@ -30,6 +30,15 @@ struct transport	*ssh_transport_new(struct loop *l,
 			    const struct lab_host *h, const char *labfile,
 			    const char *config, char *err, size_t errlen);
 
+/*
+ * What an SSH transport connects with (sshhost.h: the address, port,
+ * user, identities, known_hosts files and host key policy, the ssh_config
+ * keywords it ignores), borrowed for as long as t lives; NULL for a
+ * transport that is not ssh.c's.
+ */
+struct sshhost;
+const struct sshhost	*ssh_transport_host(struct transport *t);
+
 /* ARGV as one command line for a POSIX shell, each word single-quoted
  * (a ' as '\''), so that the remote shell gives the program exactly
  * ARGV; appended to *b.  For the ssh exec channel, which takes a string. */

@@ -1,10 +1,16 @@
-/* sshconfig.c: the ~/.ssh/config subset calops honours (see sshconfig.h).
- * The rules are ssh's own (OpenSSH 9.2, readconf.c and misc.c): where this
- * file cuts a line, matches a pattern or expands a token, it does what ssh
- * does, so that an alias leads where `ssh ALIAS` would. */
+/*
+ * sshconfig.c: ~/.ssh/config read as ssh reads it (see sshconfig.h): its
+ * files and lines, Include, the two passes and the name between them;
+ * Host and Match are sshconfig_match.c's, the keywords sshconfig_kw.c's.
+ * The rules are ssh's own (OpenSSH 9.2, readconf.c, ssh.c and misc.c):
+ * where this file cuts a line, matches a pattern or expands a token, it
+ * does what ssh does, so that an alias leads where `ssh ALIAS` would.
+ */
 #include "calops.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <ctype.h>
 #include <glob.h>
@@ -12,47 +18,25 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/docfile.h"
 #include "base/text.h"
-#include "remote/sshconfig.h"
+#include "remote/sshconfig_int.h"
+#include "remote/sshconfig_kw.h"
+#include "remote/sshconfig_match.h"
 
-#define SC_BLANKS	" \t\r\n"	/* ssh's WHITESPACE */
+#define SC_SYSTEM_FILE	"/etc/ssh/ssh_config"
+#define SC_SYSTEM_DIR	"/etc/ssh"
 
 /* How a file is opened: as ssh opens ~/.ssh/config and what it includes
  * (owner and modes checked, may be missing) or a file given (as -F). */
 #define SC_CHECKPERM	0x1
 #define SC_MUSTEXIST	0x2
 
-/* A lookup under way. */
-struct scparse {
-	struct sshconfig	*sc;
-	unsigned		 nfiles;
-	unsigned		 seen;		/* bits of sc_unfollowed[] */
-	char			*err;
-	size_t			 errlen;
-};
-
-/* The file being read, the line in it and the block the line is in. */
-struct scfile {
-	const char	*path;
-	unsigned	 line;
-	int		 depth;		/* of Include */
-	bool		 nevermatch;	/* included from a block not applied */
-	bool		*active;	/* the block applies to the host */
-};
-
-/* One line cut as ssh cuts it. */
-struct scline {
-	const char	*word;		/* the keyword as written */
-	const char	*rest;		/* the line after it, unsplit */
-	char		**argv;
-	size_t		 argc;
-	char		*buf;		/* argv's strings */
-};
-
 /* "FILE:LINE: message" (made safe to show) into the parse's err; -1. */
-static int PRINTFLIKE(3, 4)
-sc_err(struct scparse *p, const struct scfile *f, const char *fmt, ...)
+int
+sshconfig_err(struct scparse *p, const struct scfile *f, const char *fmt,
+    ...)
 {
 	char *msg, *line, *clean;
 	va_list ap;
@@ -92,8 +76,9 @@ sshconfig_notes_release(struct sshconfig_notes *nt)
 	memset(nt, 0, sizeof *nt);
 }
 
-static void PRINTFLIKE(3, 4)
-sc_note(struct scparse *p, const struct scfile *f, const char *fmt, ...)
+void
+sshconfig_note(struct scparse *p, const struct scfile *f, const char *fmt,
+    ...)
 {
 	char *msg, *line;
 	va_list ap;
@@ -114,35 +99,6 @@ sshconfig_origin_set(struct sshconfig_origin *o, const char *file,
 	free(o->file);
 	o->file = file != NULL ? xstrdup(file) : NULL;
 	o->line = line;
-}
-
-/*
- * ssh's match_pattern(): '*' is any run of characters, '?' any one, and
- * the rest is compared as it is (case matters).  Iterative, with one
- * point to come back to, so a pattern of many stars cannot take
- * exponential time.
- */
-static bool
-sc_match(const char *s, const char *pat)
-{
-	const char *star = NULL, *resume = NULL;
-
-	while (*s != '\0') {
-		if (*pat == '*') {
-			star = ++pat;
-			resume = s;
-		} else if (*pat != '\0' && (*pat == '?' || *pat == *s)) {
-			pat++;
-			s++;
-		} else if (star != NULL) {
-			pat = star;
-			s = ++resume;
-		} else
-			return false;
-	}
-	while (*pat == '*')
-		pat++;
-	return *pat == '\0';
 }
 
 /*
@@ -190,11 +146,32 @@ sc_split(const char *s, struct scline *l)
 	return 0;
 }
 
+/* A keyword ssh does not know: an error, as in ssh, unless IgnoreUnknown
+ * (set before it) names it. */
+static int
+sc_unknown(struct scparse *p, struct scfile *f, const char *word)
+{
+	const struct sshconfig_value *ig = &p->sc->ignore_unknown;
+	char *lower = xstrdup(word), *c;
+	int r;
+
+	for (c = lower; *c != '\0'; c++)
+		*c = (char)tolower((unsigned char)*c);
+	r = ig->value != NULL ? sshconfig_match_list(lower, ig->value,
+	    true) : 0;
+	free(lower);
+	if (r == 1)
+		return 0;
+	return sshconfig_err(p, f, "bad configuration option '%s': ssh "
+	    "refuses it too (IgnoreUnknown lets it pass)", word);
+}
+
 /*
  * Cut a line as ssh does: trailing blanks go, the keyword ends at a blank
  * or at one '=' (so "Port 22", "Port=22" and "Port = 22" are the same),
- * and the rest is split into arguments.  1 when there is nothing on the
- * line (blank, or a comment), -1 when it is malformed.
+ * and the rest is split into arguments.  1 when there is nothing to read
+ * on the line (blank, a comment, a keyword IgnoreUnknown names), -1 when
+ * it is malformed or its keyword unknown.
  */
 static int
 sc_cut(struct scparse *p, struct scfile *f, char *s, struct scline *l)
@@ -216,399 +193,25 @@ sc_cut(struct scparse *p, struct scfile *f, char *s, struct scline *l)
 	s += strspn(s, SC_BLANKS);
 	if (!eq && *s == '=')
 		s += 1 + strspn(s + 1, SC_BLANKS);
-	for (n = 0; l->word[n] != '\0'; n++)
-		if (!isalnum((unsigned char)l->word[n]))
-			return sc_err(p, f, "'%s' is not a keyword", l->word);
+	if ((l->kw = sshconfig_kw_find(l->word)) == SIZE_MAX)
+		return sc_unknown(p, f, l->word) == 0 ? 1 : -1;
 	if (*s == '\0')
-		return sc_err(p, f, "no value after '%s'", l->word);
+		return sshconfig_err(p, f, "no value after '%s'", l->word);
 	l->rest = s;
 	if (sc_split(s, l) != 0)
-		return sc_err(p, f, "a quote is not closed");
+		return sshconfig_err(p, f, "a quote is not closed");
 	return 0;
 }
-
-/* The one value a keyword such as Port takes, or NULL (err set). */
-static const char *
-sc_one(struct scparse *p, struct scfile *f, const struct scline *l)
-{
-	if (l->argc == 0 || l->argv[0][0] == '\0') {
-		sc_err(p, f, "'%s' needs a value", l->word);
-		return NULL;
-	}
-	if (l->argc > 1) {
-		sc_err(p, f, "'%s' takes one value, not %zu", l->word, l->argc);
-		return NULL;
-	}
-	return l->argv[0];
-}
-
-/* Host: the block applies when a pattern matches and no negated one does
- * (a negated match alone never selects a host). */
-static int
-kw_host(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	const char *pat;
-	bool neg;
-	size_t i;
-
-	*f->active = false;
-	for (i = 0; i < l->argc; i++) {
-		if (l->argv[i][0] == '\0')
-			return sc_err(p, f, "'%s' has an empty pattern",
-			    l->word);
-		if (f->nevermatch)
-			break;
-		pat = l->argv[i];
-		if ((neg = pat[0] == '!'))
-			pat++;
-		if (!sc_match(p->sc->host, pat))
-			continue;
-		if (neg) {
-			*f->active = false;
-			break;
-		}
-		*f->active = true;
-	}
-	return 0;
-}
-
-/* Match: only "all" and "!all" are read; any other block is never
- * applied, and the note says so rather than guess. */
-static int
-kw_match(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	*f->active = false;
-	if (f->nevermatch)
-		return 0;
-	if (l->argc == 1 && strcasecmp(l->argv[0], "all") == 0)
-		*f->active = true;
-	else if (l->argc != 1 || strcasecmp(l->argv[0], "!all") != 0)
-		sc_note(p, f, "'%s' is not read by calops: its block, up to "
-		    "the next 'Host' or 'Match', is never applied", l->word);
-	return 0;
-}
-
-/* HostName and User: the first value that applies wins. */
-static int
-kw_string(struct scparse *p, struct scfile *f, struct scline *l,
-    struct sshconfig_value *v)
-{
-	const char *s;
-
-	if ((s = sc_one(p, f, l)) == NULL)
-		return -1;
-	if (*f->active && v->value == NULL) {
-		v->value = xstrdup(s);
-		sshconfig_origin_set(&v->from, f->path, f->line);
-	}
-	return 0;
-}
-
-static int
-kw_hostname(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	return kw_string(p, f, l, &p->sc->hostname);
-}
-
-static int
-kw_user(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	return kw_string(p, f, l, &p->sc->user);
-}
-
-/* ssh's a2port(): a number from 0 to 65535 (0 is refused by the caller),
- * else a service name of /etc/services; -1 when neither. */
-static int
-sc_port(const char *s)
-{
-	struct servent se, *res = NULL;
-	char buf[4096], *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (end != s && *end == '\0' && errno == 0 && v >= 0 && v <= 65535)
-		return (int)v;
-	if (getservbyname_r(s, "tcp", &se, buf, sizeof buf, &res) == 0 &&
-	    res != NULL)
-		return ntohs((uint16_t)se.s_port);
-	return -1;
-}
-
-static int
-kw_port(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	const char *s;
-	int port;
-
-	if ((s = sc_one(p, f, l)) == NULL)
-		return -1;
-	if ((port = sc_port(s)) <= 0)
-		return sc_err(p, f, "'%s' must be a port from 1 to 65535 or "
-		    "a service name, not '%s'", l->word, s);
-	if (*f->active && p->sc->port == 0) {
-		p->sc->port = port;
-		sshconfig_origin_set(&p->sc->port_from, f->path, f->line);
-	}
-	return 0;
-}
-
-/* ssh's convtime(): seconds, or a sum of numbers each followed by s, m,
- * h, d or w ("1m30s"); -1 when it is not one or passes INT_MAX. */
-static int
-sc_time(const char *s)
-{
-	static const char units[] = "smhdw";
-	static const long mults[] = { 1, 60, 3600, 86400, 604800 };
-	long total = 0, secs, mult;
-	const char *u;
-	char *end;
-
-	if (*s == '\0')
-		return -1;
-	while (*s != '\0') {
-		errno = 0;
-		secs = strtol(s, &end, 10);
-		if (end == s || errno == ERANGE || secs < 0)
-			return -1;
-		if (*end == '\0')
-			mult = 1;
-		else if ((u = strchr(units, tolower((unsigned char)*end))) !=
-		    NULL) {
-			mult = mults[u - units];
-			end++;
-		} else
-			return -1;
-		if (secs > INT_MAX / mult || total > INT_MAX - secs * mult)
-			return -1;
-		total += secs * mult;
-		s = end;
-	}
-	return (int)total;
-}
-
-/* ServerAliveInterval: a time, or none (as if not given). */
-static int
-kw_alive(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	const char *s;
-	int v;
-
-	if ((s = sc_one(p, f, l)) == NULL)
-		return -1;
-	if (strcmp(s, "none") == 0)
-		v = -1;
-	else if ((v = sc_time(s)) == -1)
-		return sc_err(p, f, "'%s' must be a time such as 30, 30s or "
-		    "1m30s, or none, not '%s'", l->word, s);
-	if (*f->active && p->sc->alive_s == -1 && v != -1) {
-		p->sc->alive_s = v;
-		sshconfig_origin_set(&p->sc->alive_from, f->path, f->line);
-	}
-	return 0;
-}
-
-/* IdentityFile: every one that applies, in order, each path once. */
-static int
-kw_identity(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	struct sshconfig *sc = p->sc;
-	struct sshconfig_value *v;
-	const char *s;
-	size_t i;
-
-	if ((s = sc_one(p, f, l)) == NULL)
-		return -1;
-	if (!*f->active)
-		return 0;
-	if (sc->nids >= SSHCONFIG_MAX_IDS)
-		return sc_err(p, f, "more than %d '%s' lines apply to '%s'",
-		    SSHCONFIG_MAX_IDS, l->word, sc->host);
-	for (i = 0; i < sc->nids; i++)
-		if (strcmp(sc->ids[i].value, s) == 0)
-			return 0;
-	sc->ids = xreallocarray(sc->ids, sc->nids + 1, sizeof *sc->ids);
-	v = &sc->ids[sc->nids++];
-	memset(v, 0, sizeof *v);
-	v->value = xstrdup(s);
-	sshconfig_origin_set(&v->from, f->path, f->line);
-	return 0;
-}
-
-/*
- * Keywords that would take ssh somewhere calops does not go.  The first
- * one of each kind that applies decides, as for any keyword: a note unless
- * it is the value that turns it off.
- */
-static const struct {
-	const char	*name;
-	const char	*off;		/* NULL: none */
-	const char	*instead;
-} sc_unfollowed[] = {
-	{ "HostKeyAlias", NULL, "host keys are looked up under the host's "
-	  "own name" },
-	{ "UserKnownHostsFile", NULL, "calops reads the lab file's "
-	  "known_hosts" },
-	{ "CanonicalizeHostname", "no", "the name is used as it is" },
-};
-
-static int
-kw_unfollowed(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	size_t i;
-
-	for (i = 0; i < nitems(sc_unfollowed); i++)
-		if (strcasecmp(l->word, sc_unfollowed[i].name) == 0)
-			break;
-	if (!*f->active || (p->seen & (1u << i)) != 0)
-		return 0;
-	p->seen |= 1u << i;
-	if (sc_unfollowed[i].off != NULL && l->argc == 1 &&
-	    strcasecmp(l->argv[0], sc_unfollowed[i].off) == 0)
-		return 0;
-	sc_note(p, f, "'%s' is not followed: %s", sc_unfollowed[i].name,
-	    sc_unfollowed[i].instead);
-	return 0;
-}
-
-/*
- * One jump host of a ProxyJump, "[user@]host[:port]" or
- * "ssh://[user@]host[:port]", cut as ssh's parse_ssh_uri() and
- * parse_user_host_port() cut it (the last '@' ends the user, an IPv6
- * address in brackets); user and port NULL/0 when not given.  -1 when it is
- * not one.  s is cut in place.
- */
-int
-sshconfig_jump_cut(char *s, char **user, char **host, int *port)
-{
-	char *at, *colon, *end;
-	long v;
-
-	*user = NULL;
-	*port = 0;
-	if (strncmp(s, "ssh://", 6) == 0)
-		s += 6;
-	if ((at = strrchr(s, '@')) != NULL) {
-		*at = '\0';
-		if (at == s)
-			return -1;
-		*user = s;
-		s = at + 1;
-	}
-	if (*s == '[') {
-		if ((end = strchr(s, ']')) == NULL)
-			return -1;
-		*end = '\0';
-		colon = end[1] == ':' ? end + 1 : NULL;
-		if (end[1] != '\0' && colon == NULL)
-			return -1;
-		s++;
-	} else if ((colon = strchr(s, ':')) != NULL &&
-	    strchr(colon + 1, ':') != NULL)
-		colon = NULL;	/* an IPv6 address without a port */
-	if (colon != NULL) {
-		*colon = '\0';
-		errno = 0;
-		v = strtol(colon + 1, &end, 10);
-		if (*end != '\0' || end == colon + 1 || errno != 0 || v < 1 ||
-		    v > 65535)
-			return -1;
-		*port = (int)v;
-	}
-	*host = s;
-	return *s == '\0' || strpbrk(s, SC_BLANKS "/@,") != NULL ? -1 : 0;
-}
-
-/* ProxyJump and ProxyCommand share a slot, as in ssh: the first of the
- * two that applies wins, "none" included. */
-static bool
-sc_proxy_taken(const struct sshconfig *sc)
-{
-	return sc->proxy_jump.value != NULL || sc->proxy_command.value != NULL;
-}
-
-/* ProxyJump: "none", or jump hosts separated by commas, each checked
- * wherever it is (as ssh's parse_jump() does); sshhost.c follows them. */
-static int
-kw_proxyjump(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	char *list, *one, *next, *user, *host;
-	const char *s;
-	int port, rc = 0;
-
-	if ((s = sc_one(p, f, l)) == NULL)
-		return -1;
-	if (strcasecmp(s, "none") != 0) {
-		list = xstrdup(s);
-		for (one = list; rc == 0 && one != NULL; one = next) {
-			if ((next = strchr(one, ',')) != NULL)
-				*next++ = '\0';
-			if (sshconfig_jump_cut(one, &user, &host, &port) != 0)
-				rc = sc_err(p, f, "'%s %s': not a jump host "
-				    "such as [user@]host[:port]", l->word, s);
-		}
-		free(list);
-		if (rc != 0)
-			return -1;
-	}
-	if (*f->active && !sc_proxy_taken(p->sc)) {
-		p->sc->proxy_jump.value = xstrdup(s);
-		sshconfig_origin_set(&p->sc->proxy_jump.from, f->path, f->line);
-	}
-	return 0;
-}
-
-/* ProxyCommand: the rest of the line as it is written, run by sh(1). */
-static int
-kw_proxycommand(struct scparse *p, struct scfile *f, struct scline *l)
-{
-	if (*f->active && !sc_proxy_taken(p->sc)) {
-		p->sc->proxy_command.value = xstrdup(l->rest);
-		sshconfig_origin_set(&p->sc->proxy_command.from, f->path,
-		    f->line);
-	}
-	return 0;
-}
-
-static int kw_include(struct scparse *, struct scfile *, struct scline *);
-
-/* The keywords read; any other is ignored (its line still cut). */
-static const struct {
-	const char	*name;
-	int		(*fn)(struct scparse *, struct scfile *,
-			    struct scline *);
-} sc_keywords[] = {
-	{ "Host", kw_host },
-	{ "Match", kw_match },
-	{ "Include", kw_include },
-	{ "HostName", kw_hostname },
-	{ "User", kw_user },
-	{ "Port", kw_port },
-	{ "IdentityFile", kw_identity },
-	{ "ServerAliveInterval", kw_alive },
-	{ "ProxyJump", kw_proxyjump },
-	{ "ProxyCommand", kw_proxycommand },
-	{ "HostKeyAlias", kw_unfollowed },
-	{ "UserKnownHostsFile", kw_unfollowed },
-	{ "CanonicalizeHostname", kw_unfollowed },
-};
 
 static int
 sc_line(struct scparse *p, struct scfile *f, char *text)
 {
 	struct scline l;
-	size_t i;
 	int rc;
 
 	memset(&l, 0, sizeof l);
-	if ((rc = sc_cut(p, f, text, &l)) == 0) {
-		for (i = 0; i < nitems(sc_keywords); i++) {
-			if (strcasecmp(l.word, sc_keywords[i].name) == 0) {
-				rc = sc_keywords[i].fn(p, f, &l);
-				break;
-			}
-		}
-	}
+	if ((rc = sc_cut(p, f, text, &l)) == 0)
+		rc = sshconfig_kw_line(p, f, &l);
 	free(l.argv);
 	free(l.buf);
 	return rc < 0 ? -1 : 0;
@@ -625,7 +228,7 @@ sc_lines(struct scparse *p, struct scfile *f, const char *data, size_t len)
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
 		if (memchr(s, '\0', (size_t)(nl - s)) != NULL)
-			return sc_err(p, f, "a NUL byte in the line");
+			return sshconfig_err(p, f, "a NUL byte in the line");
 		text = xstrndup(s, (size_t)(nl - s));
 		rc = sc_line(p, f, text);
 		free(text);
@@ -684,26 +287,31 @@ sc_open(struct scparse *p, const struct scfile *f, const struct scfile *parent,
 	if (stat(f->path, &st) == -1) {
 		if (errno == ENOENT && (flags & SC_MUSTEXIST) == 0)
 			return 1;
-		return sc_err(p, parent, "cannot open '%s': %s", f->path,
+		return sshconfig_err(p, parent, "cannot open '%s': %s", f->path,
 		    strerror(errno));
 	}
 	if (S_ISDIR(st.st_mode) && parent != NULL) {
-		sc_note(p, parent, "'%s' is a folder: it includes nothing",
+		sshconfig_note(p, parent, "'%s' is a folder: it includes nothing",
 		    f->path);
 		return 1;
 	}
 	if ((flags & SC_CHECKPERM) != 0 && ((st.st_uid != 0 &&
 	    st.st_uid != getuid()) || (st.st_mode & 022) != 0))
-		return sc_err(p, parent, "bad owner or permissions on '%s': "
+		return sshconfig_err(p, parent, "bad owner or permissions on '%s': "
 		    "ssh refuses it too (it must be yours or root's, and not "
 		    "writable by group or others: chmod go-w)", f->path);
+	if (docfile_is_null(&st)) {
+		*data = xstrdup("");	/* as ssh reads ssh -F /dev/null */
+		*len = 0;
+		return 0;
+	}
 	rc = docfile_read(f->path, SSHCONFIG_MAX_BYTES, data, len, msg,
 	    sizeof msg);
 	if (rc == 1 && (flags & SC_MUSTEXIST) != 0)
-		return sc_err(p, parent, "cannot open '%s': %s", f->path,
+		return sshconfig_err(p, parent, "cannot open '%s': %s", f->path,
 		    strerror(ENOENT));
 	if (rc == -1)
-		return sc_err(p, parent, "%s", msg);
+		return sshconfig_err(p, parent, "%s", msg);
 	return rc;
 }
 
@@ -718,10 +326,10 @@ sc_file(struct scparse *p, struct scfile *f, const struct scfile *parent,
 	int rc;
 
 	if (f->depth > SSHCONFIG_MAX_DEPTH)
-		return sc_err(p, parent, "'Include' nests more than %d files "
+		return sshconfig_err(p, parent, "'Include' nests more than %d files "
 		    "deep (does a file include itself?)", SSHCONFIG_MAX_DEPTH);
 	if (++p->nfiles > SSHCONFIG_MAX_FILES)
-		return sc_err(p, parent, "'Include' reads more than %d files",
+		return sshconfig_err(p, parent, "'Include' reads more than %d files",
 		    SSHCONFIG_MAX_FILES);
 	if ((rc = sc_open(p, f, parent, flags, &data, &len)) != 0)
 		return rc == 1 ? 0 : -1;
@@ -731,13 +339,15 @@ sc_file(struct scparse *p, struct scfile *f, const struct scfile *parent,
 }
 
 /*
- * Include: each argument a glob, a relative one in ~/.ssh, its files read
+ * Include: each argument a glob, a relative one in ~/.ssh (/etc/ssh for
+ * the system file and what it includes), its files read
  * in lexical order.  Their Host and Match lines do not change the block
  * the Include line is in, and when that block does not apply nothing they
  * say applies (they are still checked), as in ssh.
  */
-static int
-kw_include(struct scparse *p, struct scfile *f, struct scline *l)
+int
+sshconfig_include_line(struct scparse *p, struct scfile *f,
+    struct scline *l)
 {
 	bool outer = *f->active;
 	struct scfile in;
@@ -748,9 +358,10 @@ kw_include(struct scparse *p, struct scfile *f, struct scline *l)
 
 	for (i = 0; rc == 0 && i < l->argc; i++) {
 		if (l->argv[i][0] == '\0')
-			return sc_err(p, f, "'%s' has an empty path", l->word);
+			return sshconfig_err(p, f, "'%s' has an empty path", l->word);
 		if (l->argv[i][0] != '/' && l->argv[i][0] != '~')
-			t = xasprintf("~/.ssh/%s", l->argv[i]);
+			t = xasprintf("%s/%s", f->system ? SC_SYSTEM_DIR :
+			    "~/.ssh", l->argv[i]);
 		else
 			t = xstrdup(l->argv[i]);
 		/* An unknown ~user stays as written: glob finds nothing. */
@@ -759,13 +370,14 @@ kw_include(struct scparse *p, struct scfile *f, struct scline *l)
 		free(t);
 		memset(&gl, 0, sizeof gl);
 		if ((g = glob(pat, 0, NULL, &gl)) != 0 && g != GLOB_NOMATCH)
-			rc = sc_err(p, f, "cannot list the files of '%s'",
+			rc = sshconfig_err(p, f, "cannot list the files of '%s'",
 			    pat);
 		for (j = 0; g == 0 && rc == 0 && j < gl.gl_pathc; j++) {
 			in.path = gl.gl_pathv[j];
 			in.line = 0;
 			in.depth = f->depth + 1;
 			in.nevermatch = f->nevermatch || !outer;
+			in.system = f->system;
 			in.active = f->active;
 			rc = sc_file(p, &in, f, SC_CHECKPERM);
 			*f->active = outer;
@@ -797,11 +409,222 @@ sc_whoami(struct scparse *p, const char *home)
 	else if ((env = getenv("USER")) != NULL && env[0] != '\0')
 		sc->local_user = xstrdup(env);
 	if (home == NULL || sc->local_user == NULL)
-		return sc_err(p, NULL, "cannot tell %s for uid %lu (HOME, "
+		return sshconfig_err(p, NULL, "cannot tell %s for uid %lu (HOME, "
 		    "USER and the password file say nothing)", home == NULL ?
 		    "the home folder" : "the user name", sc->uid);
 	sc->home = xstrdup(home);
 	return 0;
+}
+
+/* name as one numeric address (no lookup), or NULL. */
+static struct addrinfo *
+sc_numeric(const char *name)
+{
+	struct addrinfo hints, *ai;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	if (getaddrinfo(name, "22", &hints, &ai) != 0)
+		return NULL;
+	if (ai != NULL && ai->ai_next == NULL)
+		return ai;
+	if (ai != NULL)
+		freeaddrinfo(ai);
+	return NULL;
+}
+
+/*
+ * What ssh makes of the name it connects to: a name is lowercased; an IP
+ * address is not, but is written the way getnameinfo() writes it when
+ * that differs by more than case ("127.1", "2001:0db8::1"), as ssh's
+ * is_addr() and resolve_canonicalize() do.  Whether it is an address (or
+ * looks like one), which ssh never canonicalizes by name.
+ */
+bool
+sshconfig_canon_host(char **name)
+{
+	char addr[NI_MAXHOST], *c;
+	const char *n = *name;
+	struct addrinfo *ai;
+	bool fast;
+
+	fast = strchr(n, '%') != NULL || strchr(n, ':') != NULL ||
+	    strspn(n, "0123456789.") == strlen(n);
+	if ((ai = sc_numeric(n)) == NULL) {
+		if (!fast)
+			for (c = *name; *c != '\0'; c++)
+				*c = (char)tolower((unsigned char)*c);
+		return fast;
+	}
+	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, addr, sizeof addr,
+	    NULL, 0, NI_NUMERICHOST) == 0 && strcasecmp(addr, n) != 0) {
+		free(*name);
+		*name = xstrdup(addr);
+	}
+	freeaddrinfo(ai);
+	return true;
+}
+
+/* HostName with %h (the lab's address) and %% replaced, as ssh does
+ * before it connects; NULL with why in msg. */
+char *
+sshconfig_expand_hostname(const char *raw, const char *alias, char *msg,
+    size_t msglen)
+{
+	struct buf b;
+	const char *s;
+	int rc = 0;
+
+	buf_init(&b, NI_MAXHOST);
+	for (s = raw; rc == 0 && *s != '\0'; s++) {
+		if (*s != '%')
+			rc = buf_addc(&b, *s);
+		else if (s[1] == '%' || s[1] == 'h')
+			rc = buf_adds(&b, *++s == 'h' ? alias : "%");
+		else {
+			errbuf_set(msg, msglen, "%%h and %%%% only, not "
+			    "'%%%.1s'", s + 1);
+			buf_release(&b);
+			return NULL;
+		}
+	}
+	if (rc != 0) {
+		errbuf_set(msg, msglen, "longer than %d bytes", NI_MAXHOST);
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* One pass over the files: the one given (as ssh -F; "none": none), or
+ * ~/.ssh/config and then the system's. */
+static int
+sc_pass(struct scparse *p, const char *path)
+{
+	struct scfile f;
+	bool active = true;
+	char *file;
+	int rc;
+
+	p->nfiles = 0;
+	if (path != NULL && strcasecmp(path, "none") == 0)
+		return 0;
+	file = path != NULL ? xstrdup(path) :
+	    xasprintf("%s/.ssh/config", p->sc->home);
+	memset(&f, 0, sizeof f);
+	f.path = file;
+	f.active = &active;
+	rc = sc_file(p, &f, NULL, path == NULL ? SC_CHECKPERM : SC_MUSTEXIST);
+	free(file);
+	if (rc != 0 || path != NULL)
+		return rc;
+	memset(&f, 0, sizeof f);
+	active = true;
+	f.path = SC_SYSTEM_FILE;
+	f.system = true;
+	f.active = &active;
+	return sc_file(p, &f, NULL, 0);
+}
+
+/* Whether name resolves, as ssh's resolve_host() asks. */
+static bool
+sc_resolves(const char *name, int family)
+{
+	struct addrinfo hints, *ai;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = family;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(name, NULL, &hints, &ai) != 0)
+		return false;
+	freeaddrinfo(ai);
+	return true;
+}
+
+/*
+ * ssh.c resolve_canonicalize() for a name (not an address): one with a
+ * final dot, or with at most CanonicalizeMaxDots dots and a CanonicalDomains
+ * suffix that resolves, becomes that name (without the final dot); else
+ * it stays, or is an error when CanonicalizeFallbackLocal is no.
+ */
+static int
+sc_canonicalize(struct scparse *p, char **name)
+{
+	struct sshconfig *sc = p->sc;
+	size_t i, dots = 0, n = strlen(*name);
+	char *full;
+	const char *c;
+
+	if (n > 0 && (*name)[n - 1] == '.') {
+		if (sc_resolves(*name, sc->family)) {
+			(*name)[n - 1] = '\0';
+			return 0;
+		}
+	} else {
+		for (c = *name; *c != '\0'; c++)
+			dots += *c == '.';
+		if (dots > (size_t)(sc->max_dots < 0 ? 1 : sc->max_dots))
+			return 0;
+		for (i = 0; i < sc->domains.n; i++) {
+			if (strcasecmp(sc->domains.v[i], "none") == 0)
+				break;
+			full = xasprintf("%s.%s.", *name, sc->domains.v[i]);
+			if (sc_resolves(full, sc->family)) {
+				full[strlen(full) - 1] = '\0';
+				free(*name);
+				*name = full;
+				return 0;
+			}
+			free(full);
+		}
+	}
+	if (sc->fallback_local != 0)
+		return 0;
+	return sshconfig_err(p, NULL, "%s: cannot make '%s' canonical "
+	    "(CanonicalizeHostname, CanonicalizeFallbackLocal no): ssh "
+	    "gives up too", sc->canon_from.file, *name);
+}
+
+/*
+ * Between the passes, as ssh.c main(): the HostName (%h expanded), a name
+ * lowercased or an address rewritten, made canonical when asked; when
+ * CanonicalizeHostname is on or a "Match final" was seen, it is the
+ * HostName of the final pass and what its Host lines match.
+ */
+static int
+sc_between(struct scparse *p)
+{
+	struct sshconfig *sc = p->sc;
+	char msg[128], *h;
+
+	if (sc->hostname.value == NULL)
+		h = xstrdup(sc->original);
+	else if ((h = sshconfig_expand_hostname(sc->hostname.value,
+	    sc->original, msg, sizeof msg)) == NULL)
+		return sshconfig_err(p, NULL, "%s:%u: 'HostName %s': %s",
+		    sc->hostname.from.file, sc->hostname.from.line,
+		    sc->hostname.value, msg);
+	if (!sshconfig_canon_host(&h) && sc->canon > 0 &&
+	    sc_canonicalize(p, &h) != 0) {
+		free(h);
+		return -1;
+	}
+	if (sc->canon <= 0 && !p->want_final) {
+		free(h);
+		return 0;
+	}
+	if (sc->hostname.value == NULL || strcmp(h, sc->hostname.value) != 0)
+		sshconfig_origin_set(&sc->hostname.from, sc->canon > 0 ?
+		    sc->canon_from.file : sc->hostname.from.file, sc->canon >
+		    0 ? sc->canon_from.line : sc->hostname.from.line);
+	free(sc->hostname.value);
+	sc->hostname.value = h;
+	sc->hostname_final = true;
+	free(sc->host);
+	sc->host = xstrdup(h);
+	p->final = true;
+	return 1;
 }
 
 int
@@ -809,28 +632,38 @@ sshconfig_read(struct sshconfig *sc, const char *path, const char *host,
     const char *home, char *err, size_t errlen)
 {
 	struct scparse p;
-	struct scfile f;
-	bool active = true;
-	char *file;
 	int rc;
 
 	memset(sc, 0, sizeof *sc);
 	memset(&p, 0, sizeof p);
-	sc->alive_s = -1;
+	sc->alive_s = sc->alive_max = sc->ids_only = sc->connect_s = -1;
+	sc->canon = sc->max_dots = sc->fallback_local = -1;
+	sc->family = AF_UNSPEC;
+	sc->strict = SSHCONFIG_STRICT_UNSET;
 	sc->host = xstrdup(host);
+	sc->original = xstrdup(host);
 	p.sc = sc;
 	p.err = err;
 	p.errlen = errlen;
 	if (sc_whoami(&p, home) != 0)
 		return -1;
-	file = path != NULL ? xstrdup(path) :
-	    xasprintf("%s/.ssh/config", sc->home);
-	memset(&f, 0, sizeof f);
-	f.path = file;
-	f.active = &active;
-	rc = sc_file(&p, &f, NULL, path == NULL ? SC_CHECKPERM : SC_MUSTEXIST);
-	free(file);
-	return rc;
+	p.seen = xcalloc(sshconfig_kw_count(), sizeof *p.seen);
+	if ((rc = sc_pass(&p, path)) == 0 && (rc = sc_between(&p)) == 1)
+		rc = sc_pass(&p, path);
+	free(p.seen);
+	return rc < 0 ? -1 : 0;
+}
+
+static void
+sc_list_release(struct sshconfig_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	free(l->from.file);
+	memset(l, 0, sizeof *l);
 }
 
 void
@@ -847,17 +680,35 @@ sshconfig_release(struct sshconfig *sc)
 	size_t i;
 
 	free(sc->host);
+	free(sc->original);
 	free(sc->home);
 	free(sc->local_user);
 	sshconfig_value_release(&sc->hostname);
 	sshconfig_value_release(&sc->user);
 	free(sc->port_from.file);
 	free(sc->alive_from.file);
+	free(sc->alive_max_from.file);
 	sshconfig_value_release(&sc->proxy_jump);
 	sshconfig_value_release(&sc->proxy_command);
 	for (i = 0; i < sc->nids; i++)
 		sshconfig_value_release(&sc->ids[i]);
 	free(sc->ids);
+	free(sc->ids_only_from.file);
+	sshconfig_value_release(&sc->agent);
+	sshconfig_value_release(&sc->cert);
+	free(sc->family_from.file);
+	free(sc->connect_from.file);
+	free(sc->canon_from.file);
+	sc_list_release(&sc->domains);
+	free(sc->max_dots_from.file);
+	free(sc->fallback_from.file);
+	free(sc->strict_from.file);
+	sc_list_release(&sc->user_kh);
+	sc_list_release(&sc->global_kh);
+	sshconfig_value_release(&sc->alias);
+	sshconfig_value_release(&sc->revoked);
+	sshconfig_value_release(&sc->ignore_unknown);
+	sshconfig_notes_release(&sc->ignored);
 	sshconfig_notes_release(&sc->notes);
 	memset(sc, 0, sizeof *sc);
 }

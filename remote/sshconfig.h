@@ -2,31 +2,41 @@
  * sshconfig.h: the user's ~/.ssh/config read for one ssh host of the lab
  * file (protocol.md §4): the lab's address may be an alias there.
  *
- * sshconfig_read() looks one name up the way ssh(1) (OpenSSH 9.2) does,
- * for the subset calops honours: Host (patterns with '*' and '?', '!'
- * negations, several to a line, matched against the name as given: case
- * matters), HostName (%h and %%), User, Port, IdentityFile (several,
- * tried in order, each path once) and ServerAliveInterval, the first
- * value that applies winning for each, and Include (globs read in lexical
- * order, a relative path in ~/.ssh, at most SSHCONFIG_MAX_DEPTH files
- * deep as in ssh, so a loop is an error).  Keywords are case-insensitive,
- * "Key value" and "Key=value" both, values may be quoted, '#' starts a
- * comment.  Any other keyword is ignored (ssh_config has a hundred), but a
- * line ssh would refuse -- no value, a quote not closed, a bad port or
- * time, extra values -- is an error "FILE:LINE: message" wherever it is,
- * in a block that applies or not.
+ * sshconfig_read() looks one name up the way ssh(1) (OpenSSH 9.2, Debian
+ * 12) does: ~/.ssh/config and then /etc/ssh/ssh_config, or the one file
+ * given (as ssh -F; /dev/null reads as empty).  Keywords are
+ * case-insensitive, "Key value" and "Key=value" both, values may be
+ * quoted, '#' starts a comment.  Every keyword of ssh's own table is known
+ * (readconf.c, with Debian's GSSAPI ones); any other is an error
+ * "FILE:LINE: bad configuration option" as in ssh, unless IgnoreUnknown
+ * names it.  A line ssh would refuse -- no value, a quote not closed, a bad
+ * port, time, number or choice, extra values -- is an error "FILE:LINE:
+ * message" wherever it is, in a block that applies or not.  For each
+ * keyword the first value that applies wins (IdentityFile and
+ * CertificateFile gather every one, each once).
  *
- * Match is not in the subset: "Match all" and "Match !all" are exact and
- * read; any other Match block is never applied and leaves a note, rather
- * than be guessed at.  So do the keywords that would take ssh somewhere
- * else and that calops does not follow, when they apply to the host:
- * HostKeyAlias, UserKnownHostsFile (the lab's known_hosts is read) and
- * CanonicalizeHostname.  ProxyJump and ProxyCommand are read (below) and
- * followed by ssh.c.  A note is "FILE:LINE:
- * text", made safe to show, for the console.  ~/.ssh/config and the files
- * it includes are refused, as ssh refuses them, when they are another
- * user's or writable by group or others; a file named (as ssh -F) is not
- * checked.  /etc/ssh/ssh_config is not read.
+ * Blocks: Host (patterns with '*' and '?', '!' negations, several to a
+ * line, case matters) and Match with all of ssh's criteria but exec (all,
+ * canonical, final, host, originalhost, user, localuser, each negatable):
+ * "Match exec" is refused with an error when ssh would run its command
+ * (share/doc/lab.md says why).  Include: globs read in lexical order, a
+ * relative path in ~/.ssh, at most SSHCONFIG_MAX_DEPTH files deep.  As in
+ * ssh, a second, final pass reads the files again when CanonicalizeHostname
+ * is on or a "Match final" was seen: Host patterns are then matched against
+ * the canonical HostName, "canonical" and "final" match, and values already
+ * set stay.  Canonicalization (CanonicalDomains, CanonicalizeMaxDots,
+ * CanonicalizeFallbackLocal) looks names up with getaddrinfo, as ssh does,
+ * when the host's settings are read.
+ *
+ * What calops follows is kept below; a keyword ssh knows and calops does
+ * not act on (ControlMaster, ForwardAgent, LocalForward, …) is listed once
+ * per host in ignored, "ControlMaster (~/.ssh/config:12)"; those ssh
+ * itself ignores (its deprecated and unsupported ones) are not.  ProxyJump
+ * and ProxyCommand are read (below) and followed by ssh.c.  A note is
+ * "FILE:LINE: text", made safe to show, for the console.  ~/.ssh/config
+ * and the files it includes are refused, as ssh refuses them, when they are
+ * another user's or writable by group or others; a file named (as ssh -F)
+ * and the system file are not checked.
  *
  * "~" is $HOME (else the password file's home), as everywhere in calops;
  * ssh takes the password file's for IdentityFile, which differs only when
@@ -46,7 +56,8 @@
 #define SSHCONFIG_MAX_DEPTH	16	/* Include nesting, as ssh's */
 #define SSHCONFIG_MAX_FILES	256	/* files read for one lookup */
 #define SSHCONFIG_MAX_IDS	100	/* IdentityFile lines, as ssh's */
-#define SSHCONFIG_MAX_NOTES	16	/* notes kept; the rest counted */
+#define SSHCONFIG_MAX_NOTES	128	/* notes kept; the rest counted */
+#define SSHCONFIG_MAX_HOSTFILES	16	/* known_hosts files, as ssh's */
 #define SSHCONFIG_DEFAULT_PORT	22
 
 /*
@@ -71,19 +82,71 @@ struct sshconfig_notes {
 	size_t		  dropped;	/* past SSHCONFIG_MAX_NOTES */
 };
 
+/* The values of one line that takes several (UserKnownHostsFile,
+ * CanonicalDomains): the first line that applies wins. */
+struct sshconfig_list {
+	char			**v;
+	size_t			  n;
+	struct sshconfig_origin	  from;		/* file NULL: not given */
+};
+
+/* StrictHostKeyChecking, from the least strict. */
+enum sshconfig_strict {
+	SSHCONFIG_STRICT_UNSET = -1,
+	SSHCONFIG_STRICT_NO,		/* no, off */
+	SSHCONFIG_STRICT_ACCEPT_NEW,
+	SSHCONFIG_STRICT_ASK,		/* ssh's default */
+	SSHCONFIG_STRICT_YES,
+};
+
 struct sshconfig {
-	char			*host;		/* the name looked up */
+	char			*host;		/* Host lines match it: the
+						   name looked up, then (the
+						   final pass) the HostName */
+	char			*original;	/* the name looked up: %n */
 	char			*home;		/* "~" and %d */
 	char			*local_user;	/* %u, the default user */
 	unsigned long		 uid;		/* %i */
 	struct sshconfig_value	 hostname;	/* value NULL: not given */
+	bool			 hostname_final; /* expanded and made
+						   canonical already (a
+						   final pass ran) */
 	struct sshconfig_value	 user;
 	int			 port;		/* 0: not given */
 	struct sshconfig_origin	 port_from;
 	int			 alive_s;	/* -1: not given, 0: off */
 	struct sshconfig_origin	 alive_from;
-	struct sshconfig_value	*ids;		/* IdentityFile, unexpanded */
+	int			 alive_max;	/* ServerAliveCountMax, -1 */
+	struct sshconfig_origin	 alive_max_from;
+	struct sshconfig_value	*ids;		/* IdentityFile, unexpanded,
+						   "none" kept */
 	size_t			 nids;
+	int			 ids_only;	/* IdentitiesOnly, -1 */
+	struct sshconfig_origin	 ids_only_from;
+	struct sshconfig_value	 agent;		/* IdentityAgent */
+	struct sshconfig_value	 cert;		/* the first CertificateFile
+						   but "none" */
+	int			 family;	/* AF_UNSPEC, AF_INET(6) */
+	struct sshconfig_origin	 family_from;
+	int			 connect_s;	/* ConnectTimeout, -1 none */
+	struct sshconfig_origin	 connect_from;
+	int			 canon;		/* CanonicalizeHostname: -1,
+						   0 no, 1 yes, 2 always */
+	struct sshconfig_origin	 canon_from;
+	struct sshconfig_list	 domains;	/* CanonicalDomains */
+	int			 max_dots;	/* -1: ssh's 1 */
+	struct sshconfig_origin	 max_dots_from;
+	int			 fallback_local; /* -1: ssh's yes */
+	struct sshconfig_origin	 fallback_from;
+	enum sshconfig_strict	 strict;
+	struct sshconfig_origin	 strict_from;
+	struct sshconfig_list	 user_kh;	/* UserKnownHostsFile */
+	struct sshconfig_list	 global_kh;	/* GlobalKnownHostsFile */
+	struct sshconfig_value	 alias;		/* HostKeyAlias */
+	struct sshconfig_value	 revoked;	/* RevokedHostKeys but none */
+	struct sshconfig_value	 ignore_unknown; /* IgnoreUnknown */
+	struct sshconfig_notes	 ignored;	/* "ControlMaster (FILE:LINE)"
+						   each keyword once */
 	/* ProxyJump (checked) or ProxyCommand (the rest of its line), as
 	 * written: at most one is set, the first that applies, as in ssh;
 	 * "none" is kept, it too stops the other. */
@@ -94,10 +157,11 @@ struct sshconfig {
 
 /*
  * Look host up in the config file at path: NULL is ~/.ssh/config, which
- * may be missing (nothing is then found), while a path given must exist,
- * as with ssh -F.  home NULL: $HOME, else the password file's.  0, or -1
- * with "FILE:LINE: message" (or a file error) in err.  The caller calls
- * sshconfig_release either way.
+ * may be missing (nothing is then found), then /etc/ssh/ssh_config, while
+ * a path given must exist, as with ssh -F ("none": no file at all).  home
+ * NULL: $HOME, else the password file's.  0, or -1 with "FILE:LINE:
+ * message" (or a file error) in err.  The caller calls sshconfig_release
+ * either way.
  */
 int	 sshconfig_read(struct sshconfig *sc, const char *path,
 	    const char *host, const char *home, char *err, size_t errlen);
@@ -118,11 +182,14 @@ void	 sshconfig_origin_set(struct sshconfig_origin *o, const char *file,
 void	 sshconfig_value_release(struct sshconfig_value *v);
 
 /*
- * One jump host of a ProxyJump list, "[user@]host[:port]" or
- * "ssh://[user@]host[:port]", cut in place into s: user NULL and port 0
- * when not given.  0, or -1 when it is not one.
+ * What ssh does to a HostName before it connects, shared with sshhost.c:
+ * sshconfig_expand_hostname replaces %h (alias) and %%, a new string, or
+ * NULL with why in msg; sshconfig_canon_host lowercases a name or writes
+ * an IP address as getnameinfo() does, and says whether it is an address.
  */
-int	 sshconfig_jump_cut(char *s, char **user, char **host, int *port);
+char	*sshconfig_expand_hostname(const char *raw, const char *alias,
+	    char *msg, size_t msglen);
+bool	 sshconfig_canon_host(char **name);
 
 /* "FILE:LINE", "FILE" (the lab file) or "default", made safe to show,
  * into buf; returns buf. */

@@ -8,14 +8,33 @@
  * connect to (HostName with %h, else the address; lowercased, or an IP
  * address written as getnameinfo() writes it, as ssh does), the user
  * (else the local user), the port (else 22), the identities (the lab's
- * identity alone, else every IdentityFile with "~", ${VAR} and %% %d %h
- * %i %L %l %n %p %r %u expanded as ssh expands them, %r and %h with the
- * merged user and name; "none" skipped; none at all: ssh-agent alone),
+ * identity alone, else every IdentityFile with "~", ${VAR} and %% %C %d %h
+ * %i %k %L %l %n %p %r %u expanded as ssh expands them, %r and %h with the
+ * merged user and name; "none" skipped; none given at all: ssh's default
+ * files, default_ids), IdentitiesOnly, IdentityAgent (expanded alike;
+ * agent NULL: $SSH_AUTH_SOCK, "": none), AddressFamily, ConnectTimeout,
  * the keepalive (keepalive_s, else a ServerAliveInterval from 1 s to a
  * day, else LAB_KEEPALIVE_DEFAULT: the console needs keepalives to see a
  * dead link, protocol.md §6, so ssh's 0, "off", is noted and not taken)
- * and the known_hosts file (else ~/.ssh/known_hosts), and the ProxyJump or
- * ProxyCommand that leads there (ssh.c follows them).
+ * and ServerAliveCountMax, and the ProxyJump or ProxyCommand that leads
+ * there (ssh.c follows them; %k of ProxyCommand is HostKeyAlias when set).
+ *
+ * Host keys, as ssh's check_host_key() reads them (share/doc/lab.md,
+ * "Host keys"): every file of kh_files, in ssh's order -- each
+ * UserKnownHostsFile (default ~/.ssh/known_hosts, ~/.ssh/known_hosts2;
+ * "~", ${VAR} and the tokens expanded), each GlobalKnownHostsFile (default
+ * /etc/ssh/ssh_known_hosts, /etc/ssh/ssh_known_hosts2), then the lab
+ * file's known_hosts -- looked up under kh_name, kh_port (HostKeyAlias
+ * and port 22, else the host and its port).  A new key is written to
+ * known_hosts: the lab's file, else the first UserKnownHostsFile, as ssh
+ * writes it (NULL: none, "UserKnownHostsFile none").  strict is the
+ * stricter of the lab's accept_new (true: accept-new, else ask) and
+ * StrictHostKeyChecking (no and off are taken as accept-new: calops never
+ * connects past a changed key), and strict_why says which won.
+ *
+ * A CertificateFile or a RevokedHostKeys that applies makes the host an
+ * error: calops can neither offer a certificate nor read a KRL, and will
+ * not connect as if they were not there.
  *
  * A struct sshhost owns every string in it; sshhost_release frees them.
  */
@@ -37,12 +56,34 @@ struct sshhost {
 	struct sshconfig_origin	 port_from;
 	int			 keepalive_s;
 	struct sshconfig_origin	 keepalive_from;
+	int			 alive_max;	/* unanswered keepalives before
+						   the link is lost (>= 1) */
+	struct sshconfig_origin	 alive_max_from;
+	int			 family;	/* AF_UNSPEC, AF_INET(6) */
+	struct sshconfig_origin	 family_from;
+	int			 connect_s;	/* 0: calops' own limit */
+	struct sshconfig_origin	 connect_from;
 	struct sshconfig_value	*ids;		/* expanded, in order */
 	size_t			 nids;
+	char			**ids_written;	/* the IdentityFile values as
+						   written, "none" too */
+	size_t			 nids_written;
 	bool			 default_ids;	/* ssh's own files, put there
 						   by the transport */
-	char			*known_hosts;
+	bool			 ids_only;	/* IdentitiesOnly */
+	struct sshconfig_origin	 ids_only_from;
+	char			*agent;		/* NULL: $SSH_AUTH_SOCK, "":
+						   no agent */
+	struct sshconfig_origin	 agent_from;
+	char			**kh_files;	/* read, in order */
+	size_t			 nkh;
+	char			*kh_name;	/* looked up as */
+	int			 kh_port;
+	char			*known_hosts;	/* a new key goes there */
 	struct sshconfig_origin	 known_hosts_from;
+	enum sshconfig_strict	 strict;	/* never NO (see above) */
+	char			*strict_why;	/* which setting won, safe */
+	struct sshconfig_notes	 ignored;	/* sshconfig's */
 	struct sshconfig_notes	 notes;		/* the config's and the
 						   merge's */
 	/* How the host is reached, when not directly: ProxyJump as

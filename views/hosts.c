@@ -3,7 +3,11 @@
  * connection's state (protocol.md §6) and how long it has been in it, the
  * round trip, the calops it runs, its chips, the jobs of this console
  * running there, and why it is not up; under the list, the selected
- * host's whole story (its address, its error, the question it asks).
+ * host's whole story: where it goes (for an ssh host, as ~/.ssh/config
+ * and the lab file make it, sshhost.h, and via which jump hosts), its
+ * host key policy and which
+ * setting won, the ssh_config keywords calops ignores for it, its error or
+ * the question it asks.
  *
  * c connects the selected host again now (a refused one is tried only
  * when the operator says so); a accepts the unknown host key it was
@@ -21,9 +25,12 @@
  */
 #include "calops.h"
 
+#include "base/buf.h"
 #include "base/text.h"
 #include "lab/labmodel.h"
 #include "remote/lab.h"
+#include "remote/ssh.h"
+#include "remote/sshhost.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
 #include "views/core/graph.h"
@@ -287,14 +294,46 @@ via_text(const struct transport_status *st, char *buf, size_t len)
 	return buf;
 }
 
+/* The selected ssh host's address (and the jump hosts on its way, via),
+ * host key policy and ignored keywords, on the three lines from y. */
+static void
+draw_ssh(const struct lab_host *h, const struct sshhost *sh, const char *via,
+    bool protect, int y, int cols)
+{
+	struct buf b;
+	char *line;
+	size_t i;
+
+	line = xasprintf("%s: ssh %s@%s port %d%s, %zu identit%s%s, keepalive "
+	    "%ds x %d%s", h->name, sh->user, sh->hostname, sh->port, via,
+	    sh->nids, sh->nids == 1 ? "y" : "ies", sh->default_ids ?
+	    " (ssh's default files)" : "", sh->keepalive_s, sh->alive_max,
+	    !h->protected ? "" : protect ? ", protected: no jobs without "
+	    "--write" : ", protected, --write given");
+	ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
+	free(line);
+	line = xasprintf("host keys: %s", sh->strict_why);
+	ui_put(stdscr, y + 1, 1, cols - 2, ROLE_DIM, line, false);
+	free(line);
+	buf_init(&b, 4096);
+	for (i = 0; i < sh->ignored.n; i++)
+		(void)buf_addf(&b, "%s%s", i > 0 ? ", " : "ignored: ",
+		    sh->ignored.v[i]);
+	if (b.len > 0)
+		ui_put(stdscr, y + 2, 1, cols - 2, ROLE_DIM, b.data, false);
+	buf_release(&b);
+}
+
 static void
 hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct hosts_view *v = data;
 	const struct lab_host *h;
+	const struct sshhost *sh;
 	struct transport_status st;
 	char header[160], err[256], via[300], *line;
 	const char *why;
+	bool protect;
 	size_t i;
 	int y;
 
@@ -304,35 +343,32 @@ hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 	snprintf(header, sizeof header, "%-16s %-18s %6s %8s %-9s %-8s %4s  %s",
 	    "HOST", "STATE", "FOR", "RTT", "CALOPS", "CHIPS", "JOBS",
 	    "WHY NOT UP");
-	list_draw(&v->list, top, rows - 3, 0, cols, header, draw_host, v,
+	list_draw(&v->list, top, rows - 5, 0, cols, header, draw_host, v,
 	    NULL);
 	if ((i = list_selected(&v->list)) == SIZE_MAX)
 		return;
 	/* The selected host in full, at the bottom: where, and why. */
 	h = host_at(a, v->rows[i].host);
-	y = top + rows - 2;
+	y = top + rows - 4;
 	if (!host_status(a, h, &st, err, sizeof err)) {
 		ui_put(stdscr, y, 1, cols - 2, ROLE_FAIL, err, false);
 		return;
 	}
-	if (h->transport == LAB_LOCAL)
+	protect = labmodel_host_protected(app_labmodel(a), h->name);
+	sh = ssh_transport_host(labmodel_transport(app_labmodel(a), h->name,
+	    err, sizeof err));
+	if (sh != NULL)
+		draw_ssh(h, sh, via_text(&st, via, sizeof via), protect, y,
+		    cols);
+	else {
 		line = xasprintf("%s: this machine, jobs as children of "
 		    "calops", h->name);
-	else
-		line = xasprintf("%s: ssh %s%s%s port %d%s, keepalive %ds%s",
-		    h->name, h->user != NULL ? h->user : "",
-		    h->user != NULL ? "@" : "", h->address, h->port != 0 ?
-		    h->port : 22, via_text(&st, via, sizeof via),
-		    h->keepalive_s > 0 ? h->keepalive_s :
-		    LAB_KEEPALIVE_DEFAULT, !h->protected ? "" :
-		    labmodel_host_protected(app_labmodel(a), h->name) ?
-		    ", protected: no jobs without --write" :
-		    ", protected, --write given");
-	ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
-	free(line);
+		ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
+		free(line);
+	}
 	why = st.ask != TRANSPORT_ASK_NONE ? st.ask_text : st.error;
 	if (*why != '\0')
-		ui_put(stdscr, y + 1, 1, cols - 2, st.state == TRANSPORT_UP ?
+		ui_put(stdscr, y + 3, 1, cols - 2, st.state == TRANSPORT_UP ?
 		    ROLE_DIM : ROLE_FAIL, why, false);
 }
 
@@ -426,6 +462,10 @@ static const struct view_note hosts_notes[] = {
 	    "again only on c (or a, for an unknown key)" },
 	{ "FOR", "how long the host has been in its state" },
 	{ "JOBS", "this console's jobs running there" },
+	{ "host keys", "the selected host's policy for a key known_hosts "
+	    "does not hold, and which setting won (share/doc/lab.md)" },
+	{ "ignored", "ssh_config keywords calops does not act on, each "
+	    "with the line that applies" },
 	{ "via NAME", "a jump host on the way to the host above (ProxyJump)" },
 	{ NULL, NULL },
 };

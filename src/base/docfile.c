@@ -42,6 +42,15 @@ docfile_error(char *err, size_t errlen, const char *source,
 	free(msg);
 }
 
+bool
+docfile_is_null(const struct stat *st)
+{
+	struct stat null;
+
+	return S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 &&
+	    S_ISCHR(null.st_mode) && null.st_rdev == st->st_rdev;
+}
+
 /* Read without blocking on a FIFO someone put in the file's place. */
 int
 docfile_read(const char *path, size_t max, char **data, size_t *len,

@@ -26,6 +26,12 @@ int	 docfile_parse_yaml(struct doc *d, const char *data, size_t len,
 	    const char *source, char *err, size_t errlen);
 const char *docfile_kind_name(const json_t *v);
 
+/* Whether st (a stat of a path given) is the null device, which the
+ * tools calops follows read as an empty file (ssh -F /dev/null,
+ * UserKnownHostsFile /dev/null) where docfile_read wants a regular one. */
+struct stat;
+bool	 docfile_is_null(const struct stat *st);
+
 /*
  * Write "SOURCE:LINE:COL: message" to err for the node at pointer in d (1:1
  * when d has no position for it), sanitised: keys quoted in the message come

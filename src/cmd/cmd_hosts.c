@@ -15,6 +15,8 @@
  */
 #include "calops.h"
 
+#include <sys/socket.h>
+
 #include <getopt.h>
 #include <signal.h>
 
@@ -29,6 +31,7 @@
 #include "remote/lab.h"
 #include "remote/local.h"
 #include "remote/ssh.h"
+#include "remote/sshhost.h"
 #include "remote/transport.h"
 
 #define HOSTS_TIMEOUT_S	30
@@ -44,8 +47,11 @@ static const char hosts_usage[] =
     "its state (up, refused, disconnected, connecting), how long it has been\n"
     "in it, the round-trip time, the calops it runs, its chips, its running\n"
     "jobs, and why it is not up; under it, each jump host (ProxyJump) on\n"
-    "its way.  An unknown host key is refused, never\n"
-    "added; an encrypted identity file is skipped (load it into ssh-agent).\n"
+    "its way, then, for an ssh host, where it goes (address, port, user,\n"
+    "identities), its host key policy and the ssh_config keywords calops\n"
+    "ignores for it.  An unknown host key is refused, never added (unless\n"
+    "accept-new); an encrypted identity file is skipped (load it into\n"
+    "ssh-agent).\n"
     "\n"
     "  --json           one JSON object (schema calops-hosts/v1)\n"
     "  --timeout S      give up on a host after S seconds (default 30)\n"
@@ -268,9 +274,73 @@ jumps_json(const struct transport_status *st, int64_t now)
 }
 
 static json_t *
+strings_json(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, text_json(v[i]));
+	return a;
+}
+
+static const char *
+family_word(int family)
+{
+	return family == AF_INET ? "inet" : family == AF_INET6 ? "inet6" :
+	    "any";
+}
+
+static const char *
+strict_word(enum sshconfig_strict s)
+{
+	return s == SSHCONFIG_STRICT_YES ? "yes" : s == SSHCONFIG_STRICT_ASK ?
+	    "ask" : "accept-new";
+}
+
+/* Where an ssh host goes and how it judges its host key (sshhost.h). */
+static json_t *
+ssh_json(const struct sshhost *sh)
+{
+	json_t *o, *ids = json_array();
+	size_t i;
+
+	for (i = 0; i < sh->nids; i++)
+		json_array_append_new(ids, text_json(sh->ids[i].value));
+	o = json_pack("{s:o,s:i,s:o,s:o,s:o,s:b,s:b,s:s}",
+	    "hostname", text_json(sh->hostname), "port", sh->port,
+	    "user", text_json(sh->user), "identities", ids,
+	    "identity_files", strings_json(sh->ids_written,
+	    sh->nids_written), "default_identities", sh->default_ids,
+	    "identities_only", sh->ids_only, "address_family",
+	    family_word(sh->family));
+	json_object_set_new(o, "identity_agent", sh->agent == NULL ?
+	    json_null() : text_json(sh->agent));
+	json_object_set_new(o, "connect_timeout_s", json_integer(
+	    sh->connect_s));
+	json_object_set_new(o, "keepalive_s", json_integer(sh->keepalive_s));
+	json_object_set_new(o, "alive_count_max", json_integer(
+	    sh->alive_max));
+	json_object_set_new(o, "known_hosts_files", strings_json(
+	    sh->kh_files, sh->nkh));
+	json_object_set_new(o, "known_hosts_name", text_json(sh->kh_name));
+	json_object_set_new(o, "known_hosts_port", json_integer(
+	    sh->kh_port));
+	json_object_set_new(o, "known_hosts_write", sh->known_hosts == NULL ?
+	    json_null() : text_json(sh->known_hosts));
+	json_object_set_new(o, "strict_host_key_checking", json_string(
+	    strict_word(sh->strict)));
+	json_object_set_new(o, "strict_why", text_json(sh->strict_why));
+	json_object_set_new(o, "notes", strings_json(sh->notes.v,
+	    sh->notes.n));
+	return o;
+}
+
+static json_t *
 row_json(const struct hrow *r, int64_t now)
 {
 	json_t *o, *chips = json_array();
+	const struct sshhost *sh;
 	size_t i;
 
 	for (i = 0; i < r->h->nchips; i++)
@@ -293,9 +363,37 @@ row_json(const struct hrow *r, int64_t now)
 		json_object_set_new(o, "error", text_json(row_error(r)));
 	if (r->st.ask == TRANSPORT_ASK_KEY)
 		json_object_set_new(o, "unknown_host_key", json_true());
+	if ((sh = ssh_transport_host(r->t)) != NULL) {
+		json_object_set_new(o, "ssh", ssh_json(sh));
+		json_object_set_new(o, "ignored", strings_json(sh->ignored.v,
+		    sh->ignored.n));
+	}
 	if (r->t != NULL && r->st.njumps > 0)
 		json_object_set_new(o, "jumps", jumps_json(&r->st, now));
 	return o;
+}
+
+/* Under an ssh host's row: where it goes, its host key policy, and each
+ * keyword of the ssh config calops ignores for it. */
+static void
+print_ssh(const struct sshhost *sh)
+{
+	char *line, *safe;
+	size_t i;
+
+	line = xasprintf("%s@%s port %d, %zu identit%s%s", sh->user,
+	    sh->hostname, sh->port, sh->nids, sh->nids == 1 ? "y" : "ies",
+	    sh->default_ids ? " (ssh's default files)" : "");
+	safe = text_sanitize_str(line);
+	printf("  ssh: %s\n  host keys: %s\n", safe, sh->strict_why);
+	free(safe);
+	free(line);
+	for (i = 0; i < sh->notes.n; i++)
+		printf("  note: %s\n", sh->notes.v[i]);
+	for (i = 0; i < sh->ignored.n; i++)
+		printf("  ignored: %s\n", sh->ignored.v[i]);
+	if (sh->ignored.dropped > 0)
+		printf("  ignored: %zu more\n", sh->ignored.dropped);
 }
 
 /* A row under the host for each jump host on its way. */
@@ -350,6 +448,8 @@ print_text(const struct hosts *hs, int64_t now)
 		free(safe);
 		if (r->t != NULL)
 			print_jumps(&r->st, now);
+		if (ssh_transport_host(r->t) != NULL)
+			print_ssh(ssh_transport_host(r->t));
 	}
 }
 

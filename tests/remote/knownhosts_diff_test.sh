@@ -9,8 +9,9 @@
 #	    -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes|
 #	    accept-new -p PORT -i KEY USER@127.0.0.1 true
 #
-# and, on a copy, to `calops hosts --json LAB` (the host's known_hosts:
-# the copy, accept_new: false|true).  Both must reach the same verdict
+# and, on a copy, to `calops hosts --json --ssh-config CONFIG LAB` (the
+# host's known_hosts: the copy, accept_new: false|true; CONFIG sets ssh's
+# own known_hosts files to /dev/null, as for ssh).  Both must reach the same verdict
 # class -- connects, unknown, changed, revoked -- and accept-new must leave
 # both files the same way (a key added or not).  Where calops is stricter
 # on purpose (share/doc/lab.md, "Host keys") the case says what calops
@@ -39,45 +40,8 @@ skip() { say "SKIP: $*"; exit 77; }
 
 . "$SRC/tests/remote/lib.sh"
 sshlab_prereqs
-T=$(mktemp -d "$BASE/calops-khdiff.XXXXXX")
-L=$T/lab
-EC_PID=
-
-cleanup() {
-	sh "$LABSH" stop "$L" >/dev/null 2>&1
-	[ -n "$EC_PID" ] && kill "$EC_PID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-sh "$LABSH" start "$L" 1 --calops "$CALOPS" >"$T/start.log" 2>&1 ||
-	{ cat "$T/start.log"; fail "the lab did not start"; }
-USER_=$(sed -n 's/^    user: "\(.*\)"$/\1/p' "$L/lab.yaml")
-ID=$L/client/id_ed25519
-PORT_ED=$(sed -n 's/^Port //p' "$L/host1/sshd_config")
-
-# The second sshd: host1's config with an ECDSA host key, on a free port.
-mkdir "$T/ec"
-ssh-keygen -q -t ecdsa -b 256 -N '' -f "$T/ec/hostkey" </dev/null
-for try in 1 2 3 4 5 6 7 8; do
-	PORT_EC=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
-	sed -e "s|^Port .*|Port $PORT_EC|" \
-	    -e "s|^HostKey .*|HostKey \"$T/ec/hostkey\"|" \
-	    -e "s|^PidFile .*|PidFile \"$T/ec/sshd.pid\"|" \
-	    "$L/host1/sshd_config" >"$T/ec/sshd_config"
-	: >"$T/ec/sshd.log"
-	/usr/sbin/sshd -D -f "$T/ec/sshd_config" -E "$T/ec/sshd.log" \
-	    </dev/null >/dev/null 2>&1 &
-	EC_PID=$!
-	for n in $(seq 50); do
-		grep -q "Server listening" "$T/ec/sshd.log" && break 2
-		kill -0 "$EC_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill "$EC_PID" 2>/dev/null
-	EC_PID=
-done
-[ -n "$EC_PID" ] || fail "the ECDSA sshd did not start: $(cat "$T/ec/sshd.log")"
+# host1 (ED25519) and a second sshd with an ECDSA host key.
+two_sshds khdiff
 
 # Keys: the servers', others of each type, certificates (signed by a CA
 # of our own), names hashed by the real ssh-keygen -H.
@@ -153,8 +117,12 @@ hosts:
     calops: "$L/bin/calops"
     accept_new: $2
 EOF
-	timeout 60 "$CALOPS" hosts --json "$T/lab_case.yaml" >"$T/out.json" \
-	    2>"$T/err.txt"
+	# As ssh is run: no other known_hosts file than the case's (the lab
+	# file's, which calops reads after ssh's own).
+	printf 'UserKnownHostsFile /dev/null\nGlobalKnownHostsFile /dev/null\n' \
+	    >"$T/ssh_config"
+	timeout 60 "$CALOPS" hosts --json --ssh-config "$T/ssh_config" \
+	    "$T/lab_case.yaml" >"$T/out.json" 2>"$T/err.txt"
 	read -r CALOPS_STATE err < <($PY -c 'import json, sys
 h = json.load(open(sys.argv[1]))["hosts"][0]
 print(h["state"], h.get("error", "").replace("\n", " "))' "$T/out.json")

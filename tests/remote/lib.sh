@@ -96,3 +96,56 @@ lab_down() {
 	rm -rf "$LABDIR"
 	[ -z "$LAB_CLEANUP" ] || "$LAB_CLEANUP"
 }
+
+# two_sshds NAME: for the differential tests against OpenSSH (sshlab_prereqs
+# first; CALOPS and LABSH set): a new folder T under BASE, removed on exit
+# with what runs in it; a loopback lab of one host in L (its sshd has an
+# ED25519 host key, on PORT_ED; USER_ and the identity ID reach it) and a
+# second sshd with an ECDSA key (sshd_ecdsa) in T/ec, on PORT_EC.
+two_sshds() {
+	T=$(mktemp -d "$BASE/calops-$1.XXXXXX")
+	L=$T/lab
+	EC_PID=
+	trap two_sshds_down EXIT
+	sh "$LABSH" start "$L" 1 --calops "$CALOPS" >"$T/start.log" 2>&1 ||
+		{ cat "$T/start.log"; fail "the lab did not start"; }
+	USER_=$(sed -n 's/^    user: "\(.*\)"$/\1/p' "$L/lab.yaml")
+	ID=$L/client/id_ed25519
+	PORT_ED=$(sed -n 's/^Port //p' "$L/host1/sshd_config")
+	sshd_ecdsa "$T/ec" "$L/host1/sshd_config"
+}
+
+two_sshds_down() {
+	sh "$LABSH" stop "$L" >/dev/null 2>&1
+	[ -n "$EC_PID" ] && kill "$EC_PID" 2>/dev/null
+	rm -rf "$T"
+}
+
+# sshd_ecdsa DIR SSHD_CONFIG: a second sshd, SSHD_CONFIG's (a loopback
+# lab's host) with an ECDSA host key of its own in DIR/hostkey, on a free
+# port: its pid in EC_PID (the caller kills it), its port in PORT_EC.
+# Fails (via fail) when it does not start.
+sshd_ecdsa() {
+	local dir=$1 conf=$2 try n
+	mkdir -p "$dir"
+	ssh-keygen -q -t ecdsa -b 256 -N '' -f "$dir/hostkey" </dev/null
+	for try in 1 2 3 4 5 6 7 8; do
+		PORT_EC=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
+		sed -e "s|^Port .*|Port $PORT_EC|" \
+		    -e "s|^HostKey .*|HostKey \"$dir/hostkey\"|" \
+		    -e "s|^PidFile .*|PidFile \"$dir/sshd.pid\"|" \
+		    "$conf" >"$dir/sshd_config"
+		: >"$dir/sshd.log"
+		/usr/sbin/sshd -D -f "$dir/sshd_config" -E "$dir/sshd.log" \
+		    </dev/null >/dev/null 2>&1 &
+		EC_PID=$!
+		for n in $(seq 50); do
+			grep -q "Server listening" "$dir/sshd.log" && return 0
+			kill -0 "$EC_PID" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill "$EC_PID" 2>/dev/null
+		EC_PID=
+	done
+	fail "the ECDSA sshd did not start: $(cat "$dir/sshd.log")"
+}

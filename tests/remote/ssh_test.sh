@@ -122,6 +122,13 @@ RC=$?
 [ "$RC" != 124 ] || fail "$CASE: calops hosts hung"
 expect nx disconnected "cannot resolve"
 expect closed disconnected "Connection refused"
+# --ssh-config /dev/null is no config at all, as ssh -F /dev/null.
+timeout 60 "$CALOPS" hosts --json "$T/allfail.yaml" --timeout 30 \
+    --ssh-config /dev/null >"$T/out.json" 2>"$T/err.txt"
+RC=$?
+[ "$RC" != 124 ] || fail "$CASE: calops hosts hung"
+expect nx disconnected "cannot resolve"
+expect closed disconnected "Connection refused"
 say "every host failing at once: no hang"
 
 # ---- 2. host keys ----

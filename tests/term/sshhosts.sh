@@ -5,6 +5,8 @@
 #     fingerprint, and "yes" adds it (the file's comment kept); then it
 #     asks host2's passphrase: nothing typed is shown, a wrong one is asked
 #     again, the right one brings host2 up.
+#     The Hosts screen shows host1's address, host key policy and the
+#     ~/.ssh/config keyword calops ignores for it.
 #  2. host2 is protected: a soak there is refused, and the status bar says
 #     so.
 #  3. A soak on host1 over ssh: host1 drops off the network mid-soak
@@ -52,6 +54,12 @@ open(out, "w").write(head + "hosts:\n  - {name: local, transport: local, "
     % (ws, src.rsplit("/", 1)[0], src.rsplit("/", 1)[0], runner))
 EOF
 [ -s "$TMP/lab.yaml" ] || fail "cannot write the test's lab file"
+# A ~/.ssh/config with a keyword calops does not act on: the Hosts screen
+# lists it under the host it applies to.
+mkdir -p "$TMP/home/.ssh"
+chmod 700 "$TMP/home/.ssh"
+printf 'Host 127.0.0.1\n  ControlMaster auto\n' >"$TMP/home/.ssh/config"
+chmod 600 "$TMP/home/.ssh/config"
 
 start
 launch "$TMP/lab.yaml"
@@ -75,6 +83,13 @@ keys Enter
 keys 7
 WAIT_SECS=30 wait_re "^ host2 +up "
 wait_re "^ host1 +up "
+# host1 in full, under the list: where it goes, which host key policy
+# won, and what of ~/.ssh/config calops ignores.
+keys Down
+wait_for "host1: ssh "
+expect "host keys: ask ("
+expect "ignored: ControlMaster (~/.ssh/config:2)"
+keys Up
 head -1 "$TMP/kh2" | cmp -s - "$TMP/kh2.before" ||
 	fail "known_hosts lost its comment: $(cat "$TMP/kh2")"
 port2=$(sed -n 's/^Port //p' "$L/host2/sshd_config")

@@ -633,6 +633,56 @@ test_verdicts(void **state)
 	free(path);
 }
 
+/* Several files judged as one list, as ssh's check_host_key loads them:
+ * revoked anywhere, then known anywhere, then changed; /dev/null and no
+ * file at all know nothing. */
+static void
+test_check_all(void **state)
+{
+	static const char *const texts[] = { "lab1 %B\n", "lab1 %A\n",
+	    "@revoked lab1 %A\n", "@cert-authority lab1 %C\n" };
+	struct knownhosts kh[4], null;
+	struct knownhosts_result r;
+	char err[256], *path;
+	size_t i, which;
+
+	(void)state;
+	for (i = 0; i < nitems(texts); i++) {
+		path = xasprintf("%s/all%zu", dir, i);
+		put_keys(path, texts[i]);
+		load(&kh[i], path);
+		free(path);
+	}
+	assert_int_equal(knownhosts_check_all(kh, 2, "lab1", 22,
+	    keys[KA].blob, keys[KA].len, &r, &which, err, sizeof err), 0);
+	assert_int_equal(r.verdict, KNOWNHOSTS_MATCH);
+	assert_int_equal(which, 1);
+	assert_int_equal(knownhosts_check_all(kh, 1, "lab1", 22,
+	    keys[KA].blob, keys[KA].len, &r, &which, err, sizeof err), 0);
+	assert_int_equal(r.verdict, KNOWNHOSTS_MISMATCH);
+	assert_int_equal(which, 0);
+	assert_int_equal(knownhosts_check_all(kh, 3, "lab1", 22,
+	    keys[KA].blob, keys[KA].len, &r, &which, err, sizeof err), 0);
+	assert_int_equal(r.verdict, KNOWNHOSTS_REVOKED);
+	assert_int_equal(which, 2);
+	assert_int_equal(knownhosts_check_all(&kh[3], 1, "lab1", 22,
+	    keys[KA].blob, keys[KA].len, &r, &which, err, sizeof err), 0);
+	assert_int_equal(r.verdict, KNOWNHOSTS_UNKNOWN);
+	assert_int_equal(r.ca_line, 1);
+	assert_int_equal(knownhosts_check_all(NULL, 0, "lab1", 22,
+	    keys[KA].blob, keys[KA].len, &r, &which, err, sizeof err), 0);
+	assert_int_equal(r.verdict, KNOWNHOSTS_UNKNOWN);
+	assert_int_equal(knownhosts_load(&null, "/dev/null", err,
+	    sizeof err), 0);
+	assert_int_equal(null.nentries, 0);
+	knownhosts_release(&null);
+	/* A key added to the null device is kept nowhere, as by ssh. */
+	assert_int_equal(knownhosts_add("/dev/null", "lab1", 22,
+	    keys[KA].blob, keys[KA].len, err, sizeof err), 0);
+	for (i = 0; i < nitems(texts); i++)
+		knownhosts_release(&kh[i]);
+}
+
 /* What knownhosts_explain says of key k for host at port is want (a new
  * string, taken). */
 static void
@@ -1428,6 +1478,7 @@ main(void)
 		cmocka_unit_test(test_forms_agree),
 		cmocka_unit_test(test_hashed_real),
 		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_check_all),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_caps),

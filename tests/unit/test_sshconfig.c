@@ -1,10 +1,12 @@
 /*
- * test_sshconfig.c: the ~/.ssh/config subset (remote/sshconfig.c) on
+ * test_sshconfig.c: ~/.ssh/config as ssh reads it (remote/sshconfig.c) on
  * configs like real ones: Host patterns, negations and first-match-wins,
  * HostName with %h, "=" and quotes and any case, Include with globs, in a
- * block and in a loop, Match blocks skipped with a note, malformed lines
- * said with FILE:LINE, files ssh would refuse; the lab file merged over
- * it, every value saying where it came from.  And the same lookups
+ * block and in a loop, Match and its final pass ("Match exec" refused),
+ * unknown keywords and IgnoreUnknown, the keywords calops ignores listed,
+ * malformed lines said with FILE:LINE, files ssh would refuse; the lab
+ * file merged over it, every value saying where it came from, with the
+ * known_hosts files and host key policy.  And the same lookups
  * against the real ssh: `ssh -G -F FILE HOST` for what the config says,
  * and `ssh -v -o ProxyCommand=false` for the identity paths ssh expands
  * (it prints them before the proxy fails, with no network).
@@ -25,6 +27,7 @@
 #include "base/buf.h"
 #include "remote/lab.h"
 #include "remote/sshconfig.h"
+#include "remote/sshconfig_kw.h"
 #include "remote/sshhost.h"
 
 static char root[PATH_MAX];	/* a private temp folder */
@@ -213,10 +216,13 @@ test_patterns(void **state)
 	assert_string_equal(sc.ids[0].value, "~/.ssh/id_lab_%r");
 	origin_is(&sc.ids[0].from, "a.conf", 10);
 	assert_string_equal(sc.ids[1].value, "~/.ssh/id_ed25519");
-	/* The Match block is skipped, with a note. */
-	assert_int_equal(sc.notes.n, 1);
-	assert_non_null(strstr(sc.notes.v[0], "a.conf:21: 'Match' is not read "
-	    "by calops"));
+	/* The Match block does not apply; no note.  What calops ignores is
+	 * listed, once each. */
+	assert_int_equal(sc.notes.n, 0);
+	assert_int_equal(sc.ignored.n, 2);
+	assert_non_null(strstr(sc.ignored.v[0], "ForwardAgent ("));
+	assert_non_null(strstr(sc.ignored.v[0], "a.conf:28)"));
+	assert_non_null(strstr(sc.ignored.v[1], "AddKeysToAgent ("));
 	sshconfig_release(&sc);
 
 	/* lab9 matches "lab?" but "!lab9" drops the whole line. */
@@ -434,62 +440,107 @@ test_include_loop(void **state)
 	    "wide.conf:2: 'Include' reads more than 256 files");
 }
 
-/* Match: only "all" and "!all" are read; others never apply. */
+/* Match: every criterion but exec, as ssh's match_cfg_line(); exec is
+ * refused where ssh would run it. */
 static void
 test_match(void **state)
 {
 	struct sshconfig sc;
+	char err[1024], *m;
 
 	(void)state;
-	put("m.conf",
+	m = xasprintf(
 	    "Host lab3\n"
 	    "  Port 2203\n"
 	    "Match host lab3 user npu\n"
 	    "  HostName never.example\n"
-	    "  User never\n"
-	    "Match exec \"test -e /etc/lab\"\n"
-	    "  IdentityFile ~/.ssh/never\n"
-	    "Match all\n"
+	    "Match originalhost LAB3,lab3 localuser %s\n"
 	    "  User everyone\n"
+	    "Match host nomatch exec \"test -e /etc/lab\"\n"
+	    "  IdentityFile ~/.ssh/never\n"
+	    "Match user everyone !host other*\n"
+	    "  IdentityFile ~/.ssh/by_user\n"
 	    "Match !all\n"
 	    "  HostName not-this-either\n"
-	    "Host *\n"
-	    "  HostName %h.lab\n", 0644);
+	    "Match canonical\n"
+	    "  ConnectTimeout 9\n"
+	    "Match all\n"
+	    "  HostName %%h.lab\n", getpwuid(getuid())->pw_name);
+	put("m.conf", m, 0644);
+	free(m);
 	look(&sc, "m.conf", "lab3");
 	assert_int_equal(sc.port, 2203);
 	assert_string_equal(sc.hostname.value, "%h.lab");
 	assert_string_equal(sc.user.value, "everyone");
-	origin_is(&sc.user.from, "m.conf", 9);
-	assert_int_equal(sc.nids, 0);
-	assert_int_equal(sc.notes.n, 2);
-	assert_non_null(strstr(sc.notes.v[0], "m.conf:3: 'Match' is not "
-	    "read by calops: its block, up to the next 'Host' or 'Match', "
-	    "is never applied"));
-	assert_non_null(strstr(sc.notes.v[1], "m.conf:6: 'Match'"));
+	origin_is(&sc.user.from, "m.conf", 6);
+	assert_int_equal(sc.nids, 1);
+	assert_string_equal(sc.ids[0].value, "~/.ssh/by_user");
+	assert_int_equal(sc.connect_s, -1);
 	sshconfig_release(&sc);
+
+	/* "Match final" asks for the final pass: canonical then holds, and
+	 * Host lines match the HostName. */
+	put("mf.conf", "Host a\n  HostName b.lab\nMatch final\n"
+	    "  ConnectTimeout 9\nHost b.lab\n  User byname\n"
+	    "Match canonical host b.lab\n  Port 2299\n", 0644);
+	look(&sc, "mf.conf", "a");
+	assert_string_equal(sc.hostname.value, "b.lab");
+	assert_int_equal(sc.connect_s, 9);
+	assert_string_equal(sc.user.value, "byname");
+	assert_int_equal(sc.port, 2299);
+	sshconfig_release(&sc);
+
+	/* exec: refused where ssh would run its command. */
+	put("mx.conf", "Match host a exec \"true\"\n  User x\n", 0644);
+	look_err("mx.conf", "a", err, sizeof err);
+	assert_non_null(strstr(err, "mx.conf:1: 'Match exec' is refused"));
+	user_is("mx.conf", "b", NULL);
+	put("my.conf", "Match host\n", 0644);
+	look_err("my.conf", "a", err, sizeof err);
+	assert_non_null(strstr(err, "my.conf:1: 'Match host' needs a value"));
+	put("mz.conf", "Match all host a\n", 0644);
+	look_err("mz.conf", "a", err, sizeof err);
+	assert_non_null(strstr(err, "cannot be combined"));
+	put("mw.conf", "Match hostx a\n", 0644);
+	look_err("mw.conf", "a", err, sizeof err);
+	assert_non_null(strstr(err, "unsupported 'Match' criterion 'hostx'"));
 }
 
-/* Keywords that would take ssh elsewhere are noted when they apply,
- * unless they say none. */
+/* ProxyJump is followed, so it leaves no note (test_proxy reads it); a
+ * keyword calops ignores is listed once, with its first line;
+ * IgnoreUnknown lets an unknown keyword pass, as in ssh. */
 static void
-test_unfollowed(void **state)
+test_ignored(void **state)
 {
+	struct sshconfig sc;
+	char err[1024];
+
 	(void)state;
 	put("j.conf",
 	    "Host direct\n"
 	    "  ProxyJump none\n"
 	    "Host behind direct\n"
 	    "  ProxyJump bastion\n"
-	    "  UserKnownHostsFile ~/.ssh/lab_hosts\n"
-	    "Host elsewhere\n"
-	    "  HostKeyAlias other\n", 0644);
-	notes_are("j.conf", "direct", 1, "j.conf:5: 'UserKnownHostsFile' is "
-	    "not followed: calops reads the lab file's known_hosts");
-	notes_are("j.conf", "behind", 1, "j.conf:5: 'UserKnownHostsFile' is "
-	    "not followed");
-	notes_are("j.conf", "elsewhere", 1, "j.conf:7: 'HostKeyAlias' is not "
-	    "followed: host keys are looked up under the host's own name");
+	    "  ControlMaster auto\n"
+	    "Host *\n"
+	    "  ControlMaster no\n"
+	    "  Cipher blowfish\n", 0644);
+	notes_are("j.conf", "direct", 0, NULL);
+	notes_are("j.conf", "behind", 0, NULL);
 	notes_are("j.conf", "plain", 0, NULL);
+	look(&sc, "j.conf", "behind");
+	assert_string_equal(sc.proxy_jump.value, "bastion");
+	assert_int_equal(sc.ignored.n, 1);
+	assert_non_null(strstr(sc.ignored.v[0], "ControlMaster ("));
+	assert_non_null(strstr(sc.ignored.v[0], "j.conf:5)"));
+	sshconfig_release(&sc);
+
+	put("u.conf", "Host nomatch\n  IgnoreUnknown Foo*\nHost *\n"
+	    "  IgnoreUnknown bar,foo*\n  FooBar 1\n  Bar x\n  Baz 2\n",
+	    0644);
+	look_err("u.conf", "a", err, sizeof err);
+	assert_string_equal(err, "u.conf:7: bad configuration option 'Baz': "
+	    "ssh refuses it too (IgnoreUnknown lets it pass)");
 }
 
 /* ProxyJump and ProxyCommand share one slot, as in ssh: the first that
@@ -545,6 +596,16 @@ test_proxy(void **state)
 	sshhost_release(&out);
 	sshconfig_release(&sc);
 
+	/* %k is the HostKeyAlias, lowercased, when there is one. */
+	put("k.conf", "HostKeyAlias Gate\nProxyCommand nc %k %n\n", 0644);
+	look(&sc, "k.conf", "x");
+	h = bare("x");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err, sizeof err),
+	    0);
+	assert_string_equal(out.proxy_command, "nc gate x");
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+
 	/* An unknown token is an error, as it is for ssh. */
 	put("q.conf", "ProxyCommand nc %h %q\n", 0644);
 	look(&sc, "q.conf", "x");
@@ -580,7 +641,8 @@ test_jump_cut(void **state)
 	(void)state;
 	for (i = 0; i < nitems(ok); i++) {
 		s = xstrdup(ok[i].in);
-		assert_int_equal(sshconfig_jump_cut(s, &user, &host, &port), 0);
+		assert_int_equal(sshconfig_kw_jump_cut(s, &user, &host,
+		    &port), 0);
 		if (ok[i].user == NULL)
 			assert_null(user);
 		else
@@ -591,7 +653,7 @@ test_jump_cut(void **state)
 	}
 	for (i = 0; i < nitems(no); i++) {
 		s = xstrdup(no[i]);
-		if (sshconfig_jump_cut(s, &user, &host, &port) != -1)
+		if (sshconfig_kw_jump_cut(s, &user, &host, &port) != -1)
 			fail_msg("'%s' was taken for a jump host", no[i]);
 		free(s);
 	}
@@ -626,9 +688,22 @@ static const struct {
 	{ "Host a \"\"\n", "bad.conf:1: 'Host' has an empty pattern" },
 	{ "Include \"\"\n", "bad.conf:1: 'Include' has an empty path" },
 	{ "IdentityFile\n", "bad.conf:1: no value after 'IdentityFile'" },
-	{ "Po\"rt\" 22\n", "bad.conf:1: 'Po\"rt\"' is not a keyword" },
-	{ "Port#x 22\n", "bad.conf:1: 'Port#x' is not a keyword" },
-	/* Unknown keywords are ignored, but not a line ssh cannot cut. */
+	{ "Po\"rt\" 22\n", "bad.conf:1: bad configuration option 'Po\"rt\"'" },
+	{ "Port#x 22\n", "bad.conf:1: bad configuration option 'Port#x'" },
+	{ "Host x\n  Frobnicate yes\n", "bad.conf:2: bad configuration "
+	  "option 'Frobnicate': ssh refuses it too" },
+	{ "IdentitiesOnly maybe\n", "bad.conf:1: 'IdentitiesOnly': "
+	  "unsupported option 'maybe'" },
+	{ "AddressFamily inet7\n", "bad.conf:1: 'AddressFamily': "
+	  "unsupported option 'inet7'" },
+	{ "StrictHostKeyChecking maybe\n", "bad.conf:1: "
+	  "'StrictHostKeyChecking': unsupported option 'maybe'" },
+	{ "ServerAliveCountMax -1\n", "bad.conf:1: 'ServerAliveCountMax' "
+	  "must be a number" },
+	{ "UserKnownHostsFile none x\n", "bad.conf:1: 'UserKnownHostsFile': "
+	  "\"none\" must stand alone" },
+	{ "HostKeyAlias a b\n", "bad.conf:1: 'HostKeyAlias' takes one value" },
+	/* Keywords calops ignores, but not a line ssh cannot cut. */
 	{ "ForwardAgent\n", "bad.conf:1: no value after 'ForwardAgent'" },
 	{ "SendEnv \"LANG\n", "bad.conf:1: a quote is not closed" },
 	/* Checked in a block that does not apply, as ssh checks it. */
@@ -736,7 +811,17 @@ test_merge(void **state)
 	free(want);
 	assert_string_equal(sshconfig_origin_str(&out.known_hosts_from, buf,
 	    sizeof buf), "default");
-	assert_int_equal(out.notes.n, 1);
+	/* ssh's four files, in its order; the host's own name and port. */
+	assert_int_equal(out.nkh, 4);
+	want = xasprintf("%s/.ssh/known_hosts2", home);
+	assert_string_equal(out.kh_files[1], want);
+	free(want);
+	assert_string_equal(out.kh_files[3], "/etc/ssh/ssh_known_hosts2");
+	assert_string_equal(out.kh_name, "lab3.npu.example.net");
+	assert_int_equal(out.kh_port, 22);
+	assert_int_equal(out.strict, SSHCONFIG_STRICT_ASK);
+	assert_int_equal(out.notes.n, 0);
+	assert_int_equal(out.ignored.n, 2);
 	sshhost_release(&out);
 
 	/* The lab's user, port, keepalive and identity win; %r follows the
@@ -761,7 +846,10 @@ test_merge(void **state)
 	    sizeof err), 0);
 	assert_int_equal(out.nids, 1);
 	assert_string_equal(out.ids[0].value, "/keys/lab");
+	/* The lab's known_hosts adds to ssh's files, and takes new keys. */
 	assert_string_equal(out.known_hosts, "/keys/known");
+	assert_int_equal(out.nkh, 5);
+	assert_string_equal(out.kh_files[4], "/keys/known");
 	sshhost_release(&out);
 	sshconfig_release(&sc);
 
@@ -777,6 +865,44 @@ test_merge(void **state)
 	assert_int_equal(out.port, 22);
 	assert_int_equal(out.keepalive_s, LAB_KEEPALIVE_DEFAULT);
 	assert_int_equal(out.nids, 0);
+	assert_true(out.default_ids);
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+
+	/* The known_hosts files and policy a config sets; the stricter of
+	 * the config's and the lab's wins, and says so. */
+	setenv("CALOPS_TEST_KH", "/kh", 1);
+	put("k.conf", "Host k\n  UserKnownHostsFile ~/a ${CALOPS_TEST_KH}/%k_%h"
+	    "\n  GlobalKnownHostsFile none\n  HostKeyAlias Alias.Lab\n"
+	    "  StrictHostKeyChecking yes\n  IdentityFile none\n"
+	    "Host n\n  UserKnownHostsFile none\n  StrictHostKeyChecking no\n"
+	    "  IdentityAgent none\n  ServerAliveCountMax 0\n", 0644);
+	look(&sc, "k.conf", "k");
+	h = bare("k");
+	h.accept_new = true;
+	assert_int_equal(sshhost_merge(&out, &sc, &h, "/l/lab.yaml", err,
+	    sizeof err), 0);
+	assert_int_equal(out.nkh, 2);
+	assert_string_equal(out.kh_files[1], "/kh/alias.lab_k");
+	assert_string_equal(out.kh_name, "alias.lab");
+	assert_int_equal(out.strict, SSHCONFIG_STRICT_YES);
+	assert_non_null(strstr(out.strict_why, "stricter than /l/lab.yaml's "
+	    "accept_new: true"));
+	assert_int_equal(out.nids, 0);
+	assert_false(out.default_ids);
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+	look(&sc, "k.conf", "n");
+	h = bare("n");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, "/l/lab.yaml", err,
+	    sizeof err), 0);
+	assert_int_equal(out.nkh, 2);
+	assert_null(out.known_hosts);
+	assert_int_equal(out.strict, SSHCONFIG_STRICT_ASK);
+	assert_non_null(strstr(out.strict_why, "stricter than "
+	    "StrictHostKeyChecking no"));
+	assert_string_equal(out.agent, "");
+	assert_int_equal(out.alive_max, 1);
 	sshhost_release(&out);
 	sshconfig_release(&sc);
 }
@@ -850,26 +976,19 @@ test_expand(void **state)
 	}
 
 	put("y.conf", "Host a\n  HostName %h.%d\nHost b\n"
-	    "  IdentityFile ~/.ssh/%C\nHost c\n  IdentityFile ${CALOPS_NO}/k\n"
+	    "  IdentityFile ~/.ssh/%q\nHost c\n  IdentityFile ${CALOPS_NO}/k\n"
 	    "Host d\n  IdentityFile ~nosuchuser-calops/k\n"
 	    "Host e\n  IdentityFile /k/%\n", 0644);
-	look(&sc, "y.conf", "a");
-	h = bare("a");
-	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err,
-	    sizeof err), -1);
-	want = xasprintf("%s/y.conf:2: 'HostName %%h.%%d': %%h and %%%% only, "
-	    "not '%%d'", root);
-	assert_string_equal(err, want);
-	free(want);
-	sshhost_release(&out);
-	sshconfig_release(&sc);
+	/* ssh.c main() expands HostName before anything: ssh fails too. */
+	assert_string_equal(look_err("y.conf", "a", err, sizeof err),
+	    "y.conf:2: 'HostName %h.%d': %h and %% only, not '%d'");
 	{
 		static const struct {
 			const char	*host;
 			const char	*err;
 		} cases[] = {
-			{ "b", "y.conf:4: 'IdentityFile ~/.ssh/%C': '%C' is "
-			  "not supported by calops" },
+			{ "b", "y.conf:4: 'IdentityFile ~/.ssh/%q': '%q' is "
+			  "not a token ssh knows there" },
 			{ "c", "y.conf:6: 'IdentityFile ${CALOPS_NO}/k': "
 			  "${CALOPS_NO} is not set" },
 			{ "d", "y.conf:8: 'IdentityFile ~nosuchuser-calops/k':"
@@ -1142,7 +1261,7 @@ main(void)
 		cmocka_unit_test(test_include),
 		cmocka_unit_test(test_include_loop),
 		cmocka_unit_test(test_match),
-		cmocka_unit_test(test_unfollowed),
+		cmocka_unit_test(test_ignored),
 		cmocka_unit_test(test_proxy),
 		cmocka_unit_test(test_jump_cut),
 		cmocka_unit_test(test_errors),

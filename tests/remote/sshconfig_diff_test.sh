@@ -1,0 +1,969 @@
+#!/bin/bash
+# sshconfig_diff_test.sh: ssh_config and the known_hosts files it names,
+# read by calops (remote/sshconfig.c, sshhost.c, knownhosts.c) and by
+# OpenSSH itself, on the same files.  For each case a config of our own
+# (Match, Include, tokens, IdentityFile lists, unknown keywords and
+# IgnoreUnknown, HostKeyAlias, UserKnownHostsFile and GlobalKnownHostsFile
+# lists, StrictHostKeyChecking, …) is given to
+#
+#	ssh -G -F CONFIG ALIAS
+#	calops hosts --json --ssh-config CONFIG LAB	(LAB: ALIAS alone,
+#							 accept_new: true)
+#
+# and both must pick the same address, port, user, identity files,
+# known_hosts files, host key name and policy, or refuse the config at the
+# same line.  A host-key case (kcase) also connects, to two loopback sshds
+# (share/sshlab.sh's host1, ED25519, and one with an ECDSA key), with the
+# real `ssh -v -o BatchMode=yes` on one copy of its known_hosts files and
+# calops on another: the same verdict (connects, unknown, changed,
+# revoked, auth), the same identities (ssh -v's "identity file" lines) and
+# a new key added to the same file.  Where calops is stricter on purpose
+# (share/doc/lab.md, "Where calops is stricter than ssh") the case says
+# what calops does instead.  The cases are judged by sshconfig_diff.py.
+#
+#	sshconfig_diff_test.sh CALOPS_BINARY
+set -u
+
+CALOPS=${1:?usage: sshconfig_diff_test.sh CALOPS_BINARY}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+LABSH=$SRC/share/sshlab.sh
+JUDGE=$SRC/tests/remote/sshconfig_diff.py
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+START=$(date +%s%3N)
+say() {
+	printf 'sshconfig_diff: %5d ms: %s\n' $(($(date +%s%3N) - START)) "$*"
+}
+fail() { say "FAIL: $*"; exit 1; }
+skip() { say "SKIP: $*"; exit 77; }
+
+. "$SRC/tests/remote/lib.sh"
+sshlab_prereqs
+two_sshds scdiff
+LOCAL_USER=$(id -un)
+mkdir "$T/keys" "$T/inc"
+cp "$ID" "$T/keys/id_127.0.0.1"
+k() { cut -d' ' -f1,2 "$1"; }
+ssh-keygen -q -t ed25519 -N '' -f "$T/o_ed" </dev/null
+ssh-keygen -q -t ecdsa -N '' -f "$T/o_ec" </dev/null
+SRV_ED=$(k "$L/host1/ssh_host_ed25519_key.pub")
+SRV_EC=$(k "$T/ec/hostkey.pub")
+O_ED=$(k "$T/o_ed.pub")
+O_EC=$(k "$T/o_ec.pub")
+N_ED="[127.0.0.1]:$PORT_ED"
+N_EC="[127.0.0.1]:$PORT_EC"
+export CALOPS_DIFF_VAR=$T/var
+
+# The placeholders a case's config may hold.
+subst() {
+	sed -e "s|@T@|$T|g" -e "s|@KH@|$1|g" -e "s|@PORT_ED@|$PORT_ED|g" \
+	    -e "s|@PORT_EC@|$PORT_EC|g" -e "s|@USER@|$USER_|g" \
+	    -e "s|@ID@|$ID|g" -e "s|@LOCAL@|$LOCAL_USER|g"
+}
+
+# The lab file of a case: its one host is ALIAS, as the config has it,
+# with accept_new: ACCEPT_NEW (true unless given).
+lab() {
+	cat >"$T/lab.yaml" <<EOF
+hosts:
+  - name: h
+    transport: ssh
+    address: "$1"
+    calops: "$L/bin/calops"
+    accept_new: ${2:-true}
+EOF
+}
+
+PASSED=0
+FAILED=0
+STRICTER=0
+verdict() {
+	local name=$1
+	shift
+	if "$PY" "$JUDGE" "$@" >"$T/judge.txt"; then
+		PASSED=$((PASSED + 1))
+		local why=
+		case $6 in
+		?*)	STRICTER=$((STRICTER + 1))
+			why=" -- calops stricter on purpose: $6" ;;
+		esac
+		say "ok   $name$(sed -n 's/^ok:/:/p' "$T/judge.txt")$why"
+	else
+		FAILED=$((FAILED + 1))
+		say "FAIL $name"
+		sed 's/^/    /' "$T/judge.txt"
+	fi
+}
+
+# "+strict" when the config FILE says StrictHostKeyChecking (the judge's
+# MODE).
+strict_set() {
+	grep -qi stricthostkeychecking "$1" && echo +strict
+}
+
+# gcase NAME ALIAS [STRICTER [IGNORED]] <CONFIG: ssh -G against calops.
+gcase() {
+	local name=$1 alias=$2 stricter=${3:-} ignored=${4:--} rc
+	subst "$T/kh" >"$T/config"
+	lab "$alias"
+	ssh -G -F "$T/config" "$alias" >"$T/g.out" 2>"$T/g.err" </dev/null
+	rc=$?
+	timeout 60 "$CALOPS" hosts --json --timeout 10 --ssh-config \
+	    "$T/config" "$T/lab.yaml" >"$T/out.json" 2>"$T/err.txt"
+	verdict "$name" "$T/g.out" "$T/g.err" "$rc" "$T/out.json" \
+	    "config$(strict_set "$T/config")" "$stricter" "$ignored"
+}
+
+# kh FILE <LINES: a known_hosts file of the next kcase, under @KH@; a
+# FILE.in is a config file to include, its placeholders replaced in each
+# copy.
+kh() {
+	mkdir -p "$T/base/$(dirname "$1")"
+	cat >"$T/base/$1"
+}
+
+# The files under DIR that differ from the case's base, one word.
+added() {
+	local f out=
+	for f in $(cd "$1" && find . -type f ! -name '*.conf*' | sort); do
+		cmp -s "$1/$f" "$T/base/$f" 2>/dev/null || out="$out${f#./},"
+	done
+	echo "${out:-none}"
+}
+
+# kcase NAME ALIAS [STRICTER] <CONFIG: ssh -G, a real ssh and calops,
+# each with its own copy of the known_hosts files kh wrote (@KH@).  The
+# lab file says accept_new: $LAB_ACCEPT (true) when the config says
+# StrictHostKeyChecking, else false.
+kcase() {
+	local name=$1 alias=$2 stricter=${3:-} grc vrc cfg f labask
+	cfg=$(cat)
+	mkdir -p "$T/base"
+	rm -rf "$T/s" "$T/c"
+	cp -R "$T/base" "$T/s"
+	cp -R "$T/base" "$T/c"
+	for f in "$T/base"/*.in; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		subst "$T/s" <"$T/base/$f" >"$T/s/${f%.in}"
+		subst "$T/c" <"$T/base/$f" >"$T/c/${f%.in}"
+	done
+	printf '%s\n' "$cfg" | subst "$T/s" >"$T/config_s"
+	printf '%s\n' "$cfg" | subst "$T/c" >"$T/config"
+	# Where the config does not say StrictHostKeyChecking, ssh asks (in
+	# BatchMode: refuses an unknown key), and so does the lab file.
+	labask=
+	if [ -n "$(strict_set "$T/config")" ]; then
+		lab "$alias" "${LAB_ACCEPT:-true}"
+		[ "${LAB_ACCEPT:-true}" = true ] || labask=+labask
+	else
+		lab "$alias" false
+		labask=+labask
+	fi
+	ssh -G -F "$T/config" "$alias" >"$T/g.out" 2>"$T/g.err" </dev/null
+	grc=$?
+	timeout 60 ssh -v -F "$T/config_s" -o BatchMode=yes "$alias" true \
+	    >"$T/v.out" 2>&1 </dev/null
+	vrc=$?
+	timeout 60 "$CALOPS" hosts --json --timeout 30 --ssh-config \
+	    "$T/config" "$T/lab.yaml" >"$T/out.json" 2>"$T/err.txt"
+	verdict "$name" "$T/g.out" "$T/g.err" "$grc" "$T/out.json" \
+	    "key$(strict_set "$T/config")$labask" \
+	    "$stricter" - "$T/v.out" "$vrc" "$(added "$T/s")" \
+	    "$(added "$T/c")"
+	rm -rf "$T/base"
+}
+
+# ---- the address, port and user: Host, Match, tokens ----
+gcase host_plain h1 <<'EOF'
+Host h1
+  HostName h1.invalid
+  User u1
+  Port 2201
+EOF
+gcase host_first_wins h1 <<'EOF'
+Host h1
+  User first
+Host *
+  User second
+  Port 2202
+EOF
+gcase host_negated h1 <<'EOF'
+Host h* !h1
+  User never
+Host *
+  User all
+EOF
+gcase host_case_matters H1 <<'EOF'
+Host h1
+  User lower
+EOF
+gcase hostname_token web <<'EOF'
+Host web
+  HostName %h.lab.invalid
+EOF
+gcase hostname_percent web <<'EOF'
+Host web
+  HostName web%%1.invalid
+EOF
+gcase hostname_bad_token web <<'EOF'
+Host web
+  HostName %h.%p.invalid
+EOF
+gcase hostname_uppercase web <<'EOF'
+Host web
+  HostName WEB.Lab.INVALID
+EOF
+gcase hostname_address_v4 web <<'EOF'
+Host web
+  HostName 127.1
+EOF
+gcase hostname_address_v6 web <<'EOF'
+Host web
+  HostName 2001:0DB8:0::1
+EOF
+gcase port_service web <<'EOF'
+Port ssh
+EOF
+gcase port_bad web <<'EOF'
+Host other
+  Port 0
+EOF
+gcase equals_and_quotes web <<'EOF'
+HOST="web"
+  user = "quoted user"
+  PORT=2203
+EOF
+gcase match_host h1 <<'EOF'
+Match host h1
+  User mu
+EOF
+gcase match_host_negated h1 <<'EOF'
+Match !host h1
+  User never
+Match all
+  User all
+EOF
+gcase match_host_list_negation xy <<'EOF'
+Match host x*,!xy
+  User never
+Match host x*
+  User listed
+EOF
+gcase match_host_is_hostname a <<'EOF'
+Host a
+  HostName real.invalid
+Match host real.invalid
+  Port 2204
+EOF
+gcase match_host_pattern_lowercased a <<'EOF'
+Host a
+  HostName Real.Invalid
+Match host REAL.invalid
+  Port 2205
+EOF
+gcase match_originalhost a <<'EOF'
+Host a
+  HostName b.invalid
+Match originalhost a
+  User orig
+EOF
+gcase match_originalhost_case A <<'EOF'
+Match originalhost A
+  User never
+EOF
+gcase match_user_set_before h1 <<'EOF'
+Host *
+  User bob
+Match user bob
+  Port 2206
+EOF
+gcase match_user_set_after h1 <<'EOF'
+Match user bob
+  Port 2207
+Host *
+  User bob
+EOF
+gcase match_user_default h1 <<'EOF'
+Match user @LOCAL@
+  Port 2208
+EOF
+gcase match_localuser h1 <<'EOF'
+Match localuser @LOCAL@
+  User lu
+EOF
+gcase match_localuser_negated h1 <<'EOF'
+Match !localuser @LOCAL@
+  User never
+EOF
+gcase match_all h1 <<'EOF'
+Match all
+  User all
+EOF
+gcase match_not_all h1 <<'EOF'
+Match !all
+  User never
+EOF
+gcase match_all_combined h1 <<'EOF'
+Match all host h1
+  User never
+EOF
+gcase match_several h1 <<'EOF'
+Match host h* user @LOCAL@ localuser @LOCAL@
+  Port 2209
+EOF
+gcase match_one_fails h1 <<'EOF'
+Match host h* user nobody-else
+  Port 2210
+EOF
+gcase match_canonical_first_pass h1 <<'EOF'
+Match canonical
+  User never
+EOF
+gcase match_final h1 <<'EOF'
+Match final
+  User fin
+EOF
+gcase match_final_host_hostname a <<'EOF'
+Host a
+  HostName b.invalid
+Match final host b.invalid
+  Port 2211
+Host b.invalid
+  User byhostname
+EOF
+gcase match_final_first_pass_wins a <<'EOF'
+Host a
+  User first
+Match final
+  User final
+EOF
+gcase match_missing_value h1 <<'EOF'
+Host h1
+  User x
+Match host
+EOF
+gcase match_bad_criterion h1 <<'EOF'
+Match nosuch x
+EOF
+gcase match_exec_not_reached h1 <<'EOF'
+Match host other exec "false"
+  User never
+EOF
+gcase match_exec h1 "refused:'Match exec' is refused" <<'EOF'
+Match exec "true"
+  User ran
+EOF
+gcase match_then_host h1 <<'EOF'
+Match host h1
+  Port 2212
+Host h1
+  User afterwards
+EOF
+
+# ---- Include ----
+printf 'Host inc\n  User fromfile\n' >"$T/inc/a.conf"
+printf 'Host inc\n  User second\n  Port 2213\n' >"$T/inc/b.conf"
+printf 'Include @T@/inc/a.conf\n' | subst "$T/kh" >"$T/inc/nested.conf"
+chmod 644 "$T/inc/"*.conf
+gcase include_file inc <<'EOF'
+Include @T@/inc/a.conf
+EOF
+gcase include_glob_order inc <<'EOF'
+Include @T@/inc/[ab].conf
+EOF
+gcase include_in_other_block inc <<'EOF'
+Host other
+  Include @T@/inc/a.conf
+Host *
+  User outside
+EOF
+gcase include_in_block inc <<'EOF'
+Host inc
+  Include @T@/inc/b.conf
+EOF
+gcase include_missing inc <<'EOF'
+Include @T@/inc/nothing-*.conf
+User none-found
+EOF
+gcase include_nested inc <<'EOF'
+Include @T@/inc/nested.conf
+EOF
+
+# ---- IdentityFile lists, IdentitiesOnly, IdentityAgent ----
+gcase ids_several h1 <<'EOF'
+Host h1
+  IdentityFile ~/.ssh/a
+  IdentityFile /k/b
+Host *
+  IdentityFile ~/.ssh/c
+EOF
+gcase ids_twice h1 <<'EOF'
+IdentityFile /k/a
+IdentityFile /k/b
+IdentityFile /k/a
+EOF
+gcase ids_none_only h1 <<'EOF'
+IdentityFile none
+EOF
+gcase ids_none_among h1 <<'EOF'
+IdentityFile /k/a
+IdentityFile none
+IdentityFile /k/b
+EOF
+gcase ids_default h1 <<'EOF'
+User u
+EOF
+gcase ids_tokens h1 <<'EOF'
+IdentityFile ~/.ssh/id_%h_%r_%p_%u_%n
+IdentityFile ${CALOPS_DIFF_VAR}/%C
+EOF
+gcase ids_quoted h1 <<'EOF'
+IdentityFile "/k/with blank"
+IdentityFile2 /k/two
+EOF
+gcase ids_extra_value h1 <<'EOF'
+IdentityFile /k/a /k/b
+EOF
+gcase ids_only_yes h1 <<'EOF'
+IdentitiesOnly yes
+IdentityFile /k/a
+EOF
+gcase ids_only_true_first_wins h1 <<'EOF'
+Host h1
+  IdentitiesOnly true
+Host *
+  IdentitiesOnly no
+EOF
+gcase ids_only_bad h1 <<'EOF'
+IdentitiesOnly maybe
+EOF
+gcase agent_none h1 <<'EOF'
+IdentityAgent none
+EOF
+gcase agent_env h1 <<'EOF'
+IdentityAgent SSH_AUTH_SOCK
+EOF
+gcase agent_path h1 <<'EOF'
+IdentityAgent /run/agent.sock
+EOF
+gcase certificate_file h1 "refused:'CertificateFile" <<'EOF'
+CertificateFile /k/cert.pub
+EOF
+gcase certificate_none h1 <<'EOF'
+CertificateFile none
+EOF
+gcase revoked_host_keys h1 "refused:'RevokedHostKeys" <<'EOF'
+RevokedHostKeys /k/revoked.krl
+EOF
+gcase revoked_host_keys_none h1 <<'EOF'
+Host h1
+  RevokedHostKeys none
+Host *
+  RevokedHostKeys /k/never-applies.krl
+EOF
+
+# ---- unknown keywords, IgnoreUnknown, keywords calops ignores ----
+gcase unknown_keyword h1 <<'EOF'
+Host h1
+  User u
+  Frobnicate yes
+EOF
+gcase unknown_in_other_block h1 <<'EOF'
+Host other
+  Frobnicate yes
+EOF
+gcase keyword_any_case h1 <<'EOF'
+hOsTnAmE mixed.invalid
+uSeR mixed
+EOF
+gcase ignore_unknown h1 <<'EOF'
+IgnoreUnknown Frob*,Other
+Frobnicate yes
+Other x
+EOF
+gcase ignore_unknown_after h1 <<'EOF'
+Frobnicate yes
+IgnoreUnknown Frob*
+EOF
+gcase ignore_unknown_other_block h1 <<'EOF'
+Host other
+  IgnoreUnknown Frob*
+Host *
+  Frobnicate yes
+EOF
+gcase ignore_unknown_negated h1 <<'EOF'
+IgnoreUnknown *,!frobnicate
+Frobnicate yes
+EOF
+gcase ignore_unknown_first_wins h1 <<'EOF'
+IgnoreUnknown Alpha
+IgnoreUnknown Beta
+Beta 1
+EOF
+gcase ssh_deprecated h1 <<'EOF'
+Cipher blowfish
+Protocol 2
+RSAAuthentication yes
+EOF
+gcase ignored_listed h1 "" "ControlMaster:2,ForwardAgent:3,LocalForward:6" \
+    <<'EOF'
+Host h1
+  ControlMaster auto
+  ForwardAgent yes
+Host *
+  ControlMaster no
+  LocalForward 8080 localhost:80
+Host other
+  SendEnv LANG
+EOF
+gcase ignored_gssapi_debian h1 "" "GSSAPIKeyExchange:1,GSSAPITrustDNS:2" \
+    <<'EOF'
+GSSAPIKeyExchange yes
+GSSAPITrustDNS no
+EOF
+gcase value_missing h1 <<'EOF'
+Host h1
+  ForwardAgent
+EOF
+
+# ---- known_hosts files, HostKeyAlias, StrictHostKeyChecking ----
+gcase ukhf_default h1 <<'EOF'
+User u
+EOF
+gcase ukhf_several h1 <<'EOF'
+UserKnownHostsFile /k/one /k/two ~/k/three
+EOF
+gcase ukhf_tokens h1 <<'EOF'
+Host h1
+  HostName Real.Invalid
+  User ru
+  Port 2222
+  HostKeyAlias Alias.Key
+  UserKnownHostsFile /k/%h_%p_%r_%u_%n_%k_%d_%i_%L_%l %C ${CALOPS_DIFF_VAR}/x
+EOF
+gcase ukhf_tilde h1 <<'EOF'
+UserKnownHostsFile ~/.ssh/lab_hosts ~root/kh
+EOF
+gcase ukhf_first_line_wins h1 <<'EOF'
+Host h1
+  UserKnownHostsFile /k/first
+Host *
+  UserKnownHostsFile /k/second
+EOF
+gcase ukhf_none h1 <<'EOF'
+UserKnownHostsFile none
+EOF
+gcase ukhf_none_not_alone h1 <<'EOF'
+UserKnownHostsFile /k/a none
+EOF
+gcase ukhf_unset_var h1 <<'EOF'
+UserKnownHostsFile ${CALOPS_DIFF_UNSET}/kh
+EOF
+gcase gkhf_several h1 <<'EOF'
+GlobalKnownHostsFile /k/g1 /k/g2
+EOF
+gcase gkhf_none h1 <<'EOF'
+GlobalKnownHostsFile none
+EOF
+gcase hostkeyalias h1 <<'EOF'
+HostKeyAlias Lab-Alias
+EOF
+gcase hostkeyalias_extra h1 <<'EOF'
+HostKeyAlias a b
+EOF
+for v in yes no ask accept-new off true false; do
+	printf 'StrictHostKeyChecking %s\n' "$v" | gcase "strict_$v" h1
+done
+gcase strict_bad h1 <<'EOF'
+StrictHostKeyChecking sometimes
+EOF
+gcase strict_first_wins h1 <<'EOF'
+Host h1
+  StrictHostKeyChecking yes
+Host *
+  StrictHostKeyChecking no
+EOF
+
+# ---- address family, timeouts, canonical names ----
+for v in inet inet6 any; do
+	printf 'AddressFamily %s\n' "$v" | gcase "family_$v" h1
+done
+gcase family_bad h1 <<'EOF'
+AddressFamily inet7
+EOF
+gcase connect_timeout h1 <<'EOF'
+ConnectTimeout 1m5s
+EOF
+gcase connect_timeout_none_then h1 <<'EOF'
+Host h1
+  ConnectTimeout none
+Host *
+  ConnectTimeout 7
+EOF
+gcase alive_count_max h1 <<'EOF'
+ServerAliveCountMax 5
+ServerAliveInterval 10
+EOF
+gcase alive_count_max_zero h1 <<'EOF'
+ServerAliveCountMax 0
+EOF
+gcase alive_count_max_bad h1 <<'EOF'
+ServerAliveCountMax -1
+EOF
+gcase canon_lowercase LocalHost <<'EOF'
+CanonicalizeHostname yes
+CanonicalDomains invalid
+Host localhost
+  User canon
+EOF
+gcase canon_final_dot localhost. <<'EOF'
+CanonicalizeHostname yes
+Host localhost
+  User never
+EOF
+gcase canon_no_fallback nosuchhost <<'EOF'
+CanonicalizeHostname yes
+CanonicalizeFallbackLocal no
+CanonicalDomains invalid
+EOF
+gcase canon_max_dots a.b.c <<'EOF'
+CanonicalizeHostname always
+CanonicalizeFallbackLocal no
+CanonicalizeMaxDots 1
+Host a.b.c
+  User dotted
+EOF
+gcase canon_match_canonical h1 <<'EOF'
+CanonicalizeHostname yes
+Match canonical
+  User canonical
+EOF
+gcase canon_off h1 <<'EOF'
+CanonicalizeHostname no
+Match canonical
+  User never
+EOF
+
+# ---- host keys: every file, in ssh's order, against the real ssh ----
+ED="HostName 127.0.0.1
+  Port @PORT_ED@
+  User @USER@
+  IdentityFile @ID@"
+EC="HostName 127.0.0.1
+  Port @PORT_EC@
+  User @USER@
+  IdentityFile @ID@"
+# The known_hosts files most cases read: u1, or u1 then u2, alone.
+U1="UserKnownHostsFile @KH@/u1
+  GlobalKnownHostsFile none"
+U12="UserKnownHostsFile @KH@/u1 @KH@/u2
+  GlobalKnownHostsFile none"
+
+kh u1 <<<"$N_ED $SRV_ED"
+kcase kh_single_match ed <<EOF
+Host ed
+  $ED
+  $U1
+EOF
+kh u2 <<<"$N_ED $SRV_ED"
+kcase kh_second_file_match ed <<EOF
+Host ed
+  $ED
+  $U12
+EOF
+kh u1 <<<"$N_ED $O_EC"
+kh u2 <<<"$N_ED $SRV_ED"
+kcase kh_other_type_then_match_in_next ed <<EOF
+Host ed
+  $ED
+  $U12
+EOF
+kh u1 <<<"# nothing"
+kh u2 <<<"$N_ED $O_ED"
+kcase kh_changed_in_second ed <<EOF
+Host ed
+  $ED
+  $U12
+  StrictHostKeyChecking accept-new
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kh u2 <<<"@revoked * $SRV_ED"
+kcase kh_revoked_in_second ed <<EOF
+Host ed
+  $ED
+  $U12
+EOF
+kh g1 <<<"$N_ED $SRV_ED"
+kcase kh_global_match ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/u1
+  GlobalKnownHostsFile @KH@/g1
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kh g1 <<<"@revoked $N_ED $SRV_ED"
+kcase kh_global_revokes ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/u1
+  GlobalKnownHostsFile @KH@/g1
+EOF
+kh g1 <<<"$N_ED $O_ED"
+kcase kh_global_changed_accept_new ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/u1
+  GlobalKnownHostsFile @KH@/g1
+  StrictHostKeyChecking accept-new
+EOF
+kh g2 <<<"$N_ED $SRV_ED"
+kcase kh_global_second ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/u1
+  GlobalKnownHostsFile @KH@/g1 @KH@/g2
+EOF
+kh g1 <<<"$N_ED $SRV_ED"
+kcase kh_user_none_global_match ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile none
+  GlobalKnownHostsFile @KH@/g1
+EOF
+kh u2 <<<"# kept"
+kcase kh_accept_new_writes_first ed <<EOF
+Host ed
+  $ED
+  $U12
+  StrictHostKeyChecking accept-new
+EOF
+kh u1 <<<"# first"
+kcase kh_accept_new_existing_first ed <<EOF
+Host ed
+  $ED
+  $U12
+  StrictHostKeyChecking accept-new
+EOF
+kh g1 <<<"$N_ED $O_EC"
+kcase kh_accept_new_other_type_global ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/u1
+  GlobalKnownHostsFile @KH@/g1
+  StrictHostKeyChecking accept-new
+EOF
+kh g1 <<<"@revoked * $SRV_ED"
+kcase kh_accept_new_revoked_global ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/u1
+  GlobalKnownHostsFile @KH@/g1
+  StrictHostKeyChecking accept-new
+EOF
+kcase kh_unknown_yes ed <<EOF
+Host ed
+  $ED
+  $U1
+  StrictHostKeyChecking yes
+EOF
+kcase kh_unknown_ask ed <<EOF
+Host ed
+  $ED
+  $U1
+  StrictHostKeyChecking ask
+EOF
+kcase kh_unknown_no_adds ed <<EOF
+Host ed
+  $ED
+  $U1
+  StrictHostKeyChecking no
+EOF
+kh u1 <<<"$N_ED $O_ED"
+kcase kh_changed_no ed "class:changed" <<EOF
+Host ed
+  $ED
+  $U1
+  StrictHostKeyChecking no
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kcase kh_match_yes ed <<EOF
+Host ed
+  $ED
+  $U1
+  StrictHostKeyChecking yes
+EOF
+kcase kh_dev_null_accept_new ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile /dev/null
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking accept-new
+EOF
+kh u1 <<<"lab-alias $SRV_ED"
+kcase kh_alias_match ed <<EOF
+Host ed
+  $ED
+  HostKeyAlias Lab-Alias
+  $U1
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kcase kh_alias_real_name_only ed <<EOF
+Host ed
+  $ED
+  HostKeyAlias lab-alias
+  $U1
+EOF
+kh u1 <<<"[lab-alias]:$PORT_ED $SRV_ED"
+kcase kh_alias_has_no_port ed <<EOF
+Host ed
+  $ED
+  HostKeyAlias lab-alias
+  $U1
+EOF
+kcase kh_alias_accept_new ed <<EOF
+Host ed
+  $ED
+  HostKeyAlias lab-alias
+  $U1
+  StrictHostKeyChecking accept-new
+EOF
+kh u1 <<<"lab-alias $O_EC"
+kcase kh_alias_other_type ed <<EOF
+Host ed
+  $ED
+  HostKeyAlias lab-alias
+  $U1
+EOF
+kh u1 <<<"lab-alias $SRV_ED"
+kh u2 <<<"@revoked lab-alias $SRV_ED"
+kcase kh_alias_revoked ed <<EOF
+Host ed
+  $ED
+  HostKeyAlias lab-alias
+  $U12
+EOF
+kh ed.kh <<<"$N_ED $SRV_ED"
+kcase kh_tokens_per_host ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/%n.kh
+  GlobalKnownHostsFile none
+EOF
+kh 127.0.0.1_$PORT_ED <<<"$N_ED $SRV_ED"
+kcase kh_tokens_hostname_port ed <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/%h_%p
+  GlobalKnownHostsFile none
+EOF
+kh m1 <<<"$N_ED $SRV_ED"
+kcase kh_from_match ed <<EOF
+Host ed
+  $ED
+Match host 127.0.0.1 originalhost ed
+  UserKnownHostsFile @KH@/m1
+  GlobalKnownHostsFile none
+EOF
+kh i1 <<<"$N_ED $O_ED"
+printf 'UserKnownHostsFile @KH@/i1\nGlobalKnownHostsFile none\n' |
+	kh kh.conf.in
+kcase kh_from_include ed <<EOF
+Host ed
+  $ED
+  Include @KH@/kh.conf
+EOF
+kh u1 <<<"$N_EC $SRV_EC"
+kcase kh_ecdsa_match ec <<EOF
+Host ec
+  $EC
+  $U1
+EOF
+kh u1 <<<"$N_EC $SRV_ED"
+kh u2 <<<"$N_EC $SRV_EC"
+kcase kh_ecdsa_other_type_then_match ec <<EOF
+Host ec
+  $EC
+  $U12
+EOF
+kh u1 <<<"$N_EC $O_EC"
+kcase kh_ecdsa_changed ec <<EOF
+Host ec
+  $EC
+  $U1
+EOF
+kh u1 <<<"[127.0.0.1]:*,!$N_EC $O_EC"
+kcase kh_ecdsa_negated_accept_new ec <<EOF
+Host ec
+  $EC
+  $U1
+  StrictHostKeyChecking accept-new
+EOF
+
+# ---- calops stricter on purpose (share/doc/lab.md) ----
+kh u1 <<<"$N_ED $SRV_ED"
+mkdir -p "$T/base/folder"
+kcase kh_file_is_a_folder ed "class:other" <<EOF
+Host ed
+  $ED
+  UserKnownHostsFile @KH@/folder @KH@/u1
+  GlobalKnownHostsFile none
+EOF
+LAB_ACCEPT=false kcase kh_lab_asks_config_accepts ed "class:unknown" <<EOF
+Host ed
+  $ED
+  $U1
+  StrictHostKeyChecking accept-new
+EOF
+
+# ---- identities and addresses, connected ----
+kh u1 <<<"$N_ED $SRV_ED"
+kcase id_list_missing_then_real ed <<EOF
+Host ed
+  HostName 127.0.0.1
+  Port @PORT_ED@
+  User @USER@
+  IdentityFile @T@/keys/missing
+  IdentityFile @T@/keys/id_%h
+  $U1
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kcase id_none_no_agent ed <<EOF
+Host ed
+  HostName 127.0.0.1
+  Port @PORT_ED@
+  User @USER@
+  IdentityFile none
+  IdentityAgent none
+  $U1
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kcase id_from_match_user ed <<EOF
+Host ed
+  HostName 127.0.0.1
+  Port @PORT_ED@
+  User @USER@
+Match user @USER@
+  IdentityFile @ID@
+  IdentitiesOnly yes
+  $U1
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kcase family_inet6_of_v4 ed <<EOF
+Host ed
+  $ED
+  AddressFamily inet6
+  $U1
+EOF
+kh u1 <<<"$N_ED $SRV_ED"
+kcase connect_timeout_connects ed <<EOF
+Host ed
+  $ED
+  ConnectTimeout 20
+  ServerAliveCountMax 2
+  $U1
+EOF
+
+say "$PASSED passed ($STRICTER of them with calops stricter on purpose)," \
+    "$FAILED failed"
+[ "$FAILED" = 0 ] && [ $((PASSED + FAILED)) -ge 100 ]
