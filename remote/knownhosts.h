@@ -72,7 +72,7 @@
  * knownhosts of its own, and knownhosts_check_all judges them as the one
  * list ssh's check_host_key makes of them.
  *
- * knownhosts_add (knownhosts_add.c) appends a line for a new key,
+ * knownhosts_add (knownhosts_add.h) appends a line for a new key,
  * atomically (a temporary file in the same folder, fsync'ed, renamed over
  * the file, the folder fsync'ed) with every existing byte kept; see there.
  *
@@ -253,24 +253,5 @@ int	 knownhosts_check_all(const struct knownhosts *khs, size_t n,
 void	 knownhosts_fingerprint(const void *blob, size_t len,
 	    char fp[KNOWNHOSTS_FP_SIZE]);
 
-/*
- * Add the key blob for host at port to the file at path, once the
- * operator said yes (or the lab file's accept_new): a line "NAME TYPE
- * BASE64", NAME being "[host]:port" when port is not 22, hashed as
- * `ssh-keygen -H` would when the file already holds a hashed name (Debian's
- * ssh_config turns HashKnownHosts on; a file without one stays readable),
- * after a line feed when the last line had none.  Every existing byte is
- * kept.  The file is re-read here, and a key the file now revokes or that
- * disagrees with it (a key of any type known), or for a host a
- * @cert-authority line applies to, is refused, so that a yes given to an
- * older verdict cannot override a newer one.  Written atomically with the
- * file's mode, or 0600 for a new file, its missing folders made 0700; a
- * symbolic link or anything but a regular file at path is refused, never
- * written through, and the file is read again when another writer changed
- * it meanwhile (looked at just before the rename).  0 when added, 1 when
- * the key was already known for the host (nothing written), -1 with err.
- */
-int	 knownhosts_add(const char *path, const char *host, int port,
-	    const void *blob, size_t len, char *err, size_t errlen);
 
 #endif

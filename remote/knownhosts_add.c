@@ -9,6 +9,7 @@
 #include "base/docfile.h"
 #include "base/fileio.h"
 #include "remote/knownhosts.h"
+#include "remote/knownhosts_add.h"
 #include "remote/knownhosts_int.h"
 
 #define ADD_TRIES	5		/* reads of a file others change */

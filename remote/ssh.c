@@ -83,6 +83,7 @@
 #include "loop/child.h"
 #include "proto/hostcmd.h"
 #include "remote/knownhosts.h"
+#include "remote/knownhosts_add.h"
 #include "remote/lab.h"
 #include "remote/ssh.h"
 #include "remote/sshconfig_kw.h"

@@ -22,6 +22,7 @@
 
 #include "base/fileio.h"
 #include "remote/knownhosts.h"
+#include "remote/knownhosts_add.h"
 
 /* The keys of the tests, made once by ssh-keygen. */
 struct key {

@@ -19,6 +19,8 @@
 #include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
+#include "views/app/frame.h"
+#include "views/app/prompt.h"
 #include "views/app/reportrun.h"
 #include "views/core/ui.h"
 #include "views/pager.h"

@@ -88,37 +88,17 @@ struct app {
 	long		 frame_timer;
 };
 
-/* The tab drawn at column x of the title line, or -1 (frame.c). */
-int	 frame_tab_at(const struct app *a, int x);
-/* Mark dirty, paint once: the frame and the top view, if anything changed
- * (frame.c; called before every sleep). */
-void	 frame_paint(struct app *a);
-
 /* For the prompt (prompt.c) and the views: evaluate the workspace again
  * (once more after the running evaluation, if one runs); show a top-level
  * screen; tell every view on the stack the filter or the board changed. */
 void	 app_evaluate(struct app *a);
 void	 app_switch_tab(struct app *a, const struct view_ops *ops);
 void	 app_refresh_views(struct app *a);
-/* Whether to paint now: at once for the operator's keys, clicks and
- * resizes; else at most one frame per FRAME_MIN_MS while data streams in
- * (a timer brings the loop back for the next).  frame.c. */
-bool	 frame_due(struct app *a);
 /* A key as the terminal gave it, and a click at screen cell (y, x), as if
  * the terminal had: what the headless mode's script does (headless.c). */
 void	 app_key(struct app *a, int key);
 void	 app_click(struct app *a, int y, int x, bool twice);
 /* The next host waiting with a question (app.c), once none is open. */
 void	 app_ask_next(struct app *a);
-/* A key while the prompt is open (prompt.c); returns a reaction. */
-int	 prompt_key(struct app *a, int key);
-/* A click while the prompt is open (prompt.c): the filter line closes as
- * Enter would (the filter stays), the command line as Esc would, and true
- * is returned, the click to act on the screen; a question is not answered
- * by a click: it stays, and false is returned. */
-bool	 prompt_click(struct app *a);
-/* q on the first screen, Q, :q: quit, or while jobs stream to this console
- * (lazygit's confirmOnQuit) ask first, y quits (prompt.c). */
-int	 prompt_quit(struct app *a);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
+#include "views/app/frame.h"
 
 struct bench {
 	int		 frames, done;

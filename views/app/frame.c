@@ -13,6 +13,7 @@
 #include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
+#include "views/app/frame.h"
 #include "views/core/ui.h"
 #include "views/soak.h"
 

@@ -7,6 +7,7 @@
 
 #include "base/lines.h"
 #include "views/app/app_int.h"
+#include "views/app/frame.h"
 #include "views/app/headless.h"
 #include "views/core/ui.h"
 

@@ -9,6 +9,7 @@
 #include "lab/labmodel.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
+#include "views/app/prompt.h"
 #include "views/app/reportrun.h"
 #include "views/core/ui.h"
 
