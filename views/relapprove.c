@@ -184,6 +184,12 @@ relapprove_sent(const struct relapprove *p)
 }
 
 bool
+relapprove_chip_running(const struct relapprove *p)
+{
+	return p->step == RAP_CHIP && p->job[0] != '\0';
+}
+
+bool
 relapprove_open(const struct relapprove *p)
 {
 	return p->step != RAP_CLOSED;

@@ -87,5 +87,8 @@ void	relapprove_cancel(struct relapprove *p, const char *why);
 void	relapprove_tick(struct relapprove *p);
 /* The record went: the host's answer is awaited (Esc does nothing). */
 bool	relapprove_sent(const struct relapprove *p);
+/* A chip step's job runs: it ends in a signed record or a signed
+ * refusal, which the panel must be there to make (Esc stops it first). */
+bool	relapprove_chip_running(const struct relapprove *p);
 
 #endif

@@ -605,6 +605,18 @@ static const struct view_note release_notes[] = {
 	{ NULL, NULL },
 };
 
+/* The screen stays while a chip step runs: closing it would stop the job
+ * with no refusal on the audit log (release.md §6: a cut-short chip step
+ * is refused, signed). */
+static const char *
+release_holding(void *data)
+{
+	struct release_view *v = data;
+
+	return relapprove_chip_running(&v->ap) ? "chip step running: Esc "
+	    "stops it and signs its refusal" : NULL;
+}
+
 const struct view_ops release_view = {
 	.title = "Release",
 	.keys = release_keys,
@@ -616,4 +628,5 @@ const struct view_ops release_view = {
 	.update = release_update,
 	.click = release_click,
 	.status = release_status,
+	.holding = release_holding,
 };

@@ -54,6 +54,11 @@ struct view_ops {
 	/* One line for the status bar (counts, sort order) into buf; may be
 	 * NULL. */
 	void	 (*status)(struct app *, void *data, char *buf, size_t len);
+	/* What closing the screen now would drop that must not be dropped
+	 * silently (a release's chip step, which must end in a signed
+	 * record), said as the reason the console stays on it; NULL when it
+	 * may close.  May be NULL. */
+	const char *(*holding)(void *data);
 };
 
 struct view {

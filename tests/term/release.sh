@@ -134,6 +134,11 @@ keys p
 wait_for "type 2 to promote to generation 2"
 approve_promote
 wait_re "chip step +.*golden [0-9]+/16"
+# Leaving the screen would stop the job with no refusal signed: the screen
+# stays, saying so, and the chip step goes on.
+keys 1
+wait_for "Esc stops it and signs its refusal"
+wait_re "chip step +.*golden [0-9]+/16"
 keys Escape
 wait_for "refused, and the refusal is on the audit log"
 current_is 1

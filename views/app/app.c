@@ -129,6 +129,18 @@ app_close(struct app *a, const void *data)
 void
 app_switch_tab(struct app *a, const struct view_ops *ops)
 {
+	const char *why;
+	int i;
+
+	/* A screen that holds what must not be dropped keeps the console on
+	 * it, saying why (view.h: holding). */
+	for (i = 0; i < a->depth; i++) {
+		if (a->stack[i].ops->holding != NULL && (why =
+		    a->stack[i].ops->holding(a->stack[i].data)) != NULL) {
+			app_message(a, true, "%s", why);
+			return;
+		}
+	}
 	while (a->depth > 0)
 		pop(a);
 	a->filter[0] = '\0';
