@@ -39,6 +39,7 @@ fail() { say "FAIL: $*"; exit 1; }
 skip() { say "SKIP: $*"; exit 77; }
 
 . "$SRC/tests/remote/lib.sh"
+PATH_NO_BLANK=1
 sshlab_prereqs
 # host1 (ED25519) and a second sshd with an ECDSA host key.
 two_sshds khdiff

@@ -38,6 +38,7 @@ fail() { say "FAIL: $*"; exit 1; }
 skip() { say "SKIP: $*"; exit 77; }
 
 . "$SRC/tests/remote/lib.sh"
+PATH_NO_BLANK=1
 sshlab_prereqs
 two_sshds scdiff
 LOCAL_USER=$(id -un)
