@@ -11,8 +11,9 @@
 #							 accept_new: true)
 #
 # and both must pick the same address, port, user, identity files,
-# known_hosts files, host key name and policy, or refuse the config at the
-# same line.  A host-key case (kcase) also connects, to two loopback sshds
+# known_hosts files, host key name and policy, the same way there (each
+# ProxyJump hop where ssh's own `ssh -l -p HOP` for it would go, the
+# ProxyCommand as ssh expands it), or refuse the config at the same line.  A host-key case (kcase) also connects, to two loopback sshds
 # (share/sshlab.sh's host1, ED25519, and one with an ECDSA key), with the
 # real `ssh -v -o BatchMode=yes` on one copy of its known_hosts files and
 # calops on another: the same verdict (connects, unknown, changed,
