@@ -2876,3 +2876,22 @@ ssh_transport_host(struct transport *t)
 	return t != NULL && t->ops == &ssh_ops ? &((struct ssh *)t->data)->sh :
 	    NULL;
 }
+
+const struct sshhost *
+ssh_transport_jump(struct transport *t, size_t n, const char **spec)
+{
+	struct ssh *j;
+	size_t hops = 0;
+
+	if (t == NULL || t->ops != &ssh_ops)
+		return NULL;
+	for (j = ((struct ssh *)t->data)->jump; j != NULL; j = j->jump)
+		hops++;
+	if (n >= hops)
+		return NULL;
+	/* The chain runs from the host back to the first hop. */
+	for (j = ((struct ssh *)t->data)->jump; ++n < hops; j = j->jump)
+		;
+	*spec = j->t->host;
+	return &j->sh;
+}

@@ -38,6 +38,13 @@ struct transport	*ssh_transport_new(struct loop *l,
  */
 struct sshhost;
 const struct sshhost	*ssh_transport_host(struct transport *t);
+/*
+ * The nth jump host (0: the first hop, the one connected to directly) on
+ * t's way, as ssh_transport_host, its ProxyJump entry as written in
+ * *spec; NULL past the last, or for a transport that is not ssh.c's.
+ */
+const struct sshhost	*ssh_transport_jump(struct transport *t, size_t n,
+			    const char **spec);
 
 /* ARGV as one command line for a POSIX shell, each word single-quoted
  * (a ' as '\''), so that the remote shell gives the program exactly

@@ -148,8 +148,9 @@ struct sshconfig {
 	struct sshconfig_notes	 ignored;	/* "ControlMaster (FILE:LINE)"
 						   each keyword once */
 	/* ProxyJump (checked) or ProxyCommand (the rest of its line), as
-	 * written: at most one is set, the first that applies, as in ssh;
-	 * "none" is kept, it too stops the other. */
+	 * written: the first that applies, as in ssh; "none" is kept, it
+	 * too stops the other, but for "ProxyJump none", after which ssh
+	 * 9.2 still takes a ProxyCommand (then both are set). */
 	struct sshconfig_value	 proxy_jump;
 	struct sshconfig_value	 proxy_command;
 	struct sshconfig_notes	 notes;

@@ -514,11 +514,17 @@ sshconfig_kw_jump_cut(char *s, char **user, char **host, int *port)
 }
 
 /* ProxyJump and ProxyCommand share a slot, as in ssh: the first of the
- * two that applies wins, "none" included (and stays in the final pass). */
+ * two that applies wins, "none" included (and stays in the final pass),
+ * but for what ssh 9.2 does: after "ProxyJump none" a ProxyCommand is
+ * still taken, and ssh runs it (sshconfig_diff_test.sh,
+ * pj_none_then_command). */
 static bool
-kw_proxy_taken(const struct sshconfig *sc)
+kw_proxy_taken(const struct sshconfig *sc, bool command)
 {
-	return sc->proxy_jump.value != NULL || sc->proxy_command.value != NULL;
+	if (sc->proxy_command.value != NULL)
+		return true;
+	return sc->proxy_jump.value != NULL && !(command &&
+	    strcasecmp(sc->proxy_jump.value, "none") == 0);
 }
 
 /* ProxyJump: "none", or jump hosts separated by commas, each checked
@@ -547,7 +553,7 @@ kw_proxyjump(struct scparse *p, struct scfile *f, struct scline *l)
 		if (rc != 0)
 			return -1;
 	}
-	if (*f->active && !kw_proxy_taken(p->sc)) {
+	if (*f->active && !kw_proxy_taken(p->sc, false)) {
 		p->sc->proxy_jump.value = xstrdup(s);
 		sshconfig_origin_set(&p->sc->proxy_jump.from, f->path, f->line);
 	}
@@ -558,7 +564,7 @@ kw_proxyjump(struct scparse *p, struct scfile *f, struct scline *l)
 static int
 kw_proxycommand(struct scparse *p, struct scfile *f, struct scline *l)
 {
-	if (*f->active && !kw_proxy_taken(p->sc)) {
+	if (*f->active && !kw_proxy_taken(p->sc, true)) {
 		p->sc->proxy_command.value = xstrdup(l->rest);
 		sshconfig_origin_set(&p->sc->proxy_command.from, f->path,
 		    f->line);

@@ -512,7 +512,8 @@ sh_proxy_command(const struct sshhost *out, const char *key_alias,
 	return buf_detach(&b, NULL);
 }
 
-/* ProxyJump as written, or ProxyCommand expanded; "none" is neither. */
+/* ProxyJump as written, or ProxyCommand expanded; "none" is neither (a
+ * ProxyCommand after "ProxyJump none" is taken, sshconfig_kw.c). */
 static int
 sh_merge_proxy(struct sshhost *out, const struct sshconfig *sc, char *err,
     size_t errlen)
@@ -521,8 +522,8 @@ sh_merge_proxy(struct sshhost *out, const struct sshconfig *sc, char *err,
 	const char *key_alias;
 	char msg[160];
 
-	v = sc->proxy_jump.value != NULL ? &sc->proxy_jump :
-	    &sc->proxy_command;
+	v = sc->proxy_jump.value != NULL && strcasecmp(sc->proxy_jump.value,
+	    "none") != 0 ? &sc->proxy_jump : &sc->proxy_command;
 	if (v->value == NULL || strcasecmp(v->value, "none") == 0)
 		return 0;
 	sshconfig_origin_set(&out->proxy_from, v->from.file, v->from.line);

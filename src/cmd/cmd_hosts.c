@@ -298,9 +298,33 @@ strict_word(enum sshconfig_strict s)
 	    "ask" : "accept-new";
 }
 
-/* Where an ssh host goes and how it judges its host key (sshhost.h). */
+/*
+ * The jump hosts on t's way, the first hop first, each where it goes after
+ * its own ssh config lookup (its ProxyJump entry's user and port winning,
+ * as ssh's -l and -p do); null when t goes without one.
+ */
 static json_t *
-ssh_json(const struct sshhost *sh)
+proxy_jump_json(struct transport *t)
+{
+	const struct sshhost *j;
+	const char *spec;
+	json_t *a;
+	size_t n;
+
+	if (ssh_transport_jump(t, 0, &spec) == NULL)
+		return json_null();
+	a = json_array();
+	for (n = 0; (j = ssh_transport_jump(t, n, &spec)) != NULL; n++)
+		json_array_append_new(a, json_pack("{s:o,s:o,s:i,s:o}",
+		    "jump", text_json(spec), "hostname", text_json(j->hostname),
+		    "port", j->port, "user", text_json(j->user)));
+	return a;
+}
+
+/* Where an ssh host goes, the way there and how it judges its host key
+ * (sshhost.h). */
+static json_t *
+ssh_json(struct transport *t, const struct sshhost *sh)
 {
 	json_t *o, *ids = json_array();
 	size_t i;
@@ -331,6 +355,9 @@ ssh_json(const struct sshhost *sh)
 	json_object_set_new(o, "strict_host_key_checking", json_string(
 	    strict_word(sh->strict)));
 	json_object_set_new(o, "strict_why", text_json(sh->strict_why));
+	json_object_set_new(o, "proxy_jump", proxy_jump_json(t));
+	json_object_set_new(o, "proxy_command", sh->proxy_command == NULL ?
+	    json_null() : text_json(sh->proxy_command));
 	json_object_set_new(o, "notes", strings_json(sh->notes.v,
 	    sh->notes.n));
 	return o;
@@ -364,7 +391,7 @@ row_json(const struct hrow *r, int64_t now)
 	if (r->st.ask == TRANSPORT_ASK_KEY)
 		json_object_set_new(o, "unknown_host_key", json_true());
 	if ((sh = ssh_transport_host(r->t)) != NULL) {
-		json_object_set_new(o, "ssh", ssh_json(sh));
+		json_object_set_new(o, "ssh", ssh_json(r->t, sh));
 		json_object_set_new(o, "ignored", strings_json(sh->ignored.v,
 		    sh->ignored.n));
 	}

@@ -22,7 +22,9 @@ ssh's ask), so StrictHostKeyChecking decides unless it is less strict
 than accept-new.
 """
 import json
+import os
 import re
+import subprocess
 import sys
 
 SSH_DEFAULT_IDS = ["id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519",
@@ -89,6 +91,75 @@ def ssh_v_ids(text):
     return ids
 
 
+def jump_cut(spec):
+    """ProxyJump's [user@]host[:port] or ssh://[user@]host[:port] as ssh's
+    parse_ssh_uri() and parse_user_host_port() cut it: user, host, port
+    (None where not given)."""
+    if spec.startswith("ssh://"):
+        spec = spec[6:]
+    user, _, hostport = spec.rpartition("@")
+    if hostport.startswith("["):
+        host, _, rest = hostport[1:].partition("]")
+        port = rest[1:] or None
+    elif hostport.count(":") == 1:
+        host, _, port = hostport.partition(":")
+    else:
+        host, port = hostport, None
+    return user or None, host, port
+
+
+def compare_jumps(written, mine, bad):
+    """ssh -G's proxyjump against calops' hops: each hop where ssh's own
+    `ssh -l USER -p PORT HOP` (the command ssh runs for it) would go under
+    the same config, and before the first hop the jump hosts of that
+    hop's own ProxyJump, as ssh reaches them."""
+    hops = []
+    while written is not None and len(hops) < 16:
+        specs = written.split(",")
+        written = None
+        for i, spec in enumerate(reversed(specs)):
+            user, host, port = jump_cut(spec)
+            argv = ["ssh", "-G", "-F", os.environ["DIFF_CONFIG"]]
+            argv += ["-l", user] if user else []
+            argv += ["-p", port] if port else []
+            g = g_values(subprocess.run(argv + [host], capture_output=True,
+                                        text=True,
+                                        stdin=subprocess.DEVNULL).stdout)
+            hops.insert(0, [g.get(k, [None])[0]
+                            for k in ("hostname", "port", "user")])
+            # The first hop is reached by its own ProxyJump, if any.
+            if i == len(specs) - 1:
+                written = g.get("proxyjump", [None])[0]
+    got = [[h["hostname"], str(h["port"]), h["user"]] for h in mine or []]
+    if got != hops:
+        bad.append("jump hosts: ssh goes via %r, calops %r" % (hops, got))
+
+
+def proxy_expand(cmd, g):
+    """ProxyCommand as ssh's expand_proxy_command() expands it (without its
+    "exec "): %h %k %n %p %r %%."""
+    def one(key):
+        return g.get(key, [None])[0]
+    alias = os.environ["DIFF_ALIAS"]
+    tokens = {"h": one("hostname"), "k": one("hostkeyalias") or alias,
+              "n": alias, "p": one("port"), "r": one("user"), "%": "%"}
+    return re.sub(r"%(.)", lambda m: tokens.get(m.group(1), m.group(0)),
+                  cmd)
+
+
+def compare_proxy(g, sh, bad):
+    jump = g.get("proxyjump", [None])[0]
+    cmd = g.get("proxycommand", [None])[0]
+    if jump is None and sh["proxy_jump"] is not None:
+        bad.append("proxyjump: ssh none, calops %r" % sh["proxy_jump"])
+    elif jump is not None:
+        compare_jumps(jump, sh["proxy_jump"], bad)
+    want = None if cmd in (None, "none") else proxy_expand(cmd, g)
+    if want != sh["proxy_command"]:
+        bad.append("proxycommand: ssh %r (so %r), calops %r" %
+                   (cmd, want, sh["proxy_command"]))
+
+
 def compare_config(g, sh, strict_set, lab_strict, bad):
     def one(key):
         return g.get(key, [None])[0]
@@ -142,6 +213,7 @@ def compare_config(g, sh, strict_set, lab_strict, bad):
         "" if agent == "none" else agent
     if want != mine and not (agent or "").startswith("$"):
         bad.append("identityagent: ssh %r, calops %r" % (agent, mine))
+    compare_proxy(g, sh, bad)
 
 
 def main():

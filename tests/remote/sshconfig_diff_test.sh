@@ -11,8 +11,9 @@
 #							 accept_new: true)
 #
 # and both must pick the same address, port, user, identity files,
-# known_hosts files, host key name and policy, or refuse the config at the
-# same line.  A host-key case (kcase) also connects, to two loopback sshds
+# known_hosts files, host key name and policy, the same way there (each
+# ProxyJump hop where ssh's own `ssh -l -p HOP` for it would go, the
+# ProxyCommand as ssh expands it), or refuse the config at the same line.  A host-key case (kcase) also connects, to two loopback sshds
 # (share/sshlab.sh's host1, ED25519, and one with an ECDSA key), with the
 # real `ssh -v -o BatchMode=yes` on one copy of its known_hosts files and
 # calops on another: the same verdict (connects, unknown, changed,
@@ -54,6 +55,8 @@ O_EC=$(k "$T/o_ec.pub")
 N_ED="[127.0.0.1]:$PORT_ED"
 N_EC="[127.0.0.1]:$PORT_EC"
 export CALOPS_DIFF_VAR=$T/var
+# Where sshconfig_diff.py looks up the jump hosts with ssh -G itself.
+export DIFF_CONFIG=$T/config
 
 # The placeholders a case's config may hold.
 subst() {
@@ -111,8 +114,9 @@ gcase() {
 	rc=$?
 	timeout 60 "$CALOPS" hosts --json --timeout 10 --ssh-config \
 	    "$T/config" "$T/lab.yaml" >"$T/out.json" 2>"$T/err.txt"
-	verdict "$name" "$T/g.out" "$T/g.err" "$rc" "$T/out.json" \
-	    "config$(strict_set "$T/config")" "$stricter" "$ignored"
+	DIFF_ALIAS=$alias verdict "$name" "$T/g.out" "$T/g.err" "$rc" \
+	    "$T/out.json" "config$(strict_set "$T/config")" "$stricter" \
+	    "$ignored"
 }
 
 # kh FILE <LINES: a known_hosts file of the next kcase, under @KH@; a
@@ -168,7 +172,8 @@ kcase() {
 	vrc=$?
 	timeout 60 "$CALOPS" hosts --json --timeout 30 --ssh-config \
 	    "$T/config" "$T/lab.yaml" >"$T/out.json" 2>"$T/err.txt"
-	verdict "$name" "$T/g.out" "$T/g.err" "$grc" "$T/out.json" \
+	DIFF_ALIAS=$alias verdict "$name" "$T/g.out" "$T/g.err" "$grc" \
+	    "$T/out.json" \
 	    "key$(strict_set "$T/config")$labask" \
 	    "$stricter" - "$T/v.out" "$vrc" "$(added "$T/s")" \
 	    "$(added "$T/c")"
@@ -963,6 +968,194 @@ Host ed
   ConnectTimeout 20
   ServerAliveCountMax 2
   $U1
+EOF
+
+# ---- the way there: ProxyJump and ProxyCommand (ssh -G's proxyjump, each
+# hop looked up as ssh's own `ssh -l -p -J` for it would; proxycommand
+# expanded as ssh's expand_proxy_command() does) ----
+gcase pj_single h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump j1.invalid
+EOF
+gcase pj_user_port h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump ju@j1.invalid:2222
+EOF
+gcase pj_hop_own_config h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump j1
+Host j1
+  HostName j1.invalid
+  User ju
+  Port 2022
+EOF
+gcase pj_hop_user_port_win h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump over@j1:3000
+Host j1
+  HostName j1.invalid
+  User ju
+  Port 2022
+EOF
+gcase pj_chain_two h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump a@j1.invalid:2201,j2
+Host j2
+  HostName j2.invalid
+  User ju2
+EOF
+gcase pj_chain_three h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  User hu
+  ProxyJump j1,u2@j2:2002,j3
+Host j*
+  HostName %h.invalid
+  Port 2100
+  ProxyJump never.invalid
+EOF
+gcase pj_ssh_uri h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump ssh://su@j1.invalid:2200
+EOF
+gcase pj_ssh_uri_chain h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump ssh://j1.invalid,ssh://v@j2.invalid:22,w@j3.invalid
+EOF
+gcase pj_ipv6_port h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump ju@[::1]:1
+EOF
+gcase pj_hop_has_own_jump h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump j2
+Host j2
+  HostName j2.invalid
+  ProxyJump ju@j1.invalid:2001
+EOF
+gcase pj_none_first h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump none
+Host *
+  ProxyJump j1.invalid
+EOF
+gcase pj_none_then_command h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump none
+  ProxyCommand false %h
+EOF
+gcase pj_then_command h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump j1.invalid
+  ProxyCommand false %h
+EOF
+gcase command_then_pj h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyCommand false %h %p
+  ProxyJump j1.invalid
+EOF
+gcase command_none_then_pj h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyCommand none
+Host *
+  ProxyJump j1.invalid
+EOF
+gcase pj_host_first_wins h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump j1.invalid
+Host * !j*
+  ProxyJump j2.invalid
+EOF
+gcase pj_match_host h1 <<'EOF'
+Host h1
+  HostName t.invalid
+Match host t.invalid
+  ProxyJump mu@j1.invalid:2300
+EOF
+gcase pj_match_originalhost_user h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  User mu
+Match originalhost h1 user mu
+  ProxyJump j1.invalid,j2.invalid
+Match originalhost h*
+  ProxyJump never.invalid
+EOF
+gcase pj_match_not_taken h1 <<'EOF'
+Host h1
+  HostName t.invalid
+Match originalhost other
+  ProxyJump never.invalid
+EOF
+cat >"$T/inc/jump.conf" <<'EOF'
+Host h1
+  ProxyJump iu@j1.invalid:2400
+Host j1.invalid
+  User never
+EOF
+gcase pj_via_include h1 <<'EOF'
+Host h1
+  HostName t.invalid
+Include @T@/inc/jump.conf
+EOF
+gcase pj_bad_entry h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyJump j1.invalid,,j2.invalid
+EOF
+gcase pc_tokens h1 <<'EOF'
+Host h1
+  HostName T1.Invalid
+  User pu
+  Port 2500
+  ProxyCommand false %h %p %r %n %% %%h
+EOF
+gcase pc_hostkeyalias_k h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  HostKeyAlias kal
+  ProxyCommand false %k %h
+EOF
+gcase pc_k_without_alias h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  ProxyCommand false %k:%n
+EOF
+gcase pc_match_user h1 <<'EOF'
+Host h1
+  HostName t.invalid
+Match user @LOCAL@
+  ProxyCommand false %r@%h:%p
+EOF
+cat >"$T/inc/command.conf" <<'EOF'
+ProxyCommand false from-include %n
+EOF
+gcase pc_via_include h1 <<'EOF'
+Host h1
+  HostName t.invalid
+  Include @T@/inc/command.conf
+EOF
+gcase pc_user_from_later_block h1 <<'EOF'
+Host h1
+  ProxyCommand false %r %h
+Host *
+  HostName %h.invalid
+  User late
 EOF
 
 say "$PASSED passed ($STRICTER of them with calops stricter on purpose)," \

@@ -587,8 +587,24 @@ test_proxy(void **state)
 	sshhost_release(&out);
 	sshconfig_release(&sc);
 
+	/* "ProxyJump none" keeps a later ProxyJump out, not a later
+	 * ProxyCommand: ssh 9.2 runs that one. */
 	look(&sc, "p.conf", "off");
+	assert_string_equal(sc.proxy_jump.value, "none");
 	h = bare("off");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err, sizeof err),
+	    0);
+	assert_null(out.proxy_jump);
+	assert_string_equal(out.proxy_command, "nc off 22");
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+
+	/* "ProxyCommand none" keeps both out. */
+	put("n.conf", "ProxyCommand none\nProxyJump later\n"
+	    "ProxyCommand nc %h\n", 0644);
+	look(&sc, "n.conf", "x");
+	assert_null(sc.proxy_jump.value);
+	h = bare("x");
 	assert_int_equal(sshhost_merge(&out, &sc, &h, NULL, err, sizeof err),
 	    0);
 	assert_null(out.proxy_jump);
