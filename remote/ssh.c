@@ -2138,15 +2138,19 @@ static const struct child_ops proxy_ops = {
 	.done = proxy_done,
 };
 
-/* Run the ProxyCommand as ssh runs it: "exec COMMAND" by /bin/sh, its
- * stdin and stdout the socketpair's other end.  0, or -1 (refused). */
+/* Run the ProxyCommand as ssh runs it (sshconnect.c
+ * ssh_proxy_connect): "exec COMMAND" by $SHELL -c, /bin/sh when SHELL is
+ * unset or empty, its stdin and stdout the socketpair's other end.  0, or
+ * -1 (refused). */
 static int
 proxy_spawn(struct ssh *s, int fd)
 {
 	char *cmd, *argv[4], err[300];
+	const char *shell = getenv("SHELL");
 
 	cmd = xasprintf("exec %s", s->proxy_cmd);
-	argv[0] = "/bin/sh";
+	argv[0] = (char *)(shell != NULL && shell[0] != '\0' ? shell :
+	    "/bin/sh");
 	argv[1] = "-c";
 	argv[2] = cmd;
 	argv[3] = NULL;

@@ -149,6 +149,14 @@ sed -e "s|^\tProxyJump bastion$|\tProxyCommand echo no way to %h >\&2; exit 3|" 
     "$L/ssh_config" >"$T/pc_bad_config"
 hosts "$T/pc_bad_config" "$L/lab.yaml"
 expect host1 disconnected "its ProxyCommand said: no way to 127.0.0.1"
+# ssh runs the command by $SHELL -c (sshconnect.c): so does calops.
+printf '#!/bin/sh\necho "$*" >>"%s/shell.log"\nexec /bin/sh "$@"\n' "$T" \
+    >"$T/notesh"
+chmod +x "$T/notesh"
+SHELL=$T/notesh hosts "$T/pc_bad_config" "$L/lab.yaml"
+expect host1 disconnected "its ProxyCommand said: no way to 127.0.0.1"
+grep -q -- "-c exec echo no way to 127.0.0.1" "$T/shell.log" ||
+	fail "$CASE: the command was not run by \$SHELL"
 
 # ---- 6. the bastion gone ----
 CASE=bastion-down
