@@ -397,9 +397,10 @@ frame_paint(struct app *a)
 	}
 	erase();
 	if (a->cols < UI_MIN_COLS || a->rows < UI_MIN_ROWS) {
-		ui_putf(stdscr, 0, 0, a->cols, ROLE_ERROR, "terminal too small: "
-		    "%dx%d, calops needs %dx%d", a->cols, a->rows, UI_MIN_COLS,
-		    UI_MIN_ROWS);
+		/* What it needs first: a tiny terminal cuts the line. */
+		ui_putf(stdscr, 0, 0, a->cols, ROLE_ERROR, "needs %dx%d %s "
+		    "terminal too small (%dx%d)", UI_MIN_COLS, UI_MIN_ROWS,
+		    ui_glyph("·", "-"), a->cols, a->rows);
 		refresh();
 		return;
 	}
