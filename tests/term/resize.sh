@@ -38,6 +38,9 @@ if [ "$COLS" -ge 120 ]; then other="80 24"; else other="120 40"; fi
 start
 launch "$MIDPROJECT"
 board_at "$COLS"
+# The title names the workspace (no lab file: its path alone), cut from the
+# front where it is too long, before the model.
+expect_re "^ calops  …[^ ]*/midproject  qwen/qwen3-1"
 resize $other
 board_at ${other% *}
 resize 60 20
