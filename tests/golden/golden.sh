@@ -173,6 +173,8 @@ key Up Up r
 wait text this would disturb
 type 0
 dump out/confirm-g7.txt
+key Tab
+dump out/confirm-g7-command.txt
 key Enter
 wait text not started
 dump out/confirm-cancelled.txt
