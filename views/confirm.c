@@ -14,6 +14,7 @@
 #include "calops.h"
 
 #include "model/boardmodel.h"
+#include "proto/scenario.h"
 #include "views/app/app.h"
 #include "views/confirm.h"
 #include "views/core/cmdline.h"
@@ -40,6 +41,8 @@ struct confirm {
 	char			 answer[256];
 	bool			 weighed;	/* the question asked for
 						   more: running jobs */
+	bool			 raw;		/* the exact command shown
+						   (Tab), not the steps */
 	confirm_done_fn		 done;		/* or NULL */
 	void			*done_arg;
 };
@@ -313,6 +316,57 @@ draw_evidence(struct app *a, const struct confirm *c, int y, int end,
 	return y;
 }
 
+/* Text wrapped at blanks over rows [y, end) from column x; the next row. */
+static int
+draw_wrapped(int y, int end, int x, int width, enum role r, const char *text)
+{
+	const char *m = text;
+	size_t n;
+
+	while (*m != '\0' && y < end) {
+		if ((n = ui_fit_words(m, width)) == 0)
+			n = strlen(m);
+		ui_putf(stdscr, y++, x, width, r, "%.*s", (int)n, m);
+		m += n;
+		while (*m == ' ')	/* a new row starts with a word */
+			m++;
+	}
+	return y;
+}
+
+/* Whether the job is G7's whole suite: a shell script whose steps say
+ * more in words than its text does. */
+static bool
+is_suite(const struct confirm *c)
+{
+	return c->spec.kind == LJOB_GATE &&
+	    gateid_job(c->spec.gate) == GATEJOB_SUITE;
+}
+
+/* G7's steps in words (labcmd.c's g7_script): the golden run, then every
+ * fault scenario, on the one chip, each run whatever the one before did;
+ * the next row. */
+static int
+draw_steps(const struct confirm *c, int y, int end, int cols)
+{
+	char *names = scenario_names(), *text;
+
+	ui_putf(stdscr, y, 1, 9, ROLE_DIM, "steps");
+	text = xasprintf("1. the runner's golden run of the package "
+	    "(05-calbin/package) on chip %s", c->chips_text);
+	y = draw_wrapped(y, end, 10, cols - 11, ROLE_NORMAL, text);
+	free(text);
+	text = xasprintf("2-%d. the %d fault scenarios on chip %s, one after "
+	    "another: %s", SCENARIO_COUNT + 1, SCENARIO_COUNT, c->chips_text,
+	    names);
+	y = draw_wrapped(y, end, 10, cols - 11, ROLE_NORMAL, text);
+	free(text);
+	free(names);
+	y = draw_wrapped(y, end, 10, cols - 11, ROLE_DIM, "every step runs "
+	    "even when one before it failed; the job fails when any did");
+	return y;
+}
+
 static void
 confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 {
@@ -333,10 +387,20 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 		ui_put(stdscr, y++, 10, cols - 11, ROLE_NORMAL, c->where,
 		    false);
 	}
-	/* The command takes every row it needs but the three below it. */
-	ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
-	y = cmdline_draw(y, end - y > 3 ? end - 3 : y + 1, 10, cols - 11,
-	    ROLE_WARN, c->cmd, true);
+	/* The command takes every row it needs but the three below it;
+	 * G7's script is its steps in words until Tab. */
+	if (is_suite(c) && !c->raw) {
+		y = draw_steps(c, y, end, cols);
+		if (y < end) {
+			ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
+			ui_putf(stdscr, y++, 10, cols - 11, ROLE_DIM, "a /bin/sh "
+			    "script: Tab shows the exact command");
+		}
+	} else {
+		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "command");
+		y = cmdline_draw(y, end - y > 3 ? end - 3 : y + 1, 10,
+		    cols - 11, ROLE_WARN, c->cmd, true);
+	}
 	if (y < end) {
 		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "chips");
 		ui_put(stdscr, y++, 10, cols - 11, ROLE_NORMAL, c->nchips > 0 ?
@@ -382,6 +446,17 @@ confirm_draw(struct app *a, void *data, int top, int rows, int cols)
 		    c->nchips > 0 ? "chips" : "gate", c->answer);
 }
 
+/* Tab in the question: the exact command, or the steps again. */
+static void
+confirm_ask_tab(struct app *a, void *data)
+{
+	struct confirm *c = data;
+
+	(void)a;	/* the prompt redraws after every key */
+	if (is_suite(c))
+		c->raw = !c->raw;
+}
+
 static int
 confirm_action(struct app *a, void *data, enum action act)
 {
@@ -397,6 +472,7 @@ const struct view_ops confirm_view = {
 	.close = confirm_close,
 	.draw = confirm_draw,
 	.action = confirm_action,
+	.ask_tab = confirm_ask_tab,
 };
 
 void

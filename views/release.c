@@ -288,14 +288,15 @@ draw_gen(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	}
 }
 
-/* A generation's number, or "-". */
+/* A generation's number, or NONE when there is none (a missing member
+ * reads -1, never shown). */
 static void
-gen_text(long n, char *buf, size_t len)
+gen_text(long n, const char *none, char *buf, size_t len)
 {
 	if (n >= 1)
 		snprintf(buf, len, "%ld", n);
 	else
-		snprintf(buf, len, "-");
+		snprintf(buf, len, "%s", none);
 }
 
 /* The audit log's records, newest first, under its chain's state. */
@@ -339,8 +340,8 @@ draw_audit(struct release_view *v, int top, int rows, int cols)
 		}
 		actionpane_when(json_number_value(json_object_get(r, "ts")),
 		    when, sizeof when);
-		gen_text(num(r, "from"), from, sizeof from);
-		gen_text(num(r, "to"), to, sizeof to);
+		gen_text(num(r, "from"), "-", from, sizeof from);
+		gen_text(num(r, "to"), "-", to, sizeof to);
 		snprintf(line, sizeof line, "#%-4ld %s  %-8s %3s %s %-3s  %s "
 		    "[%s]: %s", num(r, "seq"), when, str(r, "action"), from,
 		    ui_glyph("→", ">"), to, str(r, "actor"), str(r, "key_id"),
@@ -403,7 +404,7 @@ release_draw(struct app *a, void *data, int top, int rows, int cols)
 	struct release_view *v = data;
 	const json_t *st = v->rc != NULL ? relclient_status(v->rc) : NULL;
 	const json_t *obs = json_object_get(st, "observation");
-	char line[1200], left[16], header[160];
+	char line[1200], left[16], header[160], cur[24], cand[24];
 	int y = top, end = top + rows, h;
 	long sel, base;
 
@@ -412,17 +413,18 @@ release_draw(struct app *a, void *data, int top, int rows, int cols)
 	    v->host != NULL ? " on " : "", v->host != NULL ? v->host : "");
 	ui_fill(stdscr, y, 0, ROLE_TITLE);
 	ui_put(stdscr, y, 1, cols / 2, ROLE_TITLE, line, false);
+	gen_text(num(st, "current"), "none", cur, sizeof cur);
+	gen_text(num(st, "candidate"), "none", cand, sizeof cand);
 	if (json_is_object(obs) && json_number_value(json_object_get(obs,
 	    "left_h")) > 0) {
 		graph_fmt_dur(json_number_value(json_object_get(obs,
 		    "left_h")) * 3600, left, sizeof left);
 		ui_putf(stdscr, y, cols / 2 + 1, cols - cols / 2 - 2,
-		    ROLE_TITLE, "current %ld · candidate %ld · observing, "
-		    "%s left", num(st, "current"), num(st, "candidate"), left);
+		    ROLE_TITLE, "current %s · candidate %s · observing, "
+		    "%s left", cur, cand, left);
 	} else if (st != NULL)
 		ui_putf(stdscr, y, cols / 2 + 1, cols - cols / 2 - 2,
-		    ROLE_TITLE, "current %ld · candidate %ld%s",
-		    num(st, "current"), num(st, "candidate"),
+		    ROLE_TITLE, "current %s · candidate %s%s", cur, cand,
 		    json_is_object(obs) ? " · observation window over" : "");
 	y++;
 	if (problem_line(v, line, sizeof line))

@@ -59,6 +59,10 @@ struct view_ops {
 	 * record), said as the reason the console stays on it; NULL when it
 	 * may close.  May be NULL. */
 	const char *(*holding)(void *data);
+	/* Tab while the screen's own question is open in the status bar:
+	 * show more of what it asks about (the confirmation: the exact
+	 * command).  May be NULL. */
+	void	 (*ask_tab)(struct app *, void *data);
 };
 
 struct view {

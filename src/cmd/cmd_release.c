@@ -395,6 +395,8 @@ print_status(const struct relstate *st)
 		printf("current:     none: %s\n", st->current_problem);
 	if (st->candidate >= 1)
 		printf("candidate:   generation %ld\n", st->candidate);
+	else
+		printf("candidate:   none\n");
 	if (st->keys_problem[0] != '\0')
 		printf("keys:        %s\n", st->keys_problem);
 	if (st->revocations_problem[0] != '\0')

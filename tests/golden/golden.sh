@@ -10,7 +10,8 @@
 # read the diff before committing it).
 #
 # What varies from run to run is made fixed before comparing, never skipped:
-# the temp folder's random part (whole or cut by a column), a job's id,
+# the temp folder's random part (whole, cut by a column, or cut from the
+# front in the title's workspace), a job's id,
 # clock times, age and date, process ids, and the version and machine a
 # job says it started on.  The temp
 # folder is made under /tmp with a fixed-length name, so that the paths on
@@ -172,6 +173,8 @@ key Up Up r
 wait text this would disturb
 type 0
 dump out/confirm-g7.txt
+key Tab
+dump out/confirm-g7-command.txt
 key Enter
 wait text not started
 dump out/confirm-cancelled.txt
@@ -276,6 +279,18 @@ key Enter
 wait text cancelled
 dump out/release-cancelled.txt
 key Q"
+# A release folder with nothing in it yet: no generation is current or a
+# candidate, and the screen says so in words (never -1).
+cp -a "$SRC/share/examples/complete" "$TMP/norel" || exit 1
+rm -rf "$TMP/norel/08-release/current" "$TMP/norel/08-release/generations" \
+    "$TMP/norel/08-release/audit.jsonl"
+mkdir "$TMP/norel/08-release/generations" || exit 1
+headless_ws norel "timeout 60
+wait board
+key 9
+wait text chain intact
+dump out/release-none.txt
+key Q"
 
 for f in "$TMP"/out/*.txt; do
 	sed -i -E -e "s|$TMP|$MASK|g" \
@@ -292,6 +307,7 @@ for f in "$TMP"/out/*.txt; do
 	    -e 's/("(pid|supervisor)_start": )"[^"]*"/\1"BOOT:TICKS"/' \
 	    -e '/^. *"(started|ended|age)": /s/: [0-9][0-9.e+-]*/: TIME/' \
 	    -e '/^. (Ran for|as the host listed it) /s/[0-9]+[smhd]/AGE/' \
+	    -e '1s/^(. calops  )(…|~)[^ /]*\//\1\2TMP\//' \
 	    "$f"
 done
 if [ "${CALOPS_GOLDEN_UPDATE:-0}" = 1 ]; then

@@ -1025,6 +1025,16 @@ run 0 release audit "$W"
 said '4 records, the chain verifies'
 invariant "the example"
 
+# Nothing signed yet: status says none in words for current and the
+# candidate (never -1 or a missing line).
+cp -a "$EXAMPLE" "$T/norel"
+rm -rf "$T/norel/08-release/current" "$T/norel/08-release/generations" \
+    "$T/norel/08-release/audit.jsonl"
+mkdir "$T/norel/08-release/generations"
+run 1 release status "$T/norel"
+said '^current: +none: '
+said '^candidate: +none$'
+
 # ---- the chip step on an SSH host (share/sshlab.sh) ----
 # The same promote, its chip step run over SSH on a loopback lab host whose
 # lab file names this workspace: passed, with its record; and killed right

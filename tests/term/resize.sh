@@ -1,5 +1,6 @@
 # resize.sh: the board reflows when the terminal is resized (120x40 <->
-# 80x24), says "terminal too small" below 80x24 and comes back after.
+# 80x24), says what it needs ("needs 80x24 · terminal too
+# small") below 80x24 and comes back after.
 . "$(dirname "$0")/lib.sh"
 
 # resize COLS ROWS: resize the window and wait for tmux to say it did.
@@ -37,13 +38,19 @@ if [ "$COLS" -ge 120 ]; then other="80 24"; else other="120 40"; fi
 start
 launch "$MIDPROJECT"
 board_at "$COLS"
+# The title names the workspace (no lab file: its path alone), cut from the
+# front where it is too long, before the model.
+expect_re "^ calops  …[^ ]*/midproject  qwen/qwen3-1"
 resize $other
 board_at ${other% *}
 resize 60 20
-wait_for "terminal too small: 60x20, calops needs 80x24"
+wait_for "needs 80x24 · terminal too small (60x20)"
 reject "GATE STATUS"
 resize 79 40
-wait_for "terminal too small: 79x40, calops needs 80x24"
+wait_for "needs 80x24 · terminal too small (79x40)"
+# A tiny terminal cuts the line: what it needs comes first, so it shows.
+resize 12 3
+wait_re "^needs 80x24"
 resize "$COLS" "$ROWS"
 board_at "$COLS"
 

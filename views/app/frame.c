@@ -87,15 +87,23 @@ draw_title(struct app *a)
 	const struct board_eval *e = &app_board(a)->now;
 	const struct board_gate *g = NULL;
 	size_t i, pass = 0, tab = view_tab_index(a->stack[0].ops);
-	char cur[48];
+	char cur[48], *where;
 	int x, room;
 
 	/* The current tab is never left out: the title gives way to it. */
 	room = a->cols - 2 - tab_label(a, tab, true, true, cur, sizeof cur);
 	ui_fill(stdscr, 0, 0, ROLE_TITLE);
 	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
-	x += ui_put(stdscr, 0, x, a->cols / 3, ROLE_TITLE,
-	    e->valid && e->model_id != NULL ? e->model_id : a->ws, false);
+	/* Which workspace, as host:path (the path alone with no lab file):
+	 * two consoles on two copies of a model look alike otherwise.  Cut
+	 * from the front, where a path says least. */
+	where = a->ws_lab_host != NULL ? xasprintf("%s:%s", a->ws_lab_host,
+	    a->ws) : xstrdup(a->ws);
+	x += ui_put_tail(stdscr, 0, x, a->cols / 6, ROLE_TITLE, where);
+	free(where);
+	if (e->valid && e->model_id != NULL)
+		x += ui_putf(stdscr, 0, x, a->cols / 5, ROLE_TITLE, "  %s",
+		    e->model_id);
 	if (e->valid) {
 		for (i = 0; i < GATE_COUNT; i++) {
 			pass += e->gates[i].status == GS_PASS;
@@ -397,9 +405,10 @@ frame_paint(struct app *a)
 	}
 	erase();
 	if (a->cols < UI_MIN_COLS || a->rows < UI_MIN_ROWS) {
-		ui_putf(stdscr, 0, 0, a->cols, ROLE_ERROR, "terminal too small: "
-		    "%dx%d, calops needs %dx%d", a->cols, a->rows, UI_MIN_COLS,
-		    UI_MIN_ROWS);
+		/* What it needs first: a tiny terminal cuts the line. */
+		ui_putf(stdscr, 0, 0, a->cols, ROLE_ERROR, "needs %dx%d %s "
+		    "terminal too small (%dx%d)", UI_MIN_COLS, UI_MIN_ROWS,
+		    ui_glyph("·", "-"), a->cols, a->rows);
 		refresh();
 		return;
 	}

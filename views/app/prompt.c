@@ -283,6 +283,20 @@ answer(struct app *a, const char *text)
 	explicit_bzero(copy, sizeof copy);
 }
 
+/* Tab in a question the top screen asked (its data is the question's
+ * argument): that screen shows more; the answer typed so far stays. */
+static void
+ask_tab(struct app *a)
+{
+	struct view *v;
+
+	if (a->depth == 0)
+		return;
+	v = &a->stack[a->depth - 1];
+	if (v->ops->ask_tab != NULL && v->data == a->ask_arg)
+		v->ops->ask_tab(a, v->data);
+}
+
 /* A key while the prompt is open; a filter applies as it is typed. */
 static int
 prompt_key1(struct app *a, int key)
@@ -326,6 +340,8 @@ prompt_key1(struct app *a, int key)
 		a->input[0] = '\0';
 	} else if (key == '\t' && a->mode == MODE_COMMAND)
 		complete(a);
+	else if (key == '\t' && a->mode == MODE_ASK)
+		ask_tab(a);
 	else if (key >= 0x20 && key < 0x100 && key != 0x7f &&
 	    a->input_len + 1 < sizeof a->input) {
 		a->input[a->input_len++] = (char)key;

@@ -357,6 +357,47 @@ ui_put(WINDOW *w, int y, int x, int width, enum role r, const char *s,
 	return cols;
 }
 
+/* Bytes of the first character of s (at least one). */
+static size_t
+char_len(const char *s)
+{
+	mbstate_t mb;
+	size_t n;
+
+	memset(&mb, 0, sizeof mb);
+	n = mbrtowc(NULL, s, MB_CUR_MAX, &mb);
+	return n == 0 || n == (size_t)-1 || n == (size_t)-2 ? 1 : n;
+}
+
+int
+ui_put_tail(WINDOW *w, int y, int x, int width, enum role r, const char *s)
+{
+	char *clean, *p;
+	int cols;
+
+	if (width <= 0)
+		return 0;
+	clean = text_sanitize_str(s != NULL ? s : "");
+	p = clean;
+	/* Dropped from the front, a character at a time, until the rest and
+	 * the ellipsis fit. */
+	if ((cols = text_cols(p)) > width) {
+		while (*p != '\0' && cols + 1 > width) {
+			p += char_len(p);
+			cols = text_cols(p);
+		}
+		cols++;
+	}
+	wattrset(w, role_attr[r]);
+	wmove(w, y, x);
+	if (p != clean)
+		waddstr(w, ui_glyph("…", "~"));
+	waddstr(w, p);
+	wattrset(w, role_attr[ROLE_NORMAL]);
+	free(clean);
+	return cols;
+}
+
 int
 ui_putf(WINDOW *w, int y, int x, int width, enum role r, const char *fmt, ...)
 {

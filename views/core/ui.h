@@ -51,6 +51,10 @@ const char *ui_glyph(const char *utf8, const char *ascii);
  */
 int	 ui_put(WINDOW *w, int y, int x, int width, enum role r, const char *s,
 	    bool pad);
+/* The same, cut from the front ("…/models/qwen"): for a path, whose end
+ * says most.  No padding. */
+int	 ui_put_tail(WINDOW *w, int y, int x, int width, enum role r,
+	    const char *s);
 /* How many bytes of s, already sanitised, fit in width columns: where to
  * break it over rows without cutting a character. */
 size_t	 ui_fit(const char *s, int width);
