@@ -45,7 +45,7 @@ clean() {
 
 # not_cleared VIEW: the frame around the hostile text is all there.
 not_cleared() {
-	expect_re "^ calops  .*  qwen/qwen3-1"
+	expect_re "^ calops  .*  qwen/qwen3-"
 	expect "$1"
 	expect "BLOCKED_COMPILER — no launch date may be promised"
 	expect_re "\? help$"

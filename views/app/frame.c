@@ -34,6 +34,22 @@ tab_label(const struct app *a, size_t i, bool on, bool title, char *buf,
 	return ui_width(buf);
 }
 
+/* The columns of the tab bar with the other tabs by their digit. */
+static int
+tabs_digits_width(const struct app *a)
+{
+	char label[48];
+	int digits = 0;
+	size_t i;
+	bool on;
+
+	for (i = 0; i < view_ntabs(); i++) {
+		on = a->stack[0].ops == view_tab(i);
+		digits += tab_label(a, i, on, on, label, sizeof label);
+	}
+	return digits;
+}
+
 /* The tab bar, right-aligned after column x: every tab with its title;
  * when they do not all fit, the others by their digit only; when even that
  * does not fit, only the current one (it must never be the one left out). */
@@ -41,15 +57,12 @@ static void
 draw_tabs(struct app *a, int x)
 {
 	char label[48];
-	int w, full = 0, digits = 0, lw;
+	int w, full = 0, digits = tabs_digits_width(a), lw;
 	size_t i;
 	bool on, titles, others;
 
-	for (i = 0; i < view_ntabs(); i++) {
-		on = a->stack[0].ops == view_tab(i);
+	for (i = 0; i < view_ntabs(); i++)
 		full += tab_label(a, i, false, true, label, sizeof label);
-		digits += tab_label(a, i, on, on, label, sizeof label);
-	}
 	titles = x + 1 + full <= a->cols;
 	others = titles || x + 1 + digits <= a->cols;
 	memset(a->tab_x1, 0, sizeof a->tab_x1);
@@ -87,11 +100,12 @@ draw_title(struct app *a)
 	const struct board_eval *e = &app_board(a)->now;
 	const struct board_gate *g = NULL;
 	size_t i, pass = 0, tab = view_tab_index(a->stack[0].ops);
-	char cur[48], *where;
-	int x, room;
+	char cur[48], status[160], *where;
+	int x, room, room_status, rest;
 
 	/* The current tab is never left out: the title gives way to it. */
-	room = a->cols - 2 - tab_label(a, tab, true, true, cur, sizeof cur);
+	room = room_status = a->cols - 2 - tab_label(a, tab, true, true, cur,
+	    sizeof cur);
 	ui_fill(stdscr, 0, 0, ROLE_TITLE);
 	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
 	/* Which workspace, as host:path (the path alone with no lab file):
@@ -99,11 +113,7 @@ draw_title(struct app *a)
 	 * from the front, where a path says least. */
 	where = a->ws_lab_host != NULL ? xasprintf("%s:%s", a->ws_lab_host,
 	    a->ws) : xstrdup(a->ws);
-	x += ui_put_tail(stdscr, 0, x, a->cols / 6, ROLE_TITLE, where);
-	free(where);
-	if (e->valid && e->model_id != NULL)
-		x += ui_putf(stdscr, 0, x, a->cols / 5, ROLE_TITLE, "  %s",
-		    e->model_id);
+	status[0] = '\0';
 	if (e->valid) {
 		for (i = 0; i < GATE_COUNT; i++) {
 			pass += e->gates[i].status == GS_PASS;
@@ -114,15 +124,31 @@ draw_title(struct app *a)
 		/* "G7" alone says little: the gate the project is at, by
 		 * name, and how far the board is. */
 		if (g != NULL)
-			x += ui_putf(stdscr, 0, x, room - x, ROLE_TITLE,
-			    "  at %s %s %s %zu/%d pass", g->id, g->name,
-			    ui_glyph("·", "-"), pass, GATE_COUNT);
-		else
-			x += ui_putf(stdscr, 0, x, room - x, ROLE_TITLE,
-			    "  %s %s %zu/%d pass", e->project_status != NULL ?
-			    e->project_status : "?", ui_glyph("·", "-"), pass,
+			snprintf(status, sizeof status, "  at %s %s %s %zu/%d "
+			    "pass", g->id, g->name, ui_glyph("·", "-"), pass,
 			    GATE_COUNT);
+		else
+			snprintf(status, sizeof status, "  %s %s %zu/%d pass",
+			    e->project_status != NULL ? e->project_status : "?",
+			    ui_glyph("·", "-"), pass, GATE_COUNT);
 	}
+	/* Where the project stands comes first: the workspace and the model
+	 * id take what it leaves, each at most its share of the line, and
+	 * leave the other tabs their digits when the line has room for all
+	 * of it (the current tab alone otherwise). */
+	if (a->cols - 2 - tabs_digits_width(a) - x - ui_width(status) >= 24)
+		room = a->cols - 2 - tabs_digits_width(a);
+	rest = (room - x - ui_width(status)) / 2;
+	x += ui_put_tail(stdscr, 0, x, rest < 0 ? 0 : rest < a->cols / 6 ?
+	    rest : a->cols / 6, ROLE_TITLE, where);
+	free(where);
+	rest = room - x - ui_width(status);
+	if (e->valid && e->model_id != NULL && rest > 0)
+		x += ui_putf(stdscr, 0, x, rest < a->cols / 5 ? rest :
+		    a->cols / 5, ROLE_TITLE, "  %s", e->model_id);
+	if (status[0] != '\0')
+		x += ui_putf(stdscr, 0, x, room_status - x, ROLE_TITLE, "%s",
+		    status);
 	draw_tabs(a, x);
 }
 
