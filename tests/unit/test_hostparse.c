@@ -86,7 +86,8 @@ jobs_bad(const char *text, const char *expect)
 	assert_null(jobs.v);
 	if (strcmp(err, expect) != 0 && strncmp(err, expect,
 	    strlen(expect)) != 0)
-		fail_msg("'%s': '%s', not '%s'", text, err, expect);
+		fail_msg("'%s': '%s', not '%s'", text != NULL ? text :
+		    "(nothing)", err, expect);
 }
 
 #define JOBS(s)	"{\"schema\":\"calops-jobs/v1\",\"jobs\":[" s "]}"
@@ -145,7 +146,8 @@ version_bad(const char *text, const char *expect)
 	assert_int_equal(hostcmd_version_parse(text, text != NULL ?
 	    strlen(text) : 0, &v, err, sizeof err), -1);
 	if (strncmp(err, expect, strlen(expect)) != 0)
-		fail_msg("'%s': '%s', not '%s'", text, err, expect);
+		fail_msg("'%s': '%s', not '%s'", text != NULL ? text :
+		    "(nothing)", err, expect);
 }
 
 static void
