@@ -428,7 +428,7 @@ static void
 print_jumps(const struct transport_status *st, int64_t now)
 {
 	const struct transport_jump *j;
-	char rtt[32], name[24];
+	char rtt[32], name[sizeof st->jumps[0].name + 8];
 	size_t i;
 
 	for (i = 0; i < st->njumps; i++) {
