@@ -218,7 +218,7 @@ test_release(void **state)
 	};
 	const char *ok = "{\"schema\":\"calops-release-status/v1\","
 	    "\"current\":2}";
-	json_t *doc;
+	json_t *doc, *stale;
 	char err[200];
 	size_t i;
 
@@ -228,8 +228,11 @@ test_release(void **state)
 	assert_int_equal(json_integer_value(json_object_get(doc, "current")),
 	    2);
 	json_decref(doc);
+	/* Not NULL going in, so that NULL coming out says the parser set it;
+	 * the object is the test's, freed once. */
+	stale = json_object();
 	for (i = 0; i < nitems(bad); i++) {
-		doc = json_object();
+		doc = stale;
 		assert_int_equal(hostcmd_release_parse(bad[i][0],
 		    strlen(bad[i][0]), "status", &doc, err, sizeof err), -1);
 		assert_null(doc);
@@ -237,6 +240,7 @@ test_release(void **state)
 			fail_msg("'%s': '%s', not '%s'", bad[i][0], err,
 			    bad[i][1]);
 	}
+	json_decref(stale);
 }
 
 static void
