@@ -77,6 +77,23 @@ tm() {
 	TMUX_TMPDIR=$TMP tmux -u -L "$SOCKET" -f /dev/null "$@"
 }
 
+# stop_server: kill the tmux server and wait until it is gone: kill-server
+# returns before the server has exited, and a new-session that reaches the
+# dying server's socket fails with "server exited unexpectedly".  Gone is
+# when a client finds no one listening ("no server running"); the socket
+# file itself stays.
+stop_server() {
+	local end
+
+	tm kill-server >/dev/null 2>&1
+	end=$(($(now_ms) + WAIT_SECS * 1000))
+	until tm has-session 2>&1 | grep -q "no server running"; do
+		[ "$(now_ms)" -ge "$end" ] &&
+		    fail "the tmux server did not exit in $WAIT_SECS s"
+		sleep 0.05
+	done
+}
+
 cleanup() {
 	tm kill-server >/dev/null 2>&1
 	rm -rf "$TMP"

@@ -102,6 +102,6 @@ for term in screen tmux-256color xterm-256color; do
 	wait_exit 0
 	[ "$(tm display -p -t test '#{mouse_any_flag}#{mouse_sgr_flag}')" = 00 ] ||
 	    fail "$term: mouse modes left on after q"
-	tm kill-server
+	stop_server
 done
 finish
