@@ -10,6 +10,9 @@
  * of times faster than the wall: graphs, elapsed time and the cursor are in
  * tool time, and a live job's "now" is its last sample's ts plus the wall
  * time since its last event, so a stream gone quiet shows a growing gap.
+ * While its host is not up or replays what it held (soakpane_link), "now"
+ * stays at the last event: the windows do not slide, the headlines hold
+ * their values and say for how long, and no ETA is guessed.
  * Freshness is the wall clock's (soakpane.c).  A 1 s timer redraws while
  * the view is on top and its job is live, and only then: an idle console
  * stays idle.
@@ -97,11 +100,12 @@ soak_alerts(struct labmodel *lm, struct soak_alert_count *c)
 
 /* The job's "now" in tool time (see the top of the file). */
 double
-soak_job_now(const struct ljob *j)
+soak_job_now(const struct soak *v, const struct ljob *j)
 {
 	if (isnan(j->last_ts))
 		return NAN;
-	if (!labmodel_job_live(j) || isnan(j->last_recv))
+	if (!labmodel_job_live(j) || isnan(j->last_recv) ||
+	    v->link != SOAK_LINK_LIVE)
 		return j->last_ts;
 	return j->last_ts + fmax(0, jobevent_now() - j->last_recv);
 }
@@ -112,7 +116,7 @@ soak_job_now(const struct ljob *j)
 static double
 soak_view_end(const struct soak *v, const struct ljob *j)
 {
-	double now = soak_job_now(j);
+	double now = soak_job_now(v, j);
 
 	return isnan(v->cursor) ? now : fmin(now, v->cursor + zooms[v->zoom] /
 	    4);
@@ -234,7 +238,7 @@ soak_run_verdict(struct soak *v, const struct ljob *j, char *why, size_t len)
 		x[k] = n > 0 ? sketch_quantile(&v->sk, 0.99) : NAN;
 	}
 	n = soak_select(v, j, gdefs[2].metric, false);
-	x[2] = metricsview_mean(v->sel, n, MWIN_RUN, soak_job_now(j));
+	x[2] = metricsview_mean(v->sel, n, MWIN_RUN, soak_job_now(v, j));
 	for (k = 0; k < 3 && verdict != 0; k++) {
 		if (isnan(sla[k]) || isnan(x[k]))
 			verdict = -1;
@@ -290,7 +294,7 @@ headline(struct soak *v, const struct ljob *j, const struct gdef *d,
     size_t n, const struct mcell *at, double sla, double *x, char *val,
     size_t vlen, char *age, size_t alen)
 {
-	double now = soak_job_now(j), last = -INFINITY;
+	double now = soak_job_now(v, j), last = -INFINITY;
 	enum mwin w = shown_window(v, j);
 	char a[16], b[16];
 	size_t i;
@@ -299,9 +303,15 @@ headline(struct soak *v, const struct ljob *j, const struct gdef *d,
 	age[0] = '\0';
 	for (i = 0; i < n; i++)
 		last = fmax(last, metricsview_series_last_ts(v->sel[i]));
-	/* How old the newest sample is, while the run is live. */
-	if (isnan(v->cursor) && labmodel_job_live(j) && isfinite(last) &&
-	    isfinite(now)) {
+	/* How old the newest sample is, while the run is live; with its host
+	 * away or replaying, how long the value has been held. */
+	if (isnan(v->cursor) && labmodel_job_live(j) && v->link !=
+	    SOAK_LINK_LIVE) {
+		graph_fmt_dur(fmax(jobevent_now() - (isnan(j->last_recv) ?
+		    j->started : j->last_recv), 0), a, sizeof a);
+		snprintf(age, alen, "held %s", a);
+	} else if (isnan(v->cursor) && labmodel_job_live(j) &&
+	    isfinite(last) && isfinite(now)) {
 		graph_fmt_dur(now - last, a, sizeof a);
 		snprintf(age, alen, "%s ago", a);
 	}
@@ -637,8 +647,11 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 	}
 	if (labmodel_job_live(j) && v->timer == 0)
 		v->timer = loop_add_timer(app_loop(a), SOAK_TICK_MS, tick, v);
-	if (j->metrics != NULL && isfinite(soak_job_now(j)))
-		metrics_tick(j->metrics, soak_job_now(j));
+	/* The windows slide with the clock only while the host is heard:
+	 * away, the headlines hold what the last event left. */
+	v->link = soakpane_link(v, j);
+	if (j->metrics != NULL && isfinite(soak_job_now(v, j)))
+		metrics_tick(j->metrics, soak_job_now(v, j));
 	soakpane_draw_header(v, j, top, cols);
 	pane = v->pane ? rows / 3 > 3 ? rows / 3 : 3 : 0;
 	draw_grid(v, j, top + 3, rows - 3 - pane, cols);
@@ -650,7 +663,7 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 static int
 step(struct soak *v, const struct ljob *j, int dir)
 {
-	double now = soak_job_now(j), at, first = j->first_ts;
+	double now = soak_job_now(v, j), at, first = j->first_ts;
 
 	if (isnan(now))
 		return R_NONE;
@@ -744,6 +757,7 @@ static const struct view_note soak_notes[] = {
 	{ "cursor (<- ->)", "a time: a rule on every graph, values there" },
 	{ "  live (L)", "no cursor: the graphs end now and follow the run" },
 	{ "3s ago", "how old a graph's newest sample is" },
+	{ "held 2m", "host away or catching up: the value as last heard" },
 	{ "SLA line", "G0's SLA; the headline's mark: held or broken" },
 	{ "red, #", "beyond the SLA while an alert was open" },
 	{ "yellow, !", "beyond it too briefly to alert (a brief dip)" },
