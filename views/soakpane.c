@@ -498,8 +498,8 @@ soakpane_draw_none(struct app *a, int top, int cols)
 	const char *why = start_blocked(a);
 	int x = 2;
 
-	ui_putf(stdscr, top + 1, 2, cols - 4, ROLE_NORMAL, "No soak has run "
-	    "from this console yet.");
+	ui_putf(stdscr, top + 1, 2, cols - 4, ROLE_NORMAL, "No soak running "
+	    "or recent on the lab's hosts (listed every 10 s).");
 	if (why != NULL) {
 		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s", why);
 		return;
