@@ -92,7 +92,7 @@ job_of(struct labmodel *lm, const struct lhost *h, json_t *record)
 {
 	json_t *argv = json_object_get(record, "argv");
 	struct ljob_int *j = xcalloc(1, sizeof *j);
-	const char *calbin = option(argv, "--calbin"), *cut;
+	const char *calbin = option(argv, "--calbin"), *cut, *actor;
 	int chips[ADOPT_CHIPS_MAX];
 	struct buf b = BUF_INIT;
 	size_t i;
@@ -119,9 +119,13 @@ job_of(struct labmodel *lm, const struct lhost *h, json_t *record)
 		    arg_at(argv, i) : "");
 	buf_addc(&b, '\0');
 	j->pub.command = buf_detach(&b, NULL);
-	j->pub.label = xasprintf("soak %s · chips %s", option(argv,
+	/* Who started it, when its host's record says (an older calops's
+	 * does not): the label carries it, into the record and the screens. */
+	actor = json_string_value(json_object_get(record, "actor"));
+	j->pub.label = xasprintf("soak %s · chips %s%s%s", option(argv,
 	    "--duration") != NULL ? option(argv, "--duration") : "?",
-	    option(argv, "--chips"));
+	    option(argv, "--chips"), actor != NULL ? " · by " : "",
+	    actor != NULL ? actor : "");
 	/* The host's clock, as its record says (this one's when it does
 	 * not: the job's record needs a number). */
 	j->pub.started = json_is_number(json_object_get(record, "started")) ?

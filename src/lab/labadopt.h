@@ -8,7 +8,9 @@
  * live; the Soak screen shows it like any other.
  *
  * Only a soak: the runner's `stress` command as labcmd.c builds it (its
- * --duration, --chips and --calbin say its target, chips and workspace).
+ * --duration, --chips and --calbin say its target, chips and workspace);
+ * its record's actor, when the host writes one, who started it (the
+ * label says "· by WHO").
  */
 #ifndef CALOPS_LABADOPT_H
 #define CALOPS_LABADOPT_H

@@ -4,6 +4,8 @@
 # folder as soon as its Soak screen lists the lab's jobs, caught up from
 # the host's events and then moving live; Enter (or s) on its row in Jobs
 # opens it in the Soak view; after a restart the console still shows it.
+# A second console on a state folder of its own shows it too, moving, and
+# again after it restarts.
 . "$(dirname "$0")/lib.sh"
 
 demo_lab --time-scale 100
@@ -16,20 +18,26 @@ elapsed() {
 	screen | grep -o '[0-9hms]*/24h' | head -1
 }
 
+# moves WHERE: the soak's elapsed time changes on the screen (10 s at most).
+moves() {
+	local first now i
+
+	first=$(elapsed)
+	for i in $(seq 1 100); do
+		now=$(elapsed)
+		[ -n "$now" ] && [ "$now" != "$first" ] && return 0
+		sleep 0.1
+	done
+	fail "the soak does not move in $1 ($first)"
+}
+
 start CALOPS_JOBS_DIR="$TMP/jobdir"
 launch "$TMP/lab.yaml"
 wait_re "^ G9 "
 keys 5
 wait_for "[5 Soak]"
 WAIT_SECS=30 wait_re "(running|catching up) +soak 24h · chips 0,1 @local"
-first=$(elapsed)
-for i in $(seq 1 100); do
-	now=$(elapsed)
-	[ -n "$now" ] && [ "$now" != "$first" ] && break
-	sleep 0.1
-done
-[ -n "$now" ] && [ "$now" != "$first" ] ||
-	fail "the soak does not move in the Soak view ($first)"
+moves "the Soak view"
 wait_re "TTFT p99 [0-9]"
 
 # From the Jobs screen: s on its row pushes the Soak view on it.
@@ -50,5 +58,25 @@ keys 5
 wait_re "(running|catching up) +soak 24h · chips 0,1 @local"
 [ -s "$TMP/state/calops/streams/local/lab-soak.jsonl" ] ||
 	fail "no mirror of the soak this console did not start"
+
+# Another console, on a state folder of its own (another person's): it
+# shows the same soak, moving, and again once started anew.
+pane_env CALOPS_JOBS_DIR="$TMP/jobdir" XDG_STATE_HOME="$TMP/stateB"
+mkdir -p "$TMP/stateB"
+second "$TMP/lab.yaml"
+ON=second
+wait_re "^ G9 "
+reject "jobs watched"
+keys 5
+WAIT_SECS=30 wait_re "(running|catching up) +soak 24h · chips 0,1 @local"
+moves "the other console"
+[ -s "$TMP/stateB/calops/streams/local/lab-soak.jsonl" ] ||
+	fail "the other console keeps no mirror of the soak"
+tm kill-session -t second
+second "$TMP/lab.yaml"
+wait_re "^ G9 "
+keys 5
+WAIT_SECS=30 wait_re "(running|catching up) +soak 24h · chips 0,1 @local"
+ON=test
 quit_calops
 finish
