@@ -11,14 +11,27 @@
  * chip id has been typed in the status bar (with a running job on that
  * chip, its id or the word disturb: confirm.h's rule); anything else
  * cancels, and --readonly refuses.  H moves to the next host that can run
- * faults.  The screen is redrawn when the lab model says something
- * changed, so it needs no timer: it shows times, not ages.
+ * faults.
+ *
+ * Where the cells come from (lab.md, "Where each screen's truth comes
+ * from"): the host's own result files, 06-runtime/faults/<S>.json in its
+ * workspace (faultfiles.h: the newest result of each scenario there,
+ * whoever ran it), each matched to the job of the host's job list that
+ * wrote it (who started it, when it ended, how); where a file has no
+ * word for a chip, the results this console followed as events.  A file
+ * its job contradicts is shown as such (≠), never as passed.  The files
+ * and the job list are read when the screen opens, on R, on H, and every
+ * FAULTS_POLL_MS while it is on top; the lab model's changes redraw it.
  */
 #include "calops.h"
 
+#include <math.h>
+
 #include "base/buf.h"
 #include "base/text.h"
+#include "model/faultfiles.h"
 #include "model/faultfold.h"
+#include "model/joblist.h"
 #include "proto/scenario.h"
 #include "views/actionpane.h"
 #include "views/app/app.h"
@@ -33,6 +46,7 @@
 #define SUMMARY_MIN	16	/* the folded line beside the grid, if room */
 #define GRID_ROWS	(2 + SCENARIO_COUNT)
 #define DISTURB_MAX	8	/* live jobs named in the warning */
+#define FAULTS_POLL_MS	5000	/* the host's files read again */
 
 struct faults_view {
 	struct app		*app;
@@ -41,6 +55,10 @@ struct faults_view {
 	size_t			 nchips;
 	struct fold_state	*cells;		/* [scenario * nchips + chip] */
 	struct fold_src		 src;		/* the model's, as last drawn */
+	struct faultfiles	*files;		/* the host's result files */
+	struct joblist		*jobs;		/* its jobs: who wrote them */
+	json_t			**records;	/* the host's job records */
+	long			 timer;
 	size_t			 sc, ch;	/* the selected cell */
 	size_t			 ch_first;	/* the first chip shown */
 	size_t			 hist_top;	/* history rows scrolled past */
@@ -97,18 +115,57 @@ set_host(struct faults_view *v, size_t i)
 	v->ch = v->ch_first = v->hist_top = 0;
 }
 
+/* Read the shown host's result files and every host's jobs again. */
+static void
+load(struct faults_view *v)
+{
+	const char *ws = labmodel_host_workspace(app_labmodel(v->app),
+	    host_name(v), labrun_workspace(v->app, host_name(v)));
+
+	if (ws != NULL && faultfiles_pending(v->files) == 0)
+		faultfiles_load(v->files, host_name(v), ws);
+	joblist_reload(v->jobs);
+}
+
 static struct fold_state *
 cell_at(struct faults_view *v, size_t s, size_t c)
 {
 	return &v->cells[s * v->nchips + c];
 }
 
-/* Every cell from the model (its pointers live until the next callbacks,
- * so this runs before each use). */
+/* The host's result files, each with the job that wrote it (the rows of
+ * the host's job list), for the grid. */
+static void
+files_src(struct faults_view *v)
+{
+	const char *ws = faultfiles_ws(v->files);
+	struct fold_file *f;
+	size_t i, n, nr = 0;
+
+	v->src.files = NULL;
+	v->src.nfiles = 0;
+	if (faultfiles_host(v->files) == NULL ||
+	    strcmp(faultfiles_host(v->files), host_name(v)) != 0)
+		return;
+	v->records = xreallocarray(v->records, joblist_nrows(v->jobs) + 1,
+	    sizeof *v->records);
+	for (i = 0; i < joblist_nrows(v->jobs); i++)
+		if (strcmp(joblist_row(v->jobs, i)->host, host_name(v)) == 0)
+			v->records[nr++] = joblist_row(v->jobs, i)->record;
+	f = faultfiles_files(v->files, &n);
+	for (i = 0; i < n; i++)
+		faultfold_file_job(&f[i], ws, v->records, nr);
+	v->src.files = f;
+	v->src.nfiles = n;
+}
+
+/* Every cell from the model and the host's files (their pointers live
+ * until the next callbacks, so this runs before each use). */
 static void
 compute(struct faults_view *v)
 {
 	faultfold_src_load(&v->src, app_labmodel(v->app));
+	files_src(v);
 	faultfold_grid(&v->src, host_name(v), v->chips, v->nchips, v->cells);
 }
 
@@ -125,6 +182,8 @@ outcome_glyph(enum fold_outcome o, enum role *r)
 	};
 
 	*r = o < nitems(t) ? t[o].role : ROLE_FAIL;
+	if (o == FO_DISAGREES)
+		return ui_glyph("≠", "!");
 	return o < nitems(t) ? ui_glyph(t[o].utf8, t[o].ascii) :
 	    ui_glyph("✘", "x");
 }
@@ -300,6 +359,67 @@ hist_line(const struct fold_entry *h, char *buf, size_t len, enum role *r)
 	    f->recovered ? "recovered" : "not recovered", t, f->job);
 }
 
+/* When, on the host's clock, into buf ("-" when not said). */
+static void
+host_when(double t, char *buf, size_t len)
+{
+	if (isnan(t))
+		snprintf(buf, len, "-");
+	else
+		actionpane_when(t, buf, len);
+}
+
+/* Why the selected cell has no file: the file is another chip's, or there
+ * is none (or it cannot be read), into buf. */
+static void
+no_file_line(struct faults_view *v, char *buf, size_t len)
+{
+	const char *sc = scenario_table[v->sc].name;
+	size_t i;
+
+	for (i = 0; i < v->src.nfiles; i++)
+		if (strcmp(v->src.files[i].r.scenario, sc) == 0) {
+			snprintf(buf, len, "06-runtime/faults/%s.json is chip "
+			    "%d's, the newest result there", sc,
+			    v->src.files[i].r.chip);
+			return;
+		}
+	snprintf(buf, len, "06-runtime/faults/%s.json: %s", sc,
+	    faultfiles_why(v->files, v->sc));
+}
+
+/* What the host's result file says of the selected cell, with the job that
+ * wrote it (who, how it ended, when), or why there is none. */
+static void
+file_line(struct faults_view *v, const struct fold_state *c, char *buf,
+    size_t len, enum role *r)
+{
+	const struct fold_file *f = c->file;
+	enum fold_outcome o;
+	char when[32], t[32], code[24] = "";
+	bool dis;
+
+	*r = ROLE_DIM;
+	if (f == NULL) {
+		no_file_line(v, buf, len);
+		return;
+	}
+	o = faultfold_classify(f->r.scenario, f->r.structured, f->r.error_code,
+	    f->r.aborted, f->r.recovered);
+	dis = faultfold_file_disagrees(f);
+	faultfold_ms(f->r.recover_ms, t, sizeof t);
+	host_when(isnan(f->ended) ? f->started : f->ended, when, sizeof when);
+	if (f->exit_code >= 0)
+		snprintf(code, sizeof code, " exit %d", f->exit_code);
+	snprintf(buf, len, "%s %s%s%s %s; job %s by %s, %s%s at %s%s",
+	    outcome_glyph(dis ? FO_DISAGREES : o, r), faultfold_word(o),
+	    o == FO_RECOVERED ? " in " : "", o == FO_RECOVERED ? t : "",
+	    f->r.structured ? f->r.error_code : "(unstructured)", f->job[0] != '\0' ? f->job :
+	    "(not in its job list)", f->actor[0] != '\0' ? f->actor :
+	    "(not said)", f->state[0] != '\0' ? f->state : "?", code, when,
+	    dis ? ": the job and its result disagree" : "");
+}
+
 /* The exact command a trigger of the selected cell runs, or why none can. */
 static void
 cell_command(struct faults_view *v, const struct ljob_spec *spec, char *buf,
@@ -325,7 +445,7 @@ detail_need(struct faults_view *v, int cols)
 	cell_command(v, &spec, buf, sizeof buf);
 	disturb_text(v, spec.chip, disturb, sizeof disturb);
 	return 1 + cmdline_draw(0, INT_MAX, 10, cols - 11, ROLE_NORMAL, buf,
-	    false) + 1 + (disturb[0] != '\0') + v->asking + 1;
+	    false) + 1 + (disturb[0] != '\0') + v->asking + 2;
 }
 
 /* The selected cell: what a trigger runs, what it disturbs, its past. */
@@ -375,6 +495,11 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 		    "(%d) in the status bar to trigger; anything else cancels",
 		    v->trig.chip);
 	}
+	if (y < end) {
+		file_line(v, cell_at(v, v->sc, v->ch), buf, sizeof buf, &r);
+		ui_putf(stdscr, y, 1, 9, ROLE_DIM, "on host");
+		ui_put(stdscr, y++, 10, cols - 11, r, buf, false);
+	}
 	h = faultfold_history(&v->src, spec.host, spec.scenario, spec.chip,
 	    &n);
 	if (y < end)
@@ -393,6 +518,18 @@ draw_detail(struct faults_view *v, int top, int rows, int cols)
 	free(h);
 }
 
+/* Every FAULTS_POLL_MS, only while on top: draw() arms it again. */
+static void
+tick(struct loop *l, void *arg)
+{
+	struct faults_view *v = arg;
+
+	(void)l;
+	v->timer = 0;
+	if (app_on_top(v->app, v))
+		load(v);
+}
+
 static void
 faults_draw(struct app *a, void *data, int top, int rows, int cols)
 {
@@ -400,6 +537,8 @@ faults_draw(struct app *a, void *data, int top, int rows, int cols)
 	int y = top + GRID_ROWS, left = rows - GRID_ROWS, act, need;
 
 	v->app = a;
+	if (v->timer == 0)
+		v->timer = loop_add_timer(app_loop(a), FAULTS_POLL_MS, tick, v);
 	compute(v);
 	draw_grid(v, top, cols);
 	if (left <= 0)
@@ -507,6 +646,7 @@ next_host(struct app *a, struct faults_view *v)
 			return R_REDRAW;
 		}
 		set_host(v, i);
+		load(v);
 		return R_REDRAW;
 	}
 	app_message(a, true, "no host can run faults: none is reachable with "
@@ -556,7 +696,9 @@ faults_action(struct app *a, void *data, enum action act)
 		return R_REDRAW;
 	case ACT_REFRESH:
 		actionpane_reload(&v->actions);
-		app_message(a, false, "read the action log again");
+		load(v);
+		app_message(a, false, "read the action log, the host's result "
+		    "files and its jobs again");
 		return R_REDRAW;
 	default:
 		return R_NONE;
@@ -593,12 +735,29 @@ faults_status(struct app *a, void *data, char *buf, size_t len)
 	    "t: trigger  ");
 }
 
+/* A file was read, or the jobs listed: what the cells say may change. */
+static void
+redraw(void *arg)
+{
+	struct faults_view *v = arg;
+
+	app_redraw(v->app);
+}
+
+static void
+jobs_replaced(struct joblist *jl, void *arg)
+{
+	(void)jl;
+	redraw(arg);
+}
+
 static void *
 faults_open(struct app *a, const void *arg)
 {
 	struct faults_view *v = xcalloc(1, sizeof *v);
 	const struct lab *lab = labmodel_lab(app_labmodel(a));
 	const char *def = labrun_default_host(a);
+	struct joblist_cb cb = { .replaced = jobs_replaced };
 	size_t i, host = 0;
 
 	(void)arg;
@@ -608,6 +767,10 @@ faults_open(struct app *a, const void *arg)
 			host = i;
 	set_host(v, host);
 	actionpane_init(&v->actions, app_labmodel(a));
+	cb.arg = v;
+	v->files = faultfiles_new(app_labmodel(a), redraw, v);
+	v->jobs = joblist_new(app_labmodel(a), &cb);
+	load(v);
 	return v;
 }
 
@@ -616,6 +779,11 @@ faults_close(void *data)
 {
 	struct faults_view *v = data;
 
+	if (v->timer != 0)
+		loop_del_timer(app_loop(v->app), v->timer);
+	faultfiles_free(v->files);
+	joblist_free(v->jobs);
+	free(v->records);
 	actionpane_release(&v->actions);
 	faultfold_src_release(&v->src);
 	free(v->chips);

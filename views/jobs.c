@@ -5,14 +5,17 @@
  * are listed when the view opens, on R (the app hands ACT_REFRESH to the
  * view first), and every JOBS_REFRESH_MS while it is on screen (no timer
  * otherwise: an idle console on another tab stays idle); Enter opens a
- * job's log (joblog.c), d describes it (describe.c), K kills a running
- * job on its host once its id has been typed.
+ * job's log (joblog.c), or a soak's job in the Soak screen (s too), which
+ * follows it from its host when this console did not start it
+ * (labadopt.h); d describes it (describe.c), K kills a running job on its
+ * host once its id has been typed.
  */
 #include "calops.h"
 
 #include "base/text.h"
 #include "job/jobevent.h"
 #include "job/jobstore.h"
+#include "lab/labadopt.h"
 #include "lab/labmodel.h"
 #include "model/joblist.h"
 #include "views/app/app.h"
@@ -333,6 +336,25 @@ ask_kill(struct app *a, struct jobs_view *v)
 	return R_REDRAW;
 }
 
+/* A soak's job, whoever started it, in the Soak screen: followed from its
+ * host's first event when this console does not follow it yet. */
+static int
+open_soak(struct app *a, const struct joblist_row *r)
+{
+	const struct ljob *j;
+	char err[300], *key;
+
+	if ((j = labadopt_soak(app_labmodel(a), r->host, r->record, err,
+	    sizeof err)) == NULL) {
+		app_message(a, true, "cannot follow soak %s: %s", r->id, err);
+		return R_REDRAW;
+	}
+	key = xasprintf("%s/%s", j->host, j->id);
+	app_push(a, &soak_view, key);
+	free(key);
+	return R_REDRAW;
+}
+
 static int
 jobs_action(struct app *a, void *data, enum action act)
 {
@@ -361,10 +383,17 @@ jobs_action(struct app *a, void *data, enum action act)
 		/* The row, copied as the description opens. */
 		app_push(a, &describe_view, joblist_row(v->jl, i));
 		return R_REDRAW;
+	case ACT_SOAK:
 	case ACT_ENTER:
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
 			return R_NONE;
 		r = joblist_row(v->jl, i);
+		if (labadopt_is_soak(r->record))
+			return open_soak(a, r);
+		if (act == ACT_SOAK) {
+			app_message(a, true, "job %s is not a soak", r->id);
+			return R_REDRAW;
+		}
 		if (strcmp(r->state, "corrupt") == 0) {
 			app_message(a, true, "job %s is corrupt: no log",
 			    r->id);
@@ -417,6 +446,7 @@ jobs_status(struct app *a, void *data, char *buf, size_t len)
 static const struct keybinding jobs_keys[] = {
 	{ 'K', ACT_KILL, "K" },
 	{ 'd', ACT_DESCRIBE, "d" },
+	{ 's', ACT_SOAK, "s" },
 	{ '>', ACT_SORT, ">" },
 	{ '<', ACT_SORT_BACK, "<" },
 	{ 0, ACT_NONE, NULL },

@@ -1,15 +1,26 @@
 /*
- * soak.c: the live soak (README.md, the Soak screen): the newest soak
- * job's metrics as a grid of graphs (graph.c) with the G0 SLA drawn on the
+ * soak.c: the live soak (README.md, the Soak screen): a soak job's
+ * metrics as a grid of graphs (graph.c) with the G0 SLA drawn on the
  * latencies and the success rate, a time cursor shared by every graph, the
  * keys and the timer.  The header rows (state, elapsed time and ETA,
  * freshness, the G9 leak rule judged live), the alert journal (alerts.h)
  * and starting a soak are soakpane.c's.
  *
+ * Which soak.  Every soak of the lab, whoever started it: the screen lists
+ * the lab's jobs when it opens and every SOAK_LIST_MS while on top, and
+ * the model follows each soak running there and the newest ended ones
+ * (labadopt.h: caught up from the host's events, then live).  It shows the
+ * one asked for (Enter or s on the Jobs screen pushes it with its
+ * "host/id"; n steps to the next), else the newest running, else the
+ * newest.
+ *
  * Two clocks.  Samples carry tool time, which the simulator runs thousands
  * of times faster than the wall: graphs, elapsed time and the cursor are in
  * tool time, and a live job's "now" is its last sample's ts plus the wall
  * time since its last event, so a stream gone quiet shows a growing gap.
+ * While its host is not up or replays what it held (soakpane_link), "now"
+ * stays at the last event: the windows do not slide, the headlines hold
+ * their values and say for how long, and no ETA is guessed.
  * Freshness is the wall clock's (soakpane.c).  A 1 s timer redraws while
  * the view is on top and its job is live, and only then: an idle console
  * stays idle.
@@ -22,12 +33,16 @@
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "metrics/metricsview.h"
+#include "lab/labadopt.h"
+#include "model/joblist.h"
 #include "views/app/app.h"
 #include "views/core/ui.h"
 #include "views/soak_int.h"
 #include "views/soakpane.h"
 
 #define SOAK_TICK_MS	1000
+#define SOAK_LIST_MS	10000	/* the lab's jobs listed again */
+#define SOAK_ADOPT_ENDED 4	/* ended soaks of the lab followed */
 #define SOAK_GRAPH_MIN	4	/* rows of a graph: its title and 3 of plot */
 #define SOAK_GRAPH_W	38	/* columns a graph wants at least */
 
@@ -97,11 +112,12 @@ soak_alerts(struct labmodel *lm, struct soak_alert_count *c)
 
 /* The job's "now" in tool time (see the top of the file). */
 double
-soak_job_now(const struct ljob *j)
+soak_job_now(const struct soak *v, const struct ljob *j)
 {
 	if (isnan(j->last_ts))
 		return NAN;
-	if (!labmodel_job_live(j) || isnan(j->last_recv))
+	if (!labmodel_job_live(j) || isnan(j->last_recv) ||
+	    v->link != SOAK_LINK_LIVE)
 		return j->last_ts;
 	return j->last_ts + fmax(0, jobevent_now() - j->last_recv);
 }
@@ -112,7 +128,7 @@ soak_job_now(const struct ljob *j)
 static double
 soak_view_end(const struct soak *v, const struct ljob *j)
 {
-	double now = soak_job_now(j);
+	double now = soak_job_now(v, j);
 
 	return isnan(v->cursor) ? now : fmin(now, v->cursor + zooms[v->zoom] /
 	    4);
@@ -234,7 +250,7 @@ soak_run_verdict(struct soak *v, const struct ljob *j, char *why, size_t len)
 		x[k] = n > 0 ? sketch_quantile(&v->sk, 0.99) : NAN;
 	}
 	n = soak_select(v, j, gdefs[2].metric, false);
-	x[2] = metricsview_mean(v->sel, n, MWIN_RUN, soak_job_now(j));
+	x[2] = metricsview_mean(v->sel, n, MWIN_RUN, soak_job_now(v, j));
 	for (k = 0; k < 3 && verdict != 0; k++) {
 		if (isnan(sla[k]) || isnan(x[k]))
 			verdict = -1;
@@ -290,7 +306,7 @@ headline(struct soak *v, const struct ljob *j, const struct gdef *d,
     size_t n, const struct mcell *at, double sla, double *x, char *val,
     size_t vlen, char *age, size_t alen)
 {
-	double now = soak_job_now(j), last = -INFINITY;
+	double now = soak_job_now(v, j), last = -INFINITY;
 	enum mwin w = shown_window(v, j);
 	char a[16], b[16];
 	size_t i;
@@ -299,9 +315,15 @@ headline(struct soak *v, const struct ljob *j, const struct gdef *d,
 	age[0] = '\0';
 	for (i = 0; i < n; i++)
 		last = fmax(last, metricsview_series_last_ts(v->sel[i]));
-	/* How old the newest sample is, while the run is live. */
-	if (isnan(v->cursor) && labmodel_job_live(j) && isfinite(last) &&
-	    isfinite(now)) {
+	/* How old the newest sample is, while the run is live; with its host
+	 * away or replaying, how long the value has been held. */
+	if (isnan(v->cursor) && labmodel_job_live(j) && v->link !=
+	    SOAK_LINK_LIVE) {
+		graph_fmt_dur(fmax(jobevent_now() - (isnan(j->last_recv) ?
+		    j->started : j->last_recv), 0), a, sizeof a);
+		snprintf(age, alen, "held %s", a);
+	} else if (isnan(v->cursor) && labmodel_job_live(j) &&
+	    isfinite(last) && isfinite(now)) {
 		graph_fmt_dur(now - last, a, sizeof a);
 		snprintf(age, alen, "%s ago", a);
 	}
@@ -508,12 +530,38 @@ recall(struct soak *v, const char *key)
 		}
 }
 
+/* The soak whose key ("host/id") is key in the model, or NULL. */
+static struct ljob *
+find_soak(struct soak *v, const char *key)
+{
+	struct labmodel *lm = app_labmodel(v->app);
+	struct ljob *j;
+	size_t i;
+	char *k;
+	bool same;
+
+	for (i = 0; key != NULL && i < labmodel_njobs(lm); i++) {
+		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK)
+			continue;
+		k = xasprintf("%s/%s", j->host, j->id != NULL ? j->id : "");
+		same = strcmp(k, key) == 0;
+		free(k);
+		if (same)
+			return j;
+	}
+	return NULL;
+}
+
+/* The soak shown: the one asked for while the model holds it, else the
+ * newest running, else the newest. */
 static struct ljob *
 current(struct soak *v)
 {
-	struct ljob *j = labmodel_latest(app_labmodel(v->app), LJOB_SOAK, NULL);
+	struct ljob *j = find_soak(v, v->pin);
 	char *key;
 
+	if (j == NULL)
+		j = labmodel_latest(app_labmodel(v->app), LJOB_SOAK, NULL);
 	if (j == NULL)
 		return NULL;
 	key = xasprintf("%s/%s", j->host, j->id != NULL ? j->id : "");
@@ -539,13 +587,60 @@ tick(struct loop *l, void *arg)
 		app_redraw(v->app);
 }
 
+/*
+ * The soaks of the lab's job lists, followed: every running one and the
+ * newest SOAK_ADOPT_ENDED that ended, whoever started them, so that a
+ * console opened while a soak runs on the lab shows it.  A soak this
+ * console cannot follow (it watches another's state) is said once.
+ */
+static void
+adopt_soaks(struct joblist *jl, void *arg)
+{
+	struct soak *v = arg;
+	const struct joblist_row *r;
+	size_t i, ended = 0;
+	char err[300];
+
+	for (i = 0; i < joblist_nrows(jl); i++) {
+		r = joblist_row(jl, i);
+		if (!labadopt_is_soak(r->record) || (strcmp(r->state,
+		    "running") != 0 && ++ended > SOAK_ADOPT_ENDED))
+			continue;
+		if (labmodel_find(app_labmodel(v->app), r->host, r->id) !=
+		    NULL || labadopt_soak(app_labmodel(v->app), r->host,
+		    r->record, err, sizeof err) != NULL)
+			continue;
+		if (strcmp(err, v->adopt_err) != 0)
+			app_message(v->app, true, "cannot follow soak %s on "
+			    "%s: %s", r->id, r->host, err);
+		snprintf(v->adopt_err, sizeof v->adopt_err, "%s", err);
+	}
+	app_redraw(v->app);
+}
+
+/* Every SOAK_LIST_MS while on top: draw() arms it again. */
+static void
+list_tick(struct loop *l, void *arg)
+{
+	struct soak *v = arg;
+
+	(void)l;
+	v->list_timer = 0;
+	if (app_on_top(v->app, v))
+		joblist_reload(v->jl);
+}
+
 static void *
 soak_open(struct app *a, const void *arg)
 {
 	struct soak *v = xcalloc(1, sizeof *v);
+	struct joblist_cb cb = { .replaced = adopt_soaks };
 
-	(void)arg;
 	v->app = a;
+	v->pin = arg != NULL ? xstrdup(arg) : NULL;
+	cb.arg = v;
+	v->jl = joblist_new(app_labmodel(a), &cb);
+	joblist_reload(v->jl);
 	v->chip = -1;
 	v->zoom = ZOOM_DEFAULT;
 	v->cursor = NAN;
@@ -560,6 +655,10 @@ soak_close(void *data)
 
 	if (v->timer != 0)
 		loop_del_timer(app_loop(v->app), v->timer);
+	if (v->list_timer != 0)
+		loop_del_timer(app_loop(v->app), v->list_timer);
+	joblist_free(v->jl);
+	free(v->pin);
 	remember(v);
 	sketch_release(&v->sk);
 	list_release(&v->alerts);
@@ -631,14 +730,20 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 	struct ljob *j = current(v);
 	int pane;
 
+	if (v->list_timer == 0)
+		v->list_timer = loop_add_timer(app_loop(a), SOAK_LIST_MS,
+		    list_tick, v);
 	if (j == NULL) {
 		soakpane_draw_none(a, top, cols);
 		return;
 	}
 	if (labmodel_job_live(j) && v->timer == 0)
 		v->timer = loop_add_timer(app_loop(a), SOAK_TICK_MS, tick, v);
-	if (j->metrics != NULL && isfinite(soak_job_now(j)))
-		metrics_tick(j->metrics, soak_job_now(j));
+	/* The windows slide with the clock only while the host is heard:
+	 * away, the headlines hold what the last event left. */
+	v->link = soakpane_link(v, j);
+	if (j->metrics != NULL && isfinite(soak_job_now(v, j)))
+		metrics_tick(j->metrics, soak_job_now(v, j));
 	soakpane_draw_header(v, j, top, cols);
 	pane = v->pane ? rows / 3 > 3 ? rows / 3 : 3 : 0;
 	draw_grid(v, j, top + 3, rows - 3 - pane, cols);
@@ -650,7 +755,7 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 static int
 step(struct soak *v, const struct ljob *j, int dir)
 {
-	double now = soak_job_now(j), at, first = j->first_ts;
+	double now = soak_job_now(v, j), at, first = j->first_ts;
 
 	if (isnan(now))
 		return R_NONE;
@@ -658,6 +763,44 @@ step(struct soak *v, const struct ljob *j, int dir)
 	if (!isnan(first) && at < first + 1)
 		at = fmin(first + 1, now);
 	v->cursor = at >= now ? NAN : at;
+	return R_REDRAW;
+}
+
+/* The soaks the model holds, newest first: how many, and the index of the
+ * one shown in *at. */
+static size_t
+soaks(struct soak *v, size_t *at, struct ljob **out, size_t max)
+{
+	struct labmodel *lm = app_labmodel(v->app);
+	struct ljob *j, *shown = current(v);
+	size_t i, n = 0;
+
+	*at = 0;
+	for (i = 0; i < labmodel_njobs(lm) && n < max; i++) {
+		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK || !j->here)
+			continue;
+		if (j == shown)
+			*at = n;
+		out[n++] = j;
+	}
+	return n;
+}
+
+/* n: the next soak of the lab, round. */
+static int
+next_soak(struct app *a, struct soak *v)
+{
+	struct ljob *js[LAB_JOBS_MAX];
+	size_t at, n = soaks(v, &at, js, nitems(js));
+
+	if (n < 2) {
+		app_message(a, false, "%s", n == 0 ? "no soak on the lab" :
+		    "the only soak on the lab");
+		return R_REDRAW;
+	}
+	free(v->pin);
+	v->pin = xasprintf("%s/%s", js[(at + 1) % n]->host,
+	    js[(at + 1) % n]->id != NULL ? js[(at + 1) % n]->id : "");
 	return R_REDRAW;
 }
 
@@ -670,10 +813,12 @@ soak_action(struct app *a, void *data, enum action act)
 	if (act == ACT_RUN)
 		return soakpane_ask_start(a);
 	if (j == NULL && act == ACT_NEWEST_ALERT)
-		app_message(a, false, "no soak has run from this console");
+		app_message(a, false, "no soak on the lab's hosts");
 	if (j == NULL)
 		return R_NONE;
 	switch (act) {
+	case ACT_NEXT_SOAK:
+		return next_soak(a, v);
 	case ACT_CHIP:
 		v->chip = v->chip + 1 >= (int)v->nchips ? -1 : v->chip + 1;
 		return R_REDRAW;
@@ -707,10 +852,17 @@ soak_action(struct app *a, void *data, enum action act)
 static void
 soak_status(struct app *a, void *data, char *buf, size_t len)
 {
-	(void)data;
-	snprintf(buf, len, "c chip  w window  +/- zoom  %s/%s cursor  L live  "
-	    "A alerts  a ack%s", ui_glyph("←", "Left"), ui_glyph("→", "Right"),
-	    app_readonly(a) ? "" : "  s start");
+	struct soak *v = data;
+	struct ljob *js[LAB_JOBS_MAX];
+	size_t at, n = soaks(v, &at, js, nitems(js));
+	char which[64] = "";
+
+	if (n > 1)
+		snprintf(which, sizeof which, "soak %zu/%zu n next  ", at + 1,
+		    n);
+	snprintf(buf, len, "%sc chip  w window  +/- zoom  %s/%s cursor  L live"
+	    "  A alerts  a ack%s", which, ui_glyph("←", "Left"),
+	    ui_glyph("→", "Right"), app_readonly(a) ? "" : "  s start");
 }
 
 static const struct keybinding soak_keys[] = {
@@ -722,6 +874,7 @@ static const struct keybinding soak_keys[] = {
 	{ 'a', ACT_ACK, "a" },
 	{ 'A', ACT_ALERTS, "A" },
 	{ 's', ACT_RUN, "s" },
+	{ 'n', ACT_NEXT_SOAK, "n" },
 	{ 0, ACT_NONE, NULL },
 };
 
@@ -744,6 +897,7 @@ static const struct view_note soak_notes[] = {
 	{ "cursor (<- ->)", "a time: a rule on every graph, values there" },
 	{ "  live (L)", "no cursor: the graphs end now and follow the run" },
 	{ "3s ago", "how old a graph's newest sample is" },
+	{ "held 2m", "host away or catching up: the value as last heard" },
 	{ "SLA line", "G0's SLA; the headline's mark: held or broken" },
 	{ "red, #", "beyond the SLA while an alert was open" },
 	{ "yellow, !", "beyond it too briefly to alert (a brief dip)" },

@@ -24,6 +24,7 @@
 #define SOAK_SERIES_MAX	256
 
 struct app;
+struct joblist;
 struct mseries;
 
 struct soak {
@@ -40,10 +41,29 @@ struct soak {
 	long		 timer;
 	struct sketch	 sk;
 	struct mseries	*sel[SOAK_SERIES_MAX];
+	int		 link;		/* soakpane_link() as of this draw */
+	/* "host/id" of the soak asked for (Jobs, n), or NULL: the newest */
+	char		*pin;
+	/* the lab's jobs, whose soaks it follows (labadopt.h) */
+	struct joblist	*jl;
+	long		 list_timer;
+	char		 adopt_err[300];	/* said once */
 };
 
+/* soakpane.c.  Whether the job's figures are news: its host is up and
+ * heard since it came back (live; an ended job is as live as it gets),
+ * down, or replaying what it held (catching up).  Nothing is extrapolated
+ * past the last event while not live: no ETA, no sliding window. */
+enum soak_link {
+	SOAK_LINK_LIVE,
+	SOAK_LINK_DOWN,
+	SOAK_LINK_CATCHING_UP,
+};
+
+enum soak_link	 soakpane_link(struct soak *v, const struct ljob *j);
+
 /* soak.c.  The job's "now" in tool time (NAN before its first sample). */
-double		 soak_job_now(const struct ljob *j);
+double		 soak_job_now(const struct soak *v, const struct ljob *j);
 /* The series of a metric for the chip shown into v->sel, how many; derived
  * (a percentile series) takes its own merged one when merged. */
 size_t		 soak_select(struct soak *v, const struct ljob *j,

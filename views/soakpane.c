@@ -1,9 +1,10 @@
 /*
  * soakpane.c: the soak view's words around its graphs (soak.c draws the
  * graphs): the three header rows (state, elapsed time against the 1 h /
- * 8 h / 24 h marks with an ETA; freshness by the wall clock, the stream's
- * bad lines, the samples its store did not keep, the alerts, window, chip,
- * zoom and cursor; the G9 leak verdicts), the alert journal pane and its
+ * 8 h / 24 h marks with an ETA while the host is live; freshness by the
+ * wall clock and the host's connection, the stream's bad lines, the
+ * samples its store did not keep, the alerts, window, chip, zoom and
+ * cursor; the G9 leak verdicts), the alert journal pane and its
  * keys (A, a), and starting a soak: the screen before any soak and the s
  * key.
  *
@@ -31,7 +32,6 @@
 #include "views/soakpane.h"
 
 #define SOAK_STALE_S	30.0	/* wall seconds without an event: STALE */
-#define SOAK_LOST_S	120.0	/* and: LOST */
 #define SOAK_LABEL_W	40	/* columns the job's label may take */
 #define SOAK_HOST_W	20	/* and the host's name */
 
@@ -52,6 +52,7 @@ draw_elapsed(struct soak *v, const struct ljob *j, int y, int x, int w)
 	double target = j->target_s > 0 ? j->target_s : 86400;
 	char e[32], t[32], c[32], in[32], why[96];
 	int x0 = x, verdict = soak_run_verdict(v, j, why, sizeof why);
+	enum soak_link link;
 	size_t i;
 
 	graph_fmt_dur(el, e, sizeof e);
@@ -70,6 +71,12 @@ draw_elapsed(struct soak *v, const struct ljob *j, int y, int x, int w)
 		    why);
 	if (!labmodel_job_live(j) || !(el > 0) || el >= target)
 		return x - x0;
+	/* A rate measured before the host went away says nothing of when
+	 * the run ends now (protocol.md §6): no guess while not live. */
+	if ((link = soakpane_link(v, j)) != SOAK_LINK_LIVE)
+		return x - x0 + ui_putf(stdscr, y, x, w - (x - x0), ROLE_DIM,
+		    "ETA unknown (%s)", link == SOAK_LINK_DOWN ? "host not up" :
+		    "catching up");
 	/* Tool seconds per wall second so far (the simulator's scale). */
 	rate = el / fmax(j->last_recv - j->started, 1e-3);
 	if (!(rate > 0))
@@ -105,34 +112,85 @@ draw_job(struct soak *v, const struct ljob *j, int y, int cols)
 
 /* ---- the second row: freshness, faults, what is shown ---- */
 
-/* live 2s, STALE 40s, LOST since 14:02 (wall clock), or how it ended;
- * a host that is not up says so first, with the figures' age
- * (protocol.md §6: nothing from it looks live). */
+/* The wall clock (jobevent_now) when the host's connection came into the
+ * state it is in. */
+static double
+host_since(const struct transport_status *st)
+{
+	return jobevent_now() - (double)(loop_now_ms() - st->since_ms) / 1000;
+}
+
+enum soak_link
+soakpane_link(struct soak *v, const struct ljob *j)
+{
+	struct transport_status st;
+	struct transport *t;
+	char err[64];
+
+	if (!labmodel_job_live(j))
+		return SOAK_LINK_LIVE;
+	if (j->state == LJ_CATCHING_UP || j->replaying)
+		return SOAK_LINK_CATCHING_UP;
+	t = labmodel_transport(app_labmodel(v->app), j->host, err, sizeof err);
+	if (t == NULL)
+		return SOAK_LINK_DOWN;
+	transport_status(t, &st);
+	if (st.state != TRANSPORT_UP)
+		return SOAK_LINK_DOWN;
+	/* Back, and nothing of the job heard since: its host replays what
+	 * it held while away. */
+	if (!isnan(j->last_recv) && j->last_recv < host_since(&st))
+		return SOAK_LINK_CATCHING_UP;
+	return SOAK_LINK_LIVE;
+}
+
+/* "figures as of 14:02 (3m10s old)" into buf, for a stream not live. */
 static void
-freshness(struct app *a, const struct ljob *j, char *buf, size_t len,
+figures_age(const struct ljob *j, char *buf, size_t len)
+{
+	double at = isnan(j->last_recv) ? j->started : j->last_recv;
+	char c[32], d[32];
+
+	graph_fmt_clock(at, false, c, sizeof c);
+	graph_fmt_dur(fmax(jobevent_now() - at, 0), d, sizeof d);
+	snprintf(buf, len, "figures as of %s (%s old)", c, d);
+}
+
+/*
+ * live 2s, quiet 40s, catching up, the host not up, or how it ended
+ * (protocol.md §6: nothing from a host that is away looks live).  Lost is
+ * the host's word, never a guess from the clock: a long quiet says how
+ * long, and a job its host no longer has is broken with the host's reason.
+ */
+static void
+freshness(struct soak *v, const struct ljob *j, char *buf, size_t len,
     enum role *r)
 {
 	double age = jobevent_now() - j->last_recv;
+	enum soak_link link = soakpane_link(v, j);
 	struct transport_status st;
 	struct transport *t;
-	char c[32], *why, err[64];
+	char c[32], *why, err[64], fig[96];
 
-	t = labmodel_transport(app_labmodel(a), j->host, err, sizeof err);
+	t = labmodel_transport(app_labmodel(v->app), j->host, err, sizeof err);
 	if (t != NULL)
 		transport_status(t, &st);
-	if (labmodel_job_live(j) && t != NULL && st.state != TRANSPORT_UP) {
+	figures_age(j, fig, sizeof fig);
+	if (link == SOAK_LINK_DOWN && t != NULL) {
 		*r = st.state == TRANSPORT_STALE ? ROLE_STALE : ROLE_ERROR;
-		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,
-		    false, c, sizeof c);
-		snprintf(buf, len, "host %s %s %llds: figures as of %s (%.0fs "
-		    "old)", j->host, transport_state_name(st.state),
-		    (long long)((loop_now_ms() - st.since_ms) / 1000), c,
-		    isnan(j->last_recv) ? 0 : fmax(age, 0));
+		snprintf(buf, len, "host %s %s %llds: %s", j->host,
+		    transport_state_name(st.state),
+		    (long long)((loop_now_ms() - st.since_ms) / 1000), fig);
+	} else if (link == SOAK_LINK_CATCHING_UP) {
+		*r = ROLE_PENDING;
+		snprintf(buf, len, "catching up: %" PRIu64 " events, to seq %"
+		    PRId64 "; %s", j->events, j->last_seq, fig);
 	} else if (!labmodel_job_live(j)) {
-		*r = ROLE_DIM;
+		*r = j->state == LJ_BROKEN ? ROLE_ERROR : ROLE_DIM;
 		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,
 		    false, c, sizeof c);
-		snprintf(buf, len, "ended %s", c);
+		snprintf(buf, len, "%s %s", j->state == LJ_BROKEN ? "broken" :
+		    "ended", c);
 	} else if (j->stalled_since > 0) {
 		/* Its samples wait on the host, or are lost (a gap). */
 		*r = ROLE_ERROR;
@@ -146,13 +204,10 @@ freshness(struct app *a, const struct ljob *j, char *buf, size_t len,
 	} else if (age < SOAK_STALE_S) {
 		*r = ROLE_PASS;
 		snprintf(buf, len, "live %.0fs", fmax(age, 0));
-	} else if (age < SOAK_LOST_S) {
-		*r = ROLE_STALE;
-		snprintf(buf, len, "STALE %.0fs", age);
 	} else {
-		*r = ROLE_ERROR;
-		graph_fmt_clock(j->last_recv, false, c, sizeof c);
-		snprintf(buf, len, "LOST since %s", c);
+		*r = ROLE_STALE;
+		graph_fmt_dur(age, c, sizeof c);
+		snprintf(buf, len, "quiet %s: %s", c, fig);
 	}
 }
 
@@ -209,7 +264,7 @@ draw_shown(struct soak *v, const struct ljob *j, int y, int cols)
 	enum role r;
 	int x = 1;
 
-	freshness(v->app, j, f, sizeof f, &r);
+	freshness(v, j, f, sizeof f, &r);
 	x += ui_putf(stdscr, y, x, cols - x, r, "%s", f);
 	x += draw_faults(j, y, x, cols);
 	if (v->chip < 0)
@@ -221,7 +276,7 @@ draw_shown(struct soak *v, const struct ljob *j, int y, int cols)
 		snprintf(cur, sizeof cur, "%s", labmodel_job_live(j) ? "live" :
 		    "at end");
 	else
-		graph_fmt_hms(soak_job_now(j) - v->cursor, '-', cur,
+		graph_fmt_hms(soak_job_now(v, j) - v->cursor, '-', cur,
 		    sizeof cur);
 	graph_fmt_dur(soak_zoom(v), z, sizeof z);
 	x += ui_putf(stdscr, y, x, cols - x, ROLE_NORMAL,
@@ -443,8 +498,8 @@ soakpane_draw_none(struct app *a, int top, int cols)
 	const char *why = start_blocked(a);
 	int x = 2;
 
-	ui_putf(stdscr, top + 1, 2, cols - 4, ROLE_NORMAL, "No soak has run "
-	    "from this console yet.");
+	ui_putf(stdscr, top + 1, 2, cols - 4, ROLE_NORMAL, "No soak running "
+	    "or recent on the lab's hosts (listed every 10 s).");
 	if (why != NULL) {
 		ui_putf(stdscr, top + 2, 2, cols - 4, ROLE_DIM, "%s", why);
 		return;

@@ -22,7 +22,7 @@ void		 soakpane_draw_pane(struct soak *v, const struct ljob *j, int y,
 /* The journal's keys (A, a) and movement in it: a reaction. */
 int		 soakpane_action(struct app *a, struct soak *v,
 		    const struct ljob *j, enum action act);
-/* The screen before any soak has run from this console; the s key. */
+/* The screen while the lab's hosts list no soak; the s key. */
 void		 soakpane_draw_none(struct app *a, int top, int cols);
 int		 soakpane_ask_start(struct app *a);
 

@@ -11,7 +11,10 @@
  * (`calops check --stream` there, as the console's own board is), kept in
  * the console across screens, evaluated again when this screen opens on a
  * board older than WS_MAX_AGE_MS and, while it is on top, as boards age
- * past that.  A board whose host is not up is shown with its age.
+ * past that.  A board whose host is not up is shown with its age.  The
+ * workspace the console shows (▸) is the exception: its row is the
+ * console's own board, the one the Board screen draws, never an older
+ * copy.
  */
 #include "calops.h"
 
@@ -51,6 +54,15 @@ is_current(struct app *a, const struct fleet_ws *w)
 	    strcmp(app_workspace(a), w->path) == 0;
 }
 
+/* The board a row shows: for the workspace the console shows, the
+ * console's own, evaluated and watched live (the fleet's copy of it may
+ * be minutes older); for the others the fleet's. */
+static const struct boardsrc *
+ws_src(struct app *a, const struct fleet_ws *w)
+{
+	return is_current(a, w) ? app_boardsrc(a) : w->src;
+}
+
 static bool
 host_up(struct app *a, const struct fleet_ws *w)
 {
@@ -66,7 +78,7 @@ ws_matches(size_t i, void *arg)
 {
 	struct app *a = arg;
 	const struct fleet_ws *w = ws_at(a, i);
-	const struct board_eval *ev = &boardsrc_board(w->src)->now;
+	const struct board_eval *ev = &boardsrc_board(ws_src(a, w))->now;
 	int g = ev->valid ? fleet_first_open_gate(ev) : -1;
 
 	return app_filter_match(a, w->host) || app_filter_match(a, w->path) ||
@@ -168,12 +180,12 @@ struct ws_draw {
 /* How old a board is, as the screens say durations; "…" while the first
  * evaluation runs. */
 static void
-age_text(const struct fleet_ws *w, char *buf, size_t len)
+age_text(const struct boardsrc *src, char *buf, size_t len)
 {
-	int64_t valid = boardsrc_valid_ms(w->src);
+	int64_t valid = boardsrc_valid_ms(src);
 
 	if (valid == 0)
-		snprintf(buf, len, "%s", boardsrc_evaluating(w->src) ?
+		snprintf(buf, len, "%s", boardsrc_evaluating(src) ?
 		    ui_glyph("…", "..") : "-");
 	else
 		graph_fmt_dur((double)(loop_now_ms() - valid) / 1000, buf,
@@ -186,11 +198,12 @@ draw_ws(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const struct ws_draw *d = arg;
 	const struct cols *c = &d->c;
 	const struct fleet_ws *w = ws_at(d->a, rec);
-	const struct board *b = boardsrc_board(w->src);
+	const struct boardsrc *src = ws_src(d->a, w);
+	const struct board *b = boardsrc_board(src);
 	const struct board_eval *ev = &b->now;
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
-	bool busy = boardsrc_evaluating(w->src);
-	int64_t valid = boardsrc_valid_ms(w->src);
+	bool busy = boardsrc_evaluating(src);
+	int64_t valid = boardsrc_valid_ms(src);
 	char age[16];
 	int g, open;
 
@@ -226,7 +239,7 @@ draw_ws(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 		    "-", true);
 		x += c->owner + 1;
 	}
-	age_text(w, age, sizeof age);
+	age_text(src, age, sizeof age);
 	/* A board whose host is away, or that failed since, or is old, is
 	 * not news. */
 	ui_putf(stdscr, y, x, 6, sel ? base : !host_up(d->a, w) ||
@@ -259,7 +272,7 @@ workspaces_draw(struct app *a, void *data, int top, int rows, int cols)
 		return;
 	/* The selected workspace in full: where, what, and why not. */
 	w = ws_at(a, i);
-	b = boardsrc_board(w->src);
+	b = boardsrc_board(ws_src(a, w));
 	ev = &b->now;
 	y = top + rows - 2;
 	line = xasprintf("%s:%s%s%s%s", w->host, w->path, ev->valid ?
@@ -328,8 +341,8 @@ workspaces_status(struct app *a, void *data, char *buf, size_t len)
 
 	(void)data;
 	for (i = 0; (w = fleet_at(f, i)) != NULL; i++) {
-		b = boardsrc_board(w->src);
-		evaluating += boardsrc_evaluating(w->src);
+		b = boardsrc_board(ws_src(a, w));
+		evaluating += boardsrc_evaluating(ws_src(a, w));
 		failed += b->error != NULL;
 		released += b->now.valid &&
 		    strcmp(b->now.project_status, "RELEASED") == 0;

@@ -412,6 +412,21 @@ unload_old_soaks(struct labmodel *lm)
 	}
 }
 
+int
+labmodel_job_record(struct ljob_int *j, char *err, size_t errlen)
+{
+	char *meta = labstream_meta_json(j);
+	int rc = 0;
+
+	if (fileio_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
+	    errlen) != 0 || labmirror_open(&j->mirror, err, errlen) != 0) {
+		unlink(j->meta_path);
+		rc = -1;
+	}
+	free(meta);
+	return rc;
+}
+
 /* A job being replayed, or still followed (an ended one whose mirror is
  * caught up after a takeover), is not the oldest to go. */
 void
@@ -439,10 +454,8 @@ labmodel_job_insert(struct labmodel *lm, struct ljob_int *j)
 	unload_old_soaks(lm);
 }
 
-/* Make a host's mirror folder (and the streams folder), or find it, and
- * trust neither unless it is the user's alone (statedir.h). */
-static int
-make_host_dir(const struct labmodel *lm, const char *host, char *err,
+int
+labmodel_host_dir(const struct labmodel *lm, const char *host, char *err,
     size_t errlen)
 {
 	char *rel;
@@ -664,7 +677,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	struct lhost *h;
 	struct strv argv, run = { NULL, 0, 0 };
 	struct ljob_int *j;
-	char label[160], id[JOB_ID_MAX + 1], *meta, why[256];
+	char label[160], id[JOB_ID_MAX + 1], why[256];
 	struct buf b;
 	ssize_t k;
 
@@ -683,7 +696,8 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	    errlen) != 0)
 		return NULL;
 	label_workspace(h, w.ws, label, sizeof label);
-	if (h->t == NULL || make_host_dir(lm, h->h->name, err, errlen) != 0) {
+	if (h->t == NULL ||
+	    labmodel_host_dir(lm, h->h->name, err, errlen) != 0) {
 		if (h->t == NULL)
 			errbuf_set(err, errlen, "%s", h->err);
 		strv_free(&argv);
@@ -728,16 +742,11 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 
 	/* The record first: a console killed right after this still finds
 	 * and follows the job. */
-	meta = labstream_meta_json(j);
-	if (fileio_replace(j->meta_path, meta, strlen(meta), 0600, false, err,
-	    errlen) != 0 || labmirror_open(&j->mirror, err, errlen) != 0) {
-		unlink(j->meta_path);
-		free(meta);
+	if (labmodel_job_record(j, err, errlen) != 0) {
 		strv_free(&argv);
 		labstream_job_free(j);
 		return NULL;
 	}
-	free(meta);
 	hostcmd_run(&run, id, argv.v);
 	strv_free(&argv);
 	j->run_argv = run;

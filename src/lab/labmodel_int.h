@@ -133,6 +133,15 @@ char		*labmodel_job_path(const struct labmodel *lm, const char *host,
 
 void		 labmodel_job_setup(struct labmodel *lm, struct ljob_int *j,
 		    bool samples);
+/* Make a host's mirror folder (and the streams folder), or find it, and
+ * trust neither unless it is the user's alone (statedir.h); 0, or -1 with
+ * err. */
+int		 labmodel_host_dir(const struct labmodel *lm, const char *host,
+		    char *err, size_t errlen);
+/* Write a new job's record and open its mirror; 0, or -1 with err and no
+ * record left (the caller frees the job). */
+int		 labmodel_job_record(struct ljob_int *j, char *err,
+		    size_t errlen);
 /* Put a job first; past LAB_JOBS_MAX the oldest ended one goes. */
 void		 labmodel_job_insert(struct labmodel *lm, struct ljob_int *j);
 

@@ -18,6 +18,7 @@ static const char *const words[FO_COUNT] = {
 	[FO_UNSTRUCTURED] = "unstructured",
 	[FO_ABORTED] = "aborted",
 	[FO_NO_RESULT] = "no result",
+	[FO_DISAGREES] = "disagrees with its job",
 };
 
 const char *
@@ -290,6 +291,136 @@ grid_job(const struct grid *g, const struct fold_src *src, size_t rank)
 		c->ended = j;
 }
 
+static enum fold_outcome
+file_outcome(const struct fold_file *f)
+{
+	return faultfold_classify(f->r.scenario, f->r.structured,
+	    f->r.error_code, f->r.aborted, f->r.recovered);
+}
+
+bool
+faultfold_file_disagrees(const struct fold_file *f)
+{
+	bool ok = file_outcome(f) == FO_RECOVERED;
+
+	if (f->job[0] == '\0' || strcmp(f->state, "running") == 0)
+		return false;
+	if (strcmp(f->state, "done") == 0)
+		return !ok;
+	return !f->suite && ok;
+}
+
+/* The index of word in argv after from, or -1. */
+static int
+argv_find(json_t *argv, size_t from, const char *word)
+{
+	size_t i;
+
+	for (i = from; i < json_array_size(argv); i++)
+		if (strcmp(json_string_value(json_array_get(argv, i)) != NULL ?
+		    json_string_value(json_array_get(argv, i)) : "", word) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* argv[i] as a string, or "". */
+static const char *
+argv_at(json_t *argv, int i)
+{
+	const char *s = i >= 0 ? json_string_value(json_array_get(argv,
+	    (size_t)i)) : NULL;
+
+	return s != NULL ? s : "";
+}
+
+/* Whether the blank-separated list holds word. */
+static bool
+list_has(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == '\0' ||
+		    p[n] == ' '))
+			return true;
+	return false;
+}
+
+/* Whether a job's argv runs scenario on chip with calbin (labcmd.c's fault
+ * job, or G7's whole job: 1); 0 when not. */
+static int
+argv_runs(json_t *argv, const char *scenario, const char *chip,
+    const char *calbin, bool *suite)
+{
+	int k = argv_find(argv, 0, "calops-g7");
+
+	if (k >= 0) {
+		*suite = true;
+		return (calbin == NULL || strcmp(argv_at(argv, k + 1),
+		    calbin) == 0) && strcmp(argv_at(argv, k + 2), chip) == 0 &&
+		    list_has(argv_at(argv, k + 3), scenario);
+	}
+	*suite = false;
+	return argv_find(argv, 0, "fault") >= 0 && strcmp(argv_at(argv,
+	    argv_find(argv, 0, "--scenario") + 1), scenario) == 0 &&
+	    strcmp(argv_at(argv, argv_find(argv, 0, "--chips") + 1), chip) ==
+	    0 && (calbin == NULL || strcmp(argv_at(argv, argv_find(argv, 0,
+	    "--calbin") + 1), calbin) == 0);
+}
+
+/* A number member, NAN when not a number. */
+static double
+num_or_nan(json_t *o, const char *key)
+{
+	json_t *m = json_object_get(o, key);
+
+	return json_is_number(m) ? json_number_value(m) : NAN;
+}
+
+void
+faultfold_file_job(struct fold_file *f, const char *ws,
+    json_t *const *records, size_t n)
+{
+	char chip[16], *calbin = ws != NULL ?
+	    xasprintf("%s/05-calbin/package", ws) : NULL;
+	json_t *best = NULL, *m;
+	bool suite, best_suite = false;
+	size_t i;
+
+	snprintf(chip, sizeof chip, "%d", f->r.chip);
+	for (i = 0; i < n; i++) {
+		if (!json_is_array(m = json_object_get(records[i], "argv")) ||
+		    !argv_runs(m, f->r.scenario, chip, calbin, &suite))
+			continue;
+		if (best == NULL || num_or_nan(records[i], "started") >
+		    num_or_nan(best, "started")) {
+			best = records[i];
+			best_suite = suite;
+		}
+	}
+	free(calbin);
+	f->job[0] = f->actor[0] = f->state[0] = '\0';
+	f->exit_code = -1;
+	f->suite = best_suite;
+	f->started = f->ended = NAN;
+	if (best == NULL)
+		return;
+	snprintf(f->job, sizeof f->job, "%s", json_string_value(
+	    json_object_get(best, "id")) != NULL ? json_string_value(
+	    json_object_get(best, "id")) : "?");
+	snprintf(f->actor, sizeof f->actor, "%s", json_string_value(
+	    json_object_get(best, "actor")) != NULL ? json_string_value(
+	    json_object_get(best, "actor")) : "");
+	snprintf(f->state, sizeof f->state, "%s", json_string_value(
+	    json_object_get(best, "state")) != NULL ? json_string_value(
+	    json_object_get(best, "state")) : "?");
+	if (json_is_integer(m = json_object_get(best, "exit_code")))
+		f->exit_code = (int)json_integer_value(m);
+	f->started = num_or_nan(best, "started");
+	f->ended = num_or_nan(best, "ended");
+}
+
 void
 faultfold_grid(const struct fold_src *src, const char *host,
     const int *chips, size_t nchips, struct fold_state *cells)
@@ -307,12 +438,19 @@ faultfold_grid(const struct fold_src *src, const char *host,
 	}
 	for (i = 0; i < src->njobs; i++)
 		grid_job(&g, src, i);
+	for (i = 0; i < src->nfiles; i++)
+		if ((c = cell_of(&g, src->files[i].host,
+		    src->files[i].r.scenario, src->files[i].r.chip)) != NULL)
+			c->file = &src->files[i];
 	for (i = 0; i < SCENARIO_COUNT * nchips; i++) {
 		c = &cells[i];
 		f = c->last;
 		if (c->live != NULL)
 			c->o = c->live->state == LJ_STARTING ? FO_PENDING :
 			    FO_RUNNING;
+		else if (c->file != NULL)
+			c->o = faultfold_file_disagrees(c->file) ?
+			    FO_DISAGREES : file_outcome(c->file);
 		else if (c->ended != NULL)
 			c->o = FO_NO_RESULT;
 		else if (f != NULL)
@@ -407,7 +545,8 @@ faultfold_format_row(const struct fold_state *cells, const int *chips,
 	for (i = 0; i < nchips; i++) {
 		fc[i].chip = chips[i];
 		fc[i].outcome = cells[i].o;
-		fc[i].recover_ms = cells[i].last != NULL ?
+		fc[i].recover_ms = cells[i].file != NULL ?
+		    cells[i].file->r.recover_ms : cells[i].last != NULL ?
 		    cells[i].last->recover_ms : NAN;
 	}
 	faultfold_format(fc, nchips, sep, buf, len);
@@ -435,12 +574,25 @@ faultfold_cell_words(const struct fold_state *c, bool lng, char *buf,
 {
 	static const char *const shorts[FO_COUNT] = {
 		"never", "starting", "running", "", "no recov", "bad code",
-		"unstruct", "aborted", "no result",
+		"unstruct", "aborted", "no result", "disagree",
 	};
 	char t[32];
 
 	if (c->o == FO_NO_RESULT && c->ended != NULL)
 		return job_words(c->ended, lng, buf, len);
+	if (c->o == FO_DISAGREES && c->file != NULL) {
+		/* What the file says, and that its job says otherwise. */
+		snprintf(buf, len, "%s%s%s", lng ? words[file_outcome(
+		    c->file)] : shorts[file_outcome(c->file)], lng ? ", job " :
+		    "", lng ? c->file->state : "");
+		return buf;
+	}
+	if (c->o == FO_RECOVERED && c->file != NULL) {
+		faultfold_ms(c->file->r.recover_ms, t, sizeof t);
+		snprintf(buf, len, "%s%s%s", lng ? words[c->o] : "",
+		    lng ? " " : "", t);
+		return buf;
+	}
 	if (c->o == FO_RECOVERED && c->last != NULL) {
 		faultfold_ms(c->last->recover_ms, t, sizeof t);
 		snprintf(buf, len, "%s%s%s", lng ? words[c->o] : "",

@@ -25,6 +25,10 @@
 
 #include "calops.h"
 
+#include <jansson.h>
+
+#include "proto/hostcmd.h"
+
 struct labmodel;
 struct lfault;
 struct ljob;
@@ -40,6 +44,8 @@ enum fold_outcome {
 	FO_UNSTRUCTURED,	/* a bare -1, no error code */
 	FO_ABORTED,		/* the runner called abort() */
 	FO_NO_RESULT,		/* its job ended without a result */
+	FO_DISAGREES,		/* the host's result file and the job that
+				   wrote it say different things */
 	FO_COUNT
 };
 
@@ -83,6 +89,43 @@ char		*faultfold_format(const struct fold_cell *cells, size_t n,
 		    const char *sep, char *buf, size_t len);
 
 /*
+ * A result file a host's workspace holds (06-runtime/faults/<S>.json: the
+ * newest result of scenario S there, whoever ran it), with the job of the
+ * host's that wrote it as far as the host's job list tells
+ * (faultfold_file_job): the newest job there that ran S on the file's chip
+ * in the workspace, a fault job or G7's whole job.  Times are the host's
+ * clock, Unix seconds.
+ */
+struct fold_file {
+	const char		*host;		/* borrowed */
+	struct hostcmd_fault	 r;
+	char			 job[72];	/* "" when none is listed */
+	char			 actor[128];	/* who started it, or "" */
+	char			 state[16];	/* the host's word for it */
+	int			 exit_code;	/* -1: none */
+	bool			 suite;		/* G7's whole job */
+	double			 started, ended;	/* NAN: not said */
+};
+
+/*
+ * The job of f among the host's job records (calops-jobs/v1 entries, in
+ * any order; borrowed) whose argv runs f's scenario on f's chip with the
+ * calbin of workspace ws (as labcmd.c builds them): the newest by
+ * "started" fills f's job members; none leaves job "".
+ */
+void		 faultfold_file_job(struct fold_file *f, const char *ws,
+		    json_t *const *records, size_t n);
+
+/*
+ * Whether a file and its job disagree: the job ended well (exit 0) but the
+ * file says the scenario failed, or a fault job failed, was killed or is
+ * lost but the file says it recovered.  A running job, or none, disagrees
+ * with nothing.  G7's whole job fails when any scenario does, so its
+ * failure says nothing of one file.
+ */
+bool		 faultfold_file_disagrees(const struct fold_file *f);
+
+/*
  * The lab model's results and jobs, as the functions below read them (both
  * borrowed from labmodel.h, valid until its next callbacks): faults in
  * arrival order (labmodel_fault), jobs newest first (labmodel_job).
@@ -92,6 +135,9 @@ struct fold_src {
 	size_t			  nfaults;
 	const struct ljob	**jobs;
 	size_t			  njobs;
+	/* the result files of the host shown (borrowed), or none */
+	const struct fold_file	 *files;
+	size_t			  nfiles;
 };
 
 /* What one cell of a host's grid shows; pointers borrowed from the src. */
@@ -100,14 +146,21 @@ struct fold_state {
 	const struct ljob	*live;	/* a job on it now, or NULL */
 	const struct ljob	*ended;	/* a fault job later than last that
 					 * ended without a result, or NULL */
-	enum fold_outcome	 o;	/* of live, else ended, else last */
+	/* the host's result file of the scenario, when it is for this
+	 * chip: the newest result there, which the model's give way to */
+	const struct fold_file	*file;
+	enum fold_outcome	 o;	/* of live, else file, else ended,
+					   else last */
 };
 
 /*
  * Every cell of host's grid, scenario_table × chips, into
  * cells[scenario * nchips + chip index].  A live fault job on a cell is
  * shown running; a live G7 job runs every scenario on its first chip, so it
- * is shown on each of those cells it has not answered yet.
+ * is shown on each of those cells it has not answered yet.  Otherwise a
+ * cell the host's result file is for shows the file (FO_DISAGREES when
+ * its job says otherwise), whatever events this console saw: the file is
+ * the lab's newest result, the events only what this console followed.
  */
 void		 faultfold_grid(const struct fold_src *src, const char *host,
 		    const int *chips, size_t nchips, struct fold_state *cells);

@@ -4,6 +4,8 @@
  */
 #include "calops.h"
 
+#include <math.h>
+
 #include "proto/event.h"
 #include "proto/hostcmd.h"
 
@@ -478,4 +480,71 @@ hostcmd_line_of_parse(const char *out, size_t len, long *line, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- a fault result file ---- */
+
+/* Member key of a fault file: a boolean into *to; -1 with err when not. */
+static int
+fault_bool(json_t *o, const char *key, bool *to, char *err, size_t errlen)
+{
+	json_t *m = json_object_get(o, key);
+
+	if (!json_is_boolean(m)) {
+		errbuf_set(err, errlen, "\"%s\" is %s, not true or false", key,
+		    m == NULL ? "missing" : "of another type");
+		return -1;
+	}
+	*to = json_is_true(m);
+	return 0;
+}
+
+int
+hostcmd_fault_parse(const char *out, size_t len, struct hostcmd_fault *f,
+    char *err, size_t errlen)
+{
+	json_t *doc, *sc, *chip, *code, *ms;
+	int rc = -1;
+
+	memset(f, 0, sizeof *f);
+	if ((doc = load(out, len, err, errlen)) == NULL)
+		return -1;
+	sc = json_object_get(doc, "scenario");
+	chip = json_object_get(doc, "chip");
+	code = json_object_get(doc, "error_code");
+	ms = json_object_get(doc, "recover_ms");
+	if (!json_is_object(doc))
+		errbuf_set(err, errlen, "not a JSON object");
+	else if (!json_is_string(sc))
+		errbuf_set(err, errlen, "\"scenario\" is %s, not a string",
+		    sc == NULL ? "missing" : "of another type");
+	else if (!json_is_integer(chip) || json_integer_value(chip) < 0 ||
+	    json_integer_value(chip) > INT_MAX)
+		errbuf_set(err, errlen, "\"chip\" is %s, not a chip number",
+		    chip == NULL ? "missing" : "wrong");
+	else if (fault_bool(doc, "structured_error", &f->structured, err,
+	    errlen) == 0 && fault_bool(doc, "aborted", &f->aborted, err,
+	    errlen) == 0 && fault_bool(doc, "recovered", &f->recovered, err,
+	    errlen) == 0) {
+		if (code != NULL && !json_is_string(code) &&
+		    !json_is_null(code))
+			errbuf_set(err, errlen, "\"error_code\" is of another "
+			    "type, not a string");
+		else if (ms != NULL && !json_is_number(ms) && !json_is_null(ms))
+			errbuf_set(err, errlen, "\"recover_ms\" is of another "
+			    "type, not a number");
+		else {
+			snprintf(f->scenario, sizeof f->scenario, "%s",
+			    json_string_value(sc));
+			f->chip = (int)json_integer_value(chip);
+			snprintf(f->error_code, sizeof f->error_code, "%s",
+			    json_is_string(code) ? json_string_value(code) :
+			    "");
+			f->recover_ms = json_is_number(ms) ?
+			    json_number_value(ms) : NAN;
+			rc = 0;
+		}
+	}
+	json_decref(doc);
+	return rc;
 }

@@ -166,6 +166,27 @@ enum hostcmd_watch_event {
 
 enum hostcmd_watch_event hostcmd_watch_parse(const char *line, size_t len);
 
+/*
+ * A fault scenario's result file as `cat` printed it
+ * (06-runtime/faults/<scenario>.json, workspace.md §3 G7): the scenario,
+ * the chip it ran on, and what the runner said.  Read strictly: a member
+ * missing or of the wrong type refuses the file, naming the member (the
+ * gate fails such a file too), so that a broken file is never read as a
+ * result.
+ */
+struct hostcmd_fault {
+	char		scenario[64];	/* as the file says, cut */
+	int		chip;
+	bool		structured, aborted, recovered;
+	char		error_code[64];	/* "" when unstructured; cut */
+	double		recover_ms;
+};
+
+/* What `cat` printed of a fault result file (len bytes) into f; 0, or -1
+ * with err (not JSON: its line and column; a member missing or wrong). */
+int	 hostcmd_fault_parse(const char *out, size_t len,
+	    struct hostcmd_fault *f, char *err, size_t errlen);
+
 /* The line number `cat --line-of` printed (its one line, without the
  * newline); 0, or -1 with err when it is not a number from 1 on. */
 int	 hostcmd_line_of_parse(const char *out, size_t len, long *line,

@@ -84,6 +84,7 @@ key 5
 dump out/soak.txt
 key 6
 wait text chip 3
+wait text .json: none
 dump out/faults.txt
 key ?
 dump out/help.txt
@@ -93,7 +94,9 @@ key q 1
 dclick on G8
 dump out/click-board.txt
 key q 6
+wait text .json: none
 click on bad-csr under chip 3
+wait text bad-csr.json: none
 dump out/click-faults.txt
 key 2
 click on M05

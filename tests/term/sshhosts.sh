@@ -11,7 +11,8 @@
 #     so.
 #  3. A soak on host1 over ssh: host1 drops off the network mid-soak
 #     (sshlab.sh down: the socket closes), the Hosts screen says it is
-#     reconnecting and the Soak screen that its figures are not live; it
+#     reconnecting and the Soak screen that its figures are not live (no
+#     ETA, headlines held at the last event's values, never LOST); it
 #     comes back (up) and the stream resumes; then its session freezes
 #     (SIGSTOP: no byte, no close), and the keepalives make it stale, then
 #     disconnected, then up again through a new connection.
@@ -131,6 +132,25 @@ sh "$SRC/share/sshlab.sh" down "$L" host1 >/dev/null 2>&1 ||
 	fail "sshlab.sh down host1 failed"
 keys 5
 wait_re "host1 (disconnected|reconnecting)"
+# Honest while away (issue 29 (6)): no ETA, and the headlines hold what
+# the last event left, marked with how long, however long the host stays
+# away: the same values while the figures' age grows.
+wait_for "ETA unknown (host not up)"
+wait_re "TTFT p99 .*held [0-9]"
+head1=$(screen | grep -o "TTFT p99 [^ ]* p50 [^ ]*" | head -1)
+age1=$(screen | grep -o "figures as of [0-9:]* ([0-9hms]* old)" | head -1)
+[ -n "$head1" ] && [ -n "$age1" ] || fail "no TTFT headline or figures' age"
+for i in $(seq 1 100); do
+	age2=$(screen | grep -o "figures as of [0-9:]* ([0-9hms]* old)" |
+	    head -1)
+	[ -n "$age2" ] && [ "$age2" != "$age1" ] && break
+	sleep 0.05
+done
+[ "$age2" != "$age1" ] || fail "the figures' age does not grow ($age1)"
+head2=$(screen | grep -o "TTFT p99 [^ ]* p50 [^ ]*" | head -1)
+[ "$head2" = "$head1" ] ||
+	fail "the TTFT headline changed with no event: $head1 -> $head2"
+reject "LOST"
 keys 7
 wait_re "^ host1 +(disconnected|retry #)"
 sh "$SRC/share/sshlab.sh" up "$L" host1 >/dev/null 2>&1 ||

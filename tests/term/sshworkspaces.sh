@@ -7,7 +7,9 @@
 #     workspace is marked.
 #  2. A change on host2 (G2's report gone) is seen on R: its row turns to
 #     G2.
-#  3. Enter on host2's row opens its board: G2 red there, watched on host2.
+#  3. Enter on host2's row opens its board: G2 red there, watched on host2;
+#     the report back, the row of the workspace on screen is that live
+#     board at once (issue 29 (6)), not the copy R evaluated.
 #  4. host1 off the network: its row keeps its board and says it is not
 #     fresh; back, it is evaluated again.
 #
@@ -45,6 +47,7 @@ wait_for "4 workspaces, 1 released"
 # ---- 2. a change on host2, seen on R ----
 report=$(cd "$L/host2/ws" && ls 02-onnx/*.json 2>/dev/null | head -1)
 [ -n "$report" ] || fail "no G2 report in the lab's workspace"
+cp -p "$L/host2/ws/$report" "$TMP/g2-report"
 rm "$L/host2/ws/$report"
 keys R
 WAIT_SECS=60 wait_re "^. host2 .*/ws +G2 +✔✔[✘·]"
@@ -58,6 +61,16 @@ WAIT_SECS=60 wait_re "^ G2 +(✘ fail|· pending)"
 WAIT_SECS=60 wait_for "watched on host2"
 keys 8
 wait_re "^▸ host2 "
+
+# ---- 3b. the row of the workspace on screen is its live board ----
+# The report back: the board watched on host2 sees it; the Workspaces row
+# shows that board at once, not the copy R evaluated a moment ago.
+keys 1
+cp -p "$TMP/g2-report" "$L/host2/ws/$report"
+WAIT_SECS=60 wait_re "^ G2 +✔ pass"
+keys 8
+wait_for "[8 Workspaces]"
+expect_re "^▸ host2 .*/ws +G7 +✔✔✔✔✔✔✔·✔✘· G7 "
 
 # ---- 4. host1 away: its board stays, marked; back: evaluated again ----
 sh "$SRC/share/sshlab.sh" down "$L" host1 >/dev/null 2>&1 ||

@@ -4,7 +4,9 @@
  * chips of one outcome become ranges, groups come in the order of their
  * lowest chip, and recovery times that jitter still fold.  A host's grid
  * and a cell's past go by arrival, not by the tool's timestamps, and a job
- * that ended without a result shows what it did instead.
+ * that ended without a result shows what it did instead.  A host's result
+ * file wins over the events this console followed, is matched to the job
+ * that wrote it, and is never shown passed when that job says otherwise.
  */
 #include "calops.h"
 
@@ -218,7 +220,7 @@ fixture(struct lab_fixture *x)
 	for (i = 0; i < nitems(x->r); i++)
 		x->faults[i] = &x->r[i];
 	x->src = (struct fold_src){ x->faults, nitems(x->faults), x->jobs,
-	    nitems(x->jobs) };
+	    nitems(x->jobs), NULL, 0 };
 }
 
 static void
@@ -350,6 +352,178 @@ history_goes_by_arrival(void **state)
 	free(h);
 }
 
+/* ---- the host's result files ---- */
+
+static const char aborted_file[] =
+    "{\n  \"scenario\": \"kv-full\",\n  \"chip\": 1,\n"
+    "  \"structured_error\": true,\n  \"error_code\": \"CALRT_E_KV_FULL\",\n"
+    "  \"aborted\": true,\n  \"recovered\": false,\n  \"recover_ms\": null,\n"
+    "  \"calbin_tree_sha256\": \"ab\"\n}\n";
+
+static int
+parse(const char *text, struct hostcmd_fault *f, char *err, size_t len)
+{
+	return hostcmd_fault_parse(text, strlen(text), f, err, len);
+}
+
+static void
+result_files_parse_strictly(void **state)
+{
+	struct hostcmd_fault f;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(hostcmd_fault_parse(aborted_file,
+	    strlen(aborted_file), &f, err, sizeof err), 0);
+	assert_string_equal(f.scenario, "kv-full");
+	assert_int_equal(f.chip, 1);
+	assert_true(f.structured && f.aborted && !f.recovered);
+	assert_string_equal(f.error_code, "CALRT_E_KV_FULL");
+	assert_true(isnan(f.recover_ms));
+	/* Never a result in part: the member that is wrong is named. */
+	assert_int_equal(parse("{\"scenario\": \"kv-full\", \"chip\": 0, "
+	    "\"structured_error\": true, \"recovered\": true}", &f, err,
+	    sizeof err), -1);
+	assert_string_equal(err, "\"aborted\" is missing, not true or false");
+	assert_int_equal(parse("{\"scenario\": \"kv-full\", \"chip\": -1}",
+	    &f, err, sizeof err), -1);
+	assert_string_equal(err, "\"chip\" is wrong, not a chip number");
+	assert_int_equal(parse("{\"scenario\": ", &f, err, sizeof err), -1);
+	assert_non_null(strstr(err, "not JSON: line 1"));
+}
+
+/* A calops-jobs/v1 entry: argv words, its state, exit code and times. */
+static json_t *
+job_record(const char *id, const char *argv, const char *st, int code,
+    double started, const char *actor)
+{
+	json_t *o = json_pack("{s:s, s:s, s:f, s:f}", "id", id, "state", st,
+	    "started", started, "ended", started + 2), *a = json_array();
+	char *words = xstrdup(argv), *w, *save = NULL;
+
+	for (w = strtok_r(words, "|", &save); w != NULL;
+	    w = strtok_r(NULL, "|", &save))
+		json_array_append_new(a, json_string(w));
+	free(words);
+	json_object_set_new(o, "argv", a);
+	json_object_set_new(o, "exit_code", code >= 0 ? json_integer(code) :
+	    json_null());
+	if (actor != NULL)
+		json_object_set_new(o, "actor", json_string(actor));
+	return o;
+}
+
+#define KV1 "calrt-sim|fault|--calbin|/w/05-calbin/package|--chips|1|" \
+	"--scenario|kv-full"
+
+static void
+a_file_is_matched_to_the_job_that_wrote_it(void **state)
+{
+	json_t *r[5];
+	struct fold_file f = { .host = "h" };
+	size_t i;
+
+	(void)state;
+	f.r.chip = 1;
+	snprintf(f.r.scenario, sizeof f.r.scenario, "kv-full");
+	r[0] = job_record("old", KV1, "done", 0, 100, "ana@lab");
+	r[1] = job_record("new", KV1, "done", 0, 300, "bo@home");
+	/* Another chip, another scenario, another workspace: not it. */
+	r[2] = job_record("c0", "calrt-sim|fault|--calbin|"
+	    "/w/05-calbin/package|--chips|0|--scenario|kv-full", "done", 0,
+	    900, NULL);
+	r[3] = job_record("ws2", "calrt-sim|fault|--calbin|"
+	    "/v/05-calbin/package|--chips|1|--scenario|kv-full", "done", 0,
+	    900, NULL);
+	r[4] = job_record("bc", "calrt-sim|fault|--calbin|"
+	    "/w/05-calbin/package|--chips|1|--scenario|bad-csr", "done", 0,
+	    900, NULL);
+	faultfold_file_job(&f, "/w", r, nitems(r));
+	assert_string_equal(f.job, "new");
+	assert_string_equal(f.actor, "bo@home");
+	assert_string_equal(f.state, "done");
+	assert_int_equal(f.exit_code, 0);
+	assert_false(f.suite);
+	assert_true(f.ended == 302);
+	/* G7's whole job, later, runs it too. */
+	json_decref(r[4]);
+	r[4] = job_record("g7", "/bin/sh|-c|script|calops-g7|"
+	    "/w/05-calbin/package|1|missing-tensor kv-full bad-csr|calrt-sim",
+	    "failed", 1, 1000, NULL);
+	faultfold_file_job(&f, "/w", r, nitems(r));
+	assert_string_equal(f.job, "g7");
+	assert_true(f.suite);
+	assert_string_equal(f.actor, "");
+	faultfold_file_job(&f, "/w", r, 0);
+	assert_string_equal(f.job, "");
+	for (i = 0; i < nitems(r); i++)
+		json_decref(r[i]);
+}
+
+/*
+ * The issue's repro: this console followed kv-full on chip 1 recovering in
+ * 10 ms; since, another console's job ended "done" but the host's file says
+ * aborted.  The cell is the file's, and says they disagree: never ✔.
+ */
+static void
+a_file_its_job_contradicts_is_never_passed(void **state)
+{
+	struct fold_state cells[SCENARIO_COUNT * 2], *kv = &cells[3 * 2 + 1];
+	struct lfault stale = result("mine", "kv-full", 1, 5);
+	const struct lfault *faults[] = { &stale };
+	struct fold_src src = { faults, 1, NULL, 0, NULL, 0 };
+	struct fold_file f = { .host = "h" };
+	int chips[] = { 0, 1 };
+	char err[200], buf[64];
+
+	(void)state;
+	stale.recover_ms = 10;
+	faultfold_grid(&src, "h", chips, 2, cells);
+	assert_int_equal(kv->o, FO_RECOVERED);
+	assert_int_equal(hostcmd_fault_parse(aborted_file,
+	    strlen(aborted_file), &f.r, err, sizeof err), 0);
+	snprintf(f.job, sizeof f.job, "theirs");
+	snprintf(f.state, sizeof f.state, "done");
+	f.exit_code = 0;
+	src.files = &f;
+	src.nfiles = 1;
+	faultfold_grid(&src, "h", chips, 2, cells);
+	assert_ptr_equal(kv->file, &f);
+	assert_int_equal(kv->o, FO_DISAGREES);
+	assert_true(faultfold_failed(kv->o));
+	assert_string_equal(faultfold_cell_words(kv, true, buf, sizeof buf),
+	    "aborted, job done");
+	/* The job failed as the file says: aborted, and nothing to doubt. */
+	snprintf(f.state, sizeof f.state, "failed");
+	f.exit_code = 1;
+	faultfold_grid(&src, "h", chips, 2, cells);
+	assert_int_equal(kv->o, FO_ABORTED);
+	/* The reverse: the file says recovered, its fault job failed. */
+	f.r.aborted = false;
+	f.r.recovered = true;
+	f.r.recover_ms = 12;
+	faultfold_grid(&src, "h", chips, 2, cells);
+	assert_int_equal(kv->o, FO_DISAGREES);
+	assert_string_equal(faultfold_cell_words(kv, true, buf, sizeof buf),
+	    "recovered, job failed");
+	/* G7's whole job fails for any scenario: no word on this one. */
+	f.suite = true;
+	faultfold_grid(&src, "h", chips, 2, cells);
+	assert_int_equal(kv->o, FO_RECOVERED);
+	assert_string_equal(faultfold_cell_words(kv, true, buf, sizeof buf),
+	    "recovered 12ms");
+	/* Both agree: the file's time, not the stale event's. */
+	f.suite = false;
+	snprintf(f.state, sizeof f.state, "done");
+	f.exit_code = 0;
+	faultfold_grid(&src, "h", chips, 2, cells);
+	assert_int_equal(kv->o, FO_RECOVERED);
+	assert_string_equal(faultfold_cell_words(kv, false, buf, sizeof buf),
+	    "12ms");
+	/* The other chip keeps what the events said: the file is chip 1's. */
+	assert_int_equal(cells[3 * 2].o, FO_NEVER);
+}
+
 int
 main(void)
 {
@@ -365,6 +539,9 @@ main(void)
 		cmocka_unit_test(live_jobs_show_running),
 		cmocka_unit_test(failed_job_words),
 		cmocka_unit_test(history_goes_by_arrival),
+		cmocka_unit_test(result_files_parse_strictly),
+		cmocka_unit_test(a_file_is_matched_to_the_job_that_wrote_it),
+		cmocka_unit_test(a_file_its_job_contradicts_is_never_passed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

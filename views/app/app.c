@@ -180,6 +180,12 @@ app_board(const struct app *a)
 	return boardsrc_board(a->src);
 }
 
+const struct boardsrc *
+app_boardsrc(const struct app *a)
+{
+	return a->src;
+}
+
 struct labmodel *
 app_labmodel(const struct app *a)
 {

@@ -47,6 +47,9 @@ int	 app_main(const struct app_opts *o);
  * (never NULL once open), the loop for their timers, the workspace path as
  * given, the applied filter ("" for none), and --readonly. */
 const struct board *app_board(const struct app *a);
+/* Where that board comes from: evaluated and watched, with its age. */
+struct boardsrc;
+const struct boardsrc *app_boardsrc(const struct app *a);
 struct labmodel	*app_labmodel(const struct app *a);
 struct loop	*app_loop(const struct app *a);
 const char	*app_workspace(const struct app *a);

@@ -73,6 +73,10 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "selected one (again: with current)" },
 	[ACT_NEWEST_ALERT] = { "newest-alert", "the newest open soak alert, "
 	    "in the Soak screen's journal" },
+	[ACT_SOAK] = { "soak", "open the selected soak job in the Soak "
+	    "screen, whoever started it (Enter does too)" },
+	[ACT_NEXT_SOAK] = { "next-soak", "show the lab's next soak, running "
+	    "or recent, whoever started it" },
 };
 
 const struct keybinding action_global_keys[] = {

@@ -26,6 +26,7 @@ enum action {
 	ACT_RECONNECT, ACT_ACCEPT_KEY,
 	ACT_PROMOTE, ACT_ROLLBACK, ACT_BASE,
 	ACT_NEWEST_ALERT,	/* global: the Soak screen on it */
+	ACT_SOAK, ACT_NEXT_SOAK,
 	ACT_COUNT
 };
 
