@@ -6,18 +6,25 @@
  * id and min/avg/max over it, comes back no sooner than repeat:; a host
  * down fires on a tick alone; an event fires at once; an alert restored
  * after a restart is not fired again but resolves; and a soak store whose
- * TTFT P99 crosses the SLA fires sla.ttft_p99 once.
+ * TTFT P99 crosses the SLA fires sla.ttft_p99 once; the journal folds an
+ * alert's lines into one entry, survives its reopening, skips a line that
+ * is not an alert and cuts a torn last one.
  */
 #include "calops.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "alert/alerteval.h"
+#include "alert/alertjournal.h"
 #include "alert/alertmetric.h"
 #include "alert/alertrule.h"
+#include "base/fileio.h"
 #include "metrics/metrics.h"
 #include "remote/lab.h"
 
@@ -284,6 +291,83 @@ test_metric_sla(void **state)
 	alertrule_release(&conf);
 }
 
+/* The state folder in a fresh temporary folder. */
+static char *
+state_home(void)
+{
+	char tmpl[] = "/tmp/test_alertrule.XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_int_equal(setenv("XDG_STATE_HOME", tmpl, 1), 0);
+	return xstrdup(tmpl);
+}
+
+static void
+append(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void
+test_journal(void **state)
+{
+	char *home = state_home(), *path, err[512], last;
+	const struct alertentry *e;
+	struct alertjournal j;
+	struct alertconf conf;
+	struct alerteval *ae;
+	struct alertnote n;
+	double t;
+	int fd;
+
+	(void)state;
+	assert_int_equal(alertjournal_open(&j, false, err, sizeof err), 0);
+	assert_int_equal(j.n, 0);
+	alertjournal_close(&j);
+	rules(&conf, "alerts:\n  hook: [x]\n  rules:\n    - {kind: leak, "
+	    "threshold: 10}\n");
+	ae = alerteval_new(&conf);
+	assert_int_equal(alertjournal_open(&j, true, err, sizeof err), 0);
+	for (t = 0; t <= 3; t++)
+		alerteval_value(ae, ALERT_LEAK, &lab3, t < 3 ? 20 + t : 5, NAN,
+		    "rss grew\033]52;x", T0 + t);
+	while (alerteval_next(ae, &n)) {
+		assert_int_equal(alertjournal_note(&j, &n, T0, err, sizeof err),
+		    0);
+		alerteval_note_release(&n);
+	}
+	assert_int_equal(j.n, 1);
+	path = xstrdup(j.path);
+	alertjournal_close(&j);
+	append(path, "not json\n{\"id\": \"x\", \"state\": \"fir");
+	assert_int_equal(alertjournal_open(&j, true, err, sizeof err), 0);
+	assert_int_equal(j.n, 1);
+	assert_int_equal(j.bad, 1);
+	e = &j.e[0];
+	assert_string_equal(e->rule, "leak");
+	assert_string_equal(e->host, "lab3");
+	assert_true(e->start == T0 && e->end == T0 + 3);
+	assert_true(e->vmin == 20 && e->vmax == 22 && e->vavg == 21);
+	assert_non_null(alertjournal_find(&j, e->id));
+	alertjournal_close(&j);
+	/* The torn line was cut: the file ends with a whole line. */
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_true(lseek(fd, -1, SEEK_END) > 0);
+	assert_int_equal(read(fd, &last, 1), 1);
+	assert_int_equal(last, '\n');
+	close(fd);
+	fileio_remove_tree(home);
+	free(path);
+	free(home);
+	alerteval_free(ae);
+	alertrule_release(&conf);
+}
+
 int
 main(void)
 {
@@ -295,6 +379,7 @@ main(void)
 		cmocka_unit_test(test_host_tick_event),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_metric_sla),
+		cmocka_unit_test(test_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

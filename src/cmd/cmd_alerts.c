@@ -1,0 +1,193 @@
+/*
+ * cmd_alerts.c: `calops alerts --journal`, the alert journal of the state
+ * folder (src/alert/alertjournal.h, share/doc/alerts.md): every alert the
+ * lab's rules raised, with its start, its end or "ongoing", how long it
+ * lasted and the min/avg/max of its value over the breach, glances'
+ * events list for a soak.
+ */
+#include "calops.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "alert/alertjournal.h"
+#include "base/buf.h"
+#include "base/text.h"
+#include "cmd/cmd.h"
+
+static const char alerts_usage[] =
+    "usage: calops alerts --journal [--json]\n"
+    "\n"
+    "List every alert of the journal ($XDG_STATE_HOME/calops/alerts/\n"
+    "journal.jsonl), oldest first: its start, its end or \"ongoing\", its\n"
+    "duration, its rule and severity, what it is about, the min/avg/max of\n"
+    "its value over the breach, and its summary.\n"
+    "\n"
+    "  --journal        list the journal\n"
+    "  --json           one JSON object (schema calops-alerts/v1)\n"
+    "\n"
+    "Exit status: 0, 1 when an alert is ongoing, 2 on a usage error or a\n"
+    "journal that cannot be read.\n";
+
+/* "2026-12-06 14:01:05" in UTC, or what for NAN. */
+static void
+when(char *buf, size_t len, double t, const char *what)
+{
+	time_t s = (time_t)floor(t);
+	struct tm tm;
+
+	if (isnan(t) || gmtime_r(&s, &tm) == NULL)
+		snprintf(buf, len, "%s", what);
+	else
+		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* "3h12m", "4m05s", "12s". */
+static void
+duration(char *buf, size_t len, double s)
+{
+	long n = isnan(s) || s < 0 ? 0 : (long)floor(s);
+
+	if (n >= 3600)
+		snprintf(buf, len, "%ldh%02ldm", n / 3600, n / 60 % 60);
+	else if (n >= 60)
+		snprintf(buf, len, "%ldm%02lds", n / 60, n % 60);
+	else
+		snprintf(buf, len, "%lds", n);
+}
+
+/* What an alert is about: "lab3 chip 1, /w G9, job 17"; sanitised. */
+static char *
+subject(const struct alertentry *e)
+{
+	struct buf b = BUF_INIT;
+	char *s, *vis;
+
+	if (e->host != NULL)
+		buf_adds(&b, e->host);
+	if (e->chip >= 0)
+		buf_addf(&b, " chip %d", e->chip);
+	if (e->workspace != NULL)
+		buf_addf(&b, "%s%s", b.len > 0 ? ", " : "", e->workspace);
+	if (e->gate >= 0)
+		buf_addf(&b, " G%d", e->gate);
+	if (e->job != NULL)
+		buf_addf(&b, "%sjob %s", b.len > 0 ? ", " : "", e->job);
+	s = buf_detach(&b, NULL);
+	vis = text_sanitize_str(s != NULL ? s : "");
+	free(s);
+	return vis;
+}
+
+static void
+num(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void
+print_entry(const struct alertentry *e, double now)
+{
+	char start[32], end[32], dur[32], lo[32], avg[32], hi[32];
+	char *subj = subject(e), *rule, *sev, *sum;
+
+	when(start, sizeof start, e->start, "?");
+	when(end, sizeof end, e->end, "ongoing");
+	duration(dur, sizeof dur, (isnan(e->end) ? now : e->end) - e->start);
+	num(lo, sizeof lo, e->vmin);
+	num(avg, sizeof avg, e->vavg);
+	num(hi, sizeof hi, e->vmax);
+	rule = text_sanitize_str(e->rule != NULL ? e->rule : "?");
+	sev = text_sanitize_str(e->severity != NULL ? e->severity : "?");
+	sum = text_sanitize_str(e->summary != NULL ? e->summary : "");
+	printf("%-19s  %-19s  %8s  %-16s  %-8s  %-24s  %8s %8s %8s  %s\n",
+	    start, end, dur, rule, sev, subj, lo, avg, hi, sum);
+	free(subj);
+	free(rule);
+	free(sev);
+	free(sum);
+}
+
+static int
+print_journal(const struct alertjournal *j, bool json)
+{
+	double now = (double)time(NULL);
+	json_t *o, *list;
+	size_t i, ongoing = 0;
+
+	for (i = 0; i < j->n; i++)
+		ongoing += isnan(j->e[i].end);
+	if (json) {
+		list = json_array();
+		for (i = 0; i < j->n; i++)
+			json_array_append_new(list,
+			    alertjournal_entry_json(&j->e[i], now));
+		o = json_pack("{s:s, s:o, s:I, s:I, s:I}", "schema",
+		    "calops-alerts/v1", "alerts", list, "ongoing",
+		    (json_int_t)ongoing, "skipped_lines", (json_int_t)j->bad,
+		    "dropped", (json_int_t)j->dropped);
+		if (text_json_print(stdout, o, JSON_INDENT(2)) != 0)
+			fprintf(stderr, "calops: cannot encode the journal\n");
+		json_decref(o);
+	} else {
+		printf("%-19s  %-19s  %8s  %-16s  %-8s  %-24s  %8s %8s %8s  %s\n",
+		    "START (UTC)", "END", "DURATION", "RULE", "SEVERITY",
+		    "SUBJECT", "MIN", "AVG", "MAX", "SUMMARY");
+		for (i = 0; i < j->n; i++)
+			print_entry(&j->e[i], now);
+		if (j->bad > 0)
+			printf("(%zu lines of the journal were not alerts and "
+			    "were skipped)\n", j->bad);
+	}
+	return ongoing > 0 ? 1 : 0;
+}
+
+int
+cmd_alerts(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "journal", no_argument, NULL, 'J' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct alertjournal j;
+	bool json = false, journal = false;
+	char err[1024];
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "Jjh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			journal = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(alerts_usage, stdout);
+			return 0;
+		default:
+			fputs(alerts_usage, stderr);
+			return 2;
+		}
+	}
+	if (!journal || optind != argc) {
+		fputs(alerts_usage, stderr);
+		return 2;
+	}
+	if (alertjournal_open(&j, false, err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 2;
+	}
+	rc = print_journal(&j, json);
+	alertjournal_close(&j);
+	return rc;
+}
