@@ -26,6 +26,7 @@ entry_release(struct alertentry *e)
 	free(e->job);
 	free(e->workspace);
 	free(e->summary);
+	free(e->hook_error);
 }
 
 void
@@ -106,12 +107,38 @@ entry_get(struct alertjournal *j, const char *id, bool *made)
 	return e;
 }
 
+/* A hook line: what became of sending the state of an alert kept. */
+static int
+fold_hook(struct alertjournal *j, json_t *o, const char *id, bool resolved,
+    const char *hook)
+{
+	struct alertentry *e = (struct alertentry *)alertjournal_find(j, id);
+
+	if (e == NULL)
+		return -1;
+	if (strcmp(hook, "sent") == 0) {
+		if (resolved)
+			e->sent_resolved = true;
+		else
+			e->sent_firing = true;
+	} else if (strcmp(hook, "failed") == 0 ||
+	    strcmp(hook, "gave-up") == 0) {
+		e->failures++;
+		e->gave_up |= strcmp(hook, "gave-up") == 0;
+		free(e->hook_error);
+		e->hook_error = get_str(o, "error");
+	} else
+		return -1;
+	return 0;
+}
+
 /* Fold one line's object in; -1 when it is not a journal line. */
 static int
 fold(struct alertjournal *j, json_t *o)
 {
 	const char *id = json_string_value(json_object_get(o, "id"));
 	const char *st = json_string_value(json_object_get(o, "state"));
+	const char *hook = json_string_value(json_object_get(o, "hook"));
 	struct alertentry *e;
 	bool made, resolved;
 
@@ -119,6 +146,8 @@ fold(struct alertjournal *j, json_t *o)
 	    strcmp(st, "resolved") != 0))
 		return -1;
 	resolved = strcmp(st, "resolved") == 0;
+	if (hook != NULL)
+		return fold_hook(j, o, id, resolved, hook);
 	e = entry_get(j, id, &made);
 	if (made) {
 		e->rule = get_str(o, "rule");
@@ -284,11 +313,10 @@ note_json(const struct alertnote *n, double t)
 	return o;
 }
 
-int
-alertjournal_note(struct alertjournal *j, const struct alertnote *n,
-    double t, char *err, size_t errlen)
+/* Append o as a line and fold it in; the reference to o is taken. */
+static int
+append(struct alertjournal *j, json_t *o, char *err, size_t errlen)
 {
-	json_t *o = note_json(n, t);
 	char *text, *hard, *line = NULL;
 	size_t hlen;
 	int rc = -1;
@@ -301,7 +329,7 @@ alertjournal_note(struct alertjournal *j, const struct alertnote *n,
 		text = hard;
 	}
 	if (text == NULL)
-		errbuf_set(err, errlen, "cannot encode alert %s", n->id);
+		errbuf_set(err, errlen, "cannot encode an alert");
 	else if (j->fd == -1)
 		errbuf_set(err, errlen, "the alert journal is not open");
 	else {
@@ -319,17 +347,49 @@ alertjournal_note(struct alertjournal *j, const struct alertnote *n,
 	return rc;
 }
 
-/* Seconds since the epoch as RFC 3339 UTC, Alertmanager's way. */
-static json_t *
-rfc3339(double t)
+int
+alertjournal_note(struct alertjournal *j, const struct alertnote *n,
+    double t, char *err, size_t errlen)
 {
-	char buf[32];
+	return append(j, note_json(n, t), err, errlen);
+}
+
+int
+alertjournal_hook(struct alertjournal *j, const char *id, bool resolved,
+    const char *outcome, unsigned attempt, const char *why, double t,
+    char *err, size_t errlen)
+{
+	json_t *o = json_object();
+
+	set_str(o, "id", id);
+	set_str(o, "state", resolved ? "resolved" : "firing");
+	set_str(o, "hook", outcome);
+	json_object_set_new(o, "attempt", json_integer(attempt));
+	set_str(o, "error", why);
+	set_num(o, "t", t);
+	return append(j, o, err, errlen);
+}
+
+void
+alertjournal_time(double t, char *buf, size_t len)
+{
 	time_t s = (time_t)floor(t);
 	struct tm tm;
 
 	if (isnan(t) || gmtime_r(&s, &tm) == NULL)
+		snprintf(buf, len, "0001-01-01T00:00:00Z");
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *
+rfc3339(double t)
+{
+	char buf[32];
+
+	if (isnan(t))
 		return json_null();
-	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	alertjournal_time(t, buf, sizeof buf);
 	return json_string(buf);
 }
 
@@ -351,5 +411,9 @@ alertjournal_entry_json(const struct alertentry *e, double now)
 	set_num(o, "duration_s", (isnan(e->end) ? now : e->end) - e->start);
 	set_values(o, v);
 	set_str(o, "summary", e->summary);
+	json_object_set_new(o, "hook_failures", json_integer(e->failures));
+	set_str(o, "hook_error", e->hook_error);
+	json_object_set_new(o, "sent", json_boolean(isnan(e->end) ||
+	    e->end == e->start ? e->sent_firing : e->sent_resolved));
 	return o;
 }

@@ -9,7 +9,8 @@
  * A line is an object with "id" and "state": "firing" or "resolved" (a
  * note of alerteval.h: the rule, its kind and severity, the subject, start,
  * end, the value, the threshold, min/avg/max over the breach, the summary,
- * and "t", the wall time it was written).  An entry is an id's lines
+ * and "t", the wall time it was written), or, with "hook" ("sent",
+ * "failed", "gave-up"), what became of running the hook for that state.  An entry is an id's lines
  * folded: its start from the first, its end and min/avg/max from the
  * resolution (NAN end: ongoing).  A line that is not such an object is
  * counted and skipped; a last line cut short by a crash is cut off before
@@ -39,6 +40,10 @@ struct alertentry {
 	double	 start, end;			/* end NAN: ongoing */
 	double	 value, threshold, vmin, vavg, vmax;	/* NAN: none */
 	char	*summary;
+	bool	 sent_firing, sent_resolved;	/* the hook said so */
+	unsigned failures;			/* of the hook */
+	bool	 gave_up;			/* it will not be retried */
+	char	*hook_error;			/* the last, or NULL */
 };
 
 struct alertjournal {
@@ -67,9 +72,22 @@ void		 alertjournal_close(struct alertjournal *j);
 int		 alertjournal_note(struct alertjournal *j,
 		    const struct alertnote *n, double t, char *err,
 		    size_t errlen);
+/*
+ * What became of a hook run on the alert id for its firing or its
+ * resolution: outcome "sent", "failed" (retried) or "gave-up", why it
+ * failed (NULL when sent).  A hook's outcome is kept so that a restart sends
+ * what was not sent (at least once) and nothing sent twice.  0, or -1 with
+ * err.
+ */
+int		 alertjournal_hook(struct alertjournal *j, const char *id,
+		    bool resolved, const char *outcome, unsigned attempt,
+		    const char *why, double t, char *err, size_t errlen);
 /* The entry of id (borrowed), or NULL. */
 const struct alertentry *alertjournal_find(const struct alertjournal *j,
 		    const char *id);
+/* t (seconds since the epoch) as RFC 3339 UTC, Alertmanager's way; NAN
+ * is its zero time, "0001-01-01T00:00:00Z".  buf: 32 bytes will do. */
+void		 alertjournal_time(double t, char *buf, size_t len);
 /* An entry as the JSON of `calops alerts --journal --json`, its duration
  * the time to its end or to now. */
 json_t		*alertjournal_entry_json(const struct alertentry *e,

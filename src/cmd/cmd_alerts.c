@@ -24,7 +24,7 @@ static const char alerts_usage[] =
     "List every alert of the journal ($XDG_STATE_HOME/calops/alerts/\n"
     "journal.jsonl), oldest first: its start, its end or \"ongoing\", its\n"
     "duration, its rule and severity, what it is about, the min/avg/max of\n"
-    "its value over the breach, and its summary.\n"
+    "its value over the breach, what became of its hook, and its summary.\n"
     "\n"
     "  --journal        list the journal\n"
     "  --json           one JSON object (schema calops-alerts/v1)\n"
@@ -91,10 +91,27 @@ num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.4g", v);
 }
 
+/* What became of the hook: "sent", "waiting", "failed x3", "gave up". */
+static void
+hook_state(char *buf, size_t len, const struct alertentry *e)
+{
+	bool sent = isnan(e->end) || e->end == e->start ? e->sent_firing :
+	    e->sent_resolved;
+
+	if (e->gave_up)
+		snprintf(buf, len, "gave up");
+	else if (sent)
+		snprintf(buf, len, "sent");
+	else if (e->failures > 0)
+		snprintf(buf, len, "failed x%u", e->failures);
+	else
+		snprintf(buf, len, "waiting");
+}
+
 static void
 print_entry(const struct alertentry *e, double now)
 {
-	char start[32], end[32], dur[32], lo[32], avg[32], hi[32];
+	char start[32], end[32], dur[32], lo[32], avg[32], hi[32], hook[32];
 	char *subj = subject(e), *rule, *sev, *sum;
 
 	when(start, sizeof start, e->start, "?");
@@ -103,11 +120,12 @@ print_entry(const struct alertentry *e, double now)
 	num(lo, sizeof lo, e->vmin);
 	num(avg, sizeof avg, e->vavg);
 	num(hi, sizeof hi, e->vmax);
+	hook_state(hook, sizeof hook, e);
 	rule = text_sanitize_str(e->rule != NULL ? e->rule : "?");
 	sev = text_sanitize_str(e->severity != NULL ? e->severity : "?");
 	sum = text_sanitize_str(e->summary != NULL ? e->summary : "");
-	printf("%-19s  %-19s  %8s  %-16s  %-8s  %-24s  %8s %8s %8s  %s\n",
-	    start, end, dur, rule, sev, subj, lo, avg, hi, sum);
+	printf("%-19s  %-19s  %8s  %-16s  %-8s  %-24s  %8s %8s %8s  %-10s  "
+	    "%s\n", start, end, dur, rule, sev, subj, lo, avg, hi, hook, sum);
 	free(subj);
 	free(rule);
 	free(sev);
@@ -136,9 +154,10 @@ print_journal(const struct alertjournal *j, bool json)
 			fprintf(stderr, "calops: cannot encode the journal\n");
 		json_decref(o);
 	} else {
-		printf("%-19s  %-19s  %8s  %-16s  %-8s  %-24s  %8s %8s %8s  %s\n",
-		    "START (UTC)", "END", "DURATION", "RULE", "SEVERITY",
-		    "SUBJECT", "MIN", "AVG", "MAX", "SUMMARY");
+		printf("%-19s  %-19s  %8s  %-16s  %-8s  %-24s  %8s %8s %8s  "
+		    "%-10s  %s\n", "START (UTC)", "END", "DURATION", "RULE",
+		    "SEVERITY", "SUBJECT", "MIN", "AVG", "MAX", "HOOK",
+		    "SUMMARY");
 		for (i = 0; i < j->n; i++)
 			print_entry(&j->e[i], now);
 		if (j->bad > 0)
