@@ -354,7 +354,9 @@ alerteval_tick(struct alerteval *ae, double ts)
 	size_t i;
 
 	for (i = 0; i < ae->nt; i++)
-		try_fire(ae, &ae->t[i], ts);
+		if (!alertrule_kind_tool_time(
+		    ae->conf->rules[ae->t[i].rule].kind))
+			try_fire(ae, &ae->t[i], ts);
 }
 
 int

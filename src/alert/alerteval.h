@@ -87,7 +87,8 @@ void		 alerteval_cond(struct alerteval *ae, enum alert_kind kind,
 void		 alerteval_event(struct alerteval *ae, enum alert_kind kind,
 		    const struct alert_subject *subj, double v,
 		    const char *what, double ts);
-/* Time passed with no feed: the breaches held long enough fire. */
+/* Wall time passed with no feed: the breaches held long enough fire
+ * (not those of the metric kinds, whose time is the samples'). */
 void		 alerteval_tick(struct alerteval *ae, double ts);
 
 /* An alert of rule (by name) on subj left firing since start: 0, or -1

@@ -86,6 +86,12 @@ alertrule_kind_event(enum alert_kind k)
 }
 
 bool
+alertrule_kind_tool_time(enum alert_kind k)
+{
+	return k <= ALERT_RESETS;
+}
+
+bool
 alertrule_kind_below(enum alert_kind k)
 {
 	return kinds[k].below;

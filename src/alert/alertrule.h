@@ -78,6 +78,9 @@ const char	*alertrule_severity_name(enum alert_severity s);
 /* Whether k is an event (fires once, at once, and has no resolution):
  * a job's end and a gate's change. */
 bool		 alertrule_kind_event(enum alert_kind k);
+/* Whether k is judged on the samples' time (the metric kinds), not on
+ * the wall clock: a tick of the wall clock does not fire it. */
+bool		 alertrule_kind_tool_time(enum alert_kind k);
 /* Whether a breach of k is a value below its threshold. */
 bool		 alertrule_kind_below(enum alert_kind k);
 /* The threshold k compares with when a rule gives none (NAN: the SLA's,

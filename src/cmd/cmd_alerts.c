@@ -7,8 +7,11 @@
  */
 #include "calops.h"
 
+#include <sys/file.h>
+
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -17,9 +20,21 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
+#include "lab/labmodel.h"
+#include "loop/child.h"
+#include "loop/loop.h"
+#include "model/alertwatch.h"
+#include "remote/lab.h"
 
 static const char alerts_usage[] =
-    "usage: calops alerts --journal [--json]\n"
+    "usage: calops alerts LAB\n"
+    "       calops alerts --journal [--json]\n"
+    "\n"
+    "Follow every host, job and workspace of the lab file LAB with no\n"
+    "console, judge its alerts: rules, journal every alert and run its hook\n"
+    "for each firing and resolution, until SIGTERM or SIGINT.  Started again,\n"
+    "it sends what the journal shows not sent, and nothing twice.  One runs\n"
+    "for a state folder at a time.\n"
     "\n"
     "List every alert of the journal ($XDG_STATE_HOME/calops/alerts/\n"
     "journal.jsonl), oldest first: its start, its end or \"ongoing\", its\n"
@@ -167,6 +182,124 @@ print_journal(const struct alertjournal *j, bool json)
 	return ongoing > 0 ? 1 : 0;
 }
 
+/* The follower's loop and what it drives. */
+struct follower {
+	struct loop		*loop;
+	struct labmodel		*lm;
+	struct alertwatch	*w;
+};
+
+static void
+say(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "calops: %s\n", msg);
+}
+
+static void
+lab_changed(struct labmodel *lm, void *arg)
+{
+	struct follower *f = arg;
+
+	(void)lm;
+	if (f->w != NULL)
+		alertwatch_lab_changed(f->w);
+}
+
+static void
+lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
+{
+	struct follower *f = arg;
+
+	(void)lm;
+	if (f->w != NULL)
+		alertwatch_job_ended(f->w, j);
+}
+
+static void
+lab_warn(struct labmodel *lm, const char *msg, void *arg)
+{
+	(void)lm;
+	say(msg, arg);
+}
+
+static void
+before_sleep(struct loop *l, void *arg)
+{
+	struct follower *f = arg;
+
+	(void)l;
+	labmodel_before_sleep(f->lm);
+}
+
+static void
+on_signal(struct loop *l, int sig, void *arg)
+{
+	(void)arg;
+	if (sig == SIGCHLD)
+		child_reap(l);
+	else
+		loop_stop(l);
+}
+
+/* The journal of the state folder, held: one sender a state folder. */
+static int
+journal_hold(struct alertjournal *j, char *err, size_t errlen)
+{
+	if (alertjournal_open(j, true, err, errlen) != 0)
+		return -1;
+	if (flock(j->fd, LOCK_EX | LOCK_NB) != 0) {
+		errbuf_set(err, errlen, "another calops sends the alerts of "
+		    "this state folder ('%s' is held)", j->path);
+		alertjournal_close(j);
+		return -1;
+	}
+	return 0;
+}
+
+/* calops alerts LAB: follow the lab until a signal. */
+static int
+follow(const char *path)
+{
+	struct follower f = { NULL, NULL, NULL };
+	struct labmodel_cb cb = { .changed = lab_changed, .ended = lab_ended,
+	    .warn = lab_warn, .arg = &f };
+	struct alertjournal j;
+	struct lab lab;
+	char err[1024];
+	int rc = 2;
+
+	if (lab_load(&lab, path, err, sizeof err) != 0)
+		fprintf(stderr, "calops: %s\n", err);
+	else if (lab.alert_hook.argv == NULL)
+		fprintf(stderr, "calops: '%s' has no alerts: give it one with "
+		    "a hook (share/doc/alerts.md)\n", path);
+	else if (journal_hold(&j, err, sizeof err) != 0)
+		fprintf(stderr, "calops: %s\n", err);
+	else {
+		signal(SIGPIPE, SIG_IGN);
+		f.loop = loop_new();
+		loop_watch_signal(f.loop, SIGCHLD, on_signal, &f);
+		loop_watch_signal(f.loop, SIGTERM, on_signal, &f);
+		loop_watch_signal(f.loop, SIGINT, on_signal, &f);
+		if ((f.lm = labmodel_new(f.loop, &lab, NULL, &cb, err,
+		    sizeof err)) == NULL)
+			fprintf(stderr, "calops: %s\n", err);
+		else {
+			f.w = alertwatch_new(f.loop, f.lm, &lab, &j, say, &f);
+			loop_set_before_sleep(f.loop, before_sleep, &f);
+			loop_run(f.loop);
+			alertwatch_free(f.w);
+			labmodel_free(f.lm);
+			rc = 0;
+		}
+		loop_free(f.loop);
+		alertjournal_close(&j);
+	}
+	lab_release(&lab);
+	return rc;
+}
+
 int
 cmd_alerts(int argc, char **argv)
 {
@@ -198,6 +331,8 @@ cmd_alerts(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (!journal && !json && optind == argc - 1)
+		return follow(argv[optind]);
 	if (!journal || optind != argc) {
 		fputs(alerts_usage, stderr);
 		return 2;
