@@ -10,7 +10,7 @@
 /* One rule on one subject and where its breach stands. */
 struct tracker {
 	size_t		 rule;		/* into conf->rules */
-	char		*host, *job, *workspace;
+	char		*host, *job, *workspace, *metric;
 	int		 chip, gate;
 	double		 since;		/* breaching since (NAN: clear) */
 	double		 last_fire;	/* the last firing's start (NAN) */
@@ -45,6 +45,7 @@ alerteval_note_release(struct alertnote *n)
 	free(n->host);
 	free(n->job);
 	free(n->workspace);
+	free(n->metric);
 	free(n->summary);
 	memset(n, 0, sizeof *n);
 }
@@ -60,6 +61,7 @@ alerteval_free(struct alerteval *ae)
 		free(ae->t[i].host);
 		free(ae->t[i].job);
 		free(ae->t[i].workspace);
+		free(ae->t[i].metric);
 		free(ae->t[i].what);
 	}
 	for (i = ae->qhead; i < ae->nq; i++)
@@ -105,6 +107,7 @@ alerteval_id(const char *rule, const struct alert_subject *subj,
 	h = fnv(h, subj->host);
 	h = fnv(h, subj->job);
 	h = fnv(h, subj->workspace);
+	h = fnv(h, subj->metric);
 	snprintf(num, sizeof num, "%d %d %.0f", subj->chip, subj->gate,
 	    floor(start * 1000 + 0.5));
 	h = fnv(h, num);
@@ -119,6 +122,7 @@ tracker_subject(const struct tracker *t, struct alert_subject *s)
 	s->job = t->job;
 	s->workspace = t->workspace;
 	s->gate = t->gate;
+	s->metric = t->metric;
 }
 
 /* rule's tracker on subj, made when missing (NULL past the cap). */
@@ -134,7 +138,8 @@ tracker_get(struct alerteval *ae, size_t rule,
 		if (t->rule == rule && t->chip == subj->chip &&
 		    t->gate == subj->gate && str_eq(t->host, subj->host) &&
 		    str_eq(t->job, subj->job) &&
-		    str_eq(t->workspace, subj->workspace))
+		    str_eq(t->workspace, subj->workspace) &&
+		    str_eq(t->metric, subj->metric))
 			return t;
 	}
 	if (ae->nt == ALERTEVAL_TRACKERS_MAX)
@@ -149,6 +154,7 @@ tracker_get(struct alerteval *ae, size_t rule,
 	t->host = str_dup(subj->host);
 	t->job = str_dup(subj->job);
 	t->workspace = str_dup(subj->workspace);
+	t->metric = str_dup(subj->metric);
 	t->chip = subj->chip;
 	t->gate = subj->gate;
 	t->since = t->last_fire = t->value = t->threshold = NAN;
@@ -215,6 +221,7 @@ note(struct alerteval *ae, struct tracker *t, enum alert_state st, double ts)
 	n->host = str_dup(t->host);
 	n->job = str_dup(t->job);
 	n->workspace = str_dup(t->workspace);
+	n->metric = str_dup(t->metric);
 	n->chip = t->chip;
 	n->gate = t->gate;
 	n->start = t->since;

@@ -44,6 +44,9 @@ struct alert_subject {
 	const char	*job;
 	const char	*workspace;
 	int		 gate;		/* ALERT_NONE */
+	/* The series judged ("rss_bytes": a chip's two memories leak
+	 * apart), or NULL. */
+	const char	*metric;
 };
 
 enum alert_state {
@@ -56,6 +59,7 @@ struct alertnote {
 	const struct alertrule	*rule;		/* borrowed */
 	enum alert_state	 state;
 	char			*host, *job, *workspace;	/* or NULL */
+	char			*metric;	/* or NULL */
 	int			 chip, gate;	/* or ALERT_NONE */
 	double			 start, end;	/* end NAN while firing */
 	double			 value;		/* the last judged */

@@ -174,8 +174,8 @@ struct field {
 
 enum {
 	F_RULE, F_ID, F_STATE, F_SEVERITY, F_KIND, F_HOST, F_CHIP, F_JOB,
-	F_WORKSPACE, F_GATE, F_VALUE, F_THRESHOLD, F_SINCE, F_END, F_SUMMARY,
-	F_COUNT
+	F_WORKSPACE, F_GATE, F_METRIC, F_VALUE, F_THRESHOLD, F_SINCE, F_END,
+	F_SUMMARY, F_COUNT
 };
 
 /* The alert's fields, every string plain. */
@@ -187,6 +187,7 @@ fields(const struct alertentry *e, bool resolved, struct field f[F_COUNT])
 		{ "_SEVERITY", "severity" }, { "_KIND", "kind" },
 		{ "_HOST", "host" }, { "_CHIP", "chip" }, { "_JOB", "job" },
 		{ "_WORKSPACE", "workspace" }, { "_GATE", "gate" },
+		{ "_METRIC", "metric" },
 		{ "_VALUE", NULL }, { "_THRESHOLD", NULL }, { "_SINCE", NULL },
 		{ "_END", NULL }, { "_SUMMARY", NULL },
 	};
@@ -208,6 +209,7 @@ fields(const struct alertentry *e, bool resolved, struct field f[F_COUNT])
 	f[F_WORKSPACE].value = e->workspace != NULL ? plain(e->workspace) :
 	    NULL;
 	f[F_GATE].value = e->gate >= 0 ? xasprintf("G%d", e->gate) : NULL;
+	f[F_METRIC].value = e->metric != NULL ? plain(e->metric) : NULL;
 	f[F_VALUE].value = number(e->value);
 	f[F_THRESHOLD].value = number(e->threshold);
 	f[F_SINCE].value = rfc3339(e->start);

@@ -25,6 +25,7 @@ entry_release(struct alertentry *e)
 	free(e->host);
 	free(e->job);
 	free(e->workspace);
+	free(e->metric);
 	free(e->summary);
 	free(e->hook_error);
 }
@@ -156,6 +157,7 @@ fold(struct alertjournal *j, json_t *o)
 		e->host = get_str(o, "host");
 		e->job = get_str(o, "job");
 		e->workspace = get_str(o, "workspace");
+		e->metric = get_str(o, "metric");
 		e->chip = get_int(o, "chip");
 		e->gate = get_int(o, "gate");
 		e->start = get_num(o, "start");
@@ -267,11 +269,12 @@ set_str(json_t *o, const char *key, const char *s)
 /* The subject's members, those that are part of it. */
 static void
 set_subject(json_t *o, const char *host, const char *job,
-    const char *workspace, int chip, int gate)
+    const char *workspace, const char *metric, int chip, int gate)
 {
 	set_str(o, "host", host);
 	set_str(o, "job", job);
 	set_str(o, "workspace", workspace);
+	set_str(o, "metric", metric);
 	if (chip >= 0)
 		json_object_set_new(o, "chip", json_integer(chip));
 	if (gate >= 0)
@@ -304,7 +307,8 @@ note_json(const struct alertnote *n, double t)
 	set_str(o, "rule", n->rule->name);
 	set_str(o, "kind", alertrule_kind_name(n->rule->kind));
 	set_str(o, "severity", alertrule_severity_name(n->rule->severity));
-	set_subject(o, n->host, n->job, n->workspace, n->chip, n->gate);
+	set_subject(o, n->host, n->job, n->workspace, n->metric, n->chip,
+	    n->gate);
 	set_num(o, "start", n->start);
 	set_num(o, "end", n->end);
 	set_values(o, v);
@@ -404,7 +408,8 @@ alertjournal_entry_json(const struct alertentry *e, double now)
 	set_str(o, "rule", e->rule);
 	set_str(o, "kind", e->kind);
 	set_str(o, "severity", e->severity);
-	set_subject(o, e->host, e->job, e->workspace, e->chip, e->gate);
+	set_subject(o, e->host, e->job, e->workspace, e->metric, e->chip,
+	    e->gate);
 	json_object_set_new(o, "start", rfc3339(e->start));
 	json_object_set_new(o, "end", rfc3339(e->end));
 	json_object_set_new(o, "ongoing", json_boolean(isnan(e->end)));

@@ -35,7 +35,7 @@ struct alertnote;
 
 struct alertentry {
 	char	*id, *rule, *kind, *severity;
-	char	*host, *job, *workspace;	/* or NULL */
+	char	*host, *job, *workspace, *metric;	/* or NULL */
 	int	 chip, gate;			/* or -1 */
 	double	 start, end;			/* end NAN: ongoing */
 	double	 value, threshold, vmin, vavg, vmax;	/* NAN: none */

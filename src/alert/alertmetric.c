@@ -54,15 +54,20 @@ alertmetric_free(struct alertmetric *am)
 	free(am);
 }
 
+/* The subject of a judgement of s: per series (chip and metric) for the
+ * leak and rate kinds, merged over the job's chips for the SLA's. */
 static void
-subject_of(struct alert_subject *subj, const struct mseries *s, int chip,
+subject_of(struct alert_subject *subj, const struct mseries *s, bool series,
     const char *job)
 {
+	int chip = series ? metricsview_series_chip(s) : ALERT_NONE;
+
 	subj->host = metricsview_series_host(s);
 	subj->chip = chip < 0 ? ALERT_NONE : chip;
 	subj->job = job;
 	subj->workspace = NULL;
 	subj->gate = ALERT_NONE;
+	subj->metric = series ? metricsview_series_name(s) : NULL;
 }
 
 /* The memory series that appeared since the last scan. */
@@ -106,7 +111,7 @@ judge_leaks(struct alertmetric *am, struct alerteval *ae, const char *job,
 		metrics_series_leak(l->s, &lv);
 		if (!lv.evaluated)
 			continue;
-		subject_of(&subj, l->s, metricsview_series_chip(l->s), job);
+		subject_of(&subj, l->s, true, job);
 		snprintf(what, sizeof what, "%s grew %.0f bytes",
 		    metricsview_series_name(l->s), lv.growth);
 		alerteval_cond(ae, ALERT_LEAK, &subj, lv.growing, lv.growth,
@@ -133,7 +138,7 @@ judge_latency(struct alertmetric *am, struct alerteval *ae, struct metrics *m,
 	if (sketch_count(&am->merged) == 0)
 		return;
 	v = sketch_quantile(&am->merged, 0.99);
-	subject_of(&subj, am->sel[0], ALERT_NONE, job);
+	subject_of(&subj, am->sel[0], false, job);
 	snprintf(what, sizeof what, "%s P99 %.1f ms over 1 min",
 	    kind == ALERT_SLA_TTFT ? "TTFT" : "TPOT", v);
 	alerteval_value(ae, kind, &subj, v, sla, what, ts);
@@ -154,7 +159,7 @@ judge_success(struct alertmetric *am, struct alerteval *ae, struct metrics *m,
 		return;
 	n = n > SELECT_MAX ? SELECT_MAX : n;
 	v = metricsview_mean(am->sel, n, MWIN_10M, ts);
-	subject_of(&subj, am->sel[0], ALERT_NONE, job);
+	subject_of(&subj, am->sel[0], false, job);
 	snprintf(what, sizeof what, "success rate %.4f over 10 min", v);
 	alerteval_value(ae, ALERT_SLA_SUCCESS, &subj, v, sla, what, ts);
 }
@@ -196,8 +201,7 @@ judge_rates(struct alertmetric *am, struct alerteval *ae, struct metrics *m,
 	for (i = 0; i < n; i++) {
 		if (isnan(v = rise(am, sel[i], ts)))
 			continue;
-		subject_of(&subj, sel[i], metricsview_series_chip(sel[i]),
-		    job);
+		subject_of(&subj, sel[i], true, job);
 		snprintf(what, sizeof what, "%.0f %s in the last minute", v,
 		    name);
 		alerteval_value(ae, kind, &subj, v, NAN, what, ts);

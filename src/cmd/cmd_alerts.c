@@ -85,6 +85,8 @@ subject(const struct alertentry *e)
 		buf_adds(&b, e->host);
 	if (e->chip >= 0)
 		buf_addf(&b, " chip %d", e->chip);
+	if (e->metric != NULL)
+		buf_addf(&b, " %s", e->metric);
 	if (e->workspace != NULL)
 		buf_addf(&b, "%s%s", b.len > 0 ? ", " : "", e->workspace);
 	if (e->gate >= 0)

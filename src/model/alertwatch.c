@@ -105,7 +105,8 @@ judge_soaks(struct alertwatch *w)
 static void
 judge_hosts(struct alertwatch *w, double now)
 {
-	struct alert_subject s = { NULL, ALERT_NONE, NULL, NULL, ALERT_NONE };
+	struct alert_subject s = { NULL, ALERT_NONE, NULL, NULL, ALERT_NONE,
+	    NULL };
 	struct transport_status st;
 	struct transport *t;
 	struct ljob *j;
@@ -172,7 +173,7 @@ void
 alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 {
 	struct alert_subject s = { j->host, ALERT_NONE, j->id, j->workspace,
-	    j->gate >= 0 ? j->gate : ALERT_NONE };
+	    j->gate >= 0 ? j->gate : ALERT_NONE, NULL };
 	char what[700];
 
 	if (j->id == NULL || (j->state != LJ_FAILED && j->state != LJ_KILLED &&
@@ -197,7 +198,8 @@ board_changed(struct boardsrc *src, int what, void *arg)
 {
 	struct wsboard *b = arg;
 	const struct board *bd = boardsrc_board(src);
-	struct alert_subject s = { b->host, ALERT_NONE, NULL, b->path, 0 };
+	struct alert_subject s = { b->host, ALERT_NONE, NULL, b->path, 0,
+	    NULL };
 	enum gate_status st;
 	char text[96];
 	int g;
@@ -275,7 +277,7 @@ restore(struct alertwatch *w)
 			continue;
 		s = (struct alert_subject){ e->host, e->chip < 0 ? ALERT_NONE :
 		    e->chip, e->job, e->workspace, e->gate < 0 ? ALERT_NONE :
-		    e->gate };
+		    e->gate, e->metric };
 		(void)alerteval_restore(w->ae, e->rule, &s, e->start, NAN);
 	}
 }

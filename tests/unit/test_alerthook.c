@@ -98,7 +98,7 @@ static char *
 journal_host_down(struct fixture *f, bool resolve)
 {
 	struct alert_subject s = { "lab\033]0;x", ALERT_NONE, NULL, NULL,
-	    ALERT_NONE };
+	    ALERT_NONE, NULL };
 	struct alerteval *ae = alerteval_new(&f->conf);
 	struct alertnote n;
 	char err[256], *id = NULL;

@@ -129,7 +129,7 @@ rules(struct alertconf *conf, const char *yaml)
 }
 
 static const struct alert_subject lab3 = { "lab3", ALERT_NONE, "17", NULL,
-    ALERT_NONE };
+    ALERT_NONE, NULL };
 
 static void
 test_for_repeat(void **state)
@@ -184,7 +184,8 @@ test_for_repeat(void **state)
 static void
 test_host_tick_event(void **state)
 {
-	struct alert_subject job = { "lab3", ALERT_NONE, "18", "/w", 9 };
+	struct alert_subject job = { "lab3", ALERT_NONE, "18", "/w", 9,
+	    NULL };
 	struct alertconf conf;
 	struct alerteval *ae;
 	struct alertnote n;
@@ -215,6 +216,37 @@ test_host_tick_event(void **state)
 	assert_int_equal(n.gate, 9);
 	alerteval_note_release(&n);
 	assert_int_equal(alerteval_nfiring(ae), 0);
+	alerteval_free(ae);
+	alertrule_release(&conf);
+}
+
+/* A chip's two memory series are two subjects: one leaking while the
+ * other holds neither resolves the other's alert nor shares its id. */
+static void
+test_metric_subject(void **state)
+{
+	struct alert_subject rss = { "lab3", 1, "17", NULL, ALERT_NONE,
+	    "rss_bytes" }, dev = rss;
+	struct alertconf conf;
+	struct alerteval *ae;
+	struct alertnote n;
+	double t;
+
+	(void)state;
+	dev.metric = "device_mem_bytes";
+	rules(&conf, "alerts:\n  hook: [x]\n  rules:\n    - {kind: leak, "
+	    "threshold: 0}\n");
+	ae = alerteval_new(&conf);
+	for (t = 0; t < 100; t += 10) {
+		alerteval_value(ae, ALERT_LEAK, &rss, 5e7, NAN, NULL, T0 + t);
+		alerteval_value(ae, ALERT_LEAK, &dev, -1e5, NAN, NULL, T0 + t);
+	}
+	assert_true(alerteval_next(ae, &n));
+	assert_int_equal(n.state, ALERT_FIRING);
+	assert_string_equal(n.metric, "rss_bytes");
+	alerteval_note_release(&n);
+	assert_false(alerteval_next(ae, &n));
+	assert_int_equal(alerteval_nfiring(ae), 1);
 	alerteval_free(ae);
 	alertrule_release(&conf);
 }
@@ -377,6 +409,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_for_repeat),
 		cmocka_unit_test(test_host_tick_event),
+		cmocka_unit_test(test_metric_subject),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_metric_sla),
 		cmocka_unit_test(test_journal),
