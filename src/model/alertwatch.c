@@ -16,9 +16,10 @@
 #include "remote/lab.h"
 #include "remote/transport.h"
 
-/* A soak followed by the metric kinds. */
+/* A soak followed by the metric kinds, over the store it was made for. */
 struct soak {
 	char			*host, *id;
+	const struct metrics	*m;
 	struct alertmetric	*am;
 };
 
@@ -72,14 +73,24 @@ soak_metric(struct alertwatch *w, const struct ljob *j)
 	struct soak *s;
 	size_t i;
 
-	for (i = 0; i < w->nsoaks; i++)
-		if (strcmp(w->soaks[i].host, j->host) == 0 &&
-		    strcmp(w->soaks[i].id, j->id) == 0)
-			return w->soaks[i].am;
+	for (i = 0; i < w->nsoaks; i++) {
+		s = &w->soaks[i];
+		if (strcmp(s->host, j->host) != 0 || strcmp(s->id, j->id) != 0)
+			continue;
+		/* The lab model dropped the soak's samples and loaded them
+		 * again: the old store's series are gone. */
+		if (s->m != j->metrics) {
+			alertmetric_free(s->am);
+			s->am = alertmetric_new();
+			s->m = j->metrics;
+		}
+		return s->am;
+	}
 	w->soaks = xreallocarray(w->soaks, w->nsoaks + 1, sizeof *w->soaks);
 	s = &w->soaks[w->nsoaks++];
 	s->host = xstrdup(j->host);
 	s->id = xstrdup(j->id);
+	s->m = j->metrics;
 	s->am = alertmetric_new();
 	return s->am;
 }
