@@ -3,6 +3,7 @@
 
 #include <libgen.h>
 
+#include "alert/alertrule.h"
 #include "base/doc.h"
 #include "base/docfile.h"
 #include "remote/lab.h"
@@ -23,7 +24,8 @@ struct labparse {
 	    __VA_ARGS__)
 
 static const char *const top_keys[] = { "hosts", "workspaces", "runner",
-    "gates" };
+    "gates", "alerts" };
+static const char *const alerts_keys[] = { "hook", "rules" };
 static const char *const host_keys[] = { "name", "transport", "address",
     "user", "port", "identity", "known_hosts", "calops", "keepalive_s",
     "accept_new", "protected", "chips" };
@@ -34,23 +36,8 @@ static int
 check_keys(struct labparse *p, json_t *obj, const char *ptr,
     const char *const *keys, size_t nkeys)
 {
-	const char *key;
-	json_t *v;
-	char *kp;
-	size_t i;
-
-	json_object_foreach(obj, key, v) {
-		for (i = 0; i < nkeys; i++)
-			if (strcmp(key, keys[i]) == 0)
-				break;
-		if (i < nkeys)
-			continue;
-		kp = doc_ptr_key(ptr, key);
-		LERR(p, kp, "unknown key '%s'", key);
-		free(kp);
-		return -1;
-	}
-	return 0;
+	return docfile_check_keys(p->err, p->errlen, p->source, p->d, obj,
+	    ptr, keys, nkeys);
 }
 
 /* A required or optional non-empty string member into *out (NULL when
@@ -582,6 +569,40 @@ parse_gates(struct labparse *p, struct lab *lab, json_t *root)
 	return rc;
 }
 
+/* alerts: (lab.h): the hook, then the rules (every default one when there
+ * is no rules:), or absent. */
+static int
+parse_alerts(struct labparse *p, struct lab *lab, json_t *root)
+{
+	struct cmdout c = { &lab->alert_hook.text, &lab->alert_hook.argv,
+	    &lab->alert_hook.argc, "'hook'", "an argument of the hook" };
+	json_t *v = json_object_get(root, "alerts"), *hook;
+	char *kp, *hp, *rp;
+	int rc = -1;
+
+	if (v == NULL)
+		return 0;
+	kp = doc_ptr_key("", "alerts");
+	hp = doc_ptr_key(kp, "hook");
+	rp = doc_ptr_key(kp, "rules");
+	if (!json_is_object(v))
+		LERR(p, kp, "'alerts' must be a mapping, not %s",
+		    docfile_kind_name(v));
+	else if (check_keys(p, v, kp, alerts_keys, nitems(alerts_keys)) != 0)
+		;
+	else if ((hook = json_object_get(v, "hook")) == NULL)
+		LERR(p, kp, "'alerts' needs a 'hook': the command an alert "
+		    "runs");
+	else if (parse_cmd(p, &c, hook, hp) == 0 &&
+	    alertrule_parse(&lab->alerts, p->d, p->source,
+	    json_object_get(v, "rules"), rp, p->err, p->errlen) == 0)
+		rc = 0;
+	free(rp);
+	free(hp);
+	free(kp);
+	return rc;
+}
+
 /* hosts: or workspaces:, a list, each entry through fn. */
 static int
 parse_list(struct labparse *p, struct lab *lab, json_t *root, const char *key,
@@ -629,7 +650,8 @@ parse_root(struct labparse *p, struct lab *lab, json_t *root)
 	if (check_keys(p, root, "", top_keys, nitems(top_keys)) != 0 ||
 	    parse_list(p, lab, root, "hosts", parse_host) != 0 ||
 	    parse_list(p, lab, root, "workspaces", parse_workspace) != 0 ||
-	    parse_runner(p, lab, root) != 0 || parse_gates(p, lab, root) != 0)
+	    parse_runner(p, lab, root) != 0 || parse_gates(p, lab, root) != 0 ||
+	    parse_alerts(p, lab, root) != 0)
 		return -1;
 	return 0;
 }
@@ -712,6 +734,11 @@ lab_release(struct lab *lab)
 	}
 	free(lab->hosts);
 	free(lab->workspaces);
+	for (i = 0; i < lab->alert_hook.argc; i++)
+		free(lab->alert_hook.argv[i]);
+	free(lab->alert_hook.argv);
+	free(lab->alert_hook.text);
+	alertrule_release(&lab->alerts);
 	for (i = 0; i < lab->runner_argc; i++)
 		free(lab->runner_argv[i]);
 	free(lab->runner_argv);

@@ -51,6 +51,15 @@
  * ~/.ssh/config or LAB_KEEPALIVE_DEFAULT, as sshhost_merge decides),
  * accept_new and protected (booleans, default false).
  *
+ * alerts: names the command an alert runs and, optionally, the rules
+ * (alert/alertrule.h, share/doc/alerts.md); hook: is written as runner: is
+ * and is required:
+ *
+ *	alerts:
+ *	  hook: [curl, -s, --data-binary, "@-", http://alerts.example/hook]
+ *
+ * Without alerts:, alert_hook.argv is NULL and alerts has no rules.
+ *
  * Validation is strict, as for the config file: unknown keys, an unknown
  * transport, a host name that is not 1 to 64 of [A-Za-z0-9._-] with no
  * leading dot (it names a folder of the console's state), duplicate host
@@ -70,6 +79,7 @@
 
 #include "calops.h"
 
+#include "alert/alertrule.h"
 #include "vocab/gateid.h"
 
 #define LAB_MAX_BYTES	(1u << 20)	/* the largest lab file read */
@@ -125,6 +135,9 @@ struct lab {
 	/* gates: the command that makes a gate's evidence (argv NULL:
 	 * none given; never for G7 and G9, whose jobs are the runner's). */
 	struct lab_cmd		 gates[GATE_COUNT];
+	/* alerts: the hook (argv NULL: no alerts:) and the rules. */
+	struct lab_cmd		 alert_hook;
+	struct alertconf	 alerts;
 };
 
 /* A host's calops program when the lab names none, and its keepalive

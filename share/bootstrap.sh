@@ -28,9 +28,10 @@ build_pkgs="build-essential cmake pkg-config libncurses-dev libyaml-dev
 # the decision record read as its readers get it (tests/report/).
 # systemd (its systemd-socket-activate), iproute2 and util-linux: a lab
 # behind a bastion, its hosts in a network namespace (sshlab.sh --bastion).
+# curl: the hook that posts an alert to a receiver (tests/alerts/).
 test_pkgs="libcmocka-dev python3 clang libclang-rt-14-dev tmux openssh-server
 	openssl coreutils zsh time chromium fonts-dejavu-core python3-markdown
-	systemd iproute2 util-linux"
+	systemd iproute2 util-linux curl"
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 

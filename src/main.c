@@ -43,6 +43,7 @@ static const struct command {
 	{ "cat", cmd_cat, "print lines of a file inside a workspace" },
 	{ "version", cmd_version, "print calops's version and protocol; --json" },
 	{ "hosts", cmd_hosts, "connect to a lab's hosts and show each one's state" },
+	{ "alerts", cmd_alerts, "list the alert journal: every alert, its start, end and values" },
 	{ "run-gate", cmd_rungate, "start a gate's lab job on its host; print the job's id" },
 	{ "repro-build", cmd_reprobuild, "G5's reproducibility run: the compile twice, recorded" },
 	{ "release", cmd_release, "a workspace's release: status, promote, rollback, audit" },

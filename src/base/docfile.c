@@ -42,6 +42,30 @@ docfile_error(char *err, size_t errlen, const char *source,
 	free(msg);
 }
 
+int
+docfile_check_keys(char *err, size_t errlen, const char *source,
+    const struct doc *d, json_t *obj, const char *pointer,
+    const char *const *keys, size_t nkeys)
+{
+	const char *key;
+	json_t *v;
+	char *kp;
+	size_t i;
+
+	json_object_foreach(obj, key, v) {
+		for (i = 0; i < nkeys && strcmp(key, keys[i]) != 0; i++)
+			;
+		if (i < nkeys)
+			continue;
+		kp = doc_ptr_key(pointer, key);
+		docfile_error(err, errlen, source, d, kp, "unknown key '%s'",
+		    key);
+		free(kp);
+		return -1;
+	}
+	return 0;
+}
+
 bool
 docfile_is_null(const struct stat *st)
 {

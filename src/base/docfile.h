@@ -40,5 +40,11 @@ bool	 docfile_is_null(const struct stat *st);
 void	 docfile_error(char *err, size_t errlen, const char *source,
 	    const struct doc *d, const char *pointer, const char *fmt, ...)
 	    PRINTFLIKE(6, 7);
+/* Unknown keys are errors, so that a typo is not silently ignored: 0 when
+ * every key of the mapping obj at pointer is one of keys[nkeys], else -1
+ * with the first other one in err as docfile_error() words it. */
+int	 docfile_check_keys(char *err, size_t errlen, const char *source,
+	    const struct doc *d, json_t *obj, const char *pointer,
+	    const char *const *keys, size_t nkeys);
 
 #endif

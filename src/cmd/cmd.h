@@ -19,6 +19,8 @@ int	cmd_watch(int argc, char **argv);
 int	cmd_cat(int argc, char **argv);
 /* The lab's hosts, connected to through their transports (cmd_hosts.c). */
 int	cmd_hosts(int argc, char **argv);
+/* The alert journal (cmd_alerts.c, alerts.md). */
+int	cmd_alerts(int argc, char **argv);
 /* A gate's lab job started headless (cmd_rungate.c). */
 int	cmd_rungate(int argc, char **argv);
 /* G5's reproducibility run, the builds recorded (cmd_reprobuild.c). */

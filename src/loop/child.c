@@ -205,10 +205,11 @@ close_pipe(int p[2])
 }
 
 /* child_start(), with stdin a pipe (with_input) or /dev/null, or with
- * stdin and stdout both io (not -1). */
+ * stdin and stdout both io (not -1), in envp (NULL: ours). */
 static struct child *
-start(struct loop *l, char *const argv[], const struct child_ops *ops,
-    void *arg, bool with_input, int io, char *err, size_t errlen)
+start(struct loop *l, char *const argv[], char *const envp[],
+    const struct child_ops *ops, void *arg, bool with_input, int io,
+    char *err, size_t errlen)
 {
 	posix_spawn_file_actions_t fa;
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
@@ -233,7 +234,8 @@ start(struct loop *l, char *const argv[], const struct child_ops *ops,
 		    0);
 	posix_spawn_file_actions_adddup2(&fa, io != -1 ? io : out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp != NULL ?
+	    envp : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (out[1] != -1)
 		close(out[1]);
@@ -274,21 +276,28 @@ struct child *
 child_start(struct loop *l, char *const argv[], const struct child_ops *ops,
     void *arg, char *err, size_t errlen)
 {
-	return start(l, argv, ops, arg, false, -1, err, errlen);
+	return start(l, argv, NULL, ops, arg, false, -1, err, errlen);
 }
 
 struct child *
 child_start_input(struct loop *l, char *const argv[],
     const struct child_ops *ops, void *arg, char *err, size_t errlen)
 {
-	return start(l, argv, ops, arg, true, -1, err, errlen);
+	return start(l, argv, NULL, ops, arg, true, -1, err, errlen);
+}
+
+struct child *
+child_start_env(struct loop *l, char *const argv[], char *const envp[],
+    const struct child_ops *ops, void *arg, char *err, size_t errlen)
+{
+	return start(l, argv, envp, ops, arg, true, -1, err, errlen);
 }
 
 struct child *
 child_start_io(struct loop *l, char *const argv[], int io,
     const struct child_ops *ops, void *arg, char *err, size_t errlen)
 {
-	return start(l, argv, ops, arg, false, io, err, errlen);
+	return start(l, argv, NULL, ops, arg, false, io, err, errlen);
 }
 
 static void input_flush(struct child *c);

@@ -43,6 +43,11 @@ struct child	*child_start(struct loop *l, char *const argv[],
 struct child	*child_start_input(struct loop *l, char *const argv[],
 		    const struct child_ops *ops, void *arg, char *err,
 		    size_t errlen);
+/* The same with the environment envp ("NAME=value" strings and a NULL),
+ * not ours: an alert's hook gets the alert in its variables. */
+struct child	*child_start_env(struct loop *l, char *const argv[],
+		    char *const envp[], const struct child_ops *ops, void *arg,
+		    char *err, size_t errlen);
 /* The same with stdin and stdout both io (one end of a socketpair: a
  * ProxyCommand's), which the caller keeps and closes; only stderr is read
  * here, in lines. */

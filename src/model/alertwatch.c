@@ -1,0 +1,344 @@
+/* alertwatch.c: a lab's alert rules judged headless (see alertwatch.h). */
+#include "calops.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "alert/alerteval.h"
+#include "alert/alerthook.h"
+#include "alert/alertjournal.h"
+#include "alert/alertmetric.h"
+#include "alert/alertrule.h"
+#include "lab/labmodel.h"
+#include "loop/loop.h"
+#include "model/alertwatch.h"
+#include "model/boardsrc.h"
+#include "remote/lab.h"
+#include "remote/transport.h"
+
+/* A soak followed by the metric kinds, over the store it was made for. */
+struct soak {
+	char			*host, *id;
+	const struct metrics	*m;
+	struct alertmetric	*am;
+};
+
+/* A workspace of the lab and the gates' statuses last seen (-1: none). */
+struct wsboard {
+	struct alertwatch	*w;
+	const char		*host, *path;	/* the lab's */
+	struct boardsrc		*src;
+	int			 status[GATE_COUNT];
+};
+
+struct alertwatch {
+	struct loop		*loop;
+	struct labmodel		*lm;
+	const struct lab	*lab;
+	struct alertjournal	*j;
+	alerthook_say_fn	 say;
+	void			*arg;
+	struct alerteval	*ae;
+	struct alerthook	*hook;
+	struct soak		*soaks;
+	size_t			 nsoaks;
+	struct wsboard		*ws;
+	size_t			 nws;
+	struct alertsla		 sla;
+	long			 timer;
+};
+
+/* Every note into the journal, then to the hook. */
+static void
+flush(struct alertwatch *w)
+{
+	struct alertnote n;
+	char err[512];
+
+	while (alerteval_next(w->ae, &n)) {
+		w->say(n.summary, w->arg);
+		if (alertjournal_note(w->j, &n, (double)time(NULL), err,
+		    sizeof err) != 0)
+			w->say(err, w->arg);
+		else
+			alerthook_send(w->hook, n.id, n.state ==
+			    ALERT_RESOLVED);
+		alerteval_note_release(&n);
+	}
+}
+
+static struct alertmetric *
+soak_metric(struct alertwatch *w, const struct ljob *j)
+{
+	struct soak *s;
+	size_t i;
+
+	for (i = 0; i < w->nsoaks; i++) {
+		s = &w->soaks[i];
+		if (strcmp(s->host, j->host) != 0 || strcmp(s->id, j->id) != 0)
+			continue;
+		/* The lab model dropped the soak's samples and loaded them
+		 * again: the old store's series are gone. */
+		if (s->m != j->metrics) {
+			alertmetric_free(s->am);
+			s->am = alertmetric_new();
+			s->m = j->metrics;
+		}
+		return s->am;
+	}
+	w->soaks = xreallocarray(w->soaks, w->nsoaks + 1, sizeof *w->soaks);
+	s = &w->soaks[w->nsoaks++];
+	s->host = xstrdup(j->host);
+	s->id = xstrdup(j->id);
+	s->m = j->metrics;
+	s->am = alertmetric_new();
+	return s->am;
+}
+
+/* The metric kinds over every soak whose samples are loaded. */
+static void
+judge_soaks(struct alertwatch *w)
+{
+	struct ljob *j;
+	size_t i;
+
+	for (i = 0; i < labmodel_njobs(w->lm); i++) {
+		j = labmodel_job(w->lm, i);
+		if (j->kind != LJOB_SOAK || j->metrics == NULL ||
+		    j->id == NULL || !isfinite(j->last_ts))
+			continue;
+		alertmetric_judge(soak_metric(w, j), w->ae, j->metrics, j->id,
+		    &w->sla, j->last_ts);
+	}
+}
+
+/* host.down over every host, disk.full over every live job. */
+static void
+judge_hosts(struct alertwatch *w, double now)
+{
+	struct alert_subject s = { NULL, ALERT_NONE, NULL, NULL, ALERT_NONE,
+	    NULL };
+	struct transport_status st;
+	struct transport *t;
+	struct ljob *j;
+	char err[256], what[600];
+	bool down;
+	size_t i;
+
+	for (i = 0; i < w->lab->nhosts; i++) {
+		s.host = w->lab->hosts[i].name;
+		if ((t = labmodel_transport(w->lm, s.host, err, sizeof err)) ==
+		    NULL)
+			continue;
+		transport_status(t, &st);
+		down = st.state == TRANSPORT_DISCONNECTED ||
+		    st.state == TRANSPORT_RECONNECTING ||
+		    st.state == TRANSPORT_REFUSED;
+		snprintf(what, sizeof what, "%s%s%s",
+		    transport_state_name(st.state), st.error[0] != '\0' ?
+		    ": " : "", st.error);
+		alerteval_cond(w->ae, ALERT_HOST, &s, down, down ?
+		    (double)(loop_now_ms() - st.since_ms) / 1000 : 0, what,
+		    now);
+	}
+	for (i = 0; i < labmodel_njobs(w->lm); i++) {
+		j = labmodel_job(w->lm, i);
+		if (j->id == NULL || !labmodel_job_live(j))
+			continue;
+		s.host = j->host;
+		s.job = j->id;
+		snprintf(what, sizeof what, "cannot write its events: %s",
+		    j->stalled_why);
+		alerteval_cond(w->ae, ALERT_DISK, &s, j->stalled_since != 0,
+		    (double)j->lost_lines, j->stalled_since != 0 ? what :
+		    "writes its events again", now);
+		s.job = NULL;
+	}
+}
+
+static void
+tick(struct loop *l, void *arg)
+{
+	struct alertwatch *w = arg;
+	double now = (double)time(NULL);
+
+	w->timer = loop_add_timer(l, ALERTWATCH_TICK_MS, tick, w);
+	judge_hosts(w, now);
+	judge_soaks(w);
+	alerteval_tick(w->ae, now);
+	flush(w);
+}
+
+void
+alertwatch_lab_changed(struct alertwatch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nws; i++)
+		boardsrc_host_changed(w->ws[i].src);
+	judge_soaks(w);
+	flush(w);
+}
+
+void
+alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
+{
+	struct alert_subject s = { j->host, ALERT_NONE, j->id, j->workspace,
+	    j->gate >= 0 ? j->gate : ALERT_NONE, NULL };
+	char what[700];
+
+	if (j->id == NULL || (j->state != LJ_FAILED && j->state != LJ_KILLED &&
+	    j->state != LJ_BROKEN))
+		return;
+	if (j->state == LJ_FAILED)
+		snprintf(what, sizeof what, "%s failed: exit %d", j->label,
+		    j->exit_code);
+	else if (j->state == LJ_KILLED)
+		snprintf(what, sizeof what, "%s killed by signal %d", j->label,
+		    j->sig);
+	else
+		snprintf(what, sizeof what, "%s lost: %s", j->label, j->err);
+	alerteval_event(w->ae, ALERT_JOB, &s, j->state == LJ_FAILED ?
+	    j->exit_code : -1, what, (double)time(NULL));
+	flush(w);
+}
+
+/* A workspace's evaluation ended: gate.red and gate.changed, its SLA. */
+static void
+board_changed(struct boardsrc *src, int what, void *arg)
+{
+	struct wsboard *b = arg;
+	const struct board *bd = boardsrc_board(src);
+	struct alert_subject s = { b->host, ALERT_NONE, NULL, b->path, 0,
+	    NULL };
+	enum gate_status st;
+	char text[96];
+	int g;
+
+	if (!(what & BOARD_CHANGED) || !bd->now.valid)
+		return;
+	b->w->sla = (struct alertsla){ bd->now.sla_ttft_ms_p99,
+	    bd->now.sla_tpot_ms_p99, bd->now.sla_success_rate_min };
+	for (g = 0; g < GATE_COUNT; g++) {
+		st = bd->now.gates[g].status;
+		s.gate = g;
+		snprintf(text, sizeof text, "G%d is %s", g,
+		    gate_status_name(st));
+		alerteval_cond(b->w->ae, ALERT_GATE_RED, &s, st == GS_FAIL,
+		    st, text, (double)time(NULL));
+		if (b->status[g] != -1 && b->status[g] != (int)st) {
+			snprintf(text, sizeof text, "G%d went from %s to %s",
+			    g, gate_status_name(b->status[g]),
+			    gate_status_name(st));
+			alerteval_event(b->w->ae, ALERT_GATE_CHANGED, &s, st,
+			    text, (double)time(NULL));
+		}
+		b->status[g] = (int)st;
+	}
+	flush(b->w);
+}
+
+static void
+board_said(struct boardsrc *src, bool eval, const char *msg, void *arg)
+{
+	(void)src;
+	(void)eval;
+	(void)msg;
+	(void)arg;
+}
+
+/* A board source for each workspace of the lab, watched. */
+static void
+watch_boards(struct alertwatch *w)
+{
+	const struct boardsrc_cb cb = { board_changed, board_said, NULL };
+	struct boardsrc_opts o = { .watch = true, .debounce_ms = 500 };
+	struct boardsrc_cb c;
+	size_t i;
+	int g;
+
+	w->ws = xcalloc(w->lab->nworkspaces + 1, sizeof *w->ws);
+	for (i = 0; i < w->lab->nworkspaces; i++) {
+		w->ws[i].w = w;
+		w->ws[i].host = w->lab->workspaces[i].host;
+		w->ws[i].path = w->lab->workspaces[i].path;
+		for (g = 0; g < GATE_COUNT; g++)
+			w->ws[i].status[g] = -1;
+		o.host = w->ws[i].host;
+		o.ws = w->ws[i].path;
+		c = cb;
+		c.arg = &w->ws[i];
+		w->ws[i].src = boardsrc_new(w->loop, w->lm, &o, &c);
+		boardsrc_start(w->ws[i].src);
+	}
+	w->nws = w->lab->nworkspaces;
+}
+
+/* The alerts the journal shows ongoing, taken back. */
+static void
+restore(struct alertwatch *w)
+{
+	const struct alertentry *e;
+	struct alert_subject s;
+	size_t i;
+
+	for (i = 0; i < w->j->n; i++) {
+		e = &w->j->e[i];
+		if (!isnan(e->end) || e->rule == NULL || isnan(e->start))
+			continue;
+		s = (struct alert_subject){ e->host, e->chip < 0 ? ALERT_NONE :
+		    e->chip, e->job, e->workspace, e->gate < 0 ? ALERT_NONE :
+		    e->gate, e->metric };
+		(void)alerteval_restore(w->ae, e->rule, &s, e->start, NAN);
+	}
+}
+
+struct alertwatch *
+alertwatch_new(struct loop *l, struct labmodel *lm, const struct lab *lab,
+    struct alertjournal *j, alerthook_say_fn say, void *arg)
+{
+	struct alertwatch *w = xcalloc(1, sizeof *w);
+
+	w->loop = l;
+	w->lm = lm;
+	w->lab = lab;
+	w->j = j;
+	w->say = say;
+	w->arg = arg;
+	w->sla = (struct alertsla){ NAN, NAN, NAN };
+	w->ae = alerteval_new(&lab->alerts);
+	w->hook = alerthook_new(l, lab->alert_hook.argv, j, say, arg);
+	restore(w);
+	(void)alerthook_resume(w->hook);
+	watch_boards(w);
+	w->timer = loop_add_timer(l, ALERTWATCH_TICK_MS, tick, w);
+	return w;
+}
+
+void
+alertwatch_free(struct alertwatch *w)
+{
+	size_t i;
+
+	if (w == NULL)
+		return;
+	loop_del_timer(w->loop, w->timer);
+	for (i = 0; i < w->nws; i++)
+		boardsrc_free(w->ws[i].src);
+	for (i = 0; i < w->nsoaks; i++) {
+		free(w->soaks[i].host);
+		free(w->soaks[i].id);
+		alertmetric_free(w->soaks[i].am);
+	}
+	free(w->soaks);
+	free(w->ws);
+	alerthook_free(w->hook);
+	alerteval_free(w->ae);
+	free(w);
+}
+
+struct alerthook *
+alertwatch_hook(struct alertwatch *w)
+{
+	return w->hook;
+}

@@ -1,0 +1,48 @@
+/*
+ * alertwatch.h: a lab's alert rules judged over what the lab model and
+ * the board sources see, with no ncurses (share/doc/alerts.md): `calops
+ * alerts LAB` runs one.  Every host's transport state (host.down), every
+ * soak's metric store (the SLA, leak, errors and resets kinds, judged
+ * with alertmetric.h on the samples' time), every job's end (job.failed)
+ * and stall for a full disk (disk.full), and the gates of every workspace
+ * of the lab, each watched through a board source of its own (gate.red,
+ * gate.changed; its G0 SLA is what the SLA kinds compare with when a rule
+ * gives no threshold).
+ *
+ * Each note is journaled, then sent through the hook (alerthook.h).  On
+ * start the alerts the journal shows ongoing are taken back
+ * (alerteval_restore), and what it shows not sent is sent.
+ *
+ * Ownership: the watch borrows the loop, the lab model, the lab and the
+ * journal, which outlive it.  The owner calls alertwatch_lab_changed()
+ * and alertwatch_job_ended() from the lab model's hooks.
+ */
+#ifndef CALOPS_ALERTWATCH_H
+#define CALOPS_ALERTWATCH_H
+
+#include "calops.h"
+
+#include "alert/alerthook.h"
+
+#define ALERTWATCH_TICK_MS	1000	/* hosts and stalls judged */
+
+struct alertjournal;
+struct lab;
+struct labmodel;
+struct ljob;
+struct loop;
+struct alertwatch;
+
+struct alertwatch *alertwatch_new(struct loop *l, struct labmodel *lm,
+		    const struct lab *lab, struct alertjournal *j,
+		    alerthook_say_fn say, void *arg);
+void		 alertwatch_free(struct alertwatch *w);
+/* The lab model changed (a host's state, an event): judge what it says. */
+void		 alertwatch_lab_changed(struct alertwatch *w);
+/* A job ended live. */
+void		 alertwatch_job_ended(struct alertwatch *w,
+		    const struct ljob *j);
+/* The hook, for its timing (tests) and whether it is idle. */
+struct alerthook *alertwatch_hook(struct alertwatch *w);
+
+#endif

@@ -1,0 +1,188 @@
+#!/bin/bash
+# alerts_test.sh: `calops alerts LAB` with real processes (issue 32,
+# share/doc/alerts.md):
+#
+#  1. On a local lab whose workspace is a copy of labdemo (G9 red: no
+#     soak), with only a hook (every default rule): the hook appends each
+#     alert to a file and curl posts it to a small HTTP receiver on
+#     127.0.0.1; gate.red on G9 fires once into both, with the alert's id,
+#     its labels and a startsAt, and the journal says it was sent.
+#  2. A second `calops alerts` on the same state folder refuses (exit 2).
+#  3. SIGKILLed and started again, it sends nothing again; a simulated
+#     24 h soak then turns G9 green and the resolution arrives once, with
+#     the same id; `calops alerts --journal --json` shows it ended.
+#  4. On a loopback SSH lab (share/sshlab.sh; skipped without sshd), a
+#     host dropped with `sshlab.sh down` for longer than for: fires
+#     host.down, and brought back `up` resolves it, once each.
+#
+#	alerts_test.sh CALOPS_BINARY
+set -u
+
+CALOPS=${1:?usage: alerts_test.sh CALOPS_BINARY}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+SIM=$(dirname "$CALOPS")/calrt-sim
+LABSH=$SRC/share/sshlab.sh
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+FAILED=0
+START=$(date +%s%3N)
+say() { printf 'alerts_test: %5d ms: %s\n' $(($(date +%s%3N) - START)) "$*"; }
+fail() { say "FAIL: $*"; FAILED=1; }
+skip() { say "SKIP: $*"; exit 77; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/calops alerts test.XXXXXX")
+PIDS=()
+SSHLAB=
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	if [ -n "$SSHLAB" ]; then
+		sh "$LABSH" stop "$SSHLAB" >/dev/null 2>&1
+		rm -rf "$SSHLAB"
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# wait_for SECONDS COMMAND...: until the command succeeds, or fail.
+wait_for() {
+	local t=$(($(date +%s) + $1))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -ge "$t" ] && return 1
+		sleep 0.1
+	done
+}
+count() {
+	local n
+	n=$(grep -c -- "$2" "$1" 2>/dev/null)
+	echo "${n:-0}"
+}
+has() { [ "$(count "$1" "$2")" -ge "${3:-1}" ]; }
+
+# The receiver: every POST body appended to a file, a line each.
+cat >"$T/receiver.py" <<'EOF'
+import http.server, sys
+out, portfile = sys.argv[1], sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with open(out, "ab") as f:
+            f.write(body + b"\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(s.server_port))
+import os
+os.rename(portfile + ".tmp", portfile)
+s.serve_forever()
+EOF
+"$PY" "$T/receiver.py" "$T/received" "$T/port" &
+PIDS+=($!)
+wait_for 20 test -s "$T/port" || { fail "the receiver did not start"; exit 1; }
+URL=http://127.0.0.1:$(cat "$T/port")/hook
+
+mkdir -p "$T/state"
+export XDG_STATE_HOME=$T/state
+cp -a "$SRC/share/examples/labdemo" "$T/ws"
+# The hook: the alert appended to a file, then posted by curl.
+cat >"$T/lab.yaml" <<EOF
+hosts:
+  - {name: local, transport: local, chips: [0, 1]}
+workspaces:
+  - {host: local, path: "$T/ws"}
+runner: ["$SIM", --time-scale, "3000"]
+alerts:
+  hook: [sh, -c, 'tee -a "\$0" | curl -sf --data-binary @- "\$1"',
+         "$T/hooked", "$URL"]
+EOF
+
+run_alerts() {
+	"$CALOPS" alerts "$T/lab.yaml" >>"$T/alerts.out" 2>&1 &
+	ALERTS=$!
+	PIDS+=($ALERTS)
+}
+
+# 1. gate.red fires once, into the file and the receiver.
+run_alerts
+wait_for 60 has "$T/received" '"alertname":"gate.red"' ||
+	fail "gate.red did not reach the receiver: $(cat "$T/alerts.out")"
+has "$T/hooked" '"status":"firing"' || fail "the hook's file has no firing"
+ID=$(grep -o '"fingerprint":"[0-9a-f]*"' "$T/received" | head -1 |
+    cut -d'"' -f4)
+[ ${#ID} = 16 ] || fail "no 16-digit id in what was received"
+grep -q '"gate":"G9"' "$T/received" || fail "the alert does not name G9"
+grep -q '"startsAt":"20' "$T/received" || fail "no startsAt"
+sent_ok() {
+	"$CALOPS" alerts --journal --json >"$T/journal.json" 2>/dev/null
+	grep -q '"sent": true' "$T/journal.json"
+}
+wait_for 20 sent_ok || fail "the journal does not show the alert sent"
+say "1. gate.red $ID fired into the hook's file and the receiver"
+
+# 2. One sender a state folder.
+"$CALOPS" alerts "$T/lab.yaml" >"$T/second.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "another calops sends the alerts" "$T/second.out" ||
+	fail "a second calops alerts ran (exit $rc): $(cat "$T/second.out")"
+say "2. a second calops alerts on the state folder refused"
+
+# 3. SIGKILL, restart: nothing sent twice; the resolution once.
+kill -KILL "$ALERTS"
+wait "$ALERTS" 2>/dev/null
+run_alerts
+"$SIM" stress --workspace "$T/ws" --duration 24h --time-scale 0 \
+    --chips 0-1 >"$T/sim.out" 2>&1 || fail "the simulated soak failed"
+wait_for 60 has "$T/received" '"status":"resolved"' ||
+	fail "no resolution: $(cat "$T/alerts.out")"
+[ "$(count "$T/received" '"status":"firing"')" = 1 ] ||
+	fail "the firing was sent $(count "$T/received" '"status":"firing"') times"
+[ "$(count "$T/received" '"status":"resolved"')" = 1 ] ||
+	fail "the resolution was sent more than once"
+grep '"status":"resolved"' "$T/received" | grep -q "\"fingerprint\":\"$ID\"" ||
+	fail "the resolution's id is not the firing's"
+"$CALOPS" alerts --journal --json >"$T/journal.json"
+grep -q '"ongoing": false' "$T/journal.json" ||
+	fail "the journal does not show the alert ended"
+say "3. restarted after SIGKILL: nothing twice, resolved once"
+kill "$ALERTS"
+wait "$ALERTS" 2>/dev/null
+
+# 4. A host down for longer than for: fires, then resolves.
+. "$SRC/tests/remote/lib.sh"
+if ! (sshlab_prereqs) >/dev/null 2>&1; then
+	say "4. skipped: no loopback SSH lab here"
+	exit $FAILED
+fi
+sshlab_prereqs
+SSHLAB=$(mktemp -d "$BASE/calops-alerts-ssh.XXXXXX")
+sh "$LABSH" start "$SSHLAB" 1 --calops "$CALOPS" >"$T/sshlab.out" 2>&1 ||
+	{ fail "sshlab start: $(cat "$T/sshlab.out")"; exit 1; }
+cat >>"$SSHLAB/lab.yaml" <<EOF
+alerts:
+  hook: [sh, -c, 'cat >> "\$0"; echo >> "\$0"', "$T/sshhooked"]
+  rules:
+    - {kind: host.down, for: 2}
+EOF
+mkdir -p "$T/sshstate"
+export XDG_STATE_HOME=$T/sshstate
+"$CALOPS" alerts "$SSHLAB/lab.yaml" >>"$T/ssh.out" 2>&1 &
+ALERTS=$!
+PIDS+=($ALERTS)
+up_ok() { "$CALOPS" hosts --timeout 5 "$SSHLAB/lab.yaml" >/dev/null 2>&1; }
+wait_for 60 up_ok || fail "host1 is not up"
+sh "$LABSH" down "$SSHLAB" host1 >/dev/null 2>&1
+wait_for 60 has "$T/sshhooked" '"alertname":"host.down"' ||
+	fail "host.down did not fire: $(cat "$T/ssh.out")"
+sh "$LABSH" up "$SSHLAB" host1 >/dev/null 2>&1
+wait_for 120 has "$T/sshhooked" '"status":"resolved"' ||
+	fail "host.down did not resolve: $(cat "$T/ssh.out")"
+[ "$(count "$T/sshhooked" '"status":"firing"')" = 1 ] ||
+	fail "host.down fired more than once"
+say "4. host1 down for longer than for: fired, then resolved"
+exit $FAILED
