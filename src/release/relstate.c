@@ -483,6 +483,7 @@ relstate_open(struct relstate *st, const char *ws, char *err, size_t errlen)
 	if ((wsfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		errbuf_set(err, errlen, "cannot open workspace '%s': %s", ws,
 		    strerror(errno));
+		relstate_release(st);
 		return -1;
 	}
 	st->dirfd = openat(wsfd, RELSTATE_DIR, O_RDONLY | O_DIRECTORY |
@@ -492,6 +493,7 @@ relstate_open(struct relstate *st, const char *ws, char *err, size_t errlen)
 		errbuf_set(err, errlen, "'%s/" RELSTATE_DIR "' %s", ws,
 		    errno == ENOENT ? "is missing: no release to act on" :
 		    why_unreadable(errno));
+		relstate_release(st);
 		return -1;
 	}
 	st->current = st->candidate = -1;

@@ -19,6 +19,7 @@
 #include "release/relaudit.h"
 #include "release/relkey.h"
 #include "release/relrecord.h"
+#include "release/relstate.h"
 
 /* Two trusted keys and one stranger, for every test. */
 static EVP_PKEY *alice, *bob, *mallory;
@@ -1009,6 +1010,34 @@ test_relkey_pass(void **state)
 	unlink(path);
 }
 
+/*
+ * No 08-release/ to act in, or no workspace at all: -1 with the reason and
+ * nothing held, the caller owing no relstate_release() (the workspace's
+ * path leaked: LeakSanitizer in the ASan build).
+ */
+static void
+test_relstate_missing(void **state)
+{
+	char dir[] = "/tmp/calops-test-relstate.XXXXXX", err[512], *gone;
+	struct relstate st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(relstate_load(&st, dir, err, sizeof err), -1);
+	assert_non_null(strstr(err, "is missing: no release to act on"));
+	assert_null(st.ws);
+	assert_int_equal(st.dirfd, -1);
+	assert_int_equal(relstate_open(&st, dir, err, sizeof err), -1);
+	assert_null(st.ws);
+	gone = xasprintf("%s/gone", dir);
+	assert_int_equal(relstate_load(&st, gone, err, sizeof err), -1);
+	assert_non_null(strstr(err, "cannot open workspace"));
+	assert_null(st.ws);
+	relstate_release(&st);		/* harmless all the same */
+	free(gone);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -1026,6 +1055,7 @@ main(void)
 		cmocka_unit_test(test_long_log),
 		cmocka_unit_test(test_relkey),
 		cmocka_unit_test(test_relkey_pass),
+		cmocka_unit_test(test_relstate_missing),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
