@@ -7,6 +7,8 @@
  */
 #include "calops.h"
 
+#include <sys/stat.h>
+
 #include <setjmp.h>
 #include <unistd.h>
 
@@ -1038,6 +1040,45 @@ test_relstate_missing(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * The state as JSON when the workspace's path and current's link are not
+ * UTF-8: every member is there, the bytes shown as \xHH (json_pack()
+ * refused the whole object, and `release status --json` printed nothing).
+ */
+static void
+test_relstate_json_bytes(void **state)
+{
+	char dir[] = "/tmp/calops-test-relstate.XXXXXX", err[512];
+	char *ws, *rel, *cur;
+	struct relstate st;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	ws = xasprintf("%s/ws\xff", dir);
+	rel = xasprintf("%s/08-release", ws);
+	cur = xasprintf("%s/current", rel);
+	assert_int_equal(mkdir(ws, 0755), 0);
+	assert_int_equal(mkdir(rel, 0755), 0);
+	assert_int_equal(symlink("generations/\xfe" "1", cur), 0);
+	assert_int_equal(relstate_load(&st, ws, err, sizeof err), 0);
+	assert_non_null(j = relstate_json(&st));
+	assert_non_null(strstr(json_string_value(json_object_get(j,
+	    "workspace")), "/ws\\xff"));
+	assert_string_equal(json_string_value(json_object_get(j,
+	    "current_link")), "generations/\\xfe1");
+	assert_true(json_is_string(json_object_get(j, "current_problem")));
+	json_decref(j);
+	relstate_release(&st);
+	assert_int_equal(unlink(cur), 0);
+	assert_int_equal(rmdir(rel), 0);
+	assert_int_equal(rmdir(ws), 0);
+	assert_int_equal(rmdir(dir), 0);
+	free(cur);
+	free(rel);
+	free(ws);
+}
+
 int
 main(void)
 {
@@ -1056,6 +1097,7 @@ main(void)
 		cmocka_unit_test(test_relkey),
 		cmocka_unit_test(test_relkey_pass),
 		cmocka_unit_test(test_relstate_missing),
+		cmocka_unit_test(test_relstate_json_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
