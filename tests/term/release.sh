@@ -145,8 +145,11 @@ keys p
 wait_for "type 2 to promote to generation 2"
 approve_promote
 wait_re "chip step +.*golden [0-9]+/16"
-# Leaving the screen would stop the job with no refusal signed: the screen
-# stays, saying so, and the chip step goes on.
+# Leaving the screen, or the console (Q), would stop the job with no
+# refusal signed: the screen stays, saying so, and the chip step goes on.
+keys Q
+wait_for "Esc stops it and signs its refusal"
+reject "quit? type y"
 keys 1
 wait_for "Esc stops it and signs its refusal"
 wait_re "chip step +.*golden [0-9]+/16"
