@@ -282,21 +282,34 @@ launch_bastion() {
 	setsid systemd-socket-activate -l "127.0.0.1:$1" --inetd -a \
 	    $inns "$sshd" -i -f "$b/sshd_config" -E "$b/sshd.log" \
 	    </dev/null >/dev/null 2>"$b/listen.log" &
-	spid=$!
+	await_listen $! "$b/listen.log" "^Listening on 127\.0\.0\.1:$1 " ||
+	    return
+	echo "$spid" >"$b/listen.pid"
+}
+
+# await_listen PID LOG PATTERN [HOSTDIR]: wait until PID, a listener just
+# started, has logged a line matching PATTERN to LOG (and HOSTDIR's sshd
+# wrote its pid file): 0; 1 when it died of a port already taken; 2 when it
+# died otherwise, or was stopped after a minute (said in LOG).  spid is PID.
+await_listen() {
+	spid=$1
 	n=0
 	while :; do
-		if grep -q "^Listening on 127\.0\.0\.1:$1 " "$b/listen.log"; then
-			echo "$spid" >"$b/listen.pid"
+		if grep -q "$3" "$2" &&
+		    { [ $# -lt 4 ] || host_pid "$4" >/dev/null; }; then
 			return 0
 		fi
 		if ! kill -0 "$spid" 2>/dev/null; then
 			wait "$spid"
-			grep -q 'Address already in use' "$b/listen.log" &&
-			    return 1
+			grep -q 'Address already in use' "$2" && return 1
 			return 2
 		fi
 		n=$((n + 1))
-		[ "$n" -le 1200 ] || return 2
+		if [ "$n" -gt 1200 ]; then
+			echo "sshlab: nothing listening after a minute" >>"$2"
+			kill -TERM "$spid" 2>/dev/null
+			return 2
+		fi
 		sleep 0.05
 	done
 }
@@ -443,28 +456,8 @@ launch_sshd() {
 	# it binds, so its exit status cannot tell a taken port.
 	setsid -w $inns "$sshd" -D -f "$1/sshd_config" -E "$1/sshd.log" \
 	    </dev/null >/dev/null 2>&1 &
-	spid=$!
-	n=0
-	while :; do
-		if grep -q "^Server listening on 127\.0\.0\.1 port $2\." \
-		    "$1/sshd.log" && host_pid "$1" >/dev/null; then
-			return 0
-		fi
-		if ! kill -0 "$spid" 2>/dev/null; then
-			wait "$spid"
-			grep -q 'Address already in use' "$1/sshd.log" &&
-			    return 1
-			return 2
-		fi
-		n=$((n + 1))
-		if [ "$n" -gt 1200 ]; then
-			echo "sshlab: no sshd listening after a minute" \
-			    >>"$1/sshd.log"
-			kill -TERM "$spid" 2>/dev/null
-			return 2
-		fi
-		sleep 0.05
-	done
+	await_listen $! "$1/sshd.log" \
+	    "^Server listening on 127\.0\.0\.1 port $2\." "$1"
 }
 
 # start_host HOSTDIR: its keys and folders, then its sshd on a free port,

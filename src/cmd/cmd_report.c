@@ -213,7 +213,6 @@ build(const char *ws, struct report_opts *o, char *err, size_t errlen)
 	if (!(rel = relstate_load(&st, ws, why, sizeof why) == 0))
 		strip_root(why, ws);
 	d = decision_build(&ev, rel ? &st : NULL, why);
-	/* Also when it could not be read: it holds the path it was given. */
 	relstate_release(&st);
 	gate_eval_release(&ev);
 	return d;

@@ -1,7 +1,10 @@
 /* g10_release.c: G10, the signed release and its rollback (runbook §14). */
 #include "calops.h"
 
+#include <sys/stat.h>
+
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,26 +167,57 @@ check_signature(struct gate_result *gr, const struct generation *cand,
 		    v->sig_why);
 }
 
+/*
+ * Read current's link text into target, on the folder 08-release opened
+ * beneath the workspace (workspace.md §1) rather than by a path that a
+ * folder on the way swapped for a link would take out of it.  Its length,
+ * or -1 (reported).
+ */
+static ssize_t
+read_current(struct gate_result *gr, char *target, size_t size)
+{
+	char why[256];
+	struct stat st;
+	enum ws_status ws;
+	ssize_t len = -1;
+	int dfd;
+
+	ws = workspace_open_fd(&gr->ev->ws, REL, S_IFDIR, &dfd, &st, why,
+	    sizeof why);
+	if (ws == WS_ABSENT)
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' is missing: nothing is live");
+	else if (ws != WS_OK)
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' cannot be read: %s", why);
+	else if (fstatat(dfd, "current", &st, AT_SYMLINK_NOFOLLOW) == -1)
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' is %s", errno == ENOENT ?
+		    "missing: nothing is live" : strerror(errno));
+	else if (!S_ISLNK(st.st_mode))
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "'current' is not a symbolic link");
+	else if ((len = readlinkat(dfd, "current", target, size - 1)) == -1)
+		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
+		    "cannot read 'current': %s", strerror(errno));
+	if (dfd != -1)
+		close(dfd);
+	return len;
+}
+
 /* Where `current` points: a generation number, or -1 (reported). */
 static long
 check_current(struct gate_result *gr, const struct keyring *kr)
 {
-	char target[PATH_MAX], why[256], *abs, *end, *base;
+	char target[PATH_MAX], why[256], *end, *base;
 	struct generation g;
 	struct stat st;
 	enum ws_status ws;
 	ssize_t len;
 	long n;
 
-	abs = workspace_abs(&gr->ev->ws, REL "/current");
-	len = readlink(abs, target, sizeof target - 1);
-	free(abs);
-	if (len < 0) {
-		gate_add(gr, SEV_ERROR, "G10.current", REL "/current", "",
-		    "'current' is %s", errno == EINVAL ?
-		    "not a symbolic link" : "missing: nothing is live");
+	if ((len = read_current(gr, target, sizeof target)) < 0)
 		return -1;
-	}
 	target[len] = '\0';
 	if (!artifact_exists(gr, REL "/current", NULL)) {
 		/* A loop is said as one, as everywhere in the workspace. */

@@ -14,6 +14,7 @@
 
 #include "base/fileio.h"
 #include "base/statedir.h"
+#include "base/text.h"
 #include "job/jobevent.h"
 #include "job/jobstore.h"
 #include "lab/actionlog.h"
@@ -52,17 +53,20 @@ labstream_meta_json(const struct ljob_int *ji)
 
 	for (i = 0; i < j->nchips; i++)
 		json_array_append_new(chips, json_integer(j->chips[i]));
-	o = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:o, s:f, s:s, s:s, "
-	    "s:f}", "v", 1, "id", j->id, "host", j->host, "kind",
-	    kind_names[j->kind], "gate", j->gate, "chip", j->chip, "chips",
-	    chips, "target_s", j->target_s, "command", j->command, "label",
-	    j->label, "started", j->started);
+	/* The command and the names came from the user or a host: bytes that
+	 * are not UTF-8 are kept as \xHH rather than lose the record. */
+	o = json_pack("{s:i, s:o, s:o, s:s, s:i, s:i, s:o, s:f, s:o, s:o, "
+	    "s:f}", "v", 1, "id", text_json(j->id), "host", text_json(j->host),
+	    "kind", kind_names[j->kind], "gate", j->gate, "chip", j->chip,
+	    "chips", chips, "target_s", j->target_s, "command",
+	    text_json(j->command), "label", text_json(j->label), "started",
+	    j->started);
 	if (j->scenario != NULL)
-		json_object_set_new(o, "scenario", json_string(j->scenario));
+		json_object_set_new(o, "scenario", text_json(j->scenario));
 	if (ji->outcome_logged)
 		json_object_set_new(o, "outcome_logged", json_true());
 	if (j->workspace != NULL)
-		json_object_set_new(o, "workspace", json_string(j->workspace));
+		json_object_set_new(o, "workspace", text_json(j->workspace));
 	if (ji->own_sla)
 		json_object_set_new(o, "sla", json_pack("{s:f, s:f, s:f}",
 		    "ttft_ms_p99", ji->sla[0], "tpot_ms_p99", ji->sla[1],

@@ -10,12 +10,13 @@
 #include <unistd.h>
 
 #include "loop/watch.h"
+#include "ws/workspace.h"
 
 /* Writes are seen when the file is closed, not per write(): an appending
  * writer must not keep an idle console awake. */
 #define WATCH_MASK	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM |	\
 	IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF |		\
-	IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+	IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 
 /* Reads per watch_read: a storm of events cannot hold the loop; what is
  * left keeps the fd readable for the next round. */
@@ -42,6 +43,8 @@ struct watch_sig {
 
 struct watch {
 	char		*root;		/* realpath of the root */
+	int		 rootfd;	/* the root (O_PATH) during a walk:
+					 * folders open beneath it */
 	enum watch_mode	 mode;
 	unsigned	 gen;	/* bumped whenever the inotify fd goes */
 
@@ -236,14 +239,47 @@ inotify_stop(struct watch *w)
 	w->gen++;
 }
 
-/* Open a folder without following a link that replaced it meanwhile. */
+/*
+ * Open the folder path (absolute, under the root) beneath the root with no
+ * link followed on the way nor at its end (workspace.h): a folder swapped
+ * for a link to elsewhere, even one a few steps up, is not followed out of
+ * the workspace.  A descriptor, or -1 with errno.
+ */
+static int
+open_dir_fd(const struct watch *w, const char *path)
+{
+	const char *rel = path + strlen(w->root);
+
+	rel += strspn(rel, "/");
+	return workspace_openat_nolinks(w->rootfd, rel, O_RDONLY |
+	    O_DIRECTORY);
+}
+
+/* Open the root itself for the folders to open beneath, for one walk: held
+ * longer, it would keep a deleted root's IN_DELETE_SELF from coming. */
+static int
+root_open(struct watch *w)
+{
+	if (w->rootfd != -1)
+		close(w->rootfd);
+	w->rootfd = open(w->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return w->rootfd;
+}
+
+static void
+root_close(struct watch *w)
+{
+	if (w->rootfd != -1)
+		close(w->rootfd);
+	w->rootfd = -1;
+}
+
+/* A stream over a folder open_dir_fd() opened; the descriptor is taken. */
 static DIR *
-open_dir(const char *path)
+open_dir(int fd)
 {
 	DIR *d;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1)
 		return NULL;
 	if ((d = fdopendir(fd)) == NULL)
@@ -272,15 +308,17 @@ push(char ***stack, size_t *n, size_t *alloc, char *path)
 	(*stack)[(*n)++] = path;
 }
 
-/* Queue the subfolders of path (not links to folders) on the stack. */
+/* Queue the subfolders of path (not links to folders), listed on fd (taken),
+ * on the stack. */
 static void
-push_subdirs(const char *path, char ***stack, size_t *n, size_t *alloc)
+push_subdirs(int fd, const char *path, char ***stack, size_t *n,
+    size_t *alloc)
 {
 	struct dirent *de;
 	size_t len = strlen(path);
 	DIR *d;
 
-	if ((d = open_dir(path)) == NULL)
+	if ((d = open_dir(fd)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
@@ -296,17 +334,24 @@ push_subdirs(const char *path, char ***stack, size_t *n, size_t *alloc)
 }
 
 /*
- * Watch one folder.  Returns 0 when it is watched, 1 when it cannot be and
- * does not matter (gone, replaced by a file, unreadable), -1 with why when
- * inotify cannot go on.
+ * Watch the folder path, open on fd: inotify is given the descriptor's
+ * /proc name, so what it watches is what was opened beneath the root and
+ * not whatever the path leads to by then.  Returns 0 when it is watched, 1
+ * when it cannot be and does not matter (gone, replaced by a file or a
+ * link, unreadable), -1 with why when inotify cannot go on.
  */
 static int
-add_one(struct watch *w, const char *path, char *why, size_t len)
+add_one(struct watch *w, int fd, const char *path, char *why, size_t len)
 {
+	char proc[64];
 	bool found;
-	int wd;
+	int wd = -1;
 
-	if ((wd = inotify_add_watch(w->fd, path, WATCH_MASK)) == -1) {
+	if (fd != -1) {
+		errbuf_set(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		wd = inotify_add_watch(w->fd, proc, WATCH_MASK);
+	}
+	if (wd == -1) {
 		if (errno == ENOSPC)
 			errbuf_set(why, len, "inotify watch limit reached");
 		else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
@@ -332,23 +377,35 @@ add_one(struct watch *w, const char *path, char *why, size_t len)
 
 /*
  * Watch path and every folder under it.  Each folder is watched before it
- * is listed, so a subfolder made meanwhile is either listed or reported.
+ * is listed, so a subfolder made meanwhile is either listed or reported;
+ * both on one descriptor opened beneath the root.
  */
 static int
 add_tree(struct watch *w, const char *path, char *why, size_t len)
 {
 	char **stack = NULL, *p;
 	size_t n = 0, alloc = 0;
-	int r = 0;
+	int r = 0, fd;
 
+	if (root_open(w) == -1 && w->root_wd == -1) {
+		errbuf_set(why, len, "cannot watch the root: %s",
+		    strerror(errno));
+		return -1;
+	}
 	push(&stack, &n, &alloc, xstrdup(path));
 	while (n > 0) {
 		p = stack[--n];
-		if (r != -1 && (r = add_one(w, p, why, len)) == 0)
-			push_subdirs(p, &stack, &n, &alloc);
+		if (r != -1) {
+			fd = open_dir_fd(w, p);
+			if ((r = add_one(w, fd, p, why, len)) == 0)
+				push_subdirs(fd, p, &stack, &n, &alloc);
+			else if (fd != -1)
+				close(fd);
+		}
 		free(p);
 	}
 	free(stack);
+	root_close(w);
 	return r == -1 ? -1 : 0;
 }
 
@@ -426,7 +483,7 @@ sig_dir(struct watch *w, struct watch_sig *s, const char *path,
 	struct stat st;
 	DIR *d;
 
-	if ((d = open_dir(path)) == NULL) {
+	if ((d = open_dir(open_dir_fd(w, path))) == NULL) {
 		s->hash += mix(fnv(0xcbf29ce484222325ULL, rel), errno);
 		return true;
 	}
@@ -469,6 +526,10 @@ sig_walk(struct watch *w, struct watch_sig *s)
 		return;
 	}
 	s->hash = entry_hash("", "", &st);
+	if (root_open(w) == -1) {
+		s->hash += mix(0x726f6f74ULL, errno);
+		return;
+	}
 	push(&stack, &n, &alloc, xstrdup(w->root));
 	while (n > 0) {
 		p = stack[--n];
@@ -477,6 +538,7 @@ sig_walk(struct watch *w, struct watch_sig *s)
 		free(p);
 	}
 	free(stack);
+	root_close(w);
 }
 
 /* Fall back to polling, with the reason for the status line. */
@@ -689,7 +751,7 @@ watch_new(const char *root, char *err, size_t errlen)
 
 	w = xcalloc(1, sizeof *w);
 	w->root = real;
-	w->fd = w->root_wd = -1;
+	w->fd = w->root_wd = w->rootfd = -1;
 	w->interval_ms = WATCH_INTERVAL_MS;
 	w->max_dirs = limit_dirs != 0 ? limit_dirs : WATCH_MAX_DIRS;
 	w->max_entries = limit_entries != 0 ? limit_entries :
@@ -708,6 +770,7 @@ watch_free(struct watch *w)
 	if (w == NULL)
 		return;
 	inotify_stop(w);
+	root_close(w);
 	while (w->npaths > 0)
 		free(w->paths[--w->npaths]);
 	free(w->root);

@@ -483,6 +483,7 @@ relstate_open(struct relstate *st, const char *ws, char *err, size_t errlen)
 	if ((wsfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		errbuf_set(err, errlen, "cannot open workspace '%s': %s", ws,
 		    strerror(errno));
+		relstate_release(st);
 		return -1;
 	}
 	st->dirfd = openat(wsfd, RELSTATE_DIR, O_RDONLY | O_DIRECTORY |
@@ -492,6 +493,7 @@ relstate_open(struct relstate *st, const char *ws, char *err, size_t errlen)
 		errbuf_set(err, errlen, "'%s/" RELSTATE_DIR "' %s", ws,
 		    errno == ENOENT ? "is missing: no release to act on" :
 		    why_unreadable(errno));
+		relstate_release(st);
 		return -1;
 	}
 	st->current = st->candidate = -1;
@@ -712,10 +714,12 @@ num_or_null(long v)
 	return v >= 1 ? json_integer(v) : json_null();
 }
 
+/* Text read from disk (a link's target, a problem quoting a name) may be any
+ * bytes: json_string() would refuse them and json_pack() the whole object. */
 static json_t *
 str_or_null(const char *s)
 {
-	return s != NULL && s[0] != '\0' ? json_string(s) : json_null();
+	return s != NULL && s[0] != '\0' ? text_json(s) : json_null();
 }
 
 /* The hashes a manifest binds, as they are in it. */
@@ -801,7 +805,7 @@ relstate_json(const struct relstate *st)
 	    "bad_line", st->audit_ok ? json_null() :
 	    json_integer((json_int_t)st->audit.bad_line),
 	    "problem", st->audit_ok ? json_null() :
-	    json_string(st->audit.problem),
+	    text_json(st->audit.problem),
 	    "head_sha256", st->audit.last_line_sha256,
 	    "next_seq", (json_int_t)st->audit.records + 1,
 	    "last_switch_to", num_or_null((long)st->audit.last_switch_to));
@@ -812,10 +816,10 @@ relstate_json(const struct relstate *st)
 	    st->audit.last_switch_chip == RELCHIP_SKIPPED ?
 	    json_pack("{s:o}", "skipped",
 	    text_json(st->audit.last_switch_skipped)) : json_null());
-	o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:b, "
+	o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:b, "
 	    "s:o}, s:o, s:b}",
 	    "schema", "calops-release-status/v1",
-	    "workspace", st->ws,
+	    "workspace", text_json(st->ws),
 	    "current", num_or_null(st->current),
 	    "current_link", str_or_null(st->current_link),
 	    "current_problem", str_or_null(st->current_problem),
@@ -831,7 +835,7 @@ relstate_json(const struct relstate *st)
 	    json_boolean(relstate_disagrees(st)));
 	if (st->keys_problem[0] != '\0')
 		json_object_set_new(o, "keys_problem",
-		    json_string(st->keys_problem));
+		    text_json(st->keys_problem));
 	json_object_set_new(o, "trusted_keys", relstate_trusted_keys_json(st));
 	return o;
 }

@@ -68,7 +68,8 @@ struct relstate {
 
 /*
  * Read the release state of workspace ws.  0; or -1 with err when there is
- * no 08-release/ folder to act in (missing, not a folder, a link).
+ * no 08-release/ folder to act in (missing, not a folder, a link), and
+ * nothing held (relstate_release() is then harmless, not needed).
  * Everything else that is wrong is in the state, for the caller to say.
  */
 int	relstate_load(struct relstate *st, const char *ws, char *err,

@@ -71,25 +71,8 @@ need htop
 cc -std=c17 -O2 -Wall -Wextra -o "$WORK/helper" \
 	"$HERE/bench_console_helper.c" -lutil
 
-# verdict VALUE OP TARGET: PASS or MISS.
-verdict() {
-	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
-		ok = op == "<" ? v < t : op == "<=" ? v <= t : v == t
-		print ok ? "PASS" : "MISS" }'
-}
-# row LABEL VALUE UNIT [OP TARGET]: one aligned line.
-row() {
-	if [ $# -ge 5 ]; then
-		printf '  %-40s %12s %-6s target %-2s %-8s %s\n' "$1" "$2" "$3" \
-		    "$4" "$5" "$(verdict "$2" "$4" "$5")"
-	else
-		printf '  %-40s %12s %-6s\n' "$1" "$2" "$3"
-	fi
-}
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-	    END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+ROW_LABEL=40 ROW_VALUE=12 ROW_TARGET=8
+. "$(dirname "$0")/lib.sh"
 field() {	# field NAME LINE
 	tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
 }

@@ -115,10 +115,7 @@ elapsed() {
 	echo "$e - $s" | bc -l
 }
 
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-	    print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$(dirname "$0")/lib.sh"
 
 # Bytes per second that `openssl speed` reports for SHA-256 on 1 MiB blocks.
 speed() {

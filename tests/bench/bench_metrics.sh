@@ -62,10 +62,7 @@ elapsed() {
 	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$WORK/time"
 }
 
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-	    print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$(dirname "$0")/lib.sh"
 
 verdict() {
 	local pass

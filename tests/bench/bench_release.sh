@@ -54,22 +54,7 @@ export XDG_CACHE_HOME=$W/cache XDG_STATE_HOME=$W/state \
     XDG_CONFIG_HOME=$W/config
 R=$W/ws/08-release
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-	    print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-row() {		# row LABEL VALUE UNIT [OP TARGET]
-	local verdict=
-	if [ $# -ge 5 ]; then
-		verdict=$(awk -v v="$2" -v op="$4" -v t="$5" 'BEGIN {
-		    ok = op == "<=" ? v <= t : v >= t
-		    print ok ? "PASS" : "MISS" }')
-		printf '  %-50s %10s %-6s target %-2s %-6s %s\n' "$1" "$2" \
-		    "$3" "$4" "$5" "$verdict"
-	else
-		printf '  %-50s %10s %-6s\n' "$1" "$2" "$3"
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 now_ns() { date +%s%N; }
 cold=warm
 [ -w /proc/sys/vm/drop_caches ] && cold=cold

@@ -107,22 +107,8 @@ sh "$TOP/share/sshlab.sh" start "$L" "$HOSTS" --calops "$CALOPS" \
 CFG=$L/ssh_config
 rssh() { ssh -F "$CFG" "$@"; }
 
-verdict() {	# verdict VALUE OP TARGET
-	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
-		ok = op == "<=" ? v <= t : v >= t; print ok ? "PASS" : "MISS" }'
-}
-row() {		# row LABEL VALUE UNIT [OP TARGET]
-	if [ $# -ge 5 ]; then
-		printf '  %-46s %12s %-6s target %-2s %-6s %s\n' "$1" "$2" \
-		    "$3" "$4" "$5" "$(verdict "$2" "$4" "$5")"
-	else
-		printf '  %-46s %12s %-6s\n' "$1" "$2" "$3"
-	fi
-}
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-	    print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+ROW_LABEL=46 ROW_VALUE=12
+. "$(dirname "$0")/lib.sh"
 now_s() { date +%s.%N; }
 # wall COMMAND…: seconds it took, its output thrown away.
 wall() {

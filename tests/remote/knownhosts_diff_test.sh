@@ -27,18 +27,8 @@
 set -u
 
 CALOPS=${1:?usage: knownhosts_diff_test.sh CALOPS_BINARY}
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-LABSH=$SRC/share/sshlab.sh
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-START=$(date +%s%3N)
-say() {
-	printf 'knownhosts_diff: %5d ms: %s\n' $(($(date +%s%3N) - START)) "$*"
-}
-fail() { say "FAIL: $*"; exit 1; }
-skip() { say "SKIP: $*"; exit 77; }
-
-. "$SRC/tests/remote/lib.sh"
+. "$(dirname "$0")/lib.sh"
+remote_test knownhosts_diff exit
 PATH_NO_BLANK=1
 sshlab_prereqs
 # host1 (ED25519) and a second sshd with an ECDSA host key.

@@ -1,6 +1,7 @@
-# lib.sh: what the tests of SSH hosts share (sourced, after they define
-# say, skip and fail): the checks that a loopback lab (share/sshlab.sh) can
-# run here, and a folder for it.
+# lib.sh: what the tests of SSH hosts share (sourced): the checks that a
+# loopback lab (share/sshlab.sh) can run here, and a folder for it.  They
+# need say, skip and fail: the term and release tests define their own
+# before, the tests of this folder call remote_test below.
 #
 # safe DIR: sshd's StrictModes would take files under DIR (as sshlab.sh
 # checks it: every folder up to / or your home yours or root's, and
@@ -16,6 +17,30 @@ safe() {
 		[ "$p" = / ] || [ "$p" = "$home" ] && return 0
 		p=$(dirname "$p")
 	done
+}
+
+# remote_test NAME [exit]: what a test of this folder sets up first (after
+# it sourced this file): SRC, LABSH, PY, START and FAILED, and say, skip and
+# fail, which marks the test failed and goes on, or with "exit" ends it.
+remote_test() {
+	SRC=$(cd "$(dirname "$0")/../.." && pwd)
+	LABSH=$SRC/share/sshlab.sh
+	PY=/usr/bin/python3
+	[ -x "$PY" ] || PY=python3
+	FAILED=0
+	START=$(date +%s%3N)
+	REMOTE_TEST=$1
+	REMOTE_FAIL=${2:-}
+	say() {
+		printf '%s: %5d ms: %s\n' "$REMOTE_TEST" \
+		    $(($(date +%s%3N) - START)) "$*"
+	}
+	fail() {
+		say "FAIL: $*"
+		FAILED=1
+		[ "$REMOTE_FAIL" != exit ] || exit 1
+	}
+	skip() { say "SKIP: $*"; exit 77; }
 }
 
 # sshlab_prereqs: skip (exit 77) without sshd, ssh or ssh-keygen, when your

@@ -26,19 +26,9 @@
 set -u
 
 CALOPS=${1:?usage: sshconfig_diff_test.sh CALOPS_BINARY}
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-LABSH=$SRC/share/sshlab.sh
+. "$(dirname "$0")/lib.sh"
+remote_test sshconfig_diff exit
 JUDGE=$SRC/tests/remote/sshconfig_diff.py
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-START=$(date +%s%3N)
-say() {
-	printf 'sshconfig_diff: %5d ms: %s\n' $(($(date +%s%3N) - START)) "$*"
-}
-fail() { say "FAIL: $*"; exit 1; }
-skip() { say "SKIP: $*"; exit 77; }
-
-. "$SRC/tests/remote/lib.sh"
 PATH_NO_BLANK=1
 sshlab_prereqs
 two_sshds scdiff

@@ -28,17 +28,8 @@
 set -u
 
 CALOPS=${1:?usage: sshlab_test.sh CALOPS_BINARY}
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-LABSH=$SRC/share/sshlab.sh
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-FAILED=0
-START=$(date +%s%3N)
-say() { printf 'sshlab_test: %5d ms: %s\n' $(($(date +%s%3N) - START)) "$*"; }
-fail() { say "FAIL: $*"; FAILED=1; }
-skip() { say "SKIP: $*"; exit 77; }
-
-. "$SRC/tests/remote/lib.sh"
+. "$(dirname "$0")/lib.sh"
+remote_test sshlab_test
 sshlab_prereqs
 T=$(mktemp -d "$BASE/calops-sshlab-test.XXXXXX")
 LABS=()

@@ -34,6 +34,20 @@ current_is() {
 	    fail "current is $(readlink "$REL/current"), not generations/$1"
 }
 
+# logged N CURRENT WHAT: the log holds N records and current points to
+# generation CURRENT, else WHAT failed.
+logged() {
+	[ "$(records)" = "$1" ] || fail "$3 ($(records) records, not $1)"
+	current_is "$2"
+}
+
+# last_record ERE WHAT: the log's last record matches ERE, else WHAT is
+# not what it says.
+last_record() {
+	tail -1 "$REL/audit.jsonl" | grep -Eq "$1" ||
+	    fail "$2: $(tail -1 "$REL/audit.jsonl")"
+}
+
 # The lab: this machine, two chips, the workspace, and the simulator as
 # the runner at 20 times real time, so that a promote's chip step (golden's
 # 16 cases) streams for a few seconds.
@@ -59,8 +73,7 @@ wait_for "type 1 to roll back to generation 1"
 send_text 7
 keys Enter
 wait_for "cancelled: '7' is not 1"
-[ "$(records)" = 2 ] || fail "a cancelled rollback appended a record"
-current_is 2
+logged 2 2 "a cancelled rollback appended a record"
 
 # A key no trusted-keys/ file matches: refused before anything is signed,
 # and another key asked for, as after a path that names no key (issue 30
@@ -80,8 +93,7 @@ wait_for "cannot read the key '"
 expect "another key (Esc cancels; Enter:"
 keys Escape
 wait_for "cancelled: nothing signed, nothing changed"
-[ "$(records)" = 2 ] || fail "a stranger's approval appended a record"
-current_is 2
+logged 2 2 "a stranger's approval appended a record"
 
 # The rollback: the number, the config's key, its passphrase unseen.
 keys b
@@ -101,10 +113,9 @@ reject "$PASS"
 send_text "rolled back from the term test"
 keys Enter
 wait_for "now points to generation 1"
-current_is 1
-[ "$(records)" = 3 ] || fail "the rollback did not append exactly one record"
-tail -1 "$REL/audit.jsonl" | grep -q '"actor":"Ada Owner","key_id":"mei.chen","action":"rollback","from":2,"to":1,"reason":"rolled back from the term test"' ||
-    fail "the record is not the rollback: $(tail -1 "$REL/audit.jsonl")"
+logged 3 1 "the rollback did not append exactly one record"
+last_record '"actor":"Ada Owner","key_id":"mei.chen","action":"rollback","from":2,"to":1,"reason":"rolled back from the term test"' \
+    "the record is not the rollback"
 grep -qF "$PASS" "$REL/audit.jsonl" "$REL/.lock" && fail "the passphrase is in a file"
 
 # approve_promote: from the number asked to the chip step's confirmation
@@ -134,17 +145,19 @@ keys p
 wait_for "type 2 to promote to generation 2"
 approve_promote
 wait_re "chip step +.*golden [0-9]+/16"
-# Leaving the screen would stop the job with no refusal signed: the screen
-# stays, saying so, and the chip step goes on.
+# Leaving the screen, or the console (Q), would stop the job with no
+# refusal signed: the screen stays, saying so, and the chip step goes on.
+keys Q
+wait_for "Esc stops it and signs its refusal"
+reject "quit? type y"
 keys 1
 wait_for "Esc stops it and signs its refusal"
 wait_re "chip step +.*golden [0-9]+/16"
 keys Escape
 wait_for "refused, and the refusal is on the audit log"
-current_is 1
-[ "$(records)" = 4 ] || fail "the stopped chip step was not refused once"
-tail -1 "$REL/audit.jsonl" | grep -q '"action":"refused","from":1,"to":2,"reason":"the chip step (job [^)]*) was cut short: stopped by the approver"' ||
-    fail "the stopped chip step's refusal: $(tail -1 "$REL/audit.jsonl")"
+logged 4 1 "the stopped chip step was not refused once"
+last_record '"action":"refused","from":1,"to":2,"reason":"the chip step \(job [^)]*\) was cut short: stopped by the approver"' \
+    "the stopped chip step's refusal"
 
 # A promote holds the lock while its owner decides: a second console is
 # refused at once, and told who holds it.  (The state is read again after
@@ -167,14 +180,13 @@ approve_promote
 wait_for "[9 Release]"
 wait_re "chip step +.*golden [0-9]+/16"
 wait_for "now points to generation 2" 60
-current_is 2
-[ "$(records)" = 5 ] || fail "the promote did not append exactly one record"
-tail -1 "$REL/audit.jsonl" | grep -Eq '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":0,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' ||
-    fail "the promote's record has no chip step: $(tail -1 "$REL/audit.jsonl")"
+logged 5 2 "the promote did not append exactly one record"
+last_record '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":0,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' \
+    "the promote's record has no chip step"
 job=$(tail -1 "$REL/audit.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chip_step"]["job"])')
 sum=$(sha256sum "$REL"/chip-steps/2-"$job"/golden.json | cut -d' ' -f1)
-tail -1 "$REL/audit.jsonl" | grep -q "\"golden_sha256\":\"$sum\"" ||
-    fail "golden_sha256 is not the result file's ($sum)"
+last_record "\"golden_sha256\":\"$sum\"" \
+    "golden_sha256 is not the result file's ($sum)"
 # Generation 2's observation window keeps 1, which it replaced.
 wait_re "1 kept until [0-9-]+ [0-9:]+ "
 
@@ -196,10 +208,9 @@ wait_for "(not shown):"
 send_text "$PASS"
 keys Enter
 wait_for "the refusal is on the audit log"
-current_is 2
-[ "$(records)" = 6 ] || fail "the refusal was not logged once"
-tail -1 "$REL/audit.jsonl" | grep -q '"action":"refused","from":2,"to":1,' ||
-    fail "the last record is not the refusal: $(tail -1 "$REL/audit.jsonl")"
+logged 6 2 "the refusal was not logged once"
+last_record '"action":"refused","from":2,"to":1,' \
+    "the last record is not the refusal"
 
 # Independent checks: the chain, and each signature the console made.
 "$CALOPS" release audit "$WS" >/dev/null ||
@@ -235,6 +246,5 @@ keys C-c
 wait_for "modes read"
 grep -q '[^-]echo ' "$TMP/stty" ||
     fail "^C at the passphrase left the terminal without echo: $(cat "$TMP/stty")"
-current_is 2
-[ "$(records)" = 6 ] || fail "an interrupted rollback appended a record"
+logged 6 2 "an interrupted rollback appended a record"
 finish

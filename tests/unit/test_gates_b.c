@@ -1012,6 +1012,34 @@ g10_bindings(void **state)
 	expect_finding(ev, "G10", "G10.path", SEV_ERROR);
 }
 
+/*
+ * 08-release itself a link out of the workspace: `current` is read on the
+ * folder opened beneath the workspace, so the outside link's text is never
+ * read nor quoted (it was, read by its path).
+ */
+static void
+g10_current_release_outside(struct wsfix *w)
+{
+	char *rel = ws_path(w, "08-release"), *out = xasprintf("%s-out", w->dir);
+	char *cur = xasprintf("%s/current", out);
+	struct eval *ev;
+
+	ws_reset(w, "08-release leads outside");
+	assert_int_equal(rename(rel, out), 0);
+	assert_int_equal(unlink(cur), 0);
+	assert_int_equal(symlink("generations/77", cur), 0);
+	assert_int_equal(symlink(out, rel), 0);
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR,
+	    "'current' cannot be read: ");
+	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR,
+	    "outside the workspace");
+	ws_rmtree(out);
+	free(cur);
+	free(out);
+	free(rel);
+}
+
 static void
 g10_current(void **state)
 {
@@ -1064,6 +1092,13 @@ g10_current(void **state)
 	ws_mkdir(w, CURRENT);
 	ev = ws_eval(w);
 	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR, "symbolic");
+
+	ws_reset(w, "a FIFO");
+	ws_mkfifo(w, CURRENT);
+	ev = ws_eval(w);
+	expect_finding_msg(ev, "G10", "G10.current", SEV_ERROR, "symbolic");
+
+	g10_current_release_outside(w);
 
 	ws_reset(w, "not a generation");
 	ws_symlink(w, "trusted-keys", CURRENT);

@@ -20,12 +20,14 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "base/buf.h"
 #include "base/fileio.h"
 #include "lab/labcmd.h"
 #include "lab/labmodel.h"
 #include "lab/labmodel_int.h"
+#include "lab/labstream.h"
 #include "loop/loop.h"
 #include "metrics/metrics.h"
 #include "metrics/metricsview.h"
@@ -1028,11 +1030,54 @@ test_series_cap(void **state)
 	end_private_state(dir, old_state);
 }
 
+/*
+ * The record kept beside a job's mirror when its command and names are not
+ * UTF-8 (a host's output, a user's path): every member is kept, the bytes
+ * as \xHH (json_pack() refused the whole record: no record was kept).
+ */
+static void
+test_meta_bytes(void **state)
+{
+	struct ljob_int ji;
+	json_error_t je;
+	json_t *o;
+	char *s;
+
+	(void)state;
+	memset(&ji, 0, sizeof ji);
+	ji.pub.kind = LJOB_GATE;
+	ji.pub.gate = 7;
+	ji.pub.chip = -1;
+	ji.pub.id = xstrdup("j1");
+	ji.pub.host = xstrdup("lab\xff");
+	ji.pub.command = xstrdup("calops run -- echo \xc3(");
+	ji.pub.label = xstrdup("G7 \xfe");
+	ji.pub.workspace = xstrdup("/ws/\xff");
+	assert_non_null(s = labstream_meta_json(&ji));
+	assert_non_null(o = json_loads(s, 0, &je));
+	assert_string_equal(json_string_value(json_object_get(o, "host")),
+	    "lab\\xff");
+	assert_non_null(strstr(json_string_value(json_object_get(o,
+	    "command")), "echo \\xc3("));
+	assert_string_equal(json_string_value(json_object_get(o, "label")),
+	    "G7 \\xfe");
+	assert_string_equal(json_string_value(json_object_get(o,
+	    "workspace")), "/ws/\\xff");
+	json_decref(o);
+	free(s);
+	free(ji.pub.id);
+	free(ji.pub.host);
+	free(ji.pub.command);
+	free(ji.pub.label);
+	free(ji.pub.workspace);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_meta_bytes),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_job_gate),
 		cmocka_unit_test(test_soaks_loaded),

@@ -7,6 +7,8 @@
  */
 #include "calops.h"
 
+#include <sys/stat.h>
+
 #include <setjmp.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include "release/relaudit.h"
 #include "release/relkey.h"
 #include "release/relrecord.h"
+#include "release/relstate.h"
 
 /* Two trusted keys and one stranger, for every test. */
 static EVP_PKEY *alice, *bob, *mallory;
@@ -1009,6 +1012,73 @@ test_relkey_pass(void **state)
 	unlink(path);
 }
 
+/*
+ * No 08-release/ to act in, or no workspace at all: -1 with the reason and
+ * nothing held, the caller owing no relstate_release() (the workspace's
+ * path leaked: LeakSanitizer in the ASan build).
+ */
+static void
+test_relstate_missing(void **state)
+{
+	char dir[] = "/tmp/calops-test-relstate.XXXXXX", err[512], *gone;
+	struct relstate st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(relstate_load(&st, dir, err, sizeof err), -1);
+	assert_non_null(strstr(err, "is missing: no release to act on"));
+	assert_null(st.ws);
+	assert_int_equal(st.dirfd, -1);
+	assert_int_equal(relstate_open(&st, dir, err, sizeof err), -1);
+	assert_null(st.ws);
+	gone = xasprintf("%s/gone", dir);
+	assert_int_equal(relstate_load(&st, gone, err, sizeof err), -1);
+	assert_non_null(strstr(err, "cannot open workspace"));
+	assert_null(st.ws);
+	relstate_release(&st);		/* harmless all the same */
+	free(gone);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
+ * The state as JSON when the workspace's path and current's link are not
+ * UTF-8: every member is there, the bytes shown as \xHH (json_pack()
+ * refused the whole object, and `release status --json` printed nothing).
+ */
+static void
+test_relstate_json_bytes(void **state)
+{
+	char dir[] = "/tmp/calops-test-relstate.XXXXXX", err[512];
+	char *ws, *rel, *cur;
+	struct relstate st;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	ws = xasprintf("%s/ws\xff", dir);
+	rel = xasprintf("%s/08-release", ws);
+	cur = xasprintf("%s/current", rel);
+	assert_int_equal(mkdir(ws, 0755), 0);
+	assert_int_equal(mkdir(rel, 0755), 0);
+	assert_int_equal(symlink("generations/\xfe" "1", cur), 0);
+	assert_int_equal(relstate_load(&st, ws, err, sizeof err), 0);
+	assert_non_null(j = relstate_json(&st));
+	assert_non_null(strstr(json_string_value(json_object_get(j,
+	    "workspace")), "/ws\\xff"));
+	assert_string_equal(json_string_value(json_object_get(j,
+	    "current_link")), "generations/\\xfe1");
+	assert_true(json_is_string(json_object_get(j, "current_problem")));
+	json_decref(j);
+	relstate_release(&st);
+	assert_int_equal(unlink(cur), 0);
+	assert_int_equal(rmdir(rel), 0);
+	assert_int_equal(rmdir(ws), 0);
+	assert_int_equal(rmdir(dir), 0);
+	free(cur);
+	free(rel);
+	free(ws);
+}
+
 int
 main(void)
 {
@@ -1026,6 +1096,8 @@ main(void)
 		cmocka_unit_test(test_long_log),
 		cmocka_unit_test(test_relkey),
 		cmocka_unit_test(test_relkey_pass),
+		cmocka_unit_test(test_relstate_missing),
+		cmocka_unit_test(test_relstate_json_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -376,6 +376,40 @@ test_symlink(void **state)
 	quiet(f->w);
 }
 
+/*
+ * A folder on the way swapped for a link out of the workspace before the
+ * watch hears of a folder made in it: the new folder is opened beneath the
+ * root, every step of it, and not followed out.  The old watch followed the
+ * link and walked the outside tree (here past the folder cap, so that it
+ * gave up inotify for polling).
+ */
+static void
+test_symlink_on_the_way(void **state)
+{
+	struct fixture *f = *state;
+	char *path = at(f->root, "d"), rel[32];
+	int i;
+
+	watch_set_limits(6, 0);
+	f->w = start(f->root);
+	assert_string_equal(watch_describe(f->w), "inotify (3 folders)");
+	dir_at(f->root, "d/n");
+	dir_at(f->out, "n");
+	for (i = 0; i < 4; i++) {
+		snprintf(rel, sizeof rel, "n/deep%d", i);
+		dir_at(f->out, rel);
+	}
+	move(f->root, "d", f->root, "d.old");
+	assert_int_equal(symlink(f->out, path), 0);
+	free(path);
+	CHANGED(f);
+	quiet(f->w);
+	assert_string_equal(watch_describe(f->w), "inotify (4 folders)");
+	put(f->out, "n/x.txt", "outside");
+	put(f->out, "n/deep0/y.txt", "outside");
+	quiet(f->w);
+}
+
 /* More events than the kernel queues: the folder made after the flood is
  * watched all the same, since an overflow starts the watch over. */
 static void
@@ -570,6 +604,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_droppings, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_on_the_way,
+		    setup_tree, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_removed, setup,
 		    teardown),

@@ -125,21 +125,33 @@ app_close(struct app *a, const void *data)
 		back(a);
 }
 
+/* Why a screen on the stack holds what must not be dropped (view.h:
+ * holding), or NULL. */
+const char *
+app_holding(const struct app *a)
+{
+	const char *why;
+	int i;
+
+	for (i = 0; i < a->depth; i++) {
+		if (a->stack[i].ops->holding != NULL && (why =
+		    a->stack[i].ops->holding(a->stack[i].data)) != NULL)
+			return why;
+	}
+	return NULL;
+}
+
 /* Switch the root screen (Tab, digits, :board), closing what was above. */
 void
 app_switch_tab(struct app *a, const struct view_ops *ops)
 {
 	const char *why;
-	int i;
 
 	/* A screen that holds what must not be dropped keeps the console on
-	 * it, saying why (view.h: holding). */
-	for (i = 0; i < a->depth; i++) {
-		if (a->stack[i].ops->holding != NULL && (why =
-		    a->stack[i].ops->holding(a->stack[i].data)) != NULL) {
-			app_message(a, true, "%s", why);
-			return;
-		}
+	 * it, saying why. */
+	if ((why = app_holding(a)) != NULL) {
+		app_message(a, true, "%s", why);
+		return;
 	}
 	while (a->depth > 0)
 		pop(a);

@@ -93,6 +93,8 @@ struct app {
  * screen; tell every view on the stack the filter or the board changed. */
 void	 app_evaluate(struct app *a);
 void	 app_switch_tab(struct app *a, const struct view_ops *ops);
+/* Why a screen holds the console (view.h: holding), or NULL. */
+const char *app_holding(const struct app *a);
 void	 app_refresh_views(struct app *a);
 /* A key as the terminal gave it, and a click at screen cell (y, x), as if
  * the terminal had: what the headless mode's script does (headless.c). */

@@ -151,9 +151,16 @@ quit_answer(struct app *a, const char *answer, void *arg)
 int
 prompt_quit(struct app *a)
 {
+	const char *why;
 	size_t i, n = 0;
 	char q[160];
 
+	/* A chip step running under the release lock: quitting would cut it
+	 * short with no refusal signed (release.md §6). */
+	if ((why = app_holding(a)) != NULL) {
+		app_message(a, true, "%s", why);
+		return R_REDRAW;
+	}
 	for (i = 0; a->labm != NULL && i < labmodel_njobs(a->labm); i++)
 		n += labmodel_job_live(labmodel_job(a->labm, i));
 	if (n == 0)
