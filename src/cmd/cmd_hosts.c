@@ -64,7 +64,7 @@ struct hrow {
 	struct hosts		*hs;
 	const struct lab_host	*h;
 	struct transport	*t;
-	char			 err[512];	/* could not even start */
+	char			 err[2048];	/* could not even start */
 	struct rstream		*jobs;		/* `calops jobs --json` */
 	struct buf		 jobs_out;
 	int			 running;	/* -1: not known */
