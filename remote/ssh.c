@@ -233,6 +233,10 @@ struct ssh {
 	/* The socket said EAGAIN in this drive(): every other read of this
 	 * round is told so without asking the kernel again. */
 	bool			 dry;
+	/* The call whose packet libssh2 holds half sent, while it must be
+	 * made again (sess_busy): its channel and what it was (SEND_*). */
+	struct ssh_chan		*sender;
+	int			 sender_op;
 
 	/* Reached through a jump host (ProxyJump: jump, shared and counted,
 	 * and our tunnel in its list) or a command's stdin and stdout
@@ -369,6 +373,39 @@ is_socket_error(int rc)
 
 /* ---- channels ---- */
 
+/*
+ * libssh2 1.10 holds one half-sent packet per session, and until the call
+ * that made it is made again and finishes it, any other packet is refused
+ * (transport.c, send_existing: LIBSSH2_ERROR_BAD_USE, which a window
+ * adjustment of channel_read turns into LIBSSH2_ERROR_SOCKET_SEND).  So
+ * after a call on a channel says EAGAIN with a packet left to send, that
+ * call alone is made on the session until it goes: no other channel
+ * opens, runs, reads, writes or closes meanwhile.
+ */
+enum { SEND_OPEN = 1, SEND_EXEC, SEND_READ, SEND_WRITE, SEND_EOF,
+    SEND_CLOSE };
+
+/* Whether another call than c's op holds the session's half-sent packet. */
+static bool
+sess_busy(const struct ssh *s, const struct ssh_chan *c, int op)
+{
+	return s->sender != NULL && (s->sender != c || s->sender_op != op);
+}
+
+/* After c's call op said rc: it holds the session while its packet waits
+ * (EAGAIN with the socket full), and lets it go once the call ends. */
+static void
+sess_after(struct ssh *s, struct ssh_chan *c, int op, long rc)
+{
+	if (rc == LIBSSH2_ERROR_EAGAIN &&
+	    (libssh2_session_block_directions(s->sess) &
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND)) {
+		s->sender = c;
+		s->sender_op = op;
+	} else if (s->sender == c && s->sender_op == op)
+		s->sender = NULL;
+}
+
 static void
 chan_free(struct ssh_chan *c)
 {
@@ -384,6 +421,9 @@ static void
 chan_unlink(struct ssh *s, struct ssh_chan *c)
 {
 	struct ssh_chan **pp;
+
+	if (s->sender == c)
+		s->sender = NULL;
 
 	for (pp = &s->chans; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == c) {
@@ -498,8 +538,11 @@ chan_read(struct ssh *s, struct ssh_chan *c, size_t *budget)
 				s->more = true;
 				return any;
 			}
+			if (sess_busy(s, c, SEND_READ))
+				return any;
 			n = libssh2_channel_read_ex(c->ch, k, chunk,
 			    sizeof chunk);
+			sess_after(s, c, SEND_READ, n);
 			if (n == LIBSSH2_ERROR_EAGAIN)
 				break;
 			if (n < 0) {
@@ -531,9 +574,14 @@ chan_write(struct ssh *s, struct ssh_chan *c)
 	int rc;
 
 	while (c->in_off < c->in.len) {
+		if (sess_busy(s, c, SEND_WRITE))
+			return any;
 		n = libssh2_channel_write(c->ch, c->in.data + c->in_off,
 		    c->in.len - c->in_off);
-		if (n == LIBSSH2_ERROR_EAGAIN)
+		sess_after(s, c, SEND_WRITE, n);
+		/* BAD_USE: another's packet waits (a call this file does not
+		 * make on a channel): the bytes wait too. */
+		if (n == LIBSSH2_ERROR_EAGAIN || n == LIBSSH2_ERROR_BAD_USE)
 			return any;
 		if (n < 0) {
 			if (is_socket_error((int)n))
@@ -554,8 +602,11 @@ chan_write(struct ssh *s, struct ssh_chan *c)
 		c->in_off = 0;
 	}
 	if (c->in_eof && !c->in_eof_sent) {
+		if (sess_busy(s, c, SEND_EOF))
+			return any;
 		rc = libssh2_channel_send_eof(c->ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
+		sess_after(s, c, SEND_EOF, rc);
+		if (rc == LIBSSH2_ERROR_EAGAIN || rc == LIBSSH2_ERROR_BAD_USE)
 			return any;
 		if (rc < 0 && is_socket_error(rc)) {
 			lost(s, "writing to %s: %s", s->t->host, ssh_errmsg(s));
@@ -593,15 +644,19 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			return true;
 		}
 		if (s->opening || s->nopen >= s->chan_cap ||
-		    (s->phase != PH_UP && c != s->probe))
+		    (s->phase != PH_UP && c != s->probe) ||
+		    sess_busy(s, c, SEND_OPEN))
 			return false;
 		c->st = CH_OPENING;
 		s->opening = true;
 		/* FALLTHROUGH */
 	case CH_OPENING:
+		if (sess_busy(s, c, SEND_OPEN))
+			return false;
 		c->ch = libssh2_channel_open_session(s->sess);
+		rc = c->ch == NULL ? libssh2_session_last_errno(s->sess) : 0;
+		sess_after(s, c, SEND_OPEN, rc);
 		if (c->ch == NULL) {
-			rc = libssh2_session_last_errno(s->sess);
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return false;
 			s->opening = false;
@@ -642,8 +697,11 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			c->st = CH_FREEING;
 			return true;
 		}
+		if (sess_busy(s, c, SEND_EXEC))
+			return false;
 		c->exec_sent = true;
 		rc = libssh2_channel_exec(c->ch, c->cmdline);
+		sess_after(s, c, SEND_EXEC, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
 		if (rc < 0 && is_socket_error(rc)) {
@@ -656,7 +714,8 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		c->st = CH_OPEN;
 		/* FALLTHROUGH */
 	case CH_OPEN:
-		if (c->cancelled) {
+		/* Its own call half sent is made again before it closes. */
+		if (c->cancelled && s->sender != c) {
 			c->st = CH_CLOSING;
 			return true;
 		}
@@ -671,7 +730,10 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		c->st = CH_CLOSING;
 		/* FALLTHROUGH */
 	case CH_CLOSING:
+		if (sess_busy(s, c, SEND_CLOSE))
+			return false;
 		rc = libssh2_channel_close(c->ch);
+		sess_after(s, c, SEND_CLOSE, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
 		if (rc != 0 || c->cancelled) {
