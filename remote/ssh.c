@@ -1344,6 +1344,54 @@ kh_load(struct ssh *s, const char **known, size_t max, size_t *nknown,
 	return 0;
 }
 
+/*
+ * HostKeyAlgorithms given: the list ssh would ask for (sshhost.h), as it
+ * is, less what libssh2 cannot check (certificates, sk- keys), in its
+ * order; none left is refused.  -1 refused.
+ */
+static int
+hostkey_pref(struct ssh *s)
+{
+	struct buf b = BUF_INIT, have = BUF_INIT;
+	const char **algs = NULL, *c, *e;
+	char from[300];
+	int i, n, rc = 0;
+
+	if ((n = libssh2_session_supported_algs(s->sess,
+	    LIBSSH2_METHOD_HOSTKEY, &algs)) <= 0)
+		n = 0;
+	buf_init(&b, 8192);
+	buf_init(&have, 8192);
+	for (c = s->sh.hostkey_algs; *c != '\0'; c = *e == ',' ? e + 1 : e) {
+		e = c + strcspn(c, ",");
+		for (i = 0; i < n; i++)
+			if (strlen(algs[i]) == (size_t)(e - c) &&
+			    strncmp(algs[i], c, (size_t)(e - c)) == 0) {
+				if (b.len > 0)
+					buf_addc(&b, ',');
+				buf_adds(&b, algs[i]);
+			}
+	}
+	for (i = 0; i < n; i++) {
+		if (have.len > 0)
+			buf_addc(&have, ',');
+		buf_adds(&have, algs[i]);
+	}
+	if (b.len == 0 || libssh2_session_method_pref(s->sess,
+	    LIBSSH2_METHOD_HOSTKEY, b.data) != 0) {
+		refuse(s, "%s: HostKeyAlgorithms (%s) names no key type "
+		    "libssh2 can check (it has %s)", s->t->host,
+		    sshconfig_origin_str(&s->sh.hostkey_algs_from, from,
+		    sizeof from), have.len > 0 ? have.data : "none");
+		rc = -1;
+	}
+	buf_release(&b);
+	buf_release(&have);
+	if (algs != NULL)
+		libssh2_free(s->sess, algs);
+	return rc;
+}
+
 static void
 session_start(struct ssh *s)
 {
@@ -1366,9 +1414,14 @@ session_start(struct ssh *s)
 		refuse(s, "%s", err);
 		return;
 	}
-	/* Ask for a key of a type the files know for the host, so that a
-	 * host with keys of several types is not refused as unknown. */
-	if (nknown > 0 && (n = libssh2_session_supported_algs(s->sess,
+	/* HostKeyAlgorithms: asked for as it is, as ssh does.  Else ask for
+	 * a key of a type the files know for the host, so that a host with
+	 * keys of several types is not refused as unknown (ssh's
+	 * order_hostkeyalgs()). */
+	if (s->sh.hostkey_algs != NULL) {
+		if (hostkey_pref(s) != 0)
+			return;
+	} else if (nknown > 0 && (n = libssh2_session_supported_algs(s->sess,
 	    LIBSSH2_METHOD_HOSTKEY, &algs)) > 0) {
 		pref = knownhosts_types_pref(known, nknown, algs, (size_t)n,
 		    NULL);

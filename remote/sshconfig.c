@@ -786,6 +786,7 @@ sshconfig_release(struct sshconfig *sc)
 	sc_list_release(&sc->user_kh);
 	sc_list_release(&sc->global_kh);
 	sshconfig_value_release(&sc->alias);
+	sshconfig_value_release(&sc->hostkey_algs);
 	sshconfig_value_release(&sc->revoked);
 	sshconfig_value_release(&sc->ignore_unknown);
 	sshconfig_notes_release(&sc->ignored);

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <netdb.h>
 
+#include "base/buf.h"
 #include "remote/sshconfig_int.h"
 #include "remote/sshconfig_kw.h"
 #include "remote/sshconfig_match.h"
@@ -81,6 +82,19 @@ static const char *const ck_keytypes[] = { "ssh-ed25519",
     "ssh-rsa-cert-v01@openssh.com", "rsa-sha2-256",
     "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512",
     "rsa-sha2-512-cert-v01@openssh.com", NULL };
+
+/* ssh 9.2's KEX_DEFAULT_PK_ALG (myproposal.h), as `ssh -G` prints it. */
+static const char ck_hostkey_default[] =
+    "ssh-ed25519-cert-v01@openssh.com,"
+    "ecdsa-sha2-nistp256-cert-v01@openssh.com,"
+    "ecdsa-sha2-nistp384-cert-v01@openssh.com,"
+    "ecdsa-sha2-nistp521-cert-v01@openssh.com,"
+    "sk-ssh-ed25519-cert-v01@openssh.com,"
+    "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com,"
+    "rsa-sha2-512-cert-v01@openssh.com,rsa-sha2-256-cert-v01@openssh.com,"
+    "ssh-ed25519,ecdsa-sha2-nistp256,ecdsa-sha2-nistp384,"
+    "ecdsa-sha2-nistp521,sk-ssh-ed25519@openssh.com,"
+    "sk-ecdsa-sha2-nistp256@openssh.com,rsa-sha2-512,rsa-sha2-256";
 
 static bool
 ck_in(const char *s, const char *const *names)
@@ -852,4 +866,112 @@ sshconfig_check_value(struct scparse *p, struct scfile *f, struct scline *l,
 	/* The rest of the line, whatever it says (LocalCommand,
 	 * RemoteCommand, KnownHostsCommand): sc_cut saw there is one. */
 	return 0;
+}
+
+/* Whether name is one of the comma list list (kex.c's match_list()). */
+static bool
+ck_listed(const char *list, const char *name, size_t len)
+{
+	const char *c = list, *e;
+
+	while (*c != '\0') {
+		e = c + strcspn(c, ",");
+		if ((size_t)(e - c) == len && strncmp(c, name, len) == 0)
+			return true;
+		c = *e == ',' ? e + 1 : e;
+	}
+	return false;
+}
+
+/* kex.c's kex_names_cat(): a, then each name of b not in it, up to b's
+ * first empty name. */
+static void
+ck_cat(struct buf *a, const char *b)
+{
+	size_t n;
+
+	while (*b != '\0' && *b != ',') {
+		n = strcspn(b, ",");
+		if (!ck_listed(a->data != NULL ? a->data : "", b, n)) {
+			if (a->len > 0)
+				buf_addc(a, ',');
+			buf_add(a, b, n);
+		}
+		b += n;
+		if (*b == ',')
+			b++;
+	}
+}
+
+/* The names of names[] that the pattern list pat matches, in order
+ * (match.c's match_filter_allowlist()). */
+static void
+ck_filter(struct buf *out, const char *const *names, const char *pat)
+{
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (sshconfig_match_list(names[i], pat, false) == 1) {
+			if (out->len > 0)
+				buf_addc(out, ',');
+			buf_adds(out, names[i]);
+		}
+}
+
+char *
+sshconfig_check_hostkey_algs(const char *spec)
+{
+	struct buf list = BUF_INIT, ret = BUF_INIT, m = BUF_INIT;
+	char *pats, *cp, *next;
+	bool bad = false;
+
+	if (spec == NULL || *spec == '\0')
+		return xstrdup(ck_hostkey_default);
+	buf_init(&list, 8192);
+	buf_init(&ret, 8192);
+	if (*spec == '-') {
+		/* The default without what the patterns name. */
+		pats = xstrdup(ck_hostkey_default);
+		for (cp = pats; cp != NULL; cp = next) {
+			if ((next = strchr(cp, ',')) != NULL)
+				*next++ = '\0';
+			if (sshconfig_match_list(cp, spec + 1, false) != 1) {
+				if (ret.len > 0)
+					buf_addc(&ret, ',');
+				buf_adds(&ret, cp);
+			}
+		}
+		free(pats);
+		buf_release(&list);
+		return buf_detach(&ret, NULL);
+	}
+	if (*spec == '+') {
+		buf_adds(&list, ck_hostkey_default);
+		ck_cat(&list, spec + 1);
+	} else if (*spec == '^') {
+		ck_cat(&list, spec + 1);
+		ck_cat(&list, ck_hostkey_default);
+	} else
+		buf_adds(&list, spec);
+	/* Each pattern, in turn, for the names it matches. */
+	pats = xstrdup(list.data != NULL ? list.data : "");
+	for (cp = pats; !bad && cp != NULL; cp = next) {
+		if ((next = strchr(cp, ',')) != NULL)
+			*next++ = '\0';
+		if (*cp == '!') {
+			bad = true;	/* kex_assemble_names refuses it */
+			break;
+		}
+		buf_init(&m, 8192);
+		ck_filter(&m, ck_keytypes, cp);
+		ck_cat(&ret, m.data != NULL ? m.data : "");
+		buf_release(&m);
+	}
+	free(pats);
+	buf_release(&list);
+	if (bad || ret.len == 0) {
+		buf_release(&ret);
+		return NULL;
+	}
+	return buf_detach(&ret, NULL);
 }

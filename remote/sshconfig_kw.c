@@ -424,6 +424,16 @@ kw_revoked(struct scparse *p, struct scfile *f, struct scline *l)
 	return kw_string(p, f, l, &p->sc->revoked);
 }
 
+/* HostKeyAlgorithms: checked as ssh checks it, kept as written;
+ * sshhost.c makes it the list asked for. */
+static int
+kw_hostkey_algs(struct scparse *p, struct scfile *f, struct scline *l)
+{
+	if (sshconfig_check_value(p, f, l, "HostKeyAlgorithms") != 0)
+		return -1;
+	return kw_string(p, f, l, &p->sc->hostkey_algs);
+}
+
 static int
 kw_ignore_unknown(struct scparse *p, struct scfile *f, struct scline *l)
 {
@@ -605,6 +615,7 @@ static const struct {
 	{ "UserKnownHostsFile", kw_user_kh },
 	{ "GlobalKnownHostsFile", kw_global_kh },
 	{ "HostKeyAlias", kw_alias },
+	{ "HostKeyAlgorithms", kw_hostkey_algs },
 	{ "RevokedHostKeys", kw_revoked },
 	{ "IgnoreUnknown", kw_ignore_unknown },
 	{ "ProxyJump", kw_proxyjump },
@@ -667,7 +678,6 @@ static const struct {
 	{ "HostbasedAcceptedAlgorithms", kw_ignored },
 	{ "HostbasedAuthentication", kw_ignored },
 	{ "HostbasedKeyTypes", kw_ignored },
-	{ "HostKeyAlgorithms", kw_ignored },
 	{ "IPQoS", kw_ignored },
 	{ "KbdInteractiveAuthentication", kw_ignored },
 	{ "KbdInteractiveDevices", kw_ignored },

@@ -173,7 +173,8 @@ def compare_config(g, sh, strict_set, lab_strict, bad):
         return g.get(key, [None])[0]
 
     for key, mine in (("hostname", sh["hostname"]), ("port", str(sh["port"])),
-                      ("user", sh["user"])):
+                      ("user", sh["user"]),
+                      ("hostkeyalgorithms", sh["hostkey_algorithms"])):
         if one(key) != mine:
             bad.append("%s: ssh %r, calops %r" % (key, one(key), mine))
     ids = g.get("identityfile", [])

@@ -48,9 +48,42 @@ export CALOPS_DIFF_VAR=$T/var
 # Where sshconfig_diff.py looks up the jump hosts with ssh -G itself.
 export DIFF_CONFIG=$T/config
 
+# A third sshd offering both keys, host1's ED25519 one and the ECDSA one
+# of the second (the HostKeyAlgorithms cases): its port in PORT_BOTH.
+BOTH_PID=
+both_down() {
+	[ -n "$BOTH_PID" ] && kill "$BOTH_PID" 2>/dev/null
+	two_sshds_down
+}
+trap both_down EXIT
+mkdir "$T/both"
+for try in 1 2 3 4 5 6 7 8; do
+	PORT_BOTH=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
+	sed -e "s|^Port .*|Port $PORT_BOTH|" \
+	    -e "s|^HostKey .*|HostKey \"$L/host1/ssh_host_ed25519_key\"\\
+HostKey \"$T/ec/hostkey\"|" \
+	    -e "s|^PidFile .*|PidFile \"$T/both/sshd.pid\"|" \
+	    "$L/host1/sshd_config" >"$T/both/sshd_config"
+	: >"$T/both/sshd.log"
+	/usr/sbin/sshd -D -f "$T/both/sshd_config" -E "$T/both/sshd.log" \
+	    </dev/null >/dev/null 2>&1 &
+	BOTH_PID=$!
+	for n in $(seq 50); do
+		grep -q "Server listening" "$T/both/sshd.log" && break 2
+		kill -0 "$BOTH_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill "$BOTH_PID" 2>/dev/null
+	BOTH_PID=
+done
+[ -n "$BOTH_PID" ] || fail "the sshd with two keys did not start: \
+$(cat "$T/both/sshd.log")"
+N_BOTH="[127.0.0.1]:$PORT_BOTH"
+
 # The placeholders a case's config may hold.
 subst() {
 	sed -e "s|@T@|$T|g" -e "s|@KH@|$1|g" -e "s|@PORT_ED@|$PORT_ED|g" \
+	    -e "s|@PORT_BOTH@|$PORT_BOTH|g" \
 	    -e "s|@PORT_EC@|$PORT_EC|g" -e "s|@USER@|$USER_|g" \
 	    -e "s|@ID@|$ID|g" -e "s|@LOCAL@|$LOCAL_USER|g"
 }
@@ -896,6 +929,46 @@ Host ec
   StrictHostKeyChecking accept-new
 EOF
 
+# HostKeyAlgorithms against an sshd with two keys (ED25519 and ECDSA):
+# not given, the type known_hosts holds is asked first (ssh's
+# order_hostkeyalgs); given, it is asked as it is, and a key of another
+# type than the one known is CHANGED.
+BOTH="HostName 127.0.0.1
+  Port @PORT_BOTH@
+  User @USER@
+  IdentityFile @ID@
+  $U1"
+kh u1 <<<"$N_BOTH $SRV_EC"
+kcase hka_known_type_first both <<EOF
+Host both
+  $BOTH
+EOF
+kh u1 <<<"$N_BOTH $SRV_EC"
+kcase hka_forces_other_type both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms ssh-ed25519
+EOF
+kh u1 <<<"$N_BOTH $SRV_ED"
+kcase hka_caret_match both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms ^ssh-ed25519
+EOF
+kh u1 <<<"$N_BOTH $SRV_ED"
+kcase hka_minus_known_type both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms -ssh-ed25519
+EOF
+kh u1 <<<"# nothing"
+kcase hka_accept_new_ecdsa both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms ecdsa-sha2-nistp256
+  StrictHostKeyChecking accept-new
+EOF
+
 # ---- calops stricter on purpose (share/doc/lab.md) ----
 kh u1 <<<"$N_ED $SRV_ED"
 mkdir -p "$T/base/folder"
@@ -1270,6 +1343,27 @@ Host h1
   PermitRemoteOpen host:80 [::1]:*
   LogVerbose kex.c:*
   LocalCommand echo a b c
+EOF
+
+# HostKeyAlgorithms: the list asked for is ssh's (kex_assemble_names:
+# "+" added, "-" taken out, "^" first, patterns), compared with ssh -G's.
+while IFS='|' read -r name line; do
+	gcase "hka_$name" h1 <<<"$(printf 'Host h1\n  %s\n' "$line")"
+done <<'EOF'
+plain|HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256
+plus|HostKeyAlgorithms +ssh-rsa,ssh-dss
+plus_present|HostKeyAlgorithms +ssh-ed25519
+minus_pattern|HostKeyAlgorithms -*-cert-v01@openssh.com,sk-*
+minus_negated|HostKeyAlgorithms -!ssh-ed25519
+caret|HostKeyAlgorithms ^ecdsa-sha2-nistp256,ssh-rsa
+pattern|HostKeyAlgorithms ecdsa-*,ssh-ed*
+pattern_none_match|HostKeyAlgorithms ssh-ed25519,zzz*
+negated_in_list|HostKeyAlgorithms ssh-ed25519,!ssh-rsa
+only_unmatched|HostKeyAlgorithms zzz*
+EOF
+gcase hka_not_given h1 <<'EOF'
+Host h1
+  User @USER@
 EOF
 
 say "$PASSED passed ($STRICTER of them with calops stricter on purpose)," \
