@@ -48,36 +48,21 @@ export CALOPS_DIFF_VAR=$T/var
 # Where sshconfig_diff.py looks up the jump hosts with ssh -G itself.
 export DIFF_CONFIG=$T/config
 
-# A third sshd offering both keys, host1's ED25519 one and the ECDSA one
-# of the second (the HostKeyAlgorithms cases): its port in PORT_BOTH.
-BOTH_PID=
+# A third sshd offering two keys, host1's ED25519 one and an ECDSA one of
+# its own (the HostKeyAlgorithms cases): its port in PORT_BOTH.
+EC_PID_=$EC_PID
+PORT_EC_=$PORT_EC
+sshd_ecdsa "$T/both" "$L/host1/sshd_config" "$L/host1/ssh_host_ed25519_key"
+BOTH_PID=$EC_PID
+PORT_BOTH=$PORT_EC
+EC_PID=$EC_PID_
+PORT_EC=$PORT_EC_
 both_down() {
 	[ -n "$BOTH_PID" ] && kill "$BOTH_PID" 2>/dev/null
 	two_sshds_down
 }
 trap both_down EXIT
-mkdir "$T/both"
-for try in 1 2 3 4 5 6 7 8; do
-	PORT_BOTH=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
-	sed -e "s|^Port .*|Port $PORT_BOTH|" \
-	    -e "s|^HostKey .*|HostKey \"$L/host1/ssh_host_ed25519_key\"\\
-HostKey \"$T/ec/hostkey\"|" \
-	    -e "s|^PidFile .*|PidFile \"$T/both/sshd.pid\"|" \
-	    "$L/host1/sshd_config" >"$T/both/sshd_config"
-	: >"$T/both/sshd.log"
-	/usr/sbin/sshd -D -f "$T/both/sshd_config" -E "$T/both/sshd.log" \
-	    </dev/null >/dev/null 2>&1 &
-	BOTH_PID=$!
-	for n in $(seq 50); do
-		grep -q "Server listening" "$T/both/sshd.log" && break 2
-		kill -0 "$BOTH_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill "$BOTH_PID" 2>/dev/null
-	BOTH_PID=
-done
-[ -n "$BOTH_PID" ] || fail "the sshd with two keys did not start: \
-$(cat "$T/both/sshd.log")"
+SRV_BOTH_EC=$(k "$T/both/hostkey.pub")
 N_BOTH="[127.0.0.1]:$PORT_BOTH"
 
 # The placeholders a case's config may hold.
@@ -938,12 +923,12 @@ BOTH="HostName 127.0.0.1
   User @USER@
   IdentityFile @ID@
   $U1"
-kh u1 <<<"$N_BOTH $SRV_EC"
+kh u1 <<<"$N_BOTH $SRV_BOTH_EC"
 kcase hka_known_type_first both <<EOF
 Host both
   $BOTH
 EOF
-kh u1 <<<"$N_BOTH $SRV_EC"
+kh u1 <<<"$N_BOTH $SRV_BOTH_EC"
 kcase hka_forces_other_type both <<EOF
 Host both
   $BOTH
