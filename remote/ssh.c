@@ -2515,9 +2515,13 @@ status_jumps(struct ssh *s, struct transport_status *st)
 static int
 ssh_connect(struct transport *t, char *err, size_t errlen)
 {
-	(void)t;
+	struct ssh *s = t->data, *j;
+
 	(void)err;
 	(void)errlen;
+	/* The jumps on the way ask through the hosts behind them. */
+	for (j = s->jump; j != NULL && t->can_ask; j = j->jump)
+		j->t->can_ask = true;
 	return 0;
 }
 
@@ -2742,10 +2746,30 @@ ssh_rtt(struct ssh *s)
 	return -1;
 }
 
+/*
+ * The jump host on s's way that asks the operator something (its unknown
+ * host key, its identity's passphrase), the nearest first, when s itself
+ * asks nothing: a jump is no transport of the console's, so its question
+ * is put, and answered, through each host behind it.  NULL: none.
+ */
+static struct ssh *
+asking_jump(struct ssh *s, enum transport_ask ask)
+{
+	struct ssh *j;
+
+	if (s->ask != TRANSPORT_ASK_NONE)
+		return NULL;
+	for (j = s->jump; j != NULL; j = j->jump)
+		if (j->ask != TRANSPORT_ASK_NONE)
+			return ask == TRANSPORT_ASK_NONE || j->ask == ask ? j :
+			    NULL;
+	return NULL;
+}
+
 static void
 ssh_status(struct transport *t, struct transport_status *st)
 {
-	struct ssh *s = t->data;
+	struct ssh *s = t->data, *j;
 
 	memset(st, 0, sizeof *st);
 	st->state = s->state;
@@ -2760,6 +2784,13 @@ ssh_status(struct transport *t, struct transport_status *st)
 	st->ask = s->ask;
 	st->ask_seq = s->ask_seq;
 	snprintf(st->ask_text, sizeof st->ask_text, "%s", s->ask_text);
+	if ((j = asking_jump(s, TRANSPORT_ASK_NONE)) != NULL) {
+		st->ask = j->ask;
+		snprintf(st->ask_text, sizeof st->ask_text, "%s", j->ask_text);
+	}
+	/* A new question on the way is a new one here too. */
+	for (j = s->jump; j != NULL; j = j->jump)
+		st->ask_seq += j->ask_seq;
 }
 
 static void
@@ -2814,9 +2845,15 @@ hostkey_still_new(struct ssh *s, char *err, size_t errlen)
 static int
 ssh_accept_key(struct transport *t, char *err, size_t errlen)
 {
-	struct ssh *s = t->data;
+	struct ssh *s = t->data, *j;
 	int rc;
 
+	if ((j = asking_jump(s, TRANSPORT_ASK_KEY)) != NULL) {
+		if (ssh_accept_key(j->t, err, errlen) != 0)
+			return -1;
+		ssh_reconnect(t);
+		return 0;
+	}
 	if (s->ask != TRANSPORT_ASK_KEY || s->new_key == NULL) {
 		errbuf_set(err, errlen, "%s has no unknown host key to accept",
 		    t->host);
@@ -2843,8 +2880,12 @@ ssh_accept_key(struct transport *t, char *err, size_t errlen)
 static void
 ssh_passphrase(struct transport *t, const char *pass)
 {
-	struct ssh *s = t->data;
+	struct ssh *s = t->data, *j;
 
+	if ((j = asking_jump(s, TRANSPORT_ASK_PASSPHRASE)) != NULL) {
+		ssh_passphrase(j->t, pass);
+		return;
+	}
 	if (s->phase != PH_ASK)
 		return;
 	pass_wipe(s);
