@@ -18,16 +18,8 @@ set -u
 
 CALOPS=${1:?usage: sshinput_test.sh CALOPS_BINARY DRIVER}
 DRIVER=${2:?usage: sshinput_test.sh CALOPS_BINARY DRIVER}
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-FAILED=0
-START=$(date +%s%3N)
-say() { printf 'sshinput_test: %5d ms: %s\n' $(($(date +%s%3N) - START)) "$*"; }
-fail() { say "FAIL: $*"; FAILED=1; }
-skip() { say "SKIP: $*"; exit 77; }
-
-. "$SRC/tests/remote/lib.sh"
+. "$(dirname "$0")/lib.sh"
+remote_test sshinput_test
 sshlab_prereqs
 lab_up 1 || { echo "$LAB_LOG"; fail "the lab did not start"; exit 1; }
 port=$(sed -n 's/^Port //p' "$L/host1/sshd_config")
