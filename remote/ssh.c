@@ -233,6 +233,10 @@ struct ssh {
 	/* The socket said EAGAIN in this drive(): every other read of this
 	 * round is told so without asking the kernel again. */
 	bool			 dry;
+	/* The call whose packet libssh2 holds half sent, while it must be
+	 * made again (sess_busy): its channel and what it was (SEND_*). */
+	struct ssh_chan		*sender;
+	int			 sender_op;
 
 	/* Reached through a jump host (ProxyJump: jump, shared and counted,
 	 * and our tunnel in its list) or a command's stdin and stdout
@@ -369,6 +373,39 @@ is_socket_error(int rc)
 
 /* ---- channels ---- */
 
+/*
+ * libssh2 1.10 holds one half-sent packet per session, and until the call
+ * that made it is made again and finishes it, any other packet is refused
+ * (transport.c, send_existing: LIBSSH2_ERROR_BAD_USE, which a window
+ * adjustment of channel_read turns into LIBSSH2_ERROR_SOCKET_SEND).  So
+ * after a call on a channel says EAGAIN with a packet left to send, that
+ * call alone is made on the session until it goes: no other channel
+ * opens, runs, reads, writes or closes meanwhile.
+ */
+enum { SEND_OPEN = 1, SEND_EXEC, SEND_READ, SEND_WRITE, SEND_EOF,
+    SEND_CLOSE };
+
+/* Whether another call than c's op holds the session's half-sent packet. */
+static bool
+sess_busy(const struct ssh *s, const struct ssh_chan *c, int op)
+{
+	return s->sender != NULL && (s->sender != c || s->sender_op != op);
+}
+
+/* After c's call op said rc: it holds the session while its packet waits
+ * (EAGAIN with the socket full), and lets it go once the call ends. */
+static void
+sess_after(struct ssh *s, struct ssh_chan *c, int op, long rc)
+{
+	if (rc == LIBSSH2_ERROR_EAGAIN &&
+	    (libssh2_session_block_directions(s->sess) &
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND)) {
+		s->sender = c;
+		s->sender_op = op;
+	} else if (s->sender == c && s->sender_op == op)
+		s->sender = NULL;
+}
+
 static void
 chan_free(struct ssh_chan *c)
 {
@@ -384,6 +421,9 @@ static void
 chan_unlink(struct ssh *s, struct ssh_chan *c)
 {
 	struct ssh_chan **pp;
+
+	if (s->sender == c)
+		s->sender = NULL;
 
 	for (pp = &s->chans; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == c) {
@@ -498,8 +538,11 @@ chan_read(struct ssh *s, struct ssh_chan *c, size_t *budget)
 				s->more = true;
 				return any;
 			}
+			if (sess_busy(s, c, SEND_READ))
+				return any;
 			n = libssh2_channel_read_ex(c->ch, k, chunk,
 			    sizeof chunk);
+			sess_after(s, c, SEND_READ, n);
 			if (n == LIBSSH2_ERROR_EAGAIN)
 				break;
 			if (n < 0) {
@@ -531,9 +574,14 @@ chan_write(struct ssh *s, struct ssh_chan *c)
 	int rc;
 
 	while (c->in_off < c->in.len) {
+		if (sess_busy(s, c, SEND_WRITE))
+			return any;
 		n = libssh2_channel_write(c->ch, c->in.data + c->in_off,
 		    c->in.len - c->in_off);
-		if (n == LIBSSH2_ERROR_EAGAIN)
+		sess_after(s, c, SEND_WRITE, n);
+		/* BAD_USE: another's packet waits (a call this file does not
+		 * make on a channel): the bytes wait too. */
+		if (n == LIBSSH2_ERROR_EAGAIN || n == LIBSSH2_ERROR_BAD_USE)
 			return any;
 		if (n < 0) {
 			if (is_socket_error((int)n))
@@ -554,8 +602,11 @@ chan_write(struct ssh *s, struct ssh_chan *c)
 		c->in_off = 0;
 	}
 	if (c->in_eof && !c->in_eof_sent) {
+		if (sess_busy(s, c, SEND_EOF))
+			return any;
 		rc = libssh2_channel_send_eof(c->ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN)
+		sess_after(s, c, SEND_EOF, rc);
+		if (rc == LIBSSH2_ERROR_EAGAIN || rc == LIBSSH2_ERROR_BAD_USE)
 			return any;
 		if (rc < 0 && is_socket_error(rc)) {
 			lost(s, "writing to %s: %s", s->t->host, ssh_errmsg(s));
@@ -593,15 +644,19 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			return true;
 		}
 		if (s->opening || s->nopen >= s->chan_cap ||
-		    (s->phase != PH_UP && c != s->probe))
+		    (s->phase != PH_UP && c != s->probe) ||
+		    sess_busy(s, c, SEND_OPEN))
 			return false;
 		c->st = CH_OPENING;
 		s->opening = true;
 		/* FALLTHROUGH */
 	case CH_OPENING:
+		if (sess_busy(s, c, SEND_OPEN))
+			return false;
 		c->ch = libssh2_channel_open_session(s->sess);
+		rc = c->ch == NULL ? libssh2_session_last_errno(s->sess) : 0;
+		sess_after(s, c, SEND_OPEN, rc);
 		if (c->ch == NULL) {
-			rc = libssh2_session_last_errno(s->sess);
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return false;
 			s->opening = false;
@@ -642,8 +697,11 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			c->st = CH_FREEING;
 			return true;
 		}
+		if (sess_busy(s, c, SEND_EXEC))
+			return false;
 		c->exec_sent = true;
 		rc = libssh2_channel_exec(c->ch, c->cmdline);
+		sess_after(s, c, SEND_EXEC, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
 		if (rc < 0 && is_socket_error(rc)) {
@@ -656,7 +714,8 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		c->st = CH_OPEN;
 		/* FALLTHROUGH */
 	case CH_OPEN:
-		if (c->cancelled) {
+		/* Its own call half sent is made again before it closes. */
+		if (c->cancelled && s->sender != c) {
 			c->st = CH_CLOSING;
 			return true;
 		}
@@ -671,7 +730,10 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		c->st = CH_CLOSING;
 		/* FALLTHROUGH */
 	case CH_CLOSING:
+		if (sess_busy(s, c, SEND_CLOSE))
+			return false;
 		rc = libssh2_channel_close(c->ch);
+		sess_after(s, c, SEND_CLOSE, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
 		if (rc != 0 || c->cancelled) {
@@ -1282,6 +1344,54 @@ kh_load(struct ssh *s, const char **known, size_t max, size_t *nknown,
 	return 0;
 }
 
+/*
+ * HostKeyAlgorithms given: the list ssh would ask for (sshhost.h), as it
+ * is, less what libssh2 cannot check (certificates, sk- keys), in its
+ * order; none left is refused.  -1 refused.
+ */
+static int
+hostkey_pref(struct ssh *s)
+{
+	struct buf b = BUF_INIT, have = BUF_INIT;
+	const char **algs = NULL, *c, *e;
+	char from[300];
+	int i, n, rc = 0;
+
+	if ((n = libssh2_session_supported_algs(s->sess,
+	    LIBSSH2_METHOD_HOSTKEY, &algs)) <= 0)
+		n = 0;
+	buf_init(&b, 8192);
+	buf_init(&have, 8192);
+	for (c = s->sh.hostkey_algs; *c != '\0'; c = *e == ',' ? e + 1 : e) {
+		e = c + strcspn(c, ",");
+		for (i = 0; i < n; i++)
+			if (strlen(algs[i]) == (size_t)(e - c) &&
+			    strncmp(algs[i], c, (size_t)(e - c)) == 0) {
+				if (b.len > 0)
+					buf_addc(&b, ',');
+				buf_adds(&b, algs[i]);
+			}
+	}
+	for (i = 0; i < n; i++) {
+		if (have.len > 0)
+			buf_addc(&have, ',');
+		buf_adds(&have, algs[i]);
+	}
+	if (b.len == 0 || libssh2_session_method_pref(s->sess,
+	    LIBSSH2_METHOD_HOSTKEY, b.data) != 0) {
+		refuse(s, "%s: HostKeyAlgorithms (%s) names no key type "
+		    "libssh2 can check (it has %s)", s->t->host,
+		    sshconfig_origin_str(&s->sh.hostkey_algs_from, from,
+		    sizeof from), have.len > 0 ? have.data : "none");
+		rc = -1;
+	}
+	buf_release(&b);
+	buf_release(&have);
+	if (algs != NULL)
+		libssh2_free(s->sess, algs);
+	return rc;
+}
+
 static void
 session_start(struct ssh *s)
 {
@@ -1304,9 +1414,14 @@ session_start(struct ssh *s)
 		refuse(s, "%s", err);
 		return;
 	}
-	/* Ask for a key of a type the files know for the host, so that a
-	 * host with keys of several types is not refused as unknown. */
-	if (nknown > 0 && (n = libssh2_session_supported_algs(s->sess,
+	/* HostKeyAlgorithms: asked for as it is, as ssh does.  Else ask for
+	 * a key of a type the files know for the host, so that a host with
+	 * keys of several types is not refused as unknown (ssh's
+	 * order_hostkeyalgs()). */
+	if (s->sh.hostkey_algs != NULL) {
+		if (hostkey_pref(s) != 0)
+			return;
+	} else if (nknown > 0 && (n = libssh2_session_supported_algs(s->sess,
 	    LIBSSH2_METHOD_HOSTKEY, &algs)) > 0) {
 		pref = knownhosts_types_pref(known, nknown, algs, (size_t)n,
 		    NULL);
@@ -2400,9 +2515,13 @@ status_jumps(struct ssh *s, struct transport_status *st)
 static int
 ssh_connect(struct transport *t, char *err, size_t errlen)
 {
-	(void)t;
+	struct ssh *s = t->data, *j;
+
 	(void)err;
 	(void)errlen;
+	/* The jumps on the way ask through the hosts behind them. */
+	for (j = s->jump; j != NULL && t->can_ask; j = j->jump)
+		j->t->can_ask = true;
 	return 0;
 }
 
@@ -2627,10 +2746,30 @@ ssh_rtt(struct ssh *s)
 	return -1;
 }
 
+/*
+ * The jump host on s's way that asks the operator something (its unknown
+ * host key, its identity's passphrase), the nearest first, when s itself
+ * asks nothing: a jump is no transport of the console's, so its question
+ * is put, and answered, through each host behind it.  NULL: none.
+ */
+static struct ssh *
+asking_jump(struct ssh *s, enum transport_ask ask)
+{
+	struct ssh *j;
+
+	if (s->ask != TRANSPORT_ASK_NONE)
+		return NULL;
+	for (j = s->jump; j != NULL; j = j->jump)
+		if (j->ask != TRANSPORT_ASK_NONE)
+			return ask == TRANSPORT_ASK_NONE || j->ask == ask ? j :
+			    NULL;
+	return NULL;
+}
+
 static void
 ssh_status(struct transport *t, struct transport_status *st)
 {
-	struct ssh *s = t->data;
+	struct ssh *s = t->data, *j;
 
 	memset(st, 0, sizeof *st);
 	st->state = s->state;
@@ -2645,6 +2784,13 @@ ssh_status(struct transport *t, struct transport_status *st)
 	st->ask = s->ask;
 	st->ask_seq = s->ask_seq;
 	snprintf(st->ask_text, sizeof st->ask_text, "%s", s->ask_text);
+	if ((j = asking_jump(s, TRANSPORT_ASK_NONE)) != NULL) {
+		st->ask = j->ask;
+		snprintf(st->ask_text, sizeof st->ask_text, "%s", j->ask_text);
+	}
+	/* A new question on the way is a new one here too. */
+	for (j = s->jump; j != NULL; j = j->jump)
+		st->ask_seq += j->ask_seq;
 }
 
 static void
@@ -2699,9 +2845,15 @@ hostkey_still_new(struct ssh *s, char *err, size_t errlen)
 static int
 ssh_accept_key(struct transport *t, char *err, size_t errlen)
 {
-	struct ssh *s = t->data;
+	struct ssh *s = t->data, *j;
 	int rc;
 
+	if ((j = asking_jump(s, TRANSPORT_ASK_KEY)) != NULL) {
+		if (ssh_accept_key(j->t, err, errlen) != 0)
+			return -1;
+		ssh_reconnect(t);
+		return 0;
+	}
 	if (s->ask != TRANSPORT_ASK_KEY || s->new_key == NULL) {
 		errbuf_set(err, errlen, "%s has no unknown host key to accept",
 		    t->host);
@@ -2728,8 +2880,12 @@ ssh_accept_key(struct transport *t, char *err, size_t errlen)
 static void
 ssh_passphrase(struct transport *t, const char *pass)
 {
-	struct ssh *s = t->data;
+	struct ssh *s = t->data, *j;
 
+	if ((j = asking_jump(s, TRANSPORT_ASK_PASSPHRASE)) != NULL) {
+		ssh_passphrase(j->t, pass);
+		return;
+	}
 	if (s->phase != PH_ASK)
 		return;
 	pass_wipe(s);

@@ -33,17 +33,13 @@
 #define SC_CHECKPERM	0x1
 #define SC_MUSTEXIST	0x2
 
-/* "FILE:LINE: message" (made safe to show) into the parse's err; -1. */
-int
-sshconfig_err(struct scparse *p, const struct scfile *f, const char *fmt,
-    ...)
+static void
+sc_verr(struct scparse *p, const struct scfile *f, const char *fmt,
+    va_list ap)
 {
 	char *msg, *line, *clean;
-	va_list ap;
 
-	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
-	va_end(ap);
 	line = f != NULL ? xasprintf("%s:%u: %s", f->path, f->line, msg) :
 	    xstrdup(msg);
 	clean = text_sanitize(line, strlen(line), 0);
@@ -51,6 +47,78 @@ sshconfig_err(struct scparse *p, const struct scfile *f, const char *fmt,
 	free(clean);
 	free(line);
 	free(msg);
+}
+
+/* "FILE:LINE: message" (made safe to show) into the parse's err; -1. */
+int
+sshconfig_err(struct scparse *p, const struct scfile *f, const char *fmt,
+    ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_verr(p, f, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+sshconfig_stop(struct scparse *p, const struct scfile *f, const char *fmt,
+    ...)
+{
+	va_list ap;
+	char *more;
+
+	va_start(ap, fmt);
+	sc_verr(p, f, fmt, ap);
+	va_end(ap);
+	p->stop = true;
+	/* ssh printed the bad lines before it, then died of this. */
+	if (p->nbad > 0) {
+		more = xasprintf("%s (after %u bad configuration option%s: "
+		    "%s)", p->err, p->nbad, p->nbad == 1 ? "" : "s", p->bad);
+		errbuf_set(p->err, p->errlen, "%s", more);
+		free(more);
+	}
+	return -1;
+}
+
+/* A bad line: its message (in err) joins the others, as ssh prints each
+ * one and reads on; the list is capped at err's size. */
+static void
+sc_bad(struct scparse *p)
+{
+	char *more;
+
+	p->nbad++;
+	if (p->bad == NULL)
+		p->bad = xstrdup(p->err);
+	else if (strlen(p->bad) < p->errlen) {
+		more = xasprintf("%s; %s", p->bad, p->err);
+		free(p->bad);
+		p->bad = more;
+	}
+}
+
+/*
+ * The end of file f, n of whose lines were bad: ssh stops here ("FILE:
+ * terminating, N bad configuration options") having printed every bad
+ * line so far, in this file and the ones that included it.  One bad line
+ * is its message alone.
+ */
+static int
+sc_terminate(struct scparse *p, const struct scfile *f, unsigned n)
+{
+	char *path;
+
+	p->stop = true;
+	if (p->nbad == 1)
+		return -1;
+	path = text_sanitize(f->path, strlen(f->path), 0);
+	errbuf_set(p->err, p->errlen, "%s: %u bad configuration option%s, "
+	    "ssh refuses the config too: %s", path, n, n == 1 ? "" : "s",
+	    p->bad);
+	free(path);
 	return -1;
 }
 
@@ -217,26 +285,37 @@ sc_line(struct scparse *p, struct scfile *f, char *text)
 	return rc < 0 ? -1 : 0;
 }
 
+/* Every line of f, on past a bad one as ssh reads on (readconf.c,
+ * read_config_file_depth), to the end of the file or to what stops ssh. */
 static int
 sc_lines(struct scparse *p, struct scfile *f, const char *data, size_t len)
 {
 	const char *s = data, *end = data + len, *nl;
+	unsigned nbad = 0;
 	char *text;
-	int rc = 0;
+	int rc;
 
-	for (f->line = 1; rc == 0 && s < end; f->line++) {
+	for (f->line = 1; s < end; f->line++) {
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
 		if (memchr(s, '\0', (size_t)(nl - s)) != NULL)
-			return sshconfig_err(p, f, "a NUL byte in the line");
-		text = xstrndup(s, (size_t)(nl - s));
-		rc = sc_line(p, f, text);
-		free(text);
+			rc = sshconfig_err(p, f, "a NUL byte in the line");
+		else {
+			text = xstrndup(s, (size_t)(nl - s));
+			rc = sc_line(p, f, text);
+			free(text);
+		}
+		if (rc != 0 && p->stop)
+			return -1;
+		if (rc != 0) {
+			sc_bad(p);
+			nbad++;
+		}
 		if (nl == end)
 			break;
 		s = nl + 1;
 	}
-	return rc;
+	return nbad > 0 ? sc_terminate(p, f, nbad) : 0;
 }
 
 /* ssh's tilde_expand(): "~" and "~/path" under home, "~user/path" under
@@ -297,7 +376,7 @@ sc_open(struct scparse *p, const struct scfile *f, const struct scfile *parent,
 	}
 	if ((flags & SC_CHECKPERM) != 0 && ((st.st_uid != 0 &&
 	    st.st_uid != getuid()) || (st.st_mode & 022) != 0))
-		return sshconfig_err(p, parent, "bad owner or permissions on '%s': "
+		return sshconfig_stop(p, parent, "bad owner or permissions on '%s': "
 		    "ssh refuses it too (it must be yours or root's, and not "
 		    "writable by group or others: chmod go-w)", f->path);
 	if (docfile_is_null(&st)) {
@@ -326,10 +405,10 @@ sc_file(struct scparse *p, struct scfile *f, const struct scfile *parent,
 	int rc;
 
 	if (f->depth > SSHCONFIG_MAX_DEPTH)
-		return sshconfig_err(p, parent, "'Include' nests more than %d files "
+		return sshconfig_stop(p, parent, "'Include' nests more than %d files "
 		    "deep (does a file include itself?)", SSHCONFIG_MAX_DEPTH);
 	if (++p->nfiles > SSHCONFIG_MAX_FILES)
-		return sshconfig_err(p, parent, "'Include' reads more than %d files",
+		return sshconfig_stop(p, parent, "'Include' reads more than %d files",
 		    SSHCONFIG_MAX_FILES);
 	if ((rc = sc_open(p, f, parent, flags, &data, &len)) != 0)
 		return rc == 1 ? 0 : -1;
@@ -651,6 +730,7 @@ sshconfig_read(struct sshconfig *sc, const char *path, const char *host,
 	if ((rc = sc_pass(&p, path)) == 0 && (rc = sc_between(&p)) == 1)
 		rc = sc_pass(&p, path);
 	free(p.seen);
+	free(p.bad);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -706,6 +786,7 @@ sshconfig_release(struct sshconfig *sc)
 	sc_list_release(&sc->user_kh);
 	sc_list_release(&sc->global_kh);
 	sshconfig_value_release(&sc->alias);
+	sshconfig_value_release(&sc->hostkey_algs);
 	sshconfig_value_release(&sc->revoked);
 	sshconfig_value_release(&sc->ignore_unknown);
 	sshconfig_notes_release(&sc->ignored);

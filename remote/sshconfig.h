@@ -143,6 +143,8 @@ struct sshconfig {
 	struct sshconfig_list	 user_kh;	/* UserKnownHostsFile */
 	struct sshconfig_list	 global_kh;	/* GlobalKnownHostsFile */
 	struct sshconfig_value	 alias;		/* HostKeyAlias */
+	struct sshconfig_value	 hostkey_algs;	/* HostKeyAlgorithms, as
+						   written (checked) */
 	struct sshconfig_value	 revoked;	/* RevokedHostKeys but none */
 	struct sshconfig_value	 ignore_unknown; /* IgnoreUnknown */
 	struct sshconfig_notes	 ignored;	/* "ControlMaster (FILE:LINE)"
@@ -191,6 +193,16 @@ void	 sshconfig_value_release(struct sshconfig_value *v);
 char	*sshconfig_expand_hostname(const char *raw, const char *alias,
 	    char *msg, size_t msglen);
 bool	 sshconfig_canon_host(char **name);
+
+/*
+ * sshconfig_check_hostkey_algs (sshconfig_check.c): a HostKeyAlgorithms
+ * value (NULL: not given) made the list ssh asks the server for, as
+ * kex.c's kex_assemble_names() makes it from ssh 9.2's default ("+NAMES"
+ * added, "-PATTERNS" taken out, "^NAMES" first, patterns expanded against
+ * ssh's key algorithms); NULL when ssh refuses it (a "!" outside a "-"
+ * list, nothing left).  The caller frees it.
+ */
+char	*sshconfig_check_hostkey_algs(const char *spec);
 
 /* "FILE:LINE", "FILE" (the lab file) or "default", made safe to show,
  * into buf; returns buf. */

@@ -22,6 +22,13 @@ struct scparse {
 	bool			*seen;		/* per keyword: listed, noted */
 	char			*err;
 	size_t			 errlen;
+	/* ssh reads on past a bad line and stops at the end of the file
+	 * it is in (readconf.c, read_config_file_depth): the bad lines
+	 * so far, their messages, and whether to stop now (a file
+	 * refused, or an included file that had bad lines). */
+	unsigned		 nbad;
+	char			*bad;
+	bool			 stop;
 };
 
 /* The file being read, the line in it and the block the line is in. */
@@ -45,7 +52,10 @@ struct scline {
 };
 
 /* "FILE:LINE: message" (made safe to show) into the parse's err; -1.  f
- * NULL: the message alone. */
+ * NULL: the message alone.  sshconfig_stop: the same, and no line is read
+ * after it, as where ssh calls fatal() (a file it refuses to read). */
+int	 sshconfig_stop(struct scparse *p, const struct scfile *f,
+	    const char *fmt, ...) PRINTFLIKE(3, 4);
 int	 sshconfig_err(struct scparse *p, const struct scfile *f,
 	    const char *fmt, ...) PRINTFLIKE(3, 4);
 /* A note "FILE:LINE: message" for the console. */

@@ -121,8 +121,8 @@ kw_int(struct scparse *p, struct scfile *f, struct scline *l, int *out,
 
 /* ssh's convtime(): seconds, or a sum of numbers each followed by s, m,
  * h, d or w ("1m30s"); -1 when it is not one or passes INT_MAX. */
-static int
-kw_convtime(const char *s)
+int
+sshconfig_kw_convtime(const char *s)
 {
 	static const char units[] = "smhdw";
 	static const long mults[] = { 1, 60, 3600, 86400, 604800 };
@@ -166,7 +166,7 @@ kw_time(struct scparse *p, struct scfile *f, struct scline *l, int *out,
 		return -1;
 	if (strcmp(s, "none") == 0)
 		v = -1;
-	else if ((v = kw_convtime(s)) == -1)
+	else if ((v = sshconfig_kw_convtime(s)) == -1)
 		return sshconfig_err(p, f, "'%s' must be a time such as 30, "
 		    "30s or 1m30s, or none, not '%s'", l->word, s);
 	/* none is -1, as not given: a later line may still set it. */
@@ -226,8 +226,8 @@ kw_user(struct scparse *p, struct scfile *f, struct scline *l)
 
 /* ssh's a2port(): a number from 0 to 65535 (0 is refused by the caller),
  * else a service name of /etc/services; -1 when neither. */
-static int
-kw_a2port(const char *s)
+int
+sshconfig_kw_a2port(const char *s)
 {
 	struct servent se, *res = NULL;
 	char buf[4096], *end;
@@ -251,7 +251,7 @@ kw_port(struct scparse *p, struct scfile *f, struct scline *l)
 
 	if ((s = kw_one(p, f, l)) == NULL)
 		return -1;
-	if ((port = kw_a2port(s)) <= 0)
+	if ((port = sshconfig_kw_a2port(s)) <= 0)
 		return sshconfig_err(p, f, "'%s' must be a port from 1 to "
 		    "65535 or a service name, not '%s'", l->word, s);
 	if (kw_first(f, &p->sc->port_from)) {
@@ -424,6 +424,16 @@ kw_revoked(struct scparse *p, struct scfile *f, struct scline *l)
 	return kw_string(p, f, l, &p->sc->revoked);
 }
 
+/* HostKeyAlgorithms: checked as ssh checks it, kept as written;
+ * sshhost.c makes it the list asked for. */
+static int
+kw_hostkey_algs(struct scparse *p, struct scfile *f, struct scline *l)
+{
+	if (sshconfig_check_value(p, f, l, "HostKeyAlgorithms") != 0)
+		return -1;
+	return kw_string(p, f, l, &p->sc->hostkey_algs);
+}
+
 static int
 kw_ignore_unknown(struct scparse *p, struct scfile *f, struct scline *l)
 {
@@ -443,8 +453,9 @@ kw_ssh_ignores(struct scparse *p, struct scfile *f, struct scline *l)
 
 static const char *kw_name(size_t kw);
 
-/* A keyword ssh acts on and calops does not: listed once per host, with
- * the first line of it that applies. */
+/* A keyword ssh acts on and calops does not: its value checked as ssh
+ * checks it (sshconfig_check.c), then listed once per host, with the
+ * first line of it that applies. */
 static int
 kw_ignored(struct scparse *p, struct scfile *f, struct scline *l)
 {
@@ -452,6 +463,8 @@ kw_ignored(struct scparse *p, struct scfile *f, struct scline *l)
 	size_t n = strlen(p->sc->home);
 	char *line;
 
+	if (sshconfig_check_value(p, f, l, kw_name(l->kw)) != 0)
+		return -1;
 	if (!*f->active || p->seen[l->kw])
 		return 0;
 	p->seen[l->kw] = true;
@@ -602,6 +615,7 @@ static const struct {
 	{ "UserKnownHostsFile", kw_user_kh },
 	{ "GlobalKnownHostsFile", kw_global_kh },
 	{ "HostKeyAlias", kw_alias },
+	{ "HostKeyAlgorithms", kw_hostkey_algs },
 	{ "RevokedHostKeys", kw_revoked },
 	{ "IgnoreUnknown", kw_ignore_unknown },
 	{ "ProxyJump", kw_proxyjump },
@@ -664,7 +678,6 @@ static const struct {
 	{ "HostbasedAcceptedAlgorithms", kw_ignored },
 	{ "HostbasedAuthentication", kw_ignored },
 	{ "HostbasedKeyTypes", kw_ignored },
-	{ "HostKeyAlgorithms", kw_ignored },
 	{ "IPQoS", kw_ignored },
 	{ "KbdInteractiveAuthentication", kw_ignored },
 	{ "KbdInteractiveDevices", kw_ignored },

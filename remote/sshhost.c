@@ -539,6 +539,26 @@ sh_merge_proxy(struct sshhost *out, const struct sshconfig *sc, char *err,
 	return 0;
 }
 
+/* HostKeyAlgorithms, made the list ssh asks for: an error where ssh
+ * refuses it ("expand HostKeyAlgorithms"). */
+static int
+sh_merge_hostkey_algs(struct sshhost *out, const struct sshconfig *sc,
+    char *err, size_t errlen)
+{
+	const struct sshconfig_value *v = &sc->hostkey_algs;
+
+	if (v->value == NULL)
+		return 0;
+	if ((out->hostkey_algs = sshconfig_check_hostkey_algs(v->value)) ==
+	    NULL)
+		return sh_err(err, errlen, &v->from, "'HostKeyAlgorithms %s' "
+		    "leaves no algorithm (a '!' stands only in a '-' list): "
+		    "ssh refuses it too", v->value);
+	sshconfig_origin_set(&out->hostkey_algs_from, v->from.file,
+	    v->from.line);
+	return 0;
+}
+
 int
 sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
     const struct lab_host *h, const char *labfile, char *err, size_t errlen)
@@ -572,7 +592,8 @@ sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 	sh_tokens_init(&t, out, sc);
 	if (sh_merge_kh(out, sc, h, &t, labfile, err, errlen) != 0 ||
 	    sh_merge_agent(out, sc, &t, err, errlen) != 0 ||
-	    sh_merge_proxy(out, sc, err, errlen) != 0)
+	    sh_merge_proxy(out, sc, err, errlen) != 0 ||
+	    sh_merge_hostkey_algs(out, sc, err, errlen) != 0)
 		return -1;
 	return sh_merge_ids(out, sc, h, &t, labfile, err, errlen);
 }
@@ -628,6 +649,8 @@ sshhost_release(struct sshhost *out)
 	free(out->proxy_jump);
 	free(out->proxy_command);
 	free(out->proxy_from.file);
+	free(out->hostkey_algs);
+	free(out->hostkey_algs_from.file);
 	sshconfig_notes_release(&out->notes);
 	memset(out, 0, sizeof *out);
 }

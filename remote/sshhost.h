@@ -92,6 +92,11 @@ struct sshhost {
 	char			*proxy_jump;
 	char			*proxy_command;
 	struct sshconfig_origin	 proxy_from;
+	/* HostKeyAlgorithms made the list ssh asks for (sshconfig.h), asked
+	 * for as it is; NULL: not given, ssh's default with the types the
+	 * known_hosts files hold for the host first, as ssh orders it. */
+	char			*hostkey_algs;
+	struct sshconfig_origin	 hostkey_algs_from;
 };
 
 /*

@@ -64,7 +64,7 @@ struct hrow {
 	struct hosts		*hs;
 	const struct lab_host	*h;
 	struct transport	*t;
-	char			 err[512];	/* could not even start */
+	char			 err[2048];	/* could not even start */
 	struct rstream		*jobs;		/* `calops jobs --json` */
 	struct buf		 jobs_out;
 	int			 running;	/* -1: not known */
@@ -324,6 +324,17 @@ proxy_jump_json(struct transport *t)
 /* Where an ssh host goes, the way there and how it judges its host key
  * (sshhost.h). */
 static json_t *
+hostkey_algs_json(const struct sshhost *sh)
+{
+	char *list = sh->hostkey_algs != NULL ? xstrdup(sh->hostkey_algs) :
+	    sshconfig_check_hostkey_algs(NULL);
+	json_t *j = text_json(list);
+
+	free(list);
+	return j;
+}
+
+static json_t *
 ssh_json(struct transport *t, const struct sshhost *sh)
 {
 	json_t *o, *ids = json_array();
@@ -356,6 +367,7 @@ ssh_json(struct transport *t, const struct sshhost *sh)
 	    strict_word(sh->strict)));
 	json_object_set_new(o, "strict_why", text_json(sh->strict_why));
 	json_object_set_new(o, "proxy_jump", proxy_jump_json(t));
+	json_object_set_new(o, "hostkey_algorithms", hostkey_algs_json(sh));
 	json_object_set_new(o, "proxy_command", sh->proxy_command == NULL ?
 	    json_null() : text_json(sh->proxy_command));
 	json_object_set_new(o, "notes", strings_json(sh->notes.v,

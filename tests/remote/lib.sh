@@ -150,8 +150,9 @@ two_sshds_down() {
 	rm -rf "$T"
 }
 
-# sshd_ecdsa DIR SSHD_CONFIG: a second sshd, SSHD_CONFIG's (a loopback
-# lab's host) with an ECDSA host key of its own in DIR/hostkey, on a free
+# sshd_ecdsa DIR SSHD_CONFIG [MORE_KEY]: a second sshd, SSHD_CONFIG's (a
+# loopback lab's host) with an ECDSA host key of its own in DIR/hostkey
+# (and the host key MORE_KEY too, when given), on a free
 # port: its pid in EC_PID (the caller kills it), its port in PORT_EC.
 # Fails (via fail) when it does not start.
 sshd_ecdsa() {
@@ -161,7 +162,7 @@ sshd_ecdsa() {
 	for try in 1 2 3 4 5 6 7 8; do
 		PORT_EC=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
 		sed -e "s|^Port .*|Port $PORT_EC|" \
-		    -e "s|^HostKey .*|HostKey \"$dir/hostkey\"|" \
+		    -e "s|^HostKey .*|HostKey \"$dir/hostkey\"${3:+\\nHostKey \"$3\"}|" \
 		    -e "s|^PidFile .*|PidFile \"$dir/sshd.pid\"|" \
 		    "$conf" >"$dir/sshd_config"
 		: >"$dir/sshd.log"

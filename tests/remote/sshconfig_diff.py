@@ -44,9 +44,17 @@ def g_values(text):
     return vals
 
 
-def err_line(text):
-    """The line number ssh names in a config error, or None."""
-    m = re.search(r"line (\d+)", text)
+def err_lines(text):
+    """Each (file, line) ssh names in a config error: it prints every bad
+    line of a file ("FILE line N: ..." or "FILE: line N: ...") before it
+    stops at the file's end."""
+    return [(m.group(1), int(m.group(2))) for m in
+            re.finditer(r"^(\S+?):? line (\d+)\b", text, re.M)]
+
+
+def err_count(text):
+    """How many bad lines ssh counted in the file it stopped at, or None."""
+    m = re.search(r"terminating, (\d+) bad configuration options", text)
     return int(m.group(1)) if m else None
 
 
@@ -165,7 +173,8 @@ def compare_config(g, sh, strict_set, lab_strict, bad):
         return g.get(key, [None])[0]
 
     for key, mine in (("hostname", sh["hostname"]), ("port", str(sh["port"])),
-                      ("user", sh["user"])):
+                      ("user", sh["user"]),
+                      ("hostkeyalgorithms", sh["hostkey_algorithms"])):
         if one(key) != mine:
             bad.append("%s: ssh %r, calops %r" % (key, one(key), mine))
     ids = g.get("identityfile", [])
@@ -231,13 +240,18 @@ def main():
             bad.append("ssh refused it too: %s" % g_err_text.strip())
     elif g_rc != "0":
         err = host.get("error", "")
-        line = err_line(g_err_text)
+        count = err_count(g_err_text)
         if sh is not None:
             bad.append("ssh refuses the config (%s), calops does not" %
                        g_err_text.strip())
-        elif line is not None and not re.search(r":%d: " % line, err):
-            bad.append("ssh names line %d (%s), calops says %r" %
-                       (line, g_err_text.strip(), err))
+        for path, line in err_lines(g_err_text) if sh is None else []:
+            if "%s:%d: " % (path, line) not in err:
+                bad.append("ssh names %s line %d (%s), calops says %r" %
+                           (path, line, g_err_text.strip(), err))
+        if sh is None and count is not None and count > 1 and \
+                " %d bad configuration options" % count not in err:
+            bad.append("ssh counts %d bad lines (%s), calops says %r" %
+                       (count, g_err_text.strip(), err))
     elif sh is None:
         bad.append("calops refuses what ssh reads: %r" % host.get("error"))
     else:

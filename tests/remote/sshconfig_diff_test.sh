@@ -48,9 +48,27 @@ export CALOPS_DIFF_VAR=$T/var
 # Where sshconfig_diff.py looks up the jump hosts with ssh -G itself.
 export DIFF_CONFIG=$T/config
 
+# A third sshd offering two keys, host1's ED25519 one and an ECDSA one of
+# its own (the HostKeyAlgorithms cases): its port in PORT_BOTH.
+EC_PID_=$EC_PID
+PORT_EC_=$PORT_EC
+sshd_ecdsa "$T/both" "$L/host1/sshd_config" "$L/host1/ssh_host_ed25519_key"
+BOTH_PID=$EC_PID
+PORT_BOTH=$PORT_EC
+EC_PID=$EC_PID_
+PORT_EC=$PORT_EC_
+both_down() {
+	[ -n "$BOTH_PID" ] && kill "$BOTH_PID" 2>/dev/null
+	two_sshds_down
+}
+trap both_down EXIT
+SRV_BOTH_EC=$(k "$T/both/hostkey.pub")
+N_BOTH="[127.0.0.1]:$PORT_BOTH"
+
 # The placeholders a case's config may hold.
 subst() {
 	sed -e "s|@T@|$T|g" -e "s|@KH@|$1|g" -e "s|@PORT_ED@|$PORT_ED|g" \
+	    -e "s|@PORT_BOTH@|$PORT_BOTH|g" \
 	    -e "s|@PORT_EC@|$PORT_EC|g" -e "s|@USER@|$USER_|g" \
 	    -e "s|@ID@|$ID|g" -e "s|@LOCAL@|$LOCAL_USER|g"
 }
@@ -896,6 +914,46 @@ Host ec
   StrictHostKeyChecking accept-new
 EOF
 
+# HostKeyAlgorithms against an sshd with two keys (ED25519 and ECDSA):
+# not given, the type known_hosts holds is asked first (ssh's
+# order_hostkeyalgs); given, it is asked as it is, and a key of another
+# type than the one known is CHANGED.
+BOTH="HostName 127.0.0.1
+  Port @PORT_BOTH@
+  User @USER@
+  IdentityFile @ID@
+  $U1"
+kh u1 <<<"$N_BOTH $SRV_BOTH_EC"
+kcase hka_known_type_first both <<EOF
+Host both
+  $BOTH
+EOF
+kh u1 <<<"$N_BOTH $SRV_BOTH_EC"
+kcase hka_forces_other_type both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms ssh-ed25519
+EOF
+kh u1 <<<"$N_BOTH $SRV_ED"
+kcase hka_caret_match both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms ^ssh-ed25519
+EOF
+kh u1 <<<"$N_BOTH $SRV_ED"
+kcase hka_minus_known_type both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms -ssh-ed25519
+EOF
+kh u1 <<<"# nothing"
+kcase hka_accept_new_ecdsa both <<EOF
+Host both
+  $BOTH
+  HostKeyAlgorithms ecdsa-sha2-nistp256
+  StrictHostKeyChecking accept-new
+EOF
+
 # ---- calops stricter on purpose (share/doc/lab.md) ----
 kh u1 <<<"$N_ED $SRV_ED"
 mkdir -p "$T/base/folder"
@@ -1146,6 +1204,151 @@ Host h1
 Host *
   HostName %h.invalid
   User late
+EOF
+
+# Every bad line is reported, as ssh prints each and stops at the end of
+# the file it is in (readconf.c, read_config_file_depth): the lines and
+# the count must be ssh's.
+gcase errors_every_line h1 <<'EOF'
+Host h1
+  Bogus 1
+  ControlMaster maybe
+  Port 0
+Host other
+  Compression true
+  User fine
+EOF
+cat >"$T/inc/bad.conf" <<'EOF'
+ForwardX11 perhaps
+BatchMode yes no
+EOF
+gcase errors_in_include h1 <<'EOF'
+Host h1
+  RequestTTY sometimes
+  Include @T@/inc/bad.conf
+  Tunnel maybe
+EOF
+gcase errors_include_clean_then_bad h1 <<'EOF'
+Include @T@/inc/command.conf
+Host h1
+  EscapeChar ab
+  RekeyLimit 10
+EOF
+
+# Keywords calops does not act on: each value checked as ssh checks it
+# (remote/sshconfig_check.c), in a block that applies or not.
+while IFS='|' read -r name line; do
+	gcase "value_${name#*:}" h1 <<<"$(printf 'Host %s\n  %s\n' \
+	    "${name%%:*}" "$line")"
+done <<'EOF'
+h1:controlmaster|ControlMaster maybe
+other:controlmaster_not_applied|ControlMaster maybe
+h1:controlmaster_extra|ControlMaster auto no
+h1:flag|ForwardX11 on
+h1:flag_gssapi|GSSAPIRenewalForcesRekey maybe
+h1:compression_true|Compression true
+h1:tunnel|Tunnel bridge
+h1:requesttty|RequestTTY sometimes
+h1:sessiontype|SessionType shell
+h1:pubkeyauth|PubkeyAuthentication maybe
+h1:updatehostkeys|UpdateHostKeys always
+h1:loglevel|LogLevel loud
+h1:facility|SyslogFacility LOCAL8
+h1:fingerprint|FingerprintHash md4
+h1:int_negative|NumberOfPasswordPrompts -1
+h1:int_hex|ConnectionAttempts 0x5
+h1:time|ForwardX11Timeout 1x
+h1:time_keepalive|ProtocolKeepAlives soon
+h1:ciphers|Ciphers aes*
+h1:ciphers_none|Ciphers none
+h1:ciphers_plus_alone|Ciphers +
+h1:macs_second|MACs hmac-sha1,hmac-bogus
+h1:kex|KexAlgorithms +curve25519-bogus
+h1:hostkeyalgorithms|HostKeyAlgorithms +ssh-foo*
+h1:pubkeyalgorithms|PubkeyAcceptedAlgorithms ssh-rsa,ssh-bogus
+h1:gsskex|GSSAPIKexAlgorithms gss-bogus-
+h1:escapechar|EscapeChar ab
+h1:rekey_small|RekeyLimit 10
+h1:rekey_unit|RekeyLimit 1X
+h1:rekey_time|RekeyLimit 1G soon
+h1:ipqos|IPQoS fast
+h1:ipqos_three|IPQoS af11 cs1 cs2
+h1:mask|StreamLocalBindMask 1777
+h1:tundev|TunnelDevice 1:x
+h1:persist|ControlPersist none
+h1:persist_case|ControlPersist YES
+h1:addkeys|AddKeysToAgent ask 10
+h1:forwardagent_var|ForwardAgent $A-B
+h1:forwardagent_unset|ForwardAgent ${CALOPS_DIFF_UNSET}
+h1:sendenv|SendEnv A=B
+h1:setenv|SetEnv A
+h1:localforward_target|LocalForward 8080
+h1:localforward_port|LocalForward x localhost:80
+h1:localforward_zero|LocalForward 0 localhost:80
+h1:localforward_four|LocalForward 8080 h:80:9
+h1:dynamicforward_extra|DynamicForward 1080 x
+h1:dynamicforward_three|DynamicForward a:b:1080
+h1:remoteforward_port|RemoteForward 8080 localhost:0
+h1:permitremoteopen_none|PermitRemoteOpen host:80 none
+h1:permitremoteopen_port|PermitRemoteOpen host:http0
+h1:cnames|CanonicalizePermittedCNAMEs x
+h1:logverbose_none|LogVerbose none kex.c:*
+h1:string_extra|XAuthLocation /usr/bin/xauth more
+EOF
+gcase value_all_accepted h1 "" "-" <<'EOF'
+Host h1
+  ControlMaster AutoAsk
+  ControlPersist 10m
+  Compression no
+  Tunnel point-to-point
+  RequestTTY force
+  PubkeyAuthentication host-bound
+  LogLevel DEBUG3
+  SyslogFacility AUTHPRIV
+  FingerprintHash sha1
+  ConnectionAttempts 3
+  Ciphers ^aes128-ctr,aes256-ctr,
+  MACs -bogus
+  PubkeyAcceptedAlgorithms +ssh-ed*
+  HostbasedAcceptedAlgorithms -ssh-dss*
+  KexAlgorithms +sntrup761x25519-sha512@openssh.com
+  GSSAPIKexAlgorithms gss-gex-sha1-,gss-curve25519-sha256-
+  EscapeChar ^A
+  RekeyLimit 1.5G 1h
+  IPQoS 0x12 throughput
+  StreamLocalBindMask 0778
+  TunnelDevice any:5
+  AddKeysToAgent confirm 10m
+  ForwardAgent yes
+  SendEnv LANG LC_*
+  SetEnv A=B C=D
+  LocalForward [::1]:8080 /tmp/sock
+  DynamicForward 127.0.0.1:1080
+  RemoteForward 8080
+  PermitRemoteOpen host:80 [::1]:*
+  LogVerbose kex.c:*
+  LocalCommand echo a b c
+EOF
+
+# HostKeyAlgorithms: the list asked for is ssh's (kex_assemble_names:
+# "+" added, "-" taken out, "^" first, patterns), compared with ssh -G's.
+while IFS='|' read -r name line; do
+	gcase "hka_$name" h1 <<<"$(printf 'Host h1\n  %s\n' "$line")"
+done <<'EOF'
+plain|HostKeyAlgorithms ssh-ed25519,ecdsa-sha2-nistp256
+plus|HostKeyAlgorithms +ssh-rsa,ssh-dss
+plus_present|HostKeyAlgorithms +ssh-ed25519
+minus_pattern|HostKeyAlgorithms -*-cert-v01@openssh.com,sk-*
+minus_negated|HostKeyAlgorithms -!ssh-ed25519
+caret|HostKeyAlgorithms ^ecdsa-sha2-nistp256,ssh-rsa
+pattern|HostKeyAlgorithms ecdsa-*,ssh-ed*
+pattern_none_match|HostKeyAlgorithms ssh-ed25519,zzz*
+negated_in_list|HostKeyAlgorithms ssh-ed25519,!ssh-rsa
+only_unmatched|HostKeyAlgorithms zzz*
+EOF
+gcase hka_not_given h1 <<'EOF'
+Host h1
+  User @USER@
 EOF
 
 say "$PASSED passed ($STRICTER of them with calops stricter on purpose)," \

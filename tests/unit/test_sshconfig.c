@@ -761,6 +761,49 @@ test_errors(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* Every bad line is reported with its FILE:LINE and counted, as ssh
+ * reads on past one; it stops at the end of the file they are in (an
+ * included one too), and at once at a file it refuses. */
+static void
+test_errors_all(void **state)
+{
+	char err[2048];
+
+	(void)state;
+	put("inc-bad.conf", "ForwardX11 perhaps\nPort 0\n", 0600);
+	putf("many.conf", "Host a\n  Bogus 1\n  ControlMaster maybe\n"
+	    "Host other\n  Compression true\n  Include %s/inc-bad.conf\n"
+	    "  Tunnel maybe\n", root);
+	look_err("many.conf", "a", err, sizeof err);
+	assert_non_null(strstr(err, "inc-bad.conf: 2 bad configuration "
+	    "options, ssh refuses the config too: "));
+	assert_non_null(strstr(err, "/many.conf:2: bad configuration option "
+	    "'Bogus'"));
+	assert_non_null(strstr(err, "/many.conf:3: 'ControlMaster': "
+	    "unsupported option 'maybe'; "));
+	assert_non_null(strstr(err, "/many.conf:5: 'Compression': "
+	    "unsupported option 'true'; "));
+	assert_non_null(strstr(err, "/inc-bad.conf:1: 'ForwardX11': "
+	    "unsupported option 'perhaps'; "));
+	assert_non_null(strstr(err, "/inc-bad.conf:2: 'Port' must be"));
+	/* ssh died at the end of inc-bad.conf: line 7 is never read. */
+	assert_null(strstr(err, "many.conf:7"));
+	/* One bad line is its message alone. */
+	put("one.conf", "Host a\n  RequestTTY sometimes\n", 0600);
+	assert_string_equal(look_err("one.conf", "a", err, sizeof err),
+	    "one.conf:2: 'RequestTTY': unsupported option 'sometimes'");
+	/* A file ssh refuses stops it at once, after what it printed. */
+	put("shared-bad.conf", "User x\n", 0664);
+	putf("stop.conf", "Bogus 1\nInclude %s/shared-bad.conf\nBogus 2\n",
+	    root);
+	look_err("stop.conf", "a", err, sizeof err);
+	assert_non_null(strstr(err, "stop.conf:2: bad owner or permissions"));
+	assert_non_null(strstr(err, "/stop.conf:1: bad configuration option "
+	    "'Bogus'"));
+	assert_non_null(strstr(err, "(after 1 bad configuration option: "));
+	assert_null(strstr(err, "stop.conf:3"));
+}
+
 /* Files ssh refuses are refused; a missing ~/.ssh/config is no config,
  * a missing file named is an error. */
 static void
@@ -1281,6 +1324,7 @@ main(void)
 		cmocka_unit_test(test_proxy),
 		cmocka_unit_test(test_jump_cut),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_errors_all),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_expand),
