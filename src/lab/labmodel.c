@@ -677,7 +677,8 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	struct lhost *h;
 	struct strv argv, run = { NULL, 0, 0 };
 	struct ljob_int *j;
-	char label[160], id[JOB_ID_MAX + 1], why[256];
+	struct hostcmd_run_opts ro;
+	char label[160], id[JOB_ID_MAX + 1], why[256], *actor;
 	struct buf b;
 	ssize_t k;
 
@@ -747,7 +748,15 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		labstream_job_free(j);
 		return NULL;
 	}
-	hostcmd_run(&run, id, argv.v);
+	/* In the workspace the confirmation showed; a gate's job (G9's soak
+	 * too) holds its gate there on the host, whoever asks next. */
+	ro.id = id;
+	ro.cwd = w.ws;
+	ro.gate = j->pub.kind == LJOB_GATE || j->pub.kind == LJOB_SOAK ?
+	    j->pub.gate : -1;
+	ro.actor = actor = jobstore_default_actor();
+	hostcmd_run(&run, &ro, argv.v);
+	free(actor);
 	strv_free(&argv);
 	j->run_argv = run;
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);
