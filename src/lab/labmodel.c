@@ -20,6 +20,7 @@
 #include "job/jobevent.h"
 #include "job/jobstore.h"
 #include "lab/labmodel_int.h"
+#include "lab/labpoll.h"
 #include "lab/labreplay.h"
 #include "lab/labshare.h"
 #include "lab/labstream.h"
@@ -981,13 +982,14 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	if (cb != NULL)
 		lm->cb = *cb;
 	lm->sla[0] = lm->sla[1] = lm->sla[2] = NAN;
-	lm->replay_timer = lm->flush_timer = -1;
+	lm->replay_timer = lm->flush_timer = lm->poll_timer = -1;
 	lm->streams = labmodel_streams_dir();
 	lm->lock_fd = -1;
 	lm->series.max = METRICS_CONSOLE_SERIES;
 	hosts_init(lm);
 	labshare_start(lm);
 	labreplay_init(lm);
+	labpoll_start(lm);
 	return lm;
 }
 
@@ -1012,6 +1014,7 @@ labmodel_free(struct labmodel *lm)
 	if (lm == NULL)
 		return;
 	labshare_stop(lm);
+	labpoll_stop(lm);
 	if (lm->replay_timer != -1)
 		loop_del_timer(lm->loop, lm->replay_timer);
 	if (lm->flush_timer != -1)

@@ -10,6 +10,13 @@
  * error.
  *
  *	labrun_driver CALOPS LAB HOST KIND...
+ *	labrun_driver CALOPS LAB HOST --learn N
+ *
+ * With --learn it starts nothing: it waits until the model holds N jobs of
+ * HOST that have ended, learnt from the host's job list as a console with
+ * an empty state folder learns of jobs it did not start (labpoll.h), and
+ * prints one line per job: id, label, state, last seq, then the time in ms
+ * from the start until the first job was known.
  *
  * KIND: g7 (G7's golden and faults), g9 (the soak, 30 s), gN (another
  * gate's command from the lab file), fault, golden, chip-step.
@@ -18,6 +25,7 @@
 
 #include <signal.h>
 
+#include "job/jobevent.h"
 #include "lab/labmodel.h"
 #include "loop/child.h"
 #include "loop/loop.h"
@@ -65,6 +73,26 @@ spec_of(const char *word, const char *host, struct ljob_spec *spec)
 	return 0;
 }
 
+static size_t	learn = 0;	/* --learn N */
+static double	t0, known_ms = -1;
+
+/* Whether --learn's N jobs have ended (noting when the first was known). */
+static bool
+learnt(struct labmodel *lm)
+{
+	const struct ljob *j;
+	size_t i, n = 0;
+
+	if (labmodel_njobs(lm) > 0 && known_ms < 0)
+		known_ms = (jobevent_now() - t0) * 1000;
+	for (i = 0; i < labmodel_njobs(lm); i++) {
+		j = labmodel_job(lm, i);
+		n += j->state == LJ_DONE || j->state == LJ_FAILED ||
+		    j->state == LJ_KILLED;
+	}
+	return n >= learn;
+}
+
 /* Whether every job started has been answered. */
 static bool
 all_answered(struct labmodel *lm)
@@ -81,8 +109,31 @@ static void
 before_sleep(struct loop *l, void *arg)
 {
 	labmodel_before_sleep(arg);
-	if (all_answered(arg))
+	if (learn > 0 ? learnt(arg) : all_answered(arg))
 		loop_stop(l);
+}
+
+/* --learn N: wait, then say what was learnt. */
+static int
+learn_main(struct loop *l, struct labmodel *lm, size_t n, struct lab *lab)
+{
+	const struct ljob *j;
+	bool timed_out = false;
+	size_t k;
+
+	learn = n > 0 ? n : 1;
+	loop_add_timer(l, DRIVER_TIMEOUT_MS, on_timeout, &timed_out);
+	loop_run(l);
+	for (k = 0; k < labmodel_njobs(lm); k++) {
+		j = labmodel_job(lm, k);
+		printf("%s\t%s\t%s\t%lld\n", j->id, j->label,
+		    labmodel_job_state_name(j->state), (long long)j->last_seq);
+	}
+	printf("known\t%.0f\n", known_ms);
+	labmodel_free(lm);
+	lab_release(lab);
+	loop_free(l);
+	return timed_out ? 1 : 0;
 }
 
 int
@@ -117,6 +168,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	loop_set_before_sleep(l, before_sleep, lm);
+	t0 = jobevent_now();
+	if (argc == 6 && strcmp(argv[4], "--learn") == 0)
+		return learn_main(l, lm, strtoul(argv[5], NULL, 10), &lab);
 	for (i = 4; i < argc; i++) {
 		if (spec_of(argv[i], argv[3], &spec) != 0) {
 			fprintf(stderr, "labrun_driver: no kind '%s'\n",
