@@ -757,7 +757,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	    j->pub.gate : -1;
 	ro.actor = actor = jobstore_default_actor();
 	hostcmd_run(&run, &ro, argv.v);
-	free(actor);
+	j->pub.actor = actor;
 	strv_free(&argv);
 	j->run_argv = run;
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);

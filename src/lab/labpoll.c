@@ -44,6 +44,7 @@ job_of(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
     const struct labcmd_job *d, double started)
 {
 	struct ljob_int *j = xcalloc(1, sizeof *j);
+	const char *actor;
 	struct buf b;
 	size_t i;
 
@@ -65,6 +66,8 @@ job_of(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
 	j->pub.command = buf_detach(&b, NULL);
 	j->pub.label = xstrdup(d->label);
 	j->pub.started = started;
+	actor = json_string_value(json_object_get(hj->record, "actor"));
+	j->pub.actor = actor != NULL ? xstrdup(actor) : NULL;
 	/* Not this console's action: nothing of it goes to the action
 	 * log. */
 	j->outcome_logged = true;
