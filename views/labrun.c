@@ -6,6 +6,7 @@
  */
 #include "calops.h"
 
+#include "base/text.h"
 #include "lab/labmodel.h"
 #include "remote/lab.h"
 #include "views/app/app.h"
@@ -46,12 +47,21 @@ confirm(struct app *a)
 {
 	struct ljob_spec spec = { 0 };
 	const char *ws = labrun_workspace(a, pending.host);
+	const struct ljob *j;
+	char *who;
 
-	if (labmodel_gate_job(app_labmodel(a), pending.gate, pending.host,
-	    ws != NULL ? ws : labmodel_workspace(app_labmodel(a),
-	    pending.host)) != NULL) {
-		app_message(a, true, "G%d's job is already running in that "
-		    "workspace on %s", pending.gate, pending.host);
+	/* Whoever started it: the lab model knows every console's (and
+	 * script's) jobs from the hosts' lists (labpoll.h), and the host
+	 * refuses a second one itself in any case (run --gate). */
+	if ((j = labmodel_gate_job(app_labmodel(a), pending.gate,
+	    pending.host, ws != NULL ? ws : labmodel_workspace(
+	    app_labmodel(a), pending.host))) != NULL) {
+		who = text_sanitize_str(j->actor != NULL ? j->actor :
+		    "somebody");
+		app_message(a, true, "G%d's job %s, started by %s, is already "
+		    "running in that workspace on %s", pending.gate,
+		    j->id != NULL ? j->id : "(starting)", who, pending.host);
+		free(who);
 		return;
 	}
 

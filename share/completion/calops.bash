@@ -43,11 +43,11 @@ _calops() {
 		    -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur")); return ;;
 	--config|--script|--ssh-config|--key|--output|-o|--lab)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--jobs|--workspace)
+	--jobs|--workspace|--cwd)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--threads|--from|--grace|--id|--headless|--timeout|--write|--lines|\
 	--confirm|--to|--actor|--reason|--passphrase-fd|--hold|--builds|\
-	--chip|--host)
+	--chip|--host|--gate)
 		COMPREPLY=(); return ;;
 	esac
 	case $cmd in
@@ -74,7 +74,8 @@ _calops() {
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;
 	run)
-		COMPREPLY=($(compgen -W '--id --jobs --help --' -- "$cur")) ;;
+		COMPREPLY=($(compgen -W '--id --jobs --cwd --gate --actor --help --' \
+		    -- "$cur")) ;;
 	jobs)
 		COMPREPLY=($(compgen -W '--json --running --jobs --help' -- "$cur")) ;;
 	version)

@@ -27,6 +27,7 @@
 #include "cmd/cmd.h"
 #include "engine/gate.h"
 #include "gates/g10_release.h"
+#include "job/jobstore.h"
 #include "loop/loop.h"
 #include "release/relrevoke.h"
 #include "release/relstate.h"
@@ -631,25 +632,6 @@ bindings_today(void *arg, long n, const json_t *manifest,
 	return 0;
 }
 
-/* user@host, or the uid where those are not one plain line: the actor
- * is signed into the audit log as it is (plain_arg). */
-static char *
-default_actor(void)
-{
-	struct passwd *pw = getpwuid(getuid());
-	char host[256], *actor;
-
-	if (gethostname(host, sizeof host) != 0)
-		snprintf(host, sizeof host, "?");
-	host[sizeof host - 1] = '\0';
-	actor = xasprintf("%s@%s", pw != NULL ? pw->pw_name : "?", host);
-	if (!text_plain_line(actor, NULL, 0)) {
-		free(actor);
-		actor = xasprintf("uid %u", (unsigned)getuid());
-	}
-	return actor;
-}
-
 /* The record for action, signed: a line (a new string), or NULL.  chip
  * (borrowed; NULL: none) is its chip_step. */
 static char *
@@ -1088,7 +1070,7 @@ cmd_act(int argc, char **argv, bool promote)
 	rc = 1;
 	if ((key = approver(&o, action, &st)) == NULL)
 		goto out_lab;
-	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
+	actor = o.actor != NULL ? xstrdup(o.actor) : jobstore_default_actor();
 	/* The lock, then the state read once, under it. */
 	if ((lockfd = lock_and_forward(&st, &o, action, actor, forward,
 	    sizeof forward, &rc)) == -1) {
@@ -1233,7 +1215,7 @@ cmd_revoke(int argc, char **argv)
 	}
 	if ((key = approver(&o, "revoke", &st)) == NULL)
 		return 1;
-	actor = o.actor != NULL ? xstrdup(o.actor) : default_actor();
+	actor = o.actor != NULL ? xstrdup(o.actor) : jobstore_default_actor();
 	if ((lockfd = lock_and_forward(&st, &o, "revoke", actor, forward,
 	    sizeof forward, &rc)) != -1) {
 		if (relkey_trusted_name(&st.kr, key) == NULL)
@@ -1380,7 +1362,7 @@ cmd_apply_hold(struct relopts *o)
 		report(o, "apply", "error", msg, NULL, NULL);
 		return 1;
 	}
-	actor = o->actor != NULL ? xstrdup(o->actor) : default_actor();
+	actor = o->actor != NULL ? xstrdup(o->actor) : jobstore_default_actor();
 	snprintf(who, sizeof who, "%s (approving in a console)", actor);
 	free(actor);
 	bc.st = &st;

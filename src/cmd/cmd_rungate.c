@@ -279,10 +279,11 @@ running_gate_job(struct rungate *g, bool local, int gate, const char *ws,
 }
 
 /* One job per gate and workspace: the host's running jobs first, whoever
- * started them (a console, another script), and nothing more when one of
- * them is gate's in ws (said).  0 when none is; the overall timer is armed
- * here, for the launch that follows too.  Two started in the same instant
- * may both go: `calops run` itself knows nothing of gates. */
+ * started them (a console, another script, a calops that took no gate
+ * lock), and nothing more when one of them is gate's in ws (said).  0
+ * when none is; the overall timer is armed here, for the launch that
+ * follows too.  Of two started in the same instant `calops run --gate`
+ * lets one go (gatelock.h). */
 static int
 check_running(struct rungate *g, const struct lab_host *h, const char *label,
     int gate, const char *ws, long secs)
@@ -363,7 +364,8 @@ launch(struct rungate *g, const struct lab *lab, const struct lab_host *h,
 		goto out;
 	/* The id chosen here: a launch retried never starts twice. */
 	jobstore_id_generate(g->id, sizeof g->id);
-	hostcmd_run(&run, g->id, job.v);
+	hostcmd_run(&run, &(struct hostcmd_run_opts){ .id = g->id, .cwd = ws,
+	    .gate = gate }, job.v);
 	if ((g->rs = transport_exec(g->t, run.v, &rungate_cb, g, err,
 	    sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s: %s\n", h->name, err);

@@ -37,6 +37,7 @@
 #define READS_PER_WAKE	16	/* chunks read from one pipe per wake-up */
 #define READ_SIZE	(64u << 10)
 #define STATUS_FD	3	/* the pipe back to the starter */
+#define HOLD_FD		4	/* job_spec's hold_fd, kept for life */
 
 struct sup;
 
@@ -83,7 +84,7 @@ tell(const char *fmt, ...)
  * hang-ups, broken pipes and file-size limits ignored, no signal blocked.
  */
 static void
-detach(const char *tmp, int sfd)
+detach(const char *tmp, int sfd, int hold)
 {
 	sigset_t none;
 	char *log;
@@ -95,12 +96,25 @@ detach(const char *tmp, int sfd)
 	signal(SIGPIPE, SIG_IGN);
 	/* Past a file-size limit a write fails (EFBIG, a stall) instead. */
 	signal(SIGXFSZ, SIG_IGN);
+	if (hold == STATUS_FD) {
+		/* Out of the status pipe's way first. */
+		hold = fcntl(hold, F_DUPFD_CLOEXEC, HOLD_FD + 1);
+		close(STATUS_FD);
+	}
 	if (sfd != STATUS_FD) {
 		dup2(sfd, STATUS_FD);
 		close(sfd);
 	}
 	fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC);
-	close_range(STATUS_FD + 1, ~0U, 0);
+	/* The fd the starter asked us to hold (its lock) goes to HOLD_FD,
+	 * close-on-exec: the tool never holds it. */
+	if (hold >= 0 && hold != HOLD_FD) {
+		dup2(hold, HOLD_FD);
+		close(hold);
+	}
+	if (hold >= 0)
+		fcntl(HOLD_FD, F_SETFD, FD_CLOEXEC);
+	close_range(hold >= 0 ? HOLD_FD + 1 : STATUS_FD + 1, ~0U, 0);
 	if ((fd = open("/dev/null", O_RDWR)) != -1) {
 		dup2(fd, 0);
 		dup2(fd, 1);
@@ -133,6 +147,7 @@ record_init(struct sup *s)
 	cwd = getcwd(NULL, 0);
 	r->cwd = xstrdup(cwd != NULL ? cwd : "(unknown)");
 	free(cwd);
+	r->actor = s->spec->actor != NULL ? xstrdup(s->spec->actor) : NULL;
 	r->started = jobevent_now();
 	r->supervisor_pid = (long)getpid();
 	(void)jobstore_pid_start(r->supervisor_pid, r->supervisor_start,
@@ -545,7 +560,7 @@ supervise(const struct job_spec *spec, const char *tmp, int sfd)
 	s.dirfd = s.lockfd = s.in[0].fd = s.in[1].fd = -1;
 	s.in[0].s = s.in[1].s = &s;
 	s.in[1].from_stderr = true;
-	detach(tmp, sfd);
+	detach(tmp, sfd, spec->hold_fd);
 	s.loop = loop_new();
 	if (loop_watch_signal(s.loop, SIGCHLD, on_chld, &s) != 0 ||
 	    loop_watch_signal(s.loop, SIGTERM, on_term, &s) != 0 ||

@@ -16,6 +16,9 @@
  * records the end.  Memory stays bounded whatever the tool writes: a line is
  * kept up to JOB_LINE_MAX bytes, and an event line is at most JOB_EVENT_MAX
  * bytes (a longer one is cut and flagged "truncated").
+ *
+ * The tool runs in the starter's working folder, which job.json records
+ * (`calops run --cwd` moves there first: the workspace the console shows).
  */
 #ifndef CALOPS_JOB_H
 #define CALOPS_JOB_H
@@ -27,6 +30,10 @@ struct job_spec {
 	const char	 *id;		/* NULL: generate one */
 	char *const	 *argv;		/* the tool and its arguments */
 	const char	 *version;	/* for the hello event */
+	const char	 *actor;	/* who starts it, for the record */
+	/* An fd the supervisor keeps open, close-on-exec, for as long as it
+	 * lives (the gate's lock, gatelock.h), or -1. */
+	int		  hold_fd;
 };
 
 /*

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +124,7 @@ jobstore_record_release(struct job_record *r)
 	free(r->argv);
 	free(r->id);
 	free(r->cwd);
+	free(r->actor);
 	memset(r, 0, sizeof *r);
 }
 
@@ -137,6 +139,8 @@ jobstore_record_json(const struct job_record *r)
 	json_object_set_new(o, "id", text_json(r->id));
 	json_object_set_new(o, "argv", argv);
 	json_object_set_new(o, "cwd", text_json(r->cwd));
+	if (r->actor != NULL)
+		json_object_set_new(o, "actor", text_json(r->actor));
 	json_object_set_new(o, "started", json_real(r->started));
 	json_object_set_new(o, "pid", r->pid > 0 ? json_integer(r->pid) :
 	    json_null());
@@ -236,6 +240,12 @@ record_members(struct job_record *r, json_t *o)
 	if (!json_is_string(json_object_get(o, "cwd")))
 		return "cwd";
 	r->cwd = xstrdup(json_string_value(json_object_get(o, "cwd")));
+	/* An older supervisor's record has no actor. */
+	if ((m = json_object_get(o, "actor")) != NULL) {
+		if (!json_is_string(m))
+			return "actor";
+		r->actor = xstrdup(json_string_value(m));
+	}
 	if (!json_is_number(json_object_get(o, "started")))
 		return "started";
 	r->started = json_number_value(json_object_get(o, "started"));
@@ -612,6 +622,23 @@ jobstore_list(const char *root, char *err, size_t errlen)
 	closedir(d);
 	qsort(names, n, sizeof *names, compare_names);
 	return names;
+}
+
+char *
+jobstore_default_actor(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char host[256], *actor;
+
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "?");
+	host[sizeof host - 1] = '\0';
+	actor = xasprintf("%s@%s", pw != NULL ? pw->pw_name : "?", host);
+	if (!text_plain_line(actor, NULL, 0)) {
+		free(actor);
+		actor = xasprintf("uid %u", (unsigned)getuid());
+	}
+	return actor;
 }
 
 void

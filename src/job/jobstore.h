@@ -34,6 +34,9 @@ void		 jobstore_signal_name(int sig, char *buf, size_t len);
 bool	 jobstore_id_valid(const char *id);
 /* A readable unique id, YYYYmmdd-HHMMSS-<6 hex> (UTC), into buf. */
 void	 jobstore_id_generate(char *buf, size_t len);
+/* Who acts, when nobody said (a new string): user@host, or "uid N" where
+ * those are not one plain line (text.h): a job's actor, an audit record's. */
+char	*jobstore_default_actor(void);
 /* A job's age as `jobs` and the Jobs screen show it: 42s, 3m07s, 5h12m,
  * 2d03h (a negative or absurd age is 0s). */
 void	 jobstore_format_age(double secs, char *buf, size_t len);
@@ -68,7 +71,12 @@ int	 jobstore_check(const char *root, const char *id, char *err,
 struct job_record {
 	char		 *id;
 	char		**argv;		/* NULL-terminated */
+	/* Where the tool runs: the workspace `run --cwd` names, as the
+	 * host resolves it (protocol.md §2). */
 	char		 *cwd;
+	/* Who started it (`run --actor`, else user@host there); NULL in a
+	 * record from before it was kept. */
+	char		 *actor;
 	double		  started;	/* Unix seconds */
 	double		  ended;	/* 0 while running */
 	long		  pid;		/* the tool's; 0 before it started */

@@ -298,7 +298,8 @@ launch(struct csrun *r, const struct lab *lab, const struct lab_host *h,
 	if (rc != 0)
 		return -1;
 	jobstore_id_generate(r->cs->job, sizeof r->cs->job);
-	hostcmd_run(&run, r->cs->job, job.v);
+	hostcmd_run(&run, &(struct hostcmd_run_opts){ .id = r->cs->job,
+	    .cwd = ws, .gate = -1 }, job.v);
 	strv_free(&job);
 	r->rs = transport_exec(r->t, run.v, &csrun_cb, r, err, errlen);
 	strv_free(&run);

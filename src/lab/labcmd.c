@@ -439,3 +439,152 @@ labcmd_job_gate(char *const *argv, size_t argc, char **ws)
 	}
 	return -1;
 }
+
+/* "0-3,6" into d's chips (as labcmd_chips_text() writes them). */
+static void
+parse_chips(const char *text, struct labcmd_job *d)
+{
+	const char *p = text;
+	char *end;
+	long a, b;
+
+	d->nchips = 0;
+	while (*p != '\0' && d->nchips < LABCMD_CHIPS_MAX) {
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0 || a > 4096)
+			return;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b > 4096)
+				return;
+		}
+		for (; a <= b && d->nchips < LABCMD_CHIPS_MAX; a++)
+			d->chips[d->nchips++] = (int)a;
+		if (*end != ',')
+			return;
+		p = end + 1;
+	}
+}
+
+/* "24h", "90m", "30s" or seconds, as the runner's --duration takes them. */
+static double
+parse_duration(const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	if (end == text || v < 0)
+		return 0;
+	return *end == 'h' ? v * 3600 : *end == 'm' ? v * 60 : v;
+}
+
+/* The runner's own: RUNNER… stress|fault|golden --calbin PKG [options]. */
+static int
+describe_runner(char *const *argv, size_t argc, size_t i,
+    struct labcmd_job *d)
+{
+	char chips[256], dur[32];
+	size_t k;
+
+	if ((d->ws = calbin_workspace(argv[i + 2])) == NULL)
+		return -1;
+	d->kind = strcmp(argv[i], "stress") == 0 ? LJOB_SOAK :
+	    strcmp(argv[i], "fault") == 0 ? LJOB_FAULT : LJOB_GOLDEN;
+	d->gate = gateid_of(d->kind == LJOB_SOAK ? GATEJOB_SOAK :
+	    GATEJOB_SUITE);
+	for (k = i + 3; k + 1 < argc; k++) {
+		if (strcmp(argv[k], "--chips") == 0)
+			parse_chips(argv[k + 1], d);
+		else if (strcmp(argv[k], "--scenario") == 0 &&
+		    d->scenario == NULL)
+			d->scenario = xstrdup(argv[k + 1]);
+		else if (strcmp(argv[k], "--duration") == 0)
+			d->target_s = parse_duration(argv[k + 1]);
+	}
+	labcmd_chips_text(d->chips, d->nchips, chips, sizeof chips);
+	if (d->kind == LJOB_SOAK) {
+		duration_text(d->target_s > 0 ? d->target_s : 86400, dur,
+		    sizeof dur);
+		snprintf(d->label, sizeof d->label, "soak %s · chips %.100s",
+		    dur, chips);
+	} else if (d->kind == LJOB_FAULT) {
+		d->chip = d->nchips > 0 ? d->chips[0] : -1;
+		snprintf(d->label, sizeof d->label, "fault %.60s · chip %d",
+		    d->scenario != NULL ? d->scenario : "?", d->chip);
+	} else
+		snprintf(d->label, sizeof d->label, "golden · chip %d",
+		    d->nchips > 0 ? d->chips[0] : 0);
+	return 0;
+}
+
+/* A release's chip step: CALOPS release chip-step --generation N --chip C
+ * -- WS RUNNER… */
+static int
+describe_chip_step(char *const *argv, size_t argc, struct labcmd_job *d)
+{
+	long gen = 0;
+	size_t k;
+
+	d->kind = LJOB_CHIPSTEP;
+	d->gate = -1;
+	for (k = 3; k + 1 < argc; k++) {
+		if (strcmp(argv[k], "--generation") == 0)
+			gen = strtol(argv[k + 1], NULL, 10);
+		else if (strcmp(argv[k], "--chip") == 0)
+			d->chip = (int)strtol(argv[k + 1], NULL, 10);
+		else if (strcmp(argv[k], "--") == 0) {
+			d->ws = xstrdup(argv[k + 1]);
+			break;
+		}
+	}
+	if (d->ws == NULL || d->chip < 0)
+		return -1;
+	d->chips[d->nchips++] = d->chip;
+	snprintf(d->label, sizeof d->label, "chip step gen %ld · chip %d",
+	    gen, d->chip);
+	return 0;
+}
+
+int
+labcmd_job_describe(char *const *argv, size_t argc, struct labcmd_job *d)
+{
+	size_t i;
+
+	memset(d, 0, sizeof *d);
+	d->chip = d->gate = -1;
+	if (argc >= 4 && strcmp(argv[1], "release") == 0 &&
+	    strcmp(argv[2], "chip-step") == 0)
+		return describe_chip_step(argv, argc, d) == 0 ? 0 :
+		    (labcmd_job_release(d), -1);
+	for (i = 1; i + 2 < argc; i++)
+		if (strcmp(argv[i + 1], "--calbin") == 0 &&
+		    (strcmp(argv[i], "stress") == 0 ||
+		    strcmp(argv[i], "fault") == 0 ||
+		    strcmp(argv[i], "golden") == 0))
+			return describe_runner(argv, argc, i, d) == 0 ? 0 :
+			    (labcmd_job_release(d), -1);
+	if ((d->gate = labcmd_job_gate(argv, argc, &d->ws)) < 0)
+		return -1;
+	d->kind = LJOB_GATE;
+	if (gateid_job(d->gate) == GATEJOB_SUITE && argc > 5) {
+		d->chips[d->nchips++] = (int)strtol(argv[5], NULL, 10);
+		snprintf(d->label, sizeof d->label, "G7 golden + %d faults · "
+		    "chip %d", SCENARIO_COUNT, d->chips[0]);
+	} else if (gateid_job(d->gate) == GATEJOB_CHIP_TOOL && argc > 5) {
+		d->chips[d->nchips++] = (int)strtol(argv[5], NULL, 10);
+		snprintf(d->label, sizeof d->label, "G8 · chip %d",
+		    d->chips[0]);
+	} else
+		snprintf(d->label, sizeof d->label, "G%d", d->gate);
+	return 0;
+}
+
+void
+labcmd_job_release(struct labcmd_job *d)
+{
+	free(d->scenario);
+	free(d->ws);
+	d->scenario = d->ws = NULL;
+}

@@ -90,4 +90,29 @@ int	 labcmd_text(const struct labcmd_where *w,
  * is recognised from the host's job list. */
 int	 labcmd_job_gate(char *const *argv, size_t argc, char **ws);
 
+/*
+ * What a lab job is, read back from its argv (as `calops jobs` gives it)
+ * the way labcmd_build() makes it: how a console learns what a job it did
+ * not start is (protocol.md §4).  Strings are the description's own.
+ */
+#define LABCMD_CHIPS_MAX	64
+
+struct labcmd_job {
+	enum ljob_kind	 kind;
+	int		 gate;		/* -1: none (a chip step) */
+	int		 chip;		/* fault, chip step; else -1 */
+	char		*scenario;	/* a fault's, else NULL */
+	int		 chips[LABCMD_CHIPS_MAX];
+	size_t		 nchips;
+	double		 target_s;	/* a soak's --duration, else 0 */
+	char		*ws;		/* the workspace, as the argv has it */
+	char		 label[160];	/* as labcmd_build() labels it */
+};
+
+/* 0 with d filled (labcmd_job_release() frees it), or -1 when argv (of
+ * argc words) is not a lab job's. */
+int	 labcmd_job_describe(char *const *argv, size_t argc,
+	    struct labcmd_job *d);
+void	 labcmd_job_release(struct labcmd_job *d);
+
 #endif

@@ -20,6 +20,7 @@
 #include "job/jobevent.h"
 #include "job/jobstore.h"
 #include "lab/labmodel_int.h"
+#include "lab/labpoll.h"
 #include "lab/labreplay.h"
 #include "lab/labshare.h"
 #include "lab/labstream.h"
@@ -677,7 +678,8 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	struct lhost *h;
 	struct strv argv, run = { NULL, 0, 0 };
 	struct ljob_int *j;
-	char label[160], id[JOB_ID_MAX + 1], why[256];
+	struct hostcmd_run_opts ro;
+	char label[160], id[JOB_ID_MAX + 1], why[256], *actor;
 	struct buf b;
 	ssize_t k;
 
@@ -747,7 +749,15 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 		labstream_job_free(j);
 		return NULL;
 	}
-	hostcmd_run(&run, id, argv.v);
+	/* In the workspace the confirmation showed; a gate's job (G9's soak
+	 * too) holds its gate there on the host, whoever asks next. */
+	ro.id = id;
+	ro.cwd = w.ws;
+	ro.gate = j->pub.kind == LJOB_GATE || j->pub.kind == LJOB_SOAK ?
+	    j->pub.gate : -1;
+	ro.actor = actor = jobstore_default_actor();
+	hostcmd_run(&run, &ro, argv.v);
+	j->pub.actor = actor;
 	strv_free(&argv);
 	j->run_argv = run;
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);
@@ -972,13 +982,14 @@ labmodel_new(struct loop *l, const struct lab *lab, const char *self,
 	if (cb != NULL)
 		lm->cb = *cb;
 	lm->sla[0] = lm->sla[1] = lm->sla[2] = NAN;
-	lm->replay_timer = lm->flush_timer = -1;
+	lm->replay_timer = lm->flush_timer = lm->poll_timer = -1;
 	lm->streams = labmodel_streams_dir();
 	lm->lock_fd = -1;
 	lm->series.max = METRICS_CONSOLE_SERIES;
 	hosts_init(lm);
 	labshare_start(lm);
 	labreplay_init(lm);
+	labpoll_start(lm);
 	return lm;
 }
 
@@ -1003,6 +1014,7 @@ labmodel_free(struct labmodel *lm)
 	if (lm == NULL)
 		return;
 	labshare_stop(lm);
+	labpoll_stop(lm);
 	if (lm->replay_timer != -1)
 		loop_del_timer(lm->loop, lm->replay_timer);
 	if (lm->flush_timer != -1)

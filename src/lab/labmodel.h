@@ -82,6 +82,9 @@ struct ljob {
 	double		 target_s;	/* LJOB_SOAK: the duration asked */
 	/* the command line, for people (sanitise) */
 	char		*command;
+	/* who started it, as its host's job.json says (`run --actor`;
+	 * untrusted), or NULL when not known */
+	char		*actor;
 	char		*label;		/* "soak 24h · chips 0-3", "fault kv-full · chip 2" */
 	double		 started;	/* wall clock, Unix seconds */
 	enum ljob_state	 state;

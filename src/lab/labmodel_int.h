@@ -3,8 +3,9 @@
  * is made of and by no other module: labmodel.c (the owner: hosts,
  * starting jobs, and it starts the replay and the sharing), labstream.c (a
  * job's stream: following it, mirroring and applying its events),
- * labreplay.c (reading the mirrors back at start) and labshare.c (two
- * consoles on one state folder).  The job's command (labcmd.h) and its
+ * labreplay.c (reading the mirrors back at start), labshare.c (two
+ * consoles on one state folder) and labpoll.c (the jobs it did not
+ * start).  The job's command (labcmd.h) and its
  * mirror file (labmirror.h) are leaves with headers of their own: they are
  * given what they need and return what went wrong.  What labmodel.c
  * offers the other three is here; what each of them offers is in its own
@@ -17,6 +18,7 @@
 
 #include <stdio.h>
 
+#include "base/buf.h"
 #include "lab/labmirror.h"
 #include "lab/labmodel.h"
 #include "metrics/metrics.h"
@@ -41,6 +43,13 @@ struct lhost {
 	const char		**ws;
 	char			**ws_key;
 	size_t			  nws;
+	/* Its `jobs --json` answering (labpoll.c), or NULL; what it printed
+	 * so far, whether some was dropped, and whether a list that could
+	 * not be read was said (once, until one can be). */
+	struct rstream		 *list;
+	struct buf		  list_out;
+	bool			  list_cut, list_said;
+	unsigned		  lists;	/* asked for so far */
 };
 
 struct ljob_int {
@@ -109,6 +118,7 @@ struct labmodel {
 	long			 replay_timer;	/* -1: none */
 	/* the mirrors' lines held this turn written next turn (-1: none) */
 	long			 flush_timer;
+	long			 poll_timer;	/* the next job list (-1) */
 	int			 lock_fd;	/* streams/.lock, or -1 */
 	bool			 observer;	/* another console holds it */
 	struct lshare		*share;	/* while observer (labshare.c) */

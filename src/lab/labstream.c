@@ -67,6 +67,8 @@ labstream_meta_json(const struct ljob_int *ji)
 		json_object_set_new(o, "outcome_logged", json_true());
 	if (j->workspace != NULL)
 		json_object_set_new(o, "workspace", text_json(j->workspace));
+	if (j->actor != NULL)
+		json_object_set_new(o, "actor", text_json(j->actor));
 	if (ji->own_sla)
 		json_object_set_new(o, "sla", json_pack("{s:f, s:f, s:f}",
 		    "ttft_ms_p99", ji->sla[0], "tpot_ms_p99", ji->sla[1],
@@ -140,6 +142,8 @@ labstream_job_from_meta(struct labmodel *lm, const char *path, char *err,
 		j->pub.scenario = xstrdup(str_of(o, "scenario"));
 	if (str_of(o, "workspace") != NULL)
 		j->pub.workspace = xstrdup(str_of(o, "workspace"));
+	if (str_of(o, "actor") != NULL)
+		j->pub.actor = xstrdup(str_of(o, "actor"));
 	v = json_object_get(o, "chips");
 	j->pub.chips = xcalloc(json_array_size(v) + 1, sizeof *j->pub.chips);
 	for (i = 0; i < json_array_size(v); i++)
@@ -937,6 +941,7 @@ labstream_job_free(struct ljob_int *j)
 	free(j->pub.chips);
 	free(j->pub.chipstep);
 	free(j->pub.command);
+	free(j->pub.actor);
 	free(j->pub.label);
 	free(j->meta_path);
 	free(j);

@@ -29,10 +29,28 @@ host_argv(struct strv *s, const char *const *words,
 }
 
 void
-hostcmd_run(struct strv *s, const char *id, char *const *argv)
+hostcmd_run(struct strv *s, const struct hostcmd_run_opts *o,
+    char *const *argv)
 {
-	host_argv(s, (const char *const[]){ "run", "--id", id, NULL },
-	    (const char *const *)argv);
+	char gate[16];
+	const char *w[10] = { "run", "--id", o->id, NULL };
+	size_t n = 3;
+
+	if (o->cwd != NULL) {
+		w[n++] = "--cwd";
+		w[n++] = o->cwd;
+	}
+	if (o->gate >= 0 && o->cwd != NULL) {
+		snprintf(gate, sizeof gate, "G%d", o->gate);
+		w[n++] = "--gate";
+		w[n++] = gate;
+	}
+	if (o->actor != NULL) {
+		w[n++] = "--actor";
+		w[n++] = o->actor;
+	}
+	w[n] = NULL;
+	host_argv(s, w, (const char *const *)argv);
 }
 
 void

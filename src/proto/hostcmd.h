@@ -14,7 +14,8 @@
  * another jobs folder.  The headless commands read their options with
  * getopt_long, which ends them at "--".
  *
- * run: `run --id ID -- ARGV…` (the id is --id's own argument, the job's
+ * run: `run --id ID [--cwd WS] [--gate Gn] [--actor WHO] -- ARGV…` (the
+ * id, folder, gate and actor are their options' own arguments, the job's
  * command after the "--"); tail: `tail --from N [--follow] -- ID`; kill:
  * `kill -- ID`; jobs: `jobs --json [--running]` (no operand); check:
  * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
@@ -44,7 +45,17 @@
  * protocol.md §3's v). */
 #define HOSTCMD_PROTOCOL	1
 
-void	 hostcmd_run(struct strv *s, const char *id, char *const *argv);
+/* What `run` is told beside the job's command: its id, the folder it
+ * runs in (its workspace; NULL: wherever the host's calops starts), the
+ * gate whose one job per workspace it is (-1: none; needs cwd), and who
+ * starts it (NULL: the host says user@host). */
+struct hostcmd_run_opts {
+	const char	*id, *cwd, *actor;
+	int		 gate;
+};
+
+void	 hostcmd_run(struct strv *s, const struct hostcmd_run_opts *o,
+	    char *const *argv);
 void	 hostcmd_tail(struct strv *s, const char *id, int64_t from,
 	    bool follow);
 void	 hostcmd_kill(struct strv *s, const char *id);
@@ -60,6 +71,10 @@ void	 hostcmd_release_apply(struct strv *s, const char *ws, long hold,
 	    const char *actor);
 void	 hostcmd_report(struct strv *s, const char *ws, bool force);
 void	 hostcmd_version(struct strv *s);
+
+/* `run --gate`'s exit status when another job of the gate runs in the
+ * workspace (its stderr names it and who started it). */
+#define HOSTCMD_RUN_REFUSED	3
 
 /* Whether a line `run --id ID` printed on stdout says it started job id
  * (it prints the id, alone, once the job runs). */

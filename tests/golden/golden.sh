@@ -308,6 +308,7 @@ for f in "$TMP"/out/*.txt; do
 	    -e '/^. (Tool pid|Supervisor) /s/[0-9]+/PID/' \
 	    -e '/^. *"(pid|supervisor_pid)": /s/[0-9]+/PID/' \
 	    -e 's/("(pid|supervisor)_start": )"[^"]*"/\1"BOOT:TICKS"/' \
+	    -e 's/("actor": )"[^"]*"/\1"USER@HOST"/' \
 	    -e '/^. *"(started|ended|age)": /s/: [0-9][0-9.e+-]*/: TIME/' \
 	    -e '/^. (Ran for|as the host listed it) /s/[0-9]+[smhd]/AGE/' \
 	    -e '1s/^(. calops  )(…|~)[^ /]*\//\1\2TMP\//' \

@@ -13,3 +13,24 @@ until_ok() {
 		sleep 0.05
 	done
 }
+
+# stop_jobs JOBS_DIR: every job still running under JOBS_DIR stopped: its
+# tool's process group and its supervisor (a test's exit trap).
+stop_jobs() {
+	"${PY:-python3}" - "$1" <<'PYEOF' 2>/dev/null
+import glob, json, os, signal, sys
+for f in glob.glob(sys.argv[1] + "/*/job.json"):
+	try:
+		j = json.load(open(f))
+	except ValueError:
+		continue
+	if j.get("state") != "running":
+		continue
+	for p in (-(j.get("pid") or 0), j.get("supervisor_pid") or 0):
+		try:
+			if p:
+				os.kill(p, signal.SIGKILL)
+		except OSError:
+			pass
+PYEOF
+}

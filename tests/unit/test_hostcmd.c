@@ -65,8 +65,12 @@ test_builders(void **state)
 	struct strv s = { NULL, 0, 0 };
 
 	(void)state;
-	hostcmd_run(&s, "--follow", job);
+	hostcmd_run(&s, &(struct hostcmd_run_opts){ .id = "--follow",
+	    .gate = -1 }, job);
 	want(&s, "run|--id|--follow|--|sh|-c|true");
+	hostcmd_run(&s, &(struct hostcmd_run_opts){ .id = "a", .cwd = "-w s",
+	    .gate = 7, .actor = "--x" }, job);
+	want(&s, "run|--id|a|--cwd|-w s|--gate|G7|--actor|--x|--|sh|-c|true");
 	hostcmd_tail(&s, "--follow", 1, true);
 	want(&s, "tail|--from|1|--follow|--|--follow");
 	hostcmd_tail(&s, "--from", 42, false);
@@ -155,7 +159,8 @@ drive(const char *id)
 	struct strv s = { NULL, 0, 0 };
 	char *out, *hello;
 
-	hostcmd_run(&s, id, job);
+	hostcmd_run(&s, &(struct hostcmd_run_opts){ .id = id, .gate = -1 },
+	    job);
 	assert_int_equal(host(&s, &out), 0);
 	hello = xasprintf("%s\n", id);
 	assert_string_equal(out, hello);

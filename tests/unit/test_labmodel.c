@@ -612,6 +612,19 @@ test_commands(void **state)
 	loop_free(l);
 }
 
+/* The lab of text, parsed into lab, and its host "local" with the
+ * workspace /srv/ws as labcmd_build() is given them into w. */
+static void
+local_where(struct lab *lab, const char *text, struct labcmd_where *w)
+{
+	char err[512];
+
+	assert_int_equal(lab_parse(lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	w->lab = lab;
+	w->host = lab_host(lab, "local");
+}
+
 /* A gate's job is recognised from its argv alone, as run-gate sees the
  * jobs another console or script started: every gate's job, with the
  * workspace its argv names; a fault or golden run as G7's (as the console
@@ -643,10 +656,7 @@ test_job_gate(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
-	    sizeof err), 0);
-	w.lab = &lab;
-	w.host = lab_host(&lab, "local");
+	local_where(&lab, text, &w);
 	for (i = 0; i < nitems(gates) + nitems(seven); i++) {
 		if (i < nitems(gates)) {
 			spec.gate = gates[i];
@@ -676,6 +686,57 @@ test_job_gate(void **state)
 	assert_int_equal(labcmd_job_gate(g6, 5, &ws), 6);
 	assert_string_equal(ws, "ws/");
 	free(ws);
+	lab_release(&lab);
+}
+
+/* What a job is, read back from the argv labcmd_build() made for it (how
+ * a console learns what another's job is): the same kind, gate, chips and
+ * label, for every kind of lab job. */
+static void
+test_job_describe(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [0, 1, 2]}\nworkspaces:\n  - {host: local, path: /srv/ws}"
+	    "\nrunner: calrt-sim --time-scale 3000\ngates:\n"
+	    "  G1: [python3, gen.py]\n";
+	static const struct ljob_spec specs[] = {
+		{ .kind = LJOB_GATE, .gate = 7 },
+		{ .kind = LJOB_GATE, .gate = 9, .duration_s = 5400 },
+		{ .kind = LJOB_GATE, .gate = 1 },
+		{ .kind = LJOB_SOAK, .duration_s = 30 },
+		{ .kind = LJOB_FAULT, .chip = 2, .scenario = "kv-full" },
+		{ .kind = LJOB_GOLDEN },
+		{ .kind = LJOB_CHIPSTEP, .chip = 1, .generation = 3 },
+	};
+	static const enum ljob_kind kinds[] = { LJOB_GATE, LJOB_SOAK,
+	    LJOB_GATE, LJOB_SOAK, LJOB_FAULT, LJOB_GOLDEN, LJOB_CHIPSTEP };
+	static const int gates[] = { 7, 9, 1, 9, 7, 7, -1 };
+	static const size_t nchips[] = { 1, 3, 0, 3, 1, 1, 1 };
+	struct labcmd_where w = { NULL, NULL, "/srv/ws", NULL };
+	char *bysh[] = { "sleep", "60", NULL };
+	struct labcmd_job d;
+	struct strv argv;
+	struct lab lab;
+	char err[512], label[160];
+	size_t i;
+
+	(void)state;
+	local_where(&lab, text, &w);
+	for (i = 0; i < nitems(specs); i++) {
+		assert_int_equal(labcmd_build(&w, &specs[i], &argv, label,
+		    sizeof label, err, sizeof err), 0);
+		assert_int_equal(labcmd_job_describe(argv.v, argv.n, &d), 0);
+		assert_int_equal(d.kind, kinds[i]);
+		assert_int_equal(d.gate, gates[i]);
+		assert_int_equal(d.nchips, nchips[i]);
+		assert_string_equal(d.ws, "/srv/ws");
+		/* A gate of the gates: map is labelled by its gate alone. */
+		if (gates[i] != 1)
+			assert_string_equal(d.label, label);
+		labcmd_job_release(&d);
+		strv_free(&argv);
+	}
+	assert_int_equal(labcmd_job_describe(bysh, 2, &d), -1);
 	lab_release(&lab);
 }
 
@@ -1080,6 +1141,7 @@ main(void)
 		cmocka_unit_test(test_meta_bytes),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_job_gate),
+		cmocka_unit_test(test_job_describe),
 		cmocka_unit_test(test_soaks_loaded),
 		cmocka_unit_test(test_mirror_ended),
 		cmocka_unit_test(test_fault_order),

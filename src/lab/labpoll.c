@@ -1,0 +1,228 @@
+/*
+ * labpoll.c: the hosts' job lists, asked for in the loop, and the jobs the
+ * model did not start taken in (labpoll.h).
+ */
+#include "calops.h"
+
+#include <math.h>
+
+#include "base/buf.h"
+#include "job/jobevent.h"
+#include "lab/labcmd.h"
+#include "lab/labpoll.h"
+#include "lab/labstream.h"
+#include "proto/hostcmd.h"
+#include "remote/transport.h"
+
+#define LABPOLL_OUT_MAX	(8u << 20)	/* of one `jobs --json` */
+
+/* Whether the model should take in job hj of host h (as of now). */
+static bool
+wanted(const struct labmodel *lm, const struct lhost *h,
+    const struct hostcmd_job *hj, double started)
+{
+	const struct ljob *oldest;
+
+	if (labmodel_find(lm, h->h->name, hj->id) != NULL || hj->argc == 0 ||
+	    strcmp(hj->state, "corrupt") == 0)
+		return false;
+	if (strcmp(hj->state, "running") == 0)
+		return true;
+	if (jobevent_now() - started > LABPOLL_RECENT_S)
+		return false;
+	/* Full: only one newer than the oldest kept, or it would go again
+	 * at once and be taken in again at the next ask. */
+	oldest = lm->njobs > 0 ? &lm->jobs[lm->njobs - 1]->pub : NULL;
+	return lm->njobs < LAB_JOBS_MAX || (oldest != NULL &&
+	    started > oldest->started);
+}
+
+/* The job as the model holds one it started (labmodel_start): from what
+ * its argv says it is (labcmd_job_describe) and its record on the host. */
+static struct ljob_int *
+job_of(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
+    const struct labcmd_job *d, double started)
+{
+	struct ljob_int *j = xcalloc(1, sizeof *j);
+	const char *actor;
+	struct buf b;
+	size_t i;
+
+	j->pub.host = xstrdup(h->h->name);
+	j->pub.id = xstrdup(hj->id);
+	j->pub.workspace = labmodel_ws_key(h, d->ws);
+	j->pub.kind = d->kind;
+	j->pub.gate = d->gate;
+	j->pub.chip = d->chip;
+	j->pub.scenario = d->scenario != NULL ? xstrdup(d->scenario) : NULL;
+	j->pub.chips = xcalloc(d->nchips + 1, sizeof *j->pub.chips);
+	for (i = 0; i < d->nchips; i++)
+		j->pub.chips[j->pub.nchips++] = d->chips[i];
+	j->pub.target_s = d->kind == LJOB_SOAK ? (d->target_s > 0 ?
+	    d->target_s : 86400) : 0;
+	buf_init(&b, 64 << 10);
+	labcmd_join_argv(hj->argv, &b);
+	buf_addc(&b, '\0');
+	j->pub.command = buf_detach(&b, NULL);
+	j->pub.label = xstrdup(d->label);
+	j->pub.started = started;
+	actor = json_string_value(json_object_get(hj->record, "actor"));
+	j->pub.actor = actor != NULL ? xstrdup(actor) : NULL;
+	/* Not this console's action: nothing of it goes to the action
+	 * log. */
+	j->outcome_logged = true;
+	labmodel_job_setup(lm, j, true);
+	/* Running only once its host says so, as a job found in a mirror. */
+	j->pub.state = LJ_CATCHING_UP;
+	return j;
+}
+
+/* Take in job hj of host h: its record beside a new mirror, then its
+ * events from the first.  A failure is said; the job is asked about
+ * again at the next list. */
+static void
+take_one(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
+    double started)
+{
+	struct labcmd_job d;
+	struct ljob_int *j;
+	char err[512];
+
+	if (labcmd_job_describe(hj->argv, hj->argc, &d) != 0)
+		return;		/* not a lab job: the Jobs screen lists it */
+	j = job_of(lm, h, hj, &d, started);
+	labcmd_job_release(&d);
+	if (labmodel_host_dir(lm, h->h->name, err, sizeof err) != 0 ||
+	    labmodel_job_record(j, err, sizeof err) != 0) {
+		labmodel_warn(lm, "job %s on %s cannot be followed: %s",
+		    hj->id, h->h->name, err);
+		labstream_job_free(j);
+		return;
+	}
+	labmodel_job_insert(lm, j);
+	labstream_follow(j);
+}
+
+void
+labpoll_take(struct labmodel *lm, struct lhost *h, struct hostcmd_job *jobs,
+    size_t n)
+{
+	double now = jobevent_now(), started;
+	bool took = false;
+	size_t i;
+
+	if (lm->observer || lm->streams == NULL)
+		return;
+	/* `jobs` lists them oldest first: each goes first in the model, so
+	 * the newest ends on top. */
+	for (i = 0; i < n; i++) {
+		/* Its start on the console's clock: the host's may differ. */
+		started = now - (isfinite(jobs[i].age) ? jobs[i].age : 0);
+		if (!wanted(lm, h, &jobs[i], started))
+			continue;
+		take_one(lm, h, &jobs[i], started);
+		took = true;
+	}
+	if (took)
+		labmodel_changed(lm);
+}
+
+/* ---- asking ---- */
+
+static void
+list_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct lhost *h = arg;
+
+	(void)rs;
+	if (from_stderr)
+		return;
+	if (cut || buf_add(&h->list_out, line, len) != 0 ||
+	    buf_addc(&h->list_out, '\n') != 0)
+		h->list_cut = true;
+}
+
+/* The list came: read it (a list cut or unreadable is said once, and
+ * asked for again at the next turn). */
+static void
+list_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct lhost *h = arg;
+	struct hostcmd_jobs jobs;
+	char why[256];
+
+	(void)rs;
+	h->list = NULL;
+	if (ex->code == 0 && !h->list_cut) {
+		if (hostcmd_jobs_parse(h->list_out.data, h->list_out.len,
+		    &jobs, why, sizeof why) == 0) {
+			labpoll_take(h->lm, h, jobs.v, jobs.n);
+			hostcmd_jobs_release(&jobs);
+			h->list_said = false;
+		} else if (!h->list_said) {
+			labmodel_warn(h->lm, "%s: its job list cannot be "
+			    "read: %s", h->h->name, why);
+			h->list_said = true;
+		}
+	}
+	buf_release(&h->list_out);
+	h->list_cut = false;
+}
+
+static const struct rstream_cb list_cb = { list_line, list_done };
+
+/* Ask each host that is up and not answering already for its jobs. */
+static void
+ask(struct loop *l, void *arg)
+{
+	struct labmodel *lm = arg;
+	struct strv argv = { NULL, 0, 0 };
+	struct transport_status st;
+	struct lhost *h;
+	char err[256];
+	size_t i;
+
+	lm->poll_timer = loop_add_timer(l, LABPOLL_MS, ask, lm);
+	if (lm->observer || lm->streams == NULL)
+		return;
+	for (i = 0; i < lm->nhosts; i++) {
+		h = &lm->hosts[i];
+		if (h->t == NULL || h->list != NULL)
+			continue;
+		transport_status(h->t, &st);
+		if (st.state != TRANSPORT_UP) {
+			h->lists = 0;	/* every job again once it is up */
+			continue;
+		}
+		buf_init(&h->list_out, LABPOLL_OUT_MAX);
+		/* The running jobs each time, every job now and then: one
+		 * that started and ended between two asks. */
+		hostcmd_jobs(&argv, h->lists++ % LABPOLL_FULL_EVERY != 0);
+		h->list = transport_exec(h->t, argv.v, &list_cb, h, err,
+		    sizeof err);
+		strv_free(&argv);
+	}
+}
+
+void
+labpoll_start(struct labmodel *lm)
+{
+	lm->poll_timer = loop_add_timer(lm->loop, 0, ask, lm);
+}
+
+void
+labpoll_stop(struct labmodel *lm)
+{
+	size_t i;
+
+	if (lm->poll_timer != -1)
+		loop_del_timer(lm->loop, lm->poll_timer);
+	lm->poll_timer = -1;
+	for (i = 0; i < lm->nhosts; i++) {
+		if (lm->hosts[i].list != NULL)
+			transport_rstream_cancel(lm->hosts[i].list);
+		lm->hosts[i].list = NULL;
+		buf_release(&lm->hosts[i].list_out);
+	}
+}
