@@ -31,8 +31,9 @@ WAIT_SECS=60 wait_re "^ G7 +· pending"	# host1's workspace
 for k in 1 2 3; do
 	keys 1 G k r
 	wait_for "on which host"
-	send_text "host$k"
-	keys Enter
+	# The board is host1's: its host is selected first.
+	wait_re "^ [▸] host1 "
+	pick "host$k"
 	WAIT_SECS=30 wait_for "Start soak 24h · chips 0,1 on host$k?"
 	send_text "0,1"
 	keys Enter
