@@ -52,6 +52,7 @@ done
 keys g j j j j j
 wait_re "wait-timeout on host3:0"
 keys t
+pick "chip 0"
 # Its soak runs on chip 0: the word disturb, not the chip id (issue 30 (2)).
 wait_for "wait-timeout on host3:0 would disturb a running job"
 send_text disturb
