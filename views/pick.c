@@ -230,8 +230,8 @@ pick_draw(struct app *a, void *data, int top, int rows, int cols)
 		ui_putf(stdscr, y++, 1, cols - 2, ROLE_HEADER, "Run %s on "
 		    "which host?", p->what);
 	if (y < top + rows)
-		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "Up/Down or Tab "
-		    "move, Enter or a double click chooses, Esc cancels; the "
+		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "Up/Down move, "
+		    "Enter or a double click chooses, Esc cancels; the "
 		    "confirmation comes next");
 	y++;
 	if (y < top + rows)
@@ -297,21 +297,8 @@ pick_status(struct app *a, void *data, char *buf, size_t len)
 		snprintf(buf, len, "Esc: cancel");
 }
 
-/* Tab moves as Down does: the question used to ignore it; the digits
- * choose no tab while a choice is open. */
-static const struct keybinding pick_keys[] = {
-	{ '\t', ACT_DOWN, "Tab" }, { KEY_BTAB, ACT_UP, "S-Tab" },
-	{ '1', ACT_NONE, NULL }, { '2', ACT_NONE, NULL },
-	{ '3', ACT_NONE, NULL }, { '4', ACT_NONE, NULL },
-	{ '5', ACT_NONE, NULL }, { '6', ACT_NONE, NULL },
-	{ '7', ACT_NONE, NULL }, { '8', ACT_NONE, NULL },
-	{ '9', ACT_NONE, NULL },
-	{ 0, ACT_NONE, NULL },
-};
-
 const struct view_ops pick_view = {
 	.title = "Pick",
-	.keys = pick_keys,
 	.open = pick_open,
 	.close = pick_close,
 	.draw = pick_draw,

@@ -3,7 +3,7 @@
  * job runs on (pick.c, over views/core/picker.h): every host of the lab
  * file with its connection state, or every chip of one host with what
  * runs on it, the selection starting on a default (the board's host), Up
- * and Down (or Tab) to move, Enter or a double click to take one, a click
+ * and Down to move, Enter or a double click to take one, a click
  * to select, Esc or q to cancel.  What is chosen is then confirmed as
  * before (confirm.h): the picker chooses, the confirmation confirms.
  */

@@ -4,7 +4,7 @@
 # host1: the one a question used to suggest).
 #
 #  1. r on G9 lists both hosts with their states, host2 (the board's)
-#     selected; Tab moves, Esc cancels with nothing started; picking host1
+#     selected; Up and Down move, Esc cancels with nothing started; picking host1
 #     (a click selects it, Enter takes it) confirms the soak on host1.
 #  2. s on the Soak screen picks the host, then its chips: chip 1 alone
 #     starts a soak on host2's chip 1 (confirmed by typing 1).
@@ -60,10 +60,10 @@ on_gate 9 r
 wait_for "Run G9's job on which host?"
 wait_re "^ [▸] host2 +up"
 expect_re "^   host1 +up"
-# S-Tab and Tab move the mark (the question ignored Tab); Esc cancels.
-keys BTab
+# Up and Down move the mark; Esc cancels.
+keys Up
 wait_re "^ [▸] host1 "
-keys Tab
+keys Down
 wait_re "^ [▸] host2 "
 keys Escape
 wait_for "G9's job not started"

@@ -2,7 +2,7 @@
  * picker.h: choosing one of a few things from a list (a lab host, a chip)
  * instead of typing its name blind: each choice in a row with its state
  * beside it ("up 12 ms", "idle", "soak 24h · chips 0-1 (job 7f3a)"),
- * the selection starting on a default, moved by the arrow keys (and Tab),
+ * the selection starting on a default, moved by the arrow keys,
  * taken by Enter or a double click, selected by a click.  A choice that
  * cannot be taken now (a host that is down) stays in the list, dimmed,
  * and Enter on it says why instead.  The owner (a screen, views/pick.c)
