@@ -30,6 +30,7 @@ struct confirm {
 	char			 host[128];
 	char			 workspace[PATH_MAX];	/* spec's, or "" */
 	char			 scenario[64];
+	int			 soak_chips[CONFIRM_CHIPS];	/* spec's */
 	char			 what[160];	/* the job in words */
 	const char		*where;		/* its workspace: the lab's */
 	char			 cmd[4096];
@@ -127,6 +128,7 @@ confirm_answer(struct app *a, const char *answer, void *arg)
 	struct confirm *c = arg;
 	struct ljob_spec spec = c->spec;
 	char what[160], host[128], err[256], ws[PATH_MAX], why[400];
+	int chips[CONFIRM_CHIPS];
 	confirm_done_fn done = c->done;
 	void *done_arg = c->done_arg;
 	const struct ljob *j = NULL;
@@ -136,8 +138,10 @@ confirm_answer(struct app *a, const char *answer, void *arg)
 	snprintf(what, sizeof what, "%s", c->what);
 	snprintf(host, sizeof host, "%s", c->host);
 	snprintf(ws, sizeof ws, "%s", c->workspace);
+	memcpy(chips, c->soak_chips, sizeof chips);
 	spec.host = host;
 	spec.workspace = ws[0] != '\0' ? ws : NULL;
+	spec.chips = spec.nchips > 0 ? chips : NULL;
 	app_close(a, c);
 	if (!ok)
 		app_message(a, false, "not started: %s", why);
@@ -212,6 +216,13 @@ confirm_open(struct app *a, const void *arg)
 		snprintf(c->scenario, sizeof c->scenario, "%s",
 		    spec->scenario);
 		c->spec.scenario = c->scenario;
+	}
+	c->spec.nchips = spec->nchips < nitems(c->soak_chips) ?
+	    spec->nchips : nitems(c->soak_chips);
+	if (c->spec.nchips > 0) {
+		memcpy(c->soak_chips, spec->chips, c->spec.nchips *
+		    sizeof *c->soak_chips);
+		c->spec.chips = c->soak_chips;
 	}
 	/* confirm_ask() has checked that it can be built. */
 	if (prepare(c, err, sizeof err) != 0)

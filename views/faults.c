@@ -7,11 +7,11 @@
  * every past result; and the action log (actionpane.h), which A shows or
  * hides.
  *
- * t (or Enter) triggers the selected scenario on the selected chip once the
- * chip id has been typed in the status bar (with a running job on that
- * chip, its id or the word disturb: confirm.h's rule); anything else
- * cancels, and --readonly refuses.  H moves to the next host that can run
- * faults.
+ * t (or Enter) triggers the selected scenario on a chip picked from the
+ * host's (pick.h; the selected one first) once the chip id has been typed
+ * in the status bar (with a running job on that chip, its id or the word
+ * disturb: confirm.h's rule); anything else cancels, and --readonly
+ * refuses.  H moves to the next host that can run faults.
  *
  * Where the cells come from (lab.md, "Where each screen's truth comes
  * from"): the host's own result files, 06-runtime/faults/<S>.json in its
@@ -39,6 +39,7 @@
 #include "views/core/cmdline.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
+#include "views/pick.h"
 
 #define NAME_W		16	/* the scenario column */
 #define CELL_LONG	18	/* "✔ recovered 5.0s" and a gap */
@@ -584,20 +585,12 @@ trigger_answer(struct app *a, const char *answer, void *arg)
 }
 
 /* Ask for the chip id, after checking the trigger could run at all. */
-static int
-trigger(struct app *a, struct faults_view *v)
+static void
+ask_trigger(struct app *a, struct faults_view *v)
 {
 	struct ljob_spec spec;
 	char q[384], cmd[4096], err[256], want[160], *host;
 
-	if (app_readonly(a)) {
-		app_message(a, true, "read-only: faults cannot be triggered");
-		return R_REDRAW;
-	}
-	if (labmodel_start_refused(app_labmodel(a)) != NULL) {
-		app_message(a, true, "%s", labmodel_start_refused(app_labmodel(a)));
-		return R_REDRAW;
-	}
 	cell_spec(v, &spec);
 	if (labmodel_transport(app_labmodel(a), spec.host, err,
 	    sizeof err) == NULL ||
@@ -605,7 +598,7 @@ trigger(struct app *a, struct faults_view *v)
 	    sizeof err) != 0) {
 		app_message(a, true, "cannot trigger %s here: %s",
 		    spec.scenario, err);
-		return R_REDRAW;
+		return;
 	}
 	snprintf(v->trig.host, sizeof v->trig.host, "%s", spec.host);
 	v->trig.chip = spec.chip;
@@ -624,6 +617,43 @@ trigger(struct app *a, struct faults_view *v)
 		    "%s:%d: ", spec.chip, spec.scenario, host, spec.chip);
 	free(host);
 	prompt_ask(a, q, trigger_answer, v);
+}
+
+/* The chip picked for the trigger: its column is selected, then the
+ * chip id (or more) is asked. */
+static void
+chip_picked(struct app *a, const char *host, int chip, void *arg)
+{
+	struct faults_view *v = arg;
+	size_t i;
+
+	if (host == NULL || strcmp(host, host_name(v)) != 0)
+		return;
+	for (i = 0; i < v->nchips; i++)
+		if (v->chips[i] == chip)
+			v->ch = i;
+	if (v->chips[v->ch] == chip)
+		ask_trigger(a, v);
+}
+
+/* t: the chip picked (pick.h; the selected column's first), then asked
+ * for as every trigger is. */
+static int
+trigger(struct app *a, struct faults_view *v)
+{
+	char what[96];
+
+	if (app_readonly(a)) {
+		app_message(a, true, "read-only: faults cannot be triggered");
+		return R_REDRAW;
+	}
+	if (labmodel_start_refused(app_labmodel(a)) != NULL) {
+		app_message(a, true, "%s", labmodel_start_refused(app_labmodel(a)));
+		return R_REDRAW;
+	}
+	snprintf(what, sizeof what, "fault %s", scenario_table[v->sc].name);
+	pick_chip(a, what, host_name(v), v->chips[v->ch], false, chip_picked,
+	    v);
 	return R_REDRAW;
 }
 

@@ -1,8 +1,9 @@
 /*
  * labrun.c: a gate's lab job started from the board or the gate screen
- * (see labrun.h): the host asked for when the lab has several, then the
- * confirmation screen (confirm.h) shows the job, its exact command, its
- * chips and what it would disturb, and starts it on the typed chips.
+ * (see labrun.h): the host picked when the lab has several (pick.h; the
+ * board's is selected first), then the confirmation screen (confirm.h)
+ * shows the job, its exact command, its chips and what it would disturb,
+ * and starts it on the typed chips.
  */
 #include "calops.h"
 
@@ -13,32 +14,17 @@
 #include "views/confirm.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
+#include "views/pick.h"
 #include "vocab/gateid.h"
 
-/* The one question open at a time (prompt_ask keeps every key until it is
- * answered), so its context needs no allocation. */
+/* The one choice open at a time (the picker's screen, then the
+ * confirmation, take every key until answered), so its context needs no
+ * allocation. */
 static struct {
 	int	 gate;
 	bool	 again;		/* G5: one more build, not two anew */
 	char	 host[128];
 } pending;
-
-/* The reachable hosts with a workspace, up to max into out. */
-static size_t
-run_hosts(struct app *a, const char **out, size_t max)
-{
-	const struct lab *lab = labmodel_lab(app_labmodel(a));
-	size_t i, n = 0;
-
-	for (i = 0; i < lab->nhosts; i++) {
-		if (!labmodel_host_usable(app_labmodel(a), lab->hosts[i].name))
-			continue;
-		if (n < max)
-			out[n] = lab->hosts[i].name;
-		n++;
-	}
-	return n;
-}
 
 /* Show what would run where, and start it on the typed chips: one job for
  * a gate at a time in a host's workspace. */
@@ -73,42 +59,26 @@ confirm(struct app *a)
 	confirm_ask(a, &spec);
 }
 
+/* The host picked (pick.h): protected ones are refused there, before
+ * the confirmation, which would show a command that cannot run. */
 static void
-host_answer(struct app *a, const char *answer, void *arg)
+host_picked(struct app *a, const char *host, int chip, void *arg)
 {
-	const char *hosts[32];
-	size_t i, n;
-
+	(void)chip;
 	(void)arg;
-	if (answer == NULL)
+	if (host == NULL) {
+		app_message(a, false, "G%d's job not started", pending.gate);
 		return;
-	n = run_hosts(a, hosts, nitems(hosts));
-	for (i = 0; i < n && i < nitems(hosts); i++)
-		if (strcmp(hosts[i], answer) == 0) {
-			/* Refused before the confirmation, which would
-			 * show a command that cannot run. */
-			if (labmodel_host_protected(app_labmodel(a),
-			    answer)) {
-				app_message(a, true, "host '%s' is protected: "
-				    "jobs run there only from a console "
-				    "started with --write %s", answer, answer);
-				return;
-			}
-			snprintf(pending.host, sizeof pending.host, "%s",
-			    answer);
-			confirm(a);
-			return;
-		}
-	app_message(a, true, "no reachable host '%.64s'", answer);
+	}
+	snprintf(pending.host, sizeof pending.host, "%s", host);
+	confirm(a);
 }
 
-/* Ask which host when there are several, then confirm and start. */
+/* Ask which host (the board's first), then confirm and start. */
 static void
 run_gate(struct app *a, int gate, bool again)
 {
-	const char *hosts[32];
-	char q[128];
-	size_t n;
+	char what[32];
 
 	if (app_readonly(a)) {
 		app_message(a, true, "read-only: jobs cannot be started");
@@ -119,21 +89,14 @@ run_gate(struct app *a, int gate, bool again)
 		    "gates: map", gate);
 		return;
 	}
-	pending.gate = gate;
-	pending.again = again;
-	n = run_hosts(a, hosts, nitems(hosts));
-	if (n == 0) {
+	if (labmodel_default_host(app_labmodel(a)) == NULL) {
 		app_message(a, true, "no reachable host with a workspace");
 		return;
 	}
-	if (n == 1) {
-		snprintf(pending.host, sizeof pending.host, "%s", hosts[0]);
-		confirm(a);
-		return;
-	}
-	snprintf(q, sizeof q, "run G%d's job on which host (%s, …)?", gate,
-	    hosts[0]);
-	prompt_ask(a, q, host_answer, NULL);
+	pending.gate = gate;
+	pending.again = again;
+	snprintf(what, sizeof what, "G%d's job", gate);
+	pick_host(a, what, labrun_default_host(a), host_picked, NULL);
 }
 
 void

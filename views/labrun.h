@@ -11,7 +11,8 @@
 struct app;
 
 /* Ask, then run gate's job (G7: golden + faults, G9: the 24 h soak) on a
- * host: the only reachable one, or the one typed.  Refused read-only. */
+ * host: the only one, or the one picked (pick.h), the board's selected
+ * first.  Refused read-only. */
 void	labrun_gate(struct app *a, int gate);
 /* G5 only: one more build added to those builds.json lists (a third on
  * demand), asked and confirmed as labrun_gate asks. */

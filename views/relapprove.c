@@ -20,6 +20,8 @@
 #include "views/core/config.h"
 #include "views/core/graph.h"
 #include "views/core/ui.h"
+#include "views/labrun.h"
+#include "views/pick.h"
 #include "views/relapprove.h"
 
 #define FIELD_COLS	30	/* a diff's field name */
@@ -286,35 +288,72 @@ chip_started(struct app *a, const struct ljob *j, void *arg)
 	app_redraw(p->app);
 }
 
-/* A promote's chip step (release.md §6): the runner's inspect and golden
- * on the first chip of the workspace's host, asked as every job that
+/* A host picked for the chip step (pick.h), kept; false when the
+ * approval is over, or given up now: the pick was cancelled. */
+static bool
+picked(struct relapprove *p, const char *host)
+{
+	if (p->step != RAP_CHIP)
+		return false;
+	if (host == NULL) {
+		relapprove_cancel(p, "cancelled: nothing signed, nothing "
+		    "changed");
+		return false;
+	}
+	snprintf(p->chip_host, sizeof p->chip_host, "%s", host);
+	return true;
+}
+
+/* The chip picked: the Confirm screen asks for it as every job that
  * disturbs a chip is asked. */
+static void
+chip_picked(struct app *a, const char *host, int chip, void *arg)
+{
+	struct relapprove *p = arg;
+	struct ljob_spec spec = { .kind = LJOB_CHIPSTEP };
+
+	if (!picked(p, host))
+		return;
+	p->chip = chip;
+	spec.host = p->chip_host;
+	spec.workspace = labrun_workspace(a, p->chip_host);
+	spec.chip = p->chip;
+	spec.generation = p->to;
+	if (confirm_ask_then(a, &spec, chip_started, p) != 0) {
+		p->step = RAP_ASKING;
+		relapprove_cancel(p, NULL);
+	}
+}
+
+/* The host picked: then its chip. */
+static void
+host_picked(struct app *a, const char *host, int chip, void *arg)
+{
+	struct relapprove *p = arg;
+
+	(void)chip;
+	if (picked(p, host))
+		pick_chip(a, p->chip_what, p->chip_host, -1, false,
+		    chip_picked, p);
+}
+
+/* A promote's chip step (release.md §6): the runner's inspect and golden
+ * on a chip of a lab host, both picked (pick.h; the workspace's host
+ * first), then asked as every job that disturbs a chip is asked. */
 static void
 ask_chip(struct relapprove *p)
 {
-	struct labmodel *lm = app_labmodel(p->app);
-	const char *host = app_workspace_lab_host(p->app);
-	const struct lab_host *h = host != NULL ?
-	    lab_host(labmodel_lab(lm), host) : NULL;
-	struct ljob_spec spec = { .kind = LJOB_CHIPSTEP };
-
-	if (h == NULL) {
+	if (labmodel_default_host(app_labmodel(p->app)) == NULL) {
 		relapprove_cancel(p, NULL);
 		app_message(p->app, true, "no lab host for the chip step: "
 		    "nothing signed, nothing changed");
 		return;
 	}
-	snprintf(p->chip_host, sizeof p->chip_host, "%s", h->name);
-	p->chip = h->nchips > 0 ? h->chips[0] : 0;
-	spec.host = p->chip_host;
-	spec.workspace = app_workspace(p->app);
-	spec.chip = p->chip;
-	spec.generation = p->to;
+	snprintf(p->chip_what, sizeof p->chip_what, "generation %ld's chip "
+	    "step", p->to);
 	p->step = RAP_CHIP;
-	if (confirm_ask_then(p->app, &spec, chip_started, p) != 0) {
-		p->step = RAP_ASKING;
-		relapprove_cancel(p, NULL);
-	}
+	pick_host(p->app, p->chip_what, labrun_default_host(p->app),
+	    host_picked, p);
 }
 
 /* The reason: the record is signed and sent; a promote's after its chip

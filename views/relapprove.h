@@ -55,6 +55,7 @@ struct relapprove {
 	 * it runs, its job once started, and whether Esc stopped it. */
 	char			 reason[512];
 	char			 chip_host[128];
+	char			 chip_what[64];	/* the pickers' words */
 	int			 chip;
 	char			 job[JOB_ID_MAX + 1];
 	bool			 chip_stopped;

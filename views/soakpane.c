@@ -28,6 +28,7 @@
 #include "views/core/glyph.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
+#include "views/pick.h"
 #include "views/soak_int.h"
 #include "views/soakpane.h"
 
@@ -513,6 +514,13 @@ soakpane_draw_none(struct app *a, int top, int cols)
 	    " (1h, 8h or 24h)");
 }
 
+/* Where the soak asked for runs (picked before its duration is asked):
+ * one question at a time, so no allocation. */
+static struct {
+	char	 host[128];
+	int	 chip;		/* -1: every chip of the host */
+} starting;
+
 /* The duration typed after s: 1h, 8h, 24h (or N with s, m, h). */
 static void
 start_answer(struct app *a, const char *answer, void *arg)
@@ -536,17 +544,45 @@ start_answer(struct app *a, const char *answer, void *arg)
 		app_message(a, true, "%s", why);
 		return;
 	}
-	spec.host = labrun_default_host(a);
+	spec.host = starting.host;
 	spec.workspace = labrun_workspace(a, spec.host);
 	spec.kind = LJOB_SOAK;
 	spec.gate = -1;
 	spec.chip = -1;
+	if (starting.chip >= 0) {
+		spec.chips = &starting.chip;
+		spec.nchips = 1;
+	}
 	spec.duration_s = d * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
 	/* What it runs and disturbs first, and the typed chips. */
 	confirm_ask(a, &spec);
 }
 
-/* The s key: one soak at a time, its duration asked in the status bar. */
+/* The chips picked (every one, or one): its duration is asked next. */
+static void
+chips_picked(struct app *a, const char *host, int chip, void *arg)
+{
+	(void)arg;
+	if (host == NULL)
+		return;
+	starting.chip = chip;
+	prompt_ask(a, "soak for how long? 1h, 8h or 24h: ", start_answer, NULL);
+}
+
+static void
+host_picked(struct app *a, const char *host, int chip, void *arg)
+{
+	(void)chip;
+	(void)arg;
+	if (host == NULL)
+		return;
+	snprintf(starting.host, sizeof starting.host, "%s", host);
+	pick_chip(a, "a soak", starting.host, -1, true, chips_picked, NULL);
+}
+
+/* The s key: one soak at a time, on the host and chips picked (pick.h;
+ * the board's host and every chip first), its duration asked in the
+ * status bar. */
 int
 soakpane_ask_start(struct app *a)
 {
@@ -563,6 +599,6 @@ soakpane_ask_start(struct app *a)
 		    j->host);
 		return R_REDRAW;
 	}
-	prompt_ask(a, "soak for how long? 1h, 8h or 24h: ", start_answer, NULL);
+	pick_host(a, "a soak", labrun_default_host(a), host_picked, NULL);
 	return R_REDRAW;
 }

@@ -100,6 +100,7 @@ enum view_kind {
 	X(joblog, VIEW_DRILL, "one job's log, live")			\
 	X(describe, VIEW_DRILL, "one job: command, host, times, job.json") \
 	X(confirm, VIEW_DRILL, "what a job will run and disturb, first") \
+	X(pick, VIEW_DRILL, "which host or chip a job runs on, with states") \
 	X(pager, VIEW_DRILL, "a file of a workspace on a lab host")
 
 #define VIEW_DECLARE(name, kind, help) extern const struct view_ops name##_view;

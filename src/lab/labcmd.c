@@ -236,6 +236,34 @@ duration_text(double s, char *buf, size_t len)
 		snprintf(buf, len, "%lds", v);
 }
 
+/* A soak's --chips: the spec's, each one of the host's, else every chip
+ * of the host (0 when the lab file names none); 0, or -1 with err. */
+static int
+soak_chips(const struct lab_host *lh, const struct ljob_spec *spec,
+    char *buf, size_t len, char *err, size_t errlen)
+{
+	size_t i, k;
+
+	for (i = 0; i < spec->nchips; i++) {
+		for (k = 0; k < lh->nchips && lh->chips[k] != spec->chips[i];
+		    k++)
+			;
+		if (k == lh->nchips &&
+		    (lh->nchips > 0 || spec->chips[i] != 0)) {
+			errbuf_set(err, errlen, "host '%s' has no chip %d in "
+			    "the lab file", lh->name, spec->chips[i]);
+			return -1;
+		}
+	}
+	if (spec->nchips > 0)
+		labcmd_chips_text(spec->chips, spec->nchips, buf, len);
+	else if (lh->nchips > 0)
+		labcmd_chips_text(lh->chips, lh->nchips, buf, len);
+	else
+		snprintf(buf, len, "0");
+	return 0;
+}
+
 int
 labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
     struct strv *argv, char *label, size_t labellen, char *err,
@@ -274,11 +302,11 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 		    first_chip);
 		break;
 	case LJOB_SOAK:
-		if (lh->nchips > 0)
-			labcmd_chips_text(lh->chips, lh->nchips, chips,
-			    sizeof chips);
-		else
-			snprintf(chips, sizeof chips, "0");
+		if (soak_chips(lh, spec, chips, sizeof chips, err,
+		    errlen) != 0) {
+			free(calbin);
+			return -1;
+		}
 		duration_text(spec->duration_s > 0 ? spec->duration_s : 86400,
 		    dur, sizeof dur);
 		add_runner(w, argv, "stress");

@@ -46,6 +46,10 @@ struct ljob_spec {
 	int		 chip;		/* LJOB_FAULT, LJOB_CHIPSTEP */
 	const char	*scenario;	/* LJOB_FAULT */
 	double		 duration_s;	/* LJOB_SOAK (and G9): 0 = 24 h */
+	/* LJOB_SOAK: the chips it runs on, each one of the host's; NULL
+	 * (nchips 0): every chip of the host */
+	const int	*chips;
+	size_t		 nchips;
 	bool		 again;		/* G5: one more build, not two anew */
 	long		 generation;	/* LJOB_CHIPSTEP: the one promoted */
 };

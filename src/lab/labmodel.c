@@ -571,6 +571,9 @@ spec_chips(const struct lhost *h, const struct ljob_spec *spec, int *out,
 		return 0;
 	if (spec_kind(spec) == LJOB_FAULT || spec_kind(spec) == LJOB_CHIPSTEP)
 		out[n++] = spec->chip;
+	else if (spec_kind(spec) == LJOB_SOAK && spec->nchips > 0)
+		for (i = 0; i < spec->nchips && n < max; i++)
+			out[n++] = spec->chips[i];
 	else if (spec_kind(spec) != LJOB_SOAK || h->h->nchips == 0)
 		out[n++] = h->h->nchips > 0 ? h->h->chips[0] : 0;
 	else

@@ -206,15 +206,20 @@ grep -q '"what":"soak 24h · chips 0-3"' "$TMP/state/calops/actions.jsonl" ||
 
 # Soaks that have ended, from the simulator at full speed with a fixed
 # seed and start, each the newest when its screens are dumped.
-# ended_soak NAME LAB [OPTION] [STEPS]: a 1 h soak started from the Soak
-# screen on the lab LAB (from demo.yaml, runner options added), dumped
-# once it ended and the board took it in, then STEPS.
+# ended_soak NAME LAB [OPTION] [STEPS] [PICKSTEPS]: a 1 h soak started from
+# the Soak screen on the lab LAB (from demo.yaml, runner options added) on
+# every chip (the chip picker's first row; PICKSTEPS before it is taken),
+# dumped once it ended and the board took it in, then STEPS.
 ended_soak() {
 	sed -e "s|^runner: .*|runner: calrt-sim --time-scale 0 --seed 7 --start 2026-09-01T00:00:00Z $2|" \
 	    "$TMP/demo.yaml" >"$TMP/$1.yaml"
 	printf '%s\n' "timeout 60
 wait board
 key 5 s
+wait text Run a soak on which chip of local?
+${5:-}
+key Enter
+wait text soak for how long?
 type 1h
 key Enter
 wait text type the chips
@@ -234,7 +239,7 @@ key Q" >"$TMP/script"
 ended_soak ended "" "" "key Left Left
 dump out/soak-cursor.txt
 key ?
-dump out/help-soak.txt"
+dump out/help-soak.txt" "dump out/pick-chips.txt"
 # TTFT around its SLA, drawn in ASCII, where crossings an alert covered
 # are '#' and brief dips '!', and its alert journal (each worst value and
 # its line in words, apart to the digit); then TTFT far over it: the 1 h

@@ -82,6 +82,10 @@ command_shown() {
 # The soak on chip 0 weighs more than an idle chip: the chip id alone
 # cancels, the soak's job id triggers (issue 30 (2)).
 keys t
+wait_for "Run fault wait-timeout on which chip of local?"
+# Each chip with what runs on it: the soak, with its job id.
+expect_re "^ [▸] chip 0 +busy: soak 24h · chips 0-3 \(job [^ )]+\)"
+pick "chip 0"
 wait_for "wait-timeout on local:0 would disturb a running job: type its job"
 expect "to trigger it anyway, type its job id ("
 expect "soak 24h"
@@ -91,6 +95,7 @@ send_text 0
 keys Enter
 wait_for "trigger cancelled: it would disturb"
 keys t
+pick "chip 0"
 wait_for "would disturb a running job"
 send_text "$soak_id"
 keys Enter

@@ -15,6 +15,7 @@ wait_for "[6 Faults]"
 keys j j j
 wait_for "kv-full on local:0"
 keys t
+pick "chip 0"
 wait_for "type the chip id (0)"
 send_text 0
 keys Enter

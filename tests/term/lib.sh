@@ -205,6 +205,40 @@ on_gate() {
 	keys "$2"
 }
 
+# pick NAME: on the host or chip picker (views/pick.c), the mark (the row
+# starting " ▸ ") moved from the first choice down to NAME, then Enter;
+# each step waits for the mark to be drawn on the next row.
+pick_at() {
+	screen | grep -nE "^ [▸>] " | head -1 | cut -d: -f1
+}
+pick_wait_at() {
+	local end=$(($(now_ms) + WAIT_SECS * 1000))
+
+	until [ "$(pick_at)" = "$1" ]; do
+		[ "$(now_ms)" -ge "$end" ] &&
+		    fail "waited $WAIT_SECS s for the picker's mark on row $1"
+		sleep 0.05
+	done
+}
+pick() {
+	local i top
+
+	wait_re "^ [▸>] "
+	top=$(screen | grep -nE "^ +state$" | head -1 | cut -d: -f1)
+	[ -n "$top" ] || fail "no picker on the screen"
+	keys g
+	pick_wait_at $((top + 1))
+	for i in $(seq 32); do
+		if screen | grep -qE "^ [▸>] $1( |\$)"; then
+			keys Enter
+			return 0
+		fi
+		keys j
+		pick_wait_at $((top + 1 + i))
+	done
+	fail "no choice '$1' in the picker"
+}
+
 send_text() {
 	tm send-keys -t "$ON" -l -- "$1"
 }

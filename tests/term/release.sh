@@ -48,11 +48,13 @@ last_record() {
 	    fail "$2: $(tail -1 "$REL/audit.jsonl")"
 }
 
-# The lab: this machine, two chips, the workspace, and the simulator as
-# the runner at 20 times real time, so that a promote's chip step (golden's
-# 16 cases) streams for a few seconds.
+# The lab: this machine, two chips, the workspace (and `spare`, with no
+# workspace, which the chip step's host picker shows and refuses), and the
+# simulator as the runner at 20 times real time, so that a promote's chip
+# step (golden's 16 cases) streams for a few seconds.
 cat >"$TMP/lab.yaml" <<EOF
 hosts:
+  - {name: spare, transport: local, chips: [0]}
   - {name: local, transport: local, chips: [0, 1]}
 workspaces:
   - {host: local, path: $(printf '%s' "$WS" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}
@@ -119,8 +121,10 @@ last_record '"actor":"Ada Owner","key_id":"mei.chen","action":"rollback","from":
 grep -qF "$PASS" "$REL/audit.jsonl" "$REL/.lock" && fail "the passphrase is in a file"
 
 # approve_promote: from the number asked to the chip step's confirmation
-# answered: 2, the config's key, its passphrase, the default reason, and
-# the chip (release.md §6: confirmed as every job that disturbs a chip).
+# answered: 2, the config's key, its passphrase, the default reason, the
+# host and chip picked (local, the workspace's, selected first; chip 1),
+# and the chip typed (release.md §6: confirmed as every job that disturbs
+# a chip).
 approve_promote() {
 	send_text 2
 	keys Enter
@@ -131,9 +135,18 @@ approve_promote() {
 	keys Enter
 	wait_for "why, for the audit log"
 	keys Enter
-	wait_for "type the chips (0) to start it"
-	expect "chip step gen 2"
-	send_text 0
+	wait_for "Run generation 2's chip step on which host?"
+	wait_re "^ [▸] local +up"
+	expect_re "^   spare +up .* no workspace"
+	pick spare
+	wait_for "the lab file names no workspace on host 'spare'"
+	pick local
+	wait_for "Run generation 2's chip step on which chip of local?"
+	wait_re "^ [▸] chip 0 +idle"
+	pick "chip 1"
+	wait_for "type the chips (1) to start it"
+	expect "chip step gen 2 · chip 1"
+	send_text 1
 	keys Enter
 }
 
@@ -181,7 +194,7 @@ wait_for "[9 Release]"
 wait_re "chip step +.*golden [0-9]+/16"
 wait_for "now points to generation 2" 60
 logged 5 2 "the promote did not append exactly one record"
-last_record '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":0,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' \
+last_record '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":1,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' \
     "the promote's record has no chip step"
 job=$(tail -1 "$REL/audit.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chip_step"]["job"])')
 sum=$(sha256sum "$REL"/chip-steps/2-"$job"/golden.json | cut -d' ' -f1)

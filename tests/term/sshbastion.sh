@@ -31,8 +31,7 @@ WAIT_SECS=60 wait_re "^ G7 +· pending"	# host1's workspace
 # ---- a soak on host1, through the bastion ----
 keys 1 G k r
 wait_for "on which host"
-send_text host1
-keys Enter
+pick host1
 WAIT_SECS=30 wait_for "Start soak 24h · chips 0,1 on host1?"
 send_text "0,1"
 keys Enter

@@ -31,8 +31,9 @@ WAIT_SECS=60 wait_re "^ G7 +· pending"	# host1's workspace
 for k in 1 2 3; do
 	keys 1 G k r
 	wait_for "on which host"
-	send_text "host$k"
-	keys Enter
+	# The board is host1's: its host is selected first.
+	wait_re "^ [▸] host1 "
+	pick "host$k"
 	WAIT_SECS=30 wait_for "Start soak 24h · chips 0,1 on host$k?"
 	send_text "0,1"
 	keys Enter
@@ -51,6 +52,7 @@ done
 keys g j j j j j
 wait_re "wait-timeout on host3:0"
 keys t
+pick "chip 0"
 # Its soak runs on chip 0: the word disturb, not the chip id (issue 30 (2)).
 wait_for "wait-timeout on host3:0 would disturb a running job"
 send_text disturb

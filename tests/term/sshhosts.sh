@@ -104,15 +104,16 @@ expect "host2 protected"
 keys 1
 keys G k r
 wait_for "on which host"
-send_text "host2"
-keys Enter
+expect_re "^ +host2 +.* protected"
+pick host2
 wait_for "host 'host2' is protected"
+keys Escape
+wait_gone "on which host"
 
 # ---- 3. a soak on host1, across a dropped link and a frozen one ----
 keys r
 wait_for "on which host"
-send_text "host1"
-keys Enter
+pick host1
 wait_for "Start soak 24h · chips 0,1 on host1?"
 send_text "0,1"
 keys Enter

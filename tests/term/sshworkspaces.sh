@@ -8,6 +8,7 @@
 #  2. A change on host2 (G2's report gone) is seen on R: its row turns to
 #     G2.
 #  3. Enter on host2's row opens its board: G2 red there, watched on host2;
+#     r on G9 there picks host2 first, and host1 can be picked instead;
 #     the report back, the row of the workspace on screen is that live
 #     board at once (issue 29 (6)), not the copy R evaluated.
 #  4. host1 off the network: its row keeps its board and says it is not
@@ -59,6 +60,18 @@ wait_re "^  host2 .*G2"		# selected: no mark yet
 keys Enter
 WAIT_SECS=60 wait_re "^ G2 +(✘ fail|· pending)"
 WAIT_SECS=60 wait_for "watched on host2"
+# r on G9 from host2's board: the lab's hosts with their states, host2
+# (the board's) selected first, not the lab's first; host1 picked instead
+# (issue 30 §5), and the confirmation cancelled.
+on_gate 9 r
+wait_for "Run G9's job on which host?"
+wait_re "^ [▸] host2 +up"
+expect_re "^   host1 +up"
+expect_re "^   local +up"
+pick host1
+WAIT_SECS=30 wait_re "Start soak 24h · chips [0-9,-]+ on host1\?"
+keys Escape
+wait_gone "Start soak 24h"
 keys 8
 wait_re "^▸ host2 "
 

@@ -50,6 +50,7 @@ ON=test
 keys 6
 wait_for "[6 Faults]"
 keys g j j j j j t
+pick "chip 0"
 # The soak runs on chip 0: its job id or the word disturb (issue 30 (2)).
 wait_for "wait-timeout on local:0 would disturb a running job"
 send_text disturb

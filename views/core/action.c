@@ -47,11 +47,12 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_WRAP] = { "wrap", "wrap long lines (toggle)" },
 	[ACT_SEARCH_NEXT] = { "search-next", "next line matching the filter" },
 	[ACT_SEARCH_PREV] = { "search-prev", "previous line matching the filter" },
-	[ACT_RUN] = { "run", "start this screen's job: the gate's lab job (board, gate), a soak (soak)" },
+	[ACT_RUN] = { "run", "start this screen's job on a host picked: the "
+	    "gate's lab job (board, gate), a soak (soak)" },
 	[ACT_RUN_AGAIN] = { "run-again", "G5: one more build of its "
 	    "reproducibility run (a third on demand), added to those listed" },
-	[ACT_TRIGGER] = { "trigger", "trigger the selected fault scenario (type "
-	    "the chip id; a job runs there: its id or disturb)" },
+	[ACT_TRIGGER] = { "trigger", "trigger the scenario on a chip picked "
+	    "(type the chip id; a job runs there: its id or disturb)" },
 	[ACT_HOST] = { "host", "choose the host" },
 	[ACT_CHIP] = { "chip", "cycle the chip shown: merged, then each chip" },
 	[ACT_WINDOW] = { "window", "cycle the window: 1 min, 10 min, 1 h, whole run" },
@@ -66,7 +67,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_ACCEPT_KEY] = { "accept-key", "trust the unknown host key the "
 	    "selected host was refused over (type yes)" },
 	[ACT_PROMOTE] = { "promote", "promote the candidate: shows what "
-	    "changes, verifies it, asks its number, your key and passphrase" },
+	    "changes, verifies it, asks its number, your key and passphrase, "
+	    "then runs its chip step on a host and chip picked" },
 	[ACT_ROLLBACK] = { "rollback", "roll back to the selected earlier "
 	    "generation (from current: to its previous_generation)" },
 	[ACT_BASE] = { "diff-base", "compare the other generations with the "
