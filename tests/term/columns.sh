@@ -1,8 +1,8 @@
 # columns.sh: list columns use the space there is (views/core/list.c): the
 # board's owners are whole once the screen has room for them (120 columns
 # and up, 160x45 too), a finding's FILE:POSITION keeps its end, l and h
-# scroll the cut cells of the findings, and a click on a column's title
-# sorts by it.
+# scroll the cut cells of the findings, a click on a column's title
+# sorts by it, and a message the status bar cuts is whole in :messages.
 . "$(dirname "$0")/lib.sh"
 
 # click ROW COL: button 1 down and up on that cell (1-based), SGR.
@@ -41,5 +41,23 @@ click "$row" $((${#line} + 2))
 wait_for "sorted by severity"
 expect_re "^ GATE +LEVEL▾ +CHECK"
 expect_re "^ G3 +error +G3.unsupported"
+# A message longer than the status bar: cut there, pointing at
+# :messages, which shows it whole.
+long=$(printf 'x%.0s' $(seq 150))
+keys :
+send_text "no-such-command-${long}-END"
+keys Enter
+wait_for "unknown command ':no-such-command-xxx"
+expect "(:messages)"
+reject "-END'"
+keys :
+send_text messages
+keys Enter
+wait_for "message 2 of 2"
+expect_re "^ [0-9]{2}:[0-9]{2}:[0-9]{2} +sorted by severity"
+expect_re "^ [0-9]{2}:[0-9]{2}:[0-9]{2} +unknown command"
+expect "xxx-END' (Tab completes)"
+keys q
+wait_for "sorted by severity (s)"
 quit_calops
 finish
