@@ -146,11 +146,12 @@ messages_status(struct app *a, void *data, char *buf, size_t len)
 {
 	struct messages_view *v = data;
 	const char *dot = ui_glyph("·", "-");
+	bool cut = v->list.hmax > 0;
 
 	(void)a;
-	snprintf(buf, len, "%zu message%s this session (the last %d kept)%s%s"
-	    " q: close", v->list.nmap, v->list.nmap == 1 ? "" : "s",
-	    APP_HISTORY_KEPT, v->list.hmax > 0 ? " h l: scroll " : " ", dot);
+	snprintf(buf, len, "%zu message%s (the last %d kept) %s q: close%s%s%s",
+	    v->list.nmap, v->list.nmap == 1 ? "" : "s", APP_HISTORY_KEPT, dot,
+	    cut ? " " : "", cut ? dot : "", cut ? " h l: scroll" : "");
 }
 
 const struct view_ops messages_view = {
