@@ -214,6 +214,38 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 	}
 }
 
+/* The selected finding as text or Markdown, for y and Y: what it is, where,
+ * whose gate, and the whole message; the workspace's words through the
+ * sanitiser (one line each). */
+static char *
+finding_copy_text(const struct app *a, const struct board_finding *f,
+    bool md)
+{
+	char where[512], *check, *place, *msg, *owner, *s;
+	const char *gate = f->gate >= 0 ? gate_table[f->gate].id : "proj";
+	const char *ow = gate_owner(a, f->gate);
+
+	boardmodel_finding_where(f, where, sizeof where);
+	check = text_sanitize_doc(f->check, strlen(f->check));
+	place = text_sanitize_doc(where, strlen(where));
+	msg = text_sanitize_doc(f->message, strlen(f->message));
+	owner = text_sanitize_doc(ow != NULL ? ow : "no owner",
+	    ow != NULL ? strlen(ow) : 8);
+	if (md)
+		s = xasprintf("**%s %s** `%s` in `%s` (owner: %s)\n\n> %s\n",
+		    gate, finding_severity_name(f->severity), check, place,
+		    owner, msg);
+	else
+		s = xasprintf("%s %s %s %s\nowner: %s\n%s\n", gate,
+		    finding_severity_name(f->severity), check, place, owner,
+		    msg);
+	free(check);
+	free(place);
+	free(msg);
+	free(owner);
+	return s;
+}
+
 static int
 findings_action(struct app *a, void *data, enum action act)
 {
@@ -241,6 +273,19 @@ findings_action(struct app *a, void *data, enum action act)
 			    finding_severity_name(v->min_sev),
 			    v->min_sev > SEV_ERROR ? " and up" : "");
 		return R_REDRAW;
+	case ACT_COPY:
+	case ACT_COPY_MD: {
+		char *text;
+
+		if ((i = list_selected(&v->list)) == SIZE_MAX)
+			return R_NONE;
+		f = &app_board(a)->now.findings[v->order[i]];
+		text = finding_copy_text(a, f, act == ACT_COPY_MD);
+		app_copy(a, "the finding", act == ACT_COPY_MD ? "finding.md" :
+		    "finding.txt", text);
+		free(text);
+		return R_REDRAW;
+	}
 	case ACT_OPEN:
 	case ACT_ENTER:
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
@@ -297,6 +342,8 @@ static const struct keybinding findings_keys[] = {
 	{ '>', ACT_SORT, ">" },
 	{ '<', ACT_SORT_BACK, "<" },
 	{ 'v', ACT_LEVEL, "v" },
+	{ 'y', ACT_COPY, "y" },
+	{ 'Y', ACT_COPY_MD, "Y" },
 	{ 'e', ACT_LEVEL, NULL },	/* the key it had first */
 	{ 0, ACT_NONE, NULL },
 };

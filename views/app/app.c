@@ -22,6 +22,7 @@
 #include "views/app/frame.h"
 #include "views/app/prompt.h"
 #include "views/app/reportrun.h"
+#include "views/core/clip.h"
 #include "views/core/ui.h"
 #include "views/pager.h"
 #include "ws/workspace.h"
@@ -209,6 +210,34 @@ app_message(struct app *a, bool error, const char *fmt, ...)
 	a->message_error = error;
 	a->message_eval = false;
 	a->dirty = true;
+}
+
+void
+app_copy(struct app *a, const char *what, const char *name,
+    const char *text)
+{
+	char err[512], *path, *seq;
+	bool osc = a->headless == NULL && strlen(text) <= CLIP_OSC52_MAX &&
+	    clip_terminal_takes(getenv("TERM"));
+
+	if (osc) {
+		/* Between two frames: it moves no cursor and draws nothing. */
+		seq = clip_osc52(text);
+		fputs(seq, stdout);
+		fflush(stdout);
+		free(seq);
+	}
+	if (clip_save(name, text, &path, err, sizeof err) != 0) {
+		if (osc)
+			app_message(a, true, "copied %s to the clipboard (OSC "
+			    "52), not to a file: %s", what, err);
+		else
+			app_message(a, true, "%s is not copied: %s", what, err);
+		return;
+	}
+	app_message(a, false, "copied %s: %s%s", what, osc ?
+	    "OSC 52 and " : "", path);
+	free(path);
 }
 
 size_t

@@ -87,6 +87,13 @@ void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
 void	 app_close(struct app *a, const void *data);
 void	 app_message(struct app *a, bool error, const char *fmt, ...)
 	    PRINTFLIKE(3, 4);
+/* Copy text out (y, Y; views/core/clip.h): to the terminal's clipboard
+ * where it takes OSC 52, and always to the state folder's copied/NAME;
+ * the status bar says where, what naming what was copied ("the
+ * finding"). */
+void	 app_copy(struct app *a, const char *what, const char *name,
+	    const char *text);
+
 #define APP_HISTORY_KEPT 200
 
 /* The status-bar messages kept, whole (the bar shows what fits): how many,
