@@ -104,7 +104,8 @@ board_close(void *data)
 }
 
 /* The columns; the status is wider while a gate's lab job shows its
- * progress there, the owner as wide as the longest one when there is room. */
+ * progress there; the name grows first, then the owner, as wide as the
+ * longest one when there is room, then the failback. */
 enum { COL_GATE, COL_STATUS, COL_NAME, COL_OWNER, COL_DUE, COL_COUNTS,
     COL_FAILBACK };
 
@@ -112,11 +113,12 @@ static const struct list_col gate_cols[] = {
 	[COL_GATE] = { "GATE", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, 0 },
 	[COL_STATUS] = { "STATUS", 0, 10, LIST_LEFT, ROLE_NORMAL, 0, 1 },
 	[COL_NAME] = { "NAME", 32, 12, LIST_LEFT, ROLE_NORMAL, 0, -1 },
-	[COL_OWNER] = { "OWNER", 0, 10, LIST_LEFT, ROLE_NORMAL, 0, 2 },
+	[COL_OWNER] = { "OWNER", 0, 12, LIST_LEFT, ROLE_NORMAL, LIST_REST,
+	    2 },
 	[COL_DUE] = { "DUE", 0, 10, LIST_LEFT, ROLE_NORMAL, 0, 3 },
 	[COL_COUNTS] = { "FINDINGS", 0, 15, LIST_LEFT, ROLE_NORMAL, 0, 4 },
 	[COL_FAILBACK] = { "FAILBACK", 0, 12, LIST_LEFT, ROLE_DIM,
-	    LIST_GROW | LIST_REST, -1 },
+	    LIST_GROW | LIST_LAST, -1 },
 };
 
 /* What a row is drawn from. */

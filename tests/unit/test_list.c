@@ -439,6 +439,27 @@ test_cols_fit(void **state)
 	assert_int_equal(w[0] + w[1] + w[2] + w[3], 0);
 }
 
+/* Rounds: a LIST_REST column grows before a LIST_LAST one, whatever their
+ * order in the table. */
+static void
+test_cols_rounds(void **state)
+{
+	static const struct list_col c[] = {
+		{ "A", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+		{ "LAST", 0, 4, LIST_LEFT, ROLE_NORMAL, LIST_LAST, -1 },
+		{ "REST", 0, 4, LIST_LEFT, ROLE_NORMAL, LIST_REST, -1 },
+	};
+	int want[] = { 6, 10, 10 }, w[3];
+
+	(void)state;
+	/* 3 blanks and 12 of minimums; 10 to share: A's 2, REST's 6, then
+	 * LAST's 2. */
+	list_cols_fit(c, want, 3, 25, w);
+	assert_int_equal(w[0], 6);
+	assert_int_equal(w[2], 10);
+	assert_int_equal(w[1], 6);
+}
+
 int
 main(void)
 {
@@ -449,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_select_row),
 		cmocka_unit_test(test_draw),
 		cmocka_unit_test(test_cols_fit),
+		cmocka_unit_test(test_cols_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -244,12 +244,19 @@ cols_share(const int *want, size_t n, int *w, int spare)
 	return spare;
 }
 
+/* The round of list_cols_fit() a column starts to grow in. */
+static int
+round_of(int flags)
+{
+	return flags & LIST_LAST ? 2 : flags & LIST_REST ? 1 : 0;
+}
+
 void
 list_cols_fit(const struct list_col *c, const int *want, size_t n, int cols,
     int *w)
 {
 	int capped[LIST_COLS_MAX] = { 0 }, first[LIST_COLS_MAX] = { 0 };
-	int used = 0, spare;
+	int used = 0, spare, round;
 	size_t i, k;
 
 	for (i = 0; i < n && i < LIST_COLS_MAX; i++) {
@@ -264,11 +271,15 @@ list_cols_fit(const struct list_col *c, const int *want, size_t n, int cols,
 			used += 1 + c[i].min;
 		}
 	}
-	/* LIST_REST columns wait at their minimum for the first round. */
-	for (k = 0; k < i; k++)
-		first[k] = c[k].flags & LIST_REST ? w[k] : capped[k];
-	spare = cols_share(first, i, w, cols - used);
-	spare = cols_share(capped, i, w, spare);
+	/* Three rounds: LIST_REST columns wait at their minimum for the
+	 * first, LIST_LAST ones for the first two. */
+	spare = cols - used;
+	for (round = 0; round < 3; round++) {
+		for (k = 0; k < i; k++)
+			first[k] = round_of(c[k].flags) > round ? w[k] :
+			    capped[k];
+		spare = cols_share(first, i, w, spare);
+	}
 	for (i = 0; i < n && i < LIST_COLS_MAX && spare > 0; i++)
 		if (w[i] > 0 && (c[i].flags & LIST_GROW)) {
 			w[i] += spare;

@@ -27,8 +27,8 @@ typedef void (*list_row_fn)(const void *arg, size_t rec, int y, int x, int cols,
  * the header back to it.  Widths use the space there is: each column shown
  * gets its minimum, then the rest is shared out towards what its widest
  * cell needs (never past `width` when that is set), the narrow ones filled
- * first and the LIST_REST ones last; what is still left goes to the
- * LIST_GROW column.  A column whose
+ * first, the LIST_REST ones after the others and the LIST_LAST ones after
+ * those; what is still left goes to the LIST_GROW column.  A column whose
  * minimum does not fit is left out, the last ones first.
  */
 enum list_align {
@@ -40,6 +40,7 @@ enum list_align {
 #define LIST_GROW	0x1	/* takes the space no column needs */
 #define LIST_HSCROLL	0x2	/* h and l scroll its cut cells */
 #define LIST_REST	0x4	/* grows only once the others have theirs */
+#define LIST_LAST	0x8	/* … and once the LIST_REST ones have theirs */
 #define LIST_COLS_MAX	12
 
 struct list_col {
