@@ -103,73 +103,72 @@ board_close(void *data)
 	free(b);
 }
 
-struct cols {
-	int id, status, name, owner, due, counts, failback;
-};
+/* The columns; the status is wider while a gate's lab job shows its
+ * progress there; the name grows first, then the owner, as wide as the
+ * longest one when there is room, then the failback. */
+enum { COL_GATE, COL_STATUS, COL_NAME, COL_OWNER, COL_DUE, COL_COUNTS,
+    COL_FAILBACK };
 
-/* Column widths; the status is wider while a gate's lab job shows its
- * progress there. */
-static void
-layout(int cols, bool running, struct cols *c)
-{
-	c->id = 4;
-	c->status = running && cols >= 100 ? 13 : 10;
-	c->counts = 15;
-	c->due = 11;
-	c->name = cols >= 120 ? 27 : 22;
-	c->owner = cols >= 120 ? 26 : cols - 1 - c->id - c->status - c->name -
-	    c->due - c->counts - 5;
-	c->failback = cols - 1 - c->id - c->status - c->name - c->owner -
-	    c->due - c->counts - 6;
-	if (c->failback < 12)
-		c->failback = 0;
-}
+static const struct list_col gate_cols[] = {
+	[COL_GATE] = { "GATE", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, 0 },
+	[COL_STATUS] = { "STATUS", 0, 10, LIST_LEFT, ROLE_NORMAL, 0, 1 },
+	[COL_NAME] = { "NAME", 32, 12, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+	[COL_OWNER] = { "OWNER", 0, 12, LIST_LEFT, ROLE_NORMAL, LIST_REST,
+	    2 },
+	[COL_DUE] = { "DUE", 0, 10, LIST_LEFT, ROLE_NORMAL, 0, 3 },
+	[COL_COUNTS] = { "FINDINGS", 0, 15, LIST_LEFT, ROLE_NORMAL, 0, 4 },
+	[COL_FAILBACK] = { "FAILBACK", 0, 12, LIST_LEFT, ROLE_DIM,
+	    LIST_GROW | LIST_LAST, -1 },
+};
 
 /* What a row is drawn from. */
 struct board_draw {
 	struct app	*a;
-	struct cols	 c;
+	bool		 narrow;	/* a running status in short */
 };
 
-static void
-draw_gate(const void *arg, size_t gate, int y, int x, int cols, bool sel)
+static const char *
+gate_cell(const void *arg, size_t gate, size_t col, char *buf, size_t len,
+    enum role *role)
 {
 	const struct board_draw *d = arg;
-	struct app *a = d->a;
-	const struct cols *c = &d->c;
-	const struct board_gate *g = &app_board(a)->now.gates[gate];
-	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
-	char counts[48], running[48];
+	const struct board_gate *g = &app_board(d->a)->now.gates[gate];
 
-	(void)cols;
-	x += 1;
-	x += ui_putf(stdscr, y, x, c->id, base, "%-*s", c->id, g->id) + 1;
-	/* A gate whose lab job runs says so: its evidence is being made. */
-	if (labrun_gate_status(a, (int)gate, running, sizeof running,
-	    c->status < 13))
-		ui_put(stdscr, y, x, c->status, sel ? base : ROLE_RUNNING,
-		    running, false);
-	else
-		ui_putf(stdscr, y, x, c->status, sel ? base :
-		    (enum role)glyph_status_role(g->status), "%s %s",
-		    glyph_status(g->status), gate_status_name(g->status));
-	x += c->status + 1;
-	ui_put(stdscr, y, x, c->name, base, g->name, true);
-	x += c->name + 1;
-	ui_put(stdscr, y, x, c->owner, g->owner != NULL ? base : ROLE_ERROR,
-	    g->owner != NULL ? g->owner : "(no owner)", true);
-	x += c->owner + 1;
-	ui_put(stdscr, y, x, c->due, base, g->due != NULL ? g->due : "-", true);
-	x += c->due + 1;
-	snprintf(counts, sizeof counts, "%zuE %zuB %zuS %zuW",
-	    g->counts[SEV_ERROR], g->counts[SEV_BLOCKED], g->counts[SEV_STALE],
-	    g->counts[SEV_WARN]);
-	ui_put(stdscr, y, x, c->counts, g->counts[SEV_ERROR] > 0 && !sel ?
-	    ROLE_ERROR : base, counts, true);
-	x += c->counts + 1;
-	if (c->failback > 0 && g->status != GS_PASS && g->status != GS_PENDING)
-		ui_putf(stdscr, y, x, c->failback, sel ? base : ROLE_DIM,
-		    "%s %s", ui_glyph("↩", "<-"), g->failback);
+	switch (col) {
+	case COL_GATE:
+		return g->id;
+	case COL_STATUS:
+		/* A gate whose lab job runs says so: its evidence is being
+		 * made. */
+		if (labrun_gate_status(d->a, (int)gate, buf, len, d->narrow)) {
+			*role = ROLE_RUNNING;
+			return buf;
+		}
+		*role = (enum role)glyph_status_role(g->status);
+		snprintf(buf, len, "%s %s", glyph_status(g->status),
+		    gate_status_name(g->status));
+		return buf;
+	case COL_NAME:
+		return g->name;
+	case COL_OWNER:
+		if (g->owner == NULL)
+			*role = ROLE_ERROR;
+		return g->owner != NULL ? g->owner : "(no owner)";
+	case COL_DUE:
+		return g->due != NULL ? g->due : "-";
+	case COL_COUNTS:
+		if (g->counts[SEV_ERROR] > 0)
+			*role = ROLE_ERROR;
+		snprintf(buf, len, "%zuE %zuB %zuS %zuW", g->counts[SEV_ERROR],
+		    g->counts[SEV_BLOCKED], g->counts[SEV_STALE],
+		    g->counts[SEV_WARN]);
+		return buf;
+	default:
+		if (g->status == GS_PASS || g->status == GS_PENDING)
+			return NULL;
+		snprintf(buf, len, "%s %s", ui_glyph("↩", "<-"), g->failback);
+		return buf;
+	}
 }
 
 static void
@@ -177,26 +176,18 @@ board_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct board_view *b = data;
 	const struct board *bd = app_board(a);
-	struct board_draw d = { a, { 0 } };
-	char header[256], empty[64];
+	struct board_draw d = { a, cols < 100 };
+	char empty[64];
 
-	layout(cols, labmodel_gate_job(app_labmodel(a),
-	    gateid_of(GATEJOB_SUITE), labrun_board_host(a),
-	    app_workspace(a)) != NULL || labmodel_gate_job(app_labmodel(a),
-	    gateid_of(GATEJOB_SOAK), labrun_board_host(a),
-	    app_workspace(a)) != NULL, &d.c);
-	/* No padding after the last column shown: it would be clipped. */
-	snprintf(header, sizeof header, "%-*s %-*s %-*s %-*s %-*s %-*s%s",
-	    d.c.id, "GATE", d.c.status, "STATUS", d.c.name, "NAME", d.c.owner,
-	    "OWNER", d.c.due, "DUE", d.c.failback > 0 ? d.c.counts : 0,
-	    "FINDINGS", d.c.failback > 0 ? " FAILBACK" : "");
 	if (bd->now.valid)
 		snprintf(empty, sizeof empty, "no gate matches the filter");
 	else
 		snprintf(empty, sizeof empty, "%s%s", bd->running ?
 		    "evaluating the workspace" : "no evaluation yet",
 		    bd->running ? ui_glyph("…", "...") : "");
-	list_draw(&b->list, top, rows, 0, cols, header, draw_gate, &d, empty);
+	list_draw_cols(&b->list, top, rows, 0, cols, gate_cols,
+	    nitems(gate_cols), b->sort != 0 ? b->sort : -1, gate_cell, &d,
+	    empty);
 }
 
 static int
@@ -234,7 +225,17 @@ static int
 board_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct board_view *b = data;
+	int c;
 
+	/* A click on a sortable title sorts by that column. */
+	if ((c = list_header_click(&b->list, y, x)) >= 0) {
+		if (gate_cols[c].sort < 0)
+			return R_NONE;
+		b->sort = gate_cols[c].sort;
+		board_refresh(a, b);
+		app_message(a, false, "sorted by %s", sort_names[b->sort]);
+		return R_REDRAW;
+	}
 	if (!list_click(&b->list, y, x))
 		return R_NONE;
 	return twice ? board_action(a, data, ACT_ENTER) : R_REDRAW;

@@ -10,8 +10,11 @@
 
 #include <time.h>
 
+#include "base/buf.h"
+#include "base/text.h"
 #include "job/jobevent.h"
 #include "job/jobstore.h"
+#include "lab/labcmd.h"
 #include "lab/labmodel.h"
 #include "model/joblist.h"
 #include "views/app/app.h"
@@ -190,14 +193,55 @@ describe_draw(struct app *a, void *data, int top, int rows, int cols)
 	}
 }
 
+/* y, Y: the job's command as a shell line (each argument quoted as it must
+ * be, the host's words through the sanitiser), or in a Markdown block. */
+static int
+describe_copy(struct app *a, const struct describe *d, bool md)
+{
+	const json_t *argv = json_object_get(d->record, "argv"), *v;
+	const char *id = json_string_value(json_object_get(d->record, "id"));
+	char **args, *text, *idc;
+	struct buf line;
+	size_t i, n = json_array_size(argv);
+
+	if (n == 0) {
+		app_message(a, true, "this job names no command");
+		return R_REDRAW;
+	}
+	args = xcalloc(n + 1, sizeof *args);
+	json_array_foreach(argv, i, v)
+		args[i] = text_sanitize_doc(json_string_value(v) != NULL ?
+		    json_string_value(v) : "", json_string_value(v) != NULL ?
+		    strlen(json_string_value(v)) : 0);
+	buf_init(&line, 0);
+	labcmd_join_argv(args, &line);
+	idc = text_sanitize_doc(id != NULL ? id : "-", id != NULL ?
+	    strlen(id) : 1);
+	if (md)
+		text = xasprintf("Job `%s` on `%s`:\n\n```sh\n%s\n```\n", idc,
+		    d->host, line.data != NULL ? line.data : "");
+	else
+		text = xasprintf("%s\n", line.data != NULL ? line.data : "");
+	app_copy(a, "the job's command", md ? "command.md" : "command.txt",
+	    text);
+	free(text);
+	free(idc);
+	buf_release(&line);
+	for (i = 0; i < n; i++)
+		free(args[i]);
+	free(args);
+	return R_REDRAW;
+}
+
 static int
 describe_action(struct app *a, void *data, enum action act)
 {
 	struct describe *d = data;
 
-	(void)a;
 	if (act == ACT_LEFT)
 		return R_POP;
+	if (act == ACT_COPY || act == ACT_COPY_MD)
+		return describe_copy(a, d, act == ACT_COPY_MD);
 	return list_action(&d->pane.list, act) ? R_REDRAW : R_NONE;
 }
 
@@ -211,8 +255,15 @@ describe_click(struct app *a, void *data, int y, int x, bool twice)
 	return list_click(&d->pane.list, y, x) ? R_REDRAW : R_NONE;
 }
 
+static const struct keybinding describe_keys[] = {
+	{ 'y', ACT_COPY, "y" },
+	{ 'Y', ACT_COPY_MD, "Y" },
+	{ 0, ACT_NONE, NULL },
+};
+
 const struct view_ops describe_view = {
 	.title = "Job",
+	.keys = describe_keys,
 	.open = describe_open,
 	.close = describe_close,
 	.draw = describe_draw,

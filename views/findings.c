@@ -128,30 +128,43 @@ findings_close(void *data)
 	free(v);
 }
 
-static void
-draw_finding(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+/* The columns; FILE:POSITION is cut from the front (a path's end says
+ * most), and h and l scroll it and the message. */
+enum { COL_GATE, COL_LEVEL, COL_CHECK, COL_WHERE, COL_MESSAGE };
+
+static const struct list_col finding_cols[] = {
+	[COL_GATE] = { "GATE", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, SORT_GATE },
+	[COL_LEVEL] = { "LEVEL", 0, 7, LIST_LEFT, ROLE_NORMAL, 0,
+	    SORT_SEVERITY },
+	[COL_CHECK] = { "CHECK", 32, 10, LIST_LEFT, ROLE_NORMAL, 0,
+	    SORT_CHECK },
+	[COL_WHERE] = { "FILE:POSITION", 0, 14, LIST_TAIL, ROLE_DIM,
+	    LIST_HSCROLL, SORT_FILE },
+	[COL_MESSAGE] = { "MESSAGE", 0, 12, LIST_LEFT, ROLE_NORMAL,
+	    LIST_GROW | LIST_HSCROLL, -1 },
+};
+
+static const char *
+finding_cell(const void *arg, size_t rec, size_t col, char *buf, size_t len,
+    enum role *role)
 {
 	const struct findings_view *v = arg;
 	const struct board_finding *f =
 	    &app_board(v->app)->now.findings[v->order[rec]];
-	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
-	char where[512];
-	int w;
 
-	ui_putf(stdscr, y, x + 1, 4, base, "%s", f->gate >= 0 ?
-	    gate_table[f->gate].id : "proj");
-	x += 6;
-	ui_putf(stdscr, y, x, 7, sel ? base :
-	    (enum role)glyph_severity_role(f->severity), "%s",
-	    finding_severity_name(f->severity));
-	x += 8;
-	ui_put(stdscr, y, x, 20, base, f->check, true);
-	x += 21;
-	boardmodel_finding_where(f, where, sizeof where);
-	w = cols >= 120 ? 40 : 24;
-	ui_put(stdscr, y, x, w, sel ? base : ROLE_DIM, where, true);
-	x += w + 1;
-	ui_put(stdscr, y, x, cols - x - 1, base, f->message, false);
+	switch (col) {
+	case COL_GATE:
+		return f->gate >= 0 ? gate_table[f->gate].id : "proj";
+	case COL_LEVEL:
+		*role = (enum role)glyph_severity_role(f->severity);
+		return finding_severity_name(f->severity);
+	case COL_CHECK:
+		return f->check;
+	case COL_WHERE:
+		return boardmodel_finding_where(f, buf, len);
+	default:
+		return f->message;
+	}
 }
 
 static void
@@ -159,14 +172,12 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct findings_view *v = data;
 	const struct board_finding *f;
-	char header[160];
 	size_t i;
 
 	v->app = a;
-	snprintf(header, sizeof header, "%-4s %-7s %-20s %-*s %s", "GATE",
-	    "LEVEL", "CHECK", cols >= 120 ? 40 : 24, "FILE:POSITION",
-	    "MESSAGE");
-	list_draw(&v->list, top, rows - 3, 0, cols, header, draw_finding, v,
+	list_draw_cols(&v->list, top, rows - 3, 0, cols, finding_cols,
+	    nitems(finding_cols), v->sort != SORT_GATE ? (int)v->sort : -1,
+	    finding_cell, v,
 	    app_board(a)->now.nfindings == 0 ? "no findings" :
 	    "no finding matches the filter");
 	/* The whole message of the selected finding, on up to two rows,
@@ -203,6 +214,38 @@ findings_draw(struct app *a, void *data, int top, int rows, int cols)
 	}
 }
 
+/* The selected finding as text or Markdown, for y and Y: what it is, where,
+ * whose gate, and the whole message; the workspace's words through the
+ * sanitiser (one line each). */
+static char *
+finding_copy_text(const struct app *a, const struct board_finding *f,
+    bool md)
+{
+	char where[512], *check, *place, *msg, *owner, *s;
+	const char *gate = f->gate >= 0 ? gate_table[f->gate].id : "proj";
+	const char *ow = gate_owner(a, f->gate);
+
+	boardmodel_finding_where(f, where, sizeof where);
+	check = text_sanitize_doc(f->check, strlen(f->check));
+	place = text_sanitize_doc(where, strlen(where));
+	msg = text_sanitize_doc(f->message, strlen(f->message));
+	owner = text_sanitize_doc(ow != NULL ? ow : "no owner",
+	    ow != NULL ? strlen(ow) : 8);
+	if (md)
+		s = xasprintf("**%s %s** `%s` in `%s` (owner: %s)\n\n> %s\n",
+		    gate, finding_severity_name(f->severity), check, place,
+		    owner, msg);
+	else
+		s = xasprintf("%s %s %s %s\nowner: %s\n%s\n", gate,
+		    finding_severity_name(f->severity), check, place, owner,
+		    msg);
+	free(check);
+	free(place);
+	free(msg);
+	free(owner);
+	return s;
+}
+
 static int
 findings_action(struct app *a, void *data, enum action act)
 {
@@ -230,6 +273,19 @@ findings_action(struct app *a, void *data, enum action act)
 			    finding_severity_name(v->min_sev),
 			    v->min_sev > SEV_ERROR ? " and up" : "");
 		return R_REDRAW;
+	case ACT_COPY:
+	case ACT_COPY_MD: {
+		char *text;
+
+		if ((i = list_selected(&v->list)) == SIZE_MAX)
+			return R_NONE;
+		f = &app_board(a)->now.findings[v->order[i]];
+		text = finding_copy_text(a, f, act == ACT_COPY_MD);
+		app_copy(a, "the finding", act == ACT_COPY_MD ? "finding.md" :
+		    "finding.txt", text);
+		free(text);
+		return R_REDRAW;
+	}
 	case ACT_OPEN:
 	case ACT_ENTER:
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
@@ -246,7 +302,17 @@ static int
 findings_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct findings_view *v = data;
+	int c;
 
+	/* A click on a sortable title sorts by that column. */
+	if ((c = list_header_click(&v->list, y, x)) >= 0) {
+		if (finding_cols[c].sort < 0)
+			return R_NONE;
+		v->sort = (enum sort_key)finding_cols[c].sort;
+		findings_refresh(a, v);
+		app_message(a, false, "sorted by %s", sort_names[v->sort]);
+		return R_REDRAW;
+	}
 	if (!list_click(&v->list, y, x))
 		return R_NONE;
 	return twice ? findings_action(a, data, ACT_OPEN) : R_REDRAW;
@@ -257,15 +323,17 @@ findings_status(struct app *a, void *data, char *buf, size_t len)
 {
 	struct findings_view *v = data;
 	const char *dot = ui_glyph("·", "-");
+	char scroll[32];
 
 	(void)a;
+	snprintf(scroll, sizeof scroll, " %s h l: scroll", dot);
 	snprintf(buf, len,
 	    "%zu of %zu findings %s sorted by %s (s) %s %s%s (v) "
-	    "%s o: open",
+	    "%s o: open%s",
 	    v->list.nmap, v->norder, dot, sort_names[v->sort], dot,
 	    v->min_sev < 0 ? "all severities" :
 	    finding_severity_name(v->min_sev), v->min_sev > SEV_ERROR ?
-	    " and up" : "", dot);
+	    " and up" : "", dot, v->list.hmax > 0 ? scroll : "");
 }
 
 static const struct keybinding findings_keys[] = {
@@ -274,6 +342,8 @@ static const struct keybinding findings_keys[] = {
 	{ '>', ACT_SORT, ">" },
 	{ '<', ACT_SORT_BACK, "<" },
 	{ 'v', ACT_LEVEL, "v" },
+	{ 'y', ACT_COPY, "y" },
+	{ 'Y', ACT_COPY_MD, "Y" },
 	{ 'e', ACT_LEVEL, NULL },	/* the key it had first */
 	{ 0, ACT_NONE, NULL },
 };

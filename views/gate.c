@@ -309,6 +309,20 @@ gate_draw(struct app *a, void *data, int top, int rows, int cols)
 	}
 }
 
+/* y, Y: why the gate is where it is, as the screen says it. */
+static int
+gate_copy(struct app *a, const struct gate_detail *d, bool md)
+{
+	char name[32], what[48], *text = textpane_copy(&d->pane, md);
+
+	snprintf(name, sizeof name, "why-%s.%s", gate_table[d->gate].id,
+	    md ? "md" : "txt");
+	snprintf(what, sizeof what, "why %s", gate_table[d->gate].id);
+	app_copy(a, what, name, text);
+	free(text);
+	return R_REDRAW;
+}
+
 static int
 gate_action(struct app *a, void *data, enum action act)
 {
@@ -333,6 +347,8 @@ gate_action(struct app *a, void *data, enum action act)
 		labrun_gate_again(a, d->gate);
 		return R_REDRAW;
 	}
+	if (act == ACT_COPY || act == ACT_COPY_MD)
+		return gate_copy(a, d, act == ACT_COPY_MD);
 	return list_action(&d->pane.list, act) ? R_REDRAW : R_NONE;
 }
 
@@ -351,6 +367,8 @@ static const struct keybinding gate_keys[] = {
 	{ 'o', ACT_OPEN, "o" },
 	{ 'r', ACT_RUN, "r" },
 	{ 'a', ACT_RUN_AGAIN, "a" },
+	{ 'y', ACT_COPY, "y" },
+	{ 'Y', ACT_COPY_MD, "Y" },
 	{ 0, ACT_NONE, NULL },
 };
 

@@ -19,12 +19,50 @@
 #include "views/confirm.h"
 #include "views/core/config.h"
 #include "views/core/graph.h"
+#include "views/core/list.h"
 #include "views/core/ui.h"
 #include "views/labrun.h"
 #include "views/pick.h"
 #include "views/relapprove.h"
 
-#define FIELD_COLS	30	/* a diff's field name */
+/* A diff's columns (list.h): the field, cut from the front (a report's
+ * path ends in what tells two apart), then from → to. */
+enum { DIFF_FIELD, DIFF_FROM, DIFF_ARROW, DIFF_TO };
+
+static const struct list_col diff_cols[] = {
+	[DIFF_FIELD] = { "FIELD", 0, 16, LIST_TAIL, ROLE_NORMAL, 0, -1 },
+	[DIFF_FROM] = { "FROM", 0, 8, LIST_LEFT, ROLE_DIM, 0, -1 },
+	[DIFF_ARROW] = { "", 1, 1, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+	[DIFF_TO] = { "TO", 0, 8, LIST_LEFT, ROLE_NORMAL, LIST_GROW, -1 },
+};
+
+static int
+text_width(const char *s)
+{
+	char *clean = text_sanitize_str(s != NULL ? s : "");
+	int w = ui_width(clean);
+
+	free(clean);
+	return w;
+}
+
+/* The widths of the diff's columns in cols cells, from its lines. */
+static void
+diff_widths(const struct reldiff *d, int cols, int *w)
+{
+	int want[nitems(diff_cols)] = { 0, 0, 1, 0 }, k;
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		if ((k = text_width(d->v[i].field)) > want[DIFF_FIELD])
+			want[DIFF_FIELD] = k;
+		if ((k = text_width(d->v[i].from)) > want[DIFF_FROM])
+			want[DIFF_FROM] = k;
+		if ((k = text_width(d->v[i].to)) > want[DIFF_TO])
+			want[DIFF_TO] = k;
+	}
+	list_cols_fit(diff_cols, want, nitems(diff_cols), cols, w);
+}
 
 const json_t *
 relapprove_gen(const json_t *status, long n)
@@ -47,7 +85,7 @@ relapprove_draw_diff(const json_t *status, long a, long b, int top,
 	const json_t *gb = relapprove_gen(status, b);
 	const struct reldiff_line *l;
 	struct reldiff d;
-	int y = top, w = (cols - FIELD_COLS - 8) / 2;
+	int y = top, w[nitems(diff_cols)], x;
 	size_t i;
 
 	if (rows <= 0)
@@ -63,24 +101,28 @@ relapprove_draw_diff(const json_t *status, long a, long b, int top,
 	    !json_is_object(json_object_get(gb, "manifest")))
 		ui_putf(stdscr, y++, 3, cols - 4, ROLE_WARN, "a manifest "
 		    "that does not parse counts as empty");
+	/* After the +, - or ~ and its blank. */
+	diff_widths(&d, cols - 3, w);
 	for (i = 0; i < d.n && y < top + rows; i++, y++) {
 		l = &d.v[i];
 		ui_putf(stdscr, y, 1, 1, l->kind == RD_ADDED ? ROLE_PASS :
 		    l->kind == RD_REMOVED ? ROLE_FAIL : ROLE_WARN, "%s",
 		    l->kind == RD_ADDED ? "+" : l->kind == RD_REMOVED ? "-" :
 		    "~");
-		ui_put(stdscr, y, 3, FIELD_COLS, ROLE_NORMAL, l->field, true);
+		ui_put_tail(stdscr, y, 3, w[DIFF_FIELD], ROLE_NORMAL,
+		    l->field);
+		x = 3 + w[DIFF_FIELD] + 1;
 		if (l->kind == RD_CHANGED) {
-			ui_put(stdscr, y, FIELD_COLS + 4, w, ROLE_DIM, l->from,
+			ui_put(stdscr, y, x, w[DIFF_FROM], ROLE_DIM, l->from,
 			    false);
-			ui_putf(stdscr, y, FIELD_COLS + 5 + w, 2, ROLE_NORMAL,
-			    "%s", ui_glyph("→", ">"));
-			ui_put(stdscr, y, FIELD_COLS + 8 + w, w, ROLE_NORMAL,
+			x += w[DIFF_FROM] + 1;
+			ui_putf(stdscr, y, x, 1, ROLE_NORMAL, "%s",
+			    ui_glyph("→", ">"));
+			ui_put(stdscr, y, x + 2, w[DIFF_TO], ROLE_NORMAL,
 			    l->to, false);
 		} else
-			ui_put(stdscr, y, FIELD_COLS + 4, cols - FIELD_COLS -
-			    5, ROLE_NORMAL, l->kind == RD_ADDED ? l->to :
-			    l->from, false);
+			ui_put(stdscr, y, x, cols - x - 1, ROLE_NORMAL,
+			    l->kind == RD_ADDED ? l->to : l->from, false);
 	}
 	if (i < d.n && y > top + 1) {
 		wmove(stdscr, y - 1, 0);

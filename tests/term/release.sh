@@ -114,10 +114,17 @@ wait_for "why, for the audit log"
 reject "$PASS"
 send_text "rolled back from the term test"
 keys Enter
-wait_for "now points to generation 1"
+# Cut at 80 columns: the status bar points at :messages, which has it whole.
+wait_for "rolled back: 'current' now points to"
 logged 3 1 "the rollback did not append exactly one record"
 last_record '"actor":"Ada Owner","key_id":"mei.chen","action":"rollback","from":2,"to":1,"reason":"rolled back from the term test"' \
     "the record is not the rollback"
+keys :
+send_text messages
+keys Enter
+wait_for "'current' now points to generation 1 (was generation 2),"
+keys q
+wait_for "[9 Release]"
 grep -qF "$PASS" "$REL/audit.jsonl" "$REL/.lock" && fail "the passphrase is in a file"
 
 # approve_promote: from the number asked to the chip step's confirmation
@@ -192,7 +199,7 @@ ON=test
 approve_promote
 wait_for "[9 Release]"
 wait_re "chip step +.*golden [0-9]+/16"
-wait_for "now points to generation 2" 60
+wait_for "promoted: 'current' now points to" 60
 logged 5 2 "the promote did not append exactly one record"
 last_record '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":1,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' \
     "the promote's record has no chip step"

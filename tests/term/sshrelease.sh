@@ -72,7 +72,7 @@ keys Enter
 wait_for "why, for the audit log"
 send_text "over ssh"
 keys Enter
-WAIT_SECS=30 wait_for "now points to generation 1"
+WAIT_SECS=30 wait_for "rolled back: 'current' now points to"
 [ "$(readlink "$REL/current")" = generations/1 ] ||
 	fail "current on host1 is $(readlink "$REL/current")"
 [ "$(wc -l <"$REL/audit.jsonl")" = 3 ] ||

@@ -394,6 +394,72 @@ test_draw(void **state)
 	fclose(out);
 }
 
+/* The column widths: minimums first, then the space there is shared
+ * towards what each needs, narrow ones filled first, LIST_REST last, the
+ * rest to LIST_GROW; a minimum that does not fit leaves its column out. */
+static void
+test_cols_fit(void **state)
+{
+	static const struct list_col c[] = {
+		{ "ID", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+		{ "NAME", 20, 8, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+		{ "OWNER", 0, 8, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+		{ "MORE", 0, 10, LIST_LEFT, ROLE_NORMAL, LIST_GROW | LIST_REST,
+		    -1 },
+	};
+	int want[] = { 3, 30, 40, 12 }, w[4];
+
+	(void)state;
+	/* Room for all: each as it needs (NAME capped at 20), the rest to
+	 * MORE. */
+	list_cols_fit(c, want, 4, 159, w);
+	assert_int_equal(w[0], 4);
+	assert_int_equal(w[1], 20);
+	assert_int_equal(w[2], 40);
+	assert_int_equal(w[3], 159 - 4 - 4 - 20 - 40);
+	/* 60 cells: MORE (10) stays at its minimum; NAME and OWNER share
+	 * the 26 left, NAME stopping at its 20, OWNER taking the rest. */
+	list_cols_fit(c, want, 4, 60, w);
+	assert_int_equal(w[0], 4);
+	assert_int_equal(w[3], 10);
+	assert_int_equal(w[1], 20);
+	assert_int_equal(w[2], 22);
+	assert_int_equal(4 + w[0] + w[1] + w[2] + w[3], 60);
+	/* 30 cells: MORE's minimum does not fit and it is left out. */
+	list_cols_fit(c, want, 4, 30, w);
+	assert_int_equal(w[3], 0);
+	assert_int_equal(3 + w[0] + w[1] + w[2], 30);
+	/* A narrow column is filled before a wide one is grown. */
+	want[1] = 10;
+	list_cols_fit(c, want, 4, 40, w);
+	assert_int_equal(w[1], 10);
+	assert_int_equal(w[2], 40 - 4 - 4 - 10 - 10 - 8 + 8);
+	/* Nothing fits: every column out, nothing drawn past the edge. */
+	list_cols_fit(c, want, 4, 3, w);
+	assert_int_equal(w[0] + w[1] + w[2] + w[3], 0);
+}
+
+/* Rounds: a LIST_REST column grows before a LIST_LAST one, whatever their
+ * order in the table. */
+static void
+test_cols_rounds(void **state)
+{
+	static const struct list_col c[] = {
+		{ "A", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+		{ "LAST", 0, 4, LIST_LEFT, ROLE_NORMAL, LIST_LAST, -1 },
+		{ "REST", 0, 4, LIST_LEFT, ROLE_NORMAL, LIST_REST, -1 },
+	};
+	int want[] = { 6, 10, 10 }, w[3];
+
+	(void)state;
+	/* 3 blanks and 12 of minimums; 10 to share: A's 2, REST's 6, then
+	 * LAST's 2. */
+	list_cols_fit(c, want, 3, 25, w);
+	assert_int_equal(w[0], 6);
+	assert_int_equal(w[2], 10);
+	assert_int_equal(w[1], 6);
+}
+
 int
 main(void)
 {
@@ -403,6 +469,8 @@ main(void)
 		cmocka_unit_test(test_scroll),
 		cmocka_unit_test(test_select_row),
 		cmocka_unit_test(test_draw),
+		cmocka_unit_test(test_cols_fit),
+		cmocka_unit_test(test_cols_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

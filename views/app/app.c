@@ -22,6 +22,7 @@
 #include "views/app/frame.h"
 #include "views/app/prompt.h"
 #include "views/app/reportrun.h"
+#include "views/core/clip.h"
 #include "views/core/ui.h"
 #include "views/pager.h"
 #include "ws/workspace.h"
@@ -173,17 +174,91 @@ app_next_tab(struct app *a)
 	app_switch_tab(a, view_tab((tab_index(a) + 1) % view_ntabs()));
 }
 
+/* Keep a message whole for `:messages`; the same one again only moves its
+ * time (a sort key pressed five times is one message). */
+static void
+history_add(struct app *a, char *text, bool error)
+{
+	struct app_said *s;
+
+	if (a->nhistory > 0) {
+		s = &a->history[(a->nhistory - 1) % APP_HISTORY_KEPT];
+		if (s->error == error && strcmp(s->text, text) == 0) {
+			s->at = time(NULL);
+			free(text);
+			return;
+		}
+	}
+	s = &a->history[a->nhistory++ % APP_HISTORY_KEPT];
+	free(s->text);
+	s->text = text;
+	s->at = time(NULL);
+	s->error = error;
+}
+
 void
 app_message(struct app *a, bool error, const char *fmt, ...)
 {
 	va_list ap;
+	char *text;
 
 	va_start(ap, fmt);
-	vsnprintf(a->message, sizeof a->message, fmt, ap);
+	text = xvasprintf(fmt, ap);
 	va_end(ap);
+	snprintf(a->message, sizeof a->message, "%s", text);
+	history_add(a, text, error);
 	a->message_error = error;
 	a->message_eval = false;
 	a->dirty = true;
+}
+
+void
+app_copy(struct app *a, const char *what, const char *name,
+    const char *text)
+{
+	char err[512], *path, *seq;
+	bool osc = a->headless == NULL && strlen(text) <= CLIP_OSC52_MAX &&
+	    clip_terminal_takes(getenv("TERM"));
+
+	if (osc) {
+		/* Between two frames: it moves no cursor and draws nothing. */
+		seq = clip_osc52(text);
+		fputs(seq, stdout);
+		fflush(stdout);
+		free(seq);
+	}
+	if (clip_save(name, text, &path, err, sizeof err) != 0) {
+		if (osc)
+			app_message(a, true, "copied %s to the clipboard (OSC "
+			    "52), not to a file: %s", what, err);
+		else
+			app_message(a, true, "%s is not copied: %s", what, err);
+		return;
+	}
+	app_message(a, false, "copied %s: %s%s", what, osc ?
+	    "OSC 52 and " : "", path);
+	free(path);
+}
+
+size_t
+app_history(const struct app *a)
+{
+	return a->nhistory < APP_HISTORY_KEPT ? a->nhistory : APP_HISTORY_KEPT;
+}
+
+const char *
+app_history_at(const struct app *a, size_t i, time_t *at, bool *error)
+{
+	const struct app_said *s;
+
+	if (i >= app_history(a))
+		return NULL;
+	s = &a->history[(a->nhistory - app_history(a) + i) % APP_HISTORY_KEPT];
+	if (at != NULL)
+		*at = s->at;
+	if (error != NULL)
+		*error = s->error;
+	return s->text;
 }
 
 const struct board *
@@ -974,6 +1049,8 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 static void
 app_teardown(struct app *a)
 {
+	size_t i;
+
 	while (a->depth > 0)
 		pop(a);
 	boardsrc_free(a->src);
@@ -990,6 +1067,8 @@ app_teardown(struct app *a)
 	loop_free(a->loop);
 	theme_release(&a->theme);
 	config_release(&a->config);
+	for (i = 0; i < APP_HISTORY_KEPT; i++)
+		free(a->history[i].text);
 	free(a->self);
 	free(a->ws);
 }

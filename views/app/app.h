@@ -87,6 +87,21 @@ void	 app_push(struct app *a, const struct view_ops *ops, const void *arg);
 void	 app_close(struct app *a, const void *data);
 void	 app_message(struct app *a, bool error, const char *fmt, ...)
 	    PRINTFLIKE(3, 4);
+/* Copy text out (y, Y; views/core/clip.h): to the terminal's clipboard
+ * where it takes OSC 52, and always to the state folder's copied/NAME;
+ * the status bar says where, what naming what was copied ("the
+ * finding"). */
+void	 app_copy(struct app *a, const char *what, const char *name,
+	    const char *text);
+
+#define APP_HISTORY_KEPT 200
+
+/* The status-bar messages kept, whole (the bar shows what fits): how many,
+ * and the i-th, oldest first, with when it was said and whether it was an
+ * error; borrowed until the next app_message(). */
+size_t	 app_history(const struct app *a);
+const char *app_history_at(const struct app *a, size_t i, time_t *at,
+	    bool *error);
 /* The commands after ':' that are not a screen's name (view.h has those),
  * NULL-ended: what ':' completes, and what --help and calops(1) list
  * (docs.h).  args is how its operand is written ("NAME", "[HOST]"), or

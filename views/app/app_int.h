@@ -23,6 +23,14 @@ enum app_mode {
 	MODE_ASK,		/* typing an answer to prompt_ask() */
 };
 
+
+/* A status-bar message as it was said; text owned. */
+struct app_said {
+	char		*text;
+	time_t		 at;
+	bool		 error;
+};
+
 struct app {
 	struct loop	*loop;
 	struct lab	 lab;		/* the lab file, or one made for it */
@@ -66,6 +74,10 @@ struct app {
 	char		 message[256];	/* shown once in the status bar */
 	bool		 message_error;
 	bool		 message_eval;	/* it came from the evaluation */
+	/* Every status-bar message, whole, the last APP_HISTORY_KEPT in
+	 * a ring (`:messages`); nhistory counts them all. */
+	struct app_said	 history[APP_HISTORY_KEPT];
+	size_t		 nhistory;
 	bool		 dirty, relayout;
 	struct reportrun *report;	/* `:report` running, or NULL */
 	long		 spinner_timer;

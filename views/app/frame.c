@@ -275,6 +275,24 @@ draw_question(struct app *a, int y)
 	free(copy);
 }
 
+/* The message in room columns; one cut short says where it is whole. */
+static int
+draw_message(struct app *a, int y, int room)
+{
+	static const char more[] = " (:messages)";
+	enum role r = a->message_error ? ROLE_ERROR : ROLE_STATUSBAR;
+	char *clean = text_sanitize_str(a->message);
+	int w = ui_width(clean), x;
+
+	free(clean);
+	if (w <= room || room < 40)
+		return ui_put(stdscr, y, 1, room, r, a->message, false);
+	x = ui_put(stdscr, y, 1, room - (int)strlen(more), r, a->message,
+	    false);
+	return x + ui_putf(stdscr, y, 1 + x, (int)strlen(more),
+	    ROLE_STATUSBAR, "%s", more);
+}
+
 static void
 draw_status(struct app *a)
 {
@@ -355,8 +373,7 @@ draw_status(struct app *a)
 		room -= fw + 1;
 	}
 	if (a->message[0] != '\0')
-		x = ui_put(stdscr, y, 1, room, a->message_error ? ROLE_ERROR :
-		    ROLE_STATUSBAR, a->message, false);
+		x = draw_message(a, y, room);
 	else if (v->ops->status != NULL) {
 		v->ops->status(a, v->data, s, sizeof s);
 		x = ui_put(stdscr, y, 1, room, ROLE_STATUSBAR, s, false);

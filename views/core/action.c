@@ -79,6 +79,9 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "screen, whoever started it (Enter does too)" },
 	[ACT_NEXT_SOAK] = { "next-soak", "show the lab's next soak, running "
 	    "or recent, whoever started it" },
+	[ACT_COPY] = { "copy", "copy the selection as text: the terminal's "
+	    "clipboard (OSC 52) and a file, its path said" },
+	[ACT_COPY_MD] = { "copy-markdown", "the same as Markdown" },
 };
 
 const struct keybinding action_global_keys[] = {

@@ -27,6 +27,7 @@ enum action {
 	ACT_PROMOTE, ACT_ROLLBACK, ACT_BASE,
 	ACT_NEWEST_ALERT,	/* global: the Soak screen on it */
 	ACT_SOAK, ACT_NEXT_SOAK,
+	ACT_COPY, ACT_COPY_MD,
 	ACT_COUNT
 };
 

@@ -1,8 +1,12 @@
 /* list.c: the list engine: rows, selection, scrolling, clicks (list.h). */
 #include "calops.h"
 
+#include "base/text.h"
 #include "views/core/list.h"
 #include "views/core/ui.h"
+
+#define LIST_HSTEP	8	/* cells one h or l scrolls */
+#define LIST_MEASURE_MAX 4096	/* records measured for the widths */
 
 void
 list_release(struct list *l)
@@ -184,9 +188,25 @@ list_place(struct list *l, int y, int x, int rows, int cols)
 	l->width = cols > 0 ? cols : 0;
 }
 
+/* h and l scroll the LIST_HSCROLL columns' cut cells. */
+static bool
+list_hscroll(struct list *l, enum action a)
+{
+	int old = l->hoff;
+
+	if (a == ACT_RIGHT)
+		l->hoff = l->hoff + LIST_HSTEP < l->hmax ? l->hoff +
+		    LIST_HSTEP : l->hmax;
+	else
+		l->hoff = l->hoff > LIST_HSTEP ? l->hoff - LIST_HSTEP : 0;
+	return l->hoff != old;
+}
+
 bool
 list_action(struct list *l, enum action a)
 {
+	if (a == ACT_LEFT || a == ACT_RIGHT)
+		return list_hscroll(l, a);
 	return list_move(l, a, l->height);
 }
 
@@ -197,4 +217,228 @@ list_click(struct list *l, int y, int x)
 	    x >= l->x + l->width)
 		return false;
 	return list_select_row(l, (size_t)(y - l->y));
+}
+
+/* The water level: share spare out among the columns below what they want,
+ * the narrow ones filled first; returns what is left. */
+static int
+cols_share(const int *want, size_t n, int *w, int spare)
+{
+	size_t i, k;
+	int add, share;
+
+	while (spare > 0) {
+		for (i = 0, k = 0; i < n; i++)
+			k += w[i] > 0 && w[i] < want[i];
+		if (k == 0)
+			break;
+		share = spare / (int)k > 0 ? spare / (int)k : 1;
+		for (i = 0; i < n && spare > 0; i++) {
+			if (w[i] == 0 || w[i] >= want[i])
+				continue;
+			add = want[i] - w[i] < share ? want[i] - w[i] : share;
+			w[i] += add;
+			spare -= add;
+		}
+	}
+	return spare;
+}
+
+/* The round of list_cols_fit() a column starts to grow in. */
+static int
+round_of(int flags)
+{
+	return flags & LIST_LAST ? 2 : flags & LIST_REST ? 1 : 0;
+}
+
+void
+list_cols_fit(const struct list_col *c, const int *want, size_t n, int cols,
+    int *w)
+{
+	int capped[LIST_COLS_MAX] = { 0 }, first[LIST_COLS_MAX] = { 0 };
+	int used = 0, spare, round;
+	size_t i, k;
+
+	for (i = 0; i < n && i < LIST_COLS_MAX; i++) {
+		w[i] = 0;
+		capped[i] = c[i].width > 0 && want[i] > c[i].width ?
+		    c[i].width : want[i];
+		if (capped[i] < c[i].min)
+			capped[i] = c[i].min;
+		/* A blank before each column shown. */
+		if (c[i].min > 0 && used + 1 + c[i].min <= cols) {
+			w[i] = c[i].min;
+			used += 1 + c[i].min;
+		}
+	}
+	/* Three rounds: LIST_REST columns wait at their minimum for the
+	 * first, LIST_LAST ones for the first two. */
+	spare = cols - used;
+	for (round = 0; round < 3; round++) {
+		for (k = 0; k < i; k++)
+			first[k] = round_of(c[k].flags) > round ? w[k] :
+			    capped[k];
+		spare = cols_share(first, i, w, spare);
+	}
+	for (i = 0; i < n && i < LIST_COLS_MAX && spare > 0; i++)
+		if (w[i] > 0 && (c[i].flags & LIST_GROW)) {
+			w[i] += spare;
+			break;
+		}
+}
+
+/* What list_draw_cols() hands its row drawer. */
+struct cols_draw {
+	struct list		*l;
+	list_cell_fn		 cell;
+	const void		*arg;
+};
+
+/* One cell, clipped to its column, aligned, scrolled when it may be. */
+static void
+cols_cell(const struct list *l, size_t i, int y, enum role r,
+    const char *s)
+{
+	const struct list_col *c = &l->cols[i];
+	int x = l->colx[i], w = l->colw[i], tw;
+	char *clean;
+	const char *from;
+
+	clean = text_sanitize_str(s != NULL ? s : "");
+	tw = ui_width(clean);
+	if ((c->flags & LIST_HSCROLL) && l->hoff > 0 && tw > w) {
+		from = clean + ui_fit(clean, l->hoff < tw - w ? l->hoff :
+		    tw - w + 1);
+		x += ui_putf(stdscr, y, x, 1, r, "%s", ui_glyph("…", "<"));
+		ui_put(stdscr, y, x, w - 1, r, from, false);
+	} else if (c->align == LIST_RIGHT && tw < w)
+		ui_put(stdscr, y, x + w - tw, tw, r, clean, false);
+	else if (c->align == LIST_TAIL && tw > w)
+		ui_put_tail(stdscr, y, x, w, r, clean);
+	else
+		ui_put(stdscr, y, x, w, r, clean, false);
+	free(clean);
+}
+
+static void
+cols_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+{
+	const struct cols_draw *d = arg;
+	char buf[512];
+	const char *s;
+	enum role r;
+	size_t i;
+
+	(void)x;
+	(void)cols;
+	for (i = 0; i < d->l->ncols; i++) {
+		if (d->l->colw[i] == 0)
+			continue;
+		r = d->l->cols[i].role;
+		buf[0] = '\0';
+		s = d->cell(d->arg, rec, i, buf, sizeof buf, &r);
+		cols_cell(d->l, i, y, sel ? ROLE_SELECTION : r, s);
+	}
+}
+
+/* What each column's widest cell takes, over the records shown (the first
+ * LIST_MEASURE_MAX of them: a long list is not measured on every frame). */
+static void
+cols_measure(const struct list *l, const struct list_col *c, size_t n,
+    int sort, list_cell_fn cell, const void *arg, int *want)
+{
+	char buf[512], *clean;
+	const char *s;
+	enum role r;
+	size_t i, k;
+	int tw;
+
+	/* The sorted column's title has room for its mark after it. */
+	for (k = 0; k < n; k++)
+		want[k] = ui_width(c[k].title) + (sort >= 0 &&
+		    c[k].sort == sort);
+	for (i = 0; i < l->nmap && i < LIST_MEASURE_MAX; i++)
+		for (k = 0; k < n; k++) {
+			buf[0] = '\0';
+			s = cell(arg, l->map[i], k, buf, sizeof buf, &r);
+			if (s == NULL)
+				continue;
+			clean = text_sanitize_str(s);
+			tw = ui_width(clean);
+			free(clean);
+			if (tw > want[k])
+				want[k] = tw;
+		}
+}
+
+/* The header: each title over its column, the sort column's marked. */
+static void
+cols_header(struct list *l, int y, int x, int sort)
+{
+	const char *mark = ui_glyph("▾", "v");
+	size_t i;
+	int w;
+
+	ui_fill(stdscr, y, x, ROLE_HEADER);
+	for (i = 0; i < l->ncols; i++) {
+		if ((w = l->colw[i]) == 0)
+			continue;
+		if (l->cols[i].sort >= 0 && l->cols[i].sort == sort)
+			ui_putf(stdscr, y, l->colx[i], w, ROLE_HEADER, "%s%s",
+			    l->cols[i].title, mark);
+		else
+			ui_putf(stdscr, y, l->colx[i] + (l->cols[i].align ==
+			    LIST_RIGHT ? w - ui_width(l->cols[i].title) : 0),
+			    w, ROLE_HEADER, "%s", l->cols[i].title);
+	}
+	l->header_y = y;
+}
+
+void
+list_draw_cols(struct list *l, int top, int rows, int x, int cols,
+    const struct list_col *c, size_t n, int sort, list_cell_fn cell,
+    const void *arg, const char *empty)
+{
+	struct cols_draw d = { l, cell, arg };
+	int want[LIST_COLS_MAX] = { 0 }, over = 0, cx = x + 1;
+	size_t i;
+
+	if (n > LIST_COLS_MAX)
+		fatal("list: %zu columns, at most %d", n, LIST_COLS_MAX);
+	l->cols = c;
+	l->ncols = n;
+	cols_measure(l, c, n, sort, cell, arg, want);
+	list_cols_fit(c, want, n, cols - 1, l->colw);
+	for (i = 0; i < n; i++) {
+		l->colx[i] = cx;
+		cx += l->colw[i] > 0 ? l->colw[i] + 1 : 0;
+		/* One more than it is cut by: the "…" it scrolls behind. */
+		if ((c[i].flags & LIST_HSCROLL) && l->colw[i] > 0 &&
+		    want[i] - l->colw[i] + 1 > over)
+			over = want[i] - l->colw[i] + 1;
+	}
+	l->hmax = over;
+	if (l->hoff > l->hmax)
+		l->hoff = l->hmax;
+	l->header_y = -1;
+	if (rows > 0) {
+		cols_header(l, top, x, sort);
+		top++;
+		rows--;
+	}
+	list_draw(l, top, rows, x, cols, NULL, cols_row, &d, empty);
+}
+
+int
+list_header_click(const struct list *l, int y, int x)
+{
+	size_t i;
+
+	if (l->header_y < 0 || y != l->header_y)
+		return -1;
+	for (i = 0; i < l->ncols; i++)
+		if (l->colw[i] > 0 && x >= l->colx[i] &&
+		    x < l->colx[i] + l->colw[i] + 1)
+			return (int)i;
+	return -1;
 }

@@ -13,11 +13,51 @@
 #include "calops.h"
 
 #include "views/core/action.h"
+#include "views/core/theme.h"
 
 /* Draw record rec on row y, columns [x, x + cols) of stdscr; sel: it is the
  * selected one (its row is already filled with the selection colour). */
 typedef void (*list_row_fn)(const void *arg, size_t rec, int y, int x, int cols,
     bool sel);
+
+/*
+ * Columns as data (tig's view_column, htop's field table): a screen whose
+ * rows are cells describes them once, and the engine lays out the header and
+ * the cells from that one table, marks the sort column and maps a click on
+ * the header back to it.  Widths use the space there is: each column shown
+ * gets its minimum, then the rest is shared out towards what its widest
+ * cell needs (never past `width` when that is set), the narrow ones filled
+ * first, the LIST_REST ones after the others and the LIST_LAST ones after
+ * those; what is still left goes to the LIST_GROW column.  A column whose
+ * minimum does not fit is left out, the last ones first.
+ */
+enum list_align {
+	LIST_LEFT,
+	LIST_RIGHT,
+	LIST_TAIL,		/* left, but cut from the front: a path */
+};
+
+#define LIST_GROW	0x1	/* takes the space no column needs */
+#define LIST_HSCROLL	0x2	/* h and l scroll its cut cells */
+#define LIST_REST	0x4	/* grows only once the others have theirs */
+#define LIST_LAST	0x8	/* … and once the LIST_REST ones have theirs */
+#define LIST_COLS_MAX	12
+
+struct list_col {
+	const char	*title;
+	int		 width;	/* at most this wide; 0: as wide as its cells */
+	int		 min;	/* narrower than this it is left out */
+	enum list_align	 align;
+	enum role	 role;	/* its cells' role off the selection */
+	int		 flags;	/* LIST_GROW, LIST_HSCROLL */
+	int		 sort;	/* the screen's sort key it is, -1: none */
+};
+
+/* The text of record rec's column col, borrowed until the next call (buf
+ * of len is there to format it in), NULL for an empty cell; *role may be
+ * set to colour this cell other than its column does. */
+typedef const char *(*list_cell_fn)(const void *arg, size_t rec, size_t col,
+    char *buf, size_t len, enum role *role);
 
 struct list {
 	size_t	*map;		/* shown row -> record index */
@@ -27,6 +67,13 @@ struct list {
 	/* Where the last list_draw() put the records, in screen cells. */
 	int	 y, x;		/* the first record row's top-left cell */
 	int	 height, width;	/* record rows, and their width */
+	/* Where the last list_draw_cols() put its columns; colw 0: left
+	 * out. */
+	const struct list_col *cols;
+	size_t	 ncols;
+	int	 colx[LIST_COLS_MAX], colw[LIST_COLS_MAX];
+	int	 header_y;	/* -1: no header drawn */
+	int	 hoff, hmax;	/* horizontal scroll, and how far it goes */
 };
 
 void	list_release(struct list *l);
@@ -52,6 +99,25 @@ void	list_sort(struct list *l, int (*cmp)(size_t a, size_t b, void *arg),
 /* The sort column after cur of n for ACT_SORT, before it for
  * ACT_SORT_BACK, wrapping around. */
 int	list_sort_step(int cur, int n, enum action a);
+/*
+ * Widths for n columns in cols cells (a blank before each): w[i] of column
+ * i, 0 when it is left out; want[i] is what its widest cell (or its title)
+ * takes.  Pure: the unit tests call it.
+ */
+void	list_cols_fit(const struct list_col *c, const int *want, size_t n,
+	    int cols, int *w);
+/*
+ * list_draw() for a screen of columns: measures every record's cells,
+ * lays them out (list_cols_fit), draws the header with the column sorted
+ * by marked (sort: a list_col's sort key, -1: none, as in the natural
+ * order) and the rows cell by cell.
+ */
+void	list_draw_cols(struct list *l, int top, int rows, int x, int cols,
+	    const struct list_col *c, size_t n, int sort, list_cell_fn cell,
+	    const void *arg, const char *empty);
+/* The column whose header title is at screen cell (y, x), or -1. */
+int	list_header_click(const struct list *l, int y, int x);
+
 /* The header row alone, for a screen that puts lines of its own between it
  * and the records (list_draw() with no header after them). */
 void	list_draw_header(int y, int x, int cols, const char *header);

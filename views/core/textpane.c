@@ -1,6 +1,7 @@
 /* textpane.c: styled lines over the list engine (textpane.h). */
 #include "calops.h"
 
+#include "base/buf.h"
 #include "base/text.h"
 #include "views/core/textpane.h"
 #include "views/core/ui.h"
@@ -105,4 +106,24 @@ textpane_selected_tag(const struct textpane *p)
 	size_t i = list_selected(&p->list);
 
 	return i == SIZE_MAX ? -1 : p->lines[i].tag;
+}
+
+char *
+textpane_copy(const struct textpane *p, bool md)
+{
+	struct buf b;
+	char *clean;
+	size_t i;
+
+	buf_init(&b, 0);
+	for (i = 0; i < p->n; i++) {
+		clean = text_sanitize_doc(p->lines[i].text,
+		    strlen(p->lines[i].text));
+		if (md && p->lines[i].role == ROLE_HEADER)
+			buf_addf(&b, "\n### %s\n\n", clean);
+		else
+			buf_addf(&b, "%s\n", clean);
+		free(clean);
+	}
+	return buf_detach(&b, NULL);
 }

@@ -43,4 +43,9 @@ bool	 textpane_draw(struct textpane *p, int top, int rows, int cols);
 /* The tag of the selected line, or -1. */
 int	 textpane_selected_tag(const struct textpane *p);
 
+/* The lines for y and Y (views/core/clip.h): one a line, through the
+ * sanitiser as a document; as Markdown a header line is a "### " heading.
+ * A new string. */
+char	*textpane_copy(const struct textpane *p, bool md);
+
 #endif
