@@ -31,12 +31,13 @@
 #define HOLD_MS		40
 
 static const char tail_usage[] =
-    "usage: calops tail ID [--from SEQ] [--follow] [--jobs DIR]\n"
+    "usage: calops tail ID [--from SEQ] [--until SEQ | --follow] [--jobs DIR]\n"
     "\n"
     "Print the events of job ID with seq >= SEQ (default 1), one JSON line\n"
     "each, as they are in its events.jsonl.\n"
     "\n"
     "  --from SEQ   the first seq to print\n"
+    "  --until SEQ  the last seq to print (an older part of a long run)\n"
     "  --follow     keep printing new events until the job's end event\n"
     "  --jobs DIR   the jobs folder (default: $CALOPS_JOBS_DIR, else\n"
     "               $XDG_STATE_HOME/calops/jobs)\n"
@@ -52,6 +53,7 @@ struct tail {
 	char			*root, *dir;
 	struct job_reader	 rd;
 	uint64_t		 from, last;
+	uint64_t		 until;		/* the last to print, or 0 */
 	bool			 end;
 };
 
@@ -100,8 +102,8 @@ pump(struct tail *t, bool hold)
 	bool is_end;
 	int rc = 0;
 
-	while (
-	    !t->end && (rc = jobreader_next(&t->rd, &line, &len)) > 0) {
+	while (!t->end && (t->until == 0 || t->last < t->until) &&
+	    (rc = jobreader_next(&t->rd, &line, &len)) > 0) {
 		if (rc == 2) {
 			snprintf(why, sizeof why, "longer than %u bytes",
 			    JOB_READ_MAX);
@@ -117,7 +119,8 @@ pump(struct tail *t, bool hold)
 		} else {
 			t->last = seq;
 			t->end = is_end;
-			if (seq >= t->from)
+			if (seq >= t->from && (t->until == 0 ||
+			    seq <= t->until))
 				print_line(line, len);
 		}
 	}
@@ -248,10 +251,13 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
 		{ "follow", no_argument, NULL, 'F' },
+		{ "until", required_argument, NULL, 'u' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *what;
+	uint64_t *to;
 	char *end;
 	int c;
 
@@ -259,12 +265,16 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
+		case 'u':
+			what = c == 'f' ? "--from" : "--until";
+			to = c == 'f' ? &t->from : &t->until;
 			errno = 0;
-			t->from = strtoull(optarg, &end, 10);
+			*to = strtoull(optarg, &end, 10);
 			if (optarg[0] < '0' || optarg[0] > '9' ||
-			    *end != '\0' || errno != 0) {
-				fprintf(stderr, "calops: --from wants a seq, "
-				    "not '%s'\n", optarg);
+			    *end != '\0' || errno != 0 ||
+			    (c == 'u' && *to == 0)) {
+				fprintf(stderr, "calops: %s wants a seq, "
+				    "not '%s'\n", what, optarg);
 				return -1;
 			}
 			break;
@@ -278,7 +288,7 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 			return -1;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - 1 || (*follow_it && t->until != 0)) {
 		fputs(tail_usage, stderr);
 		return -1;
 	}

@@ -16,7 +16,8 @@
  *
  * run: `run --id ID [--cwd WS] [--gate Gn] [--actor WHO] -- ARGV…` (the
  * id, folder, gate and actor are their options' own arguments, the job's
- * command after the "--"); tail: `tail --from N [--follow] -- ID`; kill:
+ * command after the "--"); tail: `tail --from N [--follow] -- ID`, or a
+ * part of the run with `--until M` in place of --follow; kill:
  * `kill -- ID`; jobs: `jobs --json [--running]` (no operand); check:
  * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
  * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
@@ -58,6 +59,8 @@ void	 hostcmd_run(struct strv *s, const struct hostcmd_run_opts *o,
 	    char *const *argv);
 void	 hostcmd_tail(struct strv *s, const char *id, int64_t from,
 	    bool follow);
+void	 hostcmd_tail_range(struct strv *s, const char *id, int64_t from,
+	    int64_t until);
 void	 hostcmd_kill(struct strv *s, const char *id);
 void	 hostcmd_jobs(struct strv *s, bool running);
 void	 hostcmd_check(struct strv *s, const char *ws);
