@@ -60,6 +60,13 @@ struct log_line {
 	int64_t		 seq;	/* of its event, or the one before; 0: none */
 };
 
+/* Events of the run the host looks in: from..until (0: to the end), the
+ * last match or the first. */
+struct find_range {
+	int64_t		 from, until;
+	bool		 last;
+};
+
 struct joblog {
 	struct app	*app;
 	char		*host, *id;
@@ -72,6 +79,12 @@ struct joblog {
 	struct follow_stats paged;
 	char		 pday[16];
 	int64_t		 pfrom, puntil;
+	int64_t		 want;		/* the seq a page is for, or 0 */
+	/* the search on the host: where, what it said */
+	struct rstream	*finding;
+	struct find_range find[2];
+	int		 nfind, find_at, find_dir;
+	char		 found[32];
 	struct list	 list;
 	bool		 follow, wrap;
 	bool		 stale;		/* lines came since the rows */
@@ -80,6 +93,11 @@ struct joblog {
 	char		 search[256];	/* the search last jumped to */
 	char		 day[16];	/* of the last line with a time */
 };
+
+static int64_t	held_seq(const struct joblog *, bool);
+static void	page(struct joblog *, int64_t, int64_t, enum linewin_where);
+static const struct rstream_cb find_cb;
+static void	to_found(struct joblog *);
 
 static struct log_line *
 line_at(const struct joblog *v, size_t i)
@@ -104,17 +122,20 @@ rebuild(struct joblog *v)
 		v->list.sel = v->list.nmap - 1;
 }
 
-/* The next (dir 1) or previous (-1) shown line matching the search after
- * the selection, wrapping around; false when none does. */
+/* The next (dir 1) or previous (-1) shown line matching the search from
+ * the selection (here: itself included), wrapping around among those held
+ * when wrap; false when none does. */
 static bool
-search_jump(struct joblog *v, int dir)
+held_jump(struct joblog *v, int dir, bool here, bool wrap)
 {
-	size_t i, n = v->list.nmap, k;
+	size_t i, n = v->list.nmap, k, sel = v->list.sel;
 
 	if (app_filter(v->app)[0] == '\0' || n == 0)
 		return false;
-	for (k = 1; k <= n; k++) {
-		i = (v->list.sel + (dir > 0 ? k : n - k % n)) % n;
+	for (k = here ? 0 : 1; k <= n; k++) {
+		if (!wrap && (dir > 0 ? sel + k >= n : k > sel))
+			return false;
+		i = (sel + (dir > 0 ? k : n - k % n)) % n;
 		if (app_filter_match(v->app,
 		    line_at(v, v->list.map[i])->text)) {
 			v->list.sel = i;
@@ -123,6 +144,69 @@ search_jump(struct joblog *v, int dir)
 		}
 	}
 	return false;
+}
+
+/* Where to look on the host, in order, for the next match in direction
+ * dir past the lines held: the events beyond them that way, then (round
+ * the run) those beyond the other end.  The number of ranges. */
+static int
+find_ranges(struct joblog *v, int dir, struct find_range r[2])
+{
+	int64_t first = held_seq(v, false), last = held_seq(v, true);
+	struct find_range older = { 1, first - 1, dir < 0 };
+	struct find_range newer = { last + 1, 0, dir < 0 };
+	int k = 0;
+
+	if (dir > 0 && v->cut)
+		r[k++] = newer;
+	if (first > 1)
+		r[k++] = older;
+	if (dir < 0 && v->cut)
+		r[k++] = newer;
+	return k;
+}
+
+/* Ask the host for the next range's match; false when none is left. */
+static bool
+find_next_range(struct joblog *v)
+{
+	struct strv argv = { NULL, 0, 0 };
+	struct find_range *r;
+	struct transport *t;
+	char err[256];
+
+	if (v->find_at >= v->nfind)
+		return false;
+	r = &v->find[v->find_at++];
+	v->found[0] = '\0';
+	hostcmd_tail_find(&argv, v->id, v->search, r->from, r->until, r->last);
+	if ((t = labmodel_transport(app_labmodel(v->app), v->host, err,
+	    sizeof err)) == NULL || (v->finding = transport_exec(t, argv.v,
+	    &find_cb, v, err, sizeof err)) == NULL)
+		app_message(v->app, true, "cannot search the run: %s", err);
+	strv_free(&argv);
+	return v->finding != NULL;
+}
+
+/*
+ * The next or previous match: among the lines held, else in the rest of
+ * the run, asked of the host (the lines around the event it names are
+ * paged in), else round the lines held.  False when nothing matches (or
+ * is being looked for).
+ */
+static bool
+search_jump(struct joblog *v, int dir, bool here)
+{
+	if (v->finding != NULL)
+		return true;
+	if (held_jump(v, dir, here, false))
+		return true;
+	v->nfind = find_ranges(v, dir, v->find);
+	v->find_at = 0;
+	v->find_dir = dir;
+	if (app_filter(v->app)[0] != '\0' && find_next_range(v))
+		return true;
+	return held_jump(v, dir, here, true);
 }
 
 static void
@@ -135,10 +219,12 @@ joblog_update(struct app *a, void *data)
 	/* A new search starts at the selection (a match on it counts). */
 	if (strcmp(app_filter(a), v->search) != 0) {
 		snprintf(v->search, sizeof v->search, "%s", app_filter(a));
+		/* What the host looks for is the search typed so far. */
+		if (v->finding != NULL)
+			transport_rstream_cancel(v->finding);
+		v->finding = NULL;
 		if (v->list.nmap > 0 && app_filter(a)[0] != '\0') {
-			v->list.sel = v->list.sel > 0 ? v->list.sel - 1 :
-			    v->list.nmap - 1;
-			if (!search_jump(v, 1))
+			if (!search_jump(v, 1, true))
 				app_message(a, true, "no line matches '%s'",
 				    app_filter(a));
 		}
@@ -443,8 +529,6 @@ tail_done(struct rstream *rs, const struct rstream_exit *e, void *arg)
 	app_redraw(v->app);
 }
 
-static void	page(struct joblog *, int64_t, int64_t, enum linewin_where);
-
 static const struct rstream_cb tail_cb = { event_line, tail_done };
 
 /* The seq of the first (last) line held, 0 when none is. */
@@ -488,12 +572,79 @@ paged(struct linewin *w, const char *err, enum linewin_where where,
 		    v->list.nmap - 1 : 0;
 	if (where == LINEWIN_INSTEAD && !v->follow)
 		v->list.top = 0;
+	if (v->want > 0)
+		to_found(v);
 	/* Following, the live lines that came meanwhile are paged too. */
 	if (v->cut && v->follow && w->n > 0)
 		page(v, held_seq(v, true) + 1, held_seq(v, true) + JOBLOG_CHUNK,
 		    LINEWIN_AFTER);
 	app_redraw(v->app);
 }
+
+/* The line of the event the host found, paged in: selected. */
+static void
+to_found(struct joblog *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->list.nmap; i++) {
+		if (line_at(v, v->list.map[i])->seq == v->want &&
+		    app_filter_match(v->app, line_at(v, v->list.map[i])->text))
+			break;
+	}
+	/* Its message had the text, its line does not (it was cut): the
+	 * first line of its event. */
+	if (i == v->list.nmap)
+		for (i = 0; i < v->list.nmap &&
+		    line_at(v, v->list.map[i])->seq < v->want; i++)
+			;
+	v->list.sel = i < v->list.nmap ? i : 0;
+	v->want = 0;
+}
+
+static void
+find_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
+    bool cut, void *arg)
+{
+	struct joblog *v = arg;
+
+	(void)rs;
+	(void)cut;
+	if (!from_stderr && v->found[0] == '\0')
+		snprintf(v->found, sizeof v->found, "%.*s",
+		    (int)(len < 31 ? len : 31), line);
+}
+
+/* The host said where the next match is (paged in around it), or that
+ * none is in that range: the next range, else round the lines held. */
+static void
+find_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
+{
+	struct joblog *v = arg;
+	char why[80];
+	long seq;
+
+	(void)rs;
+	v->finding = NULL;
+	if (ex->err != NULL || ex->code != 0)
+		app_message(v->app, true, "cannot search the run: %s",
+		    ex->err != NULL ? ex->err : "tail --find failed");
+	else if (v->found[0] != '\0' && hostcmd_line_of_parse(v->found,
+	    strlen(v->found), &seq, why, sizeof why) != 0)
+		app_message(v->app, true, "cannot search the run: %s", why);
+	else if (v->found[0] != '\0') {
+		v->follow = false;
+		v->want = seq;
+		page(v, seq > JOBLOG_CHUNK / 2 ? seq - JOBLOG_CHUNK / 2 : 1,
+		    (seq > JOBLOG_CHUNK / 2 ? seq - JOBLOG_CHUNK / 2 : 1) +
+		    JOBLOG_CHUNK - 1, LINEWIN_INSTEAD);
+	} else if (!find_next_range(v) &&
+	    !held_jump(v, v->find_dir, false, true))
+		app_message(v->app, true, "no line matches '%s'", v->search);
+	app_redraw(v->app);
+}
+
+static const struct rstream_cb find_cb = { find_line, find_done };
 
 static void
 release_line(void *item)
@@ -562,6 +713,8 @@ joblog_close(void *data)
 
 	if (v->rs != NULL)
 		transport_rstream_cancel(v->rs);
+	if (v->finding != NULL)
+		transport_rstream_cancel(v->finding);
 	linewin_release(&v->win);
 	list_release(&v->list);
 	free(v->host);
@@ -772,7 +925,7 @@ joblog_action(struct app *a, void *data, enum action act)
 			app_message(a, true, "no search: / first");
 			return R_REDRAW;
 		}
-		if (!search_jump(v, act == ACT_SEARCH_NEXT ? 1 : -1))
+		if (!search_jump(v, act == ACT_SEARCH_NEXT ? 1 : -1, false))
 			app_message(a, true, "no line matches '%s'",
 			    app_filter(a));
 		return R_REDRAW;
@@ -794,7 +947,10 @@ joblog_status(struct app *a, void *data, char *buf, size_t len)
 
 	(void)a;
 	/* The lines held are a part of the run: which, and what is next. */
-	if (linewin_busy(&v->win))
+	if (v->finding != NULL)
+		snprintf(held, sizeof held, " %s searching the run on %s%s",
+		    dot, v->host, ui_glyph("…", "..."));
+	else if (linewin_busy(&v->win))
 		snprintf(held, sizeof held, " %s paging in events %lld-%lld%s",
 		    dot, (long long)v->pfrom, (long long)v->puntil,
 		    ui_glyph("…", "..."));
