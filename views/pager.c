@@ -6,7 +6,8 @@
  * cursor on the line the finding names (for a JSON pointer, the line
  * `calops cat --line-of` finds it on there first), near the top of the
  * screen.  Moving past the last line fetched fetches the next lines, past
- * the first the ones before.  Every line came
+ * the first the ones before, into the window the job log keeps of a run
+ * too (linewin.c), PAGER_KEEP lines at most.  Every line came
  * from the host and is drawn through the sanitiser, cut at the screen's
  * width.
  */
