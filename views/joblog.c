@@ -58,6 +58,7 @@ struct log_line {
 	char		*text;
 	enum level	 level;
 	int64_t		 seq;	/* of its event, or the one before; 0: none */
+	bool		 aside;	/* no event's: it came after seq */
 };
 
 /* Events of the run the host looks in: from..until (0: to the end), the
@@ -381,9 +382,9 @@ shift_selection(struct joblog *v, size_t k, bool up)
  */
 static void
 add_line(struct joblog *v, bool paging, char *text, enum level lv,
-    int64_t seq)
+    int64_t seq, bool aside)
 {
-	struct log_line l = { text, lv, seq };
+	struct log_line l = { text, lv, seq, aside };
 	size_t cut;
 
 	if (!paging && v->cut) {
@@ -416,7 +417,7 @@ aside_line(struct joblog *v, bool paging, const char *what, const char *text,
 	buf_addf(&b, "%-8s %-8s %-5s %.*s", "--:--:--", what, "warn",
 	    (int)(len > JOBLOG_TEXT_MAX ? JOBLOG_TEXT_MAX : len), text);
 	add_line(v, paging, buf_detach(&b, NULL), LV_WARN, paging ?
-	    v->paged.last_seq : v->taken.last_seq);
+	    v->paged.last_seq : v->taken.last_seq, true);
 	v->stale = true;
 	app_redraw(v->app);
 }
@@ -465,7 +466,7 @@ take_line(struct joblog *v, bool paging, const char *line, size_t len,
 		if (strcmp(day, vday) != 0) {
 			snprintf(vday, sizeof v->day, "%s", day);
 			add_line(v, paging, xasprintf("%-8s %-8s %-5s %s", "",
-			    "date", "", day), LV_INFO, ev.seq);
+			    "date", "", day), LV_INFO, ev.seq, false);
 		}
 	}
 	lvs = json_string_value(json_object_get(o, "level"));
@@ -490,7 +491,7 @@ take_line(struct joblog *v, bool paging, const char *line, size_t len,
 	else
 		summary(o, type, &b);
 	json_decref(o);
-	add_line(v, paging, buf_detach(&b, NULL), lv, ev.seq);
+	add_line(v, paging, buf_detach(&b, NULL), lv, ev.seq, false);
 	/* The rows are made again once per frame, not once per line: a
 	 * soak's log is read back at 100,000s of lines. */
 	v->stale = true;
@@ -531,13 +532,17 @@ tail_done(struct rstream *rs, const struct rstream_exit *e, void *arg)
 
 static const struct rstream_cb tail_cb = { event_line, tail_done };
 
-/* The seq of the first (last) line held, 0 when none is. */
+/* The seq of the first (last) event held, 0 when none is: a first line
+ * that is an aside came after its seq's event, which is not held. */
 static int64_t
 held_seq(const struct joblog *v, bool last)
 {
+	const struct log_line *l;
+
 	if (v->win.n == 0)
 		return 0;
-	return line_at(v, last ? v->win.n - 1 : 0)->seq;
+	l = line_at(v, last ? v->win.n - 1 : 0);
+	return l->seq + (!last && l->aside ? 1 : 0);
 }
 
 static void
