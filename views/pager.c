@@ -6,7 +6,8 @@
  * cursor on the line the finding names (for a JSON pointer, the line
  * `calops cat --line-of` finds it on there first), near the top of the
  * screen.  Moving past the last line fetched fetches the next lines, past
- * the first the ones before.  Every line came
+ * the first the ones before, into the window the job log keeps of a run
+ * too (linewin.c), PAGER_KEEP lines at most.  Every line came
  * from the host and is drawn through the sanitiser, cut at the screen's
  * width.
  */
@@ -18,6 +19,7 @@
 #include "views/app/app.h"
 #include "views/core/textpane.h"
 #include "views/core/ui.h"
+#include "views/linewin.h"
 #include "views/pager.h"
 
 #define PAGER_CHUNK	2000	/* lines a fetch asks for */
@@ -31,15 +33,10 @@ struct pager {
 	char		*pointer;	/* to be found first, or NULL */
 	struct rstream	*locate;	/* finding it, or NULL */
 	char		 located[32];
-	long		 first;		/* the number of lines[0] */
-	char		**lines;
-	size_t		 n;
-	bool		 at_end;	/* the file ends after lines[n - 1] */
-	/* the fetch running: from where, what came, where it goes */
-	struct rstream	*rs;
-	long		 from, asked;
-	char		**got;
-	size_t		 ngot;
+	long		 first;		/* the number of the first line held */
+	struct linewin	 win;		/* the lines held, char * each */
+	bool		 at_end;	/* the file ends after the last held */
+	long		 from, asked;	/* the fetch running or last */
 	char		 err[300];
 	struct textpane	 pane;
 	bool		 placed;
@@ -47,6 +44,12 @@ struct pager {
 };
 
 static void	fetch(struct pager *p, long from, long count);
+
+static char *
+line_at(const struct pager *p, size_t i)
+{
+	return *(char **)linewin_item(&p->win, i);
+}
 
 static void
 pager_refresh(struct pager *p)
@@ -56,11 +59,11 @@ pager_refresh(struct pager *p)
 	long ln;
 
 	textpane_clear(&p->pane);
-	for (i = 0; i < p->n; i++) {
+	for (i = 0; i < p->win.n; i++) {
 		ln = p->first + (long)i;
 		textpane_add(&p->pane, ln == p->target ? ROLE_HEADER :
 		    ROLE_NORMAL, ln == p->target ? 0 : -1, "%6ld  %s", ln,
-		    p->lines[i]);
+		    line_at(p, i));
 	}
 	was = p->placed;
 	textpane_done(&p->pane, &p->placed);
@@ -68,94 +71,59 @@ pager_refresh(struct pager *p)
 }
 
 static void
-fetch_line(struct rstream *rs, const char *line, size_t len,
-    bool from_stderr, bool cut, void *arg)
+fetch_line(struct linewin *w, const char *line, size_t len, bool cut,
+    void *arg)
+{
+	char *s;
+
+	(void)arg;
+	s = cut ? xasprintf("%.*s%s", (int)len, line, ui_glyph("…", "...")) :
+	    xstrndup(line, len);
+	linewin_push(w, &s);
+}
+
+/* The lines fetched joined those held (linewin.c): number them, and keep
+ * the selection on its line. */
+static void
+fetch_done(struct linewin *w, const char *err, enum linewin_where where,
+    size_t added, size_t dropped, void *arg)
 {
 	struct pager *p = arg;
+	size_t sel = list_selected(&p->pane.list);
 
-	(void)rs;
-	if (from_stderr) {
-		if (p->err[0] == '\0')
-			snprintf(p->err, sizeof p->err, "%s: %.*s", p->host,
-			    (int)(len > 240 ? 240 : len), line);
+	if (err != NULL) {
+		snprintf(p->err, sizeof p->err, "%s", err);
+		app_redraw(p->app);
 		return;
 	}
-	p->got = xreallocarray(p->got, p->ngot + 1, sizeof *p->got);
-	p->got[p->ngot++] = cut ? xasprintf("%.*s%s", (int)len, line,
-	    ui_glyph("…", "...")) : xstrndup(line, len);
-}
-
-/* The lines fetched join those held, after them or before; a long file
- * read through is not kept whole: what is farthest from where the reader
- * went goes. */
-static void
-take(struct pager *p)
-{
-	size_t i, drop = 0, sel = list_selected(&p->pane.list);
-	bool after = p->n == 0 || p->from == p->first + (long)p->n;
-
-	p->lines = xreallocarray(p->lines, p->n + p->ngot, sizeof *p->lines);
-	if (after) {
-		if (p->n == 0)
-			p->first = p->from;
-		memcpy(p->lines + p->n, p->got, p->ngot * sizeof *p->got);
-		p->at_end = p->ngot < (size_t)p->asked;
-	} else {
-		memmove(p->lines + p->ngot, p->lines, p->n * sizeof *p->lines);
-		memcpy(p->lines, p->got, p->ngot * sizeof *p->got);
+	if (where == LINEWIN_BEFORE) {
 		p->first = p->from;
+		if (dropped > 0)
+			p->at_end = false;
 		if (sel != SIZE_MAX)
-			sel += p->ngot;
+			sel += added;
+	} else {
+		if (p->first == 0)	/* the first fetch */
+			p->first = p->from;
+		p->first += (long)dropped;
+		p->at_end = w->printed < (size_t)p->asked;
+		if (sel != SIZE_MAX)
+			sel = sel >= dropped ? sel - dropped : 0;
 	}
-	p->n += p->ngot;
-	free(p->got);
-	p->got = NULL;
-	p->ngot = 0;
-	if (p->n > PAGER_KEEP && after) {
-		drop = p->n - PAGER_KEEP;
-		for (i = 0; i < drop; i++)
-			free(p->lines[i]);
-		memmove(p->lines, p->lines + drop, PAGER_KEEP *
-		    sizeof *p->lines);
-		p->first += (long)drop;
-		sel = sel != SIZE_MAX && sel >= drop ? sel - drop : 0;
-	} else if (p->n > PAGER_KEEP) {
-		for (i = PAGER_KEEP; i < p->n; i++)
-			free(p->lines[i]);
-		p->at_end = false;
-	}
-	if (p->n > PAGER_KEEP)
-		p->n = PAGER_KEEP;
 	pager_refresh(p);
-	if (sel != SIZE_MAX && sel < p->n)
+	if (sel != SIZE_MAX && sel < w->n)
 		(void)list_select_row(&p->pane.list, sel);
-}
-
-static void
-fetch_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
-{
-	struct pager *p = arg;
-	size_t i;
-
-	(void)rs;
-	p->rs = NULL;
-	if (ex->err != NULL || ex->code != 0) {
-		if (ex->err != NULL)
-			snprintf(p->err, sizeof p->err, "%s", ex->err);
-		else if (p->err[0] == '\0')
-			snprintf(p->err, sizeof p->err, "calops cat on %s "
-			    "ended with status %d", p->host, ex->code);
-		for (i = 0; i < p->ngot; i++)
-			free(p->got[i]);
-		free(p->got);
-		p->got = NULL;
-		p->ngot = 0;
-	} else
-		take(p);
 	app_redraw(p->app);
 }
 
-static const struct rstream_cb fetch_cb = { fetch_line, fetch_done };
+static void
+free_line(void *item)
+{
+	free(*(char **)item);
+}
+
+static const struct linewin_ops fetch_ops = { fetch_line, fetch_done,
+    free_line };
 
 static void
 locate_line(struct rstream *rs, const char *line, size_t len,
@@ -199,16 +167,17 @@ fetch(struct pager *p, long from, long count)
 	struct strv argv = { NULL, 0, 0 };
 	struct transport *t;
 
-	if (p->rs != NULL)
+	if (linewin_busy(&p->win))
 		return;
 	p->from = from;
 	p->asked = count;
 	p->err[0] = '\0';
 	hostcmd_cat(&argv, p->ws, p->rel, from, count);
 	if ((t = labmodel_transport(app_labmodel(p->app), p->host, p->err,
-	    sizeof p->err)) != NULL)
-		p->rs = transport_exec(t, argv.v, &fetch_cb, p, p->err,
-		    sizeof p->err);
+	    sizeof p->err)) != NULL && linewin_fetch(&p->win, t, p->host,
+	    argv.v, p->first > 0 && from < p->first ? LINEWIN_BEFORE :
+	    LINEWIN_AFTER) != 0)
+		snprintf(p->err, sizeof p->err, "%s", p->win.err);
 	strv_free(&argv);
 }
 
@@ -223,6 +192,7 @@ pager_open(struct app *a, const void *arg)
 	p->ws = xstrdup(pa->ws);
 	p->rel = xstrdup(pa->rel);
 	p->target = pa->line;
+	linewin_init(&p->win, sizeof(char *), PAGER_KEEP, &fetch_ops, p);
 	if (pa->pointer != NULL && p->target == 0) {
 		struct strv argv = { NULL, 0, 0 };
 		struct transport *t;
@@ -246,19 +216,11 @@ static void
 pager_close(void *data)
 {
 	struct pager *p = data;
-	size_t i;
 
-	if (p->rs != NULL)
-		transport_rstream_cancel(p->rs);
 	if (p->locate != NULL)
 		transport_rstream_cancel(p->locate);
 	free(p->pointer);
-	for (i = 0; i < p->n; i++)
-		free(p->lines[i]);
-	for (i = 0; i < p->ngot; i++)
-		free(p->got[i]);
-	free(p->lines);
-	free(p->got);
+	linewin_release(&p->win);
 	textpane_release(&p->pane);
 	free(p->host);
 	free(p->ws);
@@ -284,13 +246,13 @@ pager_draw(struct app *a, void *data, int top, int rows, int cols)
 	else if (p->locate != NULL)
 		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "finding "
 		    "where the finding points");
-	else if (p->rs != NULL)
+	else if (linewin_busy(&p->win))
 		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "fetching "
-		    "lines from %ld%s", p->from, p->n == 0 ? "" : "…");
+		    "lines from %ld%s", p->from, p->win.n == 0 ? "" : "…");
 	else if ((sel = list_selected(&p->pane.list)) != SIZE_MAX)
 		ui_putf(stdscr, top + 1, 1, cols - 2, ROLE_DIM, "line %ld %s "
 		    "lines %ld-%ld%s", p->first + (long)sel, ui_glyph("·", "-"),
-		    p->first, p->first + (long)p->n - 1, p->at_end ?
+		    p->first, p->first + (long)p->win.n - 1, p->at_end ?
 		    ", the end of the file" : "");
 	/* Context above the finding's line, the rest of the screen below. */
 	if (p->to_top && (sel = list_selected(&p->pane.list)) != SIZE_MAX) {
@@ -315,10 +277,10 @@ pager_action(struct app *a, void *data, enum action act)
 		return R_POP;
 	moved = list_action(&p->pane.list, act);
 	/* At an edge of what is held, with more beyond it: fetch it. */
-	if (!moved && p->n > 0 && sel == p->n - 1 && !p->at_end &&
+	if (!moved && p->win.n > 0 && sel == p->win.n - 1 && !p->at_end &&
 	    (act == ACT_DOWN || act == ACT_PAGE_DOWN || act == ACT_END))
-		fetch(p, p->first + (long)p->n, PAGER_CHUNK);
-	else if (!moved && p->n > 0 && sel == 0 && p->first > 1 &&
+		fetch(p, p->first + (long)p->win.n, PAGER_CHUNK);
+	else if (!moved && p->win.n > 0 && sel == 0 && p->first > 1 &&
 	    (act == ACT_UP || act == ACT_PAGE_UP || act == ACT_HOME))
 		/* the lines before, and none held twice */
 		fetch(p, p->first > PAGER_CHUNK ? p->first - PAGER_CHUNK : 1,

@@ -31,12 +31,19 @@
 #define HOLD_MS		40
 
 static const char tail_usage[] =
-    "usage: calops tail ID [--from SEQ] [--follow] [--jobs DIR]\n"
+    "usage: calops tail ID [--from SEQ] [--until SEQ | --follow]"
+    " [--jobs DIR]\n"
+    "       calops tail ID --find TEXT [--last] [--from SEQ] [--until SEQ]\n"
     "\n"
     "Print the events of job ID with seq >= SEQ (default 1), one JSON line\n"
     "each, as they are in its events.jsonl.\n"
     "\n"
     "  --from SEQ   the first seq to print\n"
+    "  --until SEQ  the last seq to print (an older part of a long run)\n"
+    "  --find TEXT  print only the seq of the first event from SEQ on whose\n"
+    "               message (msg, or a fault's scenario) has TEXT, in any\n"
+    "               case; nothing when none has\n"
+    "  --last       with --find, the last such event\n"
     "  --follow     keep printing new events until the job's end event\n"
     "  --jobs DIR   the jobs folder (default: $CALOPS_JOBS_DIR, else\n"
     "               $XDG_STATE_HOME/calops/jobs)\n"
@@ -52,6 +59,10 @@ struct tail {
 	char			*root, *dir;
 	struct job_reader	 rd;
 	uint64_t		 from, last;
+	uint64_t		 until;		/* the last to print, or 0 */
+	const char		*find;		/* what to find, or NULL */
+	bool			 last_found;	/* --last */
+	uint64_t		 found;		/* the seq it is in, or 0 */
 	bool			 end;
 };
 
@@ -72,6 +83,26 @@ print_line(const char *line, size_t len)
 	fwrite(hard != NULL ? hard : line, 1, len, stdout);
 	fputc('\n', stdout);
 	free(hard);
+}
+
+/* Whether the text a console shows of an event (its msg, or a fault's
+ * scenario) has find in it, in any case.  The line is looked at whole
+ * first: most lines of a long run are passed over without parsing. */
+static bool
+shown_has(const char *line, size_t len, const char *find)
+{
+	const char *m;
+	json_t *o;
+	bool has;
+
+	if (strcasestr(line, find) == NULL ||
+	    (o = json_loadb(line, len, 0, NULL)) == NULL)
+		return false;
+	if ((m = json_string_value(json_object_get(o, "msg"))) == NULL)
+		m = json_string_value(json_object_get(o, "scenario"));
+	has = m != NULL && strcasestr(m, find) != NULL;
+	json_decref(o);
+	return has;
 }
 
 /* Write what is printed; -1 on an error, said. */
@@ -100,8 +131,8 @@ pump(struct tail *t, bool hold)
 	bool is_end;
 	int rc = 0;
 
-	while (
-	    !t->end && (rc = jobreader_next(&t->rd, &line, &len)) > 0) {
+	while (!t->end && (t->until == 0 || t->last < t->until) &&
+	    (rc = jobreader_next(&t->rd, &line, &len)) > 0) {
 		if (rc == 2) {
 			snprintf(why, sizeof why, "longer than %u bytes",
 			    JOB_READ_MAX);
@@ -117,8 +148,16 @@ pump(struct tail *t, bool hold)
 		} else {
 			t->last = seq;
 			t->end = is_end;
-			if (seq >= t->from)
+			if (seq < t->from || (t->until != 0 &&
+			    seq > t->until))
+				continue;
+			if (t->find == NULL)
 				print_line(line, len);
+			else if (shown_has(line, len, t->find)) {
+				t->found = seq;
+				if (!t->last_found)
+					break;
+			}
 		}
 	}
 	if (!hold && flush_out() != 0)
@@ -248,10 +287,15 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
 		{ "follow", no_argument, NULL, 'F' },
+		{ "until", required_argument, NULL, 'u' },
+		{ "find", required_argument, NULL, 'q' },
+		{ "last", no_argument, NULL, 'l' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *what;
+	uint64_t *to;
 	char *end;
 	int c;
 
@@ -259,16 +303,22 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
+		case 'u':
+			what = c == 'f' ? "--from" : "--until";
+			to = c == 'f' ? &t->from : &t->until;
 			errno = 0;
-			t->from = strtoull(optarg, &end, 10);
+			*to = strtoull(optarg, &end, 10);
 			if (optarg[0] < '0' || optarg[0] > '9' ||
-			    *end != '\0' || errno != 0) {
-				fprintf(stderr, "calops: --from wants a seq, "
-				    "not '%s'\n", optarg);
+			    *end != '\0' || errno != 0 ||
+			    (c == 'u' && *to == 0)) {
+				fprintf(stderr, "calops: %s wants a seq, "
+				    "not '%s'\n", what, optarg);
 				return -1;
 			}
 			break;
 		case 'F': *follow_it = true; break;
+		case 'q': t->find = optarg; break;
+		case 'l': t->last_found = true; break;
 		case 'J': *jobs = optarg; break;
 		case 'h':
 			fputs(tail_usage, stdout);
@@ -278,7 +328,8 @@ parse_args(int argc, char **argv, struct tail *t, const char **jobs,
 			return -1;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - 1 || (*follow_it && (t->until != 0 ||
+	    t->find != NULL)) || (t->last_found && t->find == NULL)) {
 		fputs(tail_usage, stderr);
 		return -1;
 	}
@@ -328,6 +379,10 @@ cmd_tail(int argc, char **argv)
 	} else {
 		jobreader_seek(&t.rd, t.from);
 		rc = pump(&t, false) != 0 ? 1 : 0;
+		if (rc == 0 && t.found > 0) {
+			printf("%llu\n", (unsigned long long)t.found);
+			rc = flush_out() != 0 ? 1 : 0;
+		}
 		if (rc == 0 && follow_it && !t.end)
 			rc = follow(&t);
 	}

@@ -64,6 +64,43 @@ hostcmd_tail(struct strv *s, const char *id, int64_t from, bool follow)
 }
 
 void
+hostcmd_tail_range(struct strv *s, const char *id, int64_t from,
+    int64_t until)
+{
+	char f[24], u[24];
+
+	snprintf(f, sizeof f, "%lld", (long long)(from < 1 ? 1 : from));
+	snprintf(u, sizeof u, "%lld", (long long)(until < 1 ? 1 : until));
+	host_argv(s, (const char *const[]){ "tail", "--from", f, "--until", u,
+	    NULL }, (const char *const[]){ id, NULL });
+}
+
+void
+hostcmd_tail_find(struct strv *s, const char *id, const char *text,
+    int64_t from, int64_t until, bool last)
+{
+	const char *w[9];
+	char f[24], u[24];
+	size_t k = 0;
+
+	snprintf(f, sizeof f, "%lld", (long long)(from < 1 ? 1 : from));
+	snprintf(u, sizeof u, "%lld", (long long)until);
+	w[k++] = "tail";
+	w[k++] = "--find";
+	w[k++] = text;
+	w[k++] = "--from";
+	w[k++] = f;
+	if (until > 0) {
+		w[k++] = "--until";
+		w[k++] = u;
+	}
+	if (last)
+		w[k++] = "--last";
+	w[k] = NULL;
+	host_argv(s, w, (const char *const[]){ id, NULL });
+}
+
+void
 hostcmd_kill(struct strv *s, const char *id)
 {
 	host_argv(s, (const char *const[]){ "kill", NULL },

@@ -16,7 +16,10 @@
  *
  * run: `run --id ID [--cwd WS] [--gate Gn] [--actor WHO] -- ARGV…` (the
  * id, folder, gate and actor are their options' own arguments, the job's
- * command after the "--"); tail: `tail --from N [--follow] -- ID`; kill:
+ * command after the "--"); tail: `tail --from N [--follow] -- ID`, or a
+ * part of the run with `--until M` in place of --follow, or the seq of the
+ * first (--last: last) event there with a text: `tail --find TEXT [--last]
+ * --from N [--until M] -- ID`; kill:
  * `kill -- ID`; jobs: `jobs --json [--running]` (no operand); check:
  * `check --stream -- WS`; watch: `watch -- WS`; cat: `cat --from N --lines
  * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
@@ -58,6 +61,10 @@ void	 hostcmd_run(struct strv *s, const struct hostcmd_run_opts *o,
 	    char *const *argv);
 void	 hostcmd_tail(struct strv *s, const char *id, int64_t from,
 	    bool follow);
+void	 hostcmd_tail_range(struct strv *s, const char *id, int64_t from,
+	    int64_t until);
+void	 hostcmd_tail_find(struct strv *s, const char *id, const char *text,
+	    int64_t from, int64_t until, bool last);
 void	 hostcmd_kill(struct strv *s, const char *id);
 void	 hostcmd_jobs(struct strv *s, bool running);
 void	 hostcmd_check(struct strv *s, const char *ws);
@@ -202,8 +209,9 @@ struct hostcmd_fault {
 int	 hostcmd_fault_parse(const char *out, size_t len,
 	    struct hostcmd_fault *f, char *err, size_t errlen);
 
-/* The line number `cat --line-of` printed (its one line, without the
- * newline); 0, or -1 with err when it is not a number from 1 on. */
+/* The line number `cat --line-of` printed, or the seq `tail --find` did
+ * (its one line, without the newline); 0, or -1 with err when it is not a
+ * number from 1 on. */
 int	 hostcmd_line_of_parse(const char *out, size_t len, long *line,
 	    char *err, size_t errlen);
 

@@ -75,6 +75,12 @@ test_builders(void **state)
 	want(&s, "tail|--from|1|--follow|--|--follow");
 	hostcmd_tail(&s, "--from", 42, false);
 	want(&s, "tail|--from|42|--|--from");
+	hostcmd_tail_range(&s, "--follow", 0, 9);
+	want(&s, "tail|--from|1|--until|9|--|--follow");
+	hostcmd_tail_find(&s, "-h", "--last", 5, 0, true);
+	want(&s, "tail|--find|--last|--from|5|--last|--|-h");
+	hostcmd_tail_find(&s, "-h", "x", 1, 7, false);
+	want(&s, "tail|--find|x|--from|1|--until|7|--|-h");
 	hostcmd_kill(&s, "--jobs");
 	want(&s, "kill|--|--jobs");
 	hostcmd_jobs(&s, true);
@@ -157,7 +163,8 @@ drive(const char *id)
 {
 	char *job[] = { "sh", "-c", "echo started; exec sleep 60", NULL };
 	struct strv s = { NULL, 0, 0 };
-	char *out, *hello;
+	char *out, *hello, why[80];
+	long seq;
 
 	hostcmd_run(&s, &(struct hostcmd_run_opts){ .id = id, .gate = -1 },
 	    job);
@@ -191,6 +198,25 @@ drive(const char *id)
 	hostcmd_tail(&s, id, 2, true);
 	assert_int_equal(host(&s, &out), 0);
 	assert_non_null(strstr(out, "\"type\":\"end\""));
+	free(out);
+	/* A part of the run: the first event only. */
+	hostcmd_tail_range(&s, id, 1, 1);
+	assert_int_equal(host(&s, &out), 0);
+	assert_non_null(strstr(out, "\"type\":\"hello\""));
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	free(out);
+	/* Where a message is: the seq, which the typed parser takes. */
+	hostcmd_tail_find(&s, id, "STARTED", 1, 0, false);
+	assert_int_equal(host(&s, &out), 0);
+	assert_true(strlen(out) > 1 && out[strlen(out) - 1] == '\n');
+	assert_int_equal(hostcmd_line_of_parse(out, strlen(out) - 1, &seq,
+	    why, sizeof why), 0);
+	assert_true(seq > 1);
+	free(out);
+	/* Nothing before it has it: nothing printed. */
+	hostcmd_tail_find(&s, id, "started", 1, seq - 1, true);
+	assert_int_equal(host(&s, &out), 0);
+	assert_string_equal(out, "");
 	free(out);
 }
 
