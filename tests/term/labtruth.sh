@@ -32,8 +32,14 @@ ON=second
 wait_re "^ G9 +(▶ run|⟳ catch)"
 reject "jobs watched"
 keys j j j j j j j j j r
-wait_for "G9's job $soak, started by"
+# The status bar cuts the refusal at 80 columns: :messages has it whole.
+wait_for "G9's job $soak"
 reject "Start soak 24h"
+keys :
+send_text messages
+keys Enter
+wait_for "G9's job $soak, started by"
+keys q
 [ -s "$TMP/b/calops/streams/local/$soak.jsonl" ] ||
 	fail "the second console does not mirror the soak"
 finish
