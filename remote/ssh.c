@@ -233,10 +233,6 @@ struct ssh {
 	/* The socket said EAGAIN in this drive(): every other read of this
 	 * round is told so without asking the kernel again. */
 	bool			 dry;
-	/* The call whose packet libssh2 holds half sent, while it must be
-	 * made again (sess_busy): its channel and what it was (SEND_*). */
-	struct ssh_chan		*sender;
-	int			 sender_op;
 
 	/* Reached through a jump host (ProxyJump: jump, shared and counted,
 	 * and our tunnel in its list) or a command's stdin and stdout
@@ -255,6 +251,8 @@ struct ssh {
 	size_t			 nusers;
 	struct sshtunnel	**tuns;
 	size_t			 ntuns;
+	/* What the channels of the session share, ours and a jump's
+	 * tunnels: which call holds the half-sent packet (sess_busy). */
 	struct sshtunnel_sess	 tsess;
 };
 
@@ -374,36 +372,22 @@ is_socket_error(int rc)
 /* ---- channels ---- */
 
 /*
- * libssh2 1.10 holds one half-sent packet per session, and until the call
- * that made it is made again and finishes it, any other packet is refused
- * (transport.c, send_existing: LIBSSH2_ERROR_BAD_USE, which a window
- * adjustment of channel_read turns into LIBSSH2_ERROR_SOCKET_SEND).  So
- * after a call on a channel says EAGAIN with a packet left to send, that
- * call alone is made on the session until it goes: no other channel
- * opens, runs, reads, writes or closes meanwhile.
+ * One half-sent packet per session (sshtunnel.h says why): after a call on
+ * a channel says EAGAIN with a packet left to send, that call alone is
+ * made on the session until it goes -- the guard is the one a jump's
+ * tunnels keep, so that our channels and theirs wait for each other.
  */
-enum { SEND_OPEN = 1, SEND_EXEC, SEND_READ, SEND_WRITE, SEND_EOF,
-    SEND_CLOSE };
-
-/* Whether another call than c's op holds the session's half-sent packet. */
 static bool
-sess_busy(const struct ssh *s, const struct ssh_chan *c, int op)
+sess_busy(const struct ssh *s, const struct ssh_chan *c,
+    enum sshtunnel_op op)
 {
-	return s->sender != NULL && (s->sender != c || s->sender_op != op);
+	return sshtunnel_sess_busy(&s->tsess, c, op);
 }
 
-/* After c's call op said rc: it holds the session while its packet waits
- * (EAGAIN with the socket full), and lets it go once the call ends. */
 static void
-sess_after(struct ssh *s, struct ssh_chan *c, int op, long rc)
+sess_after(struct ssh *s, struct ssh_chan *c, enum sshtunnel_op op, long rc)
 {
-	if (rc == LIBSSH2_ERROR_EAGAIN &&
-	    (libssh2_session_block_directions(s->sess) &
-	    LIBSSH2_SESSION_BLOCK_OUTBOUND)) {
-		s->sender = c;
-		s->sender_op = op;
-	} else if (s->sender == c && s->sender_op == op)
-		s->sender = NULL;
+	sshtunnel_sess_after(&s->tsess, c, op, rc);
 }
 
 static void
@@ -422,8 +406,7 @@ chan_unlink(struct ssh *s, struct ssh_chan *c)
 {
 	struct ssh_chan **pp;
 
-	if (s->sender == c)
-		s->sender = NULL;
+	sshtunnel_sess_forget(&s->tsess, c);
 
 	for (pp = &s->chans; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == c) {
@@ -538,11 +521,11 @@ chan_read(struct ssh *s, struct ssh_chan *c, size_t *budget)
 				s->more = true;
 				return any;
 			}
-			if (sess_busy(s, c, SEND_READ))
+			if (sess_busy(s, c, SSHTUNNEL_READ))
 				return any;
 			n = libssh2_channel_read_ex(c->ch, k, chunk,
 			    sizeof chunk);
-			sess_after(s, c, SEND_READ, n);
+			sess_after(s, c, SSHTUNNEL_READ, n);
 			if (n == LIBSSH2_ERROR_EAGAIN)
 				break;
 			if (n < 0) {
@@ -574,11 +557,11 @@ chan_write(struct ssh *s, struct ssh_chan *c)
 	int rc;
 
 	while (c->in_off < c->in.len) {
-		if (sess_busy(s, c, SEND_WRITE))
+		if (sess_busy(s, c, SSHTUNNEL_WRITE))
 			return any;
 		n = libssh2_channel_write(c->ch, c->in.data + c->in_off,
 		    c->in.len - c->in_off);
-		sess_after(s, c, SEND_WRITE, n);
+		sess_after(s, c, SSHTUNNEL_WRITE, n);
 		/* BAD_USE: another's packet waits (a call this file does not
 		 * make on a channel): the bytes wait too. */
 		if (n == LIBSSH2_ERROR_EAGAIN || n == LIBSSH2_ERROR_BAD_USE)
@@ -602,10 +585,10 @@ chan_write(struct ssh *s, struct ssh_chan *c)
 		c->in_off = 0;
 	}
 	if (c->in_eof && !c->in_eof_sent) {
-		if (sess_busy(s, c, SEND_EOF))
+		if (sess_busy(s, c, SSHTUNNEL_EOF))
 			return any;
 		rc = libssh2_channel_send_eof(c->ch);
-		sess_after(s, c, SEND_EOF, rc);
+		sess_after(s, c, SSHTUNNEL_EOF, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN || rc == LIBSSH2_ERROR_BAD_USE)
 			return any;
 		if (rc < 0 && is_socket_error(rc)) {
@@ -645,17 +628,17 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		}
 		if (s->opening || s->nopen >= s->chan_cap ||
 		    (s->phase != PH_UP && c != s->probe) ||
-		    sess_busy(s, c, SEND_OPEN))
+		    sess_busy(s, c, SSHTUNNEL_OPEN))
 			return false;
 		c->st = CH_OPENING;
 		s->opening = true;
 		/* FALLTHROUGH */
 	case CH_OPENING:
-		if (sess_busy(s, c, SEND_OPEN))
+		if (sess_busy(s, c, SSHTUNNEL_OPEN))
 			return false;
 		c->ch = libssh2_channel_open_session(s->sess);
 		rc = c->ch == NULL ? libssh2_session_last_errno(s->sess) : 0;
-		sess_after(s, c, SEND_OPEN, rc);
+		sess_after(s, c, SSHTUNNEL_OPEN, rc);
 		if (c->ch == NULL) {
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return false;
@@ -697,11 +680,11 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 			c->st = CH_FREEING;
 			return true;
 		}
-		if (sess_busy(s, c, SEND_EXEC))
+		if (sess_busy(s, c, SSHTUNNEL_EXEC))
 			return false;
 		c->exec_sent = true;
 		rc = libssh2_channel_exec(c->ch, c->cmdline);
-		sess_after(s, c, SEND_EXEC, rc);
+		sess_after(s, c, SSHTUNNEL_EXEC, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
 		if (rc < 0 && is_socket_error(rc)) {
@@ -715,7 +698,7 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		/* FALLTHROUGH */
 	case CH_OPEN:
 		/* Its own call half sent is made again before it closes. */
-		if (c->cancelled && s->sender != c) {
+		if (c->cancelled && s->tsess.sender != c) {
 			c->st = CH_CLOSING;
 			return true;
 		}
@@ -730,10 +713,10 @@ chan_step(struct ssh *s, struct ssh_chan *c, size_t *budget)
 		c->st = CH_CLOSING;
 		/* FALLTHROUGH */
 	case CH_CLOSING:
-		if (sess_busy(s, c, SEND_CLOSE))
+		if (sess_busy(s, c, SSHTUNNEL_CLOSE))
 			return false;
 		rc = libssh2_channel_close(c->ch);
-		sess_after(s, c, SEND_CLOSE, rc);
+		sess_after(s, c, SSHTUNNEL_CLOSE, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return false;
 		if (rc != 0 || c->cancelled) {

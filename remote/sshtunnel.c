@@ -113,6 +113,33 @@ sshtunnel_free(struct sshtunnel *tn)
 	free(tn);
 }
 
+bool
+sshtunnel_sess_busy(const struct sshtunnel_sess *ss, const void *who,
+    enum sshtunnel_op op)
+{
+	return ss->sender != NULL && (ss->sender != who || ss->sender_op != op);
+}
+
+void
+sshtunnel_sess_after(struct sshtunnel_sess *ss, const void *who,
+    enum sshtunnel_op op, long rc)
+{
+	if (rc == LIBSSH2_ERROR_EAGAIN &&
+	    (libssh2_session_block_directions(ss->sess) &
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND)) {
+		ss->sender = who;
+		ss->sender_op = op;
+	} else if (ss->sender == who && ss->sender_op == op)
+		ss->sender = NULL;
+}
+
+void
+sshtunnel_sess_forget(struct sshtunnel_sess *ss, const void *who)
+{
+	if (ss->sender == who)
+		ss->sender = NULL;
+}
+
 /* Open the channel: 1 open, 0 not yet, -1 the session failed. */
 static int
 tn_open(struct sshtunnel *tn, struct sshtunnel_sess *ss)
@@ -126,10 +153,14 @@ tn_open(struct sshtunnel *tn, struct sshtunnel_sess *ss)
 		ss->opening = true;
 		tn->st = TN_OPENING;
 	}
+	if (sshtunnel_sess_busy(ss, tn, SSHTUNNEL_OPEN))
+		return 0;
 	tn->ch = libssh2_channel_direct_tcpip_ex(ss->sess, tn->host,
 	    tn->port, "127.0.0.1", 0);
+	rc = tn->ch == NULL ? libssh2_session_last_error(ss->sess, &msg,
+	    NULL, 0) : 0;
+	sshtunnel_sess_after(ss, tn, SSHTUNNEL_OPEN, rc);
 	if (tn->ch == NULL) {
-		rc = libssh2_session_last_error(ss->sess, &msg, NULL, 0);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 0;
 		ss->opening = false;
@@ -152,7 +183,7 @@ tn_open(struct sshtunnel *tn, struct sshtunnel_sess *ss)
 /* From the channel to the pump's end: whether anything moved; -1 the
  * session failed. */
 static int
-tn_down(struct sshtunnel *tn, size_t *budget)
+tn_down(struct sshtunnel *tn, struct sshtunnel_sess *ss, size_t *budget)
 {
 	ssize_t n;
 
@@ -167,9 +198,12 @@ tn_down(struct sshtunnel *tn, size_t *budget)
 			tn->fd_eof = true;	/* the session behind went */
 		return 0;
 	}
-	if (tn->ch_eof || *budget == 0)
+	if (tn->ch_eof || *budget == 0 ||
+	    sshtunnel_sess_busy(ss, tn, SSHTUNNEL_READ))
 		return 0;
+	/* A read may send a window adjustment, and leave it half sent. */
 	n = libssh2_channel_read(tn->ch, tn->down, TN_DOWN_MAX);
+	sshtunnel_sess_after(ss, tn, SSHTUNNEL_READ, n);
 	if (n == LIBSSH2_ERROR_EAGAIN)
 		return 0;
 	if (n < 0)
@@ -191,16 +225,14 @@ tn_up(struct sshtunnel *tn, struct sshtunnel_sess *ss)
 	ssize_t n;
 	int rc;
 
-	if (ss->writing != NULL && ss->writing != tn)
-		return 0;
 	if (tn->up_off < tn->up_len) {
+		if (sshtunnel_sess_busy(ss, tn, SSHTUNNEL_WRITE))
+			return 0;
 		n = libssh2_channel_write(tn->ch, tn->up + tn->up_off,
 		    tn->up_len - tn->up_off);
-		if (n == LIBSSH2_ERROR_EAGAIN) {
-			ss->writing = tn;
+		sshtunnel_sess_after(ss, tn, SSHTUNNEL_WRITE, n);
+		if (n == LIBSSH2_ERROR_EAGAIN)
 			return 0;
-		}
-		ss->writing = NULL;
 		if (n < 0)
 			return -1;
 		tn->up_off += (size_t)n;
@@ -218,12 +250,12 @@ tn_up(struct sshtunnel *tn, struct sshtunnel_sess *ss)
 		tn->fd_eof = true;
 	}
 	if (tn->fd_eof && !tn->eof_sent) {
-		rc = libssh2_channel_send_eof(tn->ch);
-		if (rc == LIBSSH2_ERROR_EAGAIN) {
-			ss->writing = tn;
+		if (sshtunnel_sess_busy(ss, tn, SSHTUNNEL_EOF))
 			return 0;
-		}
-		ss->writing = NULL;
+		rc = libssh2_channel_send_eof(tn->ch);
+		sshtunnel_sess_after(ss, tn, SSHTUNNEL_EOF, rc);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 0;
 		tn->eof_sent = true;
 		return 1;
 	}
@@ -238,7 +270,8 @@ tn_pump(struct sshtunnel *tn, struct sshtunnel_sess *ss, size_t *budget,
 	int d, u;
 
 	do {
-		if ((d = tn_down(tn, budget)) < 0 || (u = tn_up(tn, ss)) < 0)
+		if ((d = tn_down(tn, ss, budget)) < 0 ||
+		    (u = tn_up(tn, ss)) < 0)
 			return -1;
 		if (d > 0 || u > 0)
 			*moved = true;
@@ -253,20 +286,55 @@ tn_pump(struct sshtunnel *tn, struct sshtunnel_sess *ss, size_t *budget,
 	return 0;
 }
 
+/* The call of the tunnel's own that left a packet half sent, made again
+ * (with the same arguments) so that the channel may close: whether it
+ * went; -1 the session failed. */
+static int
+tn_finish(struct sshtunnel *tn, struct sshtunnel_sess *ss)
+{
+	enum sshtunnel_op op = ss->sender_op;
+	long rc;
+
+	switch (op) {
+	case SSHTUNNEL_READ:
+		rc = libssh2_channel_read(tn->ch, tn->down, TN_DOWN_MAX);
+		break;
+	case SSHTUNNEL_WRITE:
+		rc = libssh2_channel_write(tn->ch, tn->up + tn->up_off,
+		    tn->up_len - tn->up_off);
+		break;
+	case SSHTUNNEL_EOF:
+		rc = libssh2_channel_send_eof(tn->ch);
+		break;
+	default:
+		return 1;	/* the close itself: tn_close makes it */
+	}
+	sshtunnel_sess_after(ss, tn, op, rc);
+	if (ss->sender == tn)
+		return 0;
+	return rc < 0 && rc != LIBSSH2_ERROR_EAGAIN &&
+	    rc != LIBSSH2_ERROR_CHANNEL_CLOSED &&
+	    rc != LIBSSH2_ERROR_CHANNEL_EOF_SENT ? -1 : 1;
+}
+
 /* Close and free the channel: whether it is gone; -1 the session failed. */
 static int
 tn_close(struct sshtunnel *tn, struct sshtunnel_sess *ss)
 {
 	int rc;
 
-	if (ss->writing == tn)
-		ss->writing = NULL;
+	if (ss->sender == tn && (rc = tn_finish(tn, ss)) <= 0)
+		return rc;
+	if (sshtunnel_sess_busy(ss, tn, SSHTUNNEL_CLOSE))
+		return 0;
 	if (tn->st == TN_CLOSING) {
 		rc = libssh2_channel_close(tn->ch);
+		sshtunnel_sess_after(ss, tn, SSHTUNNEL_CLOSE, rc);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 0;
 		tn->st = TN_FREEING;
 	}
+	/* Closed: freeing it sends nothing more. */
 	rc = libssh2_channel_free(tn->ch);
 	if (rc == LIBSSH2_ERROR_EAGAIN)
 		return 0;
@@ -296,8 +364,7 @@ sshtunnel_run(struct sshtunnel *tn, struct sshtunnel_sess *ss,
 	if (tn->st == TN_OPEN && tn_pump(tn, ss, budget, &moved) != 0)
 		return SSHTUNNEL_LOST;
 	/* A packet half sent is finished before the channel closes. */
-	if ((tn->st == TN_CLOSING || tn->st == TN_FREEING) &&
-	    (ss->writing == NULL || ss->writing == tn)) {
+	if (tn->st == TN_CLOSING || tn->st == TN_FREEING) {
 		if ((rc = tn_close(tn, ss)) < 0)
 			return SSHTUNNEL_LOST;
 		moved = moved || rc > 0;

@@ -28,15 +28,43 @@
 
 struct sshtunnel;
 
-/* What the tunnels of one session share: libssh2 1.10 opens one channel at
- * a time on a session, and refuses any packet while one is half sent
- * (LIBSSH2_ERROR_BAD_USE) -- so the tunnel whose write said EAGAIN writes
- * the same bytes again before any other writes. */
+/*
+ * What the channels of one session share: libssh2 1.10 opens one channel
+ * at a time on a session, and holds one half-sent packet per session:
+ * until the call that made it is made again and finishes it, any other
+ * packet is refused (transport.c, send_existing: LIBSSH2_ERROR_BAD_USE,
+ * which a window adjustment inside channel_read turns into
+ * LIBSSH2_ERROR_SOCKET_SEND).  So after a call says EAGAIN with a packet
+ * left to send, that call alone -- the same owner (a tunnel here, a
+ * channel of ssh.c), the same operation -- is made on the session until
+ * it goes: no other channel opens, reads, writes or closes meanwhile.
+ */
+enum sshtunnel_op {
+	SSHTUNNEL_OPEN = 1,
+	SSHTUNNEL_EXEC,
+	SSHTUNNEL_READ,
+	SSHTUNNEL_WRITE,
+	SSHTUNNEL_EOF,
+	SSHTUNNEL_CLOSE,
+};
+
 struct sshtunnel_sess {
 	LIBSSH2_SESSION		*sess;
 	bool			 opening;
-	const struct sshtunnel	*writing;
+	const void		*sender;	/* whose call holds a packet */
+	enum sshtunnel_op	 sender_op;	/* and which call */
 };
+
+/* Whether another call than who's op holds the session's half-sent packet. */
+bool	sshtunnel_sess_busy(const struct sshtunnel_sess *ss, const void *who,
+	    enum sshtunnel_op op);
+/* After who's call op said rc: it holds the session while its packet waits
+ * (EAGAIN with the socket's outbound direction blocked), and lets it go
+ * once the call ends. */
+void	sshtunnel_sess_after(struct sshtunnel_sess *ss, const void *who,
+	    enum sshtunnel_op op, long rc);
+/* who is gone: a packet it held is no one's to finish. */
+void	sshtunnel_sess_forget(struct sshtunnel_sess *ss, const void *who);
 
 /* What a round did: nothing to do now, bytes moved or the channel
  * opened, or the jump's connection failed under it (the caller's
