@@ -6,8 +6,8 @@
  * view first), and every JOBS_REFRESH_MS while it is on screen (no timer
  * otherwise: an idle console on another tab stays idle); Enter opens a
  * job's log (joblog.c), or a soak's job in the Soak screen (s too), which
- * follows it from its host when this console did not start it
- * (labadopt.h); d describes it (describe.c), K kills a running job on its
+ * the lab model follows from its host when this console did not start it
+ * (labpoll.h); d describes it (describe.c), K kills a running job on its
  * host once its id has been typed.
  */
 #include "calops.h"
@@ -15,8 +15,8 @@
 #include "base/text.h"
 #include "job/jobevent.h"
 #include "job/jobstore.h"
-#include "lab/labadopt.h"
 #include "lab/labmodel.h"
+#include "lab/labpoll.h"
 #include "model/joblist.h"
 #include "views/app/app.h"
 #include "views/core/glyph.h"
@@ -344,8 +344,9 @@ open_soak(struct app *a, const struct joblist_row *r)
 	const struct ljob *j;
 	char err[300], *key;
 
-	if ((j = labadopt_soak(app_labmodel(a), r->host, r->record, err,
-	    sizeof err)) == NULL) {
+	if ((j = labpoll_take_entry(app_labmodel(a), r->host, r->record,
+	    r->age + (jobevent_now() - r->fetched), err, sizeof err)) ==
+	    NULL) {
 		app_message(a, true, "cannot follow soak %s: %s", r->id, err);
 		return R_REDRAW;
 	}
@@ -360,6 +361,7 @@ jobs_action(struct app *a, void *data, enum action act)
 {
 	struct jobs_view *v = data;
 	const struct joblist_row *r;
+	enum ljob_kind kind;
 	const char *job[2];
 	size_t i;
 
@@ -388,7 +390,7 @@ jobs_action(struct app *a, void *data, enum action act)
 		if ((i = list_selected(&v->list)) == SIZE_MAX)
 			return R_NONE;
 		r = joblist_row(v->jl, i);
-		if (labadopt_is_soak(r->record))
+		if (labpoll_entry_kind(r->record, &kind) && kind == LJOB_SOAK)
 			return open_soak(a, r);
 		if (act == ACT_SOAK) {
 			app_message(a, true, "job %s is not a soak", r->id);

@@ -6,11 +6,11 @@
  * freshness, the G9 leak rule judged live), the alert journal (alerts.h)
  * and starting a soak are soakpane.c's.
  *
- * Which soak.  Every soak of the lab, whoever started it: the screen lists
- * the lab's jobs when it opens and every SOAK_LIST_MS while on top, and
- * the model follows each soak running there and the newest ended ones
- * (labadopt.h: caught up from the host's events, then live).  It shows the
- * one asked for (Enter or s on the Jobs screen pushes it with its
+ * Which soak.  Every soak of the lab, whoever started it: the lab model
+ * learns of each host's jobs itself (labpoll.h: every running one and those
+ * of the last day, caught up from the host's events, then live) and this
+ * screen shows what it holds, listing no host's jobs of its own.  It shows
+ * the one asked for (Enter or s on the Jobs screen pushes it with its
  * "host/id"; n steps to the next), else the newest running, else the
  * newest.
  *
@@ -33,16 +33,12 @@
 #include "metrics/alerts.h"
 #include "metrics/metrics.h"
 #include "metrics/metricsview.h"
-#include "lab/labadopt.h"
-#include "model/joblist.h"
 #include "views/app/app.h"
 #include "views/core/ui.h"
 #include "views/soak_int.h"
 #include "views/soakpane.h"
 
 #define SOAK_TICK_MS	1000
-#define SOAK_LIST_MS	10000	/* the lab's jobs listed again */
-#define SOAK_ADOPT_ENDED 4	/* ended soaks of the lab followed */
 #define SOAK_GRAPH_MIN	4	/* rows of a graph: its title and 3 of plot */
 #define SOAK_GRAPH_W	38	/* columns a graph wants at least */
 
@@ -587,60 +583,13 @@ tick(struct loop *l, void *arg)
 		app_redraw(v->app);
 }
 
-/*
- * The soaks of the lab's job lists, followed: every running one and the
- * newest SOAK_ADOPT_ENDED that ended, whoever started them, so that a
- * console opened while a soak runs on the lab shows it.  A soak this
- * console cannot follow (it watches another's state) is said once.
- */
-static void
-adopt_soaks(struct joblist *jl, void *arg)
-{
-	struct soak *v = arg;
-	const struct joblist_row *r;
-	size_t i, ended = 0;
-	char err[300];
-
-	for (i = 0; i < joblist_nrows(jl); i++) {
-		r = joblist_row(jl, i);
-		if (!labadopt_is_soak(r->record) || (strcmp(r->state,
-		    "running") != 0 && ++ended > SOAK_ADOPT_ENDED))
-			continue;
-		if (labmodel_find(app_labmodel(v->app), r->host, r->id) !=
-		    NULL || labadopt_soak(app_labmodel(v->app), r->host,
-		    r->record, err, sizeof err) != NULL)
-			continue;
-		if (strcmp(err, v->adopt_err) != 0)
-			app_message(v->app, true, "cannot follow soak %s on "
-			    "%s: %s", r->id, r->host, err);
-		snprintf(v->adopt_err, sizeof v->adopt_err, "%s", err);
-	}
-	app_redraw(v->app);
-}
-
-/* Every SOAK_LIST_MS while on top: draw() arms it again. */
-static void
-list_tick(struct loop *l, void *arg)
-{
-	struct soak *v = arg;
-
-	(void)l;
-	v->list_timer = 0;
-	if (app_on_top(v->app, v))
-		joblist_reload(v->jl);
-}
-
 static void *
 soak_open(struct app *a, const void *arg)
 {
 	struct soak *v = xcalloc(1, sizeof *v);
-	struct joblist_cb cb = { .replaced = adopt_soaks };
 
 	v->app = a;
 	v->pin = arg != NULL ? xstrdup(arg) : NULL;
-	cb.arg = v;
-	v->jl = joblist_new(app_labmodel(a), &cb);
-	joblist_reload(v->jl);
 	v->chip = -1;
 	v->zoom = ZOOM_DEFAULT;
 	v->cursor = NAN;
@@ -655,9 +604,6 @@ soak_close(void *data)
 
 	if (v->timer != 0)
 		loop_del_timer(app_loop(v->app), v->timer);
-	if (v->list_timer != 0)
-		loop_del_timer(app_loop(v->app), v->list_timer);
-	joblist_free(v->jl);
 	free(v->pin);
 	remember(v);
 	sketch_release(&v->sk);
@@ -730,9 +676,6 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 	struct ljob *j = current(v);
 	int pane;
 
-	if (v->list_timer == 0)
-		v->list_timer = loop_add_timer(app_loop(a), SOAK_LIST_MS,
-		    list_tick, v);
 	if (j == NULL) {
 		soakpane_draw_none(a, top, cols);
 		return;

@@ -24,7 +24,6 @@
 #define SOAK_SERIES_MAX	256
 
 struct app;
-struct joblist;
 struct mseries;
 
 struct soak {
@@ -44,10 +43,6 @@ struct soak {
 	int		 link;		/* soakpane_link() as of this draw */
 	/* "host/id" of the soak asked for (Jobs, n), or NULL: the newest */
 	char		*pin;
-	/* the lab's jobs, whose soaks it follows (labadopt.h) */
-	struct joblist	*jl;
-	long		 list_timer;
-	char		 adopt_err[300];	/* said once */
 };
 
 /* soakpane.c.  Whether the job's figures are news: its host is up and

@@ -7,8 +7,10 @@
 #include <math.h>
 
 #include "base/buf.h"
+#include "base/strv.h"
 #include "job/jobevent.h"
 #include "lab/labcmd.h"
+#include "lab/labmodel_int.h"
 #include "lab/labpoll.h"
 #include "lab/labstream.h"
 #include "proto/hostcmd.h"
@@ -77,30 +79,23 @@ job_of(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
 	return j;
 }
 
-/* Take in job hj of host h: its record beside a new mirror, then its
- * events from the first.  A failure is said; the job is asked about
- * again at the next list. */
-static void
+/* Take in job hj of host h, which d describes: its record beside a new
+ * mirror, then its events from the first.  The job, or NULL with err (its
+ * mirror refused). */
+static struct ljob_int *
 take_one(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
-    double started)
+    const struct labcmd_job *d, double started, char *err, size_t errlen)
 {
-	struct labcmd_job d;
-	struct ljob_int *j;
-	char err[512];
+	struct ljob_int *j = job_of(lm, h, hj, d, started);
 
-	if (labcmd_job_describe(hj->argv, hj->argc, &d) != 0)
-		return;		/* not a lab job: the Jobs screen lists it */
-	j = job_of(lm, h, hj, &d, started);
-	labcmd_job_release(&d);
-	if (labmodel_host_dir(lm, h->h->name, err, sizeof err) != 0 ||
-	    labmodel_job_record(j, err, sizeof err) != 0) {
-		labmodel_warn(lm, "job %s on %s cannot be followed: %s",
-		    hj->id, h->h->name, err);
+	if (labmodel_host_dir(lm, h->h->name, err, errlen) != 0 ||
+	    labmodel_job_record(j, err, errlen) != 0) {
 		labstream_job_free(j);
-		return;
+		return NULL;
 	}
 	labmodel_job_insert(lm, j);
 	labstream_follow(j);
+	return j;
 }
 
 void
@@ -108,7 +103,9 @@ labpoll_take(struct labmodel *lm, struct lhost *h, struct hostcmd_job *jobs,
     size_t n)
 {
 	double now = jobevent_now(), started;
+	struct labcmd_job d;
 	bool took = false;
+	char err[512];
 	size_t i;
 
 	if (lm->observer || lm->streams == NULL)
@@ -118,13 +115,107 @@ labpoll_take(struct labmodel *lm, struct lhost *h, struct hostcmd_job *jobs,
 	for (i = 0; i < n; i++) {
 		/* Its start on the console's clock: the host's may differ. */
 		started = now - (isfinite(jobs[i].age) ? jobs[i].age : 0);
-		if (!wanted(lm, h, &jobs[i], started))
+		/* Not a lab job: the Jobs screen lists it. */
+		if (!wanted(lm, h, &jobs[i], started) ||
+		    labcmd_job_describe(jobs[i].argv, jobs[i].argc, &d) != 0)
 			continue;
-		take_one(lm, h, &jobs[i], started);
-		took = true;
+		/* A failure is said; it is asked about again at the next
+		 * list. */
+		if (take_one(lm, h, &jobs[i], &d, started, err, sizeof err) !=
+		    NULL)
+			took = true;
+		else
+			labmodel_warn(lm, "job %s on %s cannot be followed: %s",
+			    jobs[i].id, h->h->name, err);
+		labcmd_job_release(&d);
 	}
 	if (took)
 		labmodel_changed(lm);
+}
+
+/* A calops-jobs/v1 entry's argv (borrowed) as words into w; 0, or -1
+ * when it has none or a word is not a string. */
+static int
+entry_argv(json_t *record, struct strv *w)
+{
+	json_t *argv = json_object_get(record, "argv"), *a;
+	size_t i;
+
+	if (!json_is_array(argv) || json_array_size(argv) == 0)
+		return -1;
+	json_array_foreach(argv, i, a) {
+		if (!json_is_string(a)) {
+			strv_free(w);
+			return -1;
+		}
+		strv_add(w, xstrdup(json_string_value(a)));
+	}
+	return 0;
+}
+
+bool
+labpoll_entry_kind(json_t *record, enum ljob_kind *kind)
+{
+	struct strv w = { NULL, 0, 0 };
+	struct labcmd_job d;
+	int rc;
+
+	if (entry_argv(record, &w) != 0)
+		return false;
+	if ((rc = labcmd_job_describe(w.v, w.n, &d)) == 0) {
+		*kind = d.kind;
+		labcmd_job_release(&d);
+	}
+	strv_free(&w);
+	return rc == 0;
+}
+
+const struct ljob *
+labpoll_take_entry(struct labmodel *lm, const char *host, json_t *record,
+    double age, char *err, size_t errlen)
+{
+	struct hostcmd_job hj = { .exit_code = -1 };
+	struct strv w = { NULL, 0, 0 };
+	struct labcmd_job d;
+	const struct ljob *known;
+	struct ljob_int *j;
+	struct lhost *h;
+
+	hj.id = (char *)json_string_value(json_object_get(record, "id"));
+	if (hj.id == NULL || entry_argv(record, &w) != 0) {
+		errbuf_set(err, errlen, "its host lists no id or command");
+		return NULL;
+	}
+	if ((known = labmodel_find(lm, host, hj.id)) != NULL) {
+		strv_free(&w);
+		return known;
+	}
+	if (lm->observer) {
+		strv_free(&w);
+		errbuf_set(err, errlen, "%s", labmodel_start_refused(lm));
+		return NULL;
+	}
+	if ((h = labmodel_host_at(lm, host)) == NULL) {
+		strv_free(&w);
+		errbuf_set(err, errlen, "no host '%s' in the lab file", host);
+		return NULL;
+	}
+	hj.argv = w.v;
+	hj.argc = w.n;
+	hj.record = record;
+	if (labcmd_job_describe(hj.argv, hj.argc, &d) != 0) {
+		strv_free(&w);
+		errbuf_set(err, errlen, "not a lab job's command");
+		return NULL;
+	}
+	j = take_one(lm, h, &hj, &d, jobevent_now() - (isfinite(age) ? age :
+	    0), err, errlen);
+	labcmd_job_release(&d);
+	strv_free(&w);
+	if (j == NULL)
+		return NULL;
+	labmodel_changed(lm);
+	return &j->pub;
 }
 
 /* ---- asking ---- */

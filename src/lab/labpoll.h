@@ -14,19 +14,28 @@
  * while the model has room for it (LAB_JOBS_MAX, newest kept).  A console
  * that watches another (labshare.c) takes in nothing: the one that writes
  * the mirrors does, and it sees them.
+ *
+ * This is the one way the console learns of jobs it did not start: the
+ * screens (Soak, Faults' running cells, Jobs' Enter on a soak) read the
+ * model, and list no host's jobs to take any in themselves.
  */
 #ifndef CALOPS_LABPOLL_H
 #define CALOPS_LABPOLL_H
 
 #include "calops.h"
 
-#include "lab/labmodel_int.h"
+#include <jansson.h>
+
+#include "lab/labmodel.h"
 
 #define LABPOLL_MS		2000	/* a host's running jobs asked */
 #define LABPOLL_FULL_EVERY	15	/* every job: each 15th time (30 s) */
 #define LABPOLL_RECENT_S	86400.0	/* an ended job this young: taken */
 
 struct hostcmd_job;
+struct labmodel;
+struct lhost;
+struct ljob;
 
 /* Start asking (the first time at once); stop, cancelling what runs. */
 void	 labpoll_start(struct labmodel *lm);
@@ -35,5 +44,17 @@ void	 labpoll_stop(struct labmodel *lm);
  * lacks and should hold is taken in (labpoll.c; tests call it). */
 void	 labpoll_take(struct labmodel *lm, struct lhost *h,
 	    struct hostcmd_job *jobs, size_t n);
+/* Whether a calops-jobs/v1 entry (borrowed) is a lab job's, as its argv
+ * says (labcmd_job_describe), and then which kind in *kind. */
+bool	 labpoll_entry_kind(json_t *record, enum ljob_kind *kind);
+/*
+ * The job of host's entry record (borrowed; it started age seconds ago):
+ * the one the model holds, or taken in now as a list would take it,
+ * whatever its age (Enter on the Jobs screen: one older than
+ * LABPOLL_RECENT_S, or not yet in a list).  NULL with err (not a lab job,
+ * no such host, its mirror refused, this console only watches another's).
+ */
+const struct ljob *labpoll_take_entry(struct labmodel *lm, const char *host,
+	    json_t *record, double age, char *err, size_t errlen);
 
 #endif

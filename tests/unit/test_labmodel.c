@@ -27,6 +27,7 @@
 #include "lab/labcmd.h"
 #include "lab/labmodel.h"
 #include "lab/labmodel_int.h"
+#include "lab/labpoll.h"
 #include "lab/labstream.h"
 #include "loop/loop.h"
 #include "metrics/metrics.h"
@@ -1133,6 +1134,72 @@ test_meta_bytes(void **state)
 	free(ji.pub.workspace);
 }
 
+/* A lab job the Jobs screen lists but the poll does not take in (ended
+ * three days ago: older than LABPOLL_RECENT_S): its kind read from its
+ * argv as the poll reads it, and taken in once when asked for (Enter on
+ * it), with who started it; a command by hand is no lab job's. */
+static void
+test_take_entry(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [0, 1, 2]}\nworkspaces:\n  - {host: local, path: /srv/ws}"
+	    "\nrunner: calrt-sim --time-scale 3000\n";
+	static const struct ljob_spec soak = { .kind = LJOB_SOAK,
+	    .duration_s = 30 };
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct labcmd_where w = { NULL, NULL, "/srv/ws", NULL };
+	struct loop *l = loop_new();
+	struct strv argv = { NULL, 0, 0 };
+	const struct ljob *j;
+	struct labmodel *lm;
+	enum ljob_kind kind;
+	json_t *rec, *words;
+	struct lab lab;
+	char err[512], label[160];
+	size_t i, n;
+
+	(void)state;
+	local_where(&lab, text, &w);
+	assert_int_equal(labcmd_build(&w, &soak, &argv, label, sizeof label,
+	    err, sizeof err), 0);
+	words = json_array();
+	for (i = 0; i < argv.n; i++)
+		json_array_append_new(words, json_string(argv.v[i]));
+	rec = json_pack("{s:s, s:s, s:o, s:s}", "id", "old-soak", "state",
+	    "done", "argv", words, "actor", "eng@lab");
+	assert_non_null(rec);
+	assert_true(labpoll_entry_kind(rec, &kind));
+	assert_int_equal(kind, LJOB_SOAK);
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	n = labmodel_njobs(lm);
+	assert_null(labmodel_find(lm, "local", "old-soak"));
+	j = labpoll_take_entry(lm, "local", rec, 3 * 86400.0, err,
+	    sizeof err);
+	if (j == NULL)
+		fail_msg("not taken in: %s", err);
+	assert_int_equal(j->kind, LJOB_SOAK);
+	assert_string_equal(j->label, label);
+	assert_string_equal(j->actor, "eng@lab");
+	assert_int_equal(labmodel_njobs(lm), n + 1);
+	/* Asked again: the same job, not a second one. */
+	assert_ptr_equal(labpoll_take_entry(lm, "local", rec, 3 * 86400.0,
+	    err, sizeof err), j);
+	assert_int_equal(labmodel_njobs(lm), n + 1);
+	json_object_set_new(rec, "id", json_string("by-hand"));
+	json_object_set_new(rec, "argv", json_pack("[s, s]", "sleep", "60"));
+	assert_false(labpoll_entry_kind(rec, &kind));
+	assert_null(labpoll_take_entry(lm, "local", rec, 0, err, sizeof err));
+	assert_string_equal(err, "not a lab job's command");
+	assert_int_equal(labmodel_njobs(lm), n + 1);
+	json_decref(rec);
+	strv_free(&argv);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+}
+
 int
 main(void)
 {
@@ -1149,6 +1216,7 @@ main(void)
 		cmocka_unit_test(test_catching_up_and_workspaces),
 		cmocka_unit_test(test_disk_full_stream),
 		cmocka_unit_test(test_series_cap),
+		cmocka_unit_test(test_take_entry),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
