@@ -443,7 +443,37 @@ text_guard_stderr(void)
 	return 0;
 }
 
-/* A JSON string that stays valid JSON whatever s holds. */
+char *
+text_utf8_escape(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct buf b = BUF_INIT;
+	size_t i = 0, run, n;
+	uint32_t cp;
+	char hex[8];
+
+	buf_add(&b, "", 0);
+	while (i < len) {
+		for (run = i; run < len && p[run] != 0; run += n)
+			if ((n = text_utf8_decode(p + run, len - run, &cp)) ==
+			    0)
+				break;
+		buf_add(&b, s + i, run - i);
+		if ((i = run) < len) {
+			snprintf(hex, sizeof hex, "\\x%02x", p[i]);
+			buf_add(&b, hex, 4);
+			i++;
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * A JSON string that stays valid JSON whatever s holds.  Only the bytes
+ * jansson refuses are rewritten, the same way in every locale: a control
+ * or a bidirectional override is JSON's to escape (and text_json_print's
+ * to harden), not ours to change into something else.
+ */
 json_t *
 text_json(const char *s)
 {
@@ -454,10 +484,10 @@ text_json(const char *s)
 		return json_null();
 	if ((v = json_string(s)) != NULL)
 		return v;
-	clean = text_sanitize(s, strlen(s), 0);
+	clean = text_utf8_escape(s, strlen(s));
 	v = json_string(clean);
 	free(clean);
-	return v != NULL ? v : json_string("(unprintable)");
+	return v;
 }
 
 #define PLAIN_DEPTH	64

@@ -45,8 +45,15 @@ char	*text_sanitize_doc(const char *s, size_t len);
  * is then.  0, or -1 with stderr as it was.
  */
 int	 text_guard_stderr(void);
-/* A JSON string of s (JSON null for NULL); bytes that are not UTF-8 become
- * \xHH text so that the output stays valid JSON.  New reference. */
+/*
+ * The len bytes at s made valid UTF-8: kept as they are, except that bytes
+ * that are not UTF-8, and NUL, become the text \xHH.  Byte for byte the
+ * same in every locale (a job's events are compared so).  New string.
+ */
+char	*text_utf8_escape(const char *s, size_t len);
+/* A JSON string of s (JSON null for NULL), through text_utf8_escape() when
+ * it is not UTF-8, so that a value from a file or a host is kept, not
+ * lost.  New reference. */
 json_t	*text_json(const char *s);
 /*
  * JSON text (len bytes) with DEL, the C1 controls, the bidirectional

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "base/fileio.h"
+#include "base/text.h"
 #include "cmd/cmd.h"
 #include "job/jobstore.h"
 #include "ws/hash.h"
@@ -192,12 +193,14 @@ judge(const char *ws, const char *rel, char *why, size_t whylen)
 		    "match", failed, n);
 	else
 		rc = 0;
-	cmd_release_event(json_pack("{s:s, s:s, s:s, s:o, s:b, s:I, s:I, s:o}", "type",
-	    "chip_step", "golden", rel, "golden_sha256", hex,
+	/* rel is ours (result_folder(): a valid job id); why may quote
+	 * strerror() in the host's locale, text_json's to keep. */
+	cmd_release_event(json_pack("{s:s, s:s, s:s, s:o, s:b, s:I, s:I, s:o}",
+	    "type", "chip_step", "golden", rel, "golden_sha256", hex,
 	    "calbin_tree_sha256", tree != NULL ? json_string(tree) :
 	    json_null(), "passed", rc == 0, "cases", (json_int_t)n, "failed",
 	    (json_int_t)failed, "problem", rc == 0 ? json_null() :
-	    json_string(why)));
+	    text_json(why)));
 	json_decref(doc);
 	free(path);
 	return rc;
@@ -256,8 +259,9 @@ result_folder(const char *ws, long gen, char *why, size_t whylen)
 static int
 fail(const char *why)
 {
-	cmd_release_event(json_pack("{s:s, s:s, s:{}, s:[], s:s}", "type", "result",
-	    "status", "fail", "summary", "artifacts", "message", why));
+	cmd_release_event(json_pack("{s:s, s:s, s:{}, s:[], s:o}", "type",
+	    "result", "status", "fail", "summary", "artifacts", "message",
+	    text_json(why)));
 	fprintf(stderr, "calops: chip step: %s\n", why);
 	return 1;
 }

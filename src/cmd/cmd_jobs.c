@@ -96,15 +96,13 @@ static json_t *
 entry_json(const struct entry *e, double now)
 {
 	json_t *o;
-	char *name;
 
 	if (e->state == JOB_CORRUPT) {
 		o = json_object();
-		name = jobevent_utf8_escape(e->name, strlen(e->name));
-		json_object_set_new(o, "id", json_string(name));
-		free(name);
+		json_object_set_new(o, "id", text_json(e->name));
 		json_object_set_new(o, "state", json_string("corrupt"));
-		json_object_set_new(o, "reason", json_string(e->reason));
+		/* The reason may quote the folder's files, cut to fit. */
+		json_object_set_new(o, "reason", text_json(e->reason));
 		return o;
 	}
 	o = jobstore_record_json(&e->rec);

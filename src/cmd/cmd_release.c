@@ -498,8 +498,10 @@ cmd_status(int argc, char **argv, bool audit_only)
 		rc = state_well(&st) ? 0 : 1;
 		if (o.json) {
 			j = relstate_json(&st);
+			/* forward may quote a problem cut to fit: text_json,
+			 * as report() and held_event() say it. */
 			json_object_set_new(j, "rolled_forward", forward[0] !=
-			    '\0' ? json_string(forward) : json_null());
+			    '\0' ? text_json(forward) : json_null());
 			print_json(j);
 		} else
 			print_status(&st);

@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/buf.h"
 #include "base/fileio.h"
 #include "base/text.h"
 #include "job/jobevent.h"
@@ -22,31 +21,6 @@ jobevent_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000) / 1e6;
-}
-
-char *
-jobevent_utf8_escape(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	struct buf b = BUF_INIT;
-	size_t i = 0, run, n;
-	uint32_t cp;
-	char hex[8];
-
-	buf_add(&b, "", 0);
-	while (i < len) {
-		for (run = i; run < len && p[run] != 0; run += n)
-			if ((n = text_utf8_decode(p + run, len - run, &cp)) ==
-			    0)
-				break;
-		buf_add(&b, s + i, run - i);
-		if ((i = run) < len) {
-			snprintf(hex, sizeof hex, "\\x%02x", p[i]);
-			buf_add(&b, hex, 4);
-			i++;
-		}
-	}
-	return buf_detach(&b, NULL);
 }
 
 /* How many bytes at the end of s begin a UTF-8 sequence that was cut off. */
@@ -228,7 +202,7 @@ log_event(uint64_t seq, double ts, const char *level, const char *line,
 
 	if (cut)
 		len -= utf8_unfinished(line, len);
-	msg = jobevent_utf8_escape(line, len);
+	msg = text_utf8_escape(line, len);
 	mlen = strlen(msg);
 	e = log_object(seq, ts, level, msg, mlen, cut);
 	out = dump_line(e, outlen);

@@ -20,13 +20,6 @@
 double	 jobevent_now(void);
 
 /*
- * The len bytes at s made valid UTF-8: kept as they are, except that bytes
- * that are not UTF-8, and NUL, become the text \xHH (as text_json does).
- * New string.
- */
-char	*jobevent_utf8_escape(const char *s, size_t len);
-
-/*
  * One line the tool wrote (len bytes, no LF; cut when it was longer than it
  * is) as event number seq, a JSON line with its LF, at most JOB_EVENT_MAX
  * bytes; *outlen gets its length.  A JSON object with a string "type" keeps

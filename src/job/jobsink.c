@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/text.h"
 #include "job/jobevent.h"
 #include "job/jobsink.h"
 #include "proto/event.h"
@@ -314,8 +315,11 @@ sink_stalled(struct job_sink *k, double ts)
 	msg = xasprintf("cannot append to events.jsonl: %s; new lines wait "
 	    "in memory (up to %u MiB), then are counted as lost",
 	    strerror(k->stalled_errno), JOB_SINK_WAIT_MAX >> 20);
-	if (sink_own(k, "stalled", json_pack("{s:f,s:s,s:s}", "since",
-	    k->stalled_since, "reason", reason, "msg", msg),
+	/* strerror() speaks the supervisor's locale, which may not be
+	 * UTF-8: "s" would lose the whole event, text_json keeps it. */
+	if (sink_own(k, "stalled", json_pack("{s:f,s:o,s:o}", "since",
+	    k->stalled_since, "reason", text_json(reason), "msg",
+	    text_json(msg)),
 	    SINK_LAST_WORDS) == 0)
 		k->said_stalled = true;
 	free(msg);

@@ -12,6 +12,12 @@ gen_or_null(long n)
 	return n >= 1 ? json_integer(n) : json_null();
 }
 
+/*
+ * Plain "s", not text_json(): a signed record says what was given or is
+ * not made, never a rewrite of it.  Its strings are checked where they
+ * come in: the host by the lab file (letters, digits, '.', '_', '-'), the
+ * job id generated here, a skipped reason by cmd_release.c's plain_arg().
+ */
 json_t *
 relrecord_chip_json(const struct relchip *c)
 {

@@ -4,8 +4,9 @@
 # 1..N with hello first and end last; a job outlives its starter's SIGHUP;
 # `kill` stops a job within its grace; `tail --from N --follow` started
 # mid-run prints each remaining event once; concurrent jobs; a tool writing
-# a 10 MB line and binary garbage leaves valid JSON lines; a supervisor
-# killed with SIGKILL leaves its job "lost".
+# a 10 MB line and binary garbage (and given an argument that is not
+# UTF-8) leaves valid JSON lines; a supervisor killed with SIGKILL leaves
+# its job "lost".
 #
 #	jobs_test.sh CALOPS_BINARY
 set -u
@@ -209,7 +210,7 @@ o.write(b"\xff\xfe\xc3(\x00bad\n")
 o.write(b"{\"type\":\"end\"}\n{\"type\":\"progress\",\"seq\":-5}\n")
 o.write(b"no newline at the end")
 o.flush()
-time.sleep(1)' >/dev/null
+time.sleep(1)' $'caf\xc3\xa9\xff' >/dev/null
 sup=$(field "$J/big/job.json" supervisor_pid)
 wait_lines big 6
 if ! ldd "$CALOPS" 2>/dev/null | grep -q libasan; then
@@ -223,6 +224,11 @@ wait_end big
 $PY - "$J/big/events.jsonl" <<'EOF' || fail "big: events not as expected"
 import json, sys
 e = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+# An argument that is not UTF-8 is kept, its bad byte as \xHH, in the
+# hello event and in job.json alike.
+rec = json.load(open(sys.argv[1].replace("events.jsonl", "job.json")))
+assert e[0]["argv"][-1] == "caf\u00e9\\xff", e[0]
+assert rec["argv"] == e[0]["argv"], rec
 assert e[1]["truncated"] is True and e[1]["msg"].startswith("aaaa"), e[1]
 assert e[2]["truncated"] is True and "\\xff" in e[2]["msg"]
 assert e[3]["msg"] == "\\xff\\xfe\\xc3(\\x00bad", e[3]

@@ -5,7 +5,8 @@
 # (a forged job's pids are never signalled); a jobs folder or state folder
 # writable by others is refused until `chmod go-w`; a job folder of another
 # user is no job (as root only, which can give one away).  Every refusal
-# names the path and the command that fixes it.
+# names the path and the command that fixes it; `jobs --json` keeps a
+# refusal cut inside a character.
 #
 #	state_test.sh CALOPS_BINARY
 set -u
@@ -139,5 +140,36 @@ ln -s "$T/real/jobs" "$T/jobs-link"
 expect_refused "run --jobs naming a link" \
     "refusing the jobs folder '$T/jobs-link': it is a symbolic link" \
     "$CALOPS" run --jobs "$T/jobs-link" -- true
+
+# 7. A corrupt job's reason quotes its path, cut to 255 bytes: the cut may
+# fall inside a character, and --json still says the reason (the bytes
+# that are not UTF-8 as \xHH), not an object without one.  Two roots one
+# byte apart: in one of them the cut splits an 'é'.
+e=$(printf '\303\251%.0s' $(seq 1 120))
+for pad in "" a; do
+	mkdir -p "$T/cut$pad$e/jobs"
+	ln -s "$T" "$T/cut$pad$e/jobs/linked"
+	"$CALOPS" jobs --json --jobs "$T/cut$pad$e/jobs" >>"$T/cut.json" ||
+	    fail "jobs --json under a long name exited $?"
+done
+if /usr/bin/python3 - "$T/cut.json" <<'PY'; then
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+docs, cut, at = [], 0, 0
+while at < len(text):
+	doc, at = json.JSONDecoder().raw_decode(text, at)
+	docs.append(doc)
+	at = len(text) - len(text[at:].lstrip())
+for d in docs:
+	[j] = d["jobs"]
+	assert j["state"] == "corrupt", j
+	assert j["reason"].startswith("refusing the job folder"), j
+	cut += j["reason"].endswith("\\xc3")
+assert len(docs) == 2 and cut == 1, (len(docs), cut)
+PY
+	say "ok: a reason cut inside a character is kept in --json"
+else
+	fail "a reason cut inside a character, in --json"
+fi
 
 exit $FAILED

@@ -557,6 +557,45 @@ test_sanitize_doc(void **state)
 	assert_non_null(setlocale(LC_ALL, "C"));
 }
 
+/* A string that is not UTF-8 kept in JSON: only its bad bytes (and NUL)
+ * rewritten, as \xHH, the same bytes in every locale; what is valid, a
+ * control or a tab included, is JSON's to escape as it would be anyway. */
+static void
+test_json_keeps(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "caf\xc3\xa9\xff", "\"caf\xc3\xa9\\\\xff\"" },
+		{ "a\tb\n\x1b[1m\xfe", "\"a\\tb\\n\\u001B[1m\\\\xfe\"" },
+		{ "\xe2\x80\xae\xc3", "\"\xe2\x80\xae\\\\xc3\"" },
+		{ "\xed\xa0\x80", "\"\\\\xed\\\\xa0\\\\x80\"" },
+		{ "", "\"\"" },
+	};
+	const char *locales[] = { "C", "C.UTF-8" };
+	size_t i, k;
+	char *out;
+	json_t *v;
+
+	(void)state;
+	for (k = 0; k < nitems(locales); k++) {
+		assert_non_null(setlocale(LC_ALL, locales[k]));
+		for (i = 0; i < nitems(cases); i++) {
+			assert_non_null(v = text_json(cases[i].in));
+			out = json_dumps(v, JSON_ENCODE_ANY);
+			assert_string_equal(out, cases[i].out);
+			free(out);
+			json_decref(v);
+		}
+	}
+	assert_true(json_is_null(v = text_json(NULL)));
+	json_decref(v);
+	/* A NUL inside the length, and a sequence cut at the end. */
+	out = text_utf8_escape("a\0b\xc3\xa9\xe2\x80", 7);
+	assert_string_equal(out, "a\\x00b\xc3\xa9\\xe2\\x80");
+	free(out);
+	assert_non_null(setlocale(LC_ALL, "C"));
+}
+
 int
 main(void)
 {
@@ -575,6 +614,7 @@ main(void)
 		cmocka_unit_test(test_json_plain_mutations),
 		cmocka_unit_test(test_plain_line),
 		cmocka_unit_test(test_sanitize_doc),
+		cmocka_unit_test(test_json_keeps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
