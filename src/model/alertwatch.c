@@ -9,10 +9,12 @@
 #include "alert/alertjournal.h"
 #include "alert/alertmetric.h"
 #include "alert/alertrule.h"
+#include "lab/labadopt.h"
 #include "lab/labmodel.h"
 #include "loop/loop.h"
 #include "model/alertwatch.h"
 #include "model/boardsrc.h"
+#include "model/joblist.h"
 #include "remote/lab.h"
 #include "remote/transport.h"
 
@@ -46,6 +48,13 @@ struct alertwatch {
 	size_t			 nws;
 	struct alertsla		 sla;
 	long			 timer;
+	/* Every host's jobs, listed every ALERTWATCH_LIST_MS: those no
+	 * console of this state folder started, followed too. */
+	struct joblist		*jl;
+	long			 list_timer;
+	char			**seen;		/* "host\nid": judged already */
+	size_t			 nseen;
+	bool			*listed;	/* a host's: listed once */
 };
 
 /* Every note into the journal, then to the hook. */
@@ -180,6 +189,15 @@ alertwatch_lab_changed(struct alertwatch *w)
 	flush(w);
 }
 
+/* A job ended failed, killed or lost: job.failed. */
+static void
+job_failed(struct alertwatch *w, const struct alert_subject *s, int code,
+    const char *what)
+{
+	alerteval_event(w->ae, ALERT_JOB, s, code, what, (double)time(NULL));
+	flush(w);
+}
+
 void
 alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 {
@@ -198,9 +216,94 @@ alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 		    j->sig);
 	else
 		snprintf(what, sizeof what, "%s lost: %s", j->label, j->err);
-	alerteval_event(w->ae, ALERT_JOB, &s, j->state == LJ_FAILED ?
-	    j->exit_code : -1, what, (double)time(NULL));
-	flush(w);
+	job_failed(w, &s, j->state == LJ_FAILED ? j->exit_code : -1, what);
+}
+
+/* Whether host's job id was judged already; with mark, it is now. */
+static bool
+seen(struct alertwatch *w, const char *host, const char *id, bool mark)
+{
+	char *key = xasprintf("%s\n%s", host, id);
+	size_t i;
+
+	for (i = 0; i < w->nseen; i++)
+		if (strcmp(w->seen[i], key) == 0) {
+			free(key);
+			return true;
+		}
+	if (!mark) {
+		free(key);
+		return false;
+	}
+	w->seen = xreallocarray(w->seen, w->nseen + 1, sizeof *w->seen);
+	w->seen[w->nseen++] = key;
+	return false;
+}
+
+/*
+ * A job of a host's listing that the lab model does not follow: a soak
+ * still running is adopted (labadopt.h: its samples, its end); another
+ * job that ended failed or killed fires job.failed once, unless it had
+ * ended before the host was first listed (history, not news).
+ */
+static void
+job_listed(struct alertwatch *w, const struct joblist_row *r, bool first)
+{
+	struct alert_subject s = { r->host, ALERT_NONE, r->id, NULL,
+	    ALERT_NONE, NULL };
+	bool failed = strcmp(r->state, "failed") == 0,
+	    killed = strcmp(r->state, "killed") == 0;
+	char what[700], err[512];
+
+	if (r->id[0] == '\0' || labmodel_find(w->lm, r->host, r->id) != NULL)
+		return;
+	if (strcmp(r->state, "running") == 0 && labadopt_is_soak(r->record)) {
+		if (labadopt_soak(w->lm, r->host, r->record, err,
+		    sizeof err) == NULL)
+			w->say(err, w->arg);
+		return;
+	}
+	if (!failed && !killed)
+		return;
+	if (seen(w, r->host, r->id, true) || first)
+		return;
+	if (failed)
+		snprintf(what, sizeof what, "%s on %s failed: exit %d",
+		    r->cmd, r->host, r->exit_code);
+	else
+		snprintf(what, sizeof what, "%s on %s killed by signal %d",
+		    r->cmd, r->host, r->sig);
+	job_failed(w, &s, failed ? r->exit_code : -1, what);
+}
+
+/* A host's listing came: every job of it judged. */
+static void
+jobs_replaced(struct joblist *jl, void *arg)
+{
+	struct alertwatch *w = arg;
+	const struct joblist_row *r;
+	size_t i, h;
+	bool first;
+
+	for (i = 0; i < joblist_nrows(jl); i++) {
+		r = joblist_row(jl, i);
+		for (h = 0; h < joblist_nhosts(jl); h++)
+			if (strcmp(joblist_host(jl, h), r->host) == 0)
+				break;
+		first = h < joblist_nhosts(jl) && !w->listed[h];
+		job_listed(w, r, first);
+	}
+	for (h = 0; h < joblist_nhosts(jl); h++)
+		w->listed[h] = joblist_host_loaded(jl, h);
+}
+
+static void
+list_tick(struct loop *l, void *arg)
+{
+	struct alertwatch *w = arg;
+
+	w->list_timer = loop_add_timer(l, ALERTWATCH_LIST_MS, list_tick, w);
+	joblist_reload(w->jl);
 }
 
 /* A workspace's evaluation ended: gate.red and gate.changed, its SLA. */
@@ -312,6 +415,11 @@ alertwatch_new(struct loop *l, struct labmodel *lm, const struct lab *lab,
 	(void)alerthook_resume(w->hook);
 	watch_boards(w);
 	w->timer = loop_add_timer(l, ALERTWATCH_TICK_MS, tick, w);
+	w->jl = joblist_new(lm, &(struct joblist_cb){ .replaced =
+	    jobs_replaced, .arg = w });
+	w->listed = xcalloc(joblist_nhosts(w->jl) + 1, sizeof *w->listed);
+	joblist_reload(w->jl);
+	w->list_timer = loop_add_timer(l, ALERTWATCH_LIST_MS, list_tick, w);
 	return w;
 }
 
@@ -323,6 +431,12 @@ alertwatch_free(struct alertwatch *w)
 	if (w == NULL)
 		return;
 	loop_del_timer(w->loop, w->timer);
+	loop_del_timer(w->loop, w->list_timer);
+	joblist_free(w->jl);
+	for (i = 0; i < w->nseen; i++)
+		free(w->seen[i]);
+	free(w->seen);
+	free(w->listed);
 	for (i = 0; i < w->nws; i++)
 		boardsrc_free(w->ws[i].src);
 	for (i = 0; i < w->nsoaks; i++) {
