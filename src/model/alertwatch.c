@@ -23,6 +23,11 @@ struct soak {
 	char			*host, *id;
 	const struct metrics	*m;
 	struct alertmetric	*am;
+	/* the job it was last found for: most lookups are that one */
+	const struct ljob	*job;
+	/* the job's events when last judged: none since, nothing to judge */
+	uint64_t		 events;
+	bool			 judged;
 };
 
 /* A workspace of the lab and the gates' statuses last seen (-1: none). */
@@ -76,39 +81,59 @@ flush(struct alertwatch *w)
 	}
 }
 
-static struct alertmetric *
-soak_metric(struct alertwatch *w, const struct ljob *j)
+/* Whether soak s is job j's. */
+static bool
+soak_is(const struct soak *s, const struct ljob *j)
 {
-	struct soak *s;
-	size_t i;
-
-	for (i = 0; i < w->nsoaks; i++) {
-		s = &w->soaks[i];
-		if (strcmp(s->host, j->host) != 0 || strcmp(s->id, j->id) != 0)
-			continue;
-		/* The lab model dropped the soak's samples and loaded them
-		 * again: the old store's series are gone. */
-		if (s->m != j->metrics) {
-			alertmetric_free(s->am);
-			s->am = alertmetric_new();
-			s->m = j->metrics;
-		}
-		return s->am;
-	}
-	w->soaks = xreallocarray(w->soaks, w->nsoaks + 1, sizeof *w->soaks);
-	s = &w->soaks[w->nsoaks++];
-	s->host = xstrdup(j->host);
-	s->id = xstrdup(j->id);
-	s->m = j->metrics;
-	s->am = alertmetric_new();
-	return s->am;
+	return strcmp(s->id, j->id) == 0 && strcmp(s->host, j->host) == 0;
 }
 
-/* The metric kinds over every soak whose samples are loaded. */
+static struct soak *
+soak_of(struct alertwatch *w, const struct ljob *j)
+{
+	struct soak *s = NULL;
+	size_t i;
+
+	/* The job it was found for last, checked (another job may have
+	 * been made where a freed one was), before every soak's names:
+	 * this runs for every soak on every event. */
+	for (i = 0; i < w->nsoaks && s == NULL; i++)
+		if (w->soaks[i].job == j && soak_is(&w->soaks[i], j))
+			s = &w->soaks[i];
+	for (i = 0; i < w->nsoaks && s == NULL; i++)
+		if (soak_is(&w->soaks[i], j))
+			s = &w->soaks[i];
+	if (s == NULL) {
+		w->soaks = xreallocarray(w->soaks, w->nsoaks + 1,
+		    sizeof *w->soaks);
+		s = &w->soaks[w->nsoaks++];
+		s->host = xstrdup(j->host);
+		s->id = xstrdup(j->id);
+		s->m = j->metrics;
+		s->am = alertmetric_new();
+		s->judged = false;
+	}
+	s->job = j;
+	/* The lab model dropped the soak's samples and loaded them again:
+	 * the old store's series are gone. */
+	if (s->m != j->metrics) {
+		alertmetric_free(s->am);
+		s->am = alertmetric_new();
+		s->m = j->metrics;
+		s->judged = false;
+	}
+	return s;
+}
+
+/* The metric kinds over every soak whose samples are loaded and grew
+ * since it was last judged (what it judges is the samples, on their own
+ * clock: nothing new, nothing to tell), or over all with all (the SLA
+ * they compare with changed). */
 static void
-judge_soaks(struct alertwatch *w)
+judge_soaks(struct alertwatch *w, bool all)
 {
 	struct ljob *j;
+	struct soak *s;
 	size_t i;
 
 	for (i = 0; i < labmodel_njobs(w->lm); i++) {
@@ -116,8 +141,13 @@ judge_soaks(struct alertwatch *w)
 		if (j->kind != LJOB_SOAK || j->metrics == NULL ||
 		    j->id == NULL || !isfinite(j->last_ts))
 			continue;
-		alertmetric_judge(soak_metric(w, j), w->ae, j->metrics, j->id,
-		    &w->sla, j->last_ts);
+		s = soak_of(w, j);
+		if (!all && s->judged && s->events == j->events)
+			continue;
+		s->judged = true;
+		s->events = j->events;
+		alertmetric_judge(s->am, w->ae, j->metrics, j->id, &w->sla,
+		    j->last_ts);
 	}
 }
 
@@ -173,7 +203,7 @@ tick(struct loop *l, void *arg)
 
 	w->timer = loop_add_timer(l, ALERTWATCH_TICK_MS, tick, w);
 	judge_hosts(w, now);
-	judge_soaks(w);
+	judge_soaks(w, false);
 	alerteval_tick(w->ae, now);
 	flush(w);
 }
@@ -185,7 +215,7 @@ alertwatch_lab_changed(struct alertwatch *w)
 
 	for (i = 0; i < w->nws; i++)
 		boardsrc_host_changed(w->ws[i].src);
-	judge_soaks(w);
+	judge_soaks(w, false);
 	flush(w);
 }
 
@@ -314,14 +344,19 @@ board_changed(struct boardsrc *src, int what, void *arg)
 	const struct board *bd = boardsrc_board(src);
 	struct alert_subject s = { b->host, ALERT_NONE, NULL, b->path, 0,
 	    NULL };
+	struct alertsla sla;
 	enum gate_status st;
 	char text[96];
 	int g;
 
 	if (!(what & BOARD_CHANGED) || !bd->now.valid)
 		return;
-	b->w->sla = (struct alertsla){ bd->now.sla_ttft_ms_p99,
+	sla = (struct alertsla){ bd->now.sla_ttft_ms_p99,
 	    bd->now.sla_tpot_ms_p99, bd->now.sla_success_rate_min };
+	if (memcmp(&sla, &b->w->sla, sizeof sla) != 0) {
+		b->w->sla = sla;
+		judge_soaks(b->w, true);
+	}
 	for (g = 0; g < GATE_COUNT; g++) {
 		st = bd->now.gates[g].status;
 		s.gate = g;
