@@ -228,27 +228,6 @@ job_failed(struct alertwatch *w, const struct alert_subject *s, int code,
 	flush(w);
 }
 
-void
-alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
-{
-	struct alert_subject s = { j->host, ALERT_NONE, j->id, j->workspace,
-	    j->gate >= 0 ? j->gate : ALERT_NONE, NULL };
-	char what[700];
-
-	if (j->id == NULL || (j->state != LJ_FAILED && j->state != LJ_KILLED &&
-	    j->state != LJ_BROKEN))
-		return;
-	if (j->state == LJ_FAILED)
-		snprintf(what, sizeof what, "%s failed: exit %d", j->label,
-		    j->exit_code);
-	else if (j->state == LJ_KILLED)
-		snprintf(what, sizeof what, "%s killed by signal %d", j->label,
-		    j->sig);
-	else
-		snprintf(what, sizeof what, "%s lost: %s", j->label, j->err);
-	job_failed(w, &s, j->state == LJ_FAILED ? j->exit_code : -1, what);
-}
-
 /* Whether host's job id was judged already; with mark, it is now. */
 static bool
 seen(struct alertwatch *w, const char *host, const char *id, bool mark)
@@ -270,11 +249,37 @@ seen(struct alertwatch *w, const char *host, const char *id, bool mark)
 	return false;
 }
 
+void
+alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
+{
+	struct alert_subject s = { j->host, ALERT_NONE, j->id, j->workspace,
+	    j->gate >= 0 ? j->gate : ALERT_NONE, NULL };
+	char what[700];
+
+	if (j->id == NULL || (j->state != LJ_FAILED && j->state != LJ_KILLED &&
+	    j->state != LJ_BROKEN))
+		return;
+	/* Once, whether its end came live or in a listing first. */
+	if (seen(w, j->host, j->id, true))
+		return;
+	if (j->state == LJ_FAILED)
+		snprintf(what, sizeof what, "%s failed: exit %d", j->label,
+		    j->exit_code);
+	else if (j->state == LJ_KILLED)
+		snprintf(what, sizeof what, "%s killed by signal %d", j->label,
+		    j->sig);
+	else
+		snprintf(what, sizeof what, "%s lost: %s", j->label, j->err);
+	job_failed(w, &s, j->state == LJ_FAILED ? j->exit_code : -1, what);
+}
+
 /*
- * A job of a host's listing that the lab model does not follow: a soak
- * still running is adopted (labadopt.h: its samples, its end); another
- * job that ended failed or killed fires job.failed once, unless it had
- * ended before the host was first listed (history, not news).
+ * A job of a host's listing: a soak still running that the lab model does
+ * not follow is adopted (labadopt.h: its samples, its end); a job that
+ * ended failed or killed fires job.failed once (the lab model takes in a
+ * job that ended between its polls as history, telling no end), unless
+ * it had ended before the host was first listed (history, not news) or
+ * its end came live already.
  */
 static void
 job_listed(struct alertwatch *w, const struct joblist_row *r, bool first)
@@ -285,9 +290,10 @@ job_listed(struct alertwatch *w, const struct joblist_row *r, bool first)
 	    killed = strcmp(r->state, "killed") == 0;
 	char what[700], err[512];
 
-	if (r->id[0] == '\0' || labmodel_find(w->lm, r->host, r->id) != NULL)
+	if (r->id[0] == '\0')
 		return;
-	if (strcmp(r->state, "running") == 0 && labadopt_is_soak(r->record)) {
+	if (strcmp(r->state, "running") == 0 && labadopt_is_soak(r->record) &&
+	    labmodel_find(w->lm, r->host, r->id) == NULL) {
 		if (labadopt_soak(w->lm, r->host, r->record, err,
 		    sizeof err) == NULL)
 			w->say(err, w->arg);

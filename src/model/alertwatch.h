@@ -8,11 +8,12 @@
  * of the lab, each watched through a board source of its own (gate.red,
  * gate.changed; its G0 SLA is what the SLA kinds compare with when a rule
  * gives no threshold).  Every host's jobs are listed (`calops jobs`, with
- * joblist.h) every ALERTWATCH_LIST_MS, so that what no console of this
- * state folder started is judged too: a running soak is adopted
- * (labadopt.h) and followed like one started here, and any other job
- * seen ended failed or killed fires job.failed once (not one that had
- * ended before its host was first listed).
+ * joblist.h) every ALERTWATCH_LIST_MS, besides the lab model's own polls
+ * (labpoll.h): a running soak the model does not hold yet is adopted
+ * (labadopt.h), and a job seen ended failed or killed fires job.failed
+ * once, even one that ended between the model's polls, which the model
+ * takes in with no end to tell (not one that had ended before its host
+ * was first listed).
  *
  * Each note is journaled, then sent through the hook (alerthook.h).  On
  * start the alerts the journal shows ongoing are taken back
