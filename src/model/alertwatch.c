@@ -9,7 +9,6 @@
 #include "alert/alertjournal.h"
 #include "alert/alertmetric.h"
 #include "alert/alertrule.h"
-#include "lab/labadopt.h"
 #include "lab/labmodel.h"
 #include "loop/loop.h"
 #include "model/alertwatch.h"
@@ -274,12 +273,14 @@ alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 }
 
 /*
- * A job of a host's listing: a soak still running that the lab model does
- * not follow is adopted (labadopt.h: its samples, its end); a job that
- * ended failed or killed fires job.failed once (the lab model takes in a
- * job that ended between its polls as history, telling no end), unless
- * it had ended before the host was first listed (history, not news) or
- * its end came live already.
+ * A job of a host's listing that ended failed or killed fires job.failed
+ * once (the lab model takes in a job that ended between its polls as
+ * history, telling no end), unless it had ended before the host was first
+ * listed (history, not news) or its end came live already.  A running
+ * job, a soak too, is the lab model's to take in (labpoll.h): adopting it
+ * here too, while a restarted model still replays the records of a
+ * console on the state folder, would make it a second writer of its
+ * mirror.
  */
 static void
 job_listed(struct alertwatch *w, const struct joblist_row *r, bool first)
@@ -288,17 +289,10 @@ job_listed(struct alertwatch *w, const struct joblist_row *r, bool first)
 	    ALERT_NONE, NULL };
 	bool failed = strcmp(r->state, "failed") == 0,
 	    killed = strcmp(r->state, "killed") == 0;
-	char what[700], err[512];
+	char what[700];
 
 	if (r->id[0] == '\0')
 		return;
-	if (strcmp(r->state, "running") == 0 && labadopt_is_soak(r->record) &&
-	    labmodel_find(w->lm, r->host, r->id) == NULL) {
-		if (labadopt_soak(w->lm, r->host, r->record, err,
-		    sizeof err) == NULL)
-			w->say(err, w->arg);
-		return;
-	}
 	if (!failed && !killed)
 		return;
 	if (seen(w, r->host, r->id, true) || first)

@@ -9,11 +9,10 @@
  * gate.changed; its G0 SLA is what the SLA kinds compare with when a rule
  * gives no threshold).  Every host's jobs are listed (`calops jobs`, with
  * joblist.h) every ALERTWATCH_LIST_MS, besides the lab model's own polls
- * (labpoll.h): a running soak the model does not hold yet is adopted
- * (labadopt.h), and a job seen ended failed or killed fires job.failed
- * once, even one that ended between the model's polls, which the model
- * takes in with no end to tell (not one that had ended before its host
- * was first listed).
+ * (labpoll.h), which take in every running job: a job seen ended failed
+ * or killed fires job.failed once, even one that ended between the
+ * model's polls, which the model takes in with no end to tell (not one
+ * that had ended before its host was first listed).
  *
  * Each note is journaled, then sent through the hook (alerthook.h).  On
  * start the alerts the journal shows ongoing are taken back
