@@ -2,8 +2,8 @@
 # bench_alerts.sh: `calops alerts LAB` following 16 soaks at 200 events/s
 # each (issue 32, share/doc/alerts.md §4), none started by it: each is a
 # generator started by `calops run` on the lab's local host, whose argv
-# reads as a soak's (stress --chips), so calops alerts lists it and adopts
-# it.  Measured over $BENCH_SECONDS (default 30) of wall time:
+# reads as the lab runner's soak (stress --calbin WS --chips), so the lab
+# model of calops alerts takes it in (labpoll.h) and follows it.  Measured over $BENCH_SECONDS (default 30) of wall time:
 #
 #   CPU   utime + stime of the calops alerts process (/proc/PID/stat)
 #         over the run, as a share of one core (target <= 2 %); the same
@@ -54,7 +54,9 @@ trap cleanup EXIT
 # of that first event written to MARK.
 cat >"$T/gen.py" <<'EOF'
 import json, sys, time
-rate, warm, mark = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+a = sys.argv
+rate, warm, mark = (float(a[a.index("--rate") + 1]),
+    float(a[a.index("--warm") + 1]), a[a.index("--mark") + 1])
 out, seq, t0 = sys.stdout, 0, time.time()
 def ev(o):
     global seq
@@ -87,12 +89,15 @@ EOF
 cat >"$T/lab.yaml" <<EOF
 hosts:
   - {name: local, transport: local, chips: [0]}
-runner: [python3]
+workspaces:
+  - {host: local, path: "$T/ws"}
+runner: [python3, "$T/gen.py"]
 alerts:
   hook: [sh, -c, 'date +%s.%N >> "\$0"; cat > /dev/null', "$T/hooked"]
   rules:
     - {kind: sla.ttft_p99, threshold: 250, for: 0}
 EOF
+cp -a "$SRC/share/examples/labdemo" "$T/ws"
 mkdir -p "$T/state"
 export XDG_STATE_HOME=$T/state CALOPS_JOBS_DIR=$T/jobs
 
@@ -100,8 +105,9 @@ export XDG_STATE_HOME=$T/state CALOPS_JOBS_DIR=$T/jobs
 ALERTS=$!
 warm=$((SECONDS_RUN / 2))
 for i in $(seq 1 "$JOBS"); do
-	"$CALOPS" run --id "g$i" -- python3 "$T/gen.py" "$RATE" "$warm" \
-	    "$T/mark.$i" stress --chips 0 --duration 1h >/dev/null ||
+	"$CALOPS" run --id "g$i" -- python3 "$T/gen.py" stress --calbin \
+	    "$T/ws/05-calbin/package" --duration 1h --chips 0 --rate "$RATE" \
+	    --warm "$warm" --mark "$T/mark.$i" >/dev/null ||
 		{ echo "bench_alerts: cannot start job g$i" >&2; exit 1; }
 done
 
