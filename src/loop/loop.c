@@ -41,6 +41,7 @@ struct loop {
 	loop_hook_fn		 before_sleep;
 	void			*before_sleep_arg;
 	bool			 stop, no_sleep;
+	long			 pace_ms;	/* loop_set_pace() */
 	struct pollfd		*pfds;
 	size_t			 pfds_alloc;
 };
@@ -225,6 +226,24 @@ loop_set_before_sleep(struct loop *l, loop_hook_fn fn, void *arg)
 }
 
 void
+loop_set_pace(struct loop *l, long ms)
+{
+	l->pace_ms = ms > 0 ? ms : 0;
+}
+
+/* The rest of the pace since began, waited out for a signal only. */
+static void
+pace(struct loop *l, int64_t began)
+{
+	struct pollfd p = { signal_pipe[0], POLLIN, 0 };
+	int64_t left = began + l->pace_ms - loop_now_ms();
+
+	if (l->pace_ms == 0 || l->no_sleep || left <= 0 || signal_pipe[0] < 0)
+		return;
+	(void)poll(&p, 1, (int)left);
+}
+
+void
 loop_no_sleep(struct loop *l)
 {
 	l->no_sleep = true;
@@ -324,10 +343,12 @@ void
 loop_run(struct loop *l)
 {
 	size_t i, n;
+	int64_t began;
 	int rc;
 
 	l->stop = false;
 	while (!l->stop) {
+		began = loop_now_ms();
 		run_timers(l);
 		if (l->stop)
 			break;
@@ -350,7 +371,9 @@ loop_run(struct loop *l)
 		l->no_sleep = false;
 		if (rc == -1 && errno != EINTR)
 			fatal("poll: %s", strerror(errno));
-		if (rc > 0)
+		if (rc > 0) {
 			dispatch(l, n);
+			pace(l, began);
+		}
 	}
 }

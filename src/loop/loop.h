@@ -44,6 +44,16 @@ int	 loop_watch_signal(struct loop *l, int sig, loop_signal_fn fn,
 /* Called before every sleep in poll(): where the console paints. */
 void	 loop_set_before_sleep(struct loop *l, loop_hook_fn fn, void *arg);
 
+/*
+ * Wake at most once every ms milliseconds for the fds (0, the default:
+ * whenever one is ready): after an iteration that read something the loop
+ * waits out the rest of ms for a signal only, so that what streams in
+ * meanwhile is read in one batch, not a wakeup a write.  For a headless
+ * follower (calops alerts), whose latency budget is seconds; a signal
+ * still ends the wait at once.
+ */
+void	 loop_set_pace(struct loop *l, long ms);
+
 /* Tell the loop not to sleep: more work is buffered (transports' pending
  * data).  Cleared at each iteration. */
 void	 loop_no_sleep(struct loop *l);

@@ -13,6 +13,7 @@
 #include "loop/loop.h"
 #include "model/alertwatch.h"
 #include "model/boardsrc.h"
+#include "model/joblist.h"
 #include "remote/lab.h"
 #include "remote/transport.h"
 
@@ -21,6 +22,11 @@ struct soak {
 	char			*host, *id;
 	const struct metrics	*m;
 	struct alertmetric	*am;
+	/* the job it was last found for: most lookups are that one */
+	const struct ljob	*job;
+	/* the job's events when last judged: none since, nothing to judge */
+	uint64_t		 events;
+	bool			 judged;
 };
 
 /* A workspace of the lab and the gates' statuses last seen (-1: none). */
@@ -46,6 +52,13 @@ struct alertwatch {
 	size_t			 nws;
 	struct alertsla		 sla;
 	long			 timer;
+	/* Every host's jobs, listed every ALERTWATCH_LIST_MS: those no
+	 * console of this state folder started, followed too. */
+	struct joblist		*jl;
+	long			 list_timer;
+	char			**seen;		/* "host\nid": judged already */
+	size_t			 nseen;
+	bool			*listed;	/* a host's: listed once */
 };
 
 /* Every note into the journal, then to the hook. */
@@ -67,39 +80,59 @@ flush(struct alertwatch *w)
 	}
 }
 
-static struct alertmetric *
-soak_metric(struct alertwatch *w, const struct ljob *j)
+/* Whether soak s is job j's. */
+static bool
+soak_is(const struct soak *s, const struct ljob *j)
 {
-	struct soak *s;
-	size_t i;
-
-	for (i = 0; i < w->nsoaks; i++) {
-		s = &w->soaks[i];
-		if (strcmp(s->host, j->host) != 0 || strcmp(s->id, j->id) != 0)
-			continue;
-		/* The lab model dropped the soak's samples and loaded them
-		 * again: the old store's series are gone. */
-		if (s->m != j->metrics) {
-			alertmetric_free(s->am);
-			s->am = alertmetric_new();
-			s->m = j->metrics;
-		}
-		return s->am;
-	}
-	w->soaks = xreallocarray(w->soaks, w->nsoaks + 1, sizeof *w->soaks);
-	s = &w->soaks[w->nsoaks++];
-	s->host = xstrdup(j->host);
-	s->id = xstrdup(j->id);
-	s->m = j->metrics;
-	s->am = alertmetric_new();
-	return s->am;
+	return strcmp(s->id, j->id) == 0 && strcmp(s->host, j->host) == 0;
 }
 
-/* The metric kinds over every soak whose samples are loaded. */
+static struct soak *
+soak_of(struct alertwatch *w, const struct ljob *j)
+{
+	struct soak *s = NULL;
+	size_t i;
+
+	/* The job it was found for last, checked (another job may have
+	 * been made where a freed one was), before every soak's names:
+	 * this runs for every soak on every event. */
+	for (i = 0; i < w->nsoaks && s == NULL; i++)
+		if (w->soaks[i].job == j && soak_is(&w->soaks[i], j))
+			s = &w->soaks[i];
+	for (i = 0; i < w->nsoaks && s == NULL; i++)
+		if (soak_is(&w->soaks[i], j))
+			s = &w->soaks[i];
+	if (s == NULL) {
+		w->soaks = xreallocarray(w->soaks, w->nsoaks + 1,
+		    sizeof *w->soaks);
+		s = &w->soaks[w->nsoaks++];
+		s->host = xstrdup(j->host);
+		s->id = xstrdup(j->id);
+		s->m = j->metrics;
+		s->am = alertmetric_new();
+		s->judged = false;
+	}
+	s->job = j;
+	/* The lab model dropped the soak's samples and loaded them again:
+	 * the old store's series are gone. */
+	if (s->m != j->metrics) {
+		alertmetric_free(s->am);
+		s->am = alertmetric_new();
+		s->m = j->metrics;
+		s->judged = false;
+	}
+	return s;
+}
+
+/* The metric kinds over every soak whose samples are loaded and grew
+ * since it was last judged (what it judges is the samples, on their own
+ * clock: nothing new, nothing to tell), or over all with all (the SLA
+ * they compare with changed). */
 static void
-judge_soaks(struct alertwatch *w)
+judge_soaks(struct alertwatch *w, bool all)
 {
 	struct ljob *j;
+	struct soak *s;
 	size_t i;
 
 	for (i = 0; i < labmodel_njobs(w->lm); i++) {
@@ -107,8 +140,13 @@ judge_soaks(struct alertwatch *w)
 		if (j->kind != LJOB_SOAK || j->metrics == NULL ||
 		    j->id == NULL || !isfinite(j->last_ts))
 			continue;
-		alertmetric_judge(soak_metric(w, j), w->ae, j->metrics, j->id,
-		    &w->sla, j->last_ts);
+		s = soak_of(w, j);
+		if (!all && s->judged && s->events == j->events)
+			continue;
+		s->judged = true;
+		s->events = j->events;
+		alertmetric_judge(s->am, w->ae, j->metrics, j->id, &w->sla,
+		    j->last_ts);
 	}
 }
 
@@ -164,7 +202,7 @@ tick(struct loop *l, void *arg)
 
 	w->timer = loop_add_timer(l, ALERTWATCH_TICK_MS, tick, w);
 	judge_hosts(w, now);
-	judge_soaks(w);
+	judge_soaks(w, false);
 	alerteval_tick(w->ae, now);
 	flush(w);
 }
@@ -176,8 +214,38 @@ alertwatch_lab_changed(struct alertwatch *w)
 
 	for (i = 0; i < w->nws; i++)
 		boardsrc_host_changed(w->ws[i].src);
-	judge_soaks(w);
+	judge_soaks(w, false);
 	flush(w);
+}
+
+/* A job ended failed, killed or lost: job.failed. */
+static void
+job_failed(struct alertwatch *w, const struct alert_subject *s, int code,
+    const char *what)
+{
+	alerteval_event(w->ae, ALERT_JOB, s, code, what, (double)time(NULL));
+	flush(w);
+}
+
+/* Whether host's job id was judged already; with mark, it is now. */
+static bool
+seen(struct alertwatch *w, const char *host, const char *id, bool mark)
+{
+	char *key = xasprintf("%s\n%s", host, id);
+	size_t i;
+
+	for (i = 0; i < w->nseen; i++)
+		if (strcmp(w->seen[i], key) == 0) {
+			free(key);
+			return true;
+		}
+	if (!mark) {
+		free(key);
+		return false;
+	}
+	w->seen = xreallocarray(w->seen, w->nseen + 1, sizeof *w->seen);
+	w->seen[w->nseen++] = key;
+	return false;
 }
 
 void
@@ -190,6 +258,9 @@ alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 	if (j->id == NULL || (j->state != LJ_FAILED && j->state != LJ_KILLED &&
 	    j->state != LJ_BROKEN))
 		return;
+	/* Once, whether its end came live or in a listing first. */
+	if (seen(w, j->host, j->id, true))
+		return;
 	if (j->state == LJ_FAILED)
 		snprintf(what, sizeof what, "%s failed: exit %d", j->label,
 		    j->exit_code);
@@ -198,9 +269,71 @@ alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 		    j->sig);
 	else
 		snprintf(what, sizeof what, "%s lost: %s", j->label, j->err);
-	alerteval_event(w->ae, ALERT_JOB, &s, j->state == LJ_FAILED ?
-	    j->exit_code : -1, what, (double)time(NULL));
-	flush(w);
+	job_failed(w, &s, j->state == LJ_FAILED ? j->exit_code : -1, what);
+}
+
+/*
+ * A job of a host's listing that ended failed or killed fires job.failed
+ * once (the lab model takes in a job that ended between its polls as
+ * history, telling no end), unless it had ended before the host was first
+ * listed (history, not news) or its end came live already.  A running
+ * job, a soak too, is the lab model's to take in (labpoll.h): adopting it
+ * here too, while a restarted model still replays the records of a
+ * console on the state folder, would make it a second writer of its
+ * mirror.
+ */
+static void
+job_listed(struct alertwatch *w, const struct joblist_row *r, bool first)
+{
+	struct alert_subject s = { r->host, ALERT_NONE, r->id, NULL,
+	    ALERT_NONE, NULL };
+	bool failed = strcmp(r->state, "failed") == 0,
+	    killed = strcmp(r->state, "killed") == 0;
+	char what[700];
+
+	if (r->id[0] == '\0')
+		return;
+	if (!failed && !killed)
+		return;
+	if (seen(w, r->host, r->id, true) || first)
+		return;
+	if (failed)
+		snprintf(what, sizeof what, "%s on %s failed: exit %d",
+		    r->cmd, r->host, r->exit_code);
+	else
+		snprintf(what, sizeof what, "%s on %s killed by signal %d",
+		    r->cmd, r->host, r->sig);
+	job_failed(w, &s, failed ? r->exit_code : -1, what);
+}
+
+/* A host's listing came: every job of it judged. */
+static void
+jobs_replaced(struct joblist *jl, void *arg)
+{
+	struct alertwatch *w = arg;
+	const struct joblist_row *r;
+	size_t i, h;
+	bool first;
+
+	for (i = 0; i < joblist_nrows(jl); i++) {
+		r = joblist_row(jl, i);
+		for (h = 0; h < joblist_nhosts(jl); h++)
+			if (strcmp(joblist_host(jl, h), r->host) == 0)
+				break;
+		first = h < joblist_nhosts(jl) && !w->listed[h];
+		job_listed(w, r, first);
+	}
+	for (h = 0; h < joblist_nhosts(jl); h++)
+		w->listed[h] = joblist_host_loaded(jl, h);
+}
+
+static void
+list_tick(struct loop *l, void *arg)
+{
+	struct alertwatch *w = arg;
+
+	w->list_timer = loop_add_timer(l, ALERTWATCH_LIST_MS, list_tick, w);
+	joblist_reload(w->jl);
 }
 
 /* A workspace's evaluation ended: gate.red and gate.changed, its SLA. */
@@ -211,14 +344,19 @@ board_changed(struct boardsrc *src, int what, void *arg)
 	const struct board *bd = boardsrc_board(src);
 	struct alert_subject s = { b->host, ALERT_NONE, NULL, b->path, 0,
 	    NULL };
+	struct alertsla sla;
 	enum gate_status st;
 	char text[96];
 	int g;
 
 	if (!(what & BOARD_CHANGED) || !bd->now.valid)
 		return;
-	b->w->sla = (struct alertsla){ bd->now.sla_ttft_ms_p99,
+	sla = (struct alertsla){ bd->now.sla_ttft_ms_p99,
 	    bd->now.sla_tpot_ms_p99, bd->now.sla_success_rate_min };
+	if (memcmp(&sla, &b->w->sla, sizeof sla) != 0) {
+		b->w->sla = sla;
+		judge_soaks(b->w, true);
+	}
 	for (g = 0; g < GATE_COUNT; g++) {
 		st = bd->now.gates[g].status;
 		s.gate = g;
@@ -312,6 +450,11 @@ alertwatch_new(struct loop *l, struct labmodel *lm, const struct lab *lab,
 	(void)alerthook_resume(w->hook);
 	watch_boards(w);
 	w->timer = loop_add_timer(l, ALERTWATCH_TICK_MS, tick, w);
+	w->jl = joblist_new(lm, &(struct joblist_cb){ .replaced =
+	    jobs_replaced, .arg = w });
+	w->listed = xcalloc(joblist_nhosts(w->jl) + 1, sizeof *w->listed);
+	joblist_reload(w->jl);
+	w->list_timer = loop_add_timer(l, ALERTWATCH_LIST_MS, list_tick, w);
 	return w;
 }
 
@@ -323,6 +466,12 @@ alertwatch_free(struct alertwatch *w)
 	if (w == NULL)
 		return;
 	loop_del_timer(w->loop, w->timer);
+	loop_del_timer(w->loop, w->list_timer);
+	joblist_free(w->jl);
+	for (i = 0; i < w->nseen; i++)
+		free(w->seen[i]);
+	free(w->seen);
+	free(w->listed);
 	for (i = 0; i < w->nws; i++)
 		boardsrc_free(w->ws[i].src);
 	for (i = 0; i < w->nsoaks; i++) {

@@ -7,7 +7,12 @@
  * and stall for a full disk (disk.full), and the gates of every workspace
  * of the lab, each watched through a board source of its own (gate.red,
  * gate.changed; its G0 SLA is what the SLA kinds compare with when a rule
- * gives no threshold).
+ * gives no threshold).  Every host's jobs are listed (`calops jobs`, with
+ * joblist.h) every ALERTWATCH_LIST_MS, besides the lab model's own polls
+ * (labpoll.h), which take in every running job: a job seen ended failed
+ * or killed fires job.failed once, even one that ended between the
+ * model's polls, which the model takes in with no end to tell (not one
+ * that had ended before its host was first listed).
  *
  * Each note is journaled, then sent through the hook (alerthook.h).  On
  * start the alerts the journal shows ongoing are taken back
@@ -25,6 +30,7 @@
 #include "alert/alerthook.h"
 
 #define ALERTWATCH_TICK_MS	1000	/* hosts and stalls judged */
+#define ALERTWATCH_LIST_MS	3000	/* every host's jobs listed */
 
 struct alertjournal;
 struct lab;

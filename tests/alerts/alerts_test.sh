@@ -11,7 +11,12 @@
 #  3. SIGKILLed and started again, it sends nothing again; a simulated
 #     24 h soak then turns G9 green and the resolution arrives once, with
 #     the same id; `calops alerts --journal --json` shows it ended.
-#  4. On a loopback SSH lab (share/sshlab.sh; skipped without sshd), a
+#  4. With an empty state folder, a leaking soak started on the host by
+#     `calops run` directly (no console, no calops alerts started it) is
+#     listed, adopted and judged: leak fires for it.
+#  5. A job started the same way that exits 3 fires job.failed once; one
+#     that had failed before calops alerts started does not.
+#  6. On a loopback SSH lab (share/sshlab.sh; skipped without sshd), a
 #     host dropped with `sshlab.sh down` for longer than for: fires
 #     host.down, and brought back `up` resolves it, once each.
 #
@@ -153,10 +158,66 @@ say "3. restarted after SIGKILL: nothing twice, resolved once"
 kill "$ALERTS"
 wait "$ALERTS" 2>/dev/null
 
-# 4. A host down for longer than for: fires, then resolves.
+# 4. A soak no console started: listed on its host, adopted, judged.
+mkdir -p "$T/state4"
+export XDG_STATE_HOME=$T/state4
+export CALOPS_JOBS_DIR=$T/hostjobs
+cat >"$T/lab4.yaml" <<EOF
+hosts:
+  - {name: local, transport: local, chips: [0, 1]}
+workspaces:
+  - {host: local, path: "$T/ws"}
+runner: ["$SIM"]
+alerts:
+  hook: [sh, -c, 'cat >> "\$0"; echo >> "\$0"', "$T/hooked4"]
+  rules:
+    - {kind: leak}
+    - {kind: job.failed}
+EOF
+"$CALOPS" run --id old-failure -- sh -c 'exit 4' >/dev/null 2>&1
+old_ended() { "$CALOPS" jobs --json | grep -q '"state": *"failed"'; }
+wait_for 20 old_ended || fail "the old failing job did not end"
+"$CALOPS" alerts "$T/lab4.yaml" >>"$T/alerts4.out" 2>&1 &
+ALERTS=$!
+PIDS+=($ALERTS)
+"$CALOPS" run --id outside-soak -- "$SIM" --time-scale 900 stress \
+    --calbin "$T/ws/05-calbin/package" --duration 90m --chips 0-1 \
+    --leak-rate 4e9 --run outside >"$T/run4.out" 2>&1 ||
+	fail "calops run could not start the soak: $(cat "$T/run4.out")"
+wait_for 90 has "$T/hooked4" '"alertname":"leak"' ||
+	fail "leak did not fire for the outside soak: $(cat "$T/alerts4.out")"
+grep '"alertname":"leak"' "$T/hooked4" | grep -q '"job":"outside-soak"' ||
+	fail "the leak alert does not name the outside soak"
+say "4. a soak started by calops run on the host: adopted, leak fired"
+
+# 5. A job started the same way that fails: job.failed, once.
+"$CALOPS" run --id outside-fail -- sh -c 'exit 3' >/dev/null 2>&1
+# (the whole line: the hook writes it in pieces)
+failed_line() {
+	grep '"alertname":"job.failed"' "$T/hooked4" 2>/dev/null |
+	    grep -q '"job":"outside-fail".*exit 3'
+}
+wait_for 60 failed_line ||
+	fail "no job.failed with exit 3: $(cat "$T/alerts4.out")"
+# A second failure fires once it is listed, a listing that lists the
+# first again: still once for it, and never for the job that had failed
+# before calops alerts started.
+"$CALOPS" run --id outside-fail2 -- sh -c 'exit 5' >/dev/null 2>&1
+wait_for 60 has "$T/hooked4" 'exit 5' ||
+	fail "job.failed did not fire for the second failure"
+[ "$(count "$T/hooked4" '"job":"outside-fail"')" = 1 ] ||
+	fail "job.failed fired $(count "$T/hooked4" '"job":"outside-fail"') times"
+grep -q 'old-failure' "$T/hooked4" &&
+	fail "job.failed fired for a job that had failed before"
+say "5. a job started by calops run that exits 3: job.failed, once"
+kill "$ALERTS"
+wait "$ALERTS" 2>/dev/null
+unset CALOPS_JOBS_DIR
+
+# 6. A host down for longer than for: fires, then resolves.
 . "$SRC/tests/remote/lib.sh"
 if ! (sshlab_prereqs) >/dev/null 2>&1; then
-	say "4. skipped: no loopback SSH lab here"
+	say "6. skipped: no loopback SSH lab here"
 	exit $FAILED
 fi
 sshlab_prereqs
@@ -184,5 +245,5 @@ wait_for 120 has "$T/sshhooked" '"status":"resolved"' ||
 	fail "host.down did not resolve: $(cat "$T/ssh.out")"
 [ "$(count "$T/sshhooked" '"status":"firing"')" = 1 ] ||
 	fail "host.down fired more than once"
-say "4. host1 down for longer than for: fired, then resolved"
+say "6. host1 down for longer than for: fired, then resolved"
 exit $FAILED

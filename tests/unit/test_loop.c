@@ -3,8 +3,8 @@
  * due, once each, and a timer armed by a timer waits for the next
  * iteration; fds dispatch on POLLIN and may be removed from inside a
  * callback; signals arrive through the self-pipe; the before-sleep hook
- * runs every iteration; loop_stop ends loop_run; and an idle loop sleeps in
- * poll() rather than spinning.
+ * runs every iteration; loop_stop ends loop_run; an idle loop sleeps in
+ * poll() rather than spinning; and a paced loop reads a stream in batches.
  */
 #include "calops.h"
 
@@ -500,6 +500,64 @@ test_idle_no_timer(void **state)
 	close_pipe(p);
 }
 
+/* A byte every 5 ms, 40 times, into the pipe arg. */
+static void *
+trickle(void *arg)
+{
+	int fd = *(int *)arg, i;
+
+	for (i = 0; i < 40; i++) {
+		assert_int_equal(write(fd, "x", 1), 1);
+		msleep(5);
+	}
+	return NULL;
+}
+
+struct paced {
+	size_t	 wakeups, bytes;
+};
+
+static void
+on_paced(struct loop *l, int fd, short revents, void *arg)
+{
+	struct paced *p = arg;
+	char b[64];
+	ssize_t n;
+
+	(void)revents;
+	p->wakeups++;
+	while ((n = read(fd, b, sizeof b)) > 0)
+		p->bytes += (size_t)n;
+	if (p->bytes >= 40)
+		loop_stop(l);
+}
+
+/* Paced at 100 ms, a stream written every 5 ms is read in batches: no
+ * more wakeups than the time it took holds 100 ms, not one a write. */
+static void
+test_pace(void **state)
+{
+	struct loop *l = loop_new();
+	struct paced p = { 0, 0 };
+	pthread_t t;
+	int64_t began, took;
+	int a[2];
+
+	(void)state;
+	make_pipe(a);
+	loop_set_pace(l, 100);
+	loop_add_fd(l, a[0], POLLIN, on_paced, &p);
+	began = loop_now_ms();
+	assert_int_equal(pthread_create(&t, NULL, trickle, &a[1]), 0);
+	loop_run(l);
+	took = loop_now_ms() - began;
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(p.bytes, 40);
+	assert_true(p.wakeups <= (size_t)(took / 100) + 2);
+	loop_free(l);
+	close_pipe(a);
+}
+
 int
 main(void)
 {
@@ -515,6 +573,7 @@ main(void)
 		cmocka_unit_test(test_before_sleep_and_stop),
 		cmocka_unit_test(test_idle_timer),
 		cmocka_unit_test(test_idle_no_timer),
+		cmocka_unit_test(test_pace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
