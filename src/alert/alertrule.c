@@ -235,7 +235,7 @@ parse_rule(struct ruleparse *p, struct alertconf *conf, json_t *obj,
 {
 	struct alertrule *r = &conf->rules[conf->nrules];
 	const char *names[ALERT_KIND_COUNT];
-	int k, sev;
+	int k, sev = 0;
 
 	if (!json_is_object(obj)) {
 		RERR(p, ptr, "a rule must be a mapping, not %s",
