@@ -35,11 +35,7 @@ keys j j j j j j j j j r
 # The status bar cuts the refusal at 80 columns: :messages has it whole.
 wait_for "G9's job $soak"
 reject "Start soak 24h"
-keys :
-send_text messages
-keys Enter
-wait_for "G9's job $soak, started by"
-keys q
+in_messages "G9's job $soak, started by"
 [ -s "$TMP/b/calops/streams/local/$soak.jsonl" ] ||
 	fail "the second console does not mirror the soak"
 finish

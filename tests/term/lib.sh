@@ -77,6 +77,19 @@ tm() {
 	TMUX_TMPDIR=$TMP tmux -u -L "$SOCKET" -f /dev/null "$@"
 }
 
+# in_messages TEXT: TEXT is in :messages, the status bar's history, whole
+# (the status bar cuts a long message to its width); back to the screen.
+in_messages() {
+	keys :
+	send_text messages
+	keys Enter
+	wait_re "^ TIME +MESSAGE"
+	wait_for "$1"
+	keys q
+	wait_until !E "^ TIME +MESSAGE" "$WAIT_SECS" ||
+	    fail "waited $WAIT_SECS s for :messages to close"
+}
+
 # stop_server: kill the tmux server and wait until it is gone: kill-server
 # returns before the server has exited, and a new-session that reaches the
 # dying server's socket fails with "server exited unexpectedly".  Gone is

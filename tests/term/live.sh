@@ -37,7 +37,7 @@ with open(sys.argv[1], "r+") as f:
     f.truncate()
     json.dump(d, f, indent=2)
 PY
-within2s "G4 broken" "^ G4 +error +G4.layers +(03-quant/quant-report\.j|…[a-z./-]*report\.json#/layer_errors)"
+within2s "G4 broken" "^ G4 +error +G4.layers +(03-quant/quant-report\.j|…[a-z./-]*\.json#/layer_errors)"
 within2s "G4 broken" "5 of 5 findings"
 
 # The board, and what changed since G4 was last green.
