@@ -43,7 +43,7 @@ cat >"$L/relay.conf" <<EOF
 Host relayed
   HostName 127.0.0.1
   Port $port
-  ProxyCommand $PY $SRC/tests/remote/relay.py %h %p
+  ProxyCommand $PY "$SRC/tests/remote/relay.py" %h %p
 EOF
 sed -e "s|address: 127.0.0.1|address: relayed|" -e "/^    port: /d" \
     "$L/sum.yaml" >"$L/relay.yaml"
