@@ -20,6 +20,7 @@ struct leakseries {
 	struct mseries	*s;
 	double		 first;
 	double		 next;		/* not judged before */
+	double		 clear;		/* judged clear since (NAN: growing) */
 };
 
 struct alertmetric {
@@ -87,9 +88,36 @@ scan(struct alertmetric *am, struct metrics *m, double ts)
 		am->leaks = xreallocarray(am->leaks, am->nleaks + 1,
 		    sizeof *am->leaks);
 		am->leaks[am->nleaks++] = (struct leakseries){ s, ts,
-		    -INFINITY };
+		    -INFINITY, NAN };
 	}
 	am->nseries = n;
+}
+
+/*
+ * Whether l's clear verdict at ts has held long enough to be told.  The
+ * rule's verdict on a steady leak dips clear for a while whenever noise
+ * puts one window's median under the one before (a spell lasts until the
+ * windows move on, about one of them wide): such a dip does not resolve
+ * the leak, to fire it again anew a moment later.  A clear spell resolves
+ * it once it has lasted a window of the rule (the series' span past its
+ * first 10 %, over LEAK_WINDOWS), and at least ALERT_CLEAR_S as the Soak
+ * screen's alerts (metrics/alerts.h); *at is then its first judgement.
+ */
+static bool
+leak_clear_held(struct leakseries *l, bool growing, double ts, double *at)
+{
+	double hold = fmax(ALERT_CLEAR_S, (ts - l->first) * 0.9 /
+	    LEAK_WINDOWS);
+
+	if (growing) {
+		l->clear = NAN;
+		*at = ts;
+		return true;
+	}
+	if (isnan(l->clear))
+		l->clear = ts;
+	*at = l->clear;
+	return ts - l->clear >= hold;
 }
 
 /* G9's leak rule on each memory series that has spanned long enough. */
@@ -101,6 +129,7 @@ judge_leaks(struct alertmetric *am, struct alerteval *ae, const char *job,
 	struct leak_verdict lv;
 	struct leakseries *l;
 	char what[128];
+	double at;
 	size_t i;
 
 	for (i = 0; i < am->nleaks; i++) {
@@ -109,13 +138,13 @@ judge_leaks(struct alertmetric *am, struct alerteval *ae, const char *job,
 			continue;
 		l->next = ts + ALERT_LEAK_EVAL_S;
 		metrics_series_leak(l->s, &lv);
-		if (!lv.evaluated)
+		if (!lv.evaluated || !leak_clear_held(l, lv.growing, ts, &at))
 			continue;
 		subject_of(&subj, l->s, true, job);
 		snprintf(what, sizeof what, "%s grew %.0f bytes",
 		    metricsview_series_name(l->s), lv.growth);
 		alerteval_cond(ae, ALERT_LEAK, &subj, lv.growing, lv.growth,
-		    what, ts);
+		    what, at);
 	}
 }
 

@@ -9,7 +9,10 @@
  * the Soak screen, so a soak run faster than life alerts as fast.
  *
  * The SLA kinds are judged at most once per ALERT_EVAL_S of tool time, a
- * leak at most once per ALERT_LEAK_EVAL_S (metrics/alerts.h).
+ * leak at most once per ALERT_LEAK_EVAL_S (metrics/alerts.h); a leak's
+ * clear verdict is told only once it has held for a window of the rule
+ * (at least ALERT_CLEAR_S), its first judgement the resolution's end: a
+ * steady leak's verdict dips clear on noise (alerts.md, §2).
  *
  * Ownership: struct alertmetric is the caller's (alertmetric_new and
  * _free), one per store; it keeps no pointer to the evaluator.  It keeps

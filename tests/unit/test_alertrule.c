@@ -6,7 +6,8 @@
  * id and min/avg/max over it, comes back no sooner than repeat:; a host
  * down fires on a tick alone; an event fires at once; an alert restored
  * after a restart is not fired again but resolves; and a soak store whose
- * TTFT P99 crosses the SLA fires sla.ttft_p99 once; the journal folds an
+ * TTFT P99 crosses the SLA fires sla.ttft_p99 once, and a steady leak
+ * whose verdict dips clear for a moment stays one alert; the journal folds an
  * alert's lines into one entry, survives its reopening, skips a line that
  * is not an alert and cuts a torn last one.
  */
@@ -323,6 +324,69 @@ test_metric_sla(void **state)
 	alertrule_release(&conf);
 }
 
+/* Feed chip 0's rss_bytes v at ts to am, counting the leak's notes. */
+static void
+leak_sample(struct alertmetric *am, struct alerteval *ae, struct metrics *m,
+    double ts, double v, int count[2], double *end)
+{
+	struct alertsla sla = { NAN, NAN, NAN };
+	struct alertnote n;
+
+	assert_int_equal(metrics_add(m, "lab3", 0, "rss_bytes", ts, v, NULL,
+	    0), 0);
+	alertmetric_judge(am, ae, m, "17", &sla, ts);
+	while (alerteval_next(ae, &n)) {
+		assert_string_equal(n.rule->name, "leak");
+		count[n.state == ALERT_RESOLVED]++;
+		if (n.state == ALERT_RESOLVED)
+			*end = n.end;
+		alerteval_note_release(&n);
+	}
+}
+
+/*
+ * A steady leak whose last window's median dips under the one before for
+ * a moment (a burst of low samples, then high ones: the rule says clear
+ * for some 30 s) stays one alert, neither resolved nor fired again; memory
+ * that falls for good resolves it once, ended at the first clear verdict.
+ */
+static void
+test_metric_leak_dip(void **state)
+{
+	struct alertmetric *am;
+	struct alertconf conf;
+	struct alerteval *ae;
+	struct metrics *m;
+	int count[2] = { 0, 0 };
+	double t, end = NAN;
+
+	(void)state;
+	rules(&conf, "alerts:\n  hook: [x]\n  rules:\n    - {kind: leak}\n");
+	ae = alerteval_new(&conf);
+	am = alertmetric_new();
+	m = metrics_new(0);
+	for (t = 0; t < 7200; t += 10)
+		leak_sample(am, ae, m, T0 + t, 1e8 + 1e4 * t, count, &end);
+	assert_int_equal(count[0], 1);
+	for (; t < 7230; t += 0.5)
+		leak_sample(am, ae, m, T0 + t, 1e8, count, &end);
+	for (; t < 7260; t += 0.25)
+		leak_sample(am, ae, m, T0 + t, 1e8 + 1e4 * t, count, &end);
+	for (; t < 9000; t += 10)
+		leak_sample(am, ae, m, T0 + t, 1e8 + 1e4 * t, count, &end);
+	assert_int_equal(count[0], 1);
+	assert_int_equal(count[1], 0);
+	for (; t < 12600; t += 10)
+		leak_sample(am, ae, m, T0 + t, 1e8, count, &end);
+	assert_int_equal(count[0], 1);
+	assert_int_equal(count[1], 1);
+	assert_true(end > T0 + 9000 && end < T0 + 9600);
+	metrics_free(m);
+	alertmetric_free(am);
+	alerteval_free(ae);
+	alertrule_release(&conf);
+}
+
 /* The state folder in a fresh temporary folder. */
 static char *
 state_home(void)
@@ -412,6 +476,7 @@ main(void)
 		cmocka_unit_test(test_metric_subject),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_metric_sla),
+		cmocka_unit_test(test_metric_leak_dip),
 		cmocka_unit_test(test_journal),
 	};
 
