@@ -48,6 +48,25 @@ last_record() {
 	    fail "$2: $(tail -1 "$REL/audit.jsonl")"
 }
 
+# The runner: the simulator, held open after a golden run for as long as
+# $TMP/golden.hold exists, so that the test, not the machine's speed,
+# decides when a chip step's golden ends (a loaded machine could finish
+# it before the keys the test sends arrive).
+cat >"$TMP/held-runner" <<'EOF'
+#!/bin/sh
+"$@"
+rc=$?
+for arg; do
+	[ "$arg" = golden ] || continue
+	while [ -e "$(dirname "$0")/golden.hold" ]; do sleep 0.05; done
+done
+exit $rc
+EOF
+chmod +x "$TMP/held-runner"
+json_string() {
+	printf '%s' "$1" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))'
+}
+
 # The lab: this machine, two chips, the workspace (and `spare`, with no
 # workspace, which the chip step's host picker shows and refuses), and the
 # simulator as the runner at 20 times real time, so that a promote's chip
@@ -57,8 +76,8 @@ hosts:
   - {name: spare, transport: local, chips: [0]}
   - {name: local, transport: local, chips: [0, 1]}
 workspaces:
-  - {host: local, path: $(printf '%s' "$WS" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}
-runner: [calrt-sim, --time-scale, "20"]
+  - {host: local, path: $(json_string "$WS")}
+runner: [$(json_string "$TMP/held-runner"), $(json_string "$(dirname "$CALOPS")/calrt-sim"), --time-scale, "20"]
 EOF
 
 start
@@ -159,7 +178,8 @@ approve_promote() {
 
 # A promote whose chip step the approver stops (Esc while golden runs):
 # its job is killed, and the refusal, cut short, is signed onto the log;
-# current stays.
+# current stays.  Golden is held open until the approver has stopped it.
+: >"$TMP/golden.hold"
 wait_for "current 1 · candidate 2"
 keys p
 wait_for "type 2 to promote to generation 2"
@@ -175,6 +195,7 @@ wait_for "Esc stops it and signs its refusal"
 wait_re "chip step +.*golden [0-9]+/16"
 keys Escape
 wait_for "refused, and the refusal is on the audit log"
+rm -f "$TMP/golden.hold"
 logged 4 1 "the stopped chip step was not refused once"
 last_record '"action":"refused","from":1,"to":2,"reason":"the chip step \(job [^)]*\) was cut short: stopped by the approver"' \
     "the stopped chip step's refusal"
