@@ -63,9 +63,6 @@ done
 exit $rc
 EOF
 chmod +x "$TMP/held-runner"
-json_string() {
-	printf '%s' "$1" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))'
-}
 
 # The lab: this machine, two chips, the workspace (and `spare`, with no
 # workspace, which the chip step's host picker shows and refuses), and the
@@ -76,8 +73,8 @@ hosts:
   - {name: spare, transport: local, chips: [0]}
   - {name: local, transport: local, chips: [0, 1]}
 workspaces:
-  - {host: local, path: $(json_string "$WS")}
-runner: [$(json_string "$TMP/held-runner"), $(json_string "$(dirname "$CALOPS")/calrt-sim"), --time-scale, "20"]
+  - {host: local, path: $(yaml_str "$WS")}
+runner: [$(yaml_str "$TMP/held-runner"), $(yaml_str "$(dirname "$CALOPS")/calrt-sim"), --time-scale, "20"]
 EOF
 
 start
