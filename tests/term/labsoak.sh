@@ -14,30 +14,13 @@ SIM=$(dirname "$CALOPS")/calrt-sim
     stress --calbin "$TMP/demo/05-calbin/package" --duration 24h \
     --chips 0,1 >/dev/null || fail "cannot start the soak by hand"
 
-elapsed() {
-	screen | grep -o '[0-9hms]*/24h' | head -1
-}
-
-# moves WHERE: the soak's elapsed time changes on the screen (10 s at most).
-moves() {
-	local first now i
-
-	first=$(elapsed)
-	for i in $(seq 1 100); do
-		now=$(elapsed)
-		[ -n "$now" ] && [ "$now" != "$first" ] && return 0
-		sleep 0.1
-	done
-	fail "the soak does not move in $1 ($first)"
-}
-
 start CALOPS_JOBS_DIR="$TMP/jobdir"
 launch "$TMP/lab.yaml"
 wait_re "^ G9 "
 keys 5
 wait_for "[5 Soak]"
 WAIT_SECS=30 wait_re "(running|catching up) +soak 24h · chips 0,1 @local"
-moves "the Soak view"
+soak_moves "the Soak view"
 wait_re "TTFT p99 [0-9]"
 
 # From the Jobs screen: s on its row pushes the Soak view on it.
@@ -69,7 +52,7 @@ wait_re "^ G9 "
 reject "jobs watched"
 keys 5
 WAIT_SECS=30 wait_re "(running|catching up) +soak 24h · chips 0,1 @local"
-moves "the other console"
+soak_moves "the other console"
 [ -s "$TMP/stateB/calops/streams/local/lab-soak.jsonl" ] ||
 	fail "the other console keeps no mirror of the soak"
 tm kill-session -t second

@@ -182,6 +182,26 @@ wait_re() {
 	    fail "waited ${2:-$WAIT_SECS} s for a line matching /$1/"
 }
 
+# soak_elapsed: the soak's elapsed time as the screen shows it (3h12m/24h).
+soak_elapsed() {
+	screen | grep -o '[0-9hms]*/24h' | head -1
+}
+
+# soak_moves WHERE [SECS]: wait (SECS, else WAIT_SECS) until the soak's
+# elapsed time on the screen changes, else fail saying WHERE it stood still.
+soak_moves() {
+	local first now end
+
+	first=$(soak_elapsed)
+	end=$(($(now_ms) + ${2:-$WAIT_SECS} * 1000))
+	while [ "$(now_ms)" -lt "$end" ]; do
+		now=$(soak_elapsed)
+		[ -n "$now" ] && [ "$now" != "$first" ] && return 0
+		sleep 0.1
+	done
+	fail "the soak does not move in $1 (${first:-no elapsed time shown})"
+}
+
 wait_gone() {
 	wait_until ! "$1" "${2:-$WAIT_SECS}" ||
 	    fail "waited ${2:-$WAIT_SECS} s for '$1' to go away"

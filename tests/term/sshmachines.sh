@@ -25,23 +25,6 @@ sed -e 's/--time-scale 3000/--time-scale 700/' \
 grep -q -- "--time-scale 700" "$TMP/lab.yaml" ||
 	fail "the lab file has no runner to slow down"
 
-elapsed() {
-	screen | grep -o '[0-9hms]*/24h' | head -1
-}
-
-# moves WHERE: the soak's elapsed time changes on the screen.
-moves() {
-	local first now i
-
-	first=$(elapsed)
-	for i in $(seq 1 300); do
-		now=$(elapsed)
-		[ -n "$now" ] && [ "$now" != "$first" ] && return 0
-		sleep 0.1
-	done
-	fail "the soak does not move in $1 ($first)"
-}
-
 SOAK_ROW="(running|catching up) +soak 24h · chips 0,1 @host2"
 
 # ---- A starts a soak on host2 ----
@@ -69,14 +52,13 @@ done
 
 # ---- B, its own state folder: the soak live, G9 refused ----
 mkdir -p "$TMP/b"
-tm new-session -d -s second -x "$COLS" -y "$ROWS" "${PANE_ENV[@]}" \
-    XDG_STATE_HOME="$TMP/b" "$CALOPS" "$TMP/lab.yaml" ||
-	fail "cannot start B"
+pane_env XDG_STATE_HOME="$TMP/b"
+second "$TMP/lab.yaml"
 ON=second
 WAIT_SECS=60 wait_re "^ G7 "
 keys 5
 WAIT_SECS=60 wait_re "$SOAK_ROW"
-moves "B's Soak view"
+soak_moves "B's Soak view"
 keys 1
 wait_re "^ G7 "
 keys G k r
@@ -96,7 +78,7 @@ ON=third
 WAIT_SECS=60 wait_re "^ G7 "
 keys 5
 WAIT_SECS=60 wait_re "$SOAK_ROW"
-moves "C's Soak view"
+soak_moves "C's Soak view"
 [ -s "$TMP/c/state/calops/streams/host2/$soak.jsonl" ] ||
 	fail "C keeps no mirror of the soak under its own state folder"
 [ -e "$TMP/state/calops/streams/host2/$soak.jsonl" ] ||
@@ -122,13 +104,11 @@ WAIT_SECS=30 wait_re "^ kv-full +· never run +✔ recovered"
 # ---- B restarts: the soak is still live there ----
 ON=second
 tm kill-session -t second
-tm new-session -d -s second -x "$COLS" -y "$ROWS" "${PANE_ENV[@]}" \
-    XDG_STATE_HOME="$TMP/b" "$CALOPS" "$TMP/lab.yaml" ||
-	fail "cannot start B again"
+second "$TMP/lab.yaml"
 WAIT_SECS=60 wait_re "^ G7 "
 keys 5
 WAIT_SECS=60 wait_re "$SOAK_ROW"
-moves "B's Soak view after its restart"
+soak_moves "B's Soak view after its restart"
 
 # ---- host2 dropped and back ----
 sh "$SRC/share/sshlab.sh" down "$L" host2 >/dev/null 2>&1 ||
@@ -138,7 +118,7 @@ reject "LOST"
 sh "$SRC/share/sshlab.sh" up "$L" host2 >/dev/null 2>&1 ||
 	fail "sshlab.sh up host2 failed"
 WAIT_SECS=90 wait_gone "ETA unknown (host not up)"
-moves "B's Soak view once host2 is back"
+soak_moves "B's Soak view once host2 is back"
 
 tm kill-session -t third
 tm kill-session -t second

@@ -10,10 +10,6 @@
 J=$TMP/jobs
 jobs_dir "$J"
 
-elapsed() {
-	screen | grep -o '[0-9hm]*/24h' | head -1
-}
-
 start CALOPS_JOBS_DIR="$J"
 launch
 wait_re "^ G9 +✘ fail"
@@ -33,13 +29,7 @@ keys 5
 wait_for "[5 Soak]"
 expect "jobs watched"
 wait_re "▶ running +soak 24h · chips 0-3 @local"
-first=$(elapsed)
-for i in $(seq 1 50); do
-	now=$(elapsed)
-	[ -n "$now" ] && [ "$now" != "$first" ] && break
-	sleep 0.1
-done
-[ "$now" != "$first" ] || fail "the watched soak does not move ($first)"
+soak_moves "the watching console"
 keys 6
 wait_for "[6 Faults]"
 keys g j j j j j t
