@@ -40,35 +40,24 @@ user_name(void)
 	return xasprintf("uid %u", (unsigned)getuid());
 }
 
-/* A JSON string for s, at most max bytes cut on a character
- * boundary, with bytes that are not UTF-8 turned into U+FFFD; *cut is set
+/* A JSON string for s, at most max bytes cut on a character boundary,
+ * with bytes that are not UTF-8 kept as the text \xHH (text_utf8_escape():
+ * the record says what was run, even when it was not text); *cut is set
  * when something was shortened. */
 static json_t *
 jstr(const char *s, size_t max, bool *cut)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s), i, n, o = 0;
+	char *fixed = text_utf8_escape(s, strlen(s));
+	const unsigned char *p = (const unsigned char *)fixed;
+	size_t len = strlen(fixed), o = 0, n;
 	uint32_t cp;
-	char *fixed;
 	json_t *j;
 
 	if (len > max)
 		*cut = true;
-	fixed = xmalloc(len * 3 + 1);
-	for (i = 0; i < len; i += n) {
-		if ((n = text_utf8_decode(p + i, len - i, &cp)) == 0) {
-			n = 1;
-			if (o + 3 > max)
-				break;
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			continue;
-		}
-		if (o + n > max)
-			break;
-		memcpy(fixed + o, p + i, n);
+	while (o < len && (n = text_utf8_decode(p + o, len - o, &cp)) != 0 &&
+	    o + n <= max)
 		o += n;
-	}
 	j = json_stringn(fixed, o);
 	free(fixed);
 	return j;
