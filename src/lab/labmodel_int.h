@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "base/buf.h"
+#include "base/strv.h"
 #include "lab/labmirror.h"
 #include "lab/labmodel.h"
 #include "metrics/metrics.h"
@@ -50,6 +51,16 @@ struct lhost {
 	struct buf		  list_out;
 	bool			  list_cut, list_said;
 	unsigned		  lists;	/* asked for so far */
+	/* The cursor its last `jobs --since` gave (NULL: every job next),
+	 * and whether its calops lacks --since (polled as before, until it
+	 * is up again); whether the list running asked --since. */
+	char			 *cursor;
+	bool			  no_since, asked_since;
+	/* Its clock when its jobs were first listed (NAN: not yet): a job
+	 * that ended before is history, after it news (labpoll.h); the
+	 * jobs told ended, and the lost ones the first list found. */
+	double			  first_list;
+	struct strv		  told;
 };
 
 struct ljob_int {

@@ -218,7 +218,95 @@ labpoll_take_entry(struct labmodel *lm, const char *host, json_t *record,
 	return &j->pub;
 }
 
+/* ---- what ended ---- */
+
+/* Whether host h told id already (or found it lost at its first list). */
+static bool
+told(const struct lhost *h, const char *id)
+{
+	size_t i;
+
+	for (i = h->told.n; i > 0; i--)
+		if (strcmp(h->told.v[i - 1], id) == 0)
+			return true;
+	return false;
+}
+
+/* The host's clock when it made the list: a job's start plus its age. */
+static double
+list_clock(const struct hostcmd_jobs *jobs)
+{
+	double t = -INFINITY, s;
+	size_t i;
+
+	for (i = 0; i < jobs->n; i++) {
+		s = json_number_value(json_object_get(jobs->v[i].record,
+		    "started"));
+		if (isfinite(jobs->v[i].age) && s + jobs->v[i].age > t)
+			t = s + jobs->v[i].age;
+	}
+	return t;
+}
+
+/* Tell the owner of one job that ended. */
+static void
+tell(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj)
+{
+	struct ljob_end e = { h->h->name, hj->id, hj->state, hj->exit_code,
+	    hj->sig, NAN, NULL, NULL };
+	json_t *ended = json_object_get(hj->record, "ended");
+	struct buf b;
+
+	buf_init(&b, 64 << 10);
+	labcmd_join_argv(hj->argv, &b);
+	buf_addc(&b, '\0');
+	e.command = b.data;
+	if (json_is_number(ended))
+		e.ended = json_number_value(ended);
+	e.actor = json_string_value(json_object_get(hj->record, "actor"));
+	lm->cb.host_ended(lm, &e, lm->cb.arg);
+	buf_release(&b);
+}
+
+/*
+ * Every job of a list that has ended (done, failed, killed or lost) and
+ * was not told yet is told, once: news when it ended after the host's
+ * first list (a lost one: when it was not lost then), history before,
+ * which is remembered untold.
+ */
+static void
+tell_ended(struct labmodel *lm, struct lhost *h, struct hostcmd_jobs *jobs)
+{
+	const struct hostcmd_job *hj;
+	bool first = isnan(h->first_list), lost;
+	double ended;
+	size_t i;
+
+	if (first)
+		h->first_list = list_clock(jobs);
+	for (i = 0; i < jobs->n; i++) {
+		hj = &jobs->v[i];
+		lost = strcmp(hj->state, "lost") == 0;
+		if (!lost && strcmp(hj->state, "done") != 0 &&
+		    strcmp(hj->state, "failed") != 0 &&
+		    strcmp(hj->state, "killed") != 0)
+			continue;
+		ended = json_number_value(json_object_get(hj->record,
+		    "ended"));
+		if ((lost ? first : ended <= h->first_list) || told(h, hj->id))
+		{
+			if (lost && first)
+				strv_add(&h->told, xstrdup(hj->id));
+			continue;
+		}
+		strv_add(&h->told, xstrdup(hj->id));
+		if (lm->cb.host_ended != NULL)
+			tell(lm, h, hj);
+	}
+}
+
 /* ---- asking ---- */
+
 
 static void
 list_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
@@ -234,6 +322,20 @@ list_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		h->list_cut = true;
 }
 
+/* The cursor of the list that came, for the next ask; an answer to
+ * --since without one is an old calops'. */
+static void
+took_cursor(struct lhost *h, struct hostcmd_jobs *jobs)
+{
+	if (!h->asked_since)
+		return;
+	free(h->cursor);
+	h->cursor = jobs->cursor;
+	jobs->cursor = NULL;
+	if (h->cursor == NULL)
+		h->no_since = true;
+}
+
 /* The list came: read it (a list cut or unreadable is said once, and
  * asked for again at the next turn). */
 static void
@@ -245,10 +347,17 @@ list_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 
 	(void)rs;
 	h->list = NULL;
+	/* A calops from before `jobs --since`: polled as before. */
+	if (h->asked_since && ex->code == HOSTCMD_USAGE) {
+		h->no_since = true;
+		h->lists = 0;
+	}
 	if (ex->code == 0 && !h->list_cut) {
 		if (hostcmd_jobs_parse(h->list_out.data, h->list_out.len,
 		    &jobs, why, sizeof why) == 0) {
 			labpoll_take(h->lm, h, jobs.v, jobs.n);
+			tell_ended(h->lm, h, &jobs);
+			took_cursor(h, &jobs);
 			hostcmd_jobs_release(&jobs);
 			h->list_said = false;
 		} else if (!h->list_said) {
@@ -275,7 +384,8 @@ ask(struct loop *l, void *arg)
 	size_t i;
 
 	lm->poll_timer = loop_add_timer(l, LABPOLL_MS, ask, lm);
-	if (lm->observer || lm->streams == NULL)
+	/* A watching console takes nothing in, but may be told of ends. */
+	if ((lm->observer && lm->cb.host_ended == NULL) || lm->streams == NULL)
 		return;
 	for (i = 0; i < lm->nhosts; i++) {
 		h = &lm->hosts[i];
@@ -283,13 +393,25 @@ ask(struct loop *l, void *arg)
 			continue;
 		transport_status(h->t, &st);
 		if (st.state != TRANSPORT_UP) {
-			h->lists = 0;	/* every job again once it is up */
+			/* Every job again once it is up, asked of the calops
+			 * it runs then. */
+			h->lists = 0;
+			free(h->cursor);
+			h->cursor = NULL;
+			h->no_since = false;
 			continue;
 		}
 		buf_init(&h->list_out, LABPOLL_OUT_MAX);
-		/* The running jobs each time, every job now and then: one
-		 * that started and ended between two asks. */
-		hostcmd_jobs(&argv, h->lists++ % LABPOLL_FULL_EVERY != 0);
+		/* What changed since the last list, with the running ones;
+		 * of an old calops the running jobs each time, every job now
+		 * and then (one that started and ended between two asks). */
+		h->asked_since = !h->no_since;
+		if (h->asked_since)
+			hostcmd_jobs_since(&argv, h->cursor != NULL ?
+			    h->cursor : "0");
+		else
+			hostcmd_jobs(&argv, h->lists++ % LABPOLL_FULL_EVERY !=
+			    0);
 		h->list = transport_exec(h->t, argv.v, &list_cb, h, err,
 		    sizeof err);
 		strv_free(&argv);
@@ -299,6 +421,10 @@ ask(struct loop *l, void *arg)
 void
 labpoll_start(struct labmodel *lm)
 {
+	size_t i;
+
+	for (i = 0; i < lm->nhosts; i++)
+		lm->hosts[i].first_list = NAN;
 	lm->poll_timer = loop_add_timer(lm->loop, 0, ask, lm);
 }
 
@@ -315,5 +441,8 @@ labpoll_stop(struct labmodel *lm)
 			transport_rstream_cancel(lm->hosts[i].list);
 		lm->hosts[i].list = NULL;
 		buf_release(&lm->hosts[i].list_out);
+		free(lm->hosts[i].cursor);
+		lm->hosts[i].cursor = NULL;
+		strv_free(&lm->hosts[i].told);
 	}
 }

@@ -1,10 +1,16 @@
 /*
  * labpoll.h: how the lab model learns of the jobs it did not start
  * (labmodel_int.h; protocol.md §4, "Jobs this console did not start").
- * Every LABPOLL_MS, each host that is up is asked for its running jobs
- * (`calops jobs --json --running`; every job, the first time it is up and
- * every LABPOLL_FULL_EVERY times: protocol.md §4 gives the cost), one
- * list at a time a host, through its transport, never waited for; a
+ * Every LABPOLL_MS, each host that is up is asked for what changed since
+ * its last list (`calops jobs --json --since CURSOR`: the running jobs and
+ * those that started or ended since; every job, cursor 0, the first time
+ * it is up; protocol.md §4 gives the cost), one list at a time a host,
+ * through its transport, never waited for.  A host whose calops lacks
+ * --since (a usage error) is asked as before until it is up again: its
+ * running jobs, and every job the first time and every LABPOLL_FULL_EVERY
+ * times.  Every job of a list that has ended is told once to the model's
+ * owner (labmodel_cb's host_ended, struct ljob_end), whoever started it,
+ * unless it had ended before its host was first listed; a
  * lab job there that the model does not hold (started by another
  * console, a script, `calops run-gate`) is taken in as if this console
  * had started it: its record written beside a new mirror, and
@@ -29,7 +35,7 @@
 #include "lab/labmodel.h"
 
 #define LABPOLL_MS		2000	/* a host's running jobs asked */
-#define LABPOLL_FULL_EVERY	15	/* every job: each 15th time (30 s) */
+#define LABPOLL_FULL_EVERY	15	/* no --since: every job each 15th */
 #define LABPOLL_RECENT_S	86400.0	/* an ended job this young: taken */
 
 struct hostcmd_job;
