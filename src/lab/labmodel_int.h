@@ -18,6 +18,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
 #include "base/strv.h"
 #include "lab/labmirror.h"
@@ -61,6 +63,11 @@ struct lhost {
 	 * jobs told ended, and the lost ones the first list found. */
 	double			  first_list;
 	struct strv		  told;
+	/* Its fault and G7 jobs as its lists gave them (calops-jobs/v1
+	 * entries, a reference each), its newest LABPOLL_FAULT_JOBS by
+	 * start, whatever their age (labpoll_fault_jobs). */
+	json_t			**fjobs;
+	size_t			  nfjobs;
 };
 
 struct ljob_int {

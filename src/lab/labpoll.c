@@ -15,6 +15,7 @@
 #include "lab/labstream.h"
 #include "proto/hostcmd.h"
 #include "remote/transport.h"
+#include "vocab/gateid.h"
 
 #define LABPOLL_OUT_MAX	(8u << 20)	/* of one `jobs --json` */
 
@@ -305,6 +306,102 @@ tell_ended(struct labmodel *lm, struct lhost *h, struct hostcmd_jobs *jobs)
 	}
 }
 
+/* ---- fault jobs ---- */
+
+/* Whether a job's argv is a fault run's or G7's whole job's. */
+static bool
+runs_faults(const struct hostcmd_job *hj)
+{
+	struct labcmd_job d;
+	bool yes;
+
+	if (hj->argc == 0 || labcmd_job_describe(hj->argv, hj->argc, &d) != 0)
+		return false;
+	yes = d.kind == LJOB_FAULT || (d.kind == LJOB_GATE &&
+	    gateid_job(d.gate) == GATEJOB_SUITE);
+	labcmd_job_release(&d);
+	return yes;
+}
+
+static double
+started_of(json_t *record)
+{
+	return json_number_value(json_object_get(record, "started"));
+}
+
+/* Whether two entries of one job say the same of how it stands (its age
+ * grows at each list, and is no news). */
+static bool
+same_state(json_t *a, json_t *b)
+{
+	static const char *const keys[] = { "state", "exit_code", "signal",
+	    "ended" };
+	json_t *x, *y;
+	size_t i;
+
+	for (i = 0; i < nitems(keys); i++) {
+		x = json_object_get(a, keys[i]);
+		y = json_object_get(b, keys[i]);
+		if ((x == NULL) != (y == NULL) || (x != NULL &&
+		    !json_equal(x, y)))
+			return false;
+	}
+	return true;
+}
+
+/* Job hj's entry in h's fault jobs, in place of the one it had; true when
+ * that changes how one stands. */
+static bool
+keep_fault_job(struct lhost *h, const struct hostcmd_job *hj)
+{
+	size_t i, old = 0;
+	bool same;
+
+	for (i = 0; i < h->nfjobs; i++)
+		if (strcmp(json_string_value(json_object_get(h->fjobs[i],
+		    "id")), hj->id) == 0) {
+			same = same_state(h->fjobs[i], hj->record);
+			json_decref(h->fjobs[i]);
+			h->fjobs[i] = json_incref(hj->record);
+			return !same;
+		}
+	if (h->nfjobs == LABPOLL_FAULT_JOBS) {
+		for (i = 1; i < h->nfjobs; i++)
+			if (started_of(h->fjobs[i]) < started_of(h->fjobs[old]))
+				old = i;
+		if (started_of(hj->record) <= started_of(h->fjobs[old]))
+			return false;
+		json_decref(h->fjobs[old]);
+		h->fjobs[old] = h->fjobs[--h->nfjobs];
+	}
+	h->fjobs = xreallocarray(h->fjobs, h->nfjobs + 1, sizeof *h->fjobs);
+	h->fjobs[h->nfjobs++] = json_incref(hj->record);
+	return true;
+}
+
+/* A list's fault and G7 jobs kept; whether what they say changed. */
+static bool
+keep_fault_jobs(struct lhost *h, const struct hostcmd_jobs *jobs)
+{
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < jobs->n; i++)
+		if (runs_faults(&jobs->v[i]) &&
+		    keep_fault_job(h, &jobs->v[i]))
+			changed = true;
+	return changed;
+}
+
+json_t *const *
+labpoll_fault_jobs(const struct labmodel *lm, const char *host, size_t *n)
+{
+	const struct lhost *h = labmodel_host_at(lm, host);
+
+	*n = h != NULL ? h->nfjobs : 0;
+	return h != NULL ? h->fjobs : NULL;
+}
+
 /* ---- asking ---- */
 
 
@@ -358,6 +455,8 @@ list_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 			labpoll_take(h->lm, h, jobs.v, jobs.n);
 			tell_ended(h->lm, h, &jobs);
 			took_cursor(h, &jobs);
+			if (keep_fault_jobs(h, &jobs))
+				labmodel_changed(h->lm);
 			hostcmd_jobs_release(&jobs);
 			h->list_said = false;
 		} else if (!h->list_said) {
@@ -384,8 +483,9 @@ ask(struct loop *l, void *arg)
 	size_t i;
 
 	lm->poll_timer = loop_add_timer(l, LABPOLL_MS, ask, lm);
-	/* A watching console takes nothing in, but may be told of ends. */
-	if ((lm->observer && lm->cb.host_ended == NULL) || lm->streams == NULL)
+	/* A watching console takes nothing in, but is told of ends and
+	 * keeps the fault jobs. */
+	if (lm->streams == NULL)
 		return;
 	for (i = 0; i < lm->nhosts; i++) {
 		h = &lm->hosts[i];
@@ -444,5 +544,9 @@ labpoll_stop(struct labmodel *lm)
 		free(lm->hosts[i].cursor);
 		lm->hosts[i].cursor = NULL;
 		strv_free(&lm->hosts[i].told);
+		while (lm->hosts[i].nfjobs > 0)
+			json_decref(lm->hosts[i].fjobs[--lm->hosts[i].nfjobs]);
+		free(lm->hosts[i].fjobs);
+		lm->hosts[i].fjobs = NULL;
 	}
 }

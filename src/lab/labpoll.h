@@ -37,6 +37,7 @@
 #define LABPOLL_MS		2000	/* a host's running jobs asked */
 #define LABPOLL_FULL_EVERY	15	/* no --since: every job each 15th */
 #define LABPOLL_RECENT_S	86400.0	/* an ended job this young: taken */
+#define LABPOLL_FAULT_JOBS	512	/* a host's fault and G7 jobs kept */
 
 struct hostcmd_job;
 struct labmodel;
@@ -62,5 +63,16 @@ bool	 labpoll_entry_kind(json_t *record, enum ljob_kind *kind);
  */
 const struct ljob *labpoll_take_entry(struct labmodel *lm, const char *host,
 	    json_t *record, double age, char *err, size_t errlen);
+
+/*
+ * The fault jobs and G7's whole jobs of host (its calops-jobs/v1 entries,
+ * borrowed until the model next changes; NULL and 0 for none), as its
+ * lists gave them last: their newest LABPOLL_FAULT_JOBS by start, whatever
+ * their age, whoever started them, with the state each had at the last
+ * poll.  What the Faults screen matches a host's result file with
+ * (faultfold_file_job); the model's jobs (LAB_JOBS_MAX, 24 h) are too few.
+ */
+json_t *const *labpoll_fault_jobs(const struct labmodel *lm,
+	    const char *host, size_t *n);
 
 #endif
