@@ -402,6 +402,15 @@ labpoll_fault_jobs(const struct labmodel *lm, const char *host, size_t *n)
 	return h != NULL ? h->fjobs : NULL;
 }
 
+void
+labpoll_list(struct labmodel *lm, struct lhost *h, struct hostcmd_jobs *jobs)
+{
+	labpoll_take(lm, h, jobs->v, jobs->n);
+	tell_ended(lm, h, jobs);
+	if (keep_fault_jobs(h, jobs))
+		labmodel_changed(lm);
+}
+
 /* ---- asking ---- */
 
 
@@ -452,11 +461,8 @@ list_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 	if (ex->code == 0 && !h->list_cut) {
 		if (hostcmd_jobs_parse(h->list_out.data, h->list_out.len,
 		    &jobs, why, sizeof why) == 0) {
-			labpoll_take(h->lm, h, jobs.v, jobs.n);
-			tell_ended(h->lm, h, &jobs);
+			labpoll_list(h->lm, h, &jobs);
 			took_cursor(h, &jobs);
-			if (keep_fault_jobs(h, &jobs))
-				labmodel_changed(h->lm);
 			hostcmd_jobs_release(&jobs);
 			h->list_said = false;
 		} else if (!h->list_said) {

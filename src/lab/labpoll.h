@@ -51,6 +51,12 @@ void	 labpoll_stop(struct labmodel *lm);
  * lacks and should hold is taken in (labpoll.c; tests call it). */
 void	 labpoll_take(struct labmodel *lm, struct lhost *h,
 	    struct hostcmd_job *jobs, size_t n);
+/* One host's list as it came (labpoll.c; tests call it): its jobs taken
+ * in (labpoll_take), the ended ones told (labmodel_cb's host_ended), its
+ * fault and G7 jobs kept (labpoll_fault_jobs). */
+struct hostcmd_jobs;
+void	 labpoll_list(struct labmodel *lm, struct lhost *h,
+	    struct hostcmd_jobs *jobs);
 /* Whether a calops-jobs/v1 entry (borrowed) is a lab job's, as its argv
  * says (labcmd_job_describe), and then which kind in *kind. */
 bool	 labpoll_entry_kind(json_t *record, enum ljob_kind *kind);
