@@ -16,12 +16,14 @@
  * Where the cells come from (lab.md, "Where each screen's truth comes
  * from"): the host's own result files, 06-runtime/faults/<S>.json in its
  * workspace (faultfiles.h: the newest result of each scenario there,
- * whoever ran it), each matched to the job of the host's job list that
- * wrote it (who started it, when it ended, how); where a file has no
- * word for a chip, the results this console followed as events.  A file
- * its job contradicts is shown as such (≠), never as passed.  The files
- * and the job list are read when the screen opens, on R, on H, and every
- * FAULTS_POLL_MS while it is on top; the lab model's changes redraw it.
+ * whoever ran it), each matched to the job of the host that wrote it (who
+ * started it, when it ended, how): one of the host's fault and G7 jobs the
+ * lab model's poll keeps (labpoll_fault_jobs: its newest
+ * LABPOLL_FAULT_JOBS, whatever their age); where a file has no word for a
+ * chip, the results this console followed as events.  A file its job
+ * contradicts is shown as such (≠), never as passed.  The files are read
+ * when the screen opens, on R, on H, and every FAULTS_POLL_MS while it is
+ * on top; the lab model's changes (a job's end among them) redraw it.
  */
 #include "calops.h"
 
@@ -31,7 +33,7 @@
 #include "base/text.h"
 #include "model/faultfiles.h"
 #include "model/faultfold.h"
-#include "model/joblist.h"
+#include "lab/labpoll.h"
 #include "proto/scenario.h"
 #include "views/actionpane.h"
 #include "views/app/app.h"
@@ -57,8 +59,6 @@ struct faults_view {
 	struct fold_state	*cells;		/* [scenario * nchips + chip] */
 	struct fold_src		 src;		/* the model's, as last drawn */
 	struct faultfiles	*files;		/* the host's result files */
-	struct joblist		*jobs;		/* its jobs: who wrote them */
-	json_t			**records;	/* the host's job records */
 	long			 timer;
 	size_t			 sc, ch;	/* the selected cell */
 	size_t			 ch_first;	/* the first chip shown */
@@ -116,7 +116,7 @@ set_host(struct faults_view *v, size_t i)
 	v->ch = v->ch_first = v->hist_top = 0;
 }
 
-/* Read the shown host's result files and every host's jobs again. */
+/* Read the shown host's result files again. */
 static void
 load(struct faults_view *v)
 {
@@ -125,7 +125,6 @@ load(struct faults_view *v)
 
 	if (ws != NULL && faultfiles_pending(v->files) == 0)
 		faultfiles_load(v->files, host_name(v), ws);
-	joblist_reload(v->jobs);
 }
 
 static struct fold_state *
@@ -134,28 +133,25 @@ cell_at(struct faults_view *v, size_t s, size_t c)
 	return &v->cells[s * v->nchips + c];
 }
 
-/* The host's result files, each with the job that wrote it (the rows of
- * the host's job list), for the grid. */
+/* The host's result files, each with the job that wrote it (among the
+ * host's fault jobs the lab model keeps), for the grid. */
 static void
 files_src(struct faults_view *v)
 {
 	const char *ws = faultfiles_ws(v->files);
+	json_t *const *records;
 	struct fold_file *f;
-	size_t i, n, nr = 0;
+	size_t i, n, nr;
 
 	v->src.files = NULL;
 	v->src.nfiles = 0;
 	if (faultfiles_host(v->files) == NULL ||
 	    strcmp(faultfiles_host(v->files), host_name(v)) != 0)
 		return;
-	v->records = xreallocarray(v->records, joblist_nrows(v->jobs) + 1,
-	    sizeof *v->records);
-	for (i = 0; i < joblist_nrows(v->jobs); i++)
-		if (strcmp(joblist_row(v->jobs, i)->host, host_name(v)) == 0)
-			v->records[nr++] = joblist_row(v->jobs, i)->record;
+	records = labpoll_fault_jobs(app_labmodel(v->app), host_name(v), &nr);
 	f = faultfiles_files(v->files, &n);
 	for (i = 0; i < n; i++)
-		faultfold_file_job(&f[i], ws, v->records, nr);
+		faultfold_file_job(&f[i], ws, records, nr);
 	v->src.files = f;
 	v->src.nfiles = n;
 }
@@ -727,8 +723,8 @@ faults_action(struct app *a, void *data, enum action act)
 	case ACT_REFRESH:
 		actionpane_reload(&v->actions);
 		load(v);
-		app_message(a, false, "read the action log, the host's result "
-		    "files and its jobs again");
+		app_message(a, false, "read the action log and the host's "
+		    "result files again");
 		return R_REDRAW;
 	default:
 		return R_NONE;
@@ -765,7 +761,7 @@ faults_status(struct app *a, void *data, char *buf, size_t len)
 	    "t: trigger  ");
 }
 
-/* A file was read, or the jobs listed: what the cells say may change. */
+/* A file was read: what the cells say may change. */
 static void
 redraw(void *arg)
 {
@@ -774,20 +770,12 @@ redraw(void *arg)
 	app_redraw(v->app);
 }
 
-static void
-jobs_replaced(struct joblist *jl, void *arg)
-{
-	(void)jl;
-	redraw(arg);
-}
-
 static void *
 faults_open(struct app *a, const void *arg)
 {
 	struct faults_view *v = xcalloc(1, sizeof *v);
 	const struct lab *lab = labmodel_lab(app_labmodel(a));
 	const char *def = labrun_default_host(a);
-	struct joblist_cb cb = { .replaced = jobs_replaced };
 	size_t i, host = 0;
 
 	(void)arg;
@@ -797,9 +785,7 @@ faults_open(struct app *a, const void *arg)
 			host = i;
 	set_host(v, host);
 	actionpane_init(&v->actions, app_labmodel(a));
-	cb.arg = v;
 	v->files = faultfiles_new(app_labmodel(a), redraw, v);
-	v->jobs = joblist_new(app_labmodel(a), &cb);
 	load(v);
 	return v;
 }
@@ -812,8 +798,6 @@ faults_close(void *data)
 	if (v->timer != 0)
 		loop_del_timer(app_loop(v->app), v->timer);
 	faultfiles_free(v->files);
-	joblist_free(v->jobs);
-	free(v->records);
 	actionpane_release(&v->actions);
 	faultfold_src_release(&v->src);
 	free(v->chips);

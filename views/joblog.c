@@ -38,6 +38,7 @@
 #include "lab/follow.h"
 #include "lab/labmodel.h"
 #include "proto/event.h"
+#include "proto/evtext.h"
 #include "proto/hostcmd.h"
 #include "remote/transport.h"
 #include "views/app/app.h"
@@ -243,123 +244,20 @@ level_of(const char *s)
 	return LV_INFO;
 }
 
-/* A value of an event as it came: a number as a number, in the unit the
- * Soak screen draws the metric in (when it draws it); anything else (a tool
- * that sent "abc" for a latency) as it is, flagged: never 0. */
+/* A metric's value as it came: a number in the unit the Soak screen draws
+ * the metric in (when it draws it), else as evtext writes it (a tool that
+ * sent "abc" for a latency as it is, flagged: never 0). */
 static void
 add_value(struct buf *b, const char *metric, const json_t *v)
 {
 	enum graph_unit u = metric != NULL ? soak_unit(metric) : GU_NONE;
-	char num[32], *s;
+	char num[32];
 
 	if (json_is_number(v) && u != GU_NONE) {
 		graph_format(json_number_value(v), u, num, sizeof num);
 		buf_adds(b, num);
-	} else if (json_is_number(v))
-		buf_addf(b, "%g", json_number_value(v));
-	else if (v == NULL)
-		buf_adds(b, "-");
-	else {
-		s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		buf_addf(b, "%.64s(not a number)", s != NULL ? s : "?");
-		free(s);
-	}
-}
-
-/* A string member, or a default. */
-static const char *
-str_or(const json_t *o, const char *key, const char *def)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : def;
-}
-
-/* A ts as HH:MM:SS, when it is a time at all (a forged 1e300 is not). */
-static bool
-clock_of(json_t *ts, char *buf, size_t len)
-{
-	double v = json_number_value(ts);
-	struct tm tm;
-	time_t t;
-
-	if (!json_is_number(ts) || !(v >= 0 && v < EVENT_TS_MAX))
-		return false;
-	t = (time_t)v;
-	if (localtime_r(&t, &tm) == NULL)
-		return false;
-	strftime(buf, len, "%H:%M:%S", &tm);
-	return true;
-}
-
-/* " between 14:03:05 and 14:03:10", when both are times. */
-static void
-add_span(struct buf *b, json_t *since, json_t *until)
-{
-	char t0[16], t1[16];
-
-	if (clock_of(since, t0, sizeof t0) && clock_of(until, t1, sizeof t1))
-		buf_addf(b, " between %s and %s", t0, t1);
-}
-
-/* A compact summary of an event that is not a log line. */
-static void
-summary(json_t *o, const char *type, struct buf *b)
-{
-	const char *k;
-	json_t *m;
-	int n = 0;
-
-	if (strcmp(type, "end") == 0) {
-		if (json_is_integer(m = json_object_get(o, "signal")))
-			buf_addf(b, "signal %lld", (long long)
-			    json_integer_value(m));
-		else
-			buf_addf(b, "exit %lld",
-			    (long long)json_integer_value(
-				json_object_get(o, "exit_code")));
-	} else if (strcmp(type, "progress") == 0) {
-		buf_addf(b, "%s ", json_string_value(json_object_get(o,
-		    "phase")) ? json_string_value(json_object_get(o, "phase")) :
-		    "");
-		add_value(b, NULL, json_object_get(o, "done"));
-		buf_addc(b, '/');
-		add_value(b, NULL, json_object_get(o, "total"));
-		buf_addf(b, " %s", json_string_value(json_object_get(o,
-		    "unit")) ? json_string_value(json_object_get(o, "unit")) :
-		    "");
-	} else if (strcmp(type, "metric") == 0) {
-		/* Which chip first: a merged soak has a line per chip. */
-		if (json_is_integer(m = json_object_get(o, "chip")))
-			buf_addf(b, "chip %lld ", (long long)
-			    json_integer_value(m));
-		json_object_foreach(json_object_get(o, "values"), k, m) {
-			if (n++ < 8) {
-				buf_addf(b, "%s%s=", n > 1 ? " " : "", k);
-				add_value(b, k, m);
-			}
-		}
-		/* A line shows 8: the others are said, not hidden. */
-		if (n > 8)
-			buf_addf(b, " (+%d more)", n - 8);
-	} else if (strcmp(type, "result") == 0)
-		buf_addf(b, "%s", json_string_value(json_object_get(o,
-		    "status")) != NULL ? json_string_value(json_object_get(o,
-		    "status")) : "");
-	else if (strcmp(type, "gap") == 0) {
-		/* The host's supervisor could not store these (disk full). */
-		m = json_object_get(o, "lost");
-		buf_addf(b, "%lld line%s lost on the host", json_is_integer(m) ?
-		    (long long)json_integer_value(m) : 0LL,
-		    json_integer_value(m) == 1 ? "" : "s");
-		add_span(b, json_object_get(o, "since"),
-		    json_object_get(o, "until"));
-	} else if (strcmp(type, "hello") == 0) {
-		/* The supervisor's first word: the job started, where. */
-		buf_addf(b, "job started by %s %s on %s",
-		    str_or(o, "tool", "?"), str_or(o, "version", ""),
-		    str_or(o, "host", "?"));
-	}
+	} else
+		evtext_value(b, metric, v);
 }
 
 /* The selection stays on its line when k lines went before it (or on the
@@ -480,16 +378,8 @@ take_line(struct joblog *v, bool paging, const char *line, size_t len,
 		lv = LV_WARN;
 	buf_addf(&b, "%-8s %-8.8s %-5s ", when, type, strcmp(type, "log") == 0 ?
 	    level_names[lv] : "");
-	/* The supervisor cut a line past 64 KiB: said first, where it shows. */
-	if (json_is_true(json_object_get(o, "truncated")))
-		buf_adds(&b, "[cut at 64 KiB] ");
-	if (strcmp(type, "log") == 0 || strcmp(type, "stalled") == 0 ||
-	    strcmp(type, "resumed") == 0)
-		buf_adds(&b, str_or(o, "msg", ""));
-	else if (strcmp(type, "fault") == 0)
-		buf_adds(&b, str_or(o, "scenario", ""));
-	else
-		summary(o, type, &b);
+	/* The words `tail --find` looks in on the host (evtext.h). */
+	evtext_message(o, type, add_value, &b);
 	json_decref(o);
 	add_line(v, paging, buf_detach(&b, NULL), lv, ev.seq, false);
 	/* The rows are made again once per frame, not once per line: a

@@ -77,7 +77,8 @@ _calops() {
 		COMPREPLY=($(compgen -W '--id --jobs --cwd --gate --actor --help --' \
 		    -- "$cur")) ;;
 	jobs)
-		COMPREPLY=($(compgen -W '--json --running --jobs --help' -- "$cur")) ;;
+		COMPREPLY=($(compgen -W '--json --running --since --jobs --help' \
+		    -- "$cur")) ;;
 	version)
 		COMPREPLY=($(compgen -W '--json --help' -- "$cur")) ;;
 	hosts)

@@ -33,7 +33,7 @@ static const char alerts_usage[] =
     "       calops alerts --journal [--json]\n"
     "\n"
     "Follow every host, job and workspace of the lab file LAB with no\n"
-    "console (each host's jobs listed: one no console started is followed\n"
+    "console (each host's jobs polled: one no console started is followed\n"
     "too, a failed one judged), judge its alerts: rules, journal\n"
     "every alert and run its hook for each firing and resolution, until\n"
     "SIGTERM or SIGINT.  Started again, it sends what the journal shows not\n"
@@ -222,6 +222,16 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 }
 
 static void
+lab_host_ended(struct labmodel *lm, const struct ljob_end *e, void *arg)
+{
+	struct follower *f = arg;
+
+	(void)lm;
+	if (f->w != NULL)
+		alertwatch_host_ended(f->w, e);
+}
+
+static void
 lab_warn(struct labmodel *lm, const char *msg, void *arg)
 {
 	(void)lm;
@@ -268,7 +278,7 @@ follow(const char *path)
 {
 	struct follower f = { NULL, NULL, NULL };
 	struct labmodel_cb cb = { .changed = lab_changed, .ended = lab_ended,
-	    .warn = lab_warn, .arg = &f };
+	    .warn = lab_warn, .host_ended = lab_host_ended, .arg = &f };
 	struct alertjournal j;
 	struct lab lab;
 	char err[1024];

@@ -7,12 +7,14 @@
 #include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
+#include "job/jobcursor.h"
 #include "job/jobevent.h"
 #include "job/jobsink.h"
 #include "job/jobstore.h"
 
 static const char jobs_usage[] =
     "usage: calops jobs [--json] [--running] [--jobs DIR]\n"
+    "       calops jobs --json --since CURSOR [--jobs DIR]\n"
     "\n"
     "List the durable jobs: id, state (running, done, failed, killed, lost\n"
     "when its supervisor is gone, corrupt with the reason, degraded while\n"
@@ -21,6 +23,10 @@ static const char jobs_usage[] =
     "\n"
     "  --json       print one calops-jobs/v1 JSON object\n"
     "  --running    only the running jobs (degraded ones too)\n"
+    "  --since CURSOR  with --json, only the jobs that started, changed\n"
+    "               state or ended since the list that gave CURSOR (its\n"
+    "               \"cursor\"), and every running or lost one; 0: every\n"
+    "               job.  The list gives the next cursor\n"
     "  --jobs DIR   the jobs folder (default: $CALOPS_JOBS_DIR, else\n"
     "               $XDG_STATE_HOME/calops/jobs)\n"
     "  -h, --help   this help\n";
@@ -59,9 +65,27 @@ stalled_since(const char *root, const char *id, char *why, size_t len)
 	return since;
 }
 
-/* Every job under root, looked at and sorted by start; NULL with err. */
+/* Keep the names of the jobs that may have changed since cursor ns
+ * (jobcursor.h; every one for 0), in order; how many are kept. */
+static size_t
+keep_changed(const char *root, char **names, int64_t ns)
+{
+	size_t i, k = 0;
+
+	for (i = 0; names[i] != NULL; i++) {
+		if (jobcursor_changed(root, names[i], ns))
+			names[k++] = names[i];
+		else
+			free(names[i]);
+	}
+	names[k] = NULL;
+	return k;
+}
+
+/* Every job under root that may have changed since cursor since (0: every
+ * job), looked at and sorted by start; NULL with err. */
 static struct entry *
-gather(const char *root, size_t *n, char *err, size_t errlen)
+gather(const char *root, int64_t since, size_t *n, char *err, size_t errlen)
 {
 	struct entry *v;
 	char **names;
@@ -69,8 +93,7 @@ gather(const char *root, size_t *n, char *err, size_t errlen)
 
 	if ((names = jobstore_list(root, err, errlen)) == NULL)
 		return NULL;
-	for (*n = 0; names[*n] != NULL; (*n)++)
-		;
+	*n = keep_changed(root, names, since);
 	v = xcalloc(*n + 1, sizeof *v);
 	for (i = 0; i < *n; i++) {
 		v[i].name = names[i];
@@ -183,20 +206,35 @@ print_entry(const struct entry *e, int width, double now)
 	free(id);
 }
 
+/* What a list is asked for. */
+struct ask {
+	bool	 json, running;
+	/* --since: the cursor given (0: every job), the next one */
+	bool	 since;
+	int64_t	 from, next;
+};
+
 static void
-print_list(const struct entry *v, size_t n, bool json)
+print_list(const struct entry *v, size_t n, const struct ask *a)
 {
 	double now = jobevent_now();
+	char cursor[JOBCURSOR_LEN];
 	json_t *o, *list;
 	int width = 2;
 	size_t i;
 
-	if (json) {
+	if (a->json) {
 		list = json_array();
 		for (i = 0; i < n; i++)
 			json_array_append_new(list, entry_json(&v[i], now));
 		o = json_pack("{s:s,s:o}", "schema", "calops-jobs/v1", "jobs",
 		    list);
+		if (a->since) {
+			jobcursor_format(a->next, cursor, sizeof cursor);
+			json_object_set_new(o, "cursor", json_string(cursor));
+			json_object_set_new(o, "full", json_boolean(a->from ==
+			    0));
+		}
 		(void)text_json_print(stdout, o, JSON_INDENT(2));
 		json_decref(o);
 		return;
@@ -234,13 +272,14 @@ cmd_jobs(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "running", no_argument, NULL, 'r' },
+		{ "since", required_argument, NULL, 's' },
 		{ "jobs", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *jobs = NULL;
+	const char *jobs = NULL, *since = NULL;
+	struct ask a = { 0 };
 	struct entry *v;
-	bool json = false, running = false;
 	char err[512], *root;
 	size_t i, n;
 	int c;
@@ -248,8 +287,9 @@ cmd_jobs(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j': json = true; break;
-		case 'r': running = true; break;
+		case 'j': a.json = true; break;
+		case 'r': a.running = true; break;
+		case 's': since = optarg; break;
 		case 'J': jobs = optarg; break;
 		case 'h':
 			fputs(jobs_usage, stdout);
@@ -259,19 +299,31 @@ cmd_jobs(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
+	if (optind != argc || (since != NULL && (!a.json || a.running))) {
 		fputs(jobs_usage, stderr);
 		return 2;
 	}
+	if (since != NULL && jobcursor_parse(since, &a.from) != 0) {
+		fprintf(stderr, "calops: --since: '%s' is not a cursor of "
+		    "calops jobs (SECONDS.NANOSECONDS, or 0)\n", since);
+		return 2;
+	}
+	/* Taken before the folder is read: a change while it is read is in
+	 * the next list too.  A cursor ahead of the clock (it was set back)
+	 * could hide changes: every job then. */
+	a.since = since != NULL;
+	a.next = jobcursor_now();
+	if (a.from > a.next)
+		a.from = 0;
 	if ((root = jobstore_root(jobs, false, err, sizeof err)) == NULL ||
-	    (v = gather(root, &n, err, sizeof err)) == NULL) {
+	    (v = gather(root, a.from, &n, err, sizeof err)) == NULL) {
 		fprintf(stderr, "calops: %s\n", err);
 		free(root);
 		return 1;
 	}
-	if (running)
+	if (a.running)
 		n = keep_running(v, n);
-	print_list(v, n, json);
+	print_list(v, n, &a);
 	for (i = 0; i < n; i++) {
 		jobstore_record_release(&v[i].rec);
 		free(v[i].name);

@@ -13,11 +13,13 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "job/jobevent.h"
 #include "job/jobreader.h"
 #include "job/jobstore.h"
+#include "proto/evtext.h"
 #include "loop/loop.h"
 
 #define POLL_MS		200	/* without inotify */
@@ -40,9 +42,9 @@ static const char tail_usage[] =
     "\n"
     "  --from SEQ   the first seq to print\n"
     "  --until SEQ  the last seq to print (an older part of a long run)\n"
-    "  --find TEXT  print only the seq of the first event from SEQ on whose\n"
-    "               message (msg, or a fault's scenario) has TEXT, in any\n"
-    "               case; nothing when none has\n"
+    "  --find TEXT  print only the seq of the first event from SEQ whose\n"
+    "               words in a console's job log (type, level, message or\n"
+    "               summary) have TEXT, in any case; nothing when none has\n"
     "  --last       with --find, the last such event\n"
     "  --follow     keep printing new events until the job's end event\n"
     "  --jobs DIR   the jobs folder (default: $CALOPS_JOBS_DIR, else\n"
@@ -85,22 +87,63 @@ print_line(const char *line, size_t len)
 	free(hard);
 }
 
-/* Whether the text a console shows of an event (its msg, or a fault's
- * scenario) has find in it, in any case.  The line is looked at whole
- * first: most lines of a long run are passed over without parsing. */
+/*
+ * Whether an event line may show find (false: it cannot, and is passed
+ * over unparsed).  A log, stalled, resumed or fault event shows its type,
+ * level and a string of its own as the line holds them, so one without
+ * find in it shows none, unless find spans two of them (a blank), is
+ * written otherwise in JSON (a quote, a backslash, a byte past ASCII), is
+ * in a word the log adds ("[cut at 64 KiB]", the "info" a level it does
+ * not know shows as), or the line is not as the supervisor writes it.
+ * The other types show summaries: read.
+ */
+static bool
+shown_may_have(const char *line, const char *find)
+{
+	static const char *const plain[] = { "\"type\":\"log\"",
+	    "\"type\":\"stalled\"", "\"type\":\"resumed\"",
+	    "\"type\":\"fault\"" };
+	const unsigned char *p;
+	size_t i;
+
+	if (strcasestr(line, find) != NULL)
+		return true;
+	/* (a blank may join two words: "log warn") */
+	for (p = (const unsigned char *)find; *p != '\0'; p++)
+		if (*p == '"' || *p == '\\' || *p <= 0x20 || *p >= 0x7f)
+			return true;
+	if (strstr(line, "\"truncated\"") != NULL ||
+	    strcasestr("info", find) != NULL)
+		return true;
+	for (i = 0; i < nitems(plain); i++)
+		if (strstr(line, plain[i]) != NULL)
+			return false;
+	return true;
+}
+
+/* Whether the words a console's job log shows of an event (evtext.h: its
+ * type, level and message or summary) have find in them, in any case.  A
+ * line without find in it anywhere is passed over unparsed (most lines of
+ * a long run); one with it is read and its words looked in. */
 static bool
 shown_has(const char *line, size_t len, const char *find)
 {
-	const char *m;
+	struct buf b = BUF_INIT;
+	const char *type;
 	json_t *o;
 	bool has;
 
-	if (strcasestr(line, find) == NULL ||
+	if (!shown_may_have(line, find) ||
 	    (o = json_loadb(line, len, 0, NULL)) == NULL)
 		return false;
-	if ((m = json_string_value(json_object_get(o, "msg"))) == NULL)
-		m = json_string_value(json_object_get(o, "scenario"));
-	has = m != NULL && strcasestr(m, find) != NULL;
+	if ((type = json_string_value(json_object_get(o, "type"))) == NULL) {
+		json_decref(o);
+		return false;
+	}
+	buf_add(&b, "", 0);
+	evtext_words(o, type, NULL, &b);
+	has = b.data != NULL && strcasestr(b.data, find) != NULL;
+	buf_release(&b);
 	json_decref(o);
 	return has;
 }

@@ -137,6 +137,24 @@ struct lfault {
 	double		 job_started;	/* its job's start (jobevent_now) */
 };
 
+/*
+ * A job of a host that ended, as the host's job list says (labpoll.h):
+ * whoever started it (this console, another, a script, `calops run` by
+ * hand), a lab job or not, told once, in the first list after its end.
+ * Strings are borrowed for the call; the host's (sanitise them).
+ */
+struct ljob_end {
+	const char	*host, *id;
+	const char	*state;		/* done, failed, killed or lost */
+	int		 exit_code;	/* -1: none */
+	int		 sig;		/* 0: none */
+	/* when, on the host's clock (Unix seconds; NAN: lost, or not
+	 * said) */
+	double		 ended;
+	const char	*actor;		/* who started it, or NULL */
+	const char	*command;	/* its argv, joined by blanks */
+};
+
 /* What the model tells its owner; any hook may be NULL. */
 struct labmodel_cb {
 	/* Something shown changed (mark dirty). */
@@ -157,6 +175,11 @@ struct labmodel_cb {
 	 * host wrote it (the event's ts): the console's benchmark measures
 	 * its lag with it (views/app/bench.c). */
 	void	(*applied)(struct labmodel *, const struct ljob *, double ts,
+		    void *arg);
+	/* A job of a host ended (above), whether the model holds it or
+	 * not.  With this hook a console that watches another's mirrors
+	 * polls the hosts too (it takes nothing in). */
+	void	(*host_ended)(struct labmodel *, const struct ljob_end *,
 		    void *arg);
 };
 

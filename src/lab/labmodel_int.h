@@ -18,7 +18,10 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
+#include "base/strv.h"
 #include "lab/labmirror.h"
 #include "lab/labmodel.h"
 #include "metrics/metrics.h"
@@ -50,6 +53,21 @@ struct lhost {
 	struct buf		  list_out;
 	bool			  list_cut, list_said;
 	unsigned		  lists;	/* asked for so far */
+	/* The cursor its last `jobs --since` gave (NULL: every job next),
+	 * and whether its calops lacks --since (polled as before, until it
+	 * is up again); whether the list running asked --since. */
+	char			 *cursor;
+	bool			  no_since, asked_since;
+	/* Its clock when its jobs were first listed (NAN: not yet): a job
+	 * that ended before is history, after it news (labpoll.h); the
+	 * jobs told ended, and the lost ones the first list found. */
+	double			  first_list;
+	struct strv		  told;
+	/* Its fault and G7 jobs as its lists gave them (calops-jobs/v1
+	 * entries, a reference each), its newest LABPOLL_FAULT_JOBS by
+	 * start, whatever their age (labpoll_fault_jobs). */
+	json_t			**fjobs;
+	size_t			  nfjobs;
 };
 
 struct ljob_int {

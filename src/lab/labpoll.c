@@ -15,6 +15,7 @@
 #include "lab/labstream.h"
 #include "proto/hostcmd.h"
 #include "remote/transport.h"
+#include "vocab/gateid.h"
 
 #define LABPOLL_OUT_MAX	(8u << 20)	/* of one `jobs --json` */
 
@@ -218,7 +219,200 @@ labpoll_take_entry(struct labmodel *lm, const char *host, json_t *record,
 	return &j->pub;
 }
 
+/* ---- what ended ---- */
+
+/* Whether host h told id already (or found it lost at its first list). */
+static bool
+told(const struct lhost *h, const char *id)
+{
+	size_t i;
+
+	for (i = h->told.n; i > 0; i--)
+		if (strcmp(h->told.v[i - 1], id) == 0)
+			return true;
+	return false;
+}
+
+/* The host's clock when it made the list: a job's start plus its age. */
+static double
+list_clock(const struct hostcmd_jobs *jobs)
+{
+	double t = -INFINITY, s;
+	size_t i;
+
+	for (i = 0; i < jobs->n; i++) {
+		s = json_number_value(json_object_get(jobs->v[i].record,
+		    "started"));
+		if (isfinite(jobs->v[i].age) && s + jobs->v[i].age > t)
+			t = s + jobs->v[i].age;
+	}
+	return t;
+}
+
+/* Tell the owner of one job that ended. */
+static void
+tell(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj)
+{
+	struct ljob_end e = { h->h->name, hj->id, hj->state, hj->exit_code,
+	    hj->sig, NAN, NULL, NULL };
+	json_t *ended = json_object_get(hj->record, "ended");
+	struct buf b;
+
+	buf_init(&b, 64 << 10);
+	labcmd_join_argv(hj->argv, &b);
+	buf_addc(&b, '\0');
+	e.command = b.data;
+	if (json_is_number(ended))
+		e.ended = json_number_value(ended);
+	e.actor = json_string_value(json_object_get(hj->record, "actor"));
+	lm->cb.host_ended(lm, &e, lm->cb.arg);
+	buf_release(&b);
+}
+
+/*
+ * Every job of a list that has ended (done, failed, killed or lost) and
+ * was not told yet is told, once: news when it ended after the host's
+ * first list (a lost one: when it was not lost then), history before,
+ * which is remembered untold.
+ */
+static void
+tell_ended(struct labmodel *lm, struct lhost *h, struct hostcmd_jobs *jobs)
+{
+	const struct hostcmd_job *hj;
+	bool first = isnan(h->first_list), lost;
+	double ended;
+	size_t i;
+
+	if (first)
+		h->first_list = list_clock(jobs);
+	for (i = 0; i < jobs->n; i++) {
+		hj = &jobs->v[i];
+		lost = strcmp(hj->state, "lost") == 0;
+		if (!lost && strcmp(hj->state, "done") != 0 &&
+		    strcmp(hj->state, "failed") != 0 &&
+		    strcmp(hj->state, "killed") != 0)
+			continue;
+		ended = json_number_value(json_object_get(hj->record,
+		    "ended"));
+		if ((lost ? first : ended <= h->first_list) || told(h, hj->id))
+		{
+			if (lost && first)
+				strv_add(&h->told, xstrdup(hj->id));
+			continue;
+		}
+		strv_add(&h->told, xstrdup(hj->id));
+		if (lm->cb.host_ended != NULL)
+			tell(lm, h, hj);
+	}
+}
+
+/* ---- fault jobs ---- */
+
+/* Whether a job's argv is a fault run's or G7's whole job's. */
+static bool
+runs_faults(const struct hostcmd_job *hj)
+{
+	struct labcmd_job d;
+	bool yes;
+
+	if (hj->argc == 0 || labcmd_job_describe(hj->argv, hj->argc, &d) != 0)
+		return false;
+	yes = d.kind == LJOB_FAULT || (d.kind == LJOB_GATE &&
+	    gateid_job(d.gate) == GATEJOB_SUITE);
+	labcmd_job_release(&d);
+	return yes;
+}
+
+static double
+started_of(json_t *record)
+{
+	return json_number_value(json_object_get(record, "started"));
+}
+
+/* Whether two entries of one job say the same of how it stands (its age
+ * grows at each list, and is no news). */
+static bool
+same_state(json_t *a, json_t *b)
+{
+	static const char *const keys[] = { "state", "exit_code", "signal",
+	    "ended" };
+	json_t *x, *y;
+	size_t i;
+
+	for (i = 0; i < nitems(keys); i++) {
+		x = json_object_get(a, keys[i]);
+		y = json_object_get(b, keys[i]);
+		if ((x == NULL) != (y == NULL) || (x != NULL &&
+		    !json_equal(x, y)))
+			return false;
+	}
+	return true;
+}
+
+/* Job hj's entry in h's fault jobs, in place of the one it had; true when
+ * that changes how one stands. */
+static bool
+keep_fault_job(struct lhost *h, const struct hostcmd_job *hj)
+{
+	size_t i, old = 0;
+	bool same;
+
+	for (i = 0; i < h->nfjobs; i++)
+		if (strcmp(json_string_value(json_object_get(h->fjobs[i],
+		    "id")), hj->id) == 0) {
+			same = same_state(h->fjobs[i], hj->record);
+			json_decref(h->fjobs[i]);
+			h->fjobs[i] = json_incref(hj->record);
+			return !same;
+		}
+	if (h->nfjobs == LABPOLL_FAULT_JOBS) {
+		for (i = 1; i < h->nfjobs; i++)
+			if (started_of(h->fjobs[i]) < started_of(h->fjobs[old]))
+				old = i;
+		if (started_of(hj->record) <= started_of(h->fjobs[old]))
+			return false;
+		json_decref(h->fjobs[old]);
+		h->fjobs[old] = h->fjobs[--h->nfjobs];
+	}
+	h->fjobs = xreallocarray(h->fjobs, h->nfjobs + 1, sizeof *h->fjobs);
+	h->fjobs[h->nfjobs++] = json_incref(hj->record);
+	return true;
+}
+
+/* A list's fault and G7 jobs kept; whether what they say changed. */
+static bool
+keep_fault_jobs(struct lhost *h, const struct hostcmd_jobs *jobs)
+{
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < jobs->n; i++)
+		if (runs_faults(&jobs->v[i]) &&
+		    keep_fault_job(h, &jobs->v[i]))
+			changed = true;
+	return changed;
+}
+
+json_t *const *
+labpoll_fault_jobs(const struct labmodel *lm, const char *host, size_t *n)
+{
+	const struct lhost *h = labmodel_host_at(lm, host);
+
+	*n = h != NULL ? h->nfjobs : 0;
+	return h != NULL ? h->fjobs : NULL;
+}
+
+void
+labpoll_list(struct labmodel *lm, struct lhost *h, struct hostcmd_jobs *jobs)
+{
+	labpoll_take(lm, h, jobs->v, jobs->n);
+	tell_ended(lm, h, jobs);
+	if (keep_fault_jobs(h, jobs))
+		labmodel_changed(lm);
+}
+
 /* ---- asking ---- */
+
 
 static void
 list_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
@@ -234,6 +428,20 @@ list_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 		h->list_cut = true;
 }
 
+/* The cursor of the list that came, for the next ask; an answer to
+ * --since without one is an old calops'. */
+static void
+took_cursor(struct lhost *h, struct hostcmd_jobs *jobs)
+{
+	if (!h->asked_since)
+		return;
+	free(h->cursor);
+	h->cursor = jobs->cursor;
+	jobs->cursor = NULL;
+	if (h->cursor == NULL)
+		h->no_since = true;
+}
+
 /* The list came: read it (a list cut or unreadable is said once, and
  * asked for again at the next turn). */
 static void
@@ -245,10 +453,16 @@ list_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 
 	(void)rs;
 	h->list = NULL;
+	/* A calops from before `jobs --since`: polled as before. */
+	if (h->asked_since && ex->code == HOSTCMD_USAGE) {
+		h->no_since = true;
+		h->lists = 0;
+	}
 	if (ex->code == 0 && !h->list_cut) {
 		if (hostcmd_jobs_parse(h->list_out.data, h->list_out.len,
 		    &jobs, why, sizeof why) == 0) {
-			labpoll_take(h->lm, h, jobs.v, jobs.n);
+			labpoll_list(h->lm, h, &jobs);
+			took_cursor(h, &jobs);
 			hostcmd_jobs_release(&jobs);
 			h->list_said = false;
 		} else if (!h->list_said) {
@@ -275,7 +489,9 @@ ask(struct loop *l, void *arg)
 	size_t i;
 
 	lm->poll_timer = loop_add_timer(l, LABPOLL_MS, ask, lm);
-	if (lm->observer || lm->streams == NULL)
+	/* A watching console takes nothing in, but is told of ends and
+	 * keeps the fault jobs. */
+	if (lm->streams == NULL)
 		return;
 	for (i = 0; i < lm->nhosts; i++) {
 		h = &lm->hosts[i];
@@ -283,13 +499,25 @@ ask(struct loop *l, void *arg)
 			continue;
 		transport_status(h->t, &st);
 		if (st.state != TRANSPORT_UP) {
-			h->lists = 0;	/* every job again once it is up */
+			/* Every job again once it is up, asked of the calops
+			 * it runs then. */
+			h->lists = 0;
+			free(h->cursor);
+			h->cursor = NULL;
+			h->no_since = false;
 			continue;
 		}
 		buf_init(&h->list_out, LABPOLL_OUT_MAX);
-		/* The running jobs each time, every job now and then: one
-		 * that started and ended between two asks. */
-		hostcmd_jobs(&argv, h->lists++ % LABPOLL_FULL_EVERY != 0);
+		/* What changed since the last list, with the running ones;
+		 * of an old calops the running jobs each time, every job now
+		 * and then (one that started and ended between two asks). */
+		h->asked_since = !h->no_since;
+		if (h->asked_since)
+			hostcmd_jobs_since(&argv, h->cursor != NULL ?
+			    h->cursor : "0");
+		else
+			hostcmd_jobs(&argv, h->lists++ % LABPOLL_FULL_EVERY !=
+			    0);
 		h->list = transport_exec(h->t, argv.v, &list_cb, h, err,
 		    sizeof err);
 		strv_free(&argv);
@@ -299,6 +527,10 @@ ask(struct loop *l, void *arg)
 void
 labpoll_start(struct labmodel *lm)
 {
+	size_t i;
+
+	for (i = 0; i < lm->nhosts; i++)
+		lm->hosts[i].first_list = NAN;
 	lm->poll_timer = loop_add_timer(lm->loop, 0, ask, lm);
 }
 
@@ -315,5 +547,12 @@ labpoll_stop(struct labmodel *lm)
 			transport_rstream_cancel(lm->hosts[i].list);
 		lm->hosts[i].list = NULL;
 		buf_release(&lm->hosts[i].list_out);
+		free(lm->hosts[i].cursor);
+		lm->hosts[i].cursor = NULL;
+		strv_free(&lm->hosts[i].told);
+		while (lm->hosts[i].nfjobs > 0)
+			json_decref(lm->hosts[i].fjobs[--lm->hosts[i].nfjobs]);
+		free(lm->hosts[i].fjobs);
+		lm->hosts[i].fjobs = NULL;
 	}
 }

@@ -1,10 +1,16 @@
 /*
  * labpoll.h: how the lab model learns of the jobs it did not start
  * (labmodel_int.h; protocol.md §4, "Jobs this console did not start").
- * Every LABPOLL_MS, each host that is up is asked for its running jobs
- * (`calops jobs --json --running`; every job, the first time it is up and
- * every LABPOLL_FULL_EVERY times: protocol.md §4 gives the cost), one
- * list at a time a host, through its transport, never waited for; a
+ * Every LABPOLL_MS, each host that is up is asked for what changed since
+ * its last list (`calops jobs --json --since CURSOR`: the running jobs and
+ * those that started or ended since; every job, cursor 0, the first time
+ * it is up; protocol.md §4 gives the cost), one list at a time a host,
+ * through its transport, never waited for.  A host whose calops lacks
+ * --since (a usage error) is asked as before until it is up again: its
+ * running jobs, and every job the first time and every LABPOLL_FULL_EVERY
+ * times.  Every job of a list that has ended is told once to the model's
+ * owner (labmodel_cb's host_ended, struct ljob_end), whoever started it,
+ * unless it had ended before its host was first listed; a
  * lab job there that the model does not hold (started by another
  * console, a script, `calops run-gate`) is taken in as if this console
  * had started it: its record written beside a new mirror, and
@@ -29,8 +35,9 @@
 #include "lab/labmodel.h"
 
 #define LABPOLL_MS		2000	/* a host's running jobs asked */
-#define LABPOLL_FULL_EVERY	15	/* every job: each 15th time (30 s) */
+#define LABPOLL_FULL_EVERY	15	/* no --since: every job each 15th */
 #define LABPOLL_RECENT_S	86400.0	/* an ended job this young: taken */
+#define LABPOLL_FAULT_JOBS	512	/* a host's fault and G7 jobs kept */
 
 struct hostcmd_job;
 struct labmodel;
@@ -44,6 +51,12 @@ void	 labpoll_stop(struct labmodel *lm);
  * lacks and should hold is taken in (labpoll.c; tests call it). */
 void	 labpoll_take(struct labmodel *lm, struct lhost *h,
 	    struct hostcmd_job *jobs, size_t n);
+/* One host's list as it came (labpoll.c; tests call it): its jobs taken
+ * in (labpoll_take), the ended ones told (labmodel_cb's host_ended), its
+ * fault and G7 jobs kept (labpoll_fault_jobs). */
+struct hostcmd_jobs;
+void	 labpoll_list(struct labmodel *lm, struct lhost *h,
+	    struct hostcmd_jobs *jobs);
 /* Whether a calops-jobs/v1 entry (borrowed) is a lab job's, as its argv
  * says (labcmd_job_describe), and then which kind in *kind. */
 bool	 labpoll_entry_kind(json_t *record, enum ljob_kind *kind);
@@ -56,5 +69,16 @@ bool	 labpoll_entry_kind(json_t *record, enum ljob_kind *kind);
  */
 const struct ljob *labpoll_take_entry(struct labmodel *lm, const char *host,
 	    json_t *record, double age, char *err, size_t errlen);
+
+/*
+ * The fault jobs and G7's whole jobs of host (its calops-jobs/v1 entries,
+ * borrowed until the model next changes; NULL and 0 for none), as its
+ * lists gave them last: their newest LABPOLL_FAULT_JOBS by start, whatever
+ * their age, whoever started them, with the state each had at the last
+ * poll.  What the Faults screen matches a host's result file with
+ * (faultfold_file_job); the model's jobs (LAB_JOBS_MAX, 24 h) are too few.
+ */
+json_t *const *labpoll_fault_jobs(const struct labmodel *lm,
+	    const char *host, size_t *n);
 
 #endif

@@ -13,7 +13,6 @@
 #include "loop/loop.h"
 #include "model/alertwatch.h"
 #include "model/boardsrc.h"
-#include "model/joblist.h"
 #include "remote/lab.h"
 #include "remote/transport.h"
 
@@ -52,13 +51,8 @@ struct alertwatch {
 	size_t			 nws;
 	struct alertsla		 sla;
 	long			 timer;
-	/* Every host's jobs, listed every ALERTWATCH_LIST_MS: those no
-	 * console of this state folder started, followed too. */
-	struct joblist		*jl;
-	long			 list_timer;
 	char			**seen;		/* "host\nid": judged already */
 	size_t			 nseen;
-	bool			*listed;	/* a host's: listed once */
 };
 
 /* Every note into the journal, then to the hook. */
@@ -273,67 +267,34 @@ alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 }
 
 /*
- * A job of a host's listing that ended failed or killed fires job.failed
- * once (the lab model takes in a job that ended between its polls as
- * history, telling no end), unless it had ended before the host was first
- * listed (history, not news) or its end came live already.  A running
- * job, a soak too, is the lab model's to take in (labpoll.h): adopting it
- * here too, while a restarted model still replays the records of a
- * console on the state folder, would make it a second writer of its
- * mirror.
+ * A job of a host that ended failed, killed or lost, as the lab model's
+ * poll tells it (labpoll.h: once, in the first list after its end, whoever
+ * started it, never one that had ended before the host was first listed)
+ * fires job.failed once, unless its end came live already.
  */
-static void
-job_listed(struct alertwatch *w, const struct joblist_row *r, bool first)
+void
+alertwatch_host_ended(struct alertwatch *w, const struct ljob_end *e)
 {
-	struct alert_subject s = { r->host, ALERT_NONE, r->id, NULL,
+	struct alert_subject s = { e->host, ALERT_NONE, e->id, NULL,
 	    ALERT_NONE, NULL };
-	bool failed = strcmp(r->state, "failed") == 0,
-	    killed = strcmp(r->state, "killed") == 0;
+	bool failed = strcmp(e->state, "failed") == 0,
+	    killed = strcmp(e->state, "killed") == 0;
 	char what[700];
 
-	if (r->id[0] == '\0')
+	if (!failed && !killed && strcmp(e->state, "lost") != 0)
 		return;
-	if (!failed && !killed)
-		return;
-	if (seen(w, r->host, r->id, true) || first)
+	if (seen(w, e->host, e->id, true))
 		return;
 	if (failed)
 		snprintf(what, sizeof what, "%s on %s failed: exit %d",
-		    r->cmd, r->host, r->exit_code);
-	else
+		    e->command, e->host, e->exit_code);
+	else if (killed)
 		snprintf(what, sizeof what, "%s on %s killed by signal %d",
-		    r->cmd, r->host, r->sig);
-	job_failed(w, &s, failed ? r->exit_code : -1, what);
-}
-
-/* A host's listing came: every job of it judged. */
-static void
-jobs_replaced(struct joblist *jl, void *arg)
-{
-	struct alertwatch *w = arg;
-	const struct joblist_row *r;
-	size_t i, h;
-	bool first;
-
-	for (i = 0; i < joblist_nrows(jl); i++) {
-		r = joblist_row(jl, i);
-		for (h = 0; h < joblist_nhosts(jl); h++)
-			if (strcmp(joblist_host(jl, h), r->host) == 0)
-				break;
-		first = h < joblist_nhosts(jl) && !w->listed[h];
-		job_listed(w, r, first);
-	}
-	for (h = 0; h < joblist_nhosts(jl); h++)
-		w->listed[h] = joblist_host_loaded(jl, h);
-}
-
-static void
-list_tick(struct loop *l, void *arg)
-{
-	struct alertwatch *w = arg;
-
-	w->list_timer = loop_add_timer(l, ALERTWATCH_LIST_MS, list_tick, w);
-	joblist_reload(w->jl);
+		    e->command, e->host, e->sig);
+	else
+		snprintf(what, sizeof what, "%s on %s lost: its supervisor is "
+		    "gone", e->command, e->host);
+	job_failed(w, &s, failed ? e->exit_code : -1, what);
 }
 
 /* A workspace's evaluation ended: gate.red and gate.changed, its SLA. */
@@ -450,11 +411,6 @@ alertwatch_new(struct loop *l, struct labmodel *lm, const struct lab *lab,
 	(void)alerthook_resume(w->hook);
 	watch_boards(w);
 	w->timer = loop_add_timer(l, ALERTWATCH_TICK_MS, tick, w);
-	w->jl = joblist_new(lm, &(struct joblist_cb){ .replaced =
-	    jobs_replaced, .arg = w });
-	w->listed = xcalloc(joblist_nhosts(w->jl) + 1, sizeof *w->listed);
-	joblist_reload(w->jl);
-	w->list_timer = loop_add_timer(l, ALERTWATCH_LIST_MS, list_tick, w);
 	return w;
 }
 
@@ -466,12 +422,9 @@ alertwatch_free(struct alertwatch *w)
 	if (w == NULL)
 		return;
 	loop_del_timer(w->loop, w->timer);
-	loop_del_timer(w->loop, w->list_timer);
-	joblist_free(w->jl);
 	for (i = 0; i < w->nseen; i++)
 		free(w->seen[i]);
 	free(w->seen);
-	free(w->listed);
 	for (i = 0; i < w->nws; i++)
 		boardsrc_free(w->ws[i].src);
 	for (i = 0; i < w->nsoaks; i++) {

@@ -7,20 +7,20 @@
  * and stall for a full disk (disk.full), and the gates of every workspace
  * of the lab, each watched through a board source of its own (gate.red,
  * gate.changed; its G0 SLA is what the SLA kinds compare with when a rule
- * gives no threshold).  Every host's jobs are listed (`calops jobs`, with
- * joblist.h) every ALERTWATCH_LIST_MS, besides the lab model's own polls
- * (labpoll.h), which take in every running job: a job seen ended failed
- * or killed fires job.failed once, even one that ended between the
- * model's polls, which the model takes in with no end to tell (not one
- * that had ended before its host was first listed).
+ * gives no threshold).  A job of a host that ends failed, killed or lost
+ * fires job.failed once, whoever started it: as the lab model's poll tells
+ * it (labpoll.h, struct ljob_end: one that ended between two polls too,
+ * never one that had ended before its host was first listed), or live
+ * from its stream when the model follows it, whichever comes first.
  *
  * Each note is journaled, then sent through the hook (alerthook.h).  On
  * start the alerts the journal shows ongoing are taken back
  * (alerteval_restore), and what it shows not sent is sent.
  *
  * Ownership: the watch borrows the loop, the lab model, the lab and the
- * journal, which outlive it.  The owner calls alertwatch_lab_changed()
- * and alertwatch_job_ended() from the lab model's hooks.
+ * journal, which outlive it.  The owner calls alertwatch_lab_changed(),
+ * alertwatch_job_ended() and alertwatch_host_ended() from the lab model's
+ * hooks.
  */
 #ifndef CALOPS_ALERTWATCH_H
 #define CALOPS_ALERTWATCH_H
@@ -30,12 +30,12 @@
 #include "alert/alerthook.h"
 
 #define ALERTWATCH_TICK_MS	1000	/* hosts and stalls judged */
-#define ALERTWATCH_LIST_MS	3000	/* every host's jobs listed */
 
 struct alertjournal;
 struct lab;
 struct labmodel;
 struct ljob;
+struct ljob_end;
 struct loop;
 struct alertwatch;
 
@@ -48,6 +48,9 @@ void		 alertwatch_lab_changed(struct alertwatch *w);
 /* A job ended live. */
 void		 alertwatch_job_ended(struct alertwatch *w,
 		    const struct ljob *j);
+/* A job of a host ended, as the lab model's poll tells it. */
+void		 alertwatch_host_ended(struct alertwatch *w,
+		    const struct ljob_end *e);
 /* The hook, for its timing (tests) and whether it is idle. */
 struct alerthook *alertwatch_hook(struct alertwatch *w);
 

@@ -115,6 +115,13 @@ hostcmd_jobs(struct strv *s, bool running)
 }
 
 void
+hostcmd_jobs_since(struct strv *s, const char *cursor)
+{
+	add_words(s, (const char *const[]){ "jobs", "--json", "--since",
+	    cursor, NULL });
+}
+
+void
 hostcmd_check(struct strv *s, const char *ws)
 {
 	host_argv(s, (const char *const[]){ "check", "--stream", NULL },
@@ -322,6 +329,32 @@ job_parse(json_t *o, size_t i, struct hostcmd_job *j, char *err,
 	return 0;
 }
 
+/* An answer to --since: its cursor and whether it is every job; -1 with
+ * err when they are of the wrong type. */
+static int
+jobs_cursor(json_t *doc, struct hostcmd_jobs *jobs, char *err,
+    size_t errlen)
+{
+	json_t *c = json_object_get(doc, "cursor"),
+	    *full = json_object_get(doc, "full");
+
+	if (c == NULL)
+		return 0;
+	if (!json_is_string(c) || json_string_length(c) == 0 ||
+	    json_string_length(c) > HOSTCMD_CURSOR_MAX) {
+		errbuf_set(err, errlen, "\"cursor\" is not a string of 1 to "
+		    "%d bytes", HOSTCMD_CURSOR_MAX);
+		return -1;
+	}
+	if (full != NULL && !json_is_boolean(full)) {
+		errbuf_set(err, errlen, "\"full\" is not true or false");
+		return -1;
+	}
+	jobs->cursor = xstrdup(json_string_value(c));
+	jobs->full = json_is_true(full);
+	return 0;
+}
+
 int
 hostcmd_jobs_parse(const char *out, size_t len, struct hostcmd_jobs *jobs,
     char *err, size_t errlen)
@@ -338,6 +371,10 @@ hostcmd_jobs_parse(const char *out, size_t len, struct hostcmd_jobs *jobs,
 	if (schema == NULL || strcmp(schema, "calops-jobs/v1") != 0 ||
 	    !json_is_array(list)) {
 		errbuf_set(err, errlen, "not calops-jobs/v1");
+		json_decref(doc);
+		return -1;
+	}
+	if (jobs_cursor(doc, jobs, err, errlen) != 0) {
 		json_decref(doc);
 		return -1;
 	}
@@ -362,6 +399,7 @@ hostcmd_jobs_release(struct hostcmd_jobs *jobs)
 	for (i = 0; i < jobs->n; i++)
 		job_release(&jobs->v[i]);
 	free(jobs->v);
+	free(jobs->cursor);
 	memset(jobs, 0, sizeof *jobs);
 }
 

@@ -67,6 +67,12 @@ void	 hostcmd_tail_find(struct strv *s, const char *id, const char *text,
 	    int64_t from, int64_t until, bool last);
 void	 hostcmd_kill(struct strv *s, const char *id);
 void	 hostcmd_jobs(struct strv *s, bool running);
+/* `jobs --json --since CURSOR`: what changed since the list that gave
+ * cursor ("0": every job), with the next cursor (protocol.md §1). */
+void	 hostcmd_jobs_since(struct strv *s, const char *cursor);
+/* The exit status of a calops that does not know an option (a usage
+ * error): a host whose calops predates `jobs --since` answers it so. */
+#define HOSTCMD_USAGE	2
 void	 hostcmd_check(struct strv *s, const char *ws);
 void	 hostcmd_watch(struct strv *s, const char *ws);
 void	 hostcmd_cat(struct strv *s, const char *ws, const char *path,
@@ -78,6 +84,8 @@ void	 hostcmd_release_apply(struct strv *s, const char *ws, long hold,
 	    const char *actor);
 void	 hostcmd_report(struct strv *s, const char *ws, bool force);
 void	 hostcmd_version(struct strv *s);
+
+#define HOSTCMD_CURSOR_MAX	64
 
 /* `run --gate`'s exit status when another job of the gate runs in the
  * workspace (its stderr names it and who started it). */
@@ -108,15 +116,21 @@ struct hostcmd_job {
 	json_t	 *record;
 };
 
-/* A host's job list, as its calops-jobs/v1 gave it; owns its jobs. */
+/* A host's job list, as its calops-jobs/v1 gave it; owns its jobs.  An
+ * answer to `--since` gives the next cursor (else NULL), and whether it is
+ * every job of the host (full: the cursor was 0, or ahead of its clock). */
 struct hostcmd_jobs {
 	struct hostcmd_job *v;
 	size_t		    n;
+	char		   *cursor;
+	bool		    full;
 };
 
 /* What `jobs --json` printed (len bytes) into jobs; 0, or -1 with err
  * (not JSON: its line and column; not calops-jobs/v1; job N's member of
- * the wrong type) and jobs empty.  hostcmd_jobs_release() frees them. */
+ * the wrong type; a cursor that is not a string of at most
+ * HOSTCMD_CURSOR_MAX bytes) and jobs empty.  hostcmd_jobs_release() frees
+ * them. */
 int	 hostcmd_jobs_parse(const char *out, size_t len,
 	    struct hostcmd_jobs *jobs, char *err, size_t errlen);
 void	 hostcmd_jobs_release(struct hostcmd_jobs *jobs);

@@ -134,6 +134,23 @@ id=$("$CALOPS" run --jobs "$J" --id nocmd -- /nonexistent/tool 2>/dev/null)
     fail "a missing command's events"
 "$CALOPS" tail nope --jobs "$J" 2>/dev/null; [ $? = 1 ] || fail "tail unknown"
 
+say "tail --find looks in what the job log shows of each event, summaries too"
+"$CALOPS" run --jobs "$J" --id find -- sh -c 'echo hello
+echo "{\"type\":\"log\",\"level\":\"warn\",\"msg\":\"oops\"}"
+echo "{\"type\":\"metric\",\"chip\":1,\"values\":{\"ttft_ms\":12.5}}"
+exit 3' >/dev/null || fail "run find"
+wait_end find
+# found: the seq of the event, and nothing for what none shows
+found() { [ "$("$CALOPS" tail find --jobs "$J" --find "$1")" = "$2" ] ||
+    fail "tail --find '$1': '$("$CALOPS" tail find --jobs "$J" --find "$1")'," \
+	"not '$2'"; }
+found 'OOPS' 3
+found 'log warn' 3
+found 'job started by' 1
+found 'chip 1 ttft_ms=12.5' 4
+found 'exit 3' 5
+found 'exit_code' ''
+
 say "a job outlives its starter's SIGHUP and ignores SIGHUP itself"
 CALOPS=$CALOPS J=$J setsid bash -c \
     '"$CALOPS" run --jobs "$J" --id hup -- sh -c "sleep 0.6; echo survived" >/dev/null; kill -HUP -$$; sleep 5' &

@@ -11,6 +11,15 @@
  *
  *	labrun_driver CALOPS LAB HOST KIND...
  *	labrun_driver CALOPS LAB HOST --learn N
+ *	labrun_driver CALOPS LAB HOST --ended N
+ *
+ * With --ended it starts nothing: it prints "listed" once the host's jobs
+ * have been listed the first time (what ended before is history, never
+ * told), then a line for each job of the host that the lab model's poll
+ * tells ended (labmodel_cb's host_ended),
+ * "ended", its id, state, exit code, then how long after its end (its
+ * record's, on this machine's clock for a local host) it was told, in ms,
+ * flushed at once, until N were told.
  *
  * With --learn it starts nothing: it waits until the model holds N jobs of
  * HOST that have ended, learnt from the host's job list as a console with
@@ -23,10 +32,12 @@
  */
 #include "calops.h"
 
+#include <math.h>
 #include <signal.h>
 
 #include "job/jobevent.h"
 #include "lab/labmodel.h"
+#include "lab/labmodel_int.h"
 #include "loop/child.h"
 #include "loop/loop.h"
 #include "remote/lab.h"
@@ -74,6 +85,8 @@ spec_of(const char *word, const char *host, struct ljob_spec *spec)
 }
 
 static size_t	learn = 0;	/* --learn N */
+static struct loop *lm_loop;	/* --ended's */
+static size_t	ended_want, ended_told;
 static double	t0, known_ms = -1;
 
 /* Whether --learn's N jobs have ended (noting when the first was known). */
@@ -105,12 +118,41 @@ all_answered(struct labmodel *lm)
 	return true;
 }
 
+/* --ended: "listed" once, when the first list of the host came. */
+static void
+say_listed(struct labmodel *lm)
+{
+	static bool said;
+
+	if (said || lm->nhosts == 0 || isnan(lm->hosts[0].first_list))
+		return;
+	said = true;
+	printf("listed\n");
+	fflush(stdout);
+}
+
 static void
 before_sleep(struct loop *l, void *arg)
 {
+	if (ended_want > 0)
+		say_listed(arg);
 	labmodel_before_sleep(arg);
-	if (learn > 0 ? learnt(arg) : all_answered(arg))
+	if (ended_want == 0 && (learn > 0 ? learnt(arg) :
+	    all_answered(arg)))
 		loop_stop(l);
+}
+
+/* --ended: each job the poll tells ended, said at once. */
+static void
+host_ended(struct labmodel *lm, const struct ljob_end *e, void *arg)
+{
+	(void)lm;
+	(void)arg;
+	printf("ended\t%s\t%s\t%d\t%.0f\n", e->id, e->state, e->exit_code,
+	    (jobevent_now() - e->ended) * 1000);
+	fflush(stdout);
+	if (++ended_told >= ended_want)
+		loop_stop(lm_loop);
 }
 
 /* --learn N: wait, then say what was learnt. */
@@ -139,7 +181,7 @@ learn_main(struct loop *l, struct labmodel *lm, size_t n, struct lab *lab)
 int
 main(int argc, char **argv)
 {
-	const struct labmodel_cb cb = { 0 };
+	struct labmodel_cb cb = { 0 };
 	struct ljob_spec spec;
 	struct labmodel *lm;
 	const struct ljob *j;
@@ -161,6 +203,11 @@ main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	l = loop_new();
+	if (argc == 6 && strcmp(argv[4], "--ended") == 0) {
+		cb.host_ended = host_ended;
+		ended_want = strtoul(argv[5], NULL, 10);
+		lm_loop = l;
+	}
 	loop_watch_signal(l, SIGCHLD, on_signal, NULL);
 	if ((lm = labmodel_new(l, &lab, argv[1], &cb, err, sizeof err)) ==
 	    NULL) {
@@ -171,6 +218,14 @@ main(int argc, char **argv)
 	t0 = jobevent_now();
 	if (argc == 6 && strcmp(argv[4], "--learn") == 0)
 		return learn_main(l, lm, strtoul(argv[5], NULL, 10), &lab);
+	if (ended_want > 0) {
+		loop_add_timer(l, DRIVER_TIMEOUT_MS, on_timeout, &timed_out);
+		loop_run(l);
+		labmodel_free(lm);
+		lab_release(&lab);
+		loop_free(l);
+		return timed_out ? 1 : 0;
+	}
 	for (i = 4; i < argc; i++) {
 		if (spec_of(argv[i], argv[3], &spec) != 0) {
 			fprintf(stderr, "labrun_driver: no kind '%s'\n",

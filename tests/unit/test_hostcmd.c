@@ -205,16 +205,22 @@ drive(const char *id)
 	assert_non_null(strstr(out, "\"type\":\"hello\""));
 	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
 	free(out);
-	/* Where a message is: the seq, which the typed parser takes. */
+	/* What the log shows of the hello ("job started by calops …") has
+	 * it too: the first event. */
 	hostcmd_tail_find(&s, id, "STARTED", 1, 0, false);
+	assert_int_equal(host(&s, &out), 0);
+	assert_string_equal(out, "1\n");
+	free(out);
+	/* Where a message is: the seq, which the typed parser takes. */
+	hostcmd_tail_find(&s, id, "STARTED", 2, 0, false);
 	assert_int_equal(host(&s, &out), 0);
 	assert_true(strlen(out) > 1 && out[strlen(out) - 1] == '\n');
 	assert_int_equal(hostcmd_line_of_parse(out, strlen(out) - 1, &seq,
 	    why, sizeof why), 0);
 	assert_true(seq > 1);
 	free(out);
-	/* Nothing before it has it: nothing printed. */
-	hostcmd_tail_find(&s, id, "started", 1, seq - 1, true);
+	/* Nothing between has it: nothing printed. */
+	hostcmd_tail_find(&s, id, "started", 2, seq - 1, true);
 	assert_int_equal(host(&s, &out), 0);
 	assert_string_equal(out, "");
 	free(out);

@@ -136,6 +136,48 @@ test_jobs_bad(void **state)
 	    "job 0: \"cwd\" is of another type, not a string");
 }
 
+/* An answer to `jobs --since`: its cursor and whether it is every job;
+ * a list without them (--running, an old calops) has neither. */
+static void
+test_jobs_since(void **state)
+{
+	struct hostcmd_jobs jobs;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(hostcmd_jobs_parse(jobs_ok, strlen(jobs_ok), &jobs,
+	    err, sizeof err), 0);
+	assert_null(jobs.cursor);
+	assert_false(jobs.full);
+	hostcmd_jobs_release(&jobs);
+	{
+		static const char t[] = "{\"schema\":\"calops-jobs/v1\","
+		    "\"jobs\":[{\"id\":\"a\",\"state\":\"failed\","
+		    "\"exit_code\":3}],\"cursor\":\"1796228378.149000000\","
+		    "\"full\":true}";
+
+		assert_int_equal(hostcmd_jobs_parse(t, strlen(t), &jobs, err,
+		    sizeof err), 0);
+		assert_int_equal(jobs.n, 1);
+		assert_string_equal(jobs.cursor, "1796228378.149000000");
+		assert_true(jobs.full);
+		hostcmd_jobs_release(&jobs);
+		assert_null(jobs.cursor);
+	}
+	jobs_bad("{\"schema\":\"calops-jobs/v1\",\"jobs\":[],\"cursor\":7}",
+	    "\"cursor\" is not a string of 1 to 64 bytes");
+	jobs_bad("{\"schema\":\"calops-jobs/v1\",\"jobs\":[],\"cursor\":\"\"}",
+	    "\"cursor\" is not a string of 1 to 64 bytes");
+	/* (a NUL in it is not JSON jansson reads) */
+	jobs_bad("{\"schema\":\"calops-jobs/v1\",\"jobs\":[],\"cursor\":"
+	    "\"a\\u0000b\"}", "not JSON: ");
+	jobs_bad("{\"schema\":\"calops-jobs/v1\",\"jobs\":[],\"cursor\":"
+	    "\"12345678901234567890123456789012345678901234567890123456789012345"
+	    "\"}", "\"cursor\" is not a string of 1 to 64 bytes");
+	jobs_bad("{\"schema\":\"calops-jobs/v1\",\"jobs\":[],\"cursor\":"
+	    "\"1.000000000\",\"full\":1}", "\"full\" is not true or false");
+}
+
 /* What text gives: refused, with err starting with expect. */
 static void
 version_bad(const char *text, const char *expect)
@@ -365,6 +407,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_jobs_bad),
+		cmocka_unit_test(test_jobs_since),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_apply),

@@ -33,6 +33,7 @@
 #include "metrics/metrics.h"
 #include "metrics/metricsview.h"
 #include "proto/event.h"
+#include "proto/hostcmd.h"
 #include "remote/lab.h"
 #include "remote/transport.h"
 
@@ -1200,6 +1201,135 @@ test_take_entry(void **state)
 	lab_release(&lab);
 }
 
+/* What the poll told ended: "ID STATE EXIT" lines. */
+static void
+on_host_ended(struct labmodel *lm, const struct ljob_end *e, void *arg)
+{
+	struct buf *told = arg;
+
+	(void)lm;
+	buf_addf(told, "%s %s %d\n", e->id, e->state, e->exit_code);
+}
+
+/* A list, as `calops jobs --json` would print these entries, taken in
+ * as the poll takes one. */
+static void
+list(struct labmodel *lm, const char *entries)
+{
+	struct hostcmd_jobs jobs;
+	char *text = xasprintf("{\"schema\":\"calops-jobs/v1\",\"jobs\":"
+	    "[%s]}", entries), err[256];
+
+	if (hostcmd_jobs_parse(text, strlen(text), &jobs, err,
+	    sizeof err) != 0)
+		fail_msg("%s: %s", text, err);
+	labpoll_list(lm, labmodel_host_at(lm, "local"), &jobs);
+	hostcmd_jobs_release(&jobs);
+	free(text);
+}
+
+/* A job's entry: id, state, exit code, started, ended (0: null), as
+ * listed at 112 (first) or at 130, and the argv fault (a kv-full fault run
+ * on chip 0 of /srv/ws) or by hand. */
+static char *
+entry(const char *id, const char *state, int code, double started,
+    double ended, bool fault, bool first)
+{
+	return xasprintf("{\"id\":\"%s\",\"state\":\"%s\",\"exit_code\":"
+	    "%d,\"started\":%.1f,\"ended\":%s,\"age\":%.1f,\"argv\":%s}",
+	    id, state, code, started, ended > 0 ? (ended == 121 ? "121.0" :
+	    ended == 120 ? "120.0" : "100.0") : "null", (first ? 112 : 130) -
+	    started,
+	    fault ? "[\"calrt-sim\",\"fault\",\"--calbin\","
+	    "\"/srv/ws/05-calbin/package\",\"--chips\",\"0\",\"--scenario\","
+	    "\"kv-full\"]" : "[\"sh\",\"-c\",\"exit 1\"]");
+}
+
+/* Every job of a host that ended is told once, whoever started it, in
+ * the first list after its end: not one that ended (or was lost) before
+ * the host's first list; a fault job is kept with the state the last
+ * list gave, the newest LABPOLL_FAULT_JOBS of them. */
+static void
+test_poll_tells(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [0]}\nworkspaces:\n  - {host: local, path: /srv/ws}\n"
+	    "runner: calrt-sim\n";
+	struct buf told = BUF_INIT;
+	struct labmodel_cb cb = { .warn = on_warn,
+	    .host_ended = on_host_ended, .arg = &told };
+	struct loop *l = loop_new();
+	json_t *const *fj;
+	struct labmodel *lm;
+	struct lab lab;
+	char err[512], *e[6], *all;
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(lab_parse(&lab, text, strlen(text), "lab.yaml", err,
+	    sizeof err), 0);
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	buf_add(&told, "", 0);
+	e[0] = entry("old", "failed", 4, 90, 100, false, true);
+	e[1] = entry("lost1", "lost", -1, 95, 0, false, true);
+	e[2] = entry("f", "running", -1, 110, 0, true, true);
+	all = xasprintf("%s,%s,%s", e[0], e[1], e[2]);
+	list(lm, all);
+	free(all);
+	assert_string_equal(told.data, "");
+	fj = labpoll_fault_jobs(lm, "local", &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(json_string_value(json_object_get(fj[0],
+	    "state")), "running");
+	for (i = 0; i < 3; i++)
+		free(e[i]);
+	e[0] = entry("old", "failed", 4, 90, 100, false, false);
+	e[1] = entry("lost1", "lost", -1, 95, 0, false, false);
+	e[2] = entry("f", "failed", 1, 110, 120, true, false);
+	e[3] = entry("quick", "done", 0, 120.5, 121, false, false);
+	e[4] = entry("lost2", "lost", -1, 115, 0, false, false);
+	all = xasprintf("%s,%s,%s,%s,%s", e[0], e[1], e[2], e[3], e[4]);
+	list(lm, all);
+	assert_string_equal(told.data, "f failed 1\nquick done 0\n"
+	    "lost2 lost -1\n");
+	/* The same list again: nothing twice. */
+	list(lm, all);
+	free(all);
+	assert_string_equal(told.data, "f failed 1\nquick done 0\n"
+	    "lost2 lost -1\n");
+	fj = labpoll_fault_jobs(lm, "local", &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(json_string_value(json_object_get(fj[0],
+	    "state")), "failed");
+	for (i = 0; i < 5; i++)
+		free(e[i]);
+	/* The newest LABPOLL_FAULT_JOBS by start: one older than those
+	 * kept is not taken, and the oldest goes for a newer one. */
+	for (i = 0; i < LABPOLL_FAULT_JOBS + 1; i++) {
+		all = xasprintf("{\"id\":\"n%zu\",\"state\":\"done\","
+		    "\"started\":%zu.0,\"age\":1.0,\"argv\":[\"calrt-sim\","
+		    "\"fault\",\"--calbin\",\"/srv/ws/05-calbin/package\","
+		    "\"--chips\",\"0\","
+		    "\"--scenario\",\"kv-full\"]}", i, 1000 + i);
+		list(lm, all);
+		free(all);
+	}
+	fj = labpoll_fault_jobs(lm, "local", &n);
+	assert_int_equal(n, LABPOLL_FAULT_JOBS);
+	for (i = 0; i < n; i++) {
+		assert_string_not_equal(json_string_value(json_object_get(fj[i],
+		    "id")), "f");
+		assert_string_not_equal(json_string_value(json_object_get(fj[i],
+		    "id")), "n0");
+	}
+	buf_release(&told);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+}
+
 int
 main(void)
 {
@@ -1217,6 +1347,7 @@ main(void)
 		cmocka_unit_test(test_disk_full_stream),
 		cmocka_unit_test(test_series_cap),
 		cmocka_unit_test(test_take_entry),
+		cmocka_unit_test(test_poll_tells),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

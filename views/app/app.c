@@ -943,7 +943,7 @@ static int
 lab_open(struct app *a, const char *path, char *err, size_t errlen)
 {
 	struct labmodel_cb cb = { lab_changed, lab_ended, lab_warn,
-	    lab_ask, a, NULL };
+	    lab_ask, a, NULL, NULL };
 	struct stat st;
 	size_t i;
 
