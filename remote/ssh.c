@@ -936,6 +936,7 @@ teardown(struct ssh *s, bool polite)
 			;
 		s->sess = NULL;
 	}
+	s->comp[0][0] = s->comp[1][0] = '\0';	/* no session, none agreed */
 	s->idle = NULL;
 	tuns_fail(s);
 	memset(&s->tsess, 0, sizeof s->tsess);
@@ -1451,7 +1452,6 @@ session_start(struct ssh *s)
 	}
 	cipher_pref(s->sess, LIBSSH2_METHOD_CRYPT_SC);
 	cipher_pref(s->sess, LIBSSH2_METHOD_CRYPT_CS);
-	s->comp[0][0] = s->comp[1][0] = '\0';
 	if (s->sh.compress)
 		compress_ask(s->sess);
 	libssh2_keepalive_config(s->sess, 1, (unsigned)s->sh.keepalive_s);

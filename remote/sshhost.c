@@ -629,7 +629,7 @@ sshhost_compress_str(const struct sshhost *sh, const char *cs,
 	if (!sh->compress)
 		s = xasprintf("off (%s)", why);
 	else if (cs[0] == '\0')
-		s = xasprintf("asked (%s), not connected yet", why);
+		s = xasprintf("asked (%s), not connected", why);
 	else if (!on)
 		s = xasprintf("asked (%s), the host offers none", why);
 	else if (strcmp(cs, sc) == 0)

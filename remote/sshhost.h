@@ -123,7 +123,7 @@ int	 sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 /*
  * The compression of a host in words, for calops hosts and the Hosts
  * screen: what the handshake agreed on (cs client to server, sc server to
- * client, "" before one), whether it was asked for and which setting
+ * client, "" with no session), whether it was asked for and which setting
  * said so: "zlib@openssh.com (Compression yes, ~/.ssh/config:3)", "off
  * (default)", "asked (lab.yaml), the host offers none".  Into buf, made
  * safe to show; returns buf.

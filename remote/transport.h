@@ -109,7 +109,8 @@ struct transport_status {
 	char			 error[512];	/* why not up, or ""; safe */
 	/* The compression the SSH handshake agreed on, client to server
 	 * and server to client: "zlib@openssh.com", "zlib" or "none"; ""
-	 * before the handshake, and for a transport that is not SSH. */
+	 * with no session (before the handshake, once it is lost), and for
+	 * a transport that is not SSH. */
 	char			 comp_cs[24];
 	char			 comp_sc[24];
 	enum transport_ask	 ask;

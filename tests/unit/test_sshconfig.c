@@ -572,7 +572,7 @@ test_compression(void **state)
 	assert_non_null(strstr(sshhost_compress_str(&out, "none", "none", buf,
 	    sizeof buf), "), the host offers none"));
 	assert_non_null(strstr(sshhost_compress_str(&out, "", "", buf,
-	    sizeof buf), "), not connected yet"));
+	    sizeof buf), "), not connected"));
 	sshhost_release(&out);
 	/* The lab's false wins over the config's yes. */
 	h.compression_set = true;
