@@ -14,6 +14,9 @@
 #     --follow`): byte for byte the host's events.jsonl, and fewer bytes
 #     on the wire (TCP_INFO) than half the stream; uncompressed, the same
 #     bytes and more on the wire than in the stream.
+#  4. An sshd that will not compress (Compression no in its sshd_config):
+#     asked for, the host is still reached, and calops hosts says the host
+#     offers none.
 #
 #	compress_test.sh CALOPS_BINARY DRIVER
 set -u
@@ -118,5 +121,19 @@ case $OUT in *"comp_cs=zlib@openssh.com comp_sc=zlib@openssh.com"*) ;;
 follow "$T/none.conf" plain
 [ "${WIRE:-0}" -gt "$size" ] ||
 	fail "plain: $WIRE bytes on the wire for $size bytes of events"
+
+# ---- 4. a host that will not compress ----
+echo "Compression no" >>"$L/host1/sshd_config"
+sh "$LABSH" down "$L" host1 >/dev/null 2>&1
+sh "$LABSH" up "$L" host1 >"$T/up.log" 2>&1 ||
+	{ fail "host1 did not come back: $(cat "$T/up.log")"; exit 1; }
+want "Compression yes, sshd Compression no" \
+    "$(comp "$L/lab.yaml" "$T/yes.conf")" "True $T/yes.conf:3 none none"
+text=$("$CALOPS" hosts --timeout 60 --ssh-config "$T/yes.conf" \
+    "$L/lab.yaml" 2>&1)
+case $text in
+*"  compression: asked (Compression yes, $T/yes.conf:3), the host offers none"*) ;;
+*) fail "calops hosts (text) does not say the host offers none: $text" ;;
+esac
 [ "$FAILED" = 0 ] && say "passed"
 exit $FAILED
