@@ -31,7 +31,9 @@
 # command's start (connect, handshake and authentication included) to its
 # end, run in the client's namespace:
 #   - OpenSSH: `ssh -o Compression=no 198.18.0.2 cat FILE > /dev/null`, the
-#     peer; and `ssh -o Compression=yes … cat FILE` beside it.
+#     peer; and `ssh -o Compression=yes … cat FILE` beside it.  (Also the
+#     stream alone: calops' catch-up from the host up, against ssh's cat
+#     less `ssh … true`, as bench_ssh.sh measures throughput.)
 #   - calops catching the job up as the console does: sshfollow_driver,
 #     follow.c over remote/ssh.c (`calops tail ID --from 1 --follow` on the
 #     host, the stream the lab model follows for the Soak screen), with
@@ -135,8 +137,10 @@ sed -e 's/^ListenAddress .*/ListenAddress 198.18.0.2/' -e 's/^Port .*/Port 22/' 
     -e "s|^PidFile .*|PidFile \"$WORK/sshd.pid\"|" "$H/sshd_config" \
     >"$WORK/sshd_config"
 : >"$WORK/sshd.log"
-inh /usr/sbin/sshd -D -f "$WORK/sshd_config" -E "$WORK/sshd.log" \
-    </dev/null >/dev/null 2>&1 &
+# nsenter itself, not a function's subshell: it becomes sshd (a network
+# namespace needs no fork), so that $! is sshd's pid for the trap.
+nsenter --net="/proc/$HNS/ns/net" -- /usr/sbin/sshd -D -f "$WORK/sshd_config" \
+    -E "$WORK/sshd.log" </dev/null >/dev/null 2>&1 &
 SSHD=$!
 for _ in $(seq 400); do
 	grep -q "Server listening on 198.18.0.2 port 22" "$WORK/sshd.log" &&
@@ -210,7 +214,7 @@ total() {
 	    'BEGIN { printf "%.3f\n", (c + r) / 1000 }'
 }
 ocat() { inc ssh -F "$WORK/ssh_config" -o Compression="$1" 198.18.0.2 \
-    cat "$EV"; }
+    "${2:-cat}" "$EV"; }
 
 echo "calops catching up a 24 h soak over a ${MBIT} Mbit/s link: $CALOPS"
 echo "  $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), $(uname -r)," \
@@ -229,7 +233,8 @@ for _ in $(seq "$RUNS"); do
 	    "$(field wire "$on") $(field wire "$off") $(total "$lon")" \
 	    "$(total "$loff") $(sum "$(field cpu "$on")")" \
 	    "$(sum "$(field cpu "$off")") $(field hostcpu "$on")" \
-	    "$(field hostcpu "$off")" >>"$WORK/t"
+	    "$(field hostcpu "$off")" "$(wall ocat no true)" \
+	    "$(field run_ms "$on")" >>"$WORK/t"
 done
 col() { awk -v c="$1" '{ print $c }' "$WORK/t" | median; }
 comp=$(field comp_sc "$on")
@@ -258,6 +263,11 @@ row "calops without / ssh cat (Compression=no)" "$(awk -v a="$(col 4)" \
 	-v b="$(col 1)" 'BEGIN { printf "%.3f", a / b }')" x
 row "calops with zlib / ssh cat (Compression=yes)" "$(awk -v a="$(col 3)" \
 	-v b="$(col 2)" 'BEGIN { printf "%.3f", a / b }')" x
+# The console is connected already when it catches a job up: the stream
+# alone, against ssh's cat less ssh's own login (`ssh host true`).
+row "the stream alone: calops with zlib / ssh cat - true" "$(awk \
+	-v a="$(col 14)" -v c="$(col 1)" -v t="$(col 13)" \
+	'BEGIN { printf "%.3f", a / 1000 / (c - t) }')" x
 echo
 echo "over loopback, no shaping (median of $RUNS; connect included)"
 printf '  %-52s %9s %10s\n' "calops catch-up, Compression yes" "$(col 7)" \
