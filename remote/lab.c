@@ -28,7 +28,7 @@ static const char *const top_keys[] = { "hosts", "workspaces", "runner",
 static const char *const alerts_keys[] = { "hook", "rules" };
 static const char *const host_keys[] = { "name", "transport", "address",
     "user", "port", "identity", "known_hosts", "calops", "keepalive_s",
-    "accept_new", "protected", "chips" };
+    "accept_new", "compression", "protected", "chips" };
 static const char *const ws_keys[] = { "host", "path" };
 
 /* Unknown keys are errors, so a typo is not silently ignored. */
@@ -219,8 +219,11 @@ parse_host_v2(struct labparse *p, struct lab_host *h, json_t *obj,
 	    get_int(p, obj, ptr, "keepalive_s", 1, LAB_KEEPALIVE_MAX,
 	    &h->keepalive_s) != 0 ||
 	    get_bool(p, obj, ptr, "accept_new", &h->accept_new) != 0 ||
+	    get_bool(p, obj, ptr, "compression", &h->compression) != 0 ||
 	    get_bool(p, obj, ptr, "protected", &h->protected) != 0)
 		return -1;
+	/* Not given: ~/.ssh/config's Compression decides (sshhost.h). */
+	h->compression_set = json_object_get(obj, "compression") != NULL;
 	if (h->calops == NULL)
 		h->calops = xstrdup(LAB_DEFAULT_CALOPS);
 	return 0;

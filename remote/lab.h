@@ -49,7 +49,9 @@
  * written; LAB_DEFAULT_CALOPS when not given), keepalive_s (1 to
  * LAB_KEEPALIVE_MAX seconds; when not given, ServerAliveInterval of
  * ~/.ssh/config or LAB_KEEPALIVE_DEFAULT, as sshhost_merge decides),
- * accept_new and protected (booleans, default false).
+ * accept_new and protected (booleans, default false), compression (a
+ * boolean; when not given, Compression of ~/.ssh/config, else off, as
+ * sshhost_merge decides).
  *
  * alerts: names the command an alert runs and, optionally, the rules
  * (alert/alertrule.h, share/doc/alerts.md); hook: is written as runner: is
@@ -102,6 +104,8 @@ struct lab_host {
 	char			*calops;	/* the program on the host */
 	int			 keepalive_s;	/* 0: not given (above) */
 	bool			 accept_new;	/* add an unknown host key */
+	bool			 compression;	/* zlib asked for, when */
+	bool			 compression_set; /* compression: was given */
 	bool			 protected;	/* jobs only with --write */
 	int			*chips;
 	size_t			 nchips;

@@ -183,6 +183,8 @@ struct ssh {
 	int64_t			 next_try;
 	char			 error[512];
 	char			 version[64];
+	char			 comp[2][24];	/* agreed: client to server,
+						   server to client */
 	enum transport_ask	 ask;
 	char			 ask_text[512];
 	unsigned		 ask_seq;	/* one more per question */
@@ -934,6 +936,7 @@ teardown(struct ssh *s, bool polite)
 			;
 		s->sess = NULL;
 	}
+	s->comp[0][0] = s->comp[1][0] = '\0';	/* no session, none agreed */
 	s->idle = NULL;
 	tuns_fail(s);
 	memset(&s->tsess, 0, sizeof s->tsess);
@@ -1296,6 +1299,39 @@ cipher_pref(LIBSSH2_SESSION *sess, int method)
 }
 
 /*
+ * Compression asked for (sshhost.h): zlib@openssh.com first, as ssh asks
+ * for it (it starts once authenticated, so nothing before that goes
+ * through the server's zlib), then zlib; none last, so that a server
+ * that will not compress is still reached, and the Hosts screen says so.
+ */
+static void
+compress_ask(LIBSSH2_SESSION *sess)
+{
+	static const char pref[] = "zlib@openssh.com,zlib,none";
+
+	if (libssh2_session_flag(sess, LIBSSH2_FLAG_COMPRESS, 1) != 0)
+		return;
+	(void)libssh2_session_method_pref(sess, LIBSSH2_METHOD_COMP_CS, pref);
+	(void)libssh2_session_method_pref(sess, LIBSSH2_METHOD_COMP_SC, pref);
+}
+
+/* What the handshake agreed on each way, for the status. */
+static void
+compress_agreed(struct ssh *s)
+{
+	static const int dir[2] = { LIBSSH2_METHOD_COMP_CS,
+	    LIBSSH2_METHOD_COMP_SC };
+	const char *m;
+	size_t i;
+
+	for (i = 0; i < nitems(dir); i++) {
+		m = libssh2_session_methods(s->sess, dir[i]);
+		snprintf(s->comp[i], sizeof s->comp[i], "%s", m != NULL ? m :
+		    "none");
+	}
+}
+
+/*
  * Read every known_hosts file of the host (sshhost.h: ssh's files in
  * ssh's order, then the lab's) and gather the key types they know for
  * it, each once, in the order of their first line.  -1 when a file
@@ -1416,6 +1452,8 @@ session_start(struct ssh *s)
 	}
 	cipher_pref(s->sess, LIBSSH2_METHOD_CRYPT_SC);
 	cipher_pref(s->sess, LIBSSH2_METHOD_CRYPT_CS);
+	if (s->sh.compress)
+		compress_ask(s->sess);
 	libssh2_keepalive_config(s->sess, 1, (unsigned)s->sh.keepalive_s);
 	s->phase = PH_HANDSHAKE;
 }
@@ -1914,6 +1952,7 @@ drive_connect(struct ssh *s)
 			    s->t->host, s->peer, ssh_errmsg(s));
 			return;
 		}
+		compress_agreed(s);
 		if (!hostkey_ok(s))
 			return;
 		s->phase = PH_AUTHLIST;
@@ -2764,6 +2803,8 @@ ssh_status(struct transport *t, struct transport_status *st)
 	status_jumps(s, st);
 	snprintf(st->version, sizeof st->version, "%s", s->version);
 	snprintf(st->error, sizeof st->error, "%s", s->error);
+	snprintf(st->comp_cs, sizeof st->comp_cs, "%s", s->comp[0]);
+	snprintf(st->comp_sc, sizeof st->comp_sc, "%s", s->comp[1]);
 	st->ask = s->ask;
 	st->ask_seq = s->ask_seq;
 	snprintf(st->ask_text, sizeof st->ask_text, "%s", s->ask_text);

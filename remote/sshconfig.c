@@ -717,6 +717,7 @@ sshconfig_read(struct sshconfig *sc, const char *path, const char *host,
 	memset(&p, 0, sizeof p);
 	sc->alive_s = sc->alive_max = sc->ids_only = sc->connect_s = -1;
 	sc->canon = sc->max_dots = sc->fallback_local = -1;
+	sc->compression = -1;
 	sc->family = AF_UNSPEC;
 	sc->strict = SSHCONFIG_STRICT_UNSET;
 	sc->host = xstrdup(host);
@@ -783,6 +784,7 @@ sshconfig_release(struct sshconfig *sc)
 	free(sc->max_dots_from.file);
 	free(sc->fallback_from.file);
 	free(sc->strict_from.file);
+	free(sc->compression_from.file);
 	sc_list_release(&sc->user_kh);
 	sc_list_release(&sc->global_kh);
 	sshconfig_value_release(&sc->alias);

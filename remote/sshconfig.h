@@ -140,6 +140,8 @@ struct sshconfig {
 	struct sshconfig_origin	 fallback_from;
 	enum sshconfig_strict	 strict;
 	struct sshconfig_origin	 strict_from;
+	int			 compression;	/* Compression: -1, 0, 1 yes */
+	struct sshconfig_origin	 compression_from;
 	struct sshconfig_list	 user_kh;	/* UserKnownHostsFile */
 	struct sshconfig_list	 global_kh;	/* GlobalKnownHostsFile */
 	struct sshconfig_value	 alias;		/* HostKeyAlias */

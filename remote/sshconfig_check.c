@@ -31,7 +31,6 @@ static const char *const ck_session[] = { "none", "subsystem", "default",
     NULL };
 static const char *const ck_pubkey[] = { "true", "false", "yes", "no",
     "unbound", "host-bound", NULL };
-static const char *const ck_compression[] = { "yes", "no", NULL };
 static const char *const ck_addkeys_names[] = { "true", "false", "yes", "no",
     "ask", "confirm", NULL };
 static const char *const ck_loglevel[] = { "quiet", "fatal", "error",
@@ -773,7 +772,6 @@ static const struct {
 	{ "CheckHostIP", NULL, ck_flag },
 	{ "Ciphers", ck_ciphers, NULL },
 	{ "ClearAllForwardings", NULL, ck_flag },
-	{ "Compression", NULL, ck_compression },
 	{ "ConnectionAttempts", ck_int, NULL },
 	{ "ControlMaster", NULL, ck_control },
 	{ "ControlPath", ck_string, NULL },

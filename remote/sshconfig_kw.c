@@ -388,6 +388,18 @@ kw_strict(struct scparse *p, struct scfile *f, struct scline *l)
 	return rc;
 }
 
+/* Compression: ssh 9.2 takes yes and no alone (readconf.c's
+ * multistate_compression); sshhost.c merges it with the lab's. */
+static int
+kw_compression(struct scparse *p, struct scfile *f, struct scline *l)
+{
+	static const char *const names[] = { "yes", "no", NULL };
+	static const int vals[] = { 1, 0 };
+
+	return kw_choice(p, f, l, names, vals, &p->sc->compression,
+	    &p->sc->compression_from);
+}
+
 static int
 kw_user_kh(struct scparse *p, struct scfile *f, struct scline *l)
 {
@@ -612,6 +624,7 @@ static const struct {
 	{ "CanonicalizeMaxDots", kw_max_dots },
 	{ "CanonicalizeFallbackLocal", kw_fallback },
 	{ "StrictHostKeyChecking", kw_strict },
+	{ "Compression", kw_compression },
 	{ "UserKnownHostsFile", kw_user_kh },
 	{ "GlobalKnownHostsFile", kw_global_kh },
 	{ "HostKeyAlias", kw_alias },
@@ -648,7 +661,6 @@ static const struct {
 	{ "CheckHostIP", kw_ignored },
 	{ "Ciphers", kw_ignored },
 	{ "ClearAllForwardings", kw_ignored },
-	{ "Compression", kw_ignored },
 	{ "ConnectionAttempts", kw_ignored },
 	{ "ControlMaster", kw_ignored },
 	{ "ControlPath", kw_ignored },

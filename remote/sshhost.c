@@ -222,6 +222,17 @@ sh_merge_numbers(struct sshhost *out, const struct sshconfig *sc,
 	sh_pick(&out->connect_from, false, labfile, &sc->connect_from);
 }
 
+/* Compression: the lab's, else the config's, else off (sshhost.h). */
+static void
+sh_merge_compress(struct sshhost *out, const struct sshconfig *sc,
+    const struct lab_host *h, const char *labfile)
+{
+	out->compress = h->compression_set ? h->compression :
+	    sc->compression == 1;
+	sh_pick(&out->compress_from, h->compression_set, labfile,
+	    &sc->compression_from);
+}
+
 /* %C: the SHA-1 of %l%h%p%r in hex, as ssh's ssh_connection_hash(). */
 static void
 sh_conn_hash(struct sh_tokens *t)
@@ -581,6 +592,7 @@ sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 	    sh_merge_hostname(out, sc, labfile, err, errlen) != 0)
 		return -1;
 	sh_merge_numbers(out, sc, h, labfile);
+	sh_merge_compress(out, sc, h, labfile);
 	sh_merge_strict(out, sc, h, labfile);
 	/* ssh.c lowercases HostKeyAlias before anything uses it (%k). */
 	out->kh_name = xstrdup(sc->alias.value != NULL ? sc->alias.value :
@@ -596,6 +608,37 @@ sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 	    sh_merge_hostkey_algs(out, sc, err, errlen) != 0)
 		return -1;
 	return sh_merge_ids(out, sc, h, &t, labfile, err, errlen);
+}
+
+const char *
+sshhost_compress_str(const struct sshhost *sh, const char *cs,
+    const char *sc, char *buf, size_t len)
+{
+	char from[PATH_MAX + 32], why[PATH_MAX + 64], *s;
+	bool on = strcmp(cs, "none") != 0 || strcmp(sc, "none") != 0;
+
+	sshconfig_origin_str(&sh->compress_from, from, sizeof from);
+	if (sh->compress_from.file == NULL)
+		snprintf(why, sizeof why, "default");
+	else if (sh->compress_from.line == 0)
+		snprintf(why, sizeof why, "%s compression: %s", from,
+		    sh->compress ? "true" : "false");
+	else
+		snprintf(why, sizeof why, "Compression %s, %s", sh->compress ?
+		    "yes" : "no", from);
+	if (!sh->compress)
+		s = xasprintf("off (%s)", why);
+	else if (cs[0] == '\0')
+		s = xasprintf("asked (%s), not connected", why);
+	else if (!on)
+		s = xasprintf("asked (%s), the host offers none", why);
+	else if (strcmp(cs, sc) == 0)
+		s = xasprintf("%s (%s)", sc, why);
+	else
+		s = xasprintf("%s from the host, %s to it (%s)", sc, cs, why);
+	errbuf_set(buf, len, "%s", s);
+	free(s);
+	return buf;
 }
 
 int
@@ -629,6 +672,7 @@ sshhost_release(struct sshhost *out)
 	free(out->alive_max_from.file);
 	free(out->family_from.file);
 	free(out->connect_from.file);
+	free(out->compress_from.file);
 	for (i = 0; i < out->nids; i++)
 		sshconfig_value_release(&out->ids[i]);
 	free(out->ids);

@@ -19,6 +19,13 @@
  * and ServerAliveCountMax, and the ProxyJump or ProxyCommand that leads
  * there (ssh.c follows them; %k of ProxyCommand is HostKeyAlias when set).
  *
+ * Compression: the lab's compression, else Compression of the config,
+ * else off, as ssh's default: zlib costs CPU on both ends, which on
+ * loopback or a LAN slows a stream down more than the bytes saved speed
+ * it up (share/doc/lab.md gives the figures); over a slow link (a VPN
+ * from home) it is what makes a catch-up fast.  ssh.c asks the server
+ * for it.
+ *
  * Host keys, as ssh's check_host_key() reads them (share/doc/lab.md,
  * "Host keys"): every file of kh_files, in ssh's order -- each
  * UserKnownHostsFile (default ~/.ssh/known_hosts, ~/.ssh/known_hosts2;
@@ -63,6 +70,8 @@ struct sshhost {
 	struct sshconfig_origin	 family_from;
 	int			 connect_s;	/* 0: calops' own limit */
 	struct sshconfig_origin	 connect_from;
+	bool			 compress;	/* zlib asked for */
+	struct sshconfig_origin	 compress_from;	/* file NULL: default */
 	struct sshconfig_value	*ids;		/* expanded, in order */
 	size_t			 nids;
 	char			**ids_written;	/* the IdentityFile values as
@@ -111,6 +120,16 @@ int	 sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 	    size_t errlen);
 /* sshconfig_read of h->address in config (NULL: ~/.ssh/config), then
  * sshhost_merge. */
+/*
+ * The compression of a host in words, for calops hosts and the Hosts
+ * screen: what the handshake agreed on (cs client to server, sc server to
+ * client, "" with no session), whether it was asked for and which setting
+ * said so: "zlib@openssh.com (Compression yes, ~/.ssh/config:3)", "off
+ * (default)", "asked (lab.yaml), the host offers none".  Into buf, made
+ * safe to show; returns buf.
+ */
+const char *sshhost_compress_str(const struct sshhost *sh, const char *cs,
+	    const char *sc, char *buf, size_t len);
 int	 sshhost_resolve(struct sshhost *out, const struct lab_host *h,
 	    const char *labfile, const char *config, char *err, size_t errlen);
 void	 sshhost_release(struct sshhost *out);

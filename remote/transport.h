@@ -107,6 +107,12 @@ struct transport_status {
 						   trip, or -1 */
 	char			 version[64];	/* the host's calops, or "" */
 	char			 error[512];	/* why not up, or ""; safe */
+	/* The compression the SSH handshake agreed on, client to server
+	 * and server to client: "zlib@openssh.com", "zlib" or "none"; ""
+	 * with no session (before the handshake, once it is lost), and for
+	 * a transport that is not SSH. */
+	char			 comp_cs[24];
+	char			 comp_sc[24];
 	enum transport_ask	 ask;
 	/* one more per question asked, the same one asked again too */
 	unsigned		 ask_seq;

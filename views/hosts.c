@@ -295,19 +295,25 @@ via_text(const struct transport_status *st, char *buf, size_t len)
 }
 
 /* The selected ssh host's address (and the jump hosts on its way, via),
- * host key policy and ignored keywords, on the three lines from y. */
+ * compression when asked for, host key policy and ignored keywords, on
+ * the three lines from y. */
 static void
-draw_ssh(const struct lab_host *h, const struct sshhost *sh, const char *via,
-    bool protect, int y, int cols)
+draw_ssh(const struct lab_host *h, const struct sshhost *sh,
+    const struct transport_status *st, const char *via, bool protect, int y,
+    int cols)
 {
+	char *line, comp[PATH_MAX + 128];
 	struct buf b;
-	char *line;
 	size_t i;
 
+	if (sh->compress)
+		sshhost_compress_str(sh, st->comp_cs, st->comp_sc, comp,
+		    sizeof comp);
 	line = xasprintf("%s: ssh %s@%s port %d%s, %zu identit%s%s, keepalive "
-	    "%ds x %d%s", h->name, sh->user, sh->hostname, sh->port, via,
+	    "%ds x %d%s%s%s", h->name, sh->user, sh->hostname, sh->port, via,
 	    sh->nids, sh->nids == 1 ? "y" : "ies", sh->default_ids ?
 	    " (ssh's default files)" : "", sh->keepalive_s, sh->alive_max,
+	    sh->compress ? ", compression " : "", sh->compress ? comp : "",
 	    !h->protected ? "" : protect ? ", protected: no jobs without "
 	    "--write" : ", protected, --write given");
 	ui_put(stdscr, y, 1, cols - 2, ROLE_HEADER, line, false);
@@ -358,8 +364,8 @@ hosts_draw(struct app *a, void *data, int top, int rows, int cols)
 	sh = ssh_transport_host(labmodel_transport(app_labmodel(a), h->name,
 	    err, sizeof err));
 	if (sh != NULL)
-		draw_ssh(h, sh, via_text(&st, via, sizeof via), protect, y,
-		    cols);
+		draw_ssh(h, sh, &st, via_text(&st, via, sizeof via), protect,
+		    y, cols);
 	else {
 		line = xasprintf("%s: this machine, jobs as children of "
 		    "calops", h->name);
@@ -466,6 +472,8 @@ static const struct view_note hosts_notes[] = {
 	    "does not hold, and which setting won (share/doc/lab.md)" },
 	{ "ignored", "ssh_config keywords calops does not act on, each "
 	    "with the line that applies" },
+	{ "compression", "zlib asked for (lab compression: true, or "
+	    "Compression yes) and what the host agreed to" },
 	{ "via NAME", "a jump host on the way to the host above (ProxyJump)" },
 	{ NULL, NULL },
 };

@@ -48,10 +48,10 @@ static const char hosts_usage[] =
     "in it, the round-trip time, the calops it runs, its chips, its running\n"
     "jobs, and why it is not up; under it, each jump host (ProxyJump) on\n"
     "its way, then, for an ssh host, where it goes (address, port, user,\n"
-    "identities), its host key policy and the ssh_config keywords calops\n"
-    "ignores for it.  An unknown host key is refused, never added (unless\n"
-    "accept-new); an encrypted identity file is skipped (load it into\n"
-    "ssh-agent).\n"
+    "identities), its host key policy, its compression (asked for and\n"
+    "agreed on) and the ssh_config keywords calops ignores for it.  An\n"
+    "unknown host key is refused, never added (unless accept-new); an\n"
+    "encrypted identity file is skipped (load it into ssh-agent).\n"
     "\n"
     "  --json           one JSON object (schema calops-hosts/v1)\n"
     "  --timeout S      give up on a host after S seconds (default 30)\n"
@@ -334,8 +334,23 @@ hostkey_algs_json(const struct sshhost *sh)
 	return j;
 }
 
+/* Compression: asked for or not and by what, and what the handshake
+ * agreed on each way (null before one). */
 static json_t *
-ssh_json(struct transport *t, const struct sshhost *sh)
+compress_json(const struct sshhost *sh, const struct transport_status *st)
+{
+	char from[PATH_MAX + 32];
+
+	return json_pack("{s:b,s:o,s:o,s:o}", "asked", sh->compress, "from",
+	    text_json(sshconfig_origin_str(&sh->compress_from, from,
+	    sizeof from)), "client_to_server", st->comp_cs[0] != '\0' ?
+	    json_string(st->comp_cs) : json_null(), "server_to_client",
+	    st->comp_sc[0] != '\0' ? json_string(st->comp_sc) : json_null());
+}
+
+static json_t *
+ssh_json(struct transport *t, const struct sshhost *sh,
+    const struct transport_status *st)
 {
 	json_t *o, *ids = json_array();
 	size_t i;
@@ -370,6 +385,7 @@ ssh_json(struct transport *t, const struct sshhost *sh)
 	json_object_set_new(o, "hostkey_algorithms", hostkey_algs_json(sh));
 	json_object_set_new(o, "proxy_command", sh->proxy_command == NULL ?
 	    json_null() : text_json(sh->proxy_command));
+	json_object_set_new(o, "compression", compress_json(sh, st));
 	json_object_set_new(o, "notes", strings_json(sh->notes.v,
 	    sh->notes.n));
 	return o;
@@ -403,7 +419,7 @@ row_json(const struct hrow *r, int64_t now)
 	if (r->st.ask == TRANSPORT_ASK_KEY)
 		json_object_set_new(o, "unknown_host_key", json_true());
 	if ((sh = ssh_transport_host(r->t)) != NULL) {
-		json_object_set_new(o, "ssh", ssh_json(r->t, sh));
+		json_object_set_new(o, "ssh", ssh_json(r->t, sh, &r->st));
 		json_object_set_new(o, "ignored", strings_json(sh->ignored.v,
 		    sh->ignored.n));
 	}
@@ -415,9 +431,9 @@ row_json(const struct hrow *r, int64_t now)
 /* Under an ssh host's row: where it goes, its host key policy, and each
  * keyword of the ssh config calops ignores for it. */
 static void
-print_ssh(const struct sshhost *sh)
+print_ssh(const struct sshhost *sh, const struct transport_status *st)
 {
-	char *line, *safe;
+	char *line, *safe, comp[PATH_MAX + 128];
 	size_t i;
 
 	line = xasprintf("%s@%s port %d, %zu identit%s%s", sh->user,
@@ -425,6 +441,8 @@ print_ssh(const struct sshhost *sh)
 	    sh->default_ids ? " (ssh's default files)" : "");
 	safe = text_sanitize_str(line);
 	printf("  ssh: %s\n  host keys: %s\n", safe, sh->strict_why);
+	printf("  compression: %s\n", sshhost_compress_str(sh, st->comp_cs,
+	    st->comp_sc, comp, sizeof comp));
 	free(safe);
 	free(line);
 	for (i = 0; i < sh->notes.n; i++)
@@ -488,7 +506,7 @@ print_text(const struct hosts *hs, int64_t now)
 		if (r->t != NULL)
 			print_jumps(&r->st, now);
 		if (ssh_transport_host(r->t) != NULL)
-			print_ssh(ssh_transport_host(r->t));
+			print_ssh(ssh_transport_host(r->t), &r->st);
 	}
 }
 

@@ -1,8 +1,10 @@
 # lib.sh: what the benchmarks share (sourced): the median of their runs and
-# the row that prints a figure against its target with PASS or MISS.
+# the row that prints a figure against its target with PASS or MISS, the
+# wall time of a command and a helper's KEY=VALUE fields.
 #
 # A bench may set ROW_LABEL, ROW_VALUE and ROW_TARGET (the widths of the
-# label, value and target columns) before it calls row.
+# label, value and target columns) before it calls row, and BENCH (its
+# name, for wall's message).
 
 # median [VALUE…]: the median of the values, or of stdin's first fields.
 median() {
@@ -34,3 +36,18 @@ row() {
 		printf "  %-${lw}s %${vw}s %-6s\n" "$1" "$2" "$3"
 	fi
 }
+
+now_s() { date +%s.%N; }
+
+# wall COMMAND…: the seconds it took, its output thrown away; a command
+# that fails ends the bench.
+wall() {
+	local t0 t1
+	t0=$(now_s)
+	"$@" >/dev/null || { echo "${BENCH:-bench}: '$*' failed" >&2; exit 1; }
+	t1=$(now_s)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+
+# field KEY LINE: the value of KEY=VALUE among LINE's words (a helper's).
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }

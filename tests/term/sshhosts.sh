@@ -5,7 +5,8 @@
 #     fingerprint, and "yes" adds it (the file's comment kept); then it
 #     asks host2's passphrase: nothing typed is shown, a wrong one is asked
 #     again, the right one brings host2 up.
-#     The Hosts screen shows host1's address, host key policy and the
+#     The Hosts screen shows host1's address, host key policy, the
+#     compression ~/.ssh/config asks for and the host agreed to, and the
 #     ~/.ssh/config keyword calops ignores for it.
 #  2. host2 is protected: a soak there is refused, and the status bar says
 #     so.
@@ -18,7 +19,7 @@
 #     disconnected, then up again through a new connection.
 #  4. The soak ends, and the console's mirror of its stream is the
 #     host's events.jsonl byte for byte, seqs 1..N: nothing lost, nothing
-#     twice, across both breaks.
+#     twice, across both breaks (through zlib-compressed sessions).
 #
 # Skipped (77) without tmux, sshd, or a folder sshd's StrictModes takes.
 . "$(dirname "$0")/lib.sh"
@@ -56,10 +57,11 @@ open(out, "w").write(head + "hosts:\n  - {name: local, transport: local, "
 EOF
 [ -s "$TMP/lab.yaml" ] || fail "cannot write the test's lab file"
 # A ~/.ssh/config with a keyword calops does not act on: the Hosts screen
-# lists it under the host it applies to.
+# lists it under the host it applies to; and Compression, which it acts on.
 mkdir -p "$TMP/home/.ssh"
 chmod 700 "$TMP/home/.ssh"
-printf 'Host 127.0.0.1\n  ControlMaster auto\n' >"$TMP/home/.ssh/config"
+printf 'Host 127.0.0.1\n  ControlMaster auto\n  Compression yes\n' \
+    >"$TMP/home/.ssh/config"
 chmod 600 "$TMP/home/.ssh/config"
 
 start
@@ -84,10 +86,11 @@ keys Enter
 keys 7
 WAIT_SECS=30 wait_re "^ host2 +up "
 wait_re "^ host1 +up "
-# host1 in full, under the list: where it goes, which host key policy
-# won, and what of ~/.ssh/config calops ignores.
+# host1 in full, under the list: where it goes, its compression, which
+# host key policy won, and what of ~/.ssh/config calops ignores.
 keys Down
 wait_for "host1: ssh "
+expect ", compression zlib@openssh.com ("
 expect "host keys: ask ("
 expect "ignored: ControlMaster (~/.ssh/config:2)"
 keys Up

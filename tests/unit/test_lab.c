@@ -207,6 +207,7 @@ test_v2_keys(void **state)
 	    "    calops: /opt/calops/bin/calops\n"
 	    "    keepalive_s: 1\n"
 	    "    accept_new: true\n"
+	    "    compression: true\n"
 	    "    known_hosts: ~/.ssh/lab_known_hosts\n"
 	    "    protected: true\n"
 	    "  - name: lab4\n"
@@ -214,6 +215,7 @@ test_v2_keys(void **state)
 	    "    address: lab4.example.net\n"
 	    "    keepalive_s: 86400\n"
 	    "    accept_new: false\n"
+	    "    compression: false\n"
 	    "    protected: false\n"
 	    "  - {name: lab5, transport: ssh, address: lab5}\n"
 	    "  - {name: lab6, transport: ssh, address: \"fe80::1%eth0\",\n"
@@ -223,6 +225,7 @@ test_v2_keys(void **state)
 	assert_string_equal(h->calops, "/opt/calops/bin/calops");
 	assert_int_equal(h->keepalive_s, 1);
 	assert_true(h->accept_new);
+	assert_true(h->compression && h->compression_set);
 	assert_true(h->protected);
 	assert_string_equal(h->known_hosts, "/home/op/.ssh/lab_known_hosts");
 	assert_null(h->user);
@@ -231,6 +234,7 @@ test_v2_keys(void **state)
 	h = lab_host(&lab, "lab4");
 	assert_int_equal(h->keepalive_s, LAB_KEEPALIVE_MAX);
 	assert_false(h->accept_new);
+	assert_true(!h->compression && h->compression_set);
 	assert_false(h->protected);
 	/* Nothing given: calops on the host's PATH, the keepalive left to
 	 * ~/.ssh/config (0), never a key added, jobs allowed. */
@@ -239,6 +243,7 @@ test_v2_keys(void **state)
 	assert_string_equal(h->calops, "calops");
 	assert_int_equal(h->keepalive_s, 0);
 	assert_false(h->accept_new);
+	assert_false(h->compression_set);
 	assert_false(h->protected);
 	assert_null(h->known_hosts);
 	/* ssh takes these: an address with a scope, a user with a blank
@@ -384,6 +389,9 @@ static const struct {
 	  "lab.yaml:5:17: 'accept_new' must be true or false, not an "
 	  "integer" },
 	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"
+	  "    compression: yes\n",
+	  "lab.yaml:5:18: 'compression' must be true or false, not a string" },
+	{ "hosts:\n  - name: a\n    transport: ssh\n    address: a\n"
 	  "    protected: \"true\"\n",
 	  "lab.yaml:5:16: 'protected' must be true or false, not a string" },
 	{ "hosts:\n  - name: a\n    transport: ssh\n    address: h\n"

@@ -543,6 +543,71 @@ test_ignored(void **state)
 	    "ssh refuses it too (IgnoreUnknown lets it pass)");
 }
 
+/* Compression: read (no longer listed as ignored), the first that
+ * applies winning; the lab's compression: wins over it; off when neither
+ * speaks; and each said as calops hosts says it. */
+static void
+test_compression(void **state)
+{
+	struct sshconfig sc;
+	struct sshhost out;
+	struct lab_host h;
+	char err[1024], buf[PATH_MAX + 128], *want;
+
+	(void)state;
+	put("z.conf", "Host vpn*\n  Compression YES\nHost *\n"
+	    "  Compression no\n", 0644);
+	look(&sc, "z.conf", "vpn3");
+	assert_int_equal(sc.compression, 1);
+	assert_int_equal(sc.ignored.n, 0);
+	h = bare("vpn3");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, "/l/lab.yaml", err,
+	    sizeof err), 0);
+	assert_true(out.compress);
+	want = xasprintf("zlib@openssh.com (Compression yes, %s/z.conf:2)",
+	    root);
+	assert_string_equal(sshhost_compress_str(&out, "zlib@openssh.com",
+	    "zlib@openssh.com", buf, sizeof buf), want);
+	free(want);
+	assert_non_null(strstr(sshhost_compress_str(&out, "none", "none", buf,
+	    sizeof buf), "), the host offers none"));
+	assert_non_null(strstr(sshhost_compress_str(&out, "", "", buf,
+	    sizeof buf), "), not connected"));
+	sshhost_release(&out);
+	/* The lab's false wins over the config's yes. */
+	h.compression_set = true;
+	assert_int_equal(sshhost_merge(&out, &sc, &h, "/l/lab.yaml", err,
+	    sizeof err), 0);
+	assert_false(out.compress);
+	assert_string_equal(sshhost_compress_str(&out, "none", "none", buf,
+	    sizeof buf), "off (/l/lab.yaml compression: false)");
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+	look(&sc, "z.conf", "lab1");
+	assert_int_equal(sc.compression, 0);
+	sshconfig_release(&sc);
+	/* Neither: off, ssh's default; the lab's true alone turns it on. */
+	put("e.conf", "", 0644);
+	look(&sc, "e.conf", "lab1");
+	assert_int_equal(sc.compression, -1);
+	h = bare("lab1");
+	assert_int_equal(sshhost_merge(&out, &sc, &h, "/l/lab.yaml", err,
+	    sizeof err), 0);
+	assert_false(out.compress);
+	assert_string_equal(sshhost_compress_str(&out, "none", "none", buf,
+	    sizeof buf), "off (default)");
+	sshhost_release(&out);
+	h.compression = h.compression_set = true;
+	assert_int_equal(sshhost_merge(&out, &sc, &h, "/l/lab.yaml", err,
+	    sizeof err), 0);
+	assert_true(out.compress);
+	assert_string_equal(sshhost_compress_str(&out, "zlib@openssh.com",
+	    "zlib", buf, sizeof buf), "zlib from the host, zlib@openssh.com "
+	    "to it (/l/lab.yaml compression: true)");
+	sshhost_release(&out);
+	sshconfig_release(&sc);
+}
+
 /* ProxyJump and ProxyCommand share one slot, as in ssh: the first that
  * applies wins, none included; ProxyCommand keeps its line as written,
  * and sshhost.c expands its tokens. */
@@ -1321,6 +1386,7 @@ main(void)
 		cmocka_unit_test(test_include_loop),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_ignored),
+		cmocka_unit_test(test_compression),
 		cmocka_unit_test(test_proxy),
 		cmocka_unit_test(test_jump_cut),
 		cmocka_unit_test(test_errors),
