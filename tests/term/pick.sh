@@ -6,11 +6,18 @@
 #  1. r on G9 lists both hosts with their states, host2 (the board's)
 #     selected; Up and Down move, Esc cancels with nothing started; picking host1
 #     (a click selects it, Enter takes it) confirms the soak on host1.
-#  2. s on the Soak screen picks the host, then its chips: chip 1 alone
-#     starts a soak on host2's chip 1 (confirmed by typing 1).
+#  2. s on the Soak screen picks the host, then any of its chips, every
+#     one marked first: Space unmarks chip 0, Enter takes chip 1 alone and
+#     starts a soak on host2's chip 1 (confirmed by typing 1); none marked
+#     is refused.
 #  3. t on the Faults screen picks a chip: chip 1's row says the soak
 #     runs there; picked, the trigger asks for its job id or the word
 #     disturb (confirm.h's rule stands), and the fault runs on chip 1.
+#  4. H on the Faults screen picks the host shown from a list with states
+#     (host2 first); host1 picked, the grid is host1's.
+#  5. r on G7 asks its chip too: the first idle one (chip 0: the soak is on
+#     chip 1) selected first; chip 1 picked, the confirmation says so and
+#     weighs the soak it would disturb.
 . "$(dirname "$0")/lib.sh"
 
 J=$TMP/jobs
@@ -90,11 +97,22 @@ keys s
 wait_for "Run a soak on which host?"
 wait_re "^ [▸] host2 "
 pick host2
-wait_for "Run a soak on which chip of host2?"
-wait_re "^ [▸] all chips +0,1"
-expect_re "^   chip 0 +idle"
-expect_re "^   chip 1 +idle"
-pick "chip 1"
+wait_for "Run a soak on which chips of host2?"
+wait_re "^ [▸] all chips +\[x\] 0,1"
+expect_re "^   chip 0 +\[x\] idle"
+expect_re "^   chip 1 +\[x\] idle"
+# None marked is refused; every one marked again; chip 0 unmarked.
+keys Space
+wait_re "^ [▸] all chips +\[ \] 0,1"
+expect_re "^   chip 1 +\[ \] idle"
+keys Enter
+wait_for "no chip marked"
+keys Space
+wait_re "^ [▸] all chips +\[x\] 0,1"
+pick "chip 0" Space
+wait_re "^ [▸] chip 0 +\[ \] idle"
+expect_re "^   all chips +\[-\] 0,1"
+keys Enter
 wait_for "soak for how long?"
 send_text 1h
 keys Enter
@@ -119,10 +137,42 @@ pick "chip 1"
 wait_for "would disturb a running job"
 send_text disturb
 keys Enter
-wait_re "triggered [a-z-]+ on host2:1"
+# Said, or already over (a fault at 20x can end before a frame shows it).
+wait_re "(triggered [a-z-]+ on host2:1|fault [a-z-]+ · chip 1 on host2: )"
 fault=$(job_with '"fault"')
 [ "$(chips_of "$fault")" = 1 ] ||
 	fail "the fault did not run on chip 1: $(cat "$fault/job.json")"
+
+# ---- 4. H on Faults: the host picked, with states ----
+keys H
+wait_for "Show the faults of which host?"
+wait_re "^ [▸] host2 +up"
+expect_re "^   host1 +up"
+pick host1
+wait_for "host host1"
+keys H
+wait_re "^ [▸] host1 +up"
+keys Escape
+wait_for "host host1"
+
+# ---- 5. r on G7: its chip picked, the first idle one first ----
+keys 1
+wait_for "[1 Board]"
+on_gate 7 r
+wait_for "Run G7's job on which host?"
+pick host2
+wait_for "Run G7's job on which chip of host2?"
+wait_re "^ [▸] chip 0 +idle"
+expect_re "^   chip 1 +busy: soak 1h · chips 1"
+pick "chip 1"
+wait_for "Start G7 golden + 8 faults · chip 1 on host2?"
+expect_re "chips +1$"
+expect "this would disturb soak 1h · chips 1"
+expect_re "type (its job id|the word disturb)"
+keys Escape
+wait_gone "Start G7 golden + 8 faults · chip 1 on host2?"
+[ -z "$(grep -l calops-g7 "$J"/*/job.json 2>/dev/null)" ] ||
+	fail "a cancelled confirmation started G7's job"
 
 quit_calops
 finish

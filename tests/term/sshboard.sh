@@ -84,6 +84,9 @@ wait_gone "board of"
 
 # ---- 4. G7's job on host1, in that workspace ----
 keys g j j j j j j j r
+# Its chip picked (issue 30): the first idle one, or chip 0.
+wait_for "Run G7's job on which chip of host1?"
+keys Enter
 wait_for "Start G7 golden + 8 faults · chip 0 on host1?"
 send_text "0"
 keys Enter

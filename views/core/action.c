@@ -82,6 +82,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_COPY] = { "copy", "copy the selection as text: the terminal's "
 	    "clipboard (OSC 52) and a file, its path said" },
 	[ACT_COPY_MD] = { "copy-markdown", "the same as Markdown" },
+	[ACT_MARK] = { "mark", "mark or unmark the selected chip (a soak: any "
+	    "of them; on all chips, every one or none)" },
 };
 
 const struct keybinding action_global_keys[] = {
