@@ -7,9 +7,10 @@
 #     selected; Up and Down move, Esc cancels with nothing started; picking host1
 #     (a click selects it, Enter takes it) confirms the soak on host1.
 #  2. s on the Soak screen picks the host, then any of its chips, every
-#     one marked first: Space unmarks chip 0, Enter takes chip 1 alone and
-#     starts a soak on host2's chip 1 (confirmed by typing 1); none marked
-#     is refused.
+#     one marked first: Space unmarks chip 0, Enter takes chip 1 alone;
+#     none marked is refused.  A golden run started by hand runs on chip 1:
+#     the confirmation lists chip 1 and weighs that job (its id typed), and
+#     the soak starts on host2's chip 1.
 #  3. t on the Faults screen picks a chip: chip 1's row says the soak
 #     runs there; picked, the trigger asks for its job id or the word
 #     disturb (confirm.h's rule stands), and the fault runs on chip 1.
@@ -90,7 +91,11 @@ keys Escape
 wait_gone "Start soak 24h · chips 0,1 on host1?"
 [ -z "$(ls "$J")" ] || fail "a cancelled confirmation started a job"
 
-# ---- 2. s on Soak: host2, chip 1 ----
+# ---- 2. s on Soak: host2, chip 1, where a slow golden run runs ----
+CALOPS_JOBS_DIR=$J "$CALOPS" run --id slow --cwd "$WS" -- \
+    "$(dirname "$CALOPS")/calrt-sim" --time-scale 0.01 golden \
+    --calbin "$WS/05-calbin/package" --chips 1 >/dev/null ||
+	fail "cannot start the slow golden run"
 keys 5
 wait_for "[5 Soak]"
 keys s
@@ -100,11 +105,11 @@ pick host2
 wait_for "Run a soak on which chips of host2?"
 wait_re "^ [▸] all chips +\[x\] 0,1"
 expect_re "^   chip 0 +\[x\] idle"
-expect_re "^   chip 1 +\[x\] idle"
+WAIT_SECS=30 wait_re "^   chip 1 +\[x\] busy: golden · chip 1 \(job slow\)"
 # None marked is refused; every one marked again; chip 0 unmarked.
 keys Space
 wait_re "^ [▸] all chips +\[ \] 0,1"
-expect_re "^   chip 1 +\[ \] idle"
+expect_re "^   chip 1 +\[ \] busy"
 keys Enter
 wait_for "no chip marked"
 keys Space
@@ -117,8 +122,10 @@ wait_for "soak for how long?"
 send_text 1h
 keys Enter
 wait_for "Start soak 1h · chips 1 on host2?"
-expect "type the chips (1) to start it"
-send_text 1
+expect_re "chips +1$"
+expect "this would disturb golden · chip 1 (job slow)"
+expect "type its job id (slow) or the word disturb"
+send_text slow
 keys Enter
 wait_for "started soak 1h · chips 1"
 soak=$(job_with '"stress"')
@@ -132,7 +139,7 @@ wait_for "host host2"
 keys t
 wait_re "Run fault [a-z-]+ on which chip of host2\?"
 wait_re "^ [▸] chip 0 +idle"
-WAIT_SECS=30 wait_re "^   chip 1 +busy: soak 1h · chips 1 \(job [^ )]+\)"
+WAIT_SECS=30 wait_re "^   chip 1 +busy: .*soak 1h · chips 1 \(job [^ )]+\)"
 pick "chip 1"
 wait_for "would disturb a running job"
 send_text disturb
@@ -156,14 +163,18 @@ keys Escape
 wait_for "host host1"
 
 # ---- 5. r on G7: its chip picked, the first idle one first ----
+# The slow golden run counts as G7's job in the workspace: it goes first.
+CALOPS_JOBS_DIR=$J "$CALOPS" kill -- slow >/dev/null ||
+	fail "cannot kill the slow golden run"
 keys 1
 wait_for "[1 Board]"
+wait_until '!E' "^ G7 +▶" 30 || fail "G7 still shows the slow run"
 on_gate 7 r
 wait_for "Run G7's job on which host?"
 pick host2
 wait_for "Run G7's job on which chip of host2?"
 wait_re "^ [▸] chip 0 +idle"
-expect_re "^   chip 1 +busy: soak 1h · chips 1"
+expect_re "^   chip 1 +busy: .*soak 1h · chips 1"
 pick "chip 1"
 wait_for "Start G7 golden + 8 faults · chip 1 on host2?"
 expect_re "chips +1$"
