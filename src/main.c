@@ -41,6 +41,7 @@ static const struct command {
 	{ "kill", cmd_kill, "stop a job: SIGTERM, then SIGKILL after a grace" },
 	{ "watch", cmd_watch, "print a changed event after each change in a workspace" },
 	{ "cat", cmd_cat, "print lines of a file inside a workspace" },
+	{ "ls", cmd_ls, "list a folder inside a workspace: type, size, mtime" },
 	{ "version", cmd_version, "print calops's version and protocol; --json" },
 	{ "hosts", cmd_hosts, "connect to a lab's hosts and show each one's state" },
 	{ "alerts", cmd_alerts, "list the alert journal: every alert, its start, end and values" },

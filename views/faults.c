@@ -11,7 +11,8 @@
  * host's (pick.h; the selected one first) once the chip id has been typed
  * in the status bar (with a running job on that chip, its id or the word
  * disturb: confirm.h's rule); anything else cancels, and --readonly
- * refuses.  H moves to the next host that can run faults.
+ * refuses.  H picks the host shown (pick.h, with the states of every
+ * host; the one shown first).
  *
  * Where the cells come from (lab.md, "Where each screen's truth comes
  * from"): the host's own result files, 06-runtime/faults/<S>.json in its
@@ -648,35 +649,33 @@ trigger(struct app *a, struct faults_view *v)
 		return R_REDRAW;
 	}
 	snprintf(what, sizeof what, "fault %s", scenario_table[v->sc].name);
-	pick_chip(a, what, host_name(v), v->chips[v->ch], false, chip_picked,
-	    v);
+	pick_chip(a, what, host_name(v), v->chips[v->ch], chip_picked, v);
 	return R_REDRAW;
 }
 
-/* H: the next host that can run faults: reachable, with a workspace (as
- * the gate-job question offers). */
-static int
-next_host(struct app *a, struct faults_view *v)
+/* The host picked to be shown: its cells, files and jobs. */
+static void
+host_picked(struct app *a, const char *host, int chip, void *arg)
 {
+	struct faults_view *v = arg;
 	const struct lab *lab = labmodel_lab(app_labmodel(a));
-	size_t k, i;
+	size_t i;
 
-	for (k = 1; k <= lab->nhosts; k++) {
-		i = (v->host + k) % lab->nhosts;
-		if (!labmodel_host_usable(app_labmodel(a), lab->hosts[i].name))
-			continue;
-		if (i == v->host) {
-			app_message(a, false, "%s is the only host that can run "
-			    "faults (reachable, with a workspace)",
-			    lab->hosts[i].name);
-			return R_REDRAW;
+	(void)chip;
+	for (i = 0; host != NULL && i < lab->nhosts; i++)
+		if (strcmp(lab->hosts[i].name, host) == 0 && i != v->host) {
+			set_host(v, i);
+			load(v);
 		}
-		set_host(v, i);
-		load(v);
-		return R_REDRAW;
-	}
-	app_message(a, true, "no host can run faults: none is reachable with "
-	    "a workspace (see the lab file)");
+}
+
+/* H: the host shown, picked from the lab's with their states (pick.h);
+ * one that cannot run faults (no workspace, not reachable) is refused
+ * there, saying why. */
+static int
+pick_shown(struct app *a, struct faults_view *v)
+{
+	pick_host_view(a, "the faults", host_name(v), host_picked, v);
 	return R_REDRAW;
 }
 
@@ -716,7 +715,7 @@ faults_action(struct app *a, void *data, enum action act)
 	case ACT_TRIGGER:
 		return trigger(a, v);
 	case ACT_HOST:
-		return next_host(a, v);
+		return pick_shown(a, v);
 	case ACT_ACTIONS:
 		actionpane_toggle(&v->actions);
 		return R_REDRAW;

@@ -1,7 +1,8 @@
 /*
  * labrun.c: a gate's lab job started from the board or the gate screen
  * (see labrun.h): the host picked when the lab has several (pick.h; the
- * board's is selected first), then the confirmation screen (confirm.h)
+ * board's is selected first), for G7 its chip (the host's first idle one
+ * selected first), then the confirmation screen (confirm.h)
  * shows the job, its exact command, its chips and what it would disturb,
  * and starts it on the typed chips.
  */
@@ -24,6 +25,7 @@ static struct {
 	int	 gate;
 	bool	 again;		/* G5: one more build, not two anew */
 	char	 host[128];
+	int	 chip;		/* G7's, picked; -1: none */
 } pending;
 
 /* Show what would run where, and start it on the typed chips: one job for
@@ -56,7 +58,24 @@ confirm(struct app *a)
 	spec.kind = LJOB_GATE;
 	spec.gate = pending.gate;
 	spec.again = pending.again;
+	if (pending.chip >= 0) {
+		spec.chips = &pending.chip;
+		spec.nchips = 1;
+	}
 	confirm_ask(a, &spec);
+}
+
+/* G7's chip picked: then the confirmation, which shows it. */
+static void
+chip_picked(struct app *a, const char *host, int chip, void *arg)
+{
+	(void)arg;
+	if (host == NULL) {
+		app_message(a, false, "G%d's job not started", pending.gate);
+		return;
+	}
+	pending.chip = chip;
+	confirm(a);
 }
 
 /* The host picked (pick.h): protected ones are refused there, before
@@ -64,6 +83,8 @@ confirm(struct app *a)
 static void
 host_picked(struct app *a, const char *host, int chip, void *arg)
 {
+	char what[32];
+
 	(void)chip;
 	(void)arg;
 	if (host == NULL) {
@@ -71,6 +92,13 @@ host_picked(struct app *a, const char *host, int chip, void *arg)
 		return;
 	}
 	snprintf(pending.host, sizeof pending.host, "%s", host);
+	/* G7's golden and faults run on one chip: which, asked. */
+	if (gateid_job(pending.gate) == GATEJOB_SUITE) {
+		snprintf(what, sizeof what, "G%d's job", pending.gate);
+		pick_chip(a, what, host, pick_idle_chip(a, host), chip_picked,
+		    NULL);
+		return;
+	}
 	confirm(a);
 }
 
@@ -95,6 +123,7 @@ run_gate(struct app *a, int gate, bool again)
 	}
 	pending.gate = gate;
 	pending.again = again;
+	pending.chip = -1;
 	snprintf(what, sizeof what, "G%d's job", gate);
 	pick_host(a, what, labrun_default_host(a), host_picked, NULL);
 }

@@ -2,7 +2,9 @@
  * pick.c: which host, or which chip, a job runs on (pick.h): a screen over
  * the picker of views/core/picker.h, its rows made again from the lab
  * model at every draw, so that a host coming up or a job starting on a
- * chip shows while the operator chooses.
+ * chip shows while the operator chooses.  For a soak, any of the chips:
+ * each row marked or not, Space toggling the selected one ("all chips"
+ * every one), Enter taking those marked.
  */
 #include "calops.h"
 
@@ -14,35 +16,41 @@
 #include "views/pick.h"
 
 #define PICK_ON_CHIP	4	/* running jobs named on a chip's row */
+#define PICK_CHIPS_MAX	256	/* chips a multiple choice takes */
 
 struct pick {
 	struct app	*app;
 	bool		 chips;		/* a chip of host, not a host */
-	bool		 all;		/* an "all chips" row first */
+	bool		 multi;		/* any of its chips, marked */
+	bool		 view;		/* a host to show, not to run on */
+	bool		*marked;	/* multi: by the host's chip index */
+	size_t		 nmarked;	/* the host's chips (1 with none) */
 	char		 host[128];	/* the chips' host */
 	char		 what[160];
 	char		 def_host[128];
 	int		 def_chip;
 	struct picker	 picker;
 	pick_fn		 fn;
+	pick_chips_fn	 mfn;		/* multi's */
 	void		*arg;
 	bool		 told;		/* fn was called */
 };
 
-/* What pick_host() and pick_chip() push. */
+/* What pick_host(), pick_host_view(), pick_chip() and pick_chips() push. */
 struct pick_req {
-	bool		 chips, all;
+	bool		 chips, multi, view;
 	const char	*what, *host;
 	int		 chip;
 	pick_fn		 fn;
+	pick_chips_fn	 mfn;
 	void		*arg;
 };
 
 /* A host's state in words into buf, and why jobs cannot run there into
  * why ("" when they can). */
 static void
-host_state(struct app *a, const struct lab_host *h, char *buf, size_t len,
-    char *why, size_t whylen, int *role)
+host_state(struct app *a, const struct lab_host *h, bool view, char *buf,
+    size_t len, char *why, size_t whylen, int *role)
 {
 	struct labmodel *lm = app_labmodel(a);
 	struct transport_status st;
@@ -81,9 +89,11 @@ host_state(struct app *a, const struct lab_host *h, char *buf, size_t len,
 		*role = ROLE_WARN;
 		snprintf(buf + strlen(buf), len - strlen(buf), " %s protected",
 		    ui_glyph("·", "-"));
-		snprintf(why, whylen, "host '%s' is protected: jobs run there "
-		    "only from a console started with --write %s", h->name,
-		    h->name);
+		/* Shown, it is only looked at. */
+		if (!view)
+			snprintf(why, whylen, "host '%s' is protected: jobs run "
+			    "there only from a console started with --write "
+			    "%s", h->name, h->name);
 	}
 }
 
@@ -96,8 +106,8 @@ fill_hosts(struct pick *p)
 	int role;
 
 	for (i = 0; i < lab->nhosts; i++) {
-		host_state(p->app, &lab->hosts[i], state, sizeof state, why,
-		    sizeof why, &role);
+		host_state(p->app, &lab->hosts[i], p->view, state,
+		    sizeof state, why, sizeof why, &role);
 		picker_add(&p->picker, lab->hosts[i].name, role,
 		    why[0] != '\0' ? why : NULL, "%s", state);
 		if (strcmp(lab->hosts[i].name, p->def_host) == 0)
@@ -105,9 +115,20 @@ fill_hosts(struct pick *p)
 	}
 }
 
-/* A chip's row: "idle", or the jobs running on it with their ids. */
+/* "[x] " for a marked chip of a multiple choice, "[ ] " for one not,
+ * "" for one choice. */
+static const char *
+mark_text(const struct pick *p, size_t i)
+{
+	if (!p->multi)
+		return "";
+	return i < p->nmarked && p->marked[i] ? "[x] " : "[ ] ";
+}
+
+/* A chip's row (the host's i-th): "idle", or the jobs running on it with
+ * their ids. */
 static void
-add_chip(struct pick *p, int chip)
+add_chip(struct pick *p, size_t idx, int chip)
 {
 	const struct ljob *js[PICK_ON_CHIP];
 	char name[32], state[512];
@@ -126,7 +147,7 @@ add_chip(struct pick *p, int chip)
 		    "more", n - nitems(js));
 	snprintf(name, sizeof name, "chip %d", chip);
 	picker_add(&p->picker, name, n > 0 ? ROLE_RUNNING : ROLE_PASS, NULL,
-	    "%s%s", n > 0 ? "busy: " : "idle", state);
+	    "%s%s%s", mark_text(p, idx), n > 0 ? "busy: " : "idle", state);
 	if (chip == p->def_chip)
 		picker_default(&p->picker);
 }
@@ -137,21 +158,23 @@ fill_chips(struct pick *p)
 	const struct lab_host *h = lab_host(labmodel_lab(app_labmodel(p->app)),
 	    p->host);
 	char text[256];
-	size_t i;
+	size_t i, n = 0;
 
 	if (h == NULL)
 		return;
-	if (p->all) {
+	if (p->multi) {
+		for (i = 0; i < p->nmarked; i++)
+			n += p->marked[i];
 		labcmd_chips_text(h->chips, h->nchips, text, sizeof text);
 		picker_add(&p->picker, "all chips", ROLE_NORMAL, NULL,
-		    "%s", h->nchips > 0 ? text : "0");
-		if (p->def_chip < 0)
-			picker_default(&p->picker);
+		    "%s %s (Space: every one, or none)", n == p->nmarked ?
+		    "[x]" : n == 0 ? "[ ]" : "[-]", h->nchips > 0 ? text :
+		    "0");
 	}
 	for (i = 0; i < h->nchips; i++)
-		add_chip(p, h->chips[i]);
+		add_chip(p, i, h->chips[i]);
 	if (h->nchips == 0)
-		add_chip(p, 0);		/* as the runner is given it */
+		add_chip(p, 0, 0);	/* as the runner is given it */
 }
 
 static void
@@ -165,16 +188,43 @@ fill(struct pick *p)
 	picker_done(&p->picker);
 }
 
-/* The chip a row of the chip list stands for: -1 for "all chips". */
+/* The host's chip at index i (chip 0 on a host that names none). */
 static int
-row_chip(const struct pick *p, size_t i)
+chip_at(const struct pick *p, size_t i)
 {
 	const struct lab_host *h = lab_host(labmodel_lab(app_labmodel(p->app)),
 	    p->host);
 
-	if (p->all && i-- == 0)
-		return -1;
 	return h != NULL && i < h->nchips ? h->chips[i] : 0;
+}
+
+/* The host's chip index of a row of the chip list: SIZE_MAX for "all
+ * chips". */
+static size_t
+row_index(const struct pick *p, size_t row)
+{
+	if (p->multi && row-- == 0)
+		return SIZE_MAX;
+	return row;
+}
+
+/* Space: the selected chip marked or not; on "all chips", every one, or
+ * none when every one was. */
+static void
+toggle(struct pick *p)
+{
+	size_t i, k = row_index(p, picker_index(&p->picker)), n = 0;
+
+	if (picker_selected(&p->picker) == NULL)
+		return;
+	if (k < p->nmarked) {
+		p->marked[k] = !p->marked[k];
+		return;
+	}
+	for (i = 0; i < p->nmarked; i++)
+		n += p->marked[i];
+	for (i = 0; i < p->nmarked; i++)
+		p->marked[i] = n < p->nmarked;
 }
 
 static void *
@@ -183,10 +233,15 @@ pick_open(struct app *a, const void *arg)
 	const struct pick_req *req = arg;
 	struct pick *p = xcalloc(1, sizeof *p);
 
+	const struct lab_host *h;
+	size_t i;
+
 	p->app = a;
 	p->chips = req->chips;
-	p->all = req->all;
+	p->multi = req->multi;
+	p->view = req->view;
 	p->fn = req->fn;
+	p->mfn = req->mfn;
 	p->arg = req->arg;
 	p->def_chip = req->chip;
 	snprintf(p->what, sizeof p->what, "%s", req->what);
@@ -194,6 +249,14 @@ pick_open(struct app *a, const void *arg)
 		snprintf(p->host, sizeof p->host, "%s", req->host);
 	else if (req->host != NULL)
 		snprintf(p->def_host, sizeof p->def_host, "%s", req->host);
+	if (p->multi) {
+		/* Every chip marked first, as a soak has always taken. */
+		h = lab_host(labmodel_lab(app_labmodel(a)), p->host);
+		p->nmarked = h != NULL && h->nchips > 0 ? h->nchips : 1;
+		p->marked = xcalloc(p->nmarked, sizeof *p->marked);
+		for (i = 0; i < p->nmarked; i++)
+			p->marked[i] = true;
+	}
 	fill(p);
 	return p;
 }
@@ -206,7 +269,10 @@ pick_close(void *data)
 
 	if (!p->told && p->fn != NULL)
 		p->fn(p->app, NULL, -1, p->arg);
+	if (!p->told && p->mfn != NULL)
+		p->mfn(p->app, NULL, NULL, 0, p->arg);
 	picker_release(&p->picker);
+	free(p->marked);
 	free(p);
 }
 
@@ -223,19 +289,50 @@ pick_draw(struct app *a, void *data, int top, int rows, int cols)
 	if (p->chips) {
 		char q[384];
 
-		snprintf(q, sizeof q, "Run %s on which chip of %s?", p->what,
-		    p->host);
+		snprintf(q, sizeof q, "Run %s on which chip%s of %s?", p->what,
+		    p->multi ? "s" : "", p->host);
 		ui_put(stdscr, y++, 1, cols - 2, ROLE_HEADER, q, false);
 	} else
-		ui_putf(stdscr, y++, 1, cols - 2, ROLE_HEADER, "Run %s on "
-		    "which host?", p->what);
-	if (y < top + rows)
+		ui_putf(stdscr, y++, 1, cols - 2, ROLE_HEADER, p->view ?
+		    "Show %s of which host?" : "Run %s on which host?",
+		    p->what);
+	if (y < top + rows && p->multi)
 		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "Up/Down move, "
-		    "Enter or a double click chooses, Esc cancels; the "
-		    "confirmation comes next");
+		    "Space marks or unmarks, Enter takes the chips marked, "
+		    "Esc cancels; the confirmation comes next");
+	else if (y < top + rows)
+		ui_putf(stdscr, y++, 1, cols - 2, ROLE_DIM, "Up/Down move, "
+		    "Enter or a double click chooses, Esc cancels%s",
+		    p->view ? "" : "; the confirmation comes next");
 	y++;
 	if (y < top + rows)
 		picker_draw(&p->picker, y, top + rows - y, 0, cols);
+}
+
+/* Multi: take the chips marked (none: said); the screen closes, then the
+ * asker is told. */
+static int
+choose_marked(struct app *a, struct pick *p)
+{
+	pick_chips_fn fn = p->mfn;
+	void *arg = p->arg;
+	int chips[PICK_CHIPS_MAX];
+	char host[128];
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nmarked && n < nitems(chips); i++)
+		if (p->marked[i])
+			chips[n++] = chip_at(p, i);
+	if (n == 0) {
+		app_message(a, true, "no chip marked: Space marks the one "
+		    "selected");
+		return R_REDRAW;
+	}
+	snprintf(host, sizeof host, "%s", p->host);
+	p->told = true;
+	app_close(a, p);
+	fn(a, host, chips, n, arg);
+	return R_REDRAW;
 }
 
 /* Take the selection: the screen closes, then the asker is told. */
@@ -256,9 +353,11 @@ choose(struct app *a, struct pick *p, enum picker_result r)
 	}
 	if (r != PICKER_CHOSEN || it == NULL)
 		return r == PICKER_NONE ? R_NONE : R_REDRAW;
+	if (p->multi)
+		return choose_marked(a, p);
 	if (p->chips) {
 		snprintf(host, sizeof host, "%s", p->host);
-		chip = row_chip(p, picker_index(&p->picker));
+		chip = chip_at(p, picker_index(&p->picker));
 	} else
 		snprintf(host, sizeof host, "%s", it->name);
 	p->told = true;
@@ -272,6 +371,12 @@ pick_action(struct app *a, void *data, enum action act)
 {
 	struct pick *p = data;
 
+	if (act == ACT_MARK && p->multi) {
+		toggle(p);
+		return R_REDRAW;
+	}
+	if (act == ACT_MARK)	/* Space, as on every other screen */
+		act = ACT_PAGE_DOWN;
 	return choose(a, p, picker_action(&p->picker, act));
 }
 
@@ -291,14 +396,23 @@ pick_status(struct app *a, void *data, char *buf, size_t len)
 
 	(void)a;
 	/* Through the sanitiser when drawn: a host's name. */
-	if (it != NULL)
+	if (p->multi)
+		snprintf(buf, len, "Space: mark %s  Enter: the chips marked  "
+		    "Esc: cancel", it != NULL ? it->name : "");
+	else if (it != NULL)
 		snprintf(buf, len, "Enter: choose %s  Esc: cancel", it->name);
 	else
 		snprintf(buf, len, "Esc: cancel");
 }
 
+static const struct keybinding pick_keys[] = {
+	{ ' ', ACT_MARK, "Space" },
+	{ 0, ACT_NONE, NULL },
+};
+
 const struct view_ops pick_view = {
 	.title = "Pick",
+	.keys = pick_keys,
 	.open = pick_open,
 	.close = pick_close,
 	.draw = pick_draw,
@@ -312,7 +426,8 @@ pick_host(struct app *a, const char *what, const char *def, pick_fn fn,
     void *arg)
 {
 	const struct lab *lab = labmodel_lab(app_labmodel(a));
-	struct pick_req req = { false, false, what, def, -1, fn, arg };
+	struct pick_req req = { .what = what, .host = def, .chip = -1,
+	    .fn = fn, .arg = arg };
 
 	if (lab->nhosts == 1 && labmodel_host_usable(app_labmodel(a),
 	    lab->hosts[0].name) && !labmodel_host_protected(app_labmodel(a),
@@ -324,20 +439,68 @@ pick_host(struct app *a, const char *what, const char *def, pick_fn fn,
 }
 
 void
+pick_host_view(struct app *a, const char *what, const char *def,
+    pick_fn fn, void *arg)
+{
+	struct pick_req req = { .view = true, .what = what, .host = def,
+	    .chip = -1, .fn = fn, .arg = arg };
+
+	app_push(a, &pick_view, &req);
+}
+
+void
 pick_chip(struct app *a, const char *what, const char *host, int def,
-    bool all, pick_fn fn, void *arg)
+    pick_fn fn, void *arg)
 {
 	const struct lab_host *h = lab_host(labmodel_lab(app_labmodel(a)),
 	    host);
-	struct pick_req req = { true, all, what, host, def, fn, arg };
+	struct pick_req req = { .chips = true, .what = what, .host = host,
+	    .chip = def, .fn = fn, .arg = arg };
 
 	if (h == NULL) {
 		app_message(a, true, "no host '%.64s' in the lab file", host);
 		return;
 	}
 	if (h->nchips <= 1) {
-		fn(a, host, all ? -1 : h->nchips > 0 ? h->chips[0] : 0, arg);
+		fn(a, host, h->nchips > 0 ? h->chips[0] : 0, arg);
 		return;
 	}
 	app_push(a, &pick_view, &req);
+}
+
+void
+pick_chips(struct app *a, const char *what, const char *host,
+    pick_chips_fn fn, void *arg)
+{
+	const struct lab_host *h = lab_host(labmodel_lab(app_labmodel(a)),
+	    host);
+	struct pick_req req = { .chips = true, .multi = true, .what = what,
+	    .host = host, .chip = -1, .mfn = fn, .arg = arg };
+	int only;
+
+	if (h == NULL) {
+		app_message(a, true, "no host '%.64s' in the lab file", host);
+		return;
+	}
+	if (h->nchips <= 1) {
+		only = h->nchips > 0 ? h->chips[0] : 0;
+		fn(a, host, &only, 1, arg);
+		return;
+	}
+	app_push(a, &pick_view, &req);
+}
+
+int
+pick_idle_chip(struct app *a, const char *host)
+{
+	const struct lab_host *h = lab_host(labmodel_lab(app_labmodel(a)),
+	    host);
+	const struct ljob *js[1];
+	size_t i;
+
+	for (i = 0; h != NULL && i < h->nchips; i++)
+		if (labmodel_jobs_on_chip(app_labmodel(a), host, h->chips[i],
+		    js, nitems(js)) == 0)
+			return h->chips[i];
+	return h != NULL && h->nchips > 0 ? h->chips[0] : 0;
 }

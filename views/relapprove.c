@@ -375,8 +375,7 @@ host_picked(struct app *a, const char *host, int chip, void *arg)
 
 	(void)chip;
 	if (picked(p, host))
-		pick_chip(a, p->chip_what, p->chip_host, -1, false,
-		    chip_picked, p);
+		pick_chip(a, p->chip_what, p->chip_host, -1, chip_picked, p);
 }
 
 /* A promote's chip step (release.md §6): the runner's inspect and golden

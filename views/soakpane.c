@@ -518,7 +518,8 @@ soakpane_draw_none(struct app *a, int top, int cols)
  * one question at a time, so no allocation. */
 static struct {
 	char	 host[128];
-	int	 chip;		/* -1: every chip of the host */
+	int	 chips[64];	/* those picked (pick_chips) */
+	size_t	 nchips;
 } starting;
 
 /* The duration typed after s: 1h, 8h, 24h (or N with s, m, h). */
@@ -549,23 +550,24 @@ start_answer(struct app *a, const char *answer, void *arg)
 	spec.kind = LJOB_SOAK;
 	spec.gate = -1;
 	spec.chip = -1;
-	if (starting.chip >= 0) {
-		spec.chips = &starting.chip;
-		spec.nchips = 1;
-	}
+	spec.chips = starting.chips;
+	spec.nchips = starting.nchips;
 	spec.duration_s = d * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
 	/* What it runs and disturbs first, and the typed chips. */
 	confirm_ask(a, &spec);
 }
 
-/* The chips picked (every one, or one): its duration is asked next. */
+/* The chips picked (any of them): its duration is asked next. */
 static void
-chips_picked(struct app *a, const char *host, int chip, void *arg)
+chips_picked(struct app *a, const char *host, const int *chips, size_t n,
+    void *arg)
 {
 	(void)arg;
 	if (host == NULL)
 		return;
-	starting.chip = chip;
+	starting.nchips = n < nitems(starting.chips) ? n :
+	    nitems(starting.chips);
+	memcpy(starting.chips, chips, starting.nchips * sizeof *chips);
 	prompt_ask(a, "soak for how long? 1h, 8h or 24h: ", start_answer, NULL);
 }
 
@@ -577,7 +579,7 @@ host_picked(struct app *a, const char *host, int chip, void *arg)
 	if (host == NULL)
 		return;
 	snprintf(starting.host, sizeof starting.host, "%s", host);
-	pick_chip(a, "a soak", starting.host, -1, true, chips_picked, NULL);
+	pick_chips(a, "a soak", starting.host, chips_picked, NULL);
 }
 
 /* The s key: one soak at a time, on the host and chips picked (pick.h;

@@ -102,7 +102,8 @@ enum view_kind {
 	X(describe, VIEW_DRILL, "one job: command, host, times, job.json") \
 	X(confirm, VIEW_DRILL, "what a job will run and disturb, first") \
 	X(pick, VIEW_DRILL, "which host or chip a job runs on, with states") \
-	X(pager, VIEW_DRILL, "a file of a workspace on a lab host")
+	X(pager, VIEW_DRILL, "a file of a workspace on a lab host")	\
+	X(folder, VIEW_DRILL, "a folder of the workspace: its files, to open")
 
 #define VIEW_DECLARE(name, kind, help) extern const struct view_ops name##_view;
 VIEW_REGISTRY(VIEW_DECLARE)

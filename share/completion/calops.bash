@@ -17,7 +17,7 @@ _calops() {
 	    --headless --script --write --help --version'
 	# calops' commands, from its own table: share/gendocs.sh writes them.
 	# gendocs: bash begin
-	local commands='check hash run tail jobs kill watch cat version hosts alerts run-gate repro-build release report'
+	local commands='check hash run tail jobs kill watch cat ls version hosts alerts run-gate repro-build release report'
 	# gendocs: end
 
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}

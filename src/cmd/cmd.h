@@ -17,6 +17,13 @@ int	cmd_kill(int argc, char **argv);
 int	cmd_version(int argc, char **argv);
 int	cmd_watch(int argc, char **argv);
 int	cmd_cat(int argc, char **argv);
+int	cmd_ls(int argc, char **argv);
+/* cat's and ls's operands, WS PATH, after their options (optind): PATH
+ * relative, WS opened into ws; -1 when they are, else the exit status,
+ * said on stderr (usage on a usage error). */
+struct workspace;
+int	cmd_cat_operands(int argc, char **argv, const char *usage,
+	    struct workspace *ws);
 /* The lab's hosts, connected to through their transports (cmd_hosts.c). */
 int	cmd_hosts(int argc, char **argv);
 /* The alert journal (cmd_alerts.c, alerts.md). */

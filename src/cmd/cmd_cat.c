@@ -103,6 +103,29 @@ line_of(const struct workspace *ws, const char *rel, const char *pointer)
 }
 
 int
+cmd_cat_operands(int argc, char **argv, const char *usage,
+    struct workspace *ws)
+{
+	char err[512];
+
+	if (optind != argc - 2 || argv[optind + 1][0] == '\0') {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (argv[optind + 1][0] == '/') {
+		fprintf(stderr, "calops: '%s' is absolute: PATH is relative to "
+		    "the workspace\n", argv[optind + 1]);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is an error */
+	if (workspace_open(ws, argv[optind], err, sizeof err) != 0) {
+		fprintf(stderr, "calops: %s\n", err);
+		return 1;
+	}
+	return -1;
+}
+
+int
 cmd_cat(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -154,20 +177,8 @@ cmd_cat(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 2 || argv[optind + 1][0] == '\0') {
-		fputs(cat_usage, stderr);
-		return 2;
-	}
-	if (argv[optind + 1][0] == '/') {
-		fprintf(stderr, "calops: '%s' is absolute: PATH is relative to "
-		    "the workspace\n", argv[optind + 1]);
-		return 1;
-	}
-	signal(SIGPIPE, SIG_IGN);	/* a closed stdout is an error */
-	if (workspace_open(&ws, argv[optind], err, sizeof err) != 0) {
-		fprintf(stderr, "calops: %s\n", err);
-		return 1;
-	}
+	if ((rc = cmd_cat_operands(argc, argv, cat_usage, &ws)) >= 0)
+		return rc;
 	/* The file is opened beneath the workspace, and what is read is
 	 * what was opened: never a path looked at before (workspace.h). */
 	if (workspace_open_fd(&ws, argv[optind + 1], S_IFREG, &fd, &st, err,

@@ -236,8 +236,9 @@ duration_text(double s, char *buf, size_t len)
 		snprintf(buf, len, "%lds", v);
 }
 
-/* A soak's --chips: the spec's, each one of the host's, else every chip
- * of the host (0 when the lab file names none); 0, or -1 with err. */
+/* A soak's --chips (G7's one chip): the spec's, each one of the host's,
+ * else every chip of the host (0 when the lab file names none); 0, or -1
+ * with err. */
 static int
 soak_chips(const struct lab_host *lh, const struct ljob_spec *spec,
     char *buf, size_t len, char *err, size_t errlen)
@@ -290,6 +291,15 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 			return gate_command(w, spec->gate, spec->again,
 			    first_chip, argv, label, labellen, err, errlen);
 		}
+		/* The chip picked (one of the host's), else its first. */
+		if (spec->nchips > 0 && soak_chips(lh, &(struct ljob_spec){
+		    .chips = spec->chips, .nchips = 1 }, chips, sizeof chips,
+		    err, errlen) != 0) {
+			free(calbin);
+			return -1;
+		}
+		if (spec->nchips > 0)
+			first_chip = spec->chips[0];
 		strv_add(argv, xstrdup("/bin/sh"));
 		strv_add(argv, xstrdup("-c"));
 		strv_add(argv, xstrdup(g7_script));

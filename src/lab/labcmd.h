@@ -47,7 +47,8 @@ struct ljob_spec {
 	const char	*scenario;	/* LJOB_FAULT */
 	double		 duration_s;	/* LJOB_SOAK (and G9): 0 = 24 h */
 	/* LJOB_SOAK: the chips it runs on, each one of the host's; NULL
-	 * (nchips 0): every chip of the host */
+	 * (nchips 0): every chip of the host.  G7's job: its one chip
+	 * (chips[0]); NULL: the host's first */
 	const int	*chips;
 	size_t		 nchips;
 	bool		 again;		/* G5: one more build, not two anew */

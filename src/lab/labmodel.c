@@ -571,6 +571,9 @@ spec_chips(const struct lhost *h, const struct ljob_spec *spec, int *out,
 		return 0;
 	if (spec_kind(spec) == LJOB_FAULT || spec_kind(spec) == LJOB_CHIPSTEP)
 		out[n++] = spec->chip;
+	else if (spec_kind(spec) == LJOB_GATE && spec->nchips > 0 &&
+	    gateid_job(spec->gate) == GATEJOB_SUITE)
+		out[n++] = spec->chips[0];	/* G7's, picked */
 	else if (spec_kind(spec) == LJOB_SOAK && spec->nchips > 0)
 		for (i = 0; i < spec->nchips && n < max; i++)
 			out[n++] = spec->chips[i];

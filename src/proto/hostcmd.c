@@ -190,6 +190,13 @@ hostcmd_version(struct strv *s)
 	add_words(s, (const char *const[]){ "version", "--json", NULL });
 }
 
+void
+hostcmd_ls(struct strv *s, const char *ws, const char *path)
+{
+	host_argv(s, (const char *const[]){ "ls", "--json", NULL },
+	    (const char *const[]){ ws, path[0] != '\0' ? path : ".", NULL });
+}
+
 /* ---- run, jobs --json ---- */
 
 bool
@@ -640,4 +647,173 @@ hostcmd_fault_parse(const char *out, size_t len, struct hostcmd_fault *f,
 	}
 	json_decref(doc);
 	return rc;
+}
+
+/* ---- ls --json ---- */
+
+static const char *const ls_types[] = {
+	[HOSTCMD_LS_FILE] = "file", [HOSTCMD_LS_FOLDER] = "folder",
+	[HOSTCMD_LS_LINK] = "link", [HOSTCMD_LS_OTHER] = "other",
+};
+
+const char *
+hostcmd_ls_type_name(enum hostcmd_ls_type t)
+{
+	return (size_t)t < nitems(ls_types) ? ls_types[t] : "other";
+}
+
+/* A type's word into *t; -1 when m is not one. */
+static int
+ls_type(const json_t *m, enum hostcmd_ls_type *t)
+{
+	size_t i;
+
+	for (i = 0; json_is_string(m) && i < nitems(ls_types); i++)
+		if (strcmp(json_string_value(m), ls_types[i]) == 0) {
+			*t = (enum hostcmd_ls_type)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* Member key of entry i: an integer from 0 on into *to. */
+static int
+ls_count(json_t *o, size_t i, const char *key, long long *to, char *err,
+    size_t errlen)
+{
+	json_t *m = json_object_get(o, key);
+
+	if (!json_is_integer(m) || json_integer_value(m) < 0) {
+		errbuf_set(err, errlen, "entry %zu: \"%s\" is %s, not an "
+		    "integer from 0", i, key, m == NULL ? "missing" : "wrong");
+		return -1;
+	}
+	*to = (long long)json_integer_value(m);
+	return 0;
+}
+
+/* Whether a name is one component, as a folder's entry is. */
+static bool
+ls_name_ok(const char *name)
+{
+	return name[0] != '\0' && strcmp(name, ".") != 0 &&
+	    strcmp(name, "..") != 0 && strchr(name, '/') == NULL;
+}
+
+/* Entry i of the list into e; 0, or -1 with err. */
+static int
+ls_entry(json_t *o, size_t i, struct hostcmd_ls_entry *e, char *err,
+    size_t errlen)
+{
+	json_t *name = json_object_get(o, "name");
+	json_t *opaque = json_object_get(o, "opaque");
+
+	if (!json_is_object(o)) {
+		errbuf_set(err, errlen, "entry %zu is not an object", i);
+		return -1;
+	}
+	if (!json_is_string(name) || !ls_name_ok(json_string_value(name))) {
+		errbuf_set(err, errlen, "entry %zu: \"name\" is %s", i,
+		    name == NULL ? "missing" : !json_is_string(name) ?
+		    "not a string" : "not one name in the folder");
+		return -1;
+	}
+	if (ls_type(json_object_get(o, "type"), &e->type) != 0) {
+		errbuf_set(err, errlen, "entry %zu: \"type\" is not file, "
+		    "folder, link or other", i);
+		return -1;
+	}
+	if (opaque != NULL && !json_is_boolean(opaque)) {
+		errbuf_set(err, errlen, "entry %zu: \"opaque\" is not true "
+		    "or false", i);
+		return -1;
+	}
+	if (ls_count(o, i, "size", &e->size, err, errlen) != 0 ||
+	    ls_count(o, i, "mtime", &e->mtime, err, errlen) != 0)
+		return -1;
+	e->opaque = json_is_true(opaque);
+	e->name = xstrdup(json_string_value(name));
+	return 0;
+}
+
+/* The document's own members: its path, what it is, how many more. */
+static int
+ls_head(json_t *doc, struct hostcmd_ls *ls, char *err, size_t errlen)
+{
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+	json_t *path = json_object_get(doc, "path");
+	json_t *more = json_object_get(doc, "more");
+
+	if (!json_is_object(doc) || schema == NULL ||
+	    strcmp(schema, "calops-ls/v1") != 0) {
+		errbuf_set(err, errlen, "not calops-ls/v1");
+		return -1;
+	}
+	if (!json_is_string(path)) {
+		errbuf_set(err, errlen, "\"path\" is %s, not a string",
+		    path == NULL ? "missing" : "of another type");
+		return -1;
+	}
+	if (ls_type(json_object_get(doc, "type"), &ls->type) != 0) {
+		errbuf_set(err, errlen, "\"type\" is not file, folder, link "
+		    "or other");
+		return -1;
+	}
+	if (more != NULL && (!json_is_integer(more) ||
+	    json_integer_value(more) < 0)) {
+		errbuf_set(err, errlen, "\"more\" is not an integer from 0");
+		return -1;
+	}
+	ls->more = more != NULL ? (long long)json_integer_value(more) : 0;
+	ls->path = xstrdup(json_string_value(path));
+	return 0;
+}
+
+int
+hostcmd_ls_parse(const char *out, size_t len, struct hostcmd_ls *ls,
+    char *err, size_t errlen)
+{
+	json_t *doc, *list, *o;
+	size_t i;
+	int rc = -1;
+
+	memset(ls, 0, sizeof *ls);
+	if ((doc = load(out, len, err, errlen)) == NULL)
+		return -1;
+	list = json_object_get(doc, "entries");
+	if (ls_head(doc, ls, err, errlen) != 0)
+		goto out;
+	if (list != NULL && !json_is_array(list)) {
+		errbuf_set(err, errlen, "\"entries\" is not an array");
+		goto out;
+	}
+	if (json_array_size(list) > HOSTCMD_LS_MAX) {
+		errbuf_set(err, errlen, "%zu entries: more than the %d a "
+		    "listing holds", json_array_size(list), HOSTCMD_LS_MAX);
+		goto out;
+	}
+	ls->v = xcalloc(json_array_size(list) + 1, sizeof *ls->v);
+	json_array_foreach(list, i, o) {
+		if (ls_entry(o, i, &ls->v[i], err, errlen) != 0)
+			goto out;
+		ls->n++;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		hostcmd_ls_release(ls);
+	json_decref(doc);
+	return rc;
+}
+
+void
+hostcmd_ls_release(struct hostcmd_ls *ls)
+{
+	size_t i;
+
+	for (i = 0; i < ls->n; i++)
+		free(ls->v[i].name);
+	free(ls->v);
+	free(ls->path);
+	memset(ls, 0, sizeof *ls);
 }

@@ -25,6 +25,7 @@
  * M -- WS PATH`, or with --line-of POINTER; release: `release WHAT --json
  * -- WS`, and apply's `release apply --hold N --json --actor WHO -- WS`;
  * report: `report --write [--force] -- WS` (the decision record);
+ * ls: `ls --json -- WS PATH` (PATH "." for the workspace's root);
  * version: `version --json` (no operand).
  *
  * The parsers read what a host printed, which is as untrusted as the
@@ -84,6 +85,7 @@ void	 hostcmd_release_apply(struct strv *s, const char *ws, long hold,
 	    const char *actor);
 void	 hostcmd_report(struct strv *s, const char *ws, bool force);
 void	 hostcmd_version(struct strv *s);
+void	 hostcmd_ls(struct strv *s, const char *ws, const char *path);
 
 #define HOSTCMD_CURSOR_MAX	64
 
@@ -228,5 +230,49 @@ int	 hostcmd_fault_parse(const char *out, size_t len,
  * number from 1 on. */
 int	 hostcmd_line_of_parse(const char *out, size_t len, long *line,
 	    char *err, size_t errlen);
+
+/*
+ * What `ls --json` printed (protocol.md §1, calops ls): what PATH is and,
+ * for a folder, its entries as the host read them, sorted by name, each
+ * its own type (a symbolic link not followed), size and mtime, and how
+ * many more the host did not list (past HOSTCMD_LS_MAX).  A name is one
+ * component (never "", ".", ".." nor holding a '/'), as the host wrote it:
+ * sanitise it before showing it.  opaque: the name on disk is not UTF-8 and
+ * name is its escaped text (base/text.h), which opens nothing.
+ */
+#define HOSTCMD_LS_MAX	5000
+
+enum hostcmd_ls_type {
+	HOSTCMD_LS_FILE,
+	HOSTCMD_LS_FOLDER,
+	HOSTCMD_LS_LINK,
+	HOSTCMD_LS_OTHER,
+};
+
+struct hostcmd_ls_entry {
+	char			*name;
+	enum hostcmd_ls_type	 type;
+	long long		 size;		/* bytes */
+	long long		 mtime;		/* seconds since the epoch */
+	bool			 opaque;
+};
+
+struct hostcmd_ls {
+	char			*path;		/* as the host says it */
+	enum hostcmd_ls_type	 type;		/* what PATH is */
+	struct hostcmd_ls_entry	*v;		/* a folder's; else none */
+	size_t			 n;
+	long long		 more;		/* not listed */
+};
+
+/* What `ls --json` printed (len bytes) into ls; 0, or -1 with err (not
+ * JSON: its line and column; not calops-ls/v1; entry N's member missing or
+ * wrong; more than HOSTCMD_LS_MAX entries) and ls empty.
+ * hostcmd_ls_release() frees it. */
+int	 hostcmd_ls_parse(const char *out, size_t len, struct hostcmd_ls *ls,
+	    char *err, size_t errlen);
+void	 hostcmd_ls_release(struct hostcmd_ls *ls);
+/* "file", "folder", "link", "other": the protocol's words. */
+const char *hostcmd_ls_type_name(enum hostcmd_ls_type t);
 
 #endif

@@ -173,6 +173,9 @@ type 0-3
 key Enter
 wait text ▶ run
 key Up Up r
+wait text Run G7's job on which chip of local?
+dump out/pick-g7-chip.txt
+key Enter
 wait text this would disturb
 type 0
 dump out/confirm-g7.txt
@@ -216,7 +219,7 @@ ended_soak() {
 	printf '%s\n' "timeout 60
 wait board
 key 5 s
-wait text Run a soak on which chip of local?
+wait text Run a soak on which chips of local?
 ${5:-}
 key Enter
 wait text soak for how long?

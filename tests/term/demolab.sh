@@ -106,6 +106,9 @@ expect_re "chip0 recovered [0-9.]+ s"
 keys 1
 wait_for "[1 Board]"
 keys g j j j j j j j r
+# Its chip picked (issue 30): the first idle one, or chip 0.
+wait_for "Run G7's job on which chip of local?"
+keys Enter
 wait_for "Start G7 golden + 8 faults · chip 0 on local?"
 # The soak may have ended by now (its 24 h take 29 s here): then the chip.
 wait_re "to start it( anyway)?: ?$"

@@ -35,8 +35,9 @@ keys q
 wait_exit 0
 rm "$TMP/config/calops/lab.yaml"
 
-# The faults screen's H moves only between hosts that can run faults:
-# `spare` is reachable but has no workspace, `far` is not reachable.
+# The faults screen's H picks the host shown from every host with its
+# state, and refuses, saying why, those that cannot run faults: `spare` is
+# reachable but has no workspace, `far` is not reachable.
 cat >"$TMP/three-hosts.yaml" <<YAML
 hosts:
   - {name: local, transport: local, chips: [0, 1]}
@@ -51,7 +52,16 @@ keys 6
 wait_for "[6 Faults]"
 expect "host local · chips 0-1"
 keys H
-in_messages "local is the only host that can run faults"
+wait_for "Show the faults of which host?"
+wait_re "^ [▸] local +up"
+expect_re "^   spare +up .* no workspace"
+expect_re "^   far +(connecting|reconnecting|disconnected|refused) .* no workspace"
+pick spare
+wait_for "the lab file names no workspace on host 'spare'"
+pick far
+wait_for "the lab file names no workspace on host 'far'"
+keys Escape
+wait_gone "Show the faults of which host?"
 expect "host local · chips 0-1"
 keys Q
 wait_exit 0

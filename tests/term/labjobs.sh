@@ -30,6 +30,9 @@ wait_re "^ G9 +✘ fail"
 
 # G7: golden + the eight faults, confirmed by typing its chip.
 keys j j j j j j j r
+# Its chip picked (issue 30): the first idle one, or chip 0.
+wait_for "Run G7's job on which chip of local?"
+keys Enter
 wait_for "Start G7 golden + 8 faults · chip 0 on local?"
 send_text "0"
 keys Enter

@@ -238,9 +238,10 @@ on_gate() {
 	keys "$2"
 }
 
-# pick NAME: on the host or chip picker (views/pick.c), the mark (the row
-# starting " ▸ ") moved from the first choice down to NAME, then Enter;
-# each step waits for the mark to be drawn on the next row.
+# pick NAME [KEY]: on the host or chip picker (views/pick.c), the mark (the
+# row starting " ▸ ") moved from the first choice down to NAME, then Enter
+# (or KEY: Space marks a chip of several); each step waits for the mark to
+# be drawn on the next row.
 pick_at() {
 	screen | grep -nE "^ [▸>] " | head -1 | cut -d: -f1
 }
@@ -263,7 +264,7 @@ pick() {
 	pick_wait_at $((top + 1))
 	for i in $(seq 32); do
 		if screen | grep -qE "^ [▸>] $1( |\$)"; then
-			keys Enter
+			keys "${2:-Enter}"
 			return 0
 		fi
 		keys j

@@ -12,6 +12,9 @@
 #     put back, green again.
 #  2b. o on a finding there shows the file's lines, read on host1 through
 #     the same quoting (calops cat), from the line its JSON pointer names.
+#  2c. o on G9's finding, which names the soak folder, lists it from host1
+#     (calops ls, issue 30 §7): Enter goes into a run, a hostile name shows
+#     as text, o on a file pages it, h goes up to the root and no further.
 #  3. host1 drops off the network: the status bar says the board is not
 #     live (host1 disconnected: board of HH:MM:SS); back up, it is watched
 #     and evaluated again.
@@ -33,6 +36,12 @@ odd=$'ws \'q\' "dq" $(touch pwned); x\nline2'
 WS=$L/host1/$odd
 mv "$L/host1/ws" "$WS" || fail "cannot rename the workspace"
 rm -rf "$WS/06-runtime/faults" "$WS/06-runtime/correctness/golden.json"
+# A soak run folder with a note and a hostile name in it: G9's finding
+# names the soak folder, which o lists (2c).
+mkdir -p "$WS/07-serving/soak/run-a" &&
+    echo "the first try" >"$WS/07-serving/soak/run-a/notes.txt" &&
+    : >"$WS/07-serving/soak/run-a/"$'\e]2;pwned\a' ||
+    fail "cannot make a soak run folder"
 lab_on_host1 "$TMP/lab.yaml" "$WS"
 
 # The remote shell starts in the user's home: that is where a `touch
@@ -73,6 +82,36 @@ WAIT_SECS=30 wait_re '^ +[0-9]+ +"code": "W-MASK-002"'
 keys Left 1
 wait_re "^ G7 +· pending"
 
+# ---- 2c. o on a finding that names a folder: listed from host1 ----
+keys 3 /
+send_text "passing soak"
+keys Enter
+wait_re "G9.duration +07-serving/soak "
+keys o
+WAIT_SECS=30 wait_for "folder: 07-serving/soak/ on host1"
+wait_re "run-a/ +folder "
+keys Enter
+WAIT_SECS=30 wait_for "folder: 07-serving/soak/run-a/ on host1"
+wait_re "\^\[\]2;pwned\^G +file +0 B"
+expect_re "notes\.txt +file +14 B"
+# A file of it: the pager, its lines fetched from host1.
+keys j o
+WAIT_SECS=30 wait_for "read-only: 07-serving/soak/run-a/notes.txt on host1"
+wait_for "the first try"
+keys Left
+wait_for "folder: 07-serving/soak/run-a/ on host1"
+keys h
+WAIT_SECS=30 wait_for "folder: 07-serving/soak/ on host1"
+keys h
+WAIT_SECS=30 wait_for "folder: 07-serving/ on host1"
+keys h
+WAIT_SECS=30 wait_for "folder: ./ on host1"
+wait_re "05-calbin/ +folder"
+keys h
+wait_for "the workspace's root"
+keys q 1
+wait_re "^ G7 +· pending"
+
 # ---- 3. host1 away and back ----
 sh "$SRC/share/sshlab.sh" down "$L" host1 >/dev/null 2>&1 ||
 	fail "sshlab.sh down host1 failed"
@@ -84,6 +123,9 @@ wait_gone "board of"
 
 # ---- 4. G7's job on host1, in that workspace ----
 keys g j j j j j j j r
+# Its chip picked (issue 30): the first idle one, or chip 0.
+wait_for "Run G7's job on which chip of host1?"
+keys Enter
 wait_for "Start G7 golden + 8 faults · chip 0 on host1?"
 send_text "0"
 keys Enter

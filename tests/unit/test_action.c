@@ -187,8 +187,11 @@ test_help_tables(void **state)
 				fail_msg("%s: '%s' is not on the help screen",
 				    v[i].name, action_info[k->action].name);
 			/* a screen's key that hides a global one would be
-			 * shown twice, with two meanings */
-			if (action_for_key(NULL, k->key) != ACT_NONE)
+			 * shown twice, with two meanings: only Space, which
+			 * marks a choice in the picker (as lazygit's and
+			 * htop's do), while PgDn and ^F still page there */
+			if (action_for_key(NULL, k->key) != ACT_NONE &&
+			    !(k->key == ' ' && k->action == ACT_MARK))
 				fail_msg("%s: key %s hides a global key",
 				    v[i].name, k->keyname);
 		}

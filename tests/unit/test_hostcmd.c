@@ -7,17 +7,23 @@
  * (argv[1]), each line they make for such a job run as a host runs it:
  * the job started, its events printed, listed, killed; and the lab model
  * following a job called "--from" to its end, its mirror the job's
- * events.jsonl byte for byte.
+ * events.jsonl byte for byte.  And `ls --json` as the folder screen runs
+ * it: hostile names listed as they are (escapes, a newline, bytes that are
+ * not UTF-8: opaque), a link not followed, a huge folder cut at
+ * HOSTCMD_LS_MAX with the rest counted, and every way out of the workspace
+ * (.., an absolute path, a link) refused.
  *
  *	test_hostcmd CALOPS_BINARY
  */
 #include "calops.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -292,6 +298,107 @@ test_model_follows(void **state)
 	free(b);
 }
 
+/* An empty file at dir/name. */
+static void
+touch(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	close(fd);
+	free(p);
+}
+
+/* `ls --json -- ws path` run as a host runs it: its exit status, and the
+ * document parsed into ls when 0. */
+static int
+ls_host(const char *ws, const char *path, struct hostcmd_ls *ls)
+{
+	struct strv s = { NULL, 0, 0 };
+	char err[256], *out;
+	int rc;
+
+	hostcmd_ls(&s, ws, path);
+	rc = host(&s, &out);
+	if (rc == 0 && hostcmd_ls_parse(out, strlen(out), ls, err,
+	    sizeof err) != 0)
+		fail_msg("ls %s: %s", path, err);
+	free(out);
+	return rc;
+}
+
+static void
+test_ls(void **state)
+{
+	char *ws = xasprintf("%s/lsws", tmpdir), *d, *name;
+	struct hostcmd_ls ls;
+	int i;
+
+	(void)state;
+	d = xasprintf("%s/06-runtime/faults", ws);
+	assert_int_equal(mkdir(ws, 0755), 0);
+	name = xasprintf("%s/06-runtime", ws);
+	assert_int_equal(mkdir(name, 0755), 0);
+	free(name);
+	assert_int_equal(mkdir(d, 0755), 0);
+	name = xasprintf("%s/history", d);
+	assert_int_equal(mkdir(name, 0755), 0);
+	free(name);
+	touch(d, "kv-full.json");
+	touch(d, "\033]52;c;eA==\007");
+	touch(d, "new\nline");
+	touch(d, "bad\xff\xfe");
+	name = xasprintf("%s/out", d);
+	assert_int_equal(symlink("/etc", name), 0);
+	free(name);
+	assert_int_equal(ls_host(ws, "06-runtime/faults", &ls), 0);
+	assert_int_equal(ls.type, HOSTCMD_LS_FOLDER);
+	assert_int_equal(ls.n, 6);
+	assert_int_equal(ls.more, 0);
+	/* Sorted by name, bytes: the escape first, "out" last but one. */
+	assert_string_equal(ls.v[0].name, "\033]52;c;eA==\007");
+	assert_string_equal(ls.v[1].name, "bad\\xff\\xfe");
+	assert_true(ls.v[1].opaque);
+	assert_false(ls.v[0].opaque);
+	assert_string_equal(ls.v[2].name, "history");
+	assert_int_equal(ls.v[2].type, HOSTCMD_LS_FOLDER);
+	assert_string_equal(ls.v[3].name, "kv-full.json");
+	assert_int_equal(ls.v[3].type, HOSTCMD_LS_FILE);
+	assert_string_equal(ls.v[4].name, "new\nline");
+	assert_string_equal(ls.v[5].name, "out");
+	assert_int_equal(ls.v[5].type, HOSTCMD_LS_LINK);
+	hostcmd_ls_release(&ls);
+	/* A file says so, with no entries; the root is "." */
+	assert_int_equal(ls_host(ws, "06-runtime/faults/kv-full.json", &ls),
+	    0);
+	assert_int_equal(ls.type, HOSTCMD_LS_FILE);
+	assert_int_equal(ls.n, 0);
+	hostcmd_ls_release(&ls);
+	assert_int_equal(ls_host(ws, "", &ls), 0);
+	assert_int_equal(ls.n, 1);
+	assert_string_equal(ls.v[0].name, "06-runtime");
+	hostcmd_ls_release(&ls);
+	/* Every way out refused. */
+	assert_int_equal(ls_host(ws, "..", &ls), 1);
+	assert_int_equal(ls_host(ws, "06-runtime/../..", &ls), 1);
+	assert_int_equal(ls_host(ws, "06-runtime/faults/out", &ls), 1);
+	assert_int_equal(ls_host(ws, "/etc", &ls), 1);
+	assert_int_equal(ls_host(ws, "nothing-here", &ls), 1);
+	/* A huge folder: the first HOSTCMD_LS_MAX, the rest counted. */
+	for (i = 0; i < HOSTCMD_LS_MAX + 3; i++) {
+		name = xasprintf("f%05d", i);
+		touch(d, name);
+		free(name);
+	}
+	assert_int_equal(ls_host(ws, "06-runtime/faults", &ls), 0);
+	assert_int_equal(ls.n, HOSTCMD_LS_MAX);
+	assert_int_equal(ls.more, 9);
+	hostcmd_ls_release(&ls);
+	free(d);
+	free(ws);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -299,6 +406,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_builders),
 		cmocka_unit_test(test_dashed_ids),
 		cmocka_unit_test(test_model_follows),
+		cmocka_unit_test(test_ls),
 	};
 
 	calops = jobfix_main_args(argc, argv, tmpdir);

@@ -1,10 +1,11 @@
 /*
  * test_hostparse.c: the typed parsers of what a host's calops prints
  * (proto/hostcmd.h): `run`'s id, `jobs --json`, `version --json`,
- * `release status` and `audit`, `release apply`'s events, `watch`'s events
- * and `cat --line-of`, each on good output and on what a broken or hostile host
- * may print instead: a document refused whole, with a message that says
- * where (truncated JSON, another schema, members of the wrong type);
+ * `release status` and `audit`, `release apply`'s events, `watch`'s events,
+ * `cat --line-of` and `ls --json`, each on good output and on what a
+ * broken or hostile host may print instead: a document refused whole, with
+ * a message that says where (truncated JSON, another schema, members of
+ * the wrong type, a name that is not one component, a huge folder);
  * apply's events read as leniently as the console always read them.
  */
 #include "calops.h"
@@ -15,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "base/buf.h"
+#include "base/text.h"
 #include "proto/hostcmd.h"
 
 /* One running job of a gate, one killed, one corrupt folder. */
@@ -401,6 +404,139 @@ test_version_argv(void **state)
 	assert_null(s.v);
 }
 
+/* ---- ls --json ---- */
+
+static const char ls_ok[] =
+    "{\"schema\":\"calops-ls/v1\",\"path\":\"06-runtime/faults\","
+    "\"type\":\"folder\",\"more\":2,\"entries\":["
+    "{\"name\":\"history\",\"type\":\"folder\",\"size\":4096,"
+    "\"mtime\":1765040000},"
+    "{\"name\":\"kv-full.json\",\"type\":\"file\",\"size\":312,"
+    "\"mtime\":1765040102},"
+    "{\"name\":\"\\u001b]52;c;eA==\\u0007\\n\",\"type\":\"link\","
+    "\"size\":9,\"mtime\":0},"
+    "{\"name\":\"\\\\xff\",\"type\":\"other\",\"size\":0,"
+    "\"mtime\":1,\"opaque\":true}]}\n";
+
+static void
+test_ls(void **state)
+{
+	struct hostcmd_ls ls;
+	char err[200], *shown;
+
+	(void)state;
+	assert_int_equal(hostcmd_ls_parse(ls_ok, strlen(ls_ok), &ls, err,
+	    sizeof err), 0);
+	assert_string_equal(ls.path, "06-runtime/faults");
+	assert_int_equal(ls.type, HOSTCMD_LS_FOLDER);
+	assert_int_equal(ls.n, 4);
+	assert_int_equal(ls.more, 2);
+	assert_string_equal(ls.v[0].name, "history");
+	assert_int_equal(ls.v[0].type, HOSTCMD_LS_FOLDER);
+	assert_int_equal(ls.v[1].size, 312);
+	assert_int_equal(ls.v[1].mtime, 1765040102);
+	assert_false(ls.v[1].opaque);
+	/* A hostile name is handed out as the host wrote it, and the
+	 * sanitiser shows its controls, never sends them. */
+	assert_int_equal(ls.v[2].type, HOSTCMD_LS_LINK);
+	assert_non_null(strchr(ls.v[2].name, '\033'));
+	shown = text_sanitize_str(ls.v[2].name);
+	assert_null(strchr(shown, '\033'));
+	assert_null(strchr(shown, '\n'));
+	assert_null(strchr(shown, '\a'));
+	free(shown);
+	assert_true(ls.v[3].opaque);
+	assert_string_equal(ls.v[3].name, "\\xff");
+	assert_string_equal(hostcmd_ls_type_name(ls.v[3].type), "other");
+	hostcmd_ls_release(&ls);
+	assert_null(ls.v);
+}
+
+/* out is refused whole, err naming what (want), ls left empty. */
+static void
+ls_bad(const char *out, const char *want)
+{
+	struct hostcmd_ls ls;
+	char err[200] = "";
+
+	assert_int_equal(hostcmd_ls_parse(out, strlen(out), &ls, err,
+	    sizeof err), -1);
+	if (strstr(err, want) == NULL)
+		fail_msg("'%s': '%s' does not say '%s'", out, err, want);
+	assert_null(ls.v);
+	assert_null(ls.path);
+	assert_int_equal(ls.n, 0);
+}
+
+#define LS_HEAD "{\"schema\":\"calops-ls/v1\",\"path\":\"p\",\"type\":" \
+    "\"folder\",\"entries\":["
+
+static void
+test_ls_bad(void **state)
+{
+	struct buf b;
+	int i;
+
+	(void)state;
+	ls_bad("{\"schema\":\"calops-ls/v1\",", "not JSON: line 1");
+	ls_bad("{\"schema\":\"calops-jobs/v1\"}", "not calops-ls/v1");
+	ls_bad("[]", "not calops-ls/v1");
+	ls_bad("{\"schema\":\"calops-ls/v1\",\"type\":\"folder\"}",
+	    "\"path\" is missing");
+	ls_bad("{\"schema\":\"calops-ls/v1\",\"path\":\"p\",\"type\":"
+	    "\"dir\"}", "\"type\" is not");
+	ls_bad(LS_HEAD "]," "\"more\":-1}", "\"more\"");
+	ls_bad(LS_HEAD "{\"name\":\"..\",\"type\":\"folder\",\"size\":0,"
+	    "\"mtime\":0}]}", "entry 0: \"name\" is not one name");
+	ls_bad(LS_HEAD "{\"name\":\"a/../../etc\",\"type\":\"folder\","
+	    "\"size\":0,\"mtime\":0}]}", "not one name");
+	ls_bad(LS_HEAD "{\"name\":\"\",\"type\":\"file\",\"size\":0,"
+	    "\"mtime\":0}]}", "not one name");
+	ls_bad(LS_HEAD "{\"name\":\".\",\"type\":\"file\",\"size\":0,"
+	    "\"mtime\":0}]}", "not one name");
+	ls_bad(LS_HEAD "{\"name\":\"a\",\"type\":\"file\",\"size\":0,"
+	    "\"mtime\":0},{\"name\":\"b\",\"type\":\"file\","
+	    "\"size\":-5,\"mtime\":0}]}", "entry 1: \"size\" is wrong");
+	ls_bad(LS_HEAD "{\"name\":\"a\",\"type\":\"file\",\"size\":1}]}",
+	    "entry 0: \"mtime\" is missing");
+	ls_bad(LS_HEAD "{\"name\":7,\"type\":\"file\",\"size\":1,"
+	    "\"mtime\":0}]}", "not a string");
+	ls_bad(LS_HEAD "{\"name\":\"a\",\"type\":\"file\",\"size\":1,"
+	    "\"mtime\":0,\"opaque\":1}]}", "\"opaque\"");
+	ls_bad(LS_HEAD "3]}", "entry 0 is not an object");
+	/* A huge folder is refused whole, never taken in part. */
+	buf_init(&b, 1u << 30);
+	buf_adds(&b, LS_HEAD);
+	for (i = 0; i <= HOSTCMD_LS_MAX; i++)
+		buf_addf(&b, "%s{\"name\":\"f%d\",\"type\":\"file\","
+		    "\"size\":1,\"mtime\":0}", i > 0 ? "," : "", i);
+	buf_adds(&b, "]}");
+	buf_addc(&b, '\0');
+	ls_bad(b.data, "5001 entries: more than the 5000");
+	buf_release(&b);
+}
+
+static void
+test_ls_argv(void **state)
+{
+	struct strv s = { NULL, 0, 0 };
+
+	(void)state;
+	hostcmd_ls(&s, "-w", "--json");
+	assert_int_equal(s.n, 5);
+	assert_string_equal(s.v[0], "ls");
+	assert_string_equal(s.v[1], "--json");
+	assert_string_equal(s.v[2], "--");
+	assert_string_equal(s.v[3], "-w");
+	assert_string_equal(s.v[4], "--json");
+	strv_free(&s);
+	/* The workspace's root. */
+	hostcmd_ls(&s, "/w", "");
+	assert_string_equal(s.v[4], ".");
+	strv_free(&s);
+}
+
+
 int
 main(void)
 {
@@ -415,6 +551,9 @@ main(void)
 		cmocka_unit_test(test_line_of),
 		cmocka_unit_test(test_run_started),
 		cmocka_unit_test(test_version_argv),
+		cmocka_unit_test(test_ls),
+		cmocka_unit_test(test_ls_bad),
+		cmocka_unit_test(test_ls_argv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

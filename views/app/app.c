@@ -24,6 +24,7 @@
 #include "views/app/reportrun.h"
 #include "views/core/clip.h"
 #include "views/core/ui.h"
+#include "views/folder.h"
 #include "views/pager.h"
 #include "ws/workspace.h"
 
@@ -412,8 +413,44 @@ json_pointer_line(struct app *a, const char *rel, const char *pointer)
 	return line;
 }
 
+/* The folder screen (folder.c) on rel: listed, or, with probe, opened as
+ * a file at where when it is one. */
+static void
+open_folder(struct app *a, const char *rel, const char *where, bool probe)
+{
+	struct folder_arg fa = { rel, where, probe };
+
+	app_push(a, &folder_view, &fa);
+}
+
 void
 app_open_file(struct app *a, const char *rel, const char *where)
+{
+	struct stat st;
+	char *path;
+	bool dir;
+
+	if (rel == NULL || rel[0] == '\0' || strstr(rel, "..") != NULL) {
+		app_message(a, true, "this finding names no file");
+		return;
+	}
+	/* On the host, its calops says whether it is a folder (listed) or a
+	 * file (paged): one question, asked there. */
+	if (a->ws_host != NULL) {
+		open_folder(a, rel, where, true);
+		return;
+	}
+	path = xasprintf("%s/%s", a->ws, rel);
+	dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	free(path);
+	if (dir)
+		open_folder(a, rel, NULL, false);
+	else
+		app_open_regular(a, rel, where);
+}
+
+void
+app_open_regular(struct app *a, const char *rel, const char *where)
 {
 	const char *editor = getenv("VISUAL"), *pager = getenv("PAGER"), *what;
 	char *path, line[32] = "", *argv[4];
@@ -422,10 +459,6 @@ app_open_file(struct app *a, const char *rel, const char *where)
 	pid_t pid;
 	int status, i = 0;
 
-	if (rel == NULL || rel[0] == '\0' || strstr(rel, "..") != NULL) {
-		app_message(a, true, "this finding names no file");
-		return;
-	}
 	/* A position is "LINE:COL", "row N" in a CSV file (the header is
 	 * row 1, one record a line), or a JSON pointer (below). */
 	if (where != NULL && strncmp(where, "row ", 4) == 0)

@@ -139,7 +139,10 @@ void	 app_ask_host(struct app *a, const char *host);
 bool	 app_filter_match(const struct app *a, const char *s);
 /* Open rel (workspace-relative) at a line in $EDITOR, or $PAGER; on a
  * workspace of an SSH host, in the pager screen (pager.c), its lines
- * fetched from there. */
+ * fetched from there.  A folder is listed in the folder screen
+ * (folder.c), to open what is in it. */
 void	 app_open_file(struct app *a, const char *rel, const char *where);
+/* The same for rel known to be no folder (the folder screen's file). */
+void	 app_open_regular(struct app *a, const char *rel, const char *where);
 
 #endif

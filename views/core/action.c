@@ -33,7 +33,7 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "list them again)" },
 	[ACT_SUSPEND] = { "suspend", "suspend calops (fg to return)" },
 	[ACT_OPEN] = { "open", "open the finding's file in $EDITOR/$PAGER (remote: "
-	    "here)" },
+	    "here); a folder is listed, to open what is in it" },
 	[ACT_SORT] = { "sort", "sort by the next column" },
 	[ACT_SORT_BACK] = { "sort-back", "sort by the previous column" },
 	[ACT_WHY] = { "why", "why is this gate not green?" },
@@ -82,6 +82,10 @@ const struct action_info action_info[ACT_COUNT] = {
 	[ACT_COPY] = { "copy", "copy the selection as text: the terminal's "
 	    "clipboard (OSC 52) and a file, its path said" },
 	[ACT_COPY_MD] = { "copy-markdown", "the same as Markdown" },
+	[ACT_MARK] = { "mark", "mark or unmark the selected chip (a soak: any "
+	    "of them; on all chips, every one or none)" },
+	[ACT_PARENT] = { "parent", "the folder above, as h and Left (never "
+	    "above the workspace's root)" },
 };
 
 const struct keybinding action_global_keys[] = {

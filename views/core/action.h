@@ -28,6 +28,7 @@ enum action {
 	ACT_NEWEST_ALERT,	/* global: the Soak screen on it */
 	ACT_SOAK, ACT_NEXT_SOAK,
 	ACT_COPY, ACT_COPY_MD,
+	ACT_MARK, ACT_PARENT,
 	ACT_COUNT
 };
 
