@@ -25,7 +25,8 @@ struct labparse {
 
 static const char *const top_keys[] = { "hosts", "workspaces", "runner",
     "gates", "alerts" };
-static const char *const alerts_keys[] = { "hook", "rules" };
+static const char *const alerts_keys[] = { "hook", "rules", "timeout",
+    "backoff", "tries" };
 static const char *const host_keys[] = { "name", "transport", "address",
     "user", "port", "identity", "known_hosts", "calops", "keepalive_s",
     "accept_new", "protected", "chips" };
@@ -595,7 +596,9 @@ parse_alerts(struct labparse *p, struct lab *lab, json_t *root)
 		    "runs");
 	else if (parse_cmd(p, &c, hook, hp) == 0 &&
 	    alertrule_parse(&lab->alerts, p->d, p->source,
-	    json_object_get(v, "rules"), rp, p->err, p->errlen) == 0)
+	    json_object_get(v, "rules"), rp, p->err, p->errlen) == 0 &&
+	    alertrule_parse_timing(&lab->alerts, p->d, p->source, v, kp,
+	    p->err, p->errlen) == 0)
 		rc = 0;
 	free(rp);
 	free(hp);

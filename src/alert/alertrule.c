@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <math.h>
 
+#include "alert/alerthook.h"
 #include "alert/alertrule.h"
 #include "base/doc.h"
 #include "base/docfile.h"
@@ -270,6 +271,38 @@ parse_rule(struct ruleparse *p, struct alertconf *conf, json_t *obj,
 	return 0;
 }
 
+static void
+timing_defaults(struct alertconf *conf)
+{
+	conf->timeout_s = ALERTHOOK_TIMEOUT_MS / 1000.0;
+	conf->backoff_s = ALERTHOOK_BACKOFF_MS / 1000.0;
+	conf->tries = ALERTHOOK_TRIES;
+}
+
+int
+alertrule_parse_timing(struct alertconf *conf, const struct doc *d,
+    const char *source, json_t *v, const char *ptr, char *err, size_t errlen)
+{
+	struct ruleparse p = { d, source, err, errlen };
+	double tries = conf->tries;
+
+	if (get_number(&p, v, ptr, "timeout", 1, ALERTRULE_TIMEOUT_MAX,
+	    &conf->timeout_s) != 0 || get_number(&p, v, ptr, "backoff", 0.1,
+	    ALERTHOOK_BACKOFF_MAX_MS / 1000.0, &conf->backoff_s) != 0 ||
+	    get_number(&p, v, ptr, "tries", 1, ALERTRULE_TRIES_MAX, &tries) !=
+	    0)
+		return -1;
+	if (tries != floor(tries)) {
+		char *kp = doc_ptr_key(ptr, "tries");
+
+		RERR(&p, kp, "'tries' must be a whole number, not %g", tries);
+		free(kp);
+		return -1;
+	}
+	conf->tries = (unsigned)tries;
+	return 0;
+}
+
 int
 alertrule_parse(struct alertconf *conf, const struct doc *d,
     const char *source, json_t *v, const char *ptr, char *err, size_t errlen)
@@ -283,8 +316,10 @@ alertrule_parse(struct alertconf *conf, const struct doc *d,
 	memset(conf, 0, sizeof *conf);
 	if (v == NULL) {
 		alertrule_defaults(conf);
+		timing_defaults(conf);
 		return 0;
 	}
+	timing_defaults(conf);
 	if (!json_is_array(v) || json_array_size(v) > ALERTRULE_MAX) {
 		if (json_is_array(v))
 			RERR(&p, ptr, "at most %d rules", ALERTRULE_MAX);

@@ -67,9 +67,16 @@ struct alertrule {
 	double			 threshold;	/* NAN: the kind's default */
 };
 
+/* The hook's timing: the defaults are alerthook.h's. */
+#define ALERTRULE_TIMEOUT_MAX	3600	/* seconds a hook may run */
+#define ALERTRULE_TRIES_MAX	100
+
 struct alertconf {
 	struct alertrule *rules;
 	size_t		  nrules;
+	/* timeout:, backoff: (seconds) and tries: of alerts: */
+	double		  timeout_s, backoff_s;
+	unsigned	  tries;
 };
 
 /* The name of a kind as written ("sla.ttft_p99"), and of a severity. */
@@ -99,6 +106,16 @@ struct doc;
 int		 alertrule_parse(struct alertconf *conf, const struct doc *d,
 		    const char *source, json_t *v, const char *ptr, char *err,
 		    size_t errlen);
+/*
+ * The hook's timeout:, backoff: and tries: members of the `alerts:`
+ * mapping v at ptr, into conf (the defaults where absent): how long a hook
+ * may run before it is killed (1 to ALERTRULE_TIMEOUT_MAX s), the first
+ * wait before a retry (0.1 s to alerthook.h's most), how many runs in all
+ * (1 to ALERTRULE_TRIES_MAX).  0, or -1 with "SOURCE:LINE:COL: message".
+ */
+int		 alertrule_parse_timing(struct alertconf *conf,
+		    const struct doc *d, const char *source, json_t *v,
+		    const char *ptr, char *err, size_t errlen);
 void		 alertrule_release(struct alertconf *conf);
 /* The rule named name (borrowed), or NULL. */
 const struct alertrule *alertrule_find(const struct alertconf *conf,

@@ -114,6 +114,34 @@ test_errors(void **state)
 	expect_error("alerts:\n  hook: [x]\n  rules:\n    - {kind: leak, "
 	    "severity: loud}\n", "unknown severity 'loud'");
 	expect_error("alerts:\n  hook: \"\"\n", "'hook' must name a program");
+	expect_error("alerts:\n  hook: [x]\n  timeout: 0\n",
+	    "lab.yaml:3:12: 'timeout' must be from 1 to 3600, not 0");
+	expect_error("alerts:\n  hook: [x]\n  backoff: fast\n",
+	    "lab.yaml:3:12: 'backoff' must be a number, not a string");
+	expect_error("alerts:\n  hook: [x]\n  tries: 2.5\n",
+	    "lab.yaml:3:10: 'tries' must be a whole number, not 2.5");
+}
+
+/* The hook's timing: the defaults, and what alerts: says. */
+static void
+test_timing(void **state)
+{
+	struct lab lab;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse(&lab, "alerts:\n  hook: [x]\n", err,
+	    sizeof err), 0);
+	assert_true(lab.alerts.timeout_s == 30 && lab.alerts.backoff_s == 2);
+	assert_int_equal(lab.alerts.tries, 10);
+	lab_release(&lab);
+	assert_int_equal(parse(&lab, "alerts:\n  hook: [x]\n  timeout: 5\n"
+	    "  backoff: 0.5\n  tries: 3\n  rules: [{kind: leak}]\n", err,
+	    sizeof err), 0);
+	assert_true(lab.alerts.timeout_s == 5 && lab.alerts.backoff_s == 0.5);
+	assert_int_equal(lab.alerts.tries, 3);
+	assert_int_equal(lab.alerts.nrules, 1);
+	lab_release(&lab);
 }
 
 /* The lab's rules from text, for the evaluator tests. */
@@ -471,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_for_repeat),
 		cmocka_unit_test(test_host_tick_event),
 		cmocka_unit_test(test_metric_subject),
