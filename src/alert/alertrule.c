@@ -286,6 +286,10 @@ alertrule_parse_timing(struct alertconf *conf, const struct doc *d,
 	struct ruleparse p = { d, source, err, errlen };
 	double tries = conf->tries;
 
+	conf->timing_given |= (json_object_get(v, "timeout") != NULL ?
+	    ALERTCONF_TIMEOUT : 0) | (json_object_get(v, "backoff") != NULL ?
+	    ALERTCONF_BACKOFF : 0) | (json_object_get(v, "tries") != NULL ?
+	    ALERTCONF_TRIES : 0);
 	if (get_number(&p, v, ptr, "timeout", 1, ALERTRULE_TIMEOUT_MAX,
 	    &conf->timeout_s) != 0 || get_number(&p, v, ptr, "backoff", 0.1,
 	    ALERTHOOK_BACKOFF_MAX_MS / 1000.0, &conf->backoff_s) != 0 ||
@@ -320,6 +324,7 @@ alertrule_parse(struct alertconf *conf, const struct doc *d,
 		return 0;
 	}
 	timing_defaults(conf);
+	conf->rules_given = true;
 	if (!json_is_array(v) || json_array_size(v) > ALERTRULE_MAX) {
 		if (json_is_array(v))
 			RERR(&p, ptr, "at most %d rules", ALERTRULE_MAX);
@@ -350,6 +355,49 @@ alertrule_release(struct alertconf *conf)
 		free(conf->rules[i].name);
 	free(conf->rules);
 	memset(conf, 0, sizeof *conf);
+}
+
+/* under's timing where over gave none. */
+static void
+merge_timing(struct alertconf *over, const struct alertconf *under)
+{
+	unsigned take = under->timing_given & ~over->timing_given;
+
+	if (take & ALERTCONF_TIMEOUT)
+		over->timeout_s = under->timeout_s;
+	if (take & ALERTCONF_BACKOFF)
+		over->backoff_s = under->backoff_s;
+	if (take & ALERTCONF_TRIES)
+		over->tries = under->tries;
+	over->timing_given |= take;
+}
+
+void
+alertrule_merge(struct alertconf *over, struct alertconf *under)
+{
+	size_t i;
+
+	merge_timing(over, under);
+	if (under->rules_given && !over->rules_given) {
+		/* over's rules are the defaults: under's say more. */
+		for (i = 0; i < over->nrules; i++)
+			free(over->rules[i].name);
+		free(over->rules);
+		over->rules = under->rules;
+		over->nrules = under->nrules;
+		under->rules = NULL;
+		under->nrules = 0;
+	} else if (under->rules_given) {
+		over->rules = xreallocarray(over->rules, over->nrules +
+		    under->nrules + 1, sizeof *over->rules);
+		for (i = 0; i < under->nrules; i++) {
+			if (alertrule_find(over, under->rules[i].name) != NULL)
+				continue;
+			over->rules[over->nrules++] = under->rules[i];
+			under->rules[i].name = NULL;
+		}
+	}
+	alertrule_release(under);
 }
 
 const struct alertrule *

@@ -77,7 +77,14 @@ struct alertconf {
 	/* timeout:, backoff: (seconds) and tries: of alerts: */
 	double		  timeout_s, backoff_s;
 	unsigned	  tries;
+	/* What the file gave (not a default): rules:, and of the timing
+	 * ALERTCONF_TIMEOUT | ALERTCONF_BACKOFF | ALERTCONF_TRIES. */
+	bool		  rules_given;
+	unsigned	  timing_given;
 };
+#define ALERTCONF_TIMEOUT	0x1
+#define ALERTCONF_BACKOFF	0x2
+#define ALERTCONF_TRIES		0x4
 
 /* The name of a kind as written ("sla.ttft_p99"), and of a severity. */
 const char	*alertrule_kind_name(enum alert_kind k);
@@ -117,6 +124,15 @@ int		 alertrule_parse_timing(struct alertconf *conf,
 		    const struct doc *d, const char *source, json_t *v,
 		    const char *ptr, char *err, size_t errlen);
 void		 alertrule_release(struct alertconf *conf);
+/*
+ * The rules and timing of over (the lab file's) put over those of under
+ * (the config file's), into over: a rule of over replaces the rule of
+ * under of its name, under's other rules are added (under's rules replace
+ * the defaults when over gave no rules:), and a timing over gave wins.
+ * under is left empty.
+ */
+void		 alertrule_merge(struct alertconf *over,
+		    struct alertconf *under);
 /* The rule named name (borrowed), or NULL. */
 const struct alertrule *alertrule_find(const struct alertconf *conf,
 		    const char *name);

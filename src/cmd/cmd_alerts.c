@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "alert/alertjournal.h"
+#include "base/fileio.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "lab/labmodel.h"
@@ -26,7 +27,7 @@
 #define ALERTS_PACE_MS	250	/* the loop wakes at most this often */
 
 static const char alerts_usage[] =
-    "usage: calops alerts LAB\n"
+    "usage: calops alerts [--config FILE] LAB\n"
     "       calops alerts --journal [--json]\n"
     "\n"
     "Follow every host, job and workspace of the lab file LAB with no\n"
@@ -44,6 +45,8 @@ static const char alerts_usage[] =
     "its value over the breach, what became of its hook, and its summary;\n"
     "then who sends (\"alerts sent by calops alerts, pid N\").\n"
     "\n"
+    "  --config FILE    the config file whose alerts: go under LAB's\n"
+    "                   (default $XDG_CONFIG_HOME/calops/config.yaml)\n"
     "  --journal        list the journal\n"
     "  --json           one JSON object (schema calops-alerts/v1)\n"
     "\n"
@@ -239,20 +242,27 @@ on_signal(struct loop *l, int sig, void *arg)
  * holds the journal (alertsend.h), waiting to take over while another
  * does. */
 static int
-follow(const char *path)
+follow(const char *path, const char *config)
 {
 	struct follower f = { NULL, NULL, NULL };
 	struct labmodel_cb cb = { .changed = lab_changed, .ended = lab_ended,
 	    .warn = lab_warn, .host_ended = lab_host_ended, .arg = &f };
 	struct lab lab;
-	char err[1024];
+	char err[1024], dir[PATH_MAX], dflt[PATH_MAX + 16];
 	int rc = 2;
 
-	if (lab_load(&lab, path, err, sizeof err) != 0)
+	/* The config's alerts: go under the lab file's (alerts.md §1). */
+	if (config == NULL && fileio_config_dir(dir, sizeof dir) != NULL) {
+		snprintf(dflt, sizeof dflt, "%s/config.yaml", dir);
+		config = dflt;
+	}
+	if (lab_load(&lab, path, err, sizeof err) != 0 || (config != NULL &&
+	    lab_merge_config(&lab, config, err, sizeof err) != 0))
 		fprintf(stderr, "calops: %s\n", err);
 	else if (lab.alert_hook.argv == NULL)
-		fprintf(stderr, "calops: '%s' has no alerts: give it one with "
-		    "a hook (share/doc/alerts.md)\n", path);
+		fprintf(stderr, "calops: neither '%s' nor the config file has "
+		    "alerts: give one of them a hook (share/doc/alerts.md)\n",
+		    path);
 	else {
 		signal(SIGPIPE, SIG_IGN);
 		f.loop = loop_new();
@@ -286,17 +296,22 @@ cmd_alerts(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "journal", no_argument, NULL, 'J' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct alertjournal j;
+	const char *config = NULL;
 	bool json = false, journal = false;
 	char err[1024];
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "Jjh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jjhc:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
 		case 'J':
 			journal = true;
 			break;
@@ -312,7 +327,7 @@ cmd_alerts(int argc, char **argv)
 		}
 	}
 	if (!journal && !json && optind == argc - 1)
-		return follow(argv[optind]);
+		return follow(argv[optind], config);
 	if (!journal || optind != argc) {
 		fputs(alerts_usage, stderr);
 		return 2;

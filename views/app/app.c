@@ -1013,6 +1013,10 @@ lab_open(struct app *a, const char *path, char *err, size_t errlen)
 		a->ws = xstrdup(path);
 		a->ws_lab_host = a->lab.hosts[0].name;
 	}
+	/* The config's alert rules under the lab file's (alerts.md §1). */
+	if (a->config.path != NULL && lab_merge_config(&a->lab,
+	    a->config.path, err, errlen) != 0)
+		return -1;
 	if (bench_lag_init())
 		cb.applied = lab_applied;
 	/* The lab has alert rules, which this console may come to judge:
