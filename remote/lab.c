@@ -25,7 +25,8 @@ struct labparse {
 
 static const char *const top_keys[] = { "hosts", "workspaces", "runner",
     "gates", "alerts" };
-static const char *const alerts_keys[] = { "hook", "rules" };
+static const char *const alerts_keys[] = { "hook", "rules", "timeout",
+    "backoff", "tries" };
 static const char *const host_keys[] = { "name", "transport", "address",
     "user", "port", "identity", "known_hosts", "calops", "keepalive_s",
     "accept_new", "compression", "protected", "chips" };
@@ -572,36 +573,49 @@ parse_gates(struct labparse *p, struct lab *lab, json_t *root)
 	return rc;
 }
 
-/* alerts: (lab.h): the hook, then the rules (every default one when there
- * is no rules:), or absent. */
+/* The alerts: mapping v at kp: the hook (required when need_hook), the
+ * rules (every default one when there is no rules:) and the hook's timing. */
 static int
-parse_alerts(struct labparse *p, struct lab *lab, json_t *root)
+parse_alerts_map(struct labparse *p, struct lab *lab, json_t *v,
+    const char *kp, bool need_hook)
 {
 	struct cmdout c = { &lab->alert_hook.text, &lab->alert_hook.argv,
 	    &lab->alert_hook.argc, "'hook'", "an argument of the hook" };
-	json_t *v = json_object_get(root, "alerts"), *hook;
-	char *kp, *hp, *rp;
+	char *hp = doc_ptr_key(kp, "hook"), *rp = doc_ptr_key(kp, "rules");
+	json_t *hook;
 	int rc = -1;
 
-	if (v == NULL)
-		return 0;
-	kp = doc_ptr_key("", "alerts");
-	hp = doc_ptr_key(kp, "hook");
-	rp = doc_ptr_key(kp, "rules");
 	if (!json_is_object(v))
 		LERR(p, kp, "'alerts' must be a mapping, not %s",
 		    docfile_kind_name(v));
 	else if (check_keys(p, v, kp, alerts_keys, nitems(alerts_keys)) != 0)
 		;
-	else if ((hook = json_object_get(v, "hook")) == NULL)
+	else if ((hook = json_object_get(v, "hook")) == NULL && need_hook)
 		LERR(p, kp, "'alerts' needs a 'hook': the command an alert "
 		    "runs");
-	else if (parse_cmd(p, &c, hook, hp) == 0 &&
+	else if ((hook == NULL || parse_cmd(p, &c, hook, hp) == 0) &&
 	    alertrule_parse(&lab->alerts, p->d, p->source,
-	    json_object_get(v, "rules"), rp, p->err, p->errlen) == 0)
+	    json_object_get(v, "rules"), rp, p->err, p->errlen) == 0 &&
+	    alertrule_parse_timing(&lab->alerts, p->d, p->source, v, kp,
+	    p->err, p->errlen) == 0)
 		rc = 0;
 	free(rp);
 	free(hp);
+	return rc;
+}
+
+/* alerts: (lab.h), or absent. */
+static int
+parse_alerts(struct labparse *p, struct lab *lab, json_t *root)
+{
+	json_t *v = json_object_get(root, "alerts");
+	char *kp;
+	int rc;
+
+	if (v == NULL)
+		return 0;
+	kp = doc_ptr_key("", "alerts");
+	rc = parse_alerts_map(p, lab, v, kp, true);
 	free(kp);
 	return rc;
 }
@@ -711,6 +725,56 @@ lab_load(struct lab *lab, const char *path, char *err, size_t errlen)
 		return -1;
 	rc = lab_parse(lab, data, len, path, err, errlen);
 	free(data);
+	return rc;
+}
+
+/* The config's alerts: (read into cfg) under the lab's: lab wins. */
+static void
+merge_alerts(struct lab *lab, struct lab *cfg)
+{
+	if (lab->alert_hook.argv == NULL && cfg->alert_hook.argv == NULL)
+		return;
+	if (lab->alert_hook.argv == NULL) {
+		/* No alerts: in the lab file: the config's, whole. */
+		lab->alert_hook = cfg->alert_hook;
+		memset(&cfg->alert_hook, 0, sizeof cfg->alert_hook);
+		alertrule_release(&lab->alerts);
+		lab->alerts = cfg->alerts;
+		memset(&cfg->alerts, 0, sizeof cfg->alerts);
+		return;
+	}
+	alertrule_merge(&lab->alerts, &cfg->alerts);
+}
+
+int
+lab_merge_config(struct lab *lab, const char *path, char *err,
+    size_t errlen)
+{
+	struct labparse p;
+	struct lab cfg;
+	struct doc d;
+	char *copy, *kp;
+	json_t *v;
+	int rc;
+
+	if ((rc = docfile_load_yaml(&d, path, LAB_MAX_BYTES, err,
+	    errlen)) != 0)
+		return rc == 1 ? 0 : -1;
+	v = json_is_object(d.root) ? json_object_get(d.root, "alerts") : NULL;
+	if (v != NULL) {
+		copy = xstrdup(path);
+		p = (struct labparse){ &d, path, xstrdup(dirname(copy)), err,
+		    errlen };
+		free(copy);
+		memset(&cfg, 0, sizeof cfg);
+		kp = doc_ptr_key("", "alerts");
+		if ((rc = parse_alerts_map(&p, &cfg, v, kp, false)) == 0)
+			merge_alerts(lab, &cfg);
+		free(kp);
+		free(p.dir);
+		lab_release(&cfg);
+	}
+	doc_release(&d);
 	return rc;
 }
 

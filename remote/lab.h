@@ -61,6 +61,8 @@
  *	  hook: [curl, -s, --data-binary, "@-", http://alerts.example/hook]
  *
  * Without alerts:, alert_hook.argv is NULL and alerts has no rules.
+ * The config file's alerts: (lab_merge_config) is put under the lab
+ * file's: the lab file's hook, rules (by name) and timing win.
  *
  * Validation is strict, as for the config file: unknown keys, an unknown
  * transport, a host name that is not 1 to 64 of [A-Za-z0-9._-] with no
@@ -162,6 +164,17 @@ int	 lab_load(struct lab *lab, const char *path, char *err, size_t errlen);
 int	 lab_parse(struct lab *lab, const char *data, size_t len,
 	    const char *source, char *err, size_t errlen);
 void	 lab_release(struct lab *lab);
+/*
+ * The alerts: of the config file at path (its hook, rules and timing, each
+ * optional, written as in the lab file) under lab's own: with no alerts:
+ * in the lab file, the config's are the lab's; else a rule of the lab file
+ * replaces the config's of its name, the config's others are added (they
+ * replace the default rules when the lab file gives no rules:), and the
+ * lab file's hook and timing win.  A missing file is none.  0, or -1 with
+ * "PATH:LINE:COL: message" in err.
+ */
+int	 lab_merge_config(struct lab *lab, const char *path, char *err,
+	    size_t errlen);
 
 /* The host named name (borrowed from lab), or NULL. */
 const struct lab_host *lab_host(const struct lab *lab, const char *name);

@@ -96,6 +96,8 @@ enum view_kind {
 	X(release, VIEW_TAB, "generations, audit log, promote and rollback") \
 	X(help, VIEW_COMMAND, "the keys of every screen")		\
 	X(messages, VIEW_COMMAND, "every status-bar message, whole")	\
+	X(alerts, VIEW_COMMAND, "the alert journal, who sends; ! when one "	\
+	    "is ongoing")							\
 	X(gate, VIEW_DRILL, "one gate: its checks and findings")	\
 	X(ticket, VIEW_DRILL, "one ticket: its checks and evidence")	\
 	X(joblog, VIEW_DRILL, "one job's log, live")			\

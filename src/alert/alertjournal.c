@@ -10,6 +10,7 @@
 #include "alert/alerteval.h"
 #include "alert/alertjournal.h"
 #include "alert/alertrule.h"
+#include "base/buf.h"
 #include "base/fileio.h"
 #include "base/lines.h"
 #include "base/statedir.h"
@@ -175,9 +176,10 @@ fold(struct alertjournal *j, json_t *o)
 	return 0;
 }
 
-/* Read the journal on j->fd; a last line cut short is cut off. */
+/* Read the journal on j->fd; a last line cut short is skipped, and cut
+ * off when cut (only its writer may: another's line may be in flight). */
 static int
-load(struct alertjournal *j, char *err, size_t errlen)
+load(struct alertjournal *j, bool cut_torn, char *err, size_t errlen)
 {
 	const char *line;
 	struct lines l;
@@ -205,7 +207,8 @@ load(struct alertjournal *j, char *err, size_t errlen)
 	if (rc == -1)
 		errbuf_set(err, errlen, "cannot read '%s': %s", j->path,
 		    strerror(errno));
-	else if (rc == 1 && ftruncate(j->fd, (off_t)l.whole) != 0) {
+	else if (rc == 1 && cut_torn && ftruncate(j->fd, (off_t)l.whole) !=
+	    0) {
 		errbuf_set(err, errlen, "cannot cut the torn last line of "
 		    "'%s': %s", j->path, strerror(errno));
 		rc = -1;
@@ -224,11 +227,25 @@ alertjournal_open_path(struct alertjournal *j, const char *path, bool create,
 	    O_CREAT : 0), 0600, err, errlen);
 	if (j->fd == -1 && errno == ENOENT && !create)
 		return 0;
-	if (j->fd == -1 || load(j, err, errlen) != 0) {
+	if (j->fd == -1 || load(j, create, err, errlen) != 0) {
 		alertjournal_close(j);
 		return -1;
 	}
 	return 0;
+}
+
+int
+alertjournal_reload(struct alertjournal *j, bool cut, char *err,
+    size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < j->n; i++)
+		entry_release(&j->e[i]);
+	j->n = j->bad = j->dropped = 0;
+	if (j->fd == -1)
+		return 0;
+	return load(j, cut, err, errlen);
 }
 
 int
@@ -421,4 +438,60 @@ alertjournal_entry_json(const struct alertentry *e, double now)
 	json_object_set_new(o, "sent", json_boolean(isnan(e->end) ||
 	    e->end == e->start ? e->sent_firing : e->sent_resolved));
 	return o;
+}
+
+/* "3h12m", "4m05s", "12s". */
+void
+alertjournal_duration(char *buf, size_t len, double s)
+{
+	long n = isnan(s) || s < 0 ? 0 : (long)floor(s);
+
+	if (n >= 3600)
+		snprintf(buf, len, "%ldh%02ldm", n / 3600, n / 60 % 60);
+	else if (n >= 60)
+		snprintf(buf, len, "%ldm%02lds", n / 60, n % 60);
+	else
+		snprintf(buf, len, "%lds", n);
+}
+
+/* What an alert is about: "lab3 chip 1, /w G9, job 17"; sanitised. */
+char *
+alertjournal_subject(const struct alertentry *e)
+{
+	struct buf b = BUF_INIT;
+	char *s, *vis;
+
+	if (e->host != NULL)
+		buf_adds(&b, e->host);
+	if (e->chip >= 0)
+		buf_addf(&b, " chip %d", e->chip);
+	if (e->metric != NULL)
+		buf_addf(&b, " %s", e->metric);
+	if (e->workspace != NULL)
+		buf_addf(&b, "%s%s", b.len > 0 ? ", " : "", e->workspace);
+	if (e->gate >= 0)
+		buf_addf(&b, " G%d", e->gate);
+	if (e->job != NULL)
+		buf_addf(&b, "%sjob %s", b.len > 0 ? ", " : "", e->job);
+	s = buf_detach(&b, NULL);
+	vis = text_sanitize_str(s != NULL ? s : "");
+	free(s);
+	return vis;
+}
+
+/* What became of the hook: "sent", "waiting", "failed x3", "gave up". */
+void
+alertjournal_hook_state(const struct alertentry *e, char *buf, size_t len)
+{
+	bool sent = isnan(e->end) || e->end == e->start ? e->sent_firing :
+	    e->sent_resolved;
+
+	if (e->gave_up)
+		snprintf(buf, len, "gave up");
+	else if (sent)
+		snprintf(buf, len, "sent");
+	else if (e->failures > 0)
+		snprintf(buf, len, "failed x%u", e->failures);
+	else
+		snprintf(buf, len, "waiting");
 }

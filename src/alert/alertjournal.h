@@ -66,6 +66,14 @@ int		 alertjournal_open(struct alertjournal *j, bool create,
 int		 alertjournal_open_path(struct alertjournal *j,
 		    const char *path, bool create, char *err, size_t errlen);
 void		 alertjournal_close(struct alertjournal *j);
+/*
+ * Read the journal again, from its start (another process appended to
+ * it): its entries are dropped and folded anew.  A torn last line is
+ * skipped, and cut off only when cut: by the one that writes it, holding
+ * it (share/doc/alerts.md §6).  0, or -1 with err.
+ */
+int		 alertjournal_reload(struct alertjournal *j, bool cut,
+		    char *err, size_t errlen);
 
 /* Append n, written at wall time t, and fold it in: 0, or -1 with err
  * (then not folded: what is shown is what was kept). */
@@ -92,5 +100,13 @@ void		 alertjournal_time(double t, char *buf, size_t len);
  * the time to its end or to now. */
 json_t		*alertjournal_entry_json(const struct alertentry *e,
 		    double now);
+/* For people, as `calops alerts --journal` and the Alerts screen show
+ * them: a duration ("3h12m", "4m05s", "12s"); what an alert is about
+ * ("lab3 chip 1, /w G9, job 17", sanitised, a new string); what became of
+ * its hook ("sent", "waiting", "failed x3", "gave up"). */
+void		 alertjournal_duration(char *buf, size_t len, double s);
+char		*alertjournal_subject(const struct alertentry *e);
+void		 alertjournal_hook_state(const struct alertentry *e,
+		    char *buf, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <math.h>
 
+#include "alert/alerthook.h"
 #include "alert/alertrule.h"
 #include "base/doc.h"
 #include "base/docfile.h"
@@ -270,6 +271,42 @@ parse_rule(struct ruleparse *p, struct alertconf *conf, json_t *obj,
 	return 0;
 }
 
+static void
+timing_defaults(struct alertconf *conf)
+{
+	conf->timeout_s = ALERTHOOK_TIMEOUT_MS / 1000.0;
+	conf->backoff_s = ALERTHOOK_BACKOFF_MS / 1000.0;
+	conf->tries = ALERTHOOK_TRIES;
+}
+
+int
+alertrule_parse_timing(struct alertconf *conf, const struct doc *d,
+    const char *source, json_t *v, const char *ptr, char *err, size_t errlen)
+{
+	struct ruleparse p = { d, source, err, errlen };
+	double tries = conf->tries;
+
+	conf->timing_given |= (json_object_get(v, "timeout") != NULL ?
+	    ALERTCONF_TIMEOUT : 0) | (json_object_get(v, "backoff") != NULL ?
+	    ALERTCONF_BACKOFF : 0) | (json_object_get(v, "tries") != NULL ?
+	    ALERTCONF_TRIES : 0);
+	if (get_number(&p, v, ptr, "timeout", 1, ALERTRULE_TIMEOUT_MAX,
+	    &conf->timeout_s) != 0 || get_number(&p, v, ptr, "backoff", 0.1,
+	    ALERTHOOK_BACKOFF_MAX_MS / 1000.0, &conf->backoff_s) != 0 ||
+	    get_number(&p, v, ptr, "tries", 1, ALERTRULE_TRIES_MAX, &tries) !=
+	    0)
+		return -1;
+	if (tries != floor(tries)) {
+		char *kp = doc_ptr_key(ptr, "tries");
+
+		RERR(&p, kp, "'tries' must be a whole number, not %g", tries);
+		free(kp);
+		return -1;
+	}
+	conf->tries = (unsigned)tries;
+	return 0;
+}
+
 int
 alertrule_parse(struct alertconf *conf, const struct doc *d,
     const char *source, json_t *v, const char *ptr, char *err, size_t errlen)
@@ -283,8 +320,11 @@ alertrule_parse(struct alertconf *conf, const struct doc *d,
 	memset(conf, 0, sizeof *conf);
 	if (v == NULL) {
 		alertrule_defaults(conf);
+		timing_defaults(conf);
 		return 0;
 	}
+	timing_defaults(conf);
+	conf->rules_given = true;
 	if (!json_is_array(v) || json_array_size(v) > ALERTRULE_MAX) {
 		if (json_is_array(v))
 			RERR(&p, ptr, "at most %d rules", ALERTRULE_MAX);
@@ -315,6 +355,49 @@ alertrule_release(struct alertconf *conf)
 		free(conf->rules[i].name);
 	free(conf->rules);
 	memset(conf, 0, sizeof *conf);
+}
+
+/* under's timing where over gave none. */
+static void
+merge_timing(struct alertconf *over, const struct alertconf *under)
+{
+	unsigned take = under->timing_given & ~over->timing_given;
+
+	if (take & ALERTCONF_TIMEOUT)
+		over->timeout_s = under->timeout_s;
+	if (take & ALERTCONF_BACKOFF)
+		over->backoff_s = under->backoff_s;
+	if (take & ALERTCONF_TRIES)
+		over->tries = under->tries;
+	over->timing_given |= take;
+}
+
+void
+alertrule_merge(struct alertconf *over, struct alertconf *under)
+{
+	size_t i;
+
+	merge_timing(over, under);
+	if (under->rules_given && !over->rules_given) {
+		/* over's rules are the defaults: under's say more. */
+		for (i = 0; i < over->nrules; i++)
+			free(over->rules[i].name);
+		free(over->rules);
+		over->rules = under->rules;
+		over->nrules = under->nrules;
+		under->rules = NULL;
+		under->nrules = 0;
+	} else if (under->rules_given) {
+		over->rules = xreallocarray(over->rules, over->nrules +
+		    under->nrules + 1, sizeof *over->rules);
+		for (i = 0; i < under->nrules; i++) {
+			if (alertrule_find(over, under->rules[i].name) != NULL)
+				continue;
+			over->rules[over->nrules++] = under->rules[i];
+			under->rules[i].name = NULL;
+		}
+	}
+	alertrule_release(under);
 }
 
 const struct alertrule *

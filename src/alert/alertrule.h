@@ -67,10 +67,24 @@ struct alertrule {
 	double			 threshold;	/* NAN: the kind's default */
 };
 
+/* The hook's timing: the defaults are alerthook.h's. */
+#define ALERTRULE_TIMEOUT_MAX	3600	/* seconds a hook may run */
+#define ALERTRULE_TRIES_MAX	100
+
 struct alertconf {
 	struct alertrule *rules;
 	size_t		  nrules;
+	/* timeout:, backoff: (seconds) and tries: of alerts: */
+	double		  timeout_s, backoff_s;
+	unsigned	  tries;
+	/* What the file gave (not a default): rules:, and of the timing
+	 * ALERTCONF_TIMEOUT | ALERTCONF_BACKOFF | ALERTCONF_TRIES. */
+	bool		  rules_given;
+	unsigned	  timing_given;
 };
+#define ALERTCONF_TIMEOUT	0x1
+#define ALERTCONF_BACKOFF	0x2
+#define ALERTCONF_TRIES		0x4
 
 /* The name of a kind as written ("sla.ttft_p99"), and of a severity. */
 const char	*alertrule_kind_name(enum alert_kind k);
@@ -99,7 +113,26 @@ struct doc;
 int		 alertrule_parse(struct alertconf *conf, const struct doc *d,
 		    const char *source, json_t *v, const char *ptr, char *err,
 		    size_t errlen);
+/*
+ * The hook's timeout:, backoff: and tries: members of the `alerts:`
+ * mapping v at ptr, into conf (the defaults where absent): how long a hook
+ * may run before it is killed (1 to ALERTRULE_TIMEOUT_MAX s), the first
+ * wait before a retry (0.1 s to alerthook.h's most), how many runs in all
+ * (1 to ALERTRULE_TRIES_MAX).  0, or -1 with "SOURCE:LINE:COL: message".
+ */
+int		 alertrule_parse_timing(struct alertconf *conf,
+		    const struct doc *d, const char *source, json_t *v,
+		    const char *ptr, char *err, size_t errlen);
 void		 alertrule_release(struct alertconf *conf);
+/*
+ * The rules and timing of over (the lab file's) put over those of under
+ * (the config file's), into over: a rule of over replaces the rule of
+ * under of its name, under's other rules are added (under's rules replace
+ * the defaults when over gave no rules:), and a timing over gave wins.
+ * under is left empty.
+ */
+void		 alertrule_merge(struct alertconf *over,
+		    struct alertconf *under);
 /* The rule named name (borrowed), or NULL. */
 const struct alertrule *alertrule_find(const struct alertconf *conf,
 		    const char *name);

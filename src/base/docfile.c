@@ -142,6 +142,21 @@ docfile_parse_yaml(struct doc *d, const char *data, size_t len,
 	return -1;
 }
 
+int
+docfile_load_yaml(struct doc *d, const char *path, size_t max, char *err,
+    size_t errlen)
+{
+	char *data;
+	size_t len;
+	int rc;
+
+	if ((rc = docfile_read(path, max, &data, &len, err, errlen)) != 0)
+		return rc;
+	rc = docfile_parse_yaml(d, data, len, path, err, errlen);
+	free(data);
+	return rc;
+}
+
 /* What a value is, for "must be X, not Y". */
 const char *
 docfile_kind_name(const json_t *v)

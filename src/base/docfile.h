@@ -24,6 +24,10 @@ int	 docfile_read(const char *path, size_t max, char **data,
 	    size_t *len, char *err, size_t errlen);
 int	 docfile_parse_yaml(struct doc *d, const char *data, size_t len,
 	    const char *source, char *err, size_t errlen);
+/* Both: the YAML file at path into d; 0, 1 when there is no such file,
+ * or -1 with err. */
+int	 docfile_load_yaml(struct doc *d, const char *path, size_t max,
+	    char *err, size_t errlen);
 const char *docfile_kind_name(const json_t *v);
 
 /* Whether st (a stat of a path given) is the null device, which the

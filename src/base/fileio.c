@@ -425,3 +425,19 @@ fileio_state_path(const char *rel, char *err, size_t errlen)
 	errbuf_set(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
 	return NULL;
 }
+
+const char *
+fileio_config_dir(char *buf, size_t len)
+{
+	const char *s;
+	int n;
+
+	/* The XDG base directory spec ignores a relative XDG_CONFIG_HOME. */
+	if ((s = getenv("XDG_CONFIG_HOME")) != NULL && s[0] == '/')
+		n = snprintf(buf, len, "%s/calops", s);
+	else if ((s = getenv("HOME")) != NULL && s[0] != '\0')
+		n = snprintf(buf, len, "%s/.config/calops", s);
+	else
+		return NULL;
+	return n < 0 || (size_t)n >= len ? NULL : buf;
+}

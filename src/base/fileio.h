@@ -74,5 +74,9 @@ int	 fileio_make_parent(const char *path, mode_t mode, char *err,
  * NULL with err when neither XDG_STATE_HOME nor HOME is set.
  */
 char	*fileio_state_path(const char *rel, char *err, size_t errlen);
+/* The user's calops config folder, $XDG_CONFIG_HOME/calops (~/.config/
+ * calops), into buf; NULL when neither is set or buf is too short.  The
+ * console's (views/core/config.h) and `calops alerts`'s. */
+const char *fileio_config_dir(char *buf, size_t len);
 
 #endif

@@ -7,8 +7,6 @@
  */
 #include "calops.h"
 
-#include <sys/file.h>
-
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -17,19 +15,19 @@
 #include <jansson.h>
 
 #include "alert/alertjournal.h"
-#include "base/buf.h"
+#include "base/fileio.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "lab/labmodel.h"
 #include "loop/child.h"
 #include "loop/loop.h"
-#include "model/alertwatch.h"
+#include "model/alertsend.h"
 #include "remote/lab.h"
 
 #define ALERTS_PACE_MS	250	/* the loop wakes at most this often */
 
 static const char alerts_usage[] =
-    "usage: calops alerts LAB\n"
+    "usage: calops alerts [--config FILE] LAB\n"
     "       calops alerts --journal [--json]\n"
     "\n"
     "Follow every host, job and workspace of the lab file LAB with no\n"
@@ -37,13 +35,18 @@ static const char alerts_usage[] =
     "too, a failed one judged), judge its alerts: rules, journal\n"
     "every alert and run its hook for each firing and resolution, until\n"
     "SIGTERM or SIGINT.  Started again, it sends what the journal shows not\n"
-    "sent, and nothing twice.  One runs for a state folder at a time.\n"
+    "sent, and nothing twice.  One process sends for a state folder at a\n"
+    "time: while a console with the lab open (or another calops alerts)\n"
+    "sends, this one says so and waits, and takes over when it ends.\n"
     "\n"
     "List every alert of the journal ($XDG_STATE_HOME/calops/alerts/\n"
     "journal.jsonl), oldest first: its start, its end or \"ongoing\", its\n"
     "duration, its rule and severity, what it is about, the min/avg/max of\n"
-    "its value over the breach, what became of its hook, and its summary.\n"
+    "its value over the breach, what became of its hook, and its summary;\n"
+    "then who sends (\"alerts sent by calops alerts, pid N\").\n"
     "\n"
+    "  --config FILE    the config file whose alerts: go under LAB's\n"
+    "                   (default $XDG_CONFIG_HOME/calops/config.yaml)\n"
     "  --journal        list the journal\n"
     "  --json           one JSON object (schema calops-alerts/v1)\n"
     "\n"
@@ -63,45 +66,6 @@ when(char *buf, size_t len, double t, const char *what)
 		strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-/* "3h12m", "4m05s", "12s". */
-static void
-duration(char *buf, size_t len, double s)
-{
-	long n = isnan(s) || s < 0 ? 0 : (long)floor(s);
-
-	if (n >= 3600)
-		snprintf(buf, len, "%ldh%02ldm", n / 3600, n / 60 % 60);
-	else if (n >= 60)
-		snprintf(buf, len, "%ldm%02lds", n / 60, n % 60);
-	else
-		snprintf(buf, len, "%lds", n);
-}
-
-/* What an alert is about: "lab3 chip 1, /w G9, job 17"; sanitised. */
-static char *
-subject(const struct alertentry *e)
-{
-	struct buf b = BUF_INIT;
-	char *s, *vis;
-
-	if (e->host != NULL)
-		buf_adds(&b, e->host);
-	if (e->chip >= 0)
-		buf_addf(&b, " chip %d", e->chip);
-	if (e->metric != NULL)
-		buf_addf(&b, " %s", e->metric);
-	if (e->workspace != NULL)
-		buf_addf(&b, "%s%s", b.len > 0 ? ", " : "", e->workspace);
-	if (e->gate >= 0)
-		buf_addf(&b, " G%d", e->gate);
-	if (e->job != NULL)
-		buf_addf(&b, "%sjob %s", b.len > 0 ? ", " : "", e->job);
-	s = buf_detach(&b, NULL);
-	vis = text_sanitize_str(s != NULL ? s : "");
-	free(s);
-	return vis;
-}
-
 static void
 num(char *buf, size_t len, double v)
 {
@@ -111,36 +75,20 @@ num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.4g", v);
 }
 
-/* What became of the hook: "sent", "waiting", "failed x3", "gave up". */
-static void
-hook_state(char *buf, size_t len, const struct alertentry *e)
-{
-	bool sent = isnan(e->end) || e->end == e->start ? e->sent_firing :
-	    e->sent_resolved;
-
-	if (e->gave_up)
-		snprintf(buf, len, "gave up");
-	else if (sent)
-		snprintf(buf, len, "sent");
-	else if (e->failures > 0)
-		snprintf(buf, len, "failed x%u", e->failures);
-	else
-		snprintf(buf, len, "waiting");
-}
-
 static void
 print_entry(const struct alertentry *e, double now)
 {
 	char start[32], end[32], dur[32], lo[32], avg[32], hi[32], hook[32];
-	char *subj = subject(e), *rule, *sev, *sum;
+	char *subj = alertjournal_subject(e), *rule, *sev, *sum;
 
 	when(start, sizeof start, e->start, "?");
 	when(end, sizeof end, e->end, "ongoing");
-	duration(dur, sizeof dur, (isnan(e->end) ? now : e->end) - e->start);
+	alertjournal_duration(dur, sizeof dur, (isnan(e->end) ? now :
+	    e->end) - e->start);
 	num(lo, sizeof lo, e->vmin);
 	num(avg, sizeof avg, e->vavg);
 	num(hi, sizeof hi, e->vmax);
-	hook_state(hook, sizeof hook, e);
+	alertjournal_hook_state(e, hook, sizeof hook);
 	rule = text_sanitize_str(e->rule != NULL ? e->rule : "?");
 	sev = text_sanitize_str(e->severity != NULL ? e->severity : "?");
 	sum = text_sanitize_str(e->summary != NULL ? e->summary : "");
@@ -152,24 +100,49 @@ print_entry(const struct alertentry *e, double now)
 	free(sum);
 }
 
+/* Who sends the alerts of the state folder (alertsend.h), for people and
+ * as JSON: {"pid": 812, "who": "calops alerts"} or null. */
+static json_t *
+sender(const struct alertjournal *j, char *buf, size_t len)
+{
+	char who[64];
+	long pid;
+
+	switch (alertsend_holder(j, &pid, who, sizeof who)) {
+	case 1:
+		snprintf(buf, len, "alerts sent by %s, pid %ld", who, pid);
+		return json_pack("{s:I, s:s}", "pid", (json_int_t)pid, "who",
+		    who);
+	case 0:
+		snprintf(buf, len, "no one sends alerts: no calops alerts nor "
+		    "console with the lab's alerts: runs");
+		return json_null();
+	default:
+		snprintf(buf, len, "no one has sent alerts: no journal");
+		return json_null();
+	}
+}
+
 static int
 print_journal(const struct alertjournal *j, bool json)
 {
 	double now = (double)time(NULL);
-	json_t *o, *list;
+	json_t *o, *list, *who;
 	size_t i, ongoing = 0;
+	char says[160];
 
 	for (i = 0; i < j->n; i++)
 		ongoing += isnan(j->e[i].end);
+	who = sender(j, says, sizeof says);
 	if (json) {
 		list = json_array();
 		for (i = 0; i < j->n; i++)
 			json_array_append_new(list,
 			    alertjournal_entry_json(&j->e[i], now));
-		o = json_pack("{s:s, s:o, s:I, s:I, s:I}", "schema",
+		o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:o}", "schema",
 		    "calops-alerts/v1", "alerts", list, "ongoing",
 		    (json_int_t)ongoing, "skipped_lines", (json_int_t)j->bad,
-		    "dropped", (json_int_t)j->dropped);
+		    "dropped", (json_int_t)j->dropped, "sender", who);
 		if (text_json_print(stdout, o, JSON_INDENT(2)) != 0)
 			fprintf(stderr, "calops: cannot encode the journal\n");
 		json_decref(o);
@@ -183,6 +156,8 @@ print_journal(const struct alertjournal *j, bool json)
 		if (j->bad > 0)
 			printf("(%zu lines of the journal were not alerts and "
 			    "were skipped)\n", j->bad);
+		printf("(%s)\n", says);
+		json_decref(who);
 	}
 	return ongoing > 0 ? 1 : 0;
 }
@@ -191,7 +166,7 @@ print_journal(const struct alertjournal *j, bool json)
 struct follower {
 	struct loop		*loop;
 	struct labmodel		*lm;
-	struct alertwatch	*w;
+	struct alertsend	*s;
 };
 
 static void
@@ -202,13 +177,19 @@ say(const char *msg, void *arg)
 }
 
 static void
+journal_changed(void *arg)
+{
+	(void)arg;
+}
+
+static void
 lab_changed(struct labmodel *lm, void *arg)
 {
 	struct follower *f = arg;
 
 	(void)lm;
-	if (f->w != NULL)
-		alertwatch_lab_changed(f->w);
+	if (f->s != NULL)
+		alertsend_lab_changed(f->s);
 }
 
 static void
@@ -217,8 +198,8 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 	struct follower *f = arg;
 
 	(void)lm;
-	if (f->w != NULL)
-		alertwatch_job_ended(f->w, j);
+	if (f->s != NULL)
+		alertsend_job_ended(f->s, j);
 }
 
 static void
@@ -227,8 +208,8 @@ lab_host_ended(struct labmodel *lm, const struct ljob_end *e, void *arg)
 	struct follower *f = arg;
 
 	(void)lm;
-	if (f->w != NULL)
-		alertwatch_host_ended(f->w, e);
+	if (f->s != NULL)
+		alertsend_host_ended(f->s, e);
 }
 
 static void
@@ -257,40 +238,31 @@ on_signal(struct loop *l, int sig, void *arg)
 		loop_stop(l);
 }
 
-/* The journal of the state folder, held: one sender a state folder. */
+/* calops alerts LAB: follow the lab until a signal, sending while it
+ * holds the journal (alertsend.h), waiting to take over while another
+ * does. */
 static int
-journal_hold(struct alertjournal *j, char *err, size_t errlen)
-{
-	if (alertjournal_open(j, true, err, errlen) != 0)
-		return -1;
-	if (flock(j->fd, LOCK_EX | LOCK_NB) != 0) {
-		errbuf_set(err, errlen, "another calops sends the alerts of "
-		    "this state folder ('%s' is held)", j->path);
-		alertjournal_close(j);
-		return -1;
-	}
-	return 0;
-}
-
-/* calops alerts LAB: follow the lab until a signal. */
-static int
-follow(const char *path)
+follow(const char *path, const char *config)
 {
 	struct follower f = { NULL, NULL, NULL };
 	struct labmodel_cb cb = { .changed = lab_changed, .ended = lab_ended,
 	    .warn = lab_warn, .host_ended = lab_host_ended, .arg = &f };
-	struct alertjournal j;
 	struct lab lab;
-	char err[1024];
+	char err[1024], dir[PATH_MAX], dflt[PATH_MAX + 16];
 	int rc = 2;
 
-	if (lab_load(&lab, path, err, sizeof err) != 0)
+	/* The config's alerts: go under the lab file's (alerts.md §1). */
+	if (config == NULL && fileio_config_dir(dir, sizeof dir) != NULL) {
+		snprintf(dflt, sizeof dflt, "%s/config.yaml", dir);
+		config = dflt;
+	}
+	if (lab_load(&lab, path, err, sizeof err) != 0 || (config != NULL &&
+	    lab_merge_config(&lab, config, err, sizeof err) != 0))
 		fprintf(stderr, "calops: %s\n", err);
 	else if (lab.alert_hook.argv == NULL)
-		fprintf(stderr, "calops: '%s' has no alerts: give it one with "
-		    "a hook (share/doc/alerts.md)\n", path);
-	else if (journal_hold(&j, err, sizeof err) != 0)
-		fprintf(stderr, "calops: %s\n", err);
+		fprintf(stderr, "calops: neither '%s' nor the config file has "
+		    "alerts: give one of them a hook (share/doc/alerts.md)\n",
+		    path);
 	else {
 		signal(SIGPIPE, SIG_IGN);
 		f.loop = loop_new();
@@ -298,21 +270,21 @@ follow(const char *path)
 		loop_watch_signal(f.loop, SIGTERM, on_signal, &f);
 		loop_watch_signal(f.loop, SIGINT, on_signal, &f);
 		if ((f.lm = labmodel_new(f.loop, &lab, NULL, &cb, err,
-		    sizeof err)) == NULL)
+		    sizeof err)) == NULL ||
+		    (f.s = alertsend_new(f.loop, f.lm, &lab, "calops alerts",
+		    say, journal_changed, &f, err, sizeof err)) == NULL)
 			fprintf(stderr, "calops: %s\n", err);
 		else {
-			f.w = alertwatch_new(f.loop, f.lm, &lab, &j, say, &f);
 			loop_set_before_sleep(f.loop, before_sleep, &f);
 			/* Read what streams in in batches: its hook's budget is
 			 * seconds, its CPU's 2 % of a core (alerts.md §4). */
 			loop_set_pace(f.loop, ALERTS_PACE_MS);
 			loop_run(f.loop);
-			alertwatch_free(f.w);
-			labmodel_free(f.lm);
 			rc = 0;
 		}
+		alertsend_free(f.s);
+		labmodel_free(f.lm);
 		loop_free(f.loop);
-		alertjournal_close(&j);
 	}
 	lab_release(&lab);
 	return rc;
@@ -324,17 +296,22 @@ cmd_alerts(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "journal", no_argument, NULL, 'J' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct alertjournal j;
+	const char *config = NULL;
 	bool json = false, journal = false;
 	char err[1024];
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "Jjh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Jjhc:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
 		case 'J':
 			journal = true;
 			break;
@@ -350,7 +327,7 @@ cmd_alerts(int argc, char **argv)
 		}
 	}
 	if (!journal && !json && optind == argc - 1)
-		return follow(argv[optind]);
+		return follow(argv[optind], config);
 	if (!journal || optind != argc) {
 		fputs(alerts_usage, stderr);
 		return 2;

@@ -34,6 +34,8 @@ struct wsboard {
 	const char		*host, *path;	/* the lab's */
 	struct boardsrc		*src;
 	int			 status[GATE_COUNT];
+	/* Its G0 SLA as last evaluated: what its soaks are judged by. */
+	struct alertsla		 sla;
 };
 
 struct alertwatch {
@@ -49,7 +51,6 @@ struct alertwatch {
 	size_t			 nsoaks;
 	struct wsboard		*ws;
 	size_t			 nws;
-	struct alertsla		 sla;
 	long			 timer;
 	char			**seen;		/* "host\nid": judged already */
 	size_t			 nseen;
@@ -118,6 +119,24 @@ soak_of(struct alertwatch *w, const struct ljob *j)
 	return s;
 }
 
+/* The SLA soak job j is judged by: its own workspace's (as the lab file
+ * names it), none (NAN: the SLA kinds without a threshold do not judge)
+ * while that one has not been evaluated. */
+static const struct alertsla *
+sla_of(const struct alertwatch *w, const struct ljob *j)
+{
+	static const struct alertsla none = { NAN, NAN, NAN };
+	const char *ws = labmodel_host_workspace(w->lm, j->host,
+	    j->workspace);
+	size_t i;
+
+	for (i = 0; ws != NULL && i < w->nws; i++)
+		if (strcmp(w->ws[i].host, j->host) == 0 &&
+		    strcmp(w->ws[i].path, ws) == 0)
+			return &w->ws[i].sla;
+	return &none;
+}
+
 /* The metric kinds over every soak whose samples are loaded and grew
  * since it was last judged (what it judges is the samples, on their own
  * clock: nothing new, nothing to tell), or over all with all (the SLA
@@ -139,8 +158,8 @@ judge_soaks(struct alertwatch *w, bool all)
 			continue;
 		s->judged = true;
 		s->events = j->events;
-		alertmetric_judge(s->am, w->ae, j->metrics, j->id, &w->sla,
-		    j->last_ts);
+		alertmetric_judge(s->am, w->ae, j->metrics, j->id,
+		    sla_of(w, j), j->last_ts);
 	}
 }
 
@@ -314,8 +333,8 @@ board_changed(struct boardsrc *src, int what, void *arg)
 		return;
 	sla = (struct alertsla){ bd->now.sla_ttft_ms_p99,
 	    bd->now.sla_tpot_ms_p99, bd->now.sla_success_rate_min };
-	if (memcmp(&sla, &b->w->sla, sizeof sla) != 0) {
-		b->w->sla = sla;
+	if (memcmp(&sla, &b->sla, sizeof sla) != 0) {
+		b->sla = sla;
 		judge_soaks(b->w, true);
 	}
 	for (g = 0; g < GATE_COUNT; g++) {
@@ -363,6 +382,7 @@ watch_boards(struct alertwatch *w)
 		w->ws[i].path = w->lab->workspaces[i].path;
 		for (g = 0; g < GATE_COUNT; g++)
 			w->ws[i].status[g] = -1;
+		w->ws[i].sla = (struct alertsla){ NAN, NAN, NAN };
 		o.host = w->ws[i].host;
 		o.ws = w->ws[i].path;
 		c = cb;
@@ -404,9 +424,10 @@ alertwatch_new(struct loop *l, struct labmodel *lm, const struct lab *lab,
 	w->j = j;
 	w->say = say;
 	w->arg = arg;
-	w->sla = (struct alertsla){ NAN, NAN, NAN };
 	w->ae = alerteval_new(&lab->alerts);
 	w->hook = alerthook_new(l, lab->alert_hook.argv, j, say, arg);
+	alerthook_set_timing(w->hook, (long)(lab->alerts.timeout_s * 1000),
+	    (long)(lab->alerts.backoff_s * 1000), lab->alerts.tries);
 	restore(w);
 	(void)alerthook_resume(w->hook);
 	watch_boards(w);

@@ -6,12 +6,13 @@
  * with alertmetric.h on the samples' time), every job's end (job.failed)
  * and stall for a full disk (disk.full), and the gates of every workspace
  * of the lab, each watched through a board source of its own (gate.red,
- * gate.changed; its G0 SLA is what the SLA kinds compare with when a rule
- * gives no threshold).  A job of a host that ends failed, killed or lost
- * fires job.failed once, whoever started it: as the lab model's poll tells
- * it (labpoll.h, struct ljob_end: one that ended between two polls too,
- * never one that had ended before its host was first listed), or live
- * from its stream when the model follows it, whichever comes first.
+ * gate.changed; for the soaks that ran on it, its G0 SLA is what the SLA
+ * kinds compare with when a rule gives no threshold).  A job of a host
+ * that ends failed, killed or lost fires job.failed once, whoever started
+ * it: as the lab model's poll tells it (labpoll.h, struct ljob_end: one
+ * that ended between two polls too, never one that had ended before its
+ * host was first listed), or live from its stream when the model follows
+ * it, whichever comes first.
  *
  * Each note is journaled, then sent through the hook (alerthook.h).  On
  * start the alerts the journal shows ongoing are taken back

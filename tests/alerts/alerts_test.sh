@@ -7,10 +7,11 @@
 #     alert to a file and curl posts it to a small HTTP receiver on
 #     127.0.0.1; gate.red on G9 fires once into both, with the alert's id,
 #     its labels and a startsAt, and the journal says it was sent.
-#  2. A second `calops alerts` on the same state folder refuses (exit 2).
-#  3. SIGKILLed and started again, it sends nothing again; a simulated
-#     24 h soak then turns G9 green and the resolution arrives once, with
-#     the same id; `calops alerts --journal --json` shows it ended.
+#  2. A second `calops alerts` on the same state folder says who sends
+#     (as --journal does) and waits.
+#  3. The first SIGKILLed, the second takes over and sends nothing again;
+#     a simulated 24 h soak then turns G9 green and the resolution arrives
+#     once, with the same id; `calops alerts --journal --json` shows it ended.
 #  4. With an empty state folder, a leaking soak started on the host by
 #     `calops run` directly (no console, no calops alerts started it) is
 #     listed, adopted and judged: leak fires for it.
@@ -130,17 +131,28 @@ sent_ok() {
 wait_for 20 sent_ok || fail "the journal does not show the alert sent"
 say "1. gate.red $ID fired into the hook's file and the receiver"
 
-# 2. One sender a state folder.
-"$CALOPS" alerts "$T/lab.yaml" >"$T/second.out" 2>&1
-rc=$?
-[ $rc = 2 ] && grep -q "another calops sends the alerts" "$T/second.out" ||
-	fail "a second calops alerts ran (exit $rc): $(cat "$T/second.out")"
-say "2. a second calops alerts on the state folder refused"
+# 2. One sender a state folder: a second calops alerts says who sends
+# and waits; so does --journal.
+"$CALOPS" alerts "$T/lab.yaml" >"$T/second.out" 2>&1 &
+SECOND=$!
+PIDS+=($SECOND)
+wait_for 20 grep -q "alerts sent by calops alerts, pid $ALERTS" \
+    "$T/second.out" ||
+	fail "a second calops alerts does not say who sends: $(cat "$T/second.out")"
+"$CALOPS" alerts --journal >"$T/journal.txt"
+grep -q "^(alerts sent by calops alerts, pid $ALERTS)$" "$T/journal.txt" ||
+	fail "--journal does not say who sends: $(tail -1 "$T/journal.txt")"
+"$CALOPS" alerts --journal --json | grep -q "\"pid\": $ALERTS" ||
+	fail "--journal --json does not say who sends"
+say "2. a second calops alerts on the state folder waits, and says who sends"
 
-# 3. SIGKILL, restart: nothing sent twice; the resolution once.
+# 3. SIGKILL: the second takes over, sending nothing twice and the
+# resolution once.
 kill -KILL "$ALERTS"
 wait "$ALERTS" 2>/dev/null
-run_alerts
+ALERTS=$SECOND
+wait_for 20 grep -q "this calops alerts sends alerts" "$T/second.out" ||
+	fail "the second did not take over: $(cat "$T/second.out")"
 "$SIM" stress --workspace "$T/ws" --duration 24h --time-scale 0 \
     --chips 0-1 >"$T/sim.out" 2>&1 || fail "the simulated soak failed"
 wait_for 60 has "$T/received" '"status":"resolved"' ||
@@ -154,7 +166,7 @@ grep '"status":"resolved"' "$T/received" | grep -q "\"fingerprint\":\"$ID\"" ||
 "$CALOPS" alerts --journal --json >"$T/journal.json"
 grep -q '"ongoing": false' "$T/journal.json" ||
 	fail "the journal does not show the alert ended"
-say "3. restarted after SIGKILL: nothing twice, resolved once"
+say "3. taken over after SIGKILL: nothing twice, resolved once"
 kill "$ALERTS"
 wait "$ALERTS" 2>/dev/null
 

@@ -1,14 +1,19 @@
 #!/bin/bash
 # bench_alerts.sh: `calops alerts LAB` following 16 soaks at 200 events/s
 # each (issue 32, share/doc/alerts.md §4), none started by it: each is a
-# generator started by `calops run` on the lab's local host, whose argv
-# reads as the lab runner's soak (stress --calbin WS --chips), so the lab
-# model of calops alerts takes it in (labpoll.h) and follows it.  Measured over $BENCH_SECONDS (default 30) of wall time:
+# generator started by `calops run` on a lab host, whose argv reads as the
+# lab runner's soak (stress --calbin WS --chips), so the lab model of
+# calops alerts takes it in (labpoll.h) and follows it.  The hosts are 16
+# real SSH hosts, the loopback lab of share/sshlab.sh (under $HOME, as its
+# StrictModes want), one soak each, its events read through each host's
+# sshd; without sshd, or with BENCH_HOSTS=local, one local host runs the
+# 16 (below).  Measured over $BENCH_SECONDS (default 30) of wall time:
 #
 #   CPU   utime + stime of the calops alerts process (/proc/PID/stat)
 #         over the run, as a share of one core (target <= 2 %); the same
-#         with its live descendants (the `calops tail --follow` each job
-#         is read through), shown without a target;
+#         with its live descendants (the hook; on the local host, the
+#         `calops tail --follow` each job is read through: on an SSH host
+#         that runs under the host's sshd), shown without a target;
 #   RSS   its VmHWM at the end (target <= 32 MiB);
 #   hook  each generator, once warm, jumps its samples' clock by 2 min
 #         and writes TTFT 2000 ms: the first such event crosses the rule
@@ -17,10 +22,10 @@
 #         the time the hook started, which the hook records (target <=
 #         2 s; median and max of the 16).
 #
-# One host, not 16: local hosts share one jobs folder (every local host
-# would list every job), so the 16 streams are one host's; the event
-# load on calops alerts is the same, the listings are one a period
-# instead of 16.
+# BENCH_HOSTS=local: one host, not 16: local hosts share one jobs folder
+# (every local host would list every job), so the 16 streams are one
+# host's; the event load on calops alerts is the same, the listings are
+# one a period instead of 16, and no SSH.
 #
 # usage: tests/bench/bench_alerts.sh [BUILD]    (default: build)
 # Not part of ctest: it wants an otherwise idle machine.
@@ -35,16 +40,33 @@ JOBS=${BENCH_JOBS:-16}
 RATE=${BENCH_RATE:-200}
 SECONDS_RUN=${BENCH_SECONDS:-30}
 [ -x "$CALOPS" ] || { echo "bench_alerts: no '$CALOPS'" >&2; exit 2; }
+HOSTS=${BENCH_HOSTS:-ssh}
+[ "$HOSTS" = ssh ] && ! command -v sshd >/dev/null &&
+    [ ! -x /usr/sbin/sshd ] && HOSTS=local
+SSHLAB=
 
 T=$(mktemp -d "${BENCH_DIR:-/tmp}/calops bench alerts.XXXXXX")
 ALERTS=
+# jobs_of N: the jobs folder of the job g<N> (host<N>'s, or the local
+# host's).
+jobs_of() {
+	if [ -n "$SSHLAB" ]; then
+		echo "$SSHLAB/host$1/state/calops/jobs"
+	else
+		echo "$T/jobs"
+	fi
+}
 cleanup() {
+	local i
 	[ -n "$ALERTS" ] && kill "$ALERTS" 2>/dev/null
-	CALOPS_JOBS_DIR=$T/jobs "$CALOPS" jobs --json 2>/dev/null |
-	    grep -o '"id": *"g[0-9]*"' | cut -d'"' -f4 |
-	    while read -r id; do
-		CALOPS_JOBS_DIR=$T/jobs "$CALOPS" kill "$id" >/dev/null 2>&1
-	    done
+	for i in $(seq 1 "$JOBS"); do
+		CALOPS_JOBS_DIR=$(jobs_of "$i") "$CALOPS" kill "g$i" \
+		    >/dev/null 2>&1
+	done
+	if [ -n "$SSHLAB" ]; then
+		sh "$SRC/share/sshlab.sh" stop "$SSHLAB" >/dev/null 2>&1
+		rm -rf "$SSHLAB"
+	fi
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -86,27 +108,52 @@ while True:
     out.flush()
     time.sleep(0.02)
 EOF
-cat >"$T/lab.yaml" <<EOF
-hosts:
-  - {name: local, transport: local, chips: [0]}
-workspaces:
-  - {host: local, path: "$T/ws"}
-runner: [python3, "$T/gen.py"]
+alerts_yaml() {
+	cat <<EOF
 alerts:
   hook: [sh, -c, 'date +%s.%N >> "\$0"; cat > /dev/null', "$T/hooked"]
   rules:
     - {kind: sla.ttft_p99, threshold: 250, for: 0}
 EOF
-cp -a "$SRC/share/examples/labdemo" "$T/ws"
+}
+if [ "$HOSTS" = ssh ]; then
+	SSHLAB=$(mktemp -d "$HOME/sshlab-bench-alerts.XXXXXX")
+	chmod 0700 "$SSHLAB"
+	sh "$SRC/share/sshlab.sh" start "$SSHLAB" "$JOBS" --calops \
+	    "$CALOPS" >"$T/sshlab.out" 2>&1 ||
+		{ echo "bench_alerts: sshlab: $(tail -3 "$T/sshlab.out")" >&2;
+		  exit 1; }
+	# Its hosts and workspaces; the generator as the runner.
+	sed "s|^runner: .*|runner: [python3, \"$T/gen.py\"]|" \
+	    "$SSHLAB/lab.yaml" >"$T/lab.yaml"
+	alerts_yaml >>"$T/lab.yaml"
+	ws_of() { echo "$SSHLAB/host$1/ws"; }
+	streams() { ls "$T/state/calops/streams/host$1" 2>/dev/null | wc -l; }
+else
+	cat >"$T/lab.yaml" <<EOF
+hosts:
+  - {name: local, transport: local, chips: [0]}
+workspaces:
+  - {host: local, path: "$T/ws"}
+runner: [python3, "$T/gen.py"]
+EOF
+	alerts_yaml >>"$T/lab.yaml"
+	cp -a "$SRC/share/examples/labdemo" "$T/ws"
+	ws_of() { echo "$T/ws"; }
+	streams() { ls "$T/state/calops/streams/local" 2>/dev/null | wc -l; }
+fi
 mkdir -p "$T/state"
 export XDG_STATE_HOME=$T/state CALOPS_JOBS_DIR=$T/jobs
 
 "$CALOPS" alerts "$T/lab.yaml" >"$T/alerts.out" 2>&1 &
 ALERTS=$!
 warm=$((SECONDS_RUN / 2))
+# Each job started on its host as `calops run` there would: the hosts are
+# this machine's, each with its own jobs folder.
 for i in $(seq 1 "$JOBS"); do
-	"$CALOPS" run --id "g$i" -- python3 "$T/gen.py" stress --calbin \
-	    "$T/ws/05-calbin/package" --duration 1h --chips 0 --rate "$RATE" \
+	CALOPS_JOBS_DIR=$(jobs_of "$i") "$CALOPS" run --id "g$i" -- python3 \
+	    "$T/gen.py" stress --calbin "$(ws_of "$i")/05-calbin/package" \
+	    --duration 1h --chips 0 --rate "$RATE" \
 	    --warm "$warm" --mark "$T/mark.$i" >/dev/null ||
 		{ echo "bench_alerts: cannot start job g$i" >&2; exit 1; }
 done
@@ -124,9 +171,17 @@ tree_ticks() {
 HZ=$(getconf CLK_TCK)
 # The run is measured once every job is adopted (its mirror made).
 adopted() {
-	[ "$(ls "$T/state/calops/streams/local" 2>/dev/null | wc -l)" -ge "$JOBS" ]
+	local i n=0
+	if [ -n "$SSHLAB" ]; then
+		for i in $(seq 1 "$JOBS"); do
+			[ "$(streams "$i")" -ge 1 ] && n=$((n + 1))
+		done
+	else
+		n=$(streams)
+	fi
+	[ "$n" -ge "$JOBS" ]
 }
-t=$(($(date +%s) + 60))
+t=$(($(date +%s) + 120))
 while ! adopted; do
 	[ "$(date +%s)" -lt "$t" ] ||
 		{ echo "bench_alerts: the jobs were not adopted" >&2; exit 1; }
@@ -158,12 +213,22 @@ if [ -s "$T/hooked" ]; then
 		    'BEGIN { printf "%.3f", h - m }')")
 	done
 fi
-events=$(cat "$T"/jobs/g*/events.jsonl 2>/dev/null | wc -l)
+events=0
+for i in $(seq 1 "$JOBS"); do
+	n=$(wc -l <"$(jobs_of "$i")/g$i/events.jsonl" 2>/dev/null)
+	events=$((events + ${n:-0}))
+done
 
-echo "calops alerts: $JOBS soaks x $RATE events/s, ${SECONDS_RUN} s" \
-    "($events events written)"
+if [ -n "$SSHLAB" ]; then
+	where="$JOBS SSH hosts (share/sshlab.sh), a soak each"
+else
+	where="one local host"
+fi
+echo "calops alerts: $JOBS soaks x $RATE events/s on $where," \
+    "${SECONDS_RUN} s ($events events written)"
 row "CPU of calops alerts (utime+stime / wall)" "$cpu" "%" "<=" 2
-row "CPU with its live descendants (calops tail)" "$cpud" "%"
+row "CPU with its descendants (hook, local tails)" \
+    "$cpud" "%"
 row "VmHWM of calops alerts" "$rss" "MiB" "<=" 32
 if [ ${#lat[@]} -gt 0 ]; then
 	row "hook start after the crossing event, median" \

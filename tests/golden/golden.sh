@@ -251,6 +251,32 @@ ended_soak dips "--ttft-ms 650" --ascii "key A
 dump out/soak-alerts.txt"
 ended_soak failed "--ttft-ms 2500" --ascii
 
+# The Alerts screen (`:alerts`) on a journal of alerts that have ended (an
+# ongoing one's duration runs with the clock), newest first: a hook that
+# gave up, a host name with an escape in it shown as text; the selected one
+# whole (Enter).  The lab has no alerts: this console only reads.
+mkdir -p -m 0700 "$TMP/state/calops/alerts"
+cat >"$TMP/state/calops/alerts/journal.jsonl" <<'JOURNAL'
+{"id":"5f0c2a9e4b7d1c33","state":"firing","rule":"sla.ttft_p99","kind":"sla.ttft_p99","severity":"critical","host":"lab3","job":"17","start":1765029665.0,"value":412.0,"threshold":250.0,"min":300.0,"avg":350.0,"max":412.0,"summary":"sla.ttft_p99 firing: TTFT P99 412.0 ms over 1 min (threshold 250) on lab3, job 17","t":1765029725.0}
+{"id":"5f0c2a9e4b7d1c33","state":"firing","hook":"sent","attempt":1,"t":1765029726.0}
+{"id":"0a1b2c3d4e5f6071","state":"firing","rule":"lab-gone","kind":"host.down","severity":"warning","host":"lab\u001b]0;x","start":1765030000.0,"value":130.0,"min":120.0,"avg":125.0,"max":130.0,"summary":"lab-gone firing: disconnected","t":1765030120.0}
+{"id":"0a1b2c3d4e5f6071","state":"firing","hook":"gave-up","attempt":10,"error":"exit 7","t":1765030400.0}
+{"id":"5f0c2a9e4b7d1c33","state":"resolved","rule":"sla.ttft_p99","kind":"sla.ttft_p99","severity":"critical","host":"lab3","job":"17","start":1765029665.0,"end":1765033265.0,"value":200.0,"threshold":250.0,"min":200.0,"avg":340.0,"max":498.0,"summary":"sla.ttft_p99 resolved: TTFT P99 200.0 ms","t":1765033265.0}
+{"id":"0a1b2c3d4e5f6071","state":"resolved","rule":"lab-gone","kind":"host.down","severity":"warning","host":"lab\u001b]0;x","start":1765030000.0,"end":1765030500.0,"value":0.0,"min":120.0,"avg":300.0,"max":500.0,"summary":"lab-gone resolved","t":1765030500.0}
+JOURNAL
+chmod 0600 "$TMP/state/calops/alerts/journal.jsonl"
+headless "timeout 60
+wait board
+key :
+type alerts
+key Enter
+wait text alert 1 of 2
+dump out/alerts.txt
+key Down Enter
+dump out/alerts-whole.txt
+key Q"
+rm -rf "$TMP/state/calops/alerts"
+
 # A script it cannot read is refused before the screen is made, by file
 # and line; a wait that never comes true ends at its guard, status 3, with
 # the step and the screen.

@@ -4,6 +4,8 @@
 # 3 s, over the workspace's 1500 ms SLA; r on G9 starts a 24 h soak (about
 # 30 s at --time-scale 3000) while `calops alerts LAB` follows the lab
 # headless, and is SIGKILLed in the middle of the soak and started again.
+# The console, open first, holds the journal and sends; calops alerts
+# waits to take over (alerts.md §6): either way the hook gets each once.
 # Its hook (appending to a file) gets sla.ttft_p99 fired once (merged over
 # the chips) and leak once a chip (rss_bytes leaks, device memory does
 # not), none of them resolved nor sent twice.
@@ -28,19 +30,6 @@ alerts:
     - {kind: leak}
 EOF
 
-# calops alerts LAB beside the console, on the same state folder.
-ALERTS_PID=
-alerts_start() {
-	env XDG_STATE_HOME="$TMP/state" CALOPS_JOBS_DIR="$J" \
-	    "$CALOPS" alerts "$TMP/lab.yaml" >>"$TMP/alerts.out" 2>&1 &
-	ALERTS_PID=$!
-}
-alerts_stop() {
-	[ -n "$ALERTS_PID" ] || return 0
-	kill "$@" "$ALERTS_PID" 2>/dev/null
-	wait "$ALERTS_PID" 2>/dev/null
-	ALERTS_PID=
-}
 # firings RULE: how many alerts of RULE the hook got as firing, told apart
 # by fingerprint: a restart sends again what the journal does not show
 # sent, with the same id for the receiver to de-duplicate on

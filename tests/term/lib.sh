@@ -448,6 +448,22 @@ same_job_stream() {
 	same_stream "$1/events.jsonl" "$2"
 }
 
+# alerts_start: `calops alerts $TMP/lab.yaml` beside the console, on the
+# same state folder and jobs folder, in the background (ALERTS_PID), what
+# it says appended to $TMP/alerts.out; alerts_stop [-SIGNAL] ends it.
+ALERTS_PID=
+alerts_start() {
+	env XDG_STATE_HOME="$TMP/state" CALOPS_JOBS_DIR="$JOBS_DIR" \
+	    "$CALOPS" alerts "$TMP/lab.yaml" >>"$TMP/alerts.out" 2>&1 &
+	ALERTS_PID=$!
+}
+alerts_stop() {
+	[ -n "$ALERTS_PID" ] || return 0
+	kill "$@" "$ALERTS_PID" 2>/dev/null
+	wait "$ALERTS_PID" 2>/dev/null
+	ALERTS_PID=
+}
+
 finish() {
 	local f
 

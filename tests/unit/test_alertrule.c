@@ -114,6 +114,106 @@ test_errors(void **state)
 	expect_error("alerts:\n  hook: [x]\n  rules:\n    - {kind: leak, "
 	    "severity: loud}\n", "unknown severity 'loud'");
 	expect_error("alerts:\n  hook: \"\"\n", "'hook' must name a program");
+	expect_error("alerts:\n  hook: [x]\n  timeout: 0\n",
+	    "lab.yaml:3:12: 'timeout' must be from 1 to 3600, not 0");
+	expect_error("alerts:\n  hook: [x]\n  backoff: fast\n",
+	    "lab.yaml:3:12: 'backoff' must be a number, not a string");
+	expect_error("alerts:\n  hook: [x]\n  tries: 2.5\n",
+	    "lab.yaml:3:10: 'tries' must be a whole number, not 2.5");
+}
+
+/* The hook's timing: the defaults, and what alerts: says. */
+static void
+test_timing(void **state)
+{
+	struct lab lab;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse(&lab, "alerts:\n  hook: [x]\n", err,
+	    sizeof err), 0);
+	assert_true(lab.alerts.timeout_s == 30 && lab.alerts.backoff_s == 2);
+	assert_int_equal(lab.alerts.tries, 10);
+	lab_release(&lab);
+	assert_int_equal(parse(&lab, "alerts:\n  hook: [x]\n  timeout: 5\n"
+	    "  backoff: 0.5\n  tries: 3\n  rules: [{kind: leak}]\n", err,
+	    sizeof err), 0);
+	assert_true(lab.alerts.timeout_s == 5 && lab.alerts.backoff_s == 0.5);
+	assert_int_equal(lab.alerts.tries, 3);
+	assert_int_equal(lab.alerts.nrules, 1);
+	lab_release(&lab);
+}
+
+/* A config file holding text, its path into path (PATH_MAX). */
+static void
+config_file(char *path, const char *text)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, PATH_MAX, "%s/calops-alertrule.XXXXXX", P_tmpdir);
+	fd = mkstemp(path);
+	assert_true(fd != -1);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The config's alerts: under the lab file's, the lab file winning. */
+static void
+test_config_merge(void **state)
+{
+	const struct alertrule *r;
+	char path[PATH_MAX], err[512], want[PATH_MAX + 64];
+	struct lab lab;
+
+	(void)state;
+	config_file(path, "theme: light\nalerts:\n  hook: [y]\n  timeout: 7\n"
+	    "  rules:\n    - {kind: leak, for: 99}\n    - {kind: host.down}\n");
+	/* No alerts: in the lab file: the config's whole. */
+	assert_int_equal(parse(&lab, "hosts: []\n", err, sizeof err), 0);
+	assert_int_equal(lab_merge_config(&lab, path, err, sizeof err), 0);
+	assert_string_equal(lab.alert_hook.argv[0], "y");
+	assert_int_equal(lab.alerts.nrules, 2);
+	assert_true(lab.alerts.timeout_s == 7);
+	lab_release(&lab);
+	/* The lab file's hook, rule and timing win; the config's other rule
+	 * is added. */
+	assert_int_equal(parse(&lab, "alerts:\n  hook: [x]\n  tries: 2\n"
+	    "  rules:\n    - {kind: leak, for: 5}\n", err, sizeof err), 0);
+	assert_int_equal(lab_merge_config(&lab, path, err, sizeof err), 0);
+	assert_string_equal(lab.alert_hook.argv[0], "x");
+	assert_int_equal(lab.alerts.nrules, 2);
+	r = alertrule_find(&lab.alerts, "leak");
+	assert_non_null(r);
+	assert_true(r->for_s == 5);
+	assert_non_null(alertrule_find(&lab.alerts, "host.down"));
+	assert_true(lab.alerts.timeout_s == 7 && lab.alerts.tries == 2);
+	lab_release(&lab);
+	/* The lab file gives no rules: the config's replace the defaults. */
+	assert_int_equal(parse(&lab, "alerts:\n  hook: [x]\n", err,
+	    sizeof err), 0);
+	assert_int_equal(lab_merge_config(&lab, path, err, sizeof err), 0);
+	assert_int_equal(lab.alerts.nrules, 2);
+	assert_null(alertrule_find(&lab.alerts, "sla.ttft_p99"));
+	lab_release(&lab);
+	unlink(path);
+	/* Its errors at its own FILE:LINE:COL. */
+	config_file(path, "alerts:\n  backoff: 0\n");
+	assert_int_equal(parse(&lab, "hosts: []\n", err, sizeof err), 0);
+	assert_int_equal(lab_merge_config(&lab, path, err, sizeof err), -1);
+	snprintf(want, sizeof want, "%s:2:12: 'backoff' must be from 0.1",
+	    path);
+	if (strstr(err, want) == NULL)
+		fail_msg("'%s' does not hold '%s'", err, want);
+	lab_release(&lab);
+	unlink(path);
+	/* A missing config file is none. */
+	assert_int_equal(parse(&lab, "hosts: []\n", err, sizeof err), 0);
+	assert_int_equal(lab_merge_config(&lab, path, err, sizeof err), 0);
+	assert_null(lab.alert_hook.argv);
+	lab_release(&lab);
 }
 
 /* The lab's rules from text, for the evaluator tests. */
@@ -471,6 +571,8 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_config_merge),
 		cmocka_unit_test(test_for_repeat),
 		cmocka_unit_test(test_host_tick_event),
 		cmocka_unit_test(test_metric_subject),

@@ -14,6 +14,7 @@
 
 #include "base/text.h"
 #include "loop/child.h"
+#include "model/alertsend.h"
 #include "model/boardsrc.h"
 #include "model/fleet.h"
 #include "remote/transport.h"
@@ -278,6 +279,12 @@ struct labmodel *
 app_labmodel(const struct app *a)
 {
 	return a->labm;
+}
+
+struct alertsend *
+app_alerts(const struct app *a)
+{
+	return a->alerts;
 }
 
 struct loop *
@@ -588,7 +595,14 @@ normal_key(struct app *a, int key)
 		suspend(a);
 		return R_REDRAW;
 	case ACT_NEWEST_ALERT:
-		/* From any screen: the Soak screen finds it. */
+		/* From any screen: the Alerts screen finds the journal's
+		 * newest ongoing one; with none, the Soak screen its own. */
+		if (a->journal_open > 0) {
+			if (v->ops != &alerts_view)
+				app_push(a, &alerts_view, NULL);
+			v = &a->stack[a->depth - 1];
+			return v->ops->action(a, v->data, act) | R_REDRAW;
+		}
 		app_switch_tab(a, &soak_view);
 		v = &a->stack[0];
 		return v->ops->action(a, v->data, act) | R_REDRAW;
@@ -825,6 +839,8 @@ lab_changed(struct labmodel *lm, void *arg)
 		fleet_hosts_changed(a->fleet);
 	if (a->src != NULL)
 		boardsrc_host_changed(a->src);
+	if (a->alerts != NULL)
+		alertsend_lab_changed(a->alerts);
 }
 
 /* A job ended: what it wrote is evidence, so evaluate again now (the
@@ -837,7 +853,20 @@ lab_ended(struct labmodel *lm, const struct ljob *j, void *arg)
 	(void)lm;
 	app_message(a, j->state != LJ_DONE, "%s on %s: %s", j->label, j->host,
 	    labmodel_job_state_name(j->state));
+	if (a->alerts != NULL)
+		alertsend_job_ended(a->alerts, j);
 	app_evaluate(a);
+}
+
+/* A job of a host ended, held or not: the alert rules' (job.failed). */
+static void
+lab_host_ended(struct labmodel *lm, const struct ljob_end *e, void *arg)
+{
+	struct app *a = arg;
+
+	(void)lm;
+	if (a->alerts != NULL)
+		alertsend_host_ended(a->alerts, e);
 }
 
 static void
@@ -1017,10 +1046,48 @@ lab_open(struct app *a, const char *path, char *err, size_t errlen)
 		a->ws = xstrdup(path);
 		a->ws_lab_host = a->lab.hosts[0].name;
 	}
+	/* The config's alert rules under the lab file's (alerts.md §1). */
+	if (a->config.path != NULL && lab_merge_config(&a->lab,
+	    a->config.path, err, errlen) != 0)
+		return -1;
 	if (bench_lag_init())
 		cb.applied = lab_applied;
+	/* The lab has alert rules, which this console may come to judge:
+	 * every host's ended jobs too (labmodel.h host_ended). */
+	if (a->lab.alert_hook.argv != NULL)
+		cb.host_ended = lab_host_ended;
 	a->labm = labmodel_new(a->loop, &a->lab, a->self, &cb, err, errlen);
 	return a->labm != NULL ? 0 : -1;
+}
+
+/* What the hook or the sender says: a hook's failure, who sends now. */
+static void
+alerts_say(const char *msg, void *arg)
+{
+	app_message(arg, strstr(msg, "sends alerts") == NULL &&
+	    strstr(msg, "alerts sent by") == NULL, "%s", msg);
+}
+
+static void
+alerts_changed(void *arg)
+{
+	struct app *a = arg;
+
+	a->dirty = true;
+	app_refresh_views(a);
+}
+
+/* The lab's alert rules and the state's journal: this console sends while
+ * it holds the journal, else shows what the sender wrote (alerts.md §6).
+ * A refused alerts folder is said, and the console goes on without. */
+static void
+alerts_open(struct app *a)
+{
+	char err[512];
+
+	if ((a->alerts = alertsend_new(a->loop, a->labm, &a->lab, "console",
+	    alerts_say, alerts_changed, a, err, sizeof err)) == NULL)
+		app_message(a, true, "%s", err);
 }
 
 /* ---- start and end ---- */
@@ -1072,6 +1139,7 @@ app_setup(struct app *a, const struct app_opts *o, char *err, size_t errlen)
 	if (lab_open(a, o->path, err, errlen) != 0)
 		return -1;
 	a->src = board_source(a);
+	alerts_open(a);
 	for (i = 0; i < o->nwrite; i++)
 		if (labmodel_allow_write(a->labm, o->write[i], err,
 		    errlen) != 0)
@@ -1095,6 +1163,7 @@ app_teardown(struct app *a)
 	while (a->nhost_asks > 0)
 		free(a->host_asks[--a->nhost_asks]);
 	headless_free(a->headless);
+	alertsend_free(a->alerts);
 	labmodel_free(a->labm);
 	lab_release(&a->lab);
 	loop_free(a->loop);

@@ -16,6 +16,7 @@
 #include "views/core/theme.h"
 #include "views/view.h"
 
+struct alertsend;
 struct app;
 
 /* What prompt_ask() calls with the answer typed, or NULL when it was
@@ -52,6 +53,10 @@ struct boardsrc;
 const struct boardsrc *app_boardsrc(const struct app *a);
 struct labmodel	*app_labmodel(const struct app *a);
 struct loop	*app_loop(const struct app *a);
+/* The alert journal's sender of the state folder (model/alertsend.h): this
+ * console's, which sends while it holds the journal; NULL when the state's
+ * alerts folder was refused. */
+struct alertsend *app_alerts(const struct app *a);
 const char	*app_workspace(const struct app *a);
 /* The SSH host the workspace is on, or NULL: this machine. */
 const char	*app_workspace_host(const struct app *a);

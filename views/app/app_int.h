@@ -88,8 +88,13 @@ struct app {
 	 * title line, tab_x1 0 for one not drawn (frame.c; for clicks). */
 	int		 tab_x0[16], tab_x1[16];
 	struct termin	 termin;	/* what the terminal sends */
-	/* The soaks' alerts as the last frame counted them (frame.c). */
+	/* The lab's alert rules, judged here while this console holds the
+	 * state's journal, and the journal (model/alertsend.h), or NULL. */
+	struct alertsend *alerts;
+	/* The open alerts as the last frame counted them (frame.c): the
+	 * soaks' and the journal's ongoing; those that ever opened. */
 	size_t		 alerts_open, alerts_opened;
+	size_t		 journal_open;
 	long		 termin_timer;	/* a sequence begun waits for its
 					   rest until then */
 	struct headless	*headless;	/* the script, or NULL: a terminal */

@@ -6,10 +6,13 @@
  */
 #include "calops.h"
 
+#include <math.h>
 #include <time.h>
 
+#include "alert/alertjournal.h"
 #include "base/text.h"
 #include "lab/labmodel.h"
+#include "model/alertsend.h"
 #include "remote/transport.h"
 #include "views/app/app_int.h"
 #include "views/app/bench.h"
@@ -18,16 +21,18 @@
 #include "views/soak.h"
 
 /* Tab i's label: "[5 Soak ⚠3]" on, " 5 Soak ⚠3 " off with titles, " 5⚠3 "
- * by digits; the badge is the count of open alerts, on the Soak tab. */
+ * by digits; the badge is the count of the soaks' open alerts, on the
+ * Soak tab. */
 static int
 tab_label(const struct app *a, size_t i, bool on, bool title, char *buf,
     size_t len)
 {
 	char badge[32] = "";
 
-	if (view_tab(i) == &soak_view && a->alerts_open > 0)
+	/* The soaks' own: the journal's are the Alerts screen's. */
+	if (view_tab(i) == &soak_view && a->alerts_open > a->journal_open)
 		snprintf(badge, sizeof badge, "%s%s%zu", title ? " " : "",
-		    ui_glyph("⚠", "!"), a->alerts_open);
+		    ui_glyph("⚠", "!"), a->alerts_open - a->journal_open);
 	snprintf(buf, len, "%s%zu%s%s%s%s", on ? "[" : " ", i + 1,
 	    title ? " " : "", title ? view_tab(i)->title : "", badge,
 	    on ? "]" : " ");
@@ -417,9 +422,19 @@ frame_due(struct app *a)
 static void
 alerts_seen(struct app *a)
 {
+	const struct alertjournal *j = a->alerts != NULL ?
+	    alertsend_journal(a->alerts) : NULL;
 	struct soak_alert_count c;
+	size_t i;
 
 	soak_alerts(a->labm, &c);
+	/* The lab's rules' alerts (the journal's ongoing) count with the
+	 * soaks' own; those the journal ever held count as opened. */
+	a->journal_open = 0;
+	for (i = 0; j != NULL && i < j->n; i++)
+		a->journal_open += isnan(j->e[i].end);
+	c.open += a->journal_open;
+	c.opened += j != NULL ? j->n + j->dropped : 0;
 	if (c.opened > a->alerts_opened && c.open > 0 &&
 	    a->config.alert_bell)
 		beep();

@@ -73,8 +73,8 @@ const struct action_info action_info[ACT_COUNT] = {
 	    "generation (from current: to its previous_generation)" },
 	[ACT_BASE] = { "diff-base", "compare the other generations with the "
 	    "selected one (again: with current)" },
-	[ACT_NEWEST_ALERT] = { "newest-alert", "the newest open soak alert, "
-	    "in the Soak screen's journal" },
+	[ACT_NEWEST_ALERT] = { "newest-alert", "the newest open alert, on "
+	    "the Alerts screen (else the Soak screen's)" },
 	[ACT_SOAK] = { "soak", "open the selected soak job in the Soak "
 	    "screen, whoever started it (Enter does too)" },
 	[ACT_NEXT_SOAK] = { "next-soak", "show the lab's next soak, running "

@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/doc.h"
 #include "base/docfile.h"
+#include "base/fileio.h"
 #include "base/text.h"
 #include "views/core/config.h"
 #include "views/core/theme.h"
@@ -133,17 +134,7 @@ config_describe(FILE *f)
 const char *
 config_dir(char *buf, size_t len)
 {
-	const char *s;
-	int n;
-
-	/* The XDG base directory spec ignores a relative XDG_CONFIG_HOME. */
-	if ((s = getenv("XDG_CONFIG_HOME")) != NULL && s[0] == '/')
-		n = snprintf(buf, len, "%s/calops", s);
-	else if ((s = getenv("HOME")) != NULL && s[0] != '\0')
-		n = snprintf(buf, len, "%s/.config/calops", s);
-	else
-		return NULL;
-	return n < 0 || (size_t)n >= len ? NULL : buf;
+	return fileio_config_dir(buf, len);
 }
 
 const char *
@@ -286,7 +277,11 @@ apply(struct config *c, const struct doc *d, char *err, size_t errlen)
 		for (i = 0; i < config_noptions; i++)
 			if (strcmp(key, config_options[i].name) == 0)
 				break;
-		if (i == config_noptions) {
+		/* The alert rules are the lab's to read and check, under the
+		 * lab file's (remote/lab.h lab_merge_config). */
+		if (strcmp(key, "alerts") == 0)
+			rc = 0;
+		else if (i == config_noptions) {
 			unknown_option(c, d, ptr, key, err, errlen);
 			rc = -1;
 		} else
@@ -302,22 +297,17 @@ apply(struct config *c, const struct doc *d, char *err, size_t errlen)
 int
 config_load(struct config *c, const char *path, char *err, size_t errlen)
 {
-	char dflt[PATH_MAX], *data;
+	char dflt[PATH_MAX];
 	struct doc d;
-	size_t len;
 	int rc;
 
 	config_defaults(c);
 	if (path == NULL && (path = config_path_default(dflt,
 	    sizeof dflt)) == NULL)
 		return 0;
-	if ((rc = docfile_read(path, CONFIG_MAX_BYTES, &data, &len, err,
+	if ((rc = docfile_load_yaml(&d, path, CONFIG_MAX_BYTES, err,
 	    errlen)) != 0)
 		return rc == 1 ? 0 : -1;
-	rc = docfile_parse_yaml(&d, data, len, path, err, errlen);
-	free(data);
-	if (rc != 0)
-		return -1;
 	c->path = xstrdup(path);
 	rc = apply(c, &d, err, errlen);
 	doc_release(&d);
