@@ -190,6 +190,13 @@ reject "quit? type y"
 keys 1
 wait_for "Esc stops it and signs its refusal"
 wait_re "chip step +.*golden [0-9]+/16"
+# ^C, the way out that never asks, is refused the same way: it too would
+# leave the job running with no refusal signed.  (Had it quit, the Esc
+# after it would reach the shell, and no refusal would come.)
+keys C-c
+wait_for "Esc stops it and signs its refusal"
+wait_re "chip step +.*golden [0-9]+/16"
+reject "exited"
 keys Escape
 wait_for "refused, and the refusal is on the audit log"
 rm -f "$TMP/golden.hold"
