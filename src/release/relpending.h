@@ -47,8 +47,8 @@ int	 relpending_clear(int dirfd, char *err, size_t errlen);
 
 /* What the status says of it (release.md §6's "interrupted"). */
 json_t	*relpending_json(const struct relpending *p);
-/* The words: "generation N's promote was cut short during its chip step
- * (job J on H, chip C, approved by K since T)". */
+/* The words: "the promote to generation N was cut short during its chip
+ * step (job J on H, chip C; approved with key K by B, T)". */
 void	 relpending_words(const struct relpending *p, char *buf, size_t len);
 
 #endif

@@ -251,7 +251,7 @@ grep -q "interrupted: the promote to generation 2 was cut short during its chip 
 launch "$TMP/lab.yaml"
 wait_for "RELEASED"
 keys 9
-wait_for "cut short: the chip step of the promote to 2 (job $job on local)"
+wait_for "cut short: the chip step of the promote to 2 (job $job"
 keys p
 in_messages "promote to generation 2 was cut short"
 pane_calops release recover "$WS" --key "$SRC/share/examples/keys/mei.chen.pem" \
