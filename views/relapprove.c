@@ -316,6 +316,7 @@ static void
 chip_started(struct app *a, const struct ljob *j, void *arg)
 {
 	struct relapprove *p = arg;
+	char err[256];
 
 	(void)a;
 	if (p->step != RAP_CHIP)
@@ -327,6 +328,11 @@ chip_started(struct app *a, const struct ljob *j, void *arg)
 		return;
 	}
 	snprintf(p->job, sizeof p->job, "%s", j->id);
+	/* The host marks it in progress: a console killed from here on
+	 * leaves it for `calops release recover` (release.md §2). */
+	if (relclient_mark(p->rc, p->job, p->chip_host, p->chip, p->key_id,
+	    err, sizeof err) != 0)
+		app_message(p->app, true, "the chip step's marker: %s", err);
 	app_redraw(p->app);
 }
 

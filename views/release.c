@@ -355,7 +355,7 @@ draw_audit(struct release_view *v, int top, int rows, int cols)
 static bool
 problem_line(struct release_view *v, char *buf, size_t len)
 {
-	const json_t *st = relclient_status(v->rc);
+	const json_t *st = relclient_status(v->rc), *cut;
 	const char *s;
 
 	buf[0] = '\0';
@@ -364,6 +364,15 @@ problem_line(struct release_view *v, char *buf, size_t len)
 		    v->err);
 	else if (relclient_error(v->rc)[0] != '\0')
 		snprintf(buf, len, "%s", relclient_error(v->rc));
+	else if (json_is_object(cut = json_object_get(st, "interrupted")) &&
+	    num(cut, "generation") < 1)
+		snprintf(buf, len, "%s", str(cut, "words"));
+	else if (json_is_object(cut))
+		/* The job first: a narrow screen keeps what to look for. */
+		snprintf(buf, len, "cut short: the chip step of the %s to %ld "
+		    "(job %s on %s): `calops release recover` signs its refusal; "
+		    "until then no promote", str(cut, "action"),
+		    num(cut, "generation"), str(cut, "job"), str(cut, "host"));
 	else if ((s = json_string_value(json_object_get(st,
 	    "rolled_forward"))) != NULL)
 		snprintf(buf, len, "%s", s);
@@ -492,7 +501,16 @@ promote(struct release_view *v)
 {
 	const json_t *st = relclient_status(v->rc);
 	long cand = num(st, "candidate");
+	const char *cut = json_string_value(json_object_get(json_object_get(
+	    st, "interrupted"), "words"));
 
+	/* Refused by the host too (release.md §2): said before anything is
+	 * asked. */
+	if (cut != NULL) {
+		app_message(v->app, true, "%s: `calops release recover WS --key "
+		    "FILE` signs its refusal first", cut);
+		return;
+	}
 	if (cand < 1) {
 		app_message(v->app, true, "no candidate to promote");
 		return;

@@ -29,6 +29,7 @@
 #include "gates/g10_release.h"
 #include "job/jobstore.h"
 #include "loop/loop.h"
+#include "release/relpending.h"
 #include "release/relrevoke.h"
 #include "release/relstate.h"
 #include "release/relswitch.h"
@@ -52,6 +53,7 @@ static const char release_usage[] =
     "       calops release rollback WS [--to N] --key FILE --confirm N\n"
     "                      [--chip-step --lab LAB --host H --chip C] "
     "[options]\n"
+    "       calops release recover WS --key FILE [--lab LAB]\n"
     "       calops release verify WS N [--json]\n"
     "       calops release revoke WS N --reason TEXT --key FILE --confirm N\n"
     "       calops release apply WS [--json]      (a signed record on "
@@ -63,7 +65,9 @@ static const char release_usage[] =
     "chip step passed: the runner's inspect and golden with N's package on\n"
     "chip C of lab host H, a lab job run under the release lock;\n"
     "rollback at an earlier one, by default current's previous_generation,\n"
-    "with no chip step unless --chip-step asks for one.\n"
+    "with no chip step unless --chip-step asks for one.  A promote killed\n"
+    "during its chip step is said by status, and recover stops its job\n"
+    "and signs its refusal (until then no promote).\n"
     "Both need the approver's Ed25519 key, whose public half must be in\n"
     "trusted-keys/, and --confirm repeating the target's number.  verify\n"
     "says generation N's verdict: its signature, whether it is revoked and,\n"
@@ -325,7 +329,7 @@ state_well(const struct relstate *st)
 		if (!st->gens[i].verdict.verifies && !st->gens[i].revoked)
 			return false;
 	return st->current >= 1 && st->current_problem[0] == '\0' &&
-	    st->audit_ok && !relstate_behind_log(st) &&
+	    st->audit_ok && !relstate_behind_log(st) && !st->pending &&
 	    !relstate_disagrees(st) &&
 	    st->keys_problem[0] == '\0' && (!st->revocations_present ||
 	    st->revocations_ok);
@@ -424,6 +428,14 @@ print_status(const struct relstate *st)
 		printf("audit:       broken at record %zu: %s\n",
 		    st->audit.bad_line, st->audit.problem);
 	print_window(st);
+	if (st->pending) {
+		char words[1024];
+
+		relstate_pending_words(st, words, sizeof words);
+		printf("interrupted: %s: `calops release recover WS --key FILE` "
+		    "stops its job and signs its refusal; until then no "
+		    "promote\n", words);
+	}
 	if (relstate_behind_log(st))
 		printf("roll-forward: due: the log's last switch went to "
 		    "generation %lld\n", st->audit.last_switch_to);
@@ -453,8 +465,8 @@ cmd_status(int argc, char **argv, bool audit_only)
 	}
 	/* A switch a crash cut short is completed by whoever looks next
 	 * (release.md §2); with the lock held by an approver, it is theirs. */
-	if (!audit_only && (relstate_behind_log(&st) ||
-	    st.revocation_cut) && (lockfd = relswitch_lock(&st,
+	if (!audit_only && (relstate_behind_log(&st) || st.revocation_cut ||
+	    st.pending_stale) && (lockfd = relswitch_lock(&st,
 	    "calops release status", err, sizeof err)) != -1) {
 		(void)relstate_reload(&st, NULL, 0);
 		bc.st = &st;
@@ -466,6 +478,7 @@ cmd_status(int argc, char **argv, bool audit_only)
 		if (relswitch_roll_forward(&st, bindings_today, &bc, forward,
 		    sizeof forward) != 0 && !o.json)
 			printf("calops: %s\n", forward);
+		relswitch_settle(&st);
 		close(lockfd);
 	}
 	/* Every generation's verdict, the candidate's bindings hashed as
@@ -735,6 +748,7 @@ lock_and_forward(struct relstate *st, const struct relopts *o,
 		return -1;
 	}
 	(void)relstate_reload(st, NULL, 0);
+	relswitch_settle(st);
 	if (relrevoke_finish(st, forward, flen) == -1 ||
 	    relswitch_roll_forward(st, bindings_today, &bc, forward,
 	    flen) == -1) {
@@ -767,6 +781,7 @@ approver(const struct relopts *o, const char *action, struct relstate *st)
 		relkey_free(key);
 		return NULL;
 	}
+	st->skip_tail = true;	/* it acts; it shows no records */
 	relstate_read_keys(st);
 	if (relkey_trusted_name(&st->kr, key) == NULL) {
 		fprintf(stderr, "calops: the key '%s' is not one of "
@@ -830,6 +845,12 @@ struct chipplan {
 	bool			 loaded;
 	const struct lab_host	*h;
 	const char		*ws;		/* borrowed from lab */
+};
+
+/* Who acts, for a chip step's marker, and whether it was written. */
+struct actctx {
+	const char	*action, *key_id, *actor;
+	bool		 marked;
 };
 
 /*
@@ -970,6 +991,37 @@ say_chip(const struct chipstep *cs, void *arg)
 }
 
 /*
+ * The marker of a chip step about to start (relpending.h), durable before
+ * its job exists: a command killed from here on leaves it, for the next
+ * one to say and `calops release recover` to end in a refusal.  0, or -1
+ * with msg (nothing started).
+ */
+static int
+mark_pending(struct relstate *st, const struct relopts *o,
+    const struct chipplan *p, const struct actctx *a, const char *job,
+    char *msg, size_t msglen)
+{
+	struct relpending m = { .generation = o->target, .chip = o->chip,
+	    .since = (double)time(NULL) };
+	char *lab = realpath(o->lab, NULL), err[512];
+
+	snprintf(m.action, sizeof m.action, "%s", a->action);
+	snprintf(m.job, sizeof m.job, "%s", job);
+	snprintf(m.host, sizeof m.host, "%s", p->h->name);
+	snprintf(m.key_id, sizeof m.key_id, "%s", a->key_id);
+	snprintf(m.actor, sizeof m.actor, "%s", a->actor);
+	snprintf(m.by, sizeof m.by, "calops release %s", a->action);
+	snprintf(m.lab, sizeof m.lab, "%s", lab != NULL ? lab : o->lab);
+	free(lab);
+	if (relpending_write(st->dirfd, &m, err, sizeof err) != 0) {
+		errbuf_set(msg, msglen, "%s: the chip step did not start; "
+		    "nothing changed", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The chip step of target, under the lock: target verified first, as
  * today (nothing disturbs a chip for a generation that cannot go live),
  * its verdict kept in held for the switch; then the lab job, followed to
@@ -978,12 +1030,12 @@ say_chip(const struct chipstep *cs, void *arg)
  */
 static enum relswitch_rc
 chip_step(struct relstate *st, const struct relopts *o,
-    const struct chipplan *p, struct heldctx *held, struct chipstep *cs,
-    struct relchip *out, char *msg, size_t msglen)
+    const struct chipplan *p, struct actctx *a, struct heldctx *held,
+    struct chipstep *cs, struct relchip *out, char *msg, size_t msglen)
 {
 	const struct relgen *g = relstate_gen(st, o->target);
 	const char *tree;
-	char err[512];
+	char err[512], job[64];
 
 	(void)relstate_verdict(st, o->target, bindings_today, held->bc,
 	    &held->v);
@@ -994,7 +1046,11 @@ chip_step(struct relstate *st, const struct relopts *o,
 	}
 	tree = g != NULL ? json_string_value(json_object_get(g->doc,
 	    "calbin_tree_sha256")) : NULL;
-	if (chipstep_run(&p->lab, p->h, p->ws, o->target, (int)o->chip,
+	jobstore_id_generate(job, sizeof job);
+	if (mark_pending(st, o, p, a, job, msg, msglen) != 0)
+		return RS_ERROR;
+	a->marked = true;
+	if (chipstep_run(&p->lab, p->h, p->ws, o->target, (int)o->chip, job,
 	    o->ssh_config, o->timeout_s, say_chip, (void *)p, cs, err,
 	    sizeof err) != 0) {
 		errbuf_set(msg, msglen, "the chip step could not start on %s: "
@@ -1048,6 +1104,7 @@ cmd_act(int argc, char **argv, bool promote)
 	struct chipplan plan = { 0 };
 	struct relchip chip = { 0 };
 	struct chipstep cs;
+	struct actctx ac = { .action = action };
 	const char *key_id;
 	struct relstate st;
 	enum relswitch_rc r = RS_OK;
@@ -1089,6 +1146,15 @@ cmd_act(int argc, char **argv, bool promote)
 		rc = wrong_confirm(action, o.target, o.confirm);
 		goto unlock;
 	}
+	/* A promote cut short ends in its refusal before another begins. */
+	if (promote && st.pending) {
+		relstate_pending_words(&st, err, sizeof err);
+		snprintf(msg, sizeof msg, "%s: its refusal is signed first "
+		    "(calops release recover WS --key FILE); nothing changed",
+		    err);
+		report(&o, action, "refused", msg, forward, &st);
+		goto unlock;
+	}
 	if ((key_id = relkey_trusted_name(&st.kr, key)) == NULL) {
 		fprintf(stderr, "calops: the key '%s' is not one of "
 		    "trusted-keys/: only a trusted approver may %s; nothing "
@@ -1103,8 +1169,10 @@ cmd_act(int argc, char **argv, bool promote)
 	bc.st = &st;
 	bc.tty = isatty(STDERR_FILENO);
 	held.n = o.target;
+	ac.key_id = key_id;
+	ac.actor = actor;
 	if (want == 1)
-		r = chip_step(&st, &o, &plan, &held, &cs, &chip, msg,
+		r = chip_step(&st, &o, &plan, &ac, &held, &cs, &chip, msg,
 		    sizeof msg);
 	else if (promote) {
 		chip.kind = RELCHIP_SKIPPED;
@@ -1128,6 +1196,12 @@ cmd_act(int argc, char **argv, bool promote)
 	if (r == RS_REFUSED)
 		log_refusal(&st, key, key_id, actor, o.target, msg,
 		    sizeof msg);
+	/* The chip step is over and this command says how (its record, its
+	 * refusal, or why neither could be written): only a command killed
+	 * before here leaves the marker, for recover. */
+	if (ac.marked && relpending_clear(st.dirfd, err, sizeof err) != 0)
+		snprintf(msg + strlen(msg), sizeof msg - strlen(msg), " (%s)",
+		    err);
 	else if (r == RS_OK && chip.kind == RELCHIP_RAN)
 		snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ", after "
 		    "its chip step (job %s on %s, chip %ld: golden passed, "
@@ -1145,6 +1219,114 @@ out:
 out_lab:
 	if (plan.loaded)
 		lab_release(&plan.lab);
+	return rc;
+}
+
+/* The job of a chip step cut short, stopped if it still runs; what
+ * became of it, in words, into note. */
+static void
+stop_pending_job(const struct relopts *o, const struct relpending *m,
+    char *note, size_t len)
+{
+	const char *path = o->lab != NULL ? o->lab : m->lab[0] != '\0' ?
+	    m->lab : NULL;
+	const struct lab_host *h;
+	char err[1024];
+	struct lab lab;
+
+	if (path == NULL) {
+		errbuf_set(note, len, "its job %s was not stopped: no lab file "
+		    "names host '%s' (--lab)", m->job, m->host);
+		return;
+	}
+	if (lab_load(&lab, path, err, sizeof err) != 0) {
+		errbuf_set(note, len, "its job %s was not stopped: %s", m->job,
+		    err);
+		return;
+	}
+	if ((h = lab_host(&lab, m->host)) == NULL)
+		errbuf_set(note, len, "its job %s was not stopped: no host "
+		    "'%s' in the lab file '%s'", m->job, m->host, path);
+	else if (chipstep_stop(&lab, h, m->job, o->ssh_config, err,
+	    sizeof err) != 0)
+		errbuf_set(note, len, "its job %s on %s: %s", m->job, m->host,
+		    err);
+	else
+		errbuf_set(note, len, "its job %s on %s was stopped", m->job,
+		    m->host);
+	lab_release(&lab);
+}
+
+/*
+ * recover WS --key FILE: a promote (or rollback --chip-step) killed during
+ * its chip step (relpending.h) ends in its refusal, signed by a trusted
+ * approver, its job stopped if it still runs, and the marker cleared
+ * (release.md §2, "a chip step cut short").
+ */
+static int
+cmd_recover(int argc, char **argv)
+{
+	char forward[512] = "", msg[1600], reason[800], note[1200], *actor;
+	char *line;
+	struct relopts o = { 0 };
+	const char *key_id, *killed;
+	struct relstate st;
+	enum relswitch_rc r;
+	void *key;
+	int rc = 1, lockfd;
+
+	if (parse(argc, argv, &o, false) != 0)
+		return 2;
+	if (o.key == NULL) {
+		fprintf(stderr, "calops: recover needs the approver's key: "
+		    "--key FILE\n");
+		return 2;
+	}
+	if ((key = approver(&o, "recover", &st)) == NULL)
+		return 1;
+	actor = o.actor != NULL ? xstrdup(o.actor) : jobstore_default_actor();
+	if ((lockfd = lock_and_forward(&st, &o, "recover", actor, forward,
+	    sizeof forward, &rc)) == -1)
+		goto out;
+	if (!st.pending) {
+		report(&o, "recover", "ok", "no promote was cut short during "
+		    "its chip step: nothing to recover", forward, &st);
+		rc = 0;
+		goto unlock;
+	}
+	key_id = relkey_trusted_name(&st.kr, key);
+	stop_pending_job(&o, &st.pend, note, sizeof note);
+	killed = strncmp(st.pend.by, "a console", 9) == 0 ? "the console was "
+	    "killed" : "its command was killed";
+	if (st.pending_problem[0] != '\0')
+		snprintf(reason, sizeof reason, "a chip step was cut short: %s "
+		    "(%s)", killed, st.pending_problem);
+	else
+		snprintf(reason, sizeof reason, "the chip step (job %s) was cut "
+		    "short: %s", st.pend.job, killed);
+	line = sign_record(&st, key, key_id, actor, "refused",
+	    st.pending_problem[0] == '\0' ? st.pend.generation : -1, reason,
+	    NULL);
+	r = line == NULL ? RS_BAD : relswitch_apply(&st, line, strlen(line),
+	    NULL, NULL, msg, sizeof msg);
+	free(line);
+	/* On the log: the marker goes (relswitch_apply() took it away when
+	 * the refusal names its job; an unreadable one, here). */
+	if (r == RS_OK && st.pending && relpending_clear(st.dirfd, note,
+	    sizeof note) == 0)
+		st.pending = false;
+	if (r == RS_OK)
+		errbuf_set(msg + strlen(msg), sizeof msg - strlen(msg), ": %s; "
+		    "%s", reason, note);
+	report(&o, "recover", rc_names[r], line == NULL && r == RS_BAD ?
+	    "the refusal cannot be signed" : msg, forward, &st);
+	rc = exit_of(r);
+unlock:
+	close(lockfd);
+out:
+	free(actor);
+	relkey_free(key);
+	relstate_release(&st);
 	return rc;
 }
 
@@ -1269,17 +1451,86 @@ hold_check_input(struct bindctx *bc)
 	exit(1);
 }
 
+/* apply --hold: what came before the record. */
+struct holdin {
+	struct relstate		*st;
+	const struct relopts	*o;
+	char			 job[64];	/* the chip step marked, or "" */
+};
+
+/*
+ * A line `{"type":"chip_step","job":J,"host":H,"chip":C,"key_id":K}` the
+ * console sends once its chip step's job started (release.md §5): the
+ * marker of a chip step in progress is written for it (relpending.h), so
+ * that a console killed from here on leaves it.  Said as a "marked" event.
+ */
+static void
+hold_mark(struct holdin *in, const char *line, size_t len)
+{
+	json_t *j = json_loadb(line, len, 0, NULL);
+	const char *job = json_string_value(json_object_get(j, "job"));
+	const char *host = json_string_value(json_object_get(j, "host"));
+	const char *key_id = json_string_value(json_object_get(j, "key_id"));
+	struct relpending m = { .generation = in->o->hold,
+	    .since = (double)time(NULL) };
+	char err[512], *actor;
+
+	if (job == NULL || host == NULL || key_id == NULL || !json_is_integer(
+	    json_object_get(j, "chip")) || in->job[0] != '\0') {
+		cmd_release_event(json_pack("{s:s, s:s}", "type", "marked",
+		    "error", "not a chip step's line, or a second one"));
+		json_decref(j);
+		return;
+	}
+	actor = in->o->actor != NULL ? xstrdup(in->o->actor) :
+	    jobstore_default_actor();
+	snprintf(m.action, sizeof m.action, "promote");
+	snprintf(m.job, sizeof m.job, "%s", job);
+	snprintf(m.host, sizeof m.host, "%s", host);
+	m.chip = (long)json_integer_value(json_object_get(j, "chip"));
+	snprintf(m.key_id, sizeof m.key_id, "%s", key_id);
+	snprintf(m.actor, sizeof m.actor, "%s", actor);
+	snprintf(m.by, sizeof m.by, "a console");
+	free(actor);
+	if (relpending_write(in->st->dirfd, &m, err, sizeof err) == 0) {
+		snprintf(in->job, sizeof in->job, "%s", job);
+		cmd_release_event(json_pack("{s:s, s:s}", "type", "marked",
+		    "job", in->job));
+	} else
+		cmd_release_event(json_pack("{s:s, s:o}", "type", "marked",
+		    "error", text_json(err)));
+	json_decref(j);
+}
+
+/* The chip step lines at the start of b's bytes from *from on, each
+ * marked and passed. */
+static void
+hold_lines(struct holdin *in, const struct buf *b, size_t *from)
+{
+	static const char tag[] = "{\"type\":\"chip_step\"";
+	const char *nl;
+
+	while ((nl = memchr(b->data + *from, '\n', b->len - *from)) != NULL &&
+	    b->len - *from >= sizeof tag - 1 && memcmp(b->data + *from, tag,
+	    sizeof tag - 1) == 0) {
+		hold_mark(in, b->data + *from, (size_t)(nl - b->data) - *from);
+		*from = (size_t)(nl - b->data) + 1;
+	}
+}
+
 /*
  * The record: all of stdin, until its end, within HOLD_WAIT_MS; it must be
- * one line.  The line (newline dropped), or NULL with why in msg.
+ * one line, after the console's chip step line if any (hold_lines()).  The
+ * line (newline dropped), or NULL with why in msg.
  */
 static char *
-read_held_record(size_t *len, char *msg, size_t msglen)
+read_held_record(struct holdin *in, size_t *len, char *msg, size_t msglen)
 {
 	int64_t deadline = loop_now_ms() + HOLD_WAIT_MS, left;
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 	struct buf b = BUF_INIT;
-	char chunk[4096];
+	char chunk[4096], *rec;
+	size_t from = 0;
 	ssize_t n;
 
 	buf_init(&b, RECORD_MAX + 1);
@@ -1302,21 +1553,25 @@ read_held_record(size_t *len, char *msg, size_t msglen)
 			    "bytes; nothing changed", RECORD_MAX);
 			goto fail;
 		}
+		hold_lines(in, &b, &from);
 	}
-	if (b.len == 0) {
+	if (b.len == from) {
 		errbuf_set(msg, msglen, "the approval was cancelled; nothing "
 		    "changed");
 		goto fail;
 	}
-	if (b.data[b.len - 1] != '\n' || memchr(b.data, '\n', b.len) !=
-	    b.data + b.len - 1 || memchr(b.data, '\0', b.len) != NULL) {
+	rec = b.data + from;
+	*len = b.len - from;
+	if (rec[*len - 1] != '\n' || memchr(rec, '\n', *len) !=
+	    rec + *len - 1 || memchr(rec, '\0', *len) != NULL) {
 		errbuf_set(msg, msglen, "not one record: one line of text and "
 		    "nothing more; nothing changed");
 		goto fail;
 	}
-	*len = b.len - 1;
-	b.data[*len] = '\0';
-	return buf_detach(&b, NULL);
+	(*len)--;
+	rec = xstrndup(rec, *len);
+	buf_release(&b);
+	return rec;
 broken:
 	errbuf_set(msg, msglen, "cannot read the record: %s; nothing changed",
 	    strerror(errno));
@@ -1332,13 +1587,13 @@ fail:
 static json_t *
 held_event(const struct relstate *st, const char *forward)
 {
-	return json_pack("{s:s, s:o, s:I, s:s, s:o, s:o}", "type", "held",
+	return json_pack("{s:s, s:o, s:I, s:s, s:o, s:o, s:b}", "type", "held",
 	    "current", st->current >= 1 ? json_integer(st->current) :
 	    json_null(), "next_seq", (json_int_t)st->audit.records + 1,
 	    "head_sha256", st->audit.last_line_sha256,
 	    "trusted_keys", relstate_trusted_keys_json(st),
 	    "rolled_forward", forward[0] != '\0' ? text_json(forward) :
-	    json_null());
+	    json_null(), "marks", 1);
 }
 
 /*
@@ -1355,6 +1610,7 @@ cmd_apply_hold(struct relopts *o)
 	char forward[512] = "", msg[768], who[200], *line, *actor;
 	struct bindctx bc = { .json = true, .hold = o };
 	struct heldctx h = { .bc = &bc, .n = o->hold };
+	struct holdin in = { 0 };
 	struct relstate st;
 	enum relswitch_rc r;
 	size_t len;
@@ -1364,6 +1620,7 @@ cmd_apply_hold(struct relopts *o)
 		report(o, "apply", "error", msg, NULL, NULL);
 		return 1;
 	}
+	st.skip_tail = true;
 	actor = o->actor != NULL ? xstrdup(o->actor) : jobstore_default_actor();
 	snprintf(who, sizeof who, "%s (approving in a console)", actor);
 	free(actor);
@@ -1379,7 +1636,16 @@ cmd_apply_hold(struct relopts *o)
 	    h.v.verifies ? json_null() : text_json(h.v.problem), "verdict",
 	    relverdict_json(&h.v)));
 	bc.hold = NULL;		/* the input is the record's from here */
-	if ((line = read_held_record(&len, msg, sizeof msg)) == NULL) {
+	in.st = &st;
+	in.o = o;
+	if ((line = read_held_record(&in, &len, msg, sizeof msg)) == NULL) {
+		/* A console gone mid chip step: its marker stays, for
+		 * recover to sign the refusal (release.md §2). */
+		if (in.job[0] != '\0')
+			errbuf_set(msg + strlen(msg), sizeof msg - strlen(msg),
+			    " (but its chip step, job %s, started: "
+			    "'calops release recover' signs its refusal)",
+			    in.job);
 		report(o, "apply", "cancelled", msg, NULL, &st);
 		close(lockfd);
 		goto out;
@@ -1392,6 +1658,9 @@ cmd_apply_hold(struct relopts *o)
 	signal(SIGPIPE, SIG_IGN);
 	r = relswitch_apply(&st, line, len, held_bindings, &h, msg,
 	    sizeof msg);
+	/* The console signed how its chip step ended: not in progress. */
+	if (in.job[0] != '\0')
+		(void)relpending_clear(st.dirfd, who, sizeof who);
 	report(o, "apply", rc_names[r], msg, NULL, &st);
 	rc = exit_of(r);
 	free(line);
@@ -1440,6 +1709,7 @@ cmd_apply(int argc, char **argv)
 		free(line);
 		return 1;
 	}
+	st.skip_tail = true;
 	/* The lock names the approver (release.md §2), from the record;
 	 * what it says is checked under the lock. */
 	if (relrecord_parse(line, len, &peek, msg, sizeof msg) == 0)
@@ -1485,6 +1755,8 @@ cmd_release(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(sub, "revoke") == 0)
 		return cmd_revoke(argc - 1, argv + 1);
+	if (strcmp(sub, "recover") == 0)
+		return cmd_recover(argc - 1, argv + 1);
 	if (strcmp(sub, "chip-step") == 0)
 		return cmd_chipstep(argc - 1, argv + 1);
 	fputs(release_usage, stderr);

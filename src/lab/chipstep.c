@@ -297,7 +297,6 @@ launch(struct csrun *r, const struct lab *lab, const struct lab_host *h,
 	free((char *)w.selfdir);
 	if (rc != 0)
 		return -1;
-	jobstore_id_generate(r->cs->job, sizeof r->cs->job);
 	hostcmd_run(&run, &(struct hostcmd_run_opts){ .id = r->cs->job,
 	    .cwd = ws, .gate = -1 }, job.v);
 	strv_free(&job);
@@ -346,9 +345,24 @@ follow(struct csrun *r, const struct lab_host *h, long timeout_s)
 	return NULL;
 }
 
+/* r's loop, and its transport to h; 0, or -1 with err (the loop made
+ * all the same: loop_free() it). */
+static int
+open_host(struct csrun *r, const struct lab *lab, const struct lab_host *h,
+    const char *config, char *err, size_t errlen)
+{
+	r->loop = loop_new();
+	loop_watch_signal(r->loop, SIGCHLD, on_sigchld, NULL);
+	loop_set_before_sleep(r->loop, before_sleep, r);
+	r->t = h->transport == LAB_LOCAL ? local_transport_new(r->loop,
+	    h->name, NULL) : ssh_transport_new(r->loop, h, lab->path, config,
+	    err, errlen);
+	return r->t != NULL ? 0 : -1;
+}
+
 int
 chipstep_run(const struct lab *lab, const struct lab_host *h, const char *ws,
-    long gen, int chip, const char *config, long timeout_s,
+    long gen, int chip, const char *job, const char *config, long timeout_s,
     chipstep_progress_fn fn, void *arg, struct chipstep *cs, char *err,
     size_t errlen)
 {
@@ -357,16 +371,11 @@ chipstep_run(const struct lab *lab, const struct lab_host *h, const char *ws,
 	int rc = -1;
 
 	chipstep_init(cs);
-	r.loop = loop_new();
-	loop_watch_signal(r.loop, SIGCHLD, on_sigchld, NULL);
+	snprintf(cs->job, sizeof cs->job, "%s", job);
+	if (open_host(&r, lab, h, config, err, errlen) != 0)
+		goto out;
 	loop_watch_signal(r.loop, SIGINT, on_signal, &r);
 	loop_watch_signal(r.loop, SIGTERM, on_signal, &r);
-	loop_set_before_sleep(r.loop, before_sleep, &r);
-	r.t = h->transport == LAB_LOCAL ? local_transport_new(r.loop,
-	    h->name, NULL) : ssh_transport_new(r.loop, h, lab->path, config,
-	    err, errlen);
-	if (r.t == NULL)
-		goto out;
 	if (launch(&r, lab, h, ws, gen, chip, err, errlen) != 0)
 		goto out;
 	if (fn != NULL)
@@ -386,5 +395,42 @@ out:
 	loop_free(r.loop);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	return rc;
+}
+
+
+int
+chipstep_stop(const struct lab *lab, const struct lab_host *h,
+    const char *job, const char *config, char *err, size_t errlen)
+{
+	struct chipstep cs;
+	struct csrun r = { .cs = &cs, .grace = -1 };
+	struct strv s = { NULL, 0, 0 };
+	int rc = -1;
+
+	/* The run's callbacks: its stderr's last line is what it said. */
+	chipstep_init(&cs);
+	if (open_host(&r, lab, h, config, err, errlen) != 0)
+		goto out;
+	hostcmd_kill(&s, job);
+	r.rs = transport_exec(r.t, s.v, &csrun_cb, &r, err, errlen);
+	strv_free(&s);
+	if (r.rs == NULL)
+		goto out;
+	r.grace = loop_add_timer(r.loop, KILL_GRACE_MS, grace_over, &r);
+	loop_run(r.loop);
+	if (r.done && r.code == 0)
+		rc = 0;
+	else
+		errbuf_set(err, errlen, "%s", !r.done ? "`calops kill` had "
+		    "no answer in time" : strncmp(r.said, "calops: ", 8) == 0 ?
+		    r.said + 8 : r.said[0] != '\0' ? r.said :
+		    r.err[0] != '\0' ? r.err : "`calops kill` failed there");
+out:
+	if (r.rs != NULL)
+		transport_rstream_cancel(r.rs);
+	if (r.t != NULL)
+		transport_close(r.t);
+	loop_free(r.loop);
 	return rc;
 }

@@ -63,16 +63,25 @@ typedef void (*chipstep_progress_fn)(const struct chipstep *cs, void *arg);
 
 /*
  * Run the chip step of generation gen on chip of lab host h, in its
- * workspace ws (a path the lab file gives on h), and follow it to its end:
- * the headless promote's (cmd_release.c).  SIGINT and SIGTERM, and
+ * workspace ws (a path the lab file gives on h), as job id job (made by
+ * the caller, jobstore_id_generate(), so that the promote's marker names
+ * it before it starts: relpending.h), and follow it to its end: the
+ * headless promote's (cmd_release.c).  SIGINT and SIGTERM, and
  * timeout_s passing, stop the job (`calops kill` there), which ends it cut
  * short.  0 once it ended (or was cut short: cs says how); -1 with err when
  * it could not be started at all (cs->job then "").  config: an ssh config
  * file instead of ~/.ssh/config (NULL: the user's).
  */
 int	 chipstep_run(const struct lab *lab, const struct lab_host *h,
-	    const char *ws, long gen, int chip, const char *config,
-	    long timeout_s, chipstep_progress_fn fn, void *arg,
-	    struct chipstep *cs, char *err, size_t errlen);
+	    const char *ws, long gen, int chip, const char *job,
+	    const char *config, long timeout_s, chipstep_progress_fn fn,
+	    void *arg, struct chipstep *cs, char *err, size_t errlen);
+/*
+ * Stop job on lab host h (`calops kill` there) if it still runs, for a
+ * promote cut short (`calops release recover`): 0 once the kill ran there,
+ * -1 with err when the host cannot be reached or the kill failed.
+ */
+int	 chipstep_stop(const struct lab *lab, const struct lab_host *h,
+	    const char *job, const char *config, char *err, size_t errlen);
 
 #endif

@@ -191,6 +191,7 @@ apply_event(struct relclient *rc, struct hostcmd_apply *ev)
 			break;
 		ap->from = ev->current;
 		ap->next_seq = ev->next_seq;
+		ap->marks = ev->marks;
 		snprintf(ap->head, sizeof ap->head, "%s", ev->head);
 		json_decref(rc->held_keys);
 		rc->held_keys = ev->trusted_keys;
@@ -304,6 +305,40 @@ const struct relapproval *
 relclient_approval(const struct relclient *rc)
 {
 	return &rc->ap;
+}
+
+int
+relclient_mark(struct relclient *rc, const char *job, const char *host,
+    int chip, const char *key_id, char *err, size_t errlen)
+{
+	json_t *j;
+	char *text, *line;
+	int ret;
+
+	if (rc->ap.phase != RA_READY || rc->apply == NULL) {
+		errbuf_set(err, errlen, "the approval is not open");
+		return -1;
+	}
+	/* A host's calops from before it would take the line for a second
+	 * record and refuse the approval: it is not sent there. */
+	if (!rc->ap.marks)
+		return 0;
+	/* The host reads it as the line before the record (apply --hold). */
+	j = json_pack("{s:s, s:o, s:o, s:i, s:o}", "type", "chip_step", "job",
+	    text_json(job), "host", text_json(host), "chip", chip, "key_id",
+	    text_json(key_id));
+	text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (text == NULL) {
+		errbuf_set(err, errlen, "the chip step's line cannot be made");
+		return -1;
+	}
+	line = xasprintf("%s\n", text);
+	free(text);
+	ret = transport_input(rc->apply, line, strlen(line), false, err,
+	    errlen);
+	free(line);
+	return ret;
 }
 
 int

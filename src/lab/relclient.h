@@ -66,6 +66,8 @@ struct relapproval {
 	char			 result[16];
 	char			 message[768];
 	bool			 sent_refusal;	/* the record was `refused` */
+	/* whether the host takes relclient_mark() (its held line says) */
+	bool			 marks;
 };
 
 /* ws on the host t reaches (t borrowed: it outlives the client). */
@@ -92,6 +94,13 @@ const char	*relclient_error(const struct relclient *rc);
 int		 relclient_begin(struct relclient *rc, const char *action,
 		    long to, const char *actor, char *err, size_t errlen);
 const struct relapproval *relclient_approval(const struct relclient *rc);
+/* RA_READY: the chip step's job started (job on host, chip), approved
+ * with key_id: the host writes its marker (release.md §2, a chip step cut
+ * short), which stays if this console goes before its record.  0, or -1
+ * with err. */
+int		 relclient_mark(struct relclient *rc, const char *job,
+		    const char *host, int chip, const char *key_id, char *err,
+		    size_t errlen);
 /* RA_READY: sign the record with key (relkey.h), whose trusted name on
  * the host is key_id, and send it; the action itself, carrying chip (its
  * chip_step, relrecord.h; NULL: none) when the target verified, else a

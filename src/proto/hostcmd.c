@@ -492,6 +492,7 @@ apply_held(struct hostcmd_apply *ev, const json_t *o)
 	snprintf(ev->head, sizeof ev->head, "%s", head != NULL &&
 	    strlen(head) == 64 ? head : "");
 	ev->trusted_keys = json_is_array(keys) ? json_incref(keys) : NULL;
+	ev->marks = json_is_true(json_object_get(o, "marks"));
 }
 
 int

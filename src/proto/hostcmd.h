@@ -178,6 +178,8 @@ struct hostcmd_apply {
 	long long	 next_seq;
 	char		 head[65];
 	json_t		*trusted_keys;
+	/* held: whether it takes the chip step's line (marks: true) */
+	bool		 marks;
 	/* progress: bytes hashed of how many (0) */
 	uint64_t	 done, total;
 	/* verified: whether it verifies, its bindings were checked, why

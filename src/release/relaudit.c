@@ -86,6 +86,7 @@ struct pending {
 	bool		 is_switch;
 	enum relchip_kind chip;
 	char		*skipped;	/* chip_step's skipped, or NULL */
+	char		*job;		/* chip_step's job, or NULL */
 	long long	 to, from;
 	double		 ts;
 	char		 hash[65];	/* of its line */
@@ -98,6 +99,7 @@ pending_release(struct pending *p)
 	free(p->sig);
 	free(p->key_id);
 	free(p->skipped);
+	free(p->job);
 	memset(p, 0, sizeof *p);
 }
 
@@ -177,6 +179,8 @@ record_form(const char *line, size_t len, size_t lineno,
 		p->chip = chip.kind;
 		if (chip.skipped != NULL)
 			p->skipped = xstrdup(chip.skipped);
+		if (chip.job != NULL)
+			p->job = xstrdup(chip.job);
 	}
 	hash_bytes(line, len, p->hash);
 out:
@@ -206,6 +210,8 @@ advance(struct audit_state *st, const struct pending *p)
 		snprintf(st->last_switch_skipped,
 		    sizeof st->last_switch_skipped, "%s", p->skipped != NULL ?
 		    p->skipped : "");
+		snprintf(st->last_switch_job, sizeof st->last_switch_job, "%s",
+		    p->job != NULL ? p->job : "");
 	}
 }
 
@@ -293,15 +299,99 @@ int
 relaudit_verify(const char *data, size_t len, const struct keyring *kr,
     struct audit_state *st)
 {
-	struct audit_state form;
+	return relaudit_verify_known(data, len, kr, NULL, st);
+}
+
+/* What a switch record (line, len bytes, its form checked before) leaves
+ * the state as: its to, from, ts and chip step.  false when it is a
+ * refusal, which leaves it as it was. */
+static bool
+switch_of(const char *line, size_t len, struct audit_state *st)
+{
+	struct relchip chip = { 0 };
+	const char *action;
+	char why[128];
+	json_t *o = json_loadb(line, len, 0, NULL), *v;
+
+	action = json_string_value(json_object_get(o, "action"));
+	if (action == NULL || strcmp(action, "refused") == 0) {
+		json_decref(o);
+		return false;
+	}
+	st->last_switch_to = json_is_integer(v = json_object_get(o, "to")) ?
+	    json_integer_value(v) : -1;
+	st->last_switch_from = json_is_integer(v = json_object_get(o,
+	    "from")) ? json_integer_value(v) : -1;
+	st->last_switch_ts = json_number_value(json_object_get(o, "ts"));
+	if ((v = json_object_get(o, "chip_step")) != NULL &&
+	    relrecord_chip_parse(v, &chip, why, sizeof why) == 0) {
+		st->last_switch_chip = chip.kind;
+		snprintf(st->last_switch_skipped,
+		    sizeof st->last_switch_skipped, "%s", chip.skipped !=
+		    NULL ? chip.skipped : "");
+		snprintf(st->last_switch_job, sizeof st->last_switch_job, "%s",
+		    chip.job != NULL ? chip.job : "");
+	}
+	relrecord_chip_free(&chip);
+	json_decref(o);
+	return true;
+}
+
+/*
+ * The state after the first k->records lines of data, which verified
+ * before (relcache.h), when those k->bytes bytes still hash to k->sha256:
+ * then nothing in them is parsed or checked again but the last switch
+ * record, for what it says.  false (st untouched) when they do not.
+ */
+static bool
+known_prefix(const char *data, size_t len, const struct relaudit_known *k,
+    struct audit_state *st)
+{
+	const char *p, *end, *last;
+	char hex[65];
+	size_t lines = 0;
+
+	if (k == NULL || k->records == 0 || k->bytes == 0 || k->bytes > len ||
+	    data[k->bytes - 1] != '\n')
+		return false;
+	for (p = data, end = data + k->bytes; p < end && (p = memchr(p, '\n',
+	    (size_t)(end - p))) != NULL; p++)
+		lines++;
+	hash_bytes(data, k->bytes, hex);
+	if (lines != k->records || strcmp(hex, k->sha256) != 0)
+		return false;
+	st->records = k->records;
+	/* Its lines, from the last back to the last switch. */
+	for (end = data + k->bytes - 1; end > data; end = last - 1) {
+		for (last = end; last > data && last[-1] != '\n'; last--)
+			;
+		if (end == data + k->bytes - 1)
+			hash_bytes(last, (size_t)(end - last),
+			    st->last_line_sha256);
+		if (switch_of(last, (size_t)(end - last), st) || last == data)
+			break;
+	}
+	return true;
+}
+
+int
+relaudit_verify_known(const char *data, size_t len, const struct keyring *kr,
+    const struct relaudit_known *known, struct audit_state *st)
+{
+	struct audit_state form, base;
 	struct pending *v = NULL;
-	size_t start = 0, end, lineno = 0, n = 0, alloc = 0, i;
+	size_t start = 0, end, lineno, n = 0, alloc = 0, i;
 	char *line;
 	int rc = 0;
 
-	memset(&form, 0, sizeof form);
-	form.last_switch_to = form.last_switch_from = -1;
-	memcpy(form.last_line_sha256, ZERO_HASH, sizeof form.last_line_sha256);
+	memset(&base, 0, sizeof base);
+	base.last_switch_to = base.last_switch_from = -1;
+	memcpy(base.last_line_sha256, ZERO_HASH, sizeof base.last_line_sha256);
+	/* What verified before is not checked again: only what follows. */
+	if (known_prefix(data, len, known, &base))
+		start = known->bytes;
+	form = base;
+	lineno = base.records;
 	while (start < len && rc == 0) {
 		const char *nl = memchr(data + start, '\n', len - start);
 
@@ -331,14 +421,12 @@ relaudit_verify(const char *data, size_t len, const struct keyring *kr,
 		start = end + 1;
 	}
 	verify_all(v, n, kr);
-	memset(st, 0, sizeof *st);
-	st->last_switch_to = st->last_switch_from = -1;
-	memcpy(st->last_line_sha256, ZERO_HASH, sizeof st->last_line_sha256);
+	*st = base;
 	for (i = 0; i < n && v[i].verified; i++)
 		advance(st, &v[i]);
 	if (i < n)
-		rc = bad(st, i + 1, "signature does not verify with trusted key "
-		    "'%s'", v[i].key_id);
+		rc = bad(st, base.records + i + 1, "signature does not verify "
+		    "with trusted key '%s'", v[i].key_id);
 	else if (rc != 0)
 		rc = bad(st, form.bad_line, "%s", form.problem);
 	for (i = 0; i < n; i++)

@@ -19,6 +19,7 @@ struct audit_state {
 	 * skipped with the approver's reason (truncated here; "" else). */
 	int		 last_switch_chip;	/* enum relchip_kind */
 	char		 last_switch_skipped[256];
+	char		 last_switch_job[64];	/* its chip step's job, or "" */
 	char		 last_line_sha256[65];
 	/* The first broken link, when verification fails. */
 	size_t		 bad_line;		/* 1-based, 0 when intact */
@@ -35,6 +36,23 @@ struct audit_state {
  */
 int	 relaudit_verify(const char *data, size_t len,
 	    const struct keyring *kr,
+	    struct audit_state *out);
+/*
+ * What verified before (relcache.h): the first records lines of the log,
+ * bytes bytes whose SHA-256 is sha256.
+ */
+struct relaudit_known {
+	size_t	records;	/* 0: nothing known */
+	size_t	bytes;
+	char	sha256[65];
+};
+/*
+ * The same, but when the log still begins with the bytes known describes
+ * (NULL: nothing known), they are not parsed or checked again: only the
+ * records after them are, their form, place and signatures, as above.
+ */
+int	 relaudit_verify_known(const char *data, size_t len,
+	    const struct keyring *kr, const struct relaudit_known *known,
 	    struct audit_state *out);
 /*
  * Check one more record, line (len bytes, no newline), against the log st

@@ -1,6 +1,7 @@
 /* relstate.c: a workspace's release state (relstate.h). */
 #include "calops.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -11,6 +12,7 @@
 
 #include "base/fileio.h"
 #include "base/text.h"
+#include "release/relcache.h"
 #include "release/relkey.h"
 #include "release/relrecord.h"
 #include "release/relstate.h"
@@ -411,6 +413,7 @@ load_tail(struct relstate *st, const char *data, size_t len)
 static void
 load_audit(struct relstate *st)
 {
+	struct relaudit_known known;
 	char *data;
 	size_t len;
 
@@ -432,10 +435,31 @@ load_audit(struct relstate *st)
 		return;
 	}
 	st->audit_present = true;
-	st->audit_ok = relaudit_verify(data, len, &st->kr,
+	/* The signatures this user's calops checked before, with these
+	 * keys, are not checked again (relcache.h); the chain is walked. */
+	relcache_get(st->dirfd, &st->kr, &known);
+	st->audit_ok = relaudit_verify_known(data, len, &st->kr, &known,
 	    &st->audit) == 0;
-	load_tail(st, data, len);
+	if (st->audit_ok && st->audit.records > known.records)
+		relcache_put(st->dirfd, &st->kr, st->audit.records, data, len);
+	if (!st->skip_tail)
+		load_tail(st, data, len);
 	free(data);
+}
+
+/* Whether another process holds the release lock (08-release/.lock). */
+static bool
+lock_held(int dirfd)
+{
+	int fd = openat(dirfd, ".lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	    O_NONBLOCK);
+	bool held;
+
+	if (fd == -1)
+		return false;
+	held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
 }
 
 static void
@@ -460,6 +484,21 @@ load_all(struct relstate *st)
 		}
 	load_current(st);
 	load_audit(st);
+	st->pending = relpending_read(st->dirfd, &st->pend,
+	    st->pending_problem, sizeof st->pending_problem) != 0;
+	/* A command killed after its record went on the log, before it took
+	 * the marker away: the chip step is not in progress (the record is
+	 * completed like any switch cut short); the marker goes under the
+	 * lock (relswitch_settle()). */
+	if (st->pending && st->pend.job[0] != '\0' &&
+	    strcmp(st->audit.last_switch_job, st->pend.job) == 0) {
+		st->pending = false;
+		st->pending_stale = true;
+	}
+	/* Its promote still holds the lock (a console approving, a command
+	 * running its chip step): in progress, not cut short. */
+	if (st->pending && !st->holds_lock && lock_held(st->dirfd))
+		st->pending = false;
 	relstate_judge(st, NULL, NULL);
 }
 
@@ -530,6 +569,7 @@ int
 relstate_reload(struct relstate *st, char *err, size_t errlen)
 {
 	int dirfd = st->dirfd;
+	bool skip_tail = st->skip_tail, holds_lock = st->holds_lock;
 	char *ws = st->ws;
 
 	(void)err;
@@ -538,6 +578,8 @@ relstate_reload(struct relstate *st, char *err, size_t errlen)
 	memset(st, 0, sizeof *st);
 	st->ws = ws;
 	st->dirfd = dirfd;
+	st->skip_tail = skip_tail;
+	st->holds_lock = holds_lock;
 	load_all(st);
 	return 0;
 }
@@ -706,7 +748,33 @@ relstate_disagrees(const struct relstate *st)
 	    !relstate_behind_log(st);
 }
 
+void
+relstate_pending_words(const struct relstate *st, char *buf, size_t len)
+{
+	if (st->pending_problem[0] != '\0')
+		errbuf_set(buf, len, "a promote was cut short during its chip "
+		    "step, and its marker cannot be read: %s",
+		    st->pending_problem);
+	else
+		relpending_words(&st->pend, buf, len);
+}
+
 /* ---- JSON ---- */
+
+json_t *
+relstate_pending_json(const struct relstate *st)
+{
+	char words[1024];
+	json_t *o;
+
+	if (!st->pending)
+		return json_null();
+	relstate_pending_words(st, words, sizeof words);
+	o = st->pending_problem[0] != '\0' ? json_object() :
+	    relpending_json(&st->pend);
+	json_object_set_new(o, "words", text_json(words));
+	return o;
+}
 
 static json_t *
 num_or_null(long v)
@@ -833,6 +901,7 @@ relstate_json(const struct relstate *st)
 	    "roll_forward_due", relstate_behind_log(st));
 	json_object_set_new(o, "log_disagrees",
 	    json_boolean(relstate_disagrees(st)));
+	json_object_set_new(o, "interrupted", relstate_pending_json(st));
 	if (st->keys_problem[0] != '\0')
 		json_object_set_new(o, "keys_problem",
 		    text_json(st->keys_problem));

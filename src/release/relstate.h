@@ -20,6 +20,7 @@
 
 #include "release/keyring.h"
 #include "release/relaudit.h"
+#include "release/relpending.h"
 #include "release/relverdict.h"
 
 #define RELSTATE_DIR	"08-release"
@@ -62,8 +63,24 @@ struct relstate {
 	bool		 audit_ok;
 	struct audit_state audit;
 	/* The log's last RELSTATE_TAIL lines as calops-release-audit/v1's
-	 * records say them, oldest first (an array, never NULL once read). */
+	 * records say them, oldest first (an array, never NULL once read;
+	 * empty when skip_tail). */
 	json_t		*audit_tail;
+	/* A promote cut short during its chip step (relpending.h): its
+	 * marker, read with the state; pending_problem when it is there but
+	 * cannot be read (still a promote cut short). */
+	bool		 pending;
+	bool		 pending_stale;	/* its switch is the log's last */
+	/* The release lock is this process's (relswitch_lock()): a marker
+	 * it reads is not its own yet, and no one else's is live.  Kept by
+	 * relstate_reload(). */
+	bool		 holds_lock;
+	struct relpending pend;
+	char		 pending_problem[256];
+	/* Set after relstate_open() by a command that acts and shows no
+	 * records (promote, rollback, revoke, apply): parsing 200 of them
+	 * is time a rollback does not have.  Kept by relstate_reload(). */
+	bool		 skip_tail;
 };
 
 /*
@@ -131,6 +148,12 @@ bool	relstate_kept(const struct relstate *st, double now, long *gen,
 /* Unix time t as "2026-12-06T10:15:00Z" into buf, the words "kept
  * until" take. */
 void	relstate_iso(double t, char *buf, size_t len);
+
+/* A promote cut short (st->pending), in words for the status and a
+ * refusal; and as the status's JSON "interrupted" (null when none). */
+void	 relstate_pending_words(const struct relstate *st, char *buf,
+	    size_t len);
+json_t	*relstate_pending_json(const struct relstate *st);
 
 /* Who may approve: [{name, ed25519}], each trusted key's name and raw
  * public key in base64 (a new array). */

@@ -93,6 +93,7 @@ relswitch_lock(struct relstate *st, const char *who, char *err,
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)n, 0) != n) {
 		/* Held all the same: only the name for others is missing. */
 	}
+	st->holds_lock = true;
 	relswitch_fault_kill("lock");
 	return fd;
 }
@@ -284,6 +285,7 @@ check_record(const struct relstate *st, const struct relrecord *r,
     char *msg, size_t msglen)
 {
 	double now = (double)time(NULL);
+	char why[1024];
 	bool promote = strcmp(r->action, "promote") == 0;
 	bool rollback = strcmp(r->action, "rollback") == 0;
 
@@ -344,6 +346,14 @@ check_record(const struct relstate *st, const struct relrecord *r,
 		errbuf_set(msg, msglen, "a chip step skipped says why");
 		return RS_BAD;
 	}
+	/* A promote cut short during its chip step ends in its refusal
+	 * before another begins (release.md §2). */
+	if (promote && st->pending) {
+		relstate_pending_words(st, why, sizeof why);
+		errbuf_set(msg, msglen, "%s: its refusal is signed first "
+		    "(calops release recover)", why);
+		return RS_BAD;
+	}
 	/* A promote goes to the candidate, whose bindings are checked; an
 	 * earlier generation is a rollback's. */
 	if (promote && r->to != st->candidate) {
@@ -364,6 +374,42 @@ check_record(const struct relstate *st, const struct relrecord *r,
 		return RS_BAD;
 	}
 	return RS_OK;
+}
+
+/*
+ * The record r just appended ends the chip step a marker says is in
+ * progress (relpending.h) when it carries that job, or is a refusal naming
+ * it: the marker goes at once, so that a command killed after the append
+ * does not leave it standing.  (A marker read with the state is in
+ * st->pending; one this process wrote is read here.)
+ */
+static void
+settle(struct relstate *st, const struct relrecord *r)
+{
+	struct relpending m;
+	char err[256];
+
+	if (r->chip.kind != RELCHIP_RAN && strcmp(r->action, "refused") != 0)
+		return;
+	if (relpending_read(st->dirfd, &m, err, sizeof err) != 1 ||
+	    m.job[0] == '\0')
+		return;
+	if ((r->chip.kind == RELCHIP_RAN && strcmp(r->chip.job, m.job) == 0) ||
+	    (strcmp(r->action, "refused") == 0 && r->to == m.generation &&
+	    strstr(r->reason, m.job) != NULL)) {
+		if (relpending_clear(st->dirfd, err, sizeof err) == 0)
+			st->pending = false;
+	}
+}
+
+void
+relswitch_settle(struct relstate *st)
+{
+	char err[256];
+
+	if (st->pending_stale && relpending_clear(st->dirfd, err,
+	    sizeof err) == 0)
+		st->pending_stale = false;
 }
 
 enum relswitch_rc
@@ -436,9 +482,11 @@ relswitch_apply(struct relstate *st, const char *line, size_t len,
 	}
 	free(copy);
 	st->audit = next;	/* the record is the log's last line now */
-	if (strcmp(r.action, "refused") == 0)
+	settle(st, &r);
+	if (strcmp(r.action, "refused") == 0) {
 		errbuf_set(msg, msglen, "the refusal is on the audit log "
 		    "(record %lld); 'current' did not move", r.seq);
+	}
 	else if ((moved = point_current(st, r.to, why, sizeof why)) == -1) {
 		errbuf_set(msg, msglen, "record %lld is on the audit log but "
 		    "%s; the next release command rolls forward", r.seq, why);

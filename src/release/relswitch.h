@@ -57,6 +57,10 @@ enum relswitch_rc relswitch_apply(struct relstate *st, const char *line,
 	    size_t len, relverdict_bindings_fn bindings, void *arg, char *msg,
 	    size_t msglen);
 
+/* Take away a marker whose chip step's record is on the log already
+ * (st->pending_stale: a command killed between the two), the lock held. */
+void	 relswitch_settle(struct relstate *st);
+
 /*
  * When the log is ahead of `current` as a crash leaves it
  * (relstate_behind_log()), point `current` at the last switch's target if

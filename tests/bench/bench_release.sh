@@ -22,7 +22,9 @@
 #      generation (no bindings to hash), the whole command (start, lock,
 #      state, signature, the record appended and fsynced, the link renamed
 #      and the folder fsynced), median of $SWITCHES (default 21) (target
-#      <= 20 ms), no chip step (release.md §6); beside it the promote back
+#      <= 20 ms), and its CPU time (user + system: on a loaded machine the
+#      wall time is mostly the wait for a CPU), no chip step (release.md
+#      §6); beside it the promote back
 #      to the candidate, whose bindings (2 MiB in that small copy) are
 #      hashed again, with its chip step (inspect and golden as a lab job on
 #      this machine, the simulator at --time-scale 0): the whole command,
@@ -249,6 +251,21 @@ ts = [json.loads(l)["ts"] for l in open(sys.argv[1])]
 print("%.3f" % ((ts[-1] - ts[0]) * 1000))' \
 	    "$XDG_STATE_HOME/calops/jobs/$1/events.jsonl"
 }
+# timed CMD...: CMD's wall time and its CPU time (user + system) in
+# microseconds, "WALL CPU": on a loaded machine the wall time is mostly
+# waiting for a CPU, the CPU time what the command itself costs.
+timed() {
+	python3 - "$@" <<'PYEOF'
+import resource, subprocess, sys, time
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+t0 = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+t1 = time.perf_counter()
+r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+print("%d %d" % ((t1 - t0) * 1e6, cpu * 1e6))
+PYEOF
+}
 echo
 echo "2. the switch: rollback 3 -> 2 (no bindings to hash, no chip step)," \
     "promote 2 -> 3 with its chip step (median of $SWITCHES each)"
@@ -256,8 +273,8 @@ echo "2. the switch: rollback 3 -> 2 (no bindings to hash, no chip step)," \
     >/dev/null 2>&1
 : >"$W/s"
 for _ in $(seq "$SWITCHES"); do
-	t0=$(now_ns)
-	"$CALOPS" release rollback "$S" --key "$KEY" --confirm 2 >/dev/null
+	read -r rbw rbc < <(timed "$CALOPS" release rollback "$S" \
+	    --key "$KEY" --confirm 2)
 	t1=$(now_ns)
 	"$CALOPS" release promote "$S" 3 --key "$KEY" --confirm 3 \
 	    "${CHIP[@]}" >/dev/null 2>"$W/err"
@@ -268,15 +285,17 @@ for _ in $(seq "$SWITCHES"); do
 	"$CALOPS" release promote "$S" 3 --key "$KEY" --confirm 3 \
 	    --no-chip-step --reason 'the benchmark' >/dev/null
 	t4=$(now_ns)
-	echo "$(( (t1 - t0) / 1000 )) $(( (t2 - t1) / 1000 ))" \
-	    "$(job_span "$job") $(( (t4 - t3) / 1000 ))" >>"$W/s"
+	echo "$rbw $(( (t2 - t1) / 1000 ))" \
+	    "$(job_span "$job") $(( (t4 - t3) / 1000 )) $rbc" >>"$W/s"
 done
 rb=$(awk '{ print $1 / 1000 }' "$W/s" | median)
+rbcpu=$(awk '{ print $5 / 1000 }' "$W/s" | median)
 pr=$(awk '{ print $2 / 1000 }' "$W/s" | median)
 job=$(awk '{ print $3 }' "$W/s" | median)
 over=$(awk '{ print $2 / 1000 - $3 }' "$W/s" | median)
 skip=$(awk '{ print $4 / 1000 }' "$W/s" | median)
 row "calops release rollback, the whole command" "$rb" ms "<=" 20
+row "  its CPU time (user + system)" "$rbcpu" ms
 row "calops release promote with its chip step" "$pr" ms
 row "  the chip step's job (inspect + golden)" "$job" ms
 row "  the promote's overhead beyond that job" "$over" ms "<=" 1000

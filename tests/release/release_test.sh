@@ -831,6 +831,20 @@ c = json.loads(sys.stdin.read()).get("chip_step")
 print("none" if c is None else c.get(sys.argv[1], "-"))' "$1"
 }
 job_of() { sed -n 's/^calops: chip step: job \([^ ]*\) on .*/\1/p' "$T/err"; }
+# golden_running: a promote started in the background ($pid) on a slow
+# chip, once its chip step's job ($job) is in golden.
+golden_running() {
+	touch "$T/slow"
+	"$CALOPS" release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
+	    "${CHIP[@]}" >"$T/out" 2>"$T/err" </dev/null &
+	pid=$!
+	for i in $(seq 1 400); do
+		job=$(job_of)
+		[ -n "$job" ] && "$CALOPS" tail --from 1 -- "$job" \
+		    2>/dev/null | grep -q '"phase":"golden"' && break
+		sleep 0.05
+	done
+}
 fresh
 with_gen3
 n=$(records)
@@ -870,16 +884,7 @@ member reason | grep -q "job $(job_of)).*1 of 16 golden cases do not match" ||
 [ "$(current)" = generations/2 ] || fail "a failed golden moved current"
 # Cut short: the promote stopped (SIGTERM) while golden runs on a slow
 # chip; its job is stopped too, and the refusal says so.
-touch "$T/slow"
-"$CALOPS" release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
-    "${CHIP[@]}" >"$T/out" 2>"$T/err" </dev/null &
-pid=$!
-for i in $(seq 1 400); do
-	job=$(job_of)
-	[ -n "$job" ] && "$CALOPS" tail --from 1 -- "$job" 2>/dev/null |
-	    grep -q '"phase":"golden"' && break
-	sleep 0.05
-done
+golden_running
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -892,6 +897,47 @@ j = [j for j in json.load(sys.stdin)["jobs"] if j["id"] == sys.argv[1]]
 assert j and j[0]["state"] != "running", j' "$job" ||
 	fail "the cut-short chip step's job $job still runs"
 [ "$(current)" = generations/2 ] || fail "a cut-short golden moved current"
+# Killed (SIGKILL) while golden runs: nothing is signed then, but the
+# marker written before the job started stays (release.md §2): the status
+# says so, a new promote is refused with that reason, and recover stops the
+# job and signs the refusal; then all is as before, and a promote goes on.
+n=$(records)
+golden_running
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+rm "$T/slow"
+[ -n "$job" ] || fail "the killed promote's chip step never started"
+[ -e "$R/promote-pending.json" ] || fail "a killed chip step left no marker"
+grep -q "\"job\":\"$job\"" "$R/promote-pending.json" ||
+	fail "the marker does not name job $job: $(cat "$R/promote-pending.json")"
+grep -qiE 'passphrase|PRIVATE KEY' "$R/promote-pending.json" &&
+	fail "the marker holds key material"
+[ "$(records)" -eq "$n" ] || fail "a killed promote appended a record"
+run 1 release status "$W"
+said "interrupted: the promote to generation 3 was cut short during its chip step \(job $job on local, chip 0"
+run 1 release status "$W" --json
+python3 -c 'import json,sys; i = json.load(open(sys.argv[1]))["interrupted"]
+assert i["generation"] == 3 and i["job"] == sys.argv[2] and i["key_id"] == "ops", i
+' "$T/out" "$job" || fail "status --json: $(cat "$T/out")"
+run 1 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 "${CHIP[@]}"
+said "cut short during its chip step \(job $job.*its refusal is signed first"
+[ "$(records)" -eq "$n" ] || fail "a promote refused for the marker appended"
+run 0 release recover "$W" --key "$T/ops.pem"
+said "the chip step \(job $job\) was cut short: its command was killed"
+[ "$(member action)" = refused ] && [ "$(member to)" = 3 ] &&
+    [ "$(records)" -eq $((n + 1)) ] ||
+	fail "recover: $(last)"
+member reason | grep -q "^the chip step (job $job) was cut short: its command was killed$" ||
+	fail "recover's reason: $(member reason)"
+[ -e "$R/promote-pending.json" ] && fail "recover left the marker"
+"$CALOPS" jobs --json | python3 -c 'import json,sys
+j = [j for j in json.load(sys.stdin)["jobs"] if j["id"] == sys.argv[1]]
+assert j and j[0]["state"] != "running", j' "$job" ||
+	fail "recover left the killed promote's job $job running"
+invariant "a promote killed during its chip step, recovered"
+run 0 release recover "$W" --key "$T/ops.pem"
+said 'nothing to recover'
+[ "$(current)" = generations/2 ] || fail "a killed chip step moved current"
 # Golden passes: the record carries the host, the chip, the job and the
 # SHA-256 of the result file the job wrote, signed.
 run 0 release promote "$W" 3 --key "$T/ops.pem" --confirm 3 \
@@ -991,6 +1037,25 @@ for fault in kill-after-lock kill-after-verify kill-after-chip-start \
 			[ "$(records)" -eq $((n + 1)) ] ||
 				fail "$action $fault: the record is lost" ;;
 		esac
+		# Killed once its chip step's marker was written and before
+		# its record: it stays until recover signs the refusal
+		# (release.md §2); killed after the record, it goes.
+		case "$action $fault" in
+		*" kill-after-chip-"*|"promote kill-after-verify")
+			[ -e "$R/promote-pending.json" ] ||
+				fail "$action $fault: no marker left"
+			"$CALOPS" release recover "$W" --key "$T/ops.pem" \
+			    >"$T/out" 2>&1 || fail "$action $fault: recover:" \
+			    "$(cat "$T/out")"
+			[ "$(member action)" = refused ] &&
+			    [ "$(records)" -eq $((n + 1)) ] &&
+			    [ ! -e "$R/promote-pending.json" ] ||
+				fail "$action $fault: not recovered: $(last)"
+			invariant "$action $fault, recovered" ;;
+		*)
+			[ -e "$R/promote-pending.json" ] &&
+				fail "$action $fault: a marker was left" ;;
+		esac
 	done
 done
 
@@ -1076,6 +1141,13 @@ ssh_chip_step() {
 		invariant "ssh $fault"
 		[ "$(records)" -eq "$n" ] && [ "$(current)" = generations/2 ] ||
 			fail "ssh $fault: not as it was"
+		# recover reaches the job's SSH host through the lab file the
+		# marker names.
+		run 0 release recover "$W" --key "$T/ops.pem"
+		said "the chip step \(job $job\) was cut short"
+		[ "$(member action)" = refused ] &&
+		    [ "$(records)" -eq $((n + 1)) ] ||
+			fail "ssh $fault: not recovered: $(last)"
 	done
 	exit "$failed"
 }

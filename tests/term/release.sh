@@ -9,8 +9,10 @@
 # lock for a promote, a second console is refused at once and told who
 # holds it; then the promote goes through, after its chip step: typed as
 # every chip-disturbing job is, golden streaming on the screen, the record
-# carrying the result's hash.  Every record the console signed is checked
-# by `calops release audit` and by openssl.
+# carrying the result's hash.  Mid chip step, Q, :q and ^C are refused; a
+# console killed then leaves the chip step marked, said on the Release
+# screen, and `calops release recover` signs its refusal.  Every record
+# the console signed is checked by `calops release audit` and by openssl.
 . "$(dirname "$0")/lib.sh"
 
 copy_ws "$COMPLETE"
@@ -46,6 +48,13 @@ logged() {
 last_record() {
 	tail -1 "$REL/audit.jsonl" | grep -Eq "$1" ||
 	    fail "$2: $(tail -1 "$REL/audit.jsonl")"
+}
+
+# pane_calops ARG...: calops with the pane's state, cache and config (its
+# jobs, its hash cache), from the test.
+pane_calops() {
+	XDG_STATE_HOME=$TMP/state XDG_CACHE_HOME=$TMP/cache \
+	    XDG_CONFIG_HOME=$TMP/config "$CALOPS" "$@"
 }
 
 # The runner: the simulator, held open after a golden run for as long as
@@ -173,29 +182,91 @@ approve_promote() {
 	keys Enter
 }
 
+# promote_held: p approved, its chip step's golden running and held open
+# until $TMP/golden.hold goes.
+promote_held() {
+	: >"$TMP/golden.hold"
+	wait_for "current 1 · candidate 2"
+	keys p
+	wait_for "type 2 to promote to generation 2"
+	approve_promote
+	wait_re "chip step +.*golden [0-9]+/16"
+}
+
 # A promote whose chip step the approver stops (Esc while golden runs):
 # its job is killed, and the refusal, cut short, is signed onto the log;
 # current stays.  Golden is held open until the approver has stopped it.
-: >"$TMP/golden.hold"
-wait_for "current 1 · candidate 2"
-keys p
-wait_for "type 2 to promote to generation 2"
-approve_promote
-wait_re "chip step +.*golden [0-9]+/16"
+promote_held
 # Leaving the screen, or the console (Q), would stop the job with no
 # refusal signed: the screen stays, saying so, and the chip step goes on.
 keys Q
-wait_for "Esc stops it and signs its refusal"
+wait_for "chip step running: Esc stops it"
 reject "quit? type y"
 keys 1
-wait_for "Esc stops it and signs its refusal"
+wait_for "chip step running: Esc stops it"
 wait_re "chip step +.*golden [0-9]+/16"
+# ^C, the way out that never asks, is refused the same way: it too would
+# leave the job running with no refusal signed.  (Had it quit, the Esc
+# after it would reach the shell, and no refusal would come.)
+keys C-c
+wait_for "chip step running: Esc stops it"
+wait_re "chip step +.*golden [0-9]+/16"
+reject "exited"
 keys Escape
 wait_for "refused, and the refusal is on the audit log"
 rm -f "$TMP/golden.hold"
 logged 4 1 "the stopped chip step was not refused once"
 last_record '"action":"refused","from":1,"to":2,"reason":"the chip step \(job [^)]*\) was cut short: stopped by the approver"' \
     "the stopped chip step's refusal"
+[ -e "$REL/promote-pending.json" ] &&
+    fail "a chip step that ended in its refusal left its marker"
+
+# The console killed (SIGKILL) while golden runs: nothing can be signed
+# then, but the host marked the chip step once its job started
+# (release.md §2): the status and the Release screen say so, p is
+# refused, and `calops release recover` stops the job and signs the
+# refusal.
+promote_held
+for _ in $(seq 1 200); do
+	[ -e "$REL/promote-pending.json" ] && break
+	sleep 0.05
+done
+[ -e "$REL/promote-pending.json" ] || fail "the console's chip step left no marker"
+kill -KILL "$(calops_pid)"
+wait_exit 137
+# Its host side (apply --hold) sees its input end and lets go of the lock.
+for _ in $(seq 1 400); do
+	flock -n "$REL/.lock" true && break
+	sleep 0.05
+done
+job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["promote"]["job"])' \
+    "$REL/promote-pending.json")
+grep -q '"by":"a console"' "$REL/promote-pending.json" ||
+    fail "the marker: $(cat "$REL/promote-pending.json")"
+logged 4 1 "a killed console's promote appended a record"
+pane_calops release status "$WS" >"$TMP/status" 2>&1 &&
+    fail "status exits 0 with a chip step cut short"
+grep -q "interrupted: the promote to generation 2 was cut short during its chip step (job $job on local, chip 1" \
+    "$TMP/status" || fail "status: $(cat "$TMP/status")"
+launch "$TMP/lab.yaml"
+wait_for "RELEASED"
+keys 9
+wait_for "cut short: the chip step of the promote to 2 (job $job"
+keys p
+in_messages "promote to generation 2 was cut short"
+pane_calops release recover "$WS" --key "$SRC/share/examples/keys/mei.chen.pem" \
+    --lab "$TMP/lab.yaml" >"$TMP/recover" 2>&1 ||
+    fail "recover: $(cat "$TMP/recover")"
+rm -f "$TMP/golden.hold"
+logged 5 1 "recover did not sign one refusal"
+last_record "\"action\":\"refused\",\"from\":1,\"to\":2,\"reason\":\"the chip step \\(job $job\\) was cut short: the console was killed\"" \
+    "the killed console's refusal"
+pane_calops jobs --json | python3 -c 'import json,sys
+j = [j for j in json.load(sys.stdin)["jobs"] if j["id"] == sys.argv[1]]
+assert j and j[0]["state"] != "running", j' "$job" ||
+    fail "recover left the killed console's job $job running"
+keys R
+wait_gone "cut short: the chip step of the promote"
 
 # A promote holds the lock while its owner decides: a second console is
 # refused at once, and told who holds it.  (The state is read again after
@@ -218,7 +289,7 @@ approve_promote
 wait_for "[9 Release]"
 wait_re "chip step +.*golden [0-9]+/16"
 wait_for "promoted: 'current' now points to" 60
-logged 5 2 "the promote did not append exactly one record"
+logged 6 2 "the promote did not append exactly one record"
 last_record '"action":"promote","from":1,"to":2,"reason":"promote to generation 2","chip_step":\{"host":"local","chip":1,"job":"[^"]+","golden_sha256":"[0-9a-f]{64}","result":"pass"\}' \
     "the promote's record has no chip step"
 job=$(tail -1 "$REL/audit.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["chip_step"]["job"])')
@@ -246,7 +317,7 @@ wait_for "(not shown):"
 send_text "$PASS"
 keys Enter
 wait_for "the refusal is on the audit log"
-logged 6 2 "the refusal was not logged once"
+logged 7 2 "the refusal was not logged once"
 last_record '"action":"refused","from":2,"to":1,' \
     "the last record is not the refusal"
 
@@ -255,7 +326,7 @@ last_record '"action":"refused","from":2,"to":1,' \
     fail "the chain does not verify: $("$CALOPS" release audit "$WS")"
 openssl pkey -in "$SRC/share/examples/keys/mei.chen.pem" -pubout \
     -out "$TMP/pub.pem" 2>/dev/null || fail "cannot take the public key"
-for n in 3 4 5 6; do
+for n in 3 4 5 6 7; do
 	line=$(sed -n "${n}p" "$REL/audit.jsonl")
 	printf '%s}' "${line%%,\"sig\":*}" >"$TMP/signed"
 	sig=${line##*\"sig\":\"}
@@ -284,5 +355,5 @@ keys C-c
 wait_for "modes read"
 grep -q '[^-]echo ' "$TMP/stty" ||
     fail "^C at the passphrase left the terminal without echo: $(cat "$TMP/stty")"
-logged 6 2 "an interrupted rollback appended a record"
+logged 7 2 "an interrupted rollback appended a record"
 finish

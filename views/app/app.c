@@ -554,8 +554,12 @@ normal_key(struct app *a, int key)
 
 	switch (act) {
 	case ACT_QUIT:
-		/* ^C is the way out that never asks. */
-		return key == KEY_CTRL('c') ? R_QUIT : prompt_quit(a);
+		/* ^C is the way out that never asks, but for what a screen
+		 * holds (a chip step under the release lock, release.md §7):
+		 * quitting would cut it short with no refusal signed. */
+		if (key == KEY_CTRL('c') && app_holding(a) == NULL)
+			return R_QUIT;
+		return prompt_quit(a);
 	case ACT_HELP:
 		/* ? on the help screen closes it. */
 		if (v->ops == &help_view)
