@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """fakedns.py: a DNS server on 127.0.0.1:53 (UDP) for sshcanon_test.sh.
 
-    fakedns.py LOG READY hang        every query is kept and never answered
-    fakedns.py LOG READY NAME=ADDR   NAME (A) is ADDR; any other name does
-                                     not exist (AAAA of NAME: no data)
+    fakedns.py LOG READY hang            every query is kept, never answered
+    fakedns.py LOG READY NAME=ADDR...    each NAME (A) is its ADDR; any other
+                                         name does not exist (AAAA of a
+                                         NAME: no data)
 
 Each query's name is appended to LOG, one a line, as it arrives; READY is
 made once the socket listens.
@@ -42,8 +43,8 @@ def answer(msg, known):
 def main():
     log, ready, mode = sys.argv[1:4]
     known = {}
-    if mode != "hang":
-        name, addr = mode.split("=", 1)
+    for arg in sys.argv[3:] if mode != "hang" else []:
+        name, addr = arg.split("=", 1)
         known[name.lower().rstrip(".")] = addr
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("127.0.0.1", 53))

@@ -7,8 +7,10 @@
 # the test), `calops hosts --timeout 2` still ends on time, the host
 # "connecting" and waiting for its name while another host of the lab has
 # made its attempts meanwhile; the old code waited in ssh_transport_new.
-# When it answers, the settings are read again with the canonical name:
-# Host and "Match canonical" of the final pass apply, as in ssh; with
+# A host behind a jump host whose name is made canonical waits for that
+# name.  When it answers, the settings are read again with the canonical
+# names: Host and "Match canonical" of the final pass apply, as in ssh,
+# and the jump host is the canonical one; with
 # CanonicalizeFallbackLocal no and no name found, the host is refused with
 # ssh's reason.  No sshd: the ports are closed ones.
 #
@@ -38,12 +40,12 @@ mount --bind "$T/resolv.conf" /etc/resolv.conf ||
 	{ fail "cannot put a resolv.conf of ours in place"; exit 1; }
 . "$SRC/tests/remote/hostsjson.sh"
 
-# dns MODE: fakedns.py (MODE: hang, or NAME=ADDR) listening, the last one
-# gone.
+# dns MODE...: fakedns.py (MODE: hang, or NAME=ADDR...) listening, the
+# last one gone.
 dns() {
 	[ -n "$DNS_PID" ] && kill "$DNS_PID" 2>/dev/null && wait "$DNS_PID"
 	rm -f "$T/ready" "$T/asked"
-	"$PY" "$SRC/tests/remote/fakedns.py" "$T/asked" "$T/ready" "$1" &
+	"$PY" "$SRC/tests/remote/fakedns.py" "$T/asked" "$T/ready" "$@" &
 	DNS_PID=$!
 	until [ -e "$T/ready" ]; do
 		kill -0 "$DNS_PID" 2>/dev/null ||
@@ -59,11 +61,13 @@ print(json.load(sys.stdin).get(sys.argv[1], ""))' "$2"
 }
 
 cat >"$T/config" <<'EOF'
-Host h1 h9
+Host h1 h9 j1
   CanonicalizeHostname yes
   CanonicalDomains lab.test
 Host h9
   CanonicalizeFallbackLocal no
+Host hj
+  ProxyJump j1
 Host h1.lab.test
   Port 1
 Match canonical
@@ -77,6 +81,9 @@ hosts:
   - name: nine
     transport: ssh
     address: h9
+  - name: behind
+    transport: ssh
+    address: hj
   - name: other
     transport: ssh
     address: 127.0.0.1
@@ -95,6 +102,8 @@ expect h connecting "looking up 'h1.lab.test.' (CanonicalizeHostname)"
 [ -z "$(field h ssh)" ] || fail "hang: h has settings before its name"
 grep -qx 'h1.lab.test' "$T/asked" ||
 	fail "hang: the DNS server was never asked for h1.lab.test"
+# A jump host's name is its own config's: the host behind waits for it.
+expect behind connecting "looking up 'j1.lab.test.'"
 case $(field other error) in
 *"connect to 127.0.0.1 port 1"*) ;;
 *)	fail "hang: the other host made no attempt: $(field other error)" ;;
@@ -102,7 +111,7 @@ esac
 say "ok: a hung resolver leaves the loop going"
 
 CASE=answer
-dns h1.lab.test=127.0.0.1
+dns h1.lab.test=127.0.0.1 j1.lab.test=127.0.0.1
 hosts
 [ "$(sshval h hostname)" = h1.lab.test ] ||
 	fail "answer: hostname '$(sshval h hostname)', not h1.lab.test"
@@ -114,6 +123,9 @@ case $(field h error) in
 *"connect to 127.0.0.1 port 1"*) ;;
 *)	fail "answer: h did not try h1.lab.test: $(field h error)" ;;
 esac
+[ "$(field behind ssh | "$PY" -c 'import json, sys
+print(json.load(sys.stdin)["proxy_jump"][0]["hostname"])')" = j1.lab.test ] ||
+	fail "answer: the jump host is not j1.lab.test: $(field behind ssh)"
 expect nine refused "cannot make 'h9' canonical" "CanonicalizeFallbackLocal"
 [ -z "$(field nine ssh)" ] || fail "answer: nine has settings"
 say "ok: the answer read into the final pass"
