@@ -698,8 +698,10 @@ sc_canonicalize(struct scparse *p, char **name)
 			    sc->domains.v[i]));
 		}
 	}
-	if (r != 1 || sc->fallback_local != 0)
+	if (r != 1)
 		return r;
+	if (sc->fallback_local != 0)
+		return 0;
 	return sshconfig_err(p, NULL, "%s: cannot make '%s' canonical "
 	    "(CanonicalizeHostname, CanonicalizeFallbackLocal no): ssh "
 	    "gives up too", sc->canon_from.file, *name);

@@ -68,6 +68,17 @@ Host h9
   CanonicalizeFallbackLocal no
 Host hj
   ProxyJump j1
+Host ha
+  CanonicalizeHostname always
+Host hp ha hn hc
+  CanonicalDomains lab.test
+  CanonicalizeHostname yes
+Host hp ha
+  ProxyCommand nc %h %p
+Host hn
+  ProxyJump none
+Host hc
+  ProxyCommand none
 Host h1.lab.test
   Port 1
 Match canonical
@@ -89,6 +100,13 @@ hosts:
     address: 127.0.0.1
     port: 1
 EOF
+# ssh.c resolve_canonicalize(): "yes" leaves a name a proxy or a jump host
+# resolves ("ProxyJump none" is one there), "always" does not; held against
+# ssh -G itself, on the same resolver.
+for a in hp ha hn hc; do
+	printf '  - name: %s\n    transport: ssh\n    address: %s\n' "$a" "$a" \
+	    >>"$T/lab.yaml"
+done
 hosts() {
 	"$CALOPS" hosts --json --timeout 2 --ssh-config "$T/config" \
 	    "$T/lab.yaml" >"$T/out.json" 2>"$T/err.txt"
@@ -111,8 +129,22 @@ esac
 say "ok: a hung resolver leaves the loop going"
 
 CASE=answer
-dns h1.lab.test=127.0.0.1 j1.lab.test=127.0.0.1
+dns h1.lab.test=127.0.0.1 j1.lab.test=127.0.0.1 hp.lab.test=127.0.0.1 \
+    ha.lab.test=127.0.0.1 hn.lab.test=127.0.0.1 hc.lab.test=127.0.0.1
 hosts
+for a in h1 hp ha hn hc; do
+	want=$(ssh -G -F "$T/config" "$a" 2>/dev/null </dev/null |
+	    awk '$1 == "hostname" { print $2 }')
+	h=$a
+	[ "$a" = h1 ] && h=h
+	[ "$(sshval "$h" hostname)" = "$want" ] ||
+		fail "answer: $a is '$(sshval "$h" hostname)', ssh -G: '$want'"
+done
+case $(sshval hp hostname)/$(sshval ha hostname) in
+hp/ha.lab.test) ;;
+*)	fail "answer: the direct rule untested: hp and ha are" \
+	    "$(sshval hp hostname), $(sshval ha hostname)" ;;
+esac
 [ "$(sshval h hostname)" = h1.lab.test ] ||
 	fail "answer: hostname '$(sshval h hostname)', not h1.lab.test"
 [ "$(sshval h port)" = 1 ] ||

@@ -586,13 +586,21 @@ test_canon_async(void **state)
 	put("c.conf", "CanonicalizeHostname yes\n"
 	    "CanonicalDomains a.test b.test c.test\n"
 	    "Host h1.b.test\n  Port 2201\n"
-	    "Match canonical host h1.b.test\n  User canon\n", 0644);
+	    "Match canonical host h1.b.test,h2\n  User canon\n", 0644);
 	assert_int_equal(read_rounds(&sc, &d, "c.conf", "H1", false, &rc), 2);
 	assert_int_equal(rc, 0);
 	assert_string_equal(d.asked[0], "h1.a.test.");
 	assert_string_equal(d.asked[1], "h1.b.test.");
 	assert_string_equal(sc.hostname.value, "h1.b.test");
 	assert_int_equal(sc.port, 2201);
+	assert_string_equal(sc.user.value, "canon");
+	sshconfig_release(&sc);
+	fakedns_release(&d);
+
+	/* None resolves: the name stays, and the final pass is made. */
+	assert_int_equal(read_rounds(&sc, &d, "c.conf", "h2", false, &rc), 3);
+	assert_int_equal(rc, 0);
+	assert_string_equal(sc.hostname.value, "h2");
 	assert_string_equal(sc.user.value, "canon");
 	sshconfig_release(&sc);
 	fakedns_release(&d);
