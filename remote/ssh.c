@@ -3290,6 +3290,9 @@ setup_again(struct ssh *s)
 	int rc;
 
 	if ((rc = setup_run(s, err, sizeof err)) == SSHCONFIG_WAIT) {
+		/* Asked again after a refusal: trying, not refused. */
+		if (s->state == TRANSPORT_REFUSED)
+			set_state(s, TRANSPORT_RECONNECTING);
 		notify(s);
 		return;
 	}
