@@ -3,6 +3,12 @@
  * libssh2 1.10, non-blocking from the TCP connect on and driven by the one
  * poll loop.
  *
+ * The settings (sshhost.h) are read when the transport is made; when the
+ * config makes the name canonical (CanonicalizeHostname), the names it
+ * tries are looked up by a thread, as the address is below, and the
+ * settings read again with each answer (PH_CONFIG meanwhile): the loop
+ * never waits for a resolver.
+ *
  * One session per host.  An attempt goes: resolve the address (a thread:
  * getaddrinfo blocks), a non-blocking connect to each address in turn, the
  * SSH handshake with the host key types known_hosts holds for the host
@@ -107,6 +113,7 @@
 
 enum phase {
 	PH_IDLE,		/* no connection: waiting, or refused */
+	PH_CONFIG,		/* the settings wait for a canonical name */
 	PH_RESOLVE,
 	PH_TCP,
 	PH_HANDSHAKE,
@@ -162,15 +169,36 @@ struct resolve {
 	int		 refs;
 	int		 pipe[2];
 	char		*name;
-	char		 port[8];
+	char		 port[8];	/* "": no service */
 	int		 family;	/* AddressFamily */
+	int		 flags;		/* getaddrinfo's hints */
 	struct addrinfo	*res;
 	int		 rc;
+};
+
+/* Whether a name canonicalization tried resolves, as the thread said. */
+struct canon_answer {
+	char		*name;
+	int		 family;
+	bool		 resolves;
 };
 
 struct ssh {
 	struct transport	*t;
 	struct sshhost		 sh;
+	/* The settings are read when the transport is made; a host whose
+	 * config has a name made canonical (CanonicalizeHostname) waits in
+	 * PH_CONFIG for a thread's answers, then reads them all again (the
+	 * host's, and its jumps'), keeping for it the lab host and files
+	 * they come from.  configured: sh and the way there are read. */
+	bool			 configured;
+	struct lab_host		 lh;		/* strings owned; no chips */
+	char			*labfile;
+	char			*config;
+	struct canon_answer	*answers;
+	size_t			 nanswers;
+	struct resolve		*lookup;	/* under way, or NULL */
+	bool			 lookup_failed;	/* no thread to ask */
 	char			*program;	/* calops on the host */
 	bool			 accept_new;	/* strict: accept-new */
 	char			*known_hosts;	/* a new key goes there, or
@@ -271,6 +299,9 @@ static bool	tuns_run(struct ssh *s, size_t *budget);
 static void	tuns_fail(struct ssh *s);
 static void	way_start(struct ssh *s);
 static void	host_up(struct ssh *s);
+static void	asks_through(struct ssh *s);
+static void	setup_again(struct ssh *s);
+static void	setup_release(struct ssh *s);
 
 /* ---- the shell's quoting ---- */
 
@@ -359,6 +390,19 @@ verrorf(struct ssh *s, const char *fmt, va_list ap)
 	safe = text_sanitize_str(s->error);
 	snprintf(s->error, sizeof s->error, "%s", safe);
 	free(safe);
+}
+
+/* The error the screens show, with no change of state. */
+static void	errorf(struct ssh *s, const char *fmt, ...) PRINTFLIKE(2, 3);
+
+static void
+errorf(struct ssh *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verrorf(s, fmt, ap);
+	va_end(ap);
 }
 
 static bool
@@ -1159,9 +1203,10 @@ resolve_thread(void *arg)
 {
 	struct resolve *rv = arg;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_ADDRCONFIG, .ai_family = rv->family };
+	    .ai_flags = rv->flags, .ai_family = rv->family };
 
-	rv->rc = getaddrinfo(rv->name, rv->port, &hints, &rv->res);
+	rv->rc = getaddrinfo(rv->name, rv->port[0] != '\0' ? rv->port : NULL,
+	    &hints, &rv->res);
 	(void)!write(rv->pipe[1], "", 1);
 	resolve_unref(rv);
 	return NULL;
@@ -1190,17 +1235,50 @@ resolved(struct loop *l, int fd, short revents, void *arg)
 	tcp_next(s, "no address");
 }
 
-/* An address as written is used at once; a name is looked up by a thread,
- * which writes a byte to a pipe the loop watches when it is done. */
+/*
+ * getaddrinfo(name, port ("": none), family, flags) in a thread, which
+ * writes a byte to the request's pipe when it is done: the loop watches
+ * it with cb.  NULL with why in err.
+ */
+static struct resolve *
+resolve_ask(struct ssh *s, const char *name, const char *port, int family,
+    int flags, loop_fd_fn cb, char *err, size_t errlen)
+{
+	struct resolve *rv;
+	pthread_t th;
+
+	rv = xcalloc(1, sizeof *rv);
+	if (pipe2(rv->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
+		errbuf_set(err, errlen, "%s", strerror(errno));
+		free(rv);
+		return NULL;
+	}
+	pthread_mutex_init(&rv->lock, NULL);
+	rv->refs = 2;
+	rv->name = xstrdup(name);
+	rv->family = family;
+	rv->flags = flags;
+	snprintf(rv->port, sizeof rv->port, "%s", port);
+	if (pthread_create(&th, NULL, resolve_thread, rv) != 0) {
+		rv->refs = 1;
+		resolve_unref(rv);
+		errbuf_set(err, errlen, "cannot start a resolver thread");
+		return NULL;
+	}
+	pthread_detach(th);
+	loop_add_fd(s->t->loop, rv->pipe[0], POLLIN, cb, s);
+	return rv;
+}
+
+/* An address as written is used at once; a name is looked up by a
+ * thread. */
 static void
 resolve_start(struct ssh *s)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 	    .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
 	    .ai_family = s->sh.family };
-	struct resolve *rv;
-	pthread_t th;
-	char port[8];
+	char port[8], err[128];
 
 	if (s->jump != NULL || s->proxy_cmd != NULL) {
 		way_start(s);
@@ -1212,27 +1290,12 @@ resolve_start(struct ssh *s)
 		tcp_next(s, "no address");
 		return;
 	}
-	rv = xcalloc(1, sizeof *rv);
-	if (pipe2(rv->pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
-		free(rv);
-		lost(s, "%s: %s", s->t->host, strerror(errno));
+	if ((s->rv = resolve_ask(s, s->sh.hostname, port, s->sh.family,
+	    AI_ADDRCONFIG, resolved, err, sizeof err)) == NULL) {
+		lost(s, "%s: %s", s->t->host, err);
 		return;
 	}
-	pthread_mutex_init(&rv->lock, NULL);
-	rv->refs = 2;
-	rv->name = xstrdup(s->sh.hostname);
-	rv->family = s->sh.family;
-	snprintf(rv->port, sizeof rv->port, "%s", port);
-	if (pthread_create(&th, NULL, resolve_thread, rv) != 0) {
-		rv->refs = 1;
-		resolve_unref(rv);
-		lost(s, "%s: cannot start a resolver thread", s->t->host);
-		return;
-	}
-	pthread_detach(th);
-	s->rv = rv;
 	s->phase = PH_RESOLVE;
-	loop_add_fd(s->t->loop, rv->pipe[0], POLLIN, resolved, s);
 }
 
 /* libssh2 reads through this, so that the last byte from the host is
@@ -1914,6 +1977,7 @@ drive_connect(struct ssh *s)
 
 	switch (s->phase) {
 	case PH_IDLE:
+	case PH_CONFIG:
 	case PH_RESOLVE:
 	case PH_ASK:
 	case PH_UP:
@@ -2394,12 +2458,14 @@ jump_release(struct ssh *s)
 	ssh_close(j->t);
 }
 
-static struct ssh *ssh_new(struct loop *l, const char *name,
+static int ssh_new(struct loop *l, const char *name,
     const struct lab_host *h, const char *labfile, const char *config,
-    char *err, size_t errlen);
+    const struct sshconfig_resolver *rs, struct ssh **out, char *err,
+    size_t errlen);
 static int way_setup(struct ssh *s, const char *chain,
     const struct lab_host *h, const char *labfile, const char *config,
-    int depth, char *err, size_t errlen);
+    const struct sshconfig_resolver *rs, int depth, char *err,
+    size_t errlen);
 
 /* What makes two jumps one: where, as whom, how checked, and the way. */
 static char *
@@ -2417,17 +2483,21 @@ jump_key(const struct ssh *j, const char *config)
  * The jump host spec ("[user@]host[:port]") for h, resolved through the
  * ssh config as any host is (user and port as given override it, as ssh's
  * -l and -p do), reached in turn through chain (the jump hosts before it
- * in a ProxyJump list) or, with none, its own ProxyJump or ProxyCommand.
- * The one already in use for the same is shared.  NULL with err.
+ * in a ProxyJump list) or, with none, its own ProxyJump or ProxyCommand;
+ * names made canonical asked of rs.  The one already in use for the same
+ * is shared.  0 with *out, -1 with err, or SSHCONFIG_WAIT.
  */
-static struct ssh *
+static int
 jump_get(struct loop *l, const char *spec, const char *chain,
     const struct lab_host *h, const char *labfile, const char *config,
-    int depth, char *err, size_t errlen)
+    const struct sshconfig_resolver *rs, int depth, struct ssh **out,
+    char *err, size_t errlen)
 {
+	struct sshconfig_resolver jrs = *rs;
 	struct lab_host jh;
 	struct ssh *s, *j;
 	char *cut, msg[512];
+	int rc;
 
 	memset(&jh, 0, sizeof jh);
 	cut = xstrdup(spec);
@@ -2435,49 +2505,57 @@ jump_get(struct loop *l, const char *spec, const char *chain,
 		errbuf_set(err, errlen, "'%s' is not a jump host such as "
 		    "[user@]host[:port]", spec);
 		free(cut);
-		return NULL;
+		return -1;
 	}
 	jh.name = (char *)(uintptr_t)spec;
 	jh.transport = LAB_SSH;
 	jh.known_hosts = h->known_hosts;
 	jh.keepalive_s = h->keepalive_s;
 	jh.accept_new = h->accept_new;
-	s = ssh_new(l, spec, &jh, labfile, config, msg, sizeof msg);
+	/* ssh reaches a hop with the ones before it as its -J. */
+	jrs.jumped = chain != NULL;
+	rc = ssh_new(l, spec, &jh, labfile, config, &jrs, &s, msg, sizeof msg);
 	free(cut);
-	if (s == NULL || way_setup(s, chain, h, labfile, config, depth, msg,
-	    sizeof msg) != 0) {
+	if (rc == 0 && (rc = way_setup(s, chain, h, labfile, config, rs,
+	    depth, msg, sizeof msg)) != 0)
+		ssh_close(s->t);
+	if (rc == -1)
 		errbuf_set(err, errlen, "jump host '%s': %s", spec, msg);
-		if (s != NULL)
-			ssh_close(s->t);
-		return NULL;
-	}
+	if (rc != 0)
+		return rc;
 	s->jump_key = jump_key(s, config);
 	for (j = jumps; j != NULL; j = j->jump_next)
 		if (j->t->loop == l && strcmp(j->jump_key, s->jump_key) == 0) {
 			ssh_close(s->t);
-			return j;
+			*out = j;
+			return 0;
 		}
 	s->is_jump = true;
 	s->jump_next = jumps;
 	jumps = s;
 	s->t->changed = jump_changed;
 	s->t->changed_arg = s;
+	s->configured = true;
 	attempt_start(s);
-	return s;
+	*out = s;
+	return 0;
 }
 
 /*
  * The way to s's host: chain (jump hosts given before it: ssh's -J) or
  * else its ProxyJump, the last jump host the one next to the host, the
- * others the way to that one; else its ProxyCommand.  0, or -1 with err.
+ * others the way to that one; else its ProxyCommand.  0, -1 with err, or
+ * SSHCONFIG_WAIT (a jump's name made canonical, asked of rs).
  */
 static int
 way_setup(struct ssh *s, const char *chain, const struct lab_host *h,
-    const char *labfile, const char *config, int depth, char *err,
+    const char *labfile, const char *config,
+    const struct sshconfig_resolver *rs, int depth, char *err,
     size_t errlen)
 {
 	const char *list = chain != NULL ? chain : s->sh.proxy_jump;
 	char *rest, *spec;
+	int rc;
 
 	if (list == NULL) {
 		if (s->sh.proxy_command != NULL)
@@ -2493,12 +2571,12 @@ way_setup(struct ssh *s, const char *chain, const struct lab_host *h,
 	rest = xstrdup(list);
 	if ((spec = strrchr(rest, ',')) != NULL)
 		*spec++ = '\0';
-	s->jump = jump_get(s->t->loop, spec != NULL ? spec : rest,
-	    spec != NULL ? rest : NULL, h, labfile, config, depth + 1, err,
+	rc = jump_get(s->t->loop, spec != NULL ? spec : rest, spec != NULL ?
+	    rest : NULL, h, labfile, config, rs, depth + 1, &s->jump, err,
 	    errlen);
 	free(rest);
-	if (s->jump == NULL)
-		return -1;
+	if (rc != 0)
+		return rc;
 	s->jump->users = xreallocarray(s->jump->users, s->jump->nusers + 1,
 	    sizeof *s->jump->users);
 	s->jump->users[s->jump->nusers++] = s;
@@ -2537,13 +2615,10 @@ status_jumps(struct ssh *s, struct transport_status *st)
 static int
 ssh_connect(struct transport *t, char *err, size_t errlen)
 {
-	struct ssh *s = t->data, *j;
-
 	(void)err;
 	(void)errlen;
 	/* The jumps on the way ask through the hosts behind them. */
-	for (j = s->jump; j != NULL && t->can_ask; j = j->jump)
-		j->t->can_ask = true;
+	asks_through(t->data);
 	return 0;
 }
 
@@ -2728,6 +2803,7 @@ ssh_close(struct transport *t)
 	size_t i;
 
 	teardown(s, true);
+	setup_release(s);
 	jump_release(s);
 	while ((c = s->chans) != NULL) {
 		s->chans = c->next;
@@ -2827,6 +2903,12 @@ ssh_reconnect(struct transport *t)
 		ssh_reconnect(s->jump->t);
 	if (s->phase != PH_IDLE && s->phase != PH_ASK)
 		return;
+	if (!s->configured) {
+		/* Its settings failed: read them again (fixed meanwhile). */
+		timer_stop(s, &s->retry_timer);
+		setup_again(s);
+		return;
+	}
 	timer_stop(s, &s->retry_timer);
 	s->next_try = 0;
 	s->skip_pass = false;	/* the operator acts: ask again */
@@ -2999,22 +3081,14 @@ ssh_init(char *err, size_t errlen)
 	return 0;
 }
 
-/* A transport for h named name, resolved, not yet connecting. */
+/* A transport named name, its settings not read yet. */
 static struct ssh *
-ssh_new(struct loop *l, const char *name, const struct lab_host *h,
-    const char *labfile, const char *config, char *err, size_t errlen)
+ssh_alloc(struct loop *l, const char *name)
 {
 	struct transport *t;
 	struct ssh *s;
 
-	if (ssh_init(err, errlen) != 0)
-		return NULL;
 	s = xcalloc(1, sizeof *s);
-	if (sshhost_resolve(&s->sh, h, labfile, config, err, errlen) != 0) {
-		sshhost_release(&s->sh);
-		free(s);
-		return NULL;
-	}
 	t = xcalloc(1, sizeof *t);
 	t->ops = &ssh_ops;
 	t->loop = l;
@@ -3022,13 +3096,6 @@ ssh_new(struct loop *l, const char *name, const struct lab_host *h,
 	t->data = s;
 	s->t = t;
 	s->fd = -1;
-	if (s->sh.default_ids)
-		default_identities(&s->sh);
-	s->program = xstrdup(h->calops != NULL ? h->calops :
-	    LAB_DEFAULT_CALOPS);
-	s->accept_new = s->sh.strict == SSHCONFIG_STRICT_ACCEPT_NEW;
-	s->known_hosts = s->sh.known_hosts != NULL ?
-	    xstrdup(s->sh.known_hosts) : NULL;
 	s->attempt_timer = s->retry_timer = s->tick_timer = -1;
 	s->notify_timer = s->hold_timer = -1;
 	s->state = TRANSPORT_CONNECTING;
@@ -3038,27 +3105,269 @@ ssh_new(struct loop *l, const char *name, const struct lab_host *h,
 	return s;
 }
 
+/* s's settings, h's (an ssh host of labfile) with config's merged in,
+ * names made canonical asked of rs: 0, -1 with err, or SSHCONFIG_WAIT. */
+static int
+host_read(struct ssh *s, const struct lab_host *h, const char *labfile,
+    const char *config, const struct sshconfig_resolver *rs, char *err,
+    size_t errlen)
+{
+	int rc;
+
+	if ((rc = sshhost_resolve(&s->sh, h, labfile, config, rs, err,
+	    errlen)) != 0) {
+		sshhost_release(&s->sh);
+		return rc;
+	}
+	if (s->sh.default_ids)
+		default_identities(&s->sh);
+	s->program = xstrdup(h->calops != NULL ? h->calops :
+	    LAB_DEFAULT_CALOPS);
+	s->accept_new = s->sh.strict == SSHCONFIG_STRICT_ACCEPT_NEW;
+	s->known_hosts = s->sh.known_hosts != NULL ?
+	    xstrdup(s->sh.known_hosts) : NULL;
+	return 0;
+}
+
+/* What host_read and way_setup read, let go, to be read again. */
+static void
+host_unread(struct ssh *s)
+{
+	jump_release(s);
+	free(s->proxy_cmd);
+	s->proxy_cmd = NULL;
+	sshhost_release(&s->sh);
+	free(s->program);
+	s->program = NULL;
+	free(s->known_hosts);
+	s->known_hosts = NULL;
+}
+
+/* A jump host's transport named name, its settings read (see host_read):
+ * 0 with *out, -1 with err, or SSHCONFIG_WAIT. */
+static int
+ssh_new(struct loop *l, const char *name, const struct lab_host *h,
+    const char *labfile, const char *config,
+    const struct sshconfig_resolver *rs, struct ssh **out, char *err,
+    size_t errlen)
+{
+	struct ssh *s;
+	int rc;
+
+	*out = NULL;
+	s = ssh_alloc(l, name);
+	if ((rc = host_read(s, h, labfile, config, rs, err, errlen)) != 0) {
+		ssh_close(s->t);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* ---- the settings: a canonical name looked up off the loop ---- */
+
+/* The jumps on s's way ask the operator through it when it may ask. */
+static void
+asks_through(struct ssh *s)
+{
+	struct ssh *j;
+
+	for (j = s->jump; j != NULL && s->t->can_ask; j = j->jump)
+		j->t->can_ask = true;
+}
+
+static void
+answers_clear(struct ssh *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nanswers; i++)
+		free(s->answers[i].name);
+	free(s->answers);
+	s->answers = NULL;
+	s->nanswers = 0;
+	s->lookup_failed = false;
+}
+
+static void
+lookup_stop(struct ssh *s)
+{
+	if (s->lookup == NULL)
+		return;
+	loop_del_fd(s->t->loop, s->lookup->pipe[0]);
+	resolve_unref(s->lookup);
+	s->lookup = NULL;
+}
+
+/* The thread's answer for a name canonicalization tried: the settings
+ * are read again, this time with it. */
+static void
+lookup_done(struct loop *l, int fd, short revents, void *arg)
+{
+	struct ssh *s = arg;
+	struct resolve *rv = s->lookup;
+
+	(void)revents;
+	loop_del_fd(l, fd);
+	s->lookup = NULL;
+	s->answers = xreallocarray(s->answers, s->nanswers + 1,
+	    sizeof *s->answers);
+	s->answers[s->nanswers].name = xstrdup(rv->name);
+	s->answers[s->nanswers].family = rv->family;
+	s->answers[s->nanswers++].resolves = rv->rc == 0;
+	resolve_unref(rv);
+	setup_again(s);
+}
+
+/*
+ * The resolver the settings are read with (sshconfig.h): an answer the
+ * thread gave, else the name asked of a thread, as ssh's resolve_host()
+ * asks getaddrinfo (no AI_ADDRCONFIG), and SSHCONFIG_WAIT.
+ */
+static int
+lookup_resolves(void *arg, const char *name, int family)
+{
+	struct ssh *s = arg;
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < s->nanswers; i++)
+		if (s->answers[i].family == family &&
+		    strcmp(s->answers[i].name, name) == 0)
+			return s->answers[i].resolves;
+	if (s->lookup != NULL)
+		return SSHCONFIG_WAIT;
+	s->lookup = resolve_ask(s, name, "", family, 0, lookup_done, err,
+	    sizeof err);
+	if (s->lookup == NULL) {
+		s->lookup_failed = true;
+		errorf(s, "%s: cannot look up '%s' (CanonicalizeHostname): %s",
+		    s->t->host, name, err);
+	} else
+		errorf(s, "%s: looking up '%s' (CanonicalizeHostname)",
+		    s->t->host, name);
+	return SSHCONFIG_WAIT;
+}
+
+/*
+ * Read the host's settings and the way there, the names made canonical
+ * asked of the thread (PH_CONFIG until it answers): 0 (configured), -1
+ * with err, or SSHCONFIG_WAIT.
+ */
+static int
+setup_run(struct ssh *s, char *err, size_t errlen)
+{
+	struct sshconfig_resolver rs = { lookup_resolves, s, false };
+	int rc;
+
+	rc = host_read(s, &s->lh, s->labfile, s->config, &rs, err, errlen);
+	if (rc == 0 && (rc = way_setup(s, NULL, &s->lh, s->labfile,
+	    s->config, &rs, 0, err, errlen)) != 0)
+		host_unread(s);
+	if (rc == SSHCONFIG_WAIT && !s->lookup_failed) {
+		s->phase = PH_CONFIG;
+		return rc;
+	}
+	if (rc == SSHCONFIG_WAIT) {
+		errbuf_set(err, errlen, "%s", s->error);
+		rc = -1;
+	}
+	answers_clear(s);
+	s->phase = PH_IDLE;
+	if (rc != 0)
+		return rc;
+	s->configured = true;
+	s->error[0] = '\0';
+	asks_through(s);
+	return 0;
+}
+
+/* An answer came, or the operator asks again after a config error. */
+static void
+setup_again(struct ssh *s)
+{
+	char err[1024];
+	int rc;
+
+	if ((rc = setup_run(s, err, sizeof err)) == SSHCONFIG_WAIT) {
+		/* Asked again after a refusal: trying, not refused. */
+		if (s->state == TRANSPORT_REFUSED)
+			set_state(s, TRANSPORT_RECONNECTING);
+		notify(s);
+		return;
+	}
+	if (rc != 0) {
+		refuse(s, "%s", err);
+		return;
+	}
+	attempt_start(s);
+}
+
+/* The lab host h, its strings copied, for the settings read later. */
+static void
+setup_keep(struct ssh *s, const struct lab_host *h, const char *labfile,
+    const char *config)
+{
+	s->lh = *h;
+	s->lh.name = xstrdup(h->name);
+	s->lh.address = h->address != NULL ? xstrdup(h->address) : NULL;
+	s->lh.user = h->user != NULL ? xstrdup(h->user) : NULL;
+	s->lh.identity = h->identity != NULL ? xstrdup(h->identity) : NULL;
+	s->lh.known_hosts = h->known_hosts != NULL ?
+	    xstrdup(h->known_hosts) : NULL;
+	s->lh.calops = h->calops != NULL ? xstrdup(h->calops) : NULL;
+	s->lh.chips = NULL;
+	s->lh.nchips = 0;
+	s->labfile = labfile != NULL ? xstrdup(labfile) : NULL;
+	s->config = config != NULL ? xstrdup(config) : NULL;
+}
+
+static void
+setup_release(struct ssh *s)
+{
+	lookup_stop(s);
+	answers_clear(s);
+	free(s->lh.name);
+	free(s->lh.address);
+	free(s->lh.user);
+	free(s->lh.identity);
+	free(s->lh.known_hosts);
+	free(s->lh.calops);
+	free(s->labfile);
+	free(s->config);
+	memset(&s->lh, 0, sizeof s->lh);
+	s->labfile = s->config = NULL;
+}
+
 struct transport *
 ssh_transport_new(struct loop *l, const struct lab_host *h,
     const char *labfile, const char *config, char *err, size_t errlen)
 {
 	struct ssh *s;
+	int rc;
 
-	if ((s = ssh_new(l, h->name, h, labfile, config, err, errlen)) == NULL)
+	if (ssh_init(err, errlen) != 0)
 		return NULL;
-	if (way_setup(s, NULL, h, labfile, config, 0, err, errlen) != 0) {
+	s = ssh_alloc(l, h->name);
+	setup_keep(s, h, labfile, config);
+	if ((rc = setup_run(s, err, errlen)) == -1) {
 		ssh_close(s->t);
 		return NULL;
 	}
-	attempt_start(s);
+	if (rc == 0)
+		attempt_start(s);
 	return s->t;
 }
 
 const struct sshhost *
 ssh_transport_host(struct transport *t)
 {
-	return t != NULL && t->ops == &ssh_ops ? &((struct ssh *)t->data)->sh :
-	    NULL;
+	struct ssh *s;
+
+	if (t == NULL || t->ops != &ssh_ops)
+		return NULL;
+	s = t->data;
+	return s->configured ? &s->sh : NULL;
 }
 
 const struct sshhost *

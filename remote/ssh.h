@@ -25,6 +25,10 @@ struct lab_host;
  * stdin and stdout.  NULL with err when the host's settings cannot be used
  * (an unknown %-token in IdentityFile or ProxyCommand, a jump host that
  * is none, a ProxyJump leading through more than TRANSPORT_JUMPS_MAX).
+ * A config that makes the name canonical (CanonicalizeHostname) is read
+ * to the end only once a thread has looked the names up: the transport is
+ * connecting meanwhile, and an error found then refuses it (its error
+ * says why; reconnect reads the config again).
  */
 struct transport	*ssh_transport_new(struct loop *l,
 			    const struct lab_host *h, const char *labfile,
@@ -34,7 +38,8 @@ struct transport	*ssh_transport_new(struct loop *l,
  * What an SSH transport connects with (sshhost.h: the address, port,
  * user, identities, known_hosts files and host key policy, the ssh_config
  * keywords it ignores), borrowed for as long as t lives; NULL for a
- * transport that is not ssh.c's.
+ * transport that is not ssh.c's, or whose settings are not read yet (a
+ * canonical name looked up) or failed.
  */
 struct sshhost;
 const struct sshhost	*ssh_transport_host(struct transport *t);

@@ -606,58 +606,100 @@ sc_pass(struct scparse *p, const char *path)
 	return sc_file(p, &f, NULL, 0);
 }
 
-/* Whether name resolves, as ssh's resolve_host() asks. */
-static bool
-sc_resolves(const char *name, int family)
+/* sc_between's answers besides 0 and -1. */
+#define SC_FINAL	1	/* read the files again: the final pass */
+#define SC_WAIT		2	/* a name's lookup is not answered yet */
+
+/* Whether name resolves, as ssh's resolve_host() asks: 1, 0, or
+ * SSHCONFIG_WAIT from the caller's resolver. */
+static int
+sc_resolves(struct scparse *p, const char *name, int family)
 {
 	struct addrinfo hints, *ai;
 
+	if (p->rs != NULL)
+		return p->rs->resolves(p->rs->arg, name, family);
 	memset(&hints, 0, sizeof hints);
 	hints.ai_family = family;
 	hints.ai_socktype = SOCK_STREAM;
 	if (getaddrinfo(name, NULL, &hints, &ai) != 0)
-		return false;
+		return 0;
 	freeaddrinfo(ai);
-	return true;
+	return 1;
+}
+
+/*
+ * Whether ssh would reach the host directly, after the first pass (ssh.c
+ * resolve_canonicalize(): ProxyCommand unset or none and no jump host --
+ * "ProxyJump none" is one there, as ssh clears it only later); a name a
+ * proxy or a jump host will resolve is made canonical only when
+ * CanonicalizeHostname is always.
+ */
+static bool
+sc_direct(const struct scparse *p)
+{
+	const struct sshconfig *sc = p->sc;
+
+	return (p->rs == NULL || !p->rs->jumped) &&
+	    sc->proxy_jump.value == NULL &&
+	    (sc->proxy_command.value == NULL ||
+	    strcasecmp(sc->proxy_command.value, "none") == 0);
+}
+
+/* The name with a final dot, as it resolves: 0 (name made canonical) or
+ * 1 (it does not resolve), SC_WAIT. */
+static int
+sc_try(struct scparse *p, char **name, char *full)
+{
+	int r = sc_resolves(p, full, p->sc->family);
+
+	if (r == SSHCONFIG_WAIT) {
+		free(full);
+		return SC_WAIT;
+	}
+	if (r != 1) {
+		free(full);
+		return 1;
+	}
+	full[strlen(full) - 1] = '\0';
+	free(*name);
+	*name = full;
+	return 0;
 }
 
 /*
  * ssh.c resolve_canonicalize() for a name (not an address): one with a
  * final dot, or with at most CanonicalizeMaxDots dots and a CanonicalDomains
  * suffix that resolves, becomes that name (without the final dot); else
- * it stays, or is an error when CanonicalizeFallbackLocal is no.
+ * it stays, or is an error when CanonicalizeFallbackLocal is no.  0, -1,
+ * or SC_WAIT.
  */
 static int
 sc_canonicalize(struct scparse *p, char **name)
 {
 	struct sshconfig *sc = p->sc;
 	size_t i, dots = 0, n = strlen(*name);
-	char *full;
 	const char *c;
+	int r = 1;
 
-	if (n > 0 && (*name)[n - 1] == '.') {
-		if (sc_resolves(*name, sc->family)) {
-			(*name)[n - 1] = '\0';
-			return 0;
-		}
-	} else {
+	if (sc->canon == 1 && !sc_direct(p))
+		return 0;
+	if (n > 0 && (*name)[n - 1] == '.')
+		r = sc_try(p, name, xstrdup(*name));
+	else {
 		for (c = *name; *c != '\0'; c++)
 			dots += *c == '.';
 		if (dots > (size_t)(sc->max_dots < 0 ? 1 : sc->max_dots))
 			return 0;
-		for (i = 0; i < sc->domains.n; i++) {
+		for (i = 0; r == 1 && i < sc->domains.n; i++) {
 			if (strcasecmp(sc->domains.v[i], "none") == 0)
 				break;
-			full = xasprintf("%s.%s.", *name, sc->domains.v[i]);
-			if (sc_resolves(full, sc->family)) {
-				full[strlen(full) - 1] = '\0';
-				free(*name);
-				*name = full;
-				return 0;
-			}
-			free(full);
+			r = sc_try(p, name, xasprintf("%s.%s.", *name,
+			    sc->domains.v[i]));
 		}
 	}
+	if (r != 1)
+		return r;
 	if (sc->fallback_local != 0)
 		return 0;
 	return sshconfig_err(p, NULL, "%s: cannot make '%s' canonical "
@@ -676,6 +718,7 @@ sc_between(struct scparse *p)
 {
 	struct sshconfig *sc = p->sc;
 	char msg[128], *h;
+	int rc;
 
 	if (sc->hostname.value == NULL)
 		h = xstrdup(sc->original);
@@ -685,9 +728,9 @@ sc_between(struct scparse *p)
 		    sc->hostname.from.file, sc->hostname.from.line,
 		    sc->hostname.value, msg);
 	if (!sshconfig_canon_host(&h) && sc->canon > 0 &&
-	    sc_canonicalize(p, &h) != 0) {
+	    (rc = sc_canonicalize(p, &h)) != 0) {
 		free(h);
-		return -1;
+		return rc;
 	}
 	if (sc->canon <= 0 && !p->want_final) {
 		free(h);
@@ -703,12 +746,20 @@ sc_between(struct scparse *p)
 	free(sc->host);
 	sc->host = xstrdup(h);
 	p->final = true;
-	return 1;
+	return SC_FINAL;
 }
 
 int
 sshconfig_read(struct sshconfig *sc, const char *path, const char *host,
     const char *home, char *err, size_t errlen)
+{
+	return sshconfig_read_async(sc, path, host, home, NULL, err, errlen);
+}
+
+int
+sshconfig_read_async(struct sshconfig *sc, const char *path,
+    const char *host, const char *home, const struct sshconfig_resolver *rs,
+    char *err, size_t errlen)
 {
 	struct scparse p;
 	int rc;
@@ -723,16 +774,18 @@ sshconfig_read(struct sshconfig *sc, const char *path, const char *host,
 	sc->host = xstrdup(host);
 	sc->original = xstrdup(host);
 	p.sc = sc;
+	p.rs = rs;
 	p.err = err;
 	p.errlen = errlen;
 	if (sc_whoami(&p, home) != 0)
 		return -1;
 	p.seen = xcalloc(sshconfig_kw_count(), sizeof *p.seen);
-	if ((rc = sc_pass(&p, path)) == 0 && (rc = sc_between(&p)) == 1)
+	if ((rc = sc_pass(&p, path)) == 0 &&
+	    (rc = sc_between(&p)) == SC_FINAL)
 		rc = sc_pass(&p, path);
 	free(p.seen);
 	free(p.bad);
-	return rc < 0 ? -1 : 0;
+	return rc == SC_WAIT ? SSHCONFIG_WAIT : rc < 0 ? -1 : 0;
 }
 
 static void

@@ -25,8 +25,14 @@
  * is on or a "Match final" was seen: Host patterns are then matched against
  * the canonical HostName, "canonical" and "final" match, and values already
  * set stay.  Canonicalization (CanonicalDomains, CanonicalizeMaxDots,
- * CanonicalizeFallbackLocal) looks names up with getaddrinfo, as ssh does,
- * when the host's settings are read.
+ * CanonicalizeFallbackLocal) asks whether names resolve, as ssh's
+ * resolve_canonicalize() does, and only for a host ssh would reach
+ * directly (no ProxyJump or ProxyCommand after the first pass, no jump
+ * host given before it) unless CanonicalizeHostname is always.
+ * sshconfig_read asks getaddrinfo and waits for it; the console cannot
+ * wait (one poll loop), so sshconfig_read_async asks a resolver of the
+ * caller's, which may answer later: the read is then made again, from
+ * the start, once the answer is in.
  *
  * What calops follows is kept below; a keyword ssh knows and calops does
  * not act on (ControlMaster, ForwardAgent, LocalForward, …) is listed once
@@ -170,6 +176,31 @@ struct sshconfig {
  */
 int	 sshconfig_read(struct sshconfig *sc, const char *path,
 	    const char *host, const char *home, char *err, size_t errlen);
+
+/*
+ * Whether name resolves (as ssh's resolve_host() asks getaddrinfo, family
+ * AddressFamily's): 1 yes, 0 no, or SSHCONFIG_WAIT when the answer is not
+ * in yet (the resolver has asked for it and will say when it comes).
+ * jumped: the host is reached through a jump host given before it (ssh's
+ * -J, a ProxyJump list's earlier hops), which ssh never calls direct.
+ */
+#define SSHCONFIG_WAIT	2
+struct sshconfig_resolver {
+	int	(*resolves)(void *arg, const char *name, int family);
+	void	 *arg;
+	bool	  jumped;
+};
+
+/*
+ * sshconfig_read with the names canonicalization tries asked of rs (NULL:
+ * getaddrinfo, as sshconfig_read): 0, -1 with err, or SSHCONFIG_WAIT when
+ * a name's answer is not in yet; the caller then calls sshconfig_release
+ * and reads again once rs has the answer.  The names are asked in ssh's
+ * order, each once per read, and the read stops at the first that waits.
+ */
+int	 sshconfig_read_async(struct sshconfig *sc, const char *path,
+	    const char *host, const char *home,
+	    const struct sshconfig_resolver *rs, char *err, size_t errlen);
 void	 sshconfig_release(struct sshconfig *sc);
 
 /*

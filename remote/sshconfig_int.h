@@ -20,6 +20,7 @@ struct scparse {
 	bool			 final;		/* the second pass */
 	bool			 want_final;	/* a "Match final" was seen */
 	bool			*seen;		/* per keyword: listed, noted */
+	const struct sshconfig_resolver *rs;	/* NULL: getaddrinfo */
 	char			*err;
 	size_t			 errlen;
 	/* ssh reads on past a bad line and stops at the end of the file

@@ -643,14 +643,15 @@ sshhost_compress_str(const struct sshhost *sh, const char *cs,
 
 int
 sshhost_resolve(struct sshhost *out, const struct lab_host *h,
-    const char *labfile, const char *config, char *err, size_t errlen)
+    const char *labfile, const char *config,
+    const struct sshconfig_resolver *rs, char *err, size_t errlen)
 {
 	struct sshconfig sc;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	rc = sshconfig_read(&sc, config, h->address != NULL ? h->address :
-	    h->name, NULL, err, errlen);
+	rc = sshconfig_read_async(&sc, config, h->address != NULL ?
+	    h->address : h->name, NULL, rs, err, errlen);
 	if (rc == 0)
 		rc = sshhost_merge(out, &sc, h, labfile, err, errlen);
 	sshconfig_release(&sc);

@@ -118,8 +118,6 @@ struct sshhost {
 int	 sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
 	    const struct lab_host *h, const char *labfile, char *err,
 	    size_t errlen);
-/* sshconfig_read of h->address in config (NULL: ~/.ssh/config), then
- * sshhost_merge. */
 /*
  * The compression of a host in words, for calops hosts and the Hosts
  * screen: what the handshake agreed on (cs client to server, sc server to
@@ -130,8 +128,13 @@ int	 sshhost_merge(struct sshhost *out, const struct sshconfig *sc,
  */
 const char *sshhost_compress_str(const struct sshhost *sh, const char *cs,
 	    const char *sc, char *buf, size_t len);
+/* sshconfig_read_async of h->address in config (NULL: ~/.ssh/config),
+ * its names asked of rs (NULL: getaddrinfo), then sshhost_merge: 0, -1
+ * with err, or SSHCONFIG_WAIT (out is then released: read again once rs
+ * has its answer). */
 int	 sshhost_resolve(struct sshhost *out, const struct lab_host *h,
-	    const char *labfile, const char *config, char *err, size_t errlen);
+	    const char *labfile, const char *config,
+	    const struct sshconfig_resolver *rs, char *err, size_t errlen);
 void	 sshhost_release(struct sshhost *out);
 
 #endif

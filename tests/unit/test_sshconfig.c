@@ -509,6 +509,139 @@ test_match(void **state)
 /* ProxyJump is followed, so it leaves no note (test_proxy reads it); a
  * keyword calops ignores is listed once, with its first line;
  * IgnoreUnknown lets an unknown keyword pass, as in ssh. */
+/*
+ * A resolver of the test's, as the console's is (remote/ssh.c): names it
+ * has no answer for yet are asked (kept in order) and wait; the test
+ * answers and reads again, as the console does when its thread answers.
+ */
+struct fakedns {
+	const char	*yes[4];	/* resolve; anything else does not */
+	char		*asked[8];
+	size_t		 nasked;
+	size_t		 answered;	/* asked[0..answered) have answers */
+};
+
+static int
+fakedns_resolves(void *arg, const char *name, int family)
+{
+	struct fakedns *d = arg;
+	size_t i;
+
+	assert_int_equal(family, AF_UNSPEC);
+	for (i = 0; i < d->answered; i++) {
+		if (strcmp(d->asked[i], name) != 0)
+			continue;
+		for (i = 0; i < nitems(d->yes) && d->yes[i] != NULL; i++)
+			if (strcmp(d->yes[i], name) == 0)
+				return 1;
+		return 0;
+	}
+	assert_true(d->nasked < nitems(d->asked));
+	d->asked[d->nasked++] = xstrdup(name);
+	return SSHCONFIG_WAIT;
+}
+
+/* Read host in root/rel with d until it stops waiting: the rounds it
+ * took (one per name asked), the read's last answer in *rc. */
+static size_t
+read_rounds(struct sshconfig *sc, struct fakedns *d, const char *rel,
+    const char *host, bool jumped, int *rc)
+{
+	struct sshconfig_resolver rs = { fakedns_resolves, d, jumped };
+	char err[1024], *p = at(rel);
+	size_t rounds = 0;
+
+	while ((*rc = sshconfig_read_async(sc, p, host, home, &rs, err,
+	    sizeof err)) == SSHCONFIG_WAIT) {
+		sshconfig_release(sc);
+		assert_int_equal(d->nasked, d->answered + 1);
+		d->answered++;
+		rounds++;
+	}
+	free(p);
+	return rounds;
+}
+
+static void
+fakedns_release(struct fakedns *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nasked; i++)
+		free(d->asked[i]);
+	memset(d, 0, sizeof *d);
+}
+
+/* CanonicalizeHostname with a resolver that answers later: the read
+ * waits for each name in ssh's order, then makes the final pass with the
+ * canonical name (Host and Match canonical see it), as ssh does. */
+static void
+test_canon_async(void **state)
+{
+	struct fakedns d = { .yes = { "h1.b.test." } };
+	struct sshconfig sc;
+	int rc;
+
+	(void)state;
+	put("c.conf", "CanonicalizeHostname yes\n"
+	    "CanonicalDomains a.test b.test c.test\n"
+	    "Host h1.b.test\n  Port 2201\n"
+	    "Match canonical host h1.b.test,h2\n  User canon\n", 0644);
+	assert_int_equal(read_rounds(&sc, &d, "c.conf", "H1", false, &rc), 2);
+	assert_int_equal(rc, 0);
+	assert_string_equal(d.asked[0], "h1.a.test.");
+	assert_string_equal(d.asked[1], "h1.b.test.");
+	assert_string_equal(sc.hostname.value, "h1.b.test");
+	assert_int_equal(sc.port, 2201);
+	assert_string_equal(sc.user.value, "canon");
+	sshconfig_release(&sc);
+	fakedns_release(&d);
+
+	/* None resolves: the name stays, and the final pass is made. */
+	assert_int_equal(read_rounds(&sc, &d, "c.conf", "h2", false, &rc), 3);
+	assert_int_equal(rc, 0);
+	assert_string_equal(sc.hostname.value, "h2");
+	assert_string_equal(sc.user.value, "canon");
+	sshconfig_release(&sc);
+	fakedns_release(&d);
+
+	/* None resolves, FallbackLocal no: ssh's error, once all answered. */
+	put("n.conf", "CanonicalizeHostname yes\nCanonicalDomains a.test\n"
+	    "CanonicalizeFallbackLocal no\n", 0644);
+	assert_int_equal(read_rounds(&sc, &d, "n.conf", "h1", false, &rc), 1);
+	assert_int_equal(rc, -1);
+	sshconfig_release(&sc);
+	fakedns_release(&d);
+
+	/* "yes" leaves a name a jump host or a proxy resolves alone (ssh's
+	 * direct test, after the first pass; "ProxyJump none" counts, as
+	 * there), also a hop reached through earlier ones; "always" not. */
+	put("j.conf", "CanonicalizeHostname yes\nCanonicalDomains a.test\n"
+	    "Host h1\n  ProxyJump bastion\n"
+	    "Host h2\n  ProxyCommand nc %h %p\n"
+	    "Host h3\n  ProxyJump none\n", 0644);
+	assert_int_equal(read_rounds(&sc, &d, "j.conf", "h1", false, &rc), 0);
+	sshconfig_release(&sc);
+	assert_int_equal(read_rounds(&sc, &d, "j.conf", "h2", false, &rc), 0);
+	sshconfig_release(&sc);
+	assert_int_equal(read_rounds(&sc, &d, "j.conf", "h3", false, &rc), 0);
+	sshconfig_release(&sc);
+	assert_int_equal(read_rounds(&sc, &d, "j.conf", "h4", true, &rc), 0);
+	assert_string_equal(sc.hostname.value, "h4");
+	sshconfig_release(&sc);
+	assert_int_equal(read_rounds(&sc, &d, "j.conf", "h4", false, &rc), 1);
+	assert_string_equal(d.asked[0], "h4.a.test.");
+	sshconfig_release(&sc);
+	fakedns_release(&d);
+	put("ja.conf", "CanonicalizeHostname always\nCanonicalDomains a.test\n"
+	    "ProxyJump bastion\n", 0644);
+	d.yes[0] = "h1.a.test.";
+	assert_int_equal(read_rounds(&sc, &d, "ja.conf", "h1", true, &rc), 1);
+	assert_string_equal(sc.hostname.value, "h1.a.test");
+	sshconfig_release(&sc);
+	fakedns_release(&d);
+}
+
 static void
 test_ignored(void **state)
 {
@@ -1393,6 +1526,7 @@ main(void)
 		cmocka_unit_test(test_errors_all),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_canon_async),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_against_ssh),
 	};
