@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
@@ -49,6 +50,25 @@ labmodel_job_state_name(enum ljob_state s)
 	};
 
 	return (size_t)s < nitems(names) ? names[s] : "?";
+}
+
+bool
+labmodel_job_catchup(const struct ljob *j, char *buf, size_t len, int *pct)
+{
+	double p;
+
+	*pct = -1;
+	if (j->catchup_seq > 0 && j->last_seq < j->catchup_seq) {
+		p = 100.0 * (double)j->last_seq / (double)j->catchup_seq;
+		*pct = p >= 99 ? 99 : p > 0 ? (int)p : 0;
+		snprintf(buf, len, "catching up: %" PRId64 " of %" PRId64
+		    " events (%d%%)", j->last_seq, j->catchup_seq, *pct);
+	} else if (j->state == LJ_CATCHING_UP)
+		snprintf(buf, len, "catching up: %" PRId64 " events",
+		    j->last_seq);
+	else
+		return false;
+	return true;
 }
 
 bool

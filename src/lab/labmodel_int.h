@@ -104,6 +104,8 @@ struct ljob_int {
 	bool			 ended;		/* its end event was applied */
 	/* its mirror had no end at start */
 	bool			 unfinished;
+	/* catching up: a job list's last_seq is how far (labstream.h) */
+	bool			 catching;
 	/* in the action log (its record says) */
 	bool			 outcome_logged;
 	/* The SLA its alerts judge by, recorded with the job when it started

@@ -75,8 +75,10 @@ job_of(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
 	 * log. */
 	j->outcome_logged = true;
 	labmodel_job_setup(lm, j, true);
-	/* Running only once its host says so, as a job found in a mirror. */
-	j->pub.state = LJ_CATCHING_UP;
+	/* Running only once its host says so, as a job found in a mirror,
+	 * and caught up with once as far as its list said. */
+	labstream_catching_up(j);
+	labstream_catchup(j, hj->last_seq);
 	return j;
 }
 
@@ -104,6 +106,7 @@ labpoll_take(struct labmodel *lm, struct lhost *h, struct hostcmd_job *jobs,
     size_t n)
 {
 	double now = jobevent_now(), started;
+	const struct ljob *held;
 	struct labcmd_job d;
 	bool took = false;
 	char err[512];
@@ -114,6 +117,12 @@ labpoll_take(struct labmodel *lm, struct lhost *h, struct hostcmd_job *jobs,
 	/* `jobs` lists them oldest first: each goes first in the model, so
 	 * the newest ends on top. */
 	for (i = 0; i < n; i++) {
+		/* A job held: how far its host's events go, for one that
+		 * catches up (labstream.h). */
+		if ((held = labmodel_find(lm, h->h->name, jobs[i].id)) !=
+		    NULL)
+			labstream_catchup((struct ljob_int *)held,
+			    jobs[i].last_seq);
 		/* Its start on the console's clock: the host's may differ. */
 		started = now - (isfinite(jobs[i].age) ? jobs[i].age : 0);
 		/* Not a lab job: the Jobs screen lists it. */
@@ -204,6 +213,7 @@ labpoll_take_entry(struct labmodel *lm, const char *host, json_t *record,
 	hj.argv = w.v;
 	hj.argc = w.n;
 	hj.record = record;
+	hj.last_seq = hostcmd_job_last_seq(record);
 	if (labcmd_job_describe(hj.argv, hj.argc, &d) != 0) {
 		strv_free(&w);
 		errbuf_set(err, errlen, "not a lab job's command");
