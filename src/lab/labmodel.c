@@ -281,9 +281,12 @@ host_changed(struct transport *t, void *arg)
 	struct labmodel *lm = h->lm;
 	struct transport_status st;
 	struct ljob_int *j;
+	bool came_up;
 	size_t i;
 
 	transport_status(t, &st);
+	came_up = st.state == TRANSPORT_UP && !h->up;
+	h->up = st.state == TRANSPORT_UP;
 	if (st.ask != TRANSPORT_ASK_NONE && h->asked != st.ask_seq) {
 		h->asked = st.ask_seq;
 		if (lm->cb.ask != NULL)
@@ -299,6 +302,8 @@ host_changed(struct transport *t, void *arg)
 			else
 				labstream_host_up(j);
 		}
+	if (came_up)
+		labpoll_host_up(h);
 	labmodel_changed(lm);
 }
 

@@ -68,6 +68,7 @@ struct lhost {
 	 * start, whatever their age (labpoll_fault_jobs). */
 	json_t			**fjobs;
 	size_t			  nfjobs;
+	bool			  up;		/* as its last change said */
 };
 
 struct ljob_int {
