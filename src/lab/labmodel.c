@@ -58,6 +58,9 @@ labmodel_job_catchup(const struct ljob *j, char *buf, size_t len, int *pct)
 	double p;
 
 	*pct = -1;
+	/* A stream that broke on the way is broken, not catching up. */
+	if (!labmodel_job_live(j))
+		return false;
 	if (j->catchup_seq > 0 && j->last_seq < j->catchup_seq) {
 		p = 100.0 * (double)j->last_seq / (double)j->catchup_seq;
 		*pct = p >= 99 ? 99 : p > 0 ? (int)p : 0;

@@ -1395,6 +1395,12 @@ test_catchup(void **state)
 	 * to catch up with the events of the last 40 ms). */
 	labstream_catchup(ji, 900);
 	assert_int_equal(j->catchup_seq, 0);
+	/* A stream broken on the way is not said to catch up. */
+	ji->catching = true;
+	labstream_catchup(ji, 900);
+	assert_int_equal(j->catchup_seq, 900);
+	ji->pub.state = LJ_BROKEN;
+	assert_false(labmodel_job_catchup(j, say, sizeof say, &pct));
 
 	/* A host whose calops does not say: not known. */
 	json_object_set_new(rec, "id", json_string("soak-b"));
