@@ -211,9 +211,10 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	const struct joblist_row *r = joblist_row(v->jl, rec);
 	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
 	const char *g = glyph_job(r->degraded ? "degraded" : r->state, &sr);
-	char age[32], ex[32], *s;
+	const struct ljob *lj;
+	char age[32], ex[32], *s, cu[96];
+	int pct;
 
-	(void)x;
 	ui_put(stdscr, y, 1, 24, base, r->id, true);
 	s = xasprintf("%s %s", g, r->degraded ? "degraded" : r->state);
 	ui_put(stdscr, y, 26, 9, sel ? base : sr, s, true);
@@ -234,9 +235,15 @@ draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
 	ui_putf(stdscr, y, 44, 6, base, "%-6s", ex);
 	ui_put(stdscr, y, 51, v->hostw, base, r->host, true);
 	/* A job the console started is said in words, as the action log
-	 * says it; another one by its command. */
-	ui_put(stdscr, y, 52 + v->hostw, cols - 53 - v->hostw, base,
-	    row_what(v, r), false);
+	 * says it; another one by its command; first, how far the console
+	 * has caught up with its events, while it does. */
+	lj = r->id[0] != '\0' ? labmodel_find(app_labmodel(v->app), r->host,
+	    r->id) : NULL;
+	x = 52 + v->hostw;
+	if (lj != NULL && labmodel_job_catchup(lj, cu, sizeof cu, &pct))
+		x += ui_putf(stdscr, y, x, cols - 1 - x, sel ? base :
+		    ROLE_PENDING, "%s · ", cu);
+	ui_put(stdscr, y, x, cols - 1 - x, base, row_what(v, r), false);
 }
 
 static void

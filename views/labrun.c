@@ -176,6 +176,8 @@ labrun_gate_status(struct app *a, int gate, char *buf, size_t len,
 {
 	const struct ljob *j = labmodel_gate_job(app_labmodel(a), gate,
 	    labrun_board_host(a), app_workspace(a));
+	char words[96];
+	int pct;
 
 	if (j == NULL)
 		return false;
@@ -183,6 +185,10 @@ labrun_gate_status(struct app *a, int gate, char *buf, size_t len,
 	 * answered yet, or the mirror is replayed. */
 	if (j->state == LJ_STARTING)
 		snprintf(buf, len, "%s starting", ui_glyph("…", "."));
+	else if (j->state == LJ_CATCHING_UP &&
+	    labmodel_job_catchup(j, words, sizeof words, &pct) && pct >= 0)
+		snprintf(buf, len, "%s %s %d%%", ui_glyph("⟳", "~"),
+		    narrow ? "catch-up" : "catching up", pct);
 	else if (j->state == LJ_CATCHING_UP)
 		snprintf(buf, len, "%s %s", ui_glyph("⟳", "~"),
 		    narrow ? "catch-up" : "catching up");

@@ -172,6 +172,8 @@ freshness(struct soak *v, const struct ljob *j, char *buf, size_t len,
 	struct transport_status st;
 	struct transport *t;
 	char c[32], *why, err[64], fig[96];
+	size_t n;
+	int pct;
 
 	t = labmodel_transport(app_labmodel(v->app), j->host, err, sizeof err);
 	if (t != NULL)
@@ -184,8 +186,14 @@ freshness(struct soak *v, const struct ljob *j, char *buf, size_t len,
 		    (long long)((loop_now_ms() - st.since_ms) / 1000), fig);
 	} else if (link == SOAK_LINK_CATCHING_UP) {
 		*r = ROLE_PENDING;
-		snprintf(buf, len, "catching up: %" PRIu64 " events, to seq %"
-		    PRId64 "; %s", j->events, j->last_seq, fig);
+		/* How far, when its host's job list said (labrun.h). */
+		if (labmodel_job_catchup(j, buf, len, &pct) && pct >= 0) {
+			n = strlen(buf);
+			snprintf(buf + n, len - n, "; %s", fig);
+		} else
+			snprintf(buf, len, "catching up: %" PRIu64 " events, "
+			    "to seq %" PRId64 "; %s", j->events, j->last_seq,
+			    fig);
 	} else if (!labmodel_job_live(j)) {
 		*r = j->state == LJ_BROKEN ? ROLE_ERROR : ROLE_DIM;
 		graph_fmt_clock(isnan(j->last_recv) ? j->started : j->last_recv,

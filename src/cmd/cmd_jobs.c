@@ -39,6 +39,7 @@ struct entry {
 	char			 reason[256];
 	double			 stalled;	/* degraded since, or 0 */
 	char			 stalled_why[64];
+	uint64_t		 last_seq;	/* of its events, or 0 */
 };
 
 static int
@@ -82,6 +83,17 @@ keep_changed(const char *root, char **names, int64_t ns)
 	return k;
 }
 
+/* How far its events go: what a console catching up reads to. */
+static uint64_t
+last_seq(const char *root, const char *id)
+{
+	char *path = xasprintf("%s/%s/events.jsonl", root, id);
+	uint64_t seq = jobsink_last_seq(path);
+
+	free(path);
+	return seq;
+}
+
 /* Every job under root that may have changed since cursor since (0: every
  * job), looked at and sorted by start; NULL with err. */
 static struct entry *
@@ -109,6 +121,8 @@ gather(const char *root, int64_t since, size_t *n, char *err, size_t errlen)
 		if (v[i].state == JOB_RUNNING)
 			v[i].stalled = stalled_since(root, names[i],
 			    v[i].stalled_why, sizeof v[i].stalled_why);
+		if (v[i].state != JOB_CORRUPT)
+			v[i].last_seq = last_seq(root, names[i]);
 	}
 	free(names);
 	qsort(v, *n, sizeof *v, compare_entries);
@@ -132,6 +146,9 @@ entry_json(const struct entry *e, double now)
 	json_object_set_new(
 	    o, "state", json_string(jobstore_state_name(e->state)));
 	json_object_set_new(o, "age", json_real(now - e->rec.started));
+	if (e->last_seq > 0)
+		json_object_set_new(o, "last_seq",
+		    json_integer((json_int_t)e->last_seq));
 	if (e->stalled > 0)
 		json_object_set_new(o, "degraded", json_pack("{s:f,s:o}",
 		    "since", e->stalled, "reason", text_json(e->stalled_why)));

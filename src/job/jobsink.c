@@ -490,3 +490,38 @@ jobsink_stalled_since(const char *path, char *why, size_t whylen)
 	close(fd);
 	return since;
 }
+
+/* The last whole line of fd (size bytes) read within span bytes of its end,
+ * as an event: its seq, or 0. */
+static uint64_t
+last_seq_within(int fd, off_t size, size_t span)
+{
+	char *buf = xmalloc(span + 1), *line, why[64];
+	uint64_t seq = 0;
+	bool is_end;
+	off_t whole;
+	size_t len;
+
+	if ((line = last_line(fd, size, buf, span, &len, &whole)) == NULL ||
+	    jobevent_check(line, len, &seq, &is_end, why, sizeof why) != 0)
+		seq = 0;
+	free(buf);
+	return seq;
+}
+
+uint64_t
+jobsink_last_seq(const char *path)
+{
+	uint64_t seq = 0;
+	struct stat st;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return 0;
+	/* Most events are short: a page first, then the longest there is. */
+	if (fstat(fd, &st) == 0 && (seq = last_seq_within(fd, st.st_size,
+	    4096)) == 0)
+		seq = last_seq_within(fd, st.st_size, 2 * JOB_EVENT_MAX);
+	close(fd);
+	return seq;
+}

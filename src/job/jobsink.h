@@ -92,5 +92,12 @@ int	 jobsink_event(struct job_sink *k, const char *type,
  * says nothing).
  */
 double	 jobsink_stalled_since(const char *path, char *why, size_t whylen);
+/*
+ * The seq of the last whole event of the events file at path: how far a
+ * reader of it can go now (`calops jobs --json`'s last_seq, protocol.md
+ * §1); 0 when there is none, or the file cannot be read or ends with no
+ * event.
+ */
+uint64_t jobsink_last_seq(const char *path);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
@@ -49,6 +50,28 @@ labmodel_job_state_name(enum ljob_state s)
 	};
 
 	return (size_t)s < nitems(names) ? names[s] : "?";
+}
+
+bool
+labmodel_job_catchup(const struct ljob *j, char *buf, size_t len, int *pct)
+{
+	double p;
+
+	*pct = -1;
+	/* A stream that broke on the way is broken, not catching up. */
+	if (!labmodel_job_live(j))
+		return false;
+	if (j->catchup_seq > 0 && j->last_seq < j->catchup_seq) {
+		p = 100.0 * (double)j->last_seq / (double)j->catchup_seq;
+		*pct = p >= 99 ? 99 : p > 0 ? (int)p : 0;
+		snprintf(buf, len, "catching up: %" PRId64 " of %" PRId64
+		    " events (%d%%)", j->last_seq, j->catchup_seq, *pct);
+	} else if (j->state == LJ_CATCHING_UP)
+		snprintf(buf, len, "catching up: %" PRId64 " events",
+		    j->last_seq);
+	else
+		return false;
+	return true;
 }
 
 bool
@@ -261,9 +284,12 @@ host_changed(struct transport *t, void *arg)
 	struct labmodel *lm = h->lm;
 	struct transport_status st;
 	struct ljob_int *j;
+	bool came_up;
 	size_t i;
 
 	transport_status(t, &st);
+	came_up = st.state == TRANSPORT_UP && !h->up;
+	h->up = st.state == TRANSPORT_UP;
 	if (st.ask != TRANSPORT_ASK_NONE && h->asked != st.ask_seq) {
 		h->asked = st.ask_seq;
 		if (lm->cb.ask != NULL)
@@ -279,6 +305,8 @@ host_changed(struct transport *t, void *arg)
 			else
 				labstream_host_up(j);
 		}
+	if (came_up)
+		labpoll_host_up(h);
 	labmodel_changed(lm);
 }
 

@@ -114,6 +114,13 @@ struct ljob {
 	double		 stalled_since;
 	char		 stalled_why[32];
 	bool		 replaying;	/* applied from the mirror, not live */
+	/* Catching up: how far the host's events of it went when its host
+	 * last listed it (`calops jobs --json`'s last_seq, protocol.md
+	 * §4): last_seq of catchup_seq is the progress, and the job is
+	 * CATCHING_UP until its stream reaches it.  0: caught up, not
+	 * catching up, or not known (a host whose calops does not say:
+	 * running from its first live event, as before). */
+	int64_t		 catchup_seq;
 
 	/* LJOB_CHIPSTEP: its stream as chipstep.h reads it (owned), once
 	 * an event came; else NULL. */
@@ -275,6 +282,13 @@ const struct ljob *labmodel_gate_job(const struct labmodel *lm, int gate,
 /* Whether a job is still going (starting or running). */
 bool		 labmodel_job_live(const struct ljob *j);
 const char	*labmodel_job_state_name(enum ljob_state s);
+/* Whether j catches up with its host's events, and then how far in words
+ * into buf ("catching up: 81200 of 177142 events (45%)", or "catching up:
+ * 812 events" while its host has not said how far: ljob.catchup_seq) and
+ * in whole per cent into *pct (-1: not known; 99 at most while short, so
+ * that 100 says caught up). */
+bool		 labmodel_job_catchup(const struct ljob *j, char *buf,
+		    size_t len, int *pct);
 
 /* Fault results (i < labmodel_nfaults) in the order their jobs started,
  * then in the order each job reported them: the same live and after a

@@ -68,6 +68,7 @@ struct lhost {
 	 * start, whatever their age (labpoll_fault_jobs). */
 	json_t			**fjobs;
 	size_t			  nfjobs;
+	bool			  up;		/* as its last change said */
 };
 
 struct ljob_int {
@@ -104,6 +105,8 @@ struct ljob_int {
 	bool			 ended;		/* its end event was applied */
 	/* its mirror had no end at start */
 	bool			 unfinished;
+	/* catching up: a job list's last_seq is how far (labstream.h) */
+	bool			 catching;
 	/* in the action log (its record says) */
 	bool			 outcome_logged;
 	/* The SLA its alerts judge by, recorded with the job when it started

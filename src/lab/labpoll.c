@@ -75,8 +75,10 @@ job_of(struct labmodel *lm, struct lhost *h, const struct hostcmd_job *hj,
 	 * log. */
 	j->outcome_logged = true;
 	labmodel_job_setup(lm, j, true);
-	/* Running only once its host says so, as a job found in a mirror. */
-	j->pub.state = LJ_CATCHING_UP;
+	/* Running only once its host says so, as a job found in a mirror,
+	 * and caught up with once as far as its list said. */
+	labstream_catching_up(j);
+	labstream_catchup(j, hj->last_seq);
 	return j;
 }
 
@@ -104,6 +106,7 @@ labpoll_take(struct labmodel *lm, struct lhost *h, struct hostcmd_job *jobs,
     size_t n)
 {
 	double now = jobevent_now(), started;
+	const struct ljob *held;
 	struct labcmd_job d;
 	bool took = false;
 	char err[512];
@@ -114,6 +117,12 @@ labpoll_take(struct labmodel *lm, struct lhost *h, struct hostcmd_job *jobs,
 	/* `jobs` lists them oldest first: each goes first in the model, so
 	 * the newest ends on top. */
 	for (i = 0; i < n; i++) {
+		/* A job held: how far its host's events go, for one that
+		 * catches up (labstream.h). */
+		if ((held = labmodel_find(lm, h->h->name, jobs[i].id)) !=
+		    NULL)
+			labstream_catchup((struct ljob_int *)held,
+			    jobs[i].last_seq);
 		/* Its start on the console's clock: the host's may differ. */
 		started = now - (isfinite(jobs[i].age) ? jobs[i].age : 0);
 		/* Not a lab job: the Jobs screen lists it. */
@@ -204,6 +213,7 @@ labpoll_take_entry(struct labmodel *lm, const char *host, json_t *record,
 	hj.argv = w.v;
 	hj.argc = w.n;
 	hj.record = record;
+	hj.last_seq = hostcmd_job_last_seq(record);
 	if (labcmd_job_describe(hj.argv, hj.argc, &d) != 0) {
 		strv_free(&w);
 		errbuf_set(err, errlen, "not a lab job's command");
@@ -477,15 +487,44 @@ list_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 
 static const struct rstream_cb list_cb = { list_line, list_done };
 
+/* Ask host h, up and not answering already, for its jobs. */
+static void
+ask_host(struct lhost *h)
+{
+	struct strv argv = { NULL, 0, 0 };
+	char err[256];
+
+	buf_init(&h->list_out, LABPOLL_OUT_MAX);
+	/* What changed since the last list, with the running ones; of an
+	 * old calops the running jobs each time, every job now and then
+	 * (one that started and ended between two asks). */
+	h->asked_since = !h->no_since;
+	if (h->asked_since)
+		hostcmd_jobs_since(&argv, h->cursor != NULL ? h->cursor : "0");
+	else
+		hostcmd_jobs(&argv, h->lists++ % LABPOLL_FULL_EVERY != 0);
+	h->list = transport_exec(h->t, argv.v, &list_cb, h, err, sizeof err);
+	strv_free(&argv);
+}
+
+/* Host h is not up: every job again once it is, asked of the calops it
+ * runs then. */
+static void
+forget_list(struct lhost *h)
+{
+	h->lists = 0;
+	free(h->cursor);
+	h->cursor = NULL;
+	h->no_since = false;
+}
+
 /* Ask each host that is up and not answering already for its jobs. */
 static void
 ask(struct loop *l, void *arg)
 {
 	struct labmodel *lm = arg;
-	struct strv argv = { NULL, 0, 0 };
 	struct transport_status st;
 	struct lhost *h;
-	char err[256];
 	size_t i;
 
 	lm->poll_timer = loop_add_timer(l, LABPOLL_MS, ask, lm);
@@ -499,29 +538,22 @@ ask(struct loop *l, void *arg)
 			continue;
 		transport_status(h->t, &st);
 		if (st.state != TRANSPORT_UP) {
-			/* Every job again once it is up, asked of the calops
-			 * it runs then. */
-			h->lists = 0;
-			free(h->cursor);
-			h->cursor = NULL;
-			h->no_since = false;
+			forget_list(h);
 			continue;
 		}
-		buf_init(&h->list_out, LABPOLL_OUT_MAX);
-		/* What changed since the last list, with the running ones;
-		 * of an old calops the running jobs each time, every job now
-		 * and then (one that started and ended between two asks). */
-		h->asked_since = !h->no_since;
-		if (h->asked_since)
-			hostcmd_jobs_since(&argv, h->cursor != NULL ?
-			    h->cursor : "0");
-		else
-			hostcmd_jobs(&argv, h->lists++ % LABPOLL_FULL_EVERY !=
-			    0);
-		h->list = transport_exec(h->t, argv.v, &list_cb, h, err,
-		    sizeof err);
-		strv_free(&argv);
+		ask_host(h);
 	}
+}
+
+void
+labpoll_host_up(struct lhost *h)
+{
+	struct labmodel *lm = h->lm;
+
+	if (lm->streams == NULL || lm->poll_timer == -1 || h->list != NULL)
+		return;
+	forget_list(h);
+	ask_host(h);
 }
 
 void

@@ -47,6 +47,9 @@ struct ljob;
 /* Start asking (the first time at once); stop, cancelling what runs. */
 void	 labpoll_start(struct labmodel *lm);
 void	 labpoll_stop(struct labmodel *lm);
+/* Host h has just come up: every job asked for at once, not at the next
+ * LABPOLL_MS (a console joining a lab knows its jobs a turn sooner). */
+void	 labpoll_host_up(struct lhost *h);
 /* One host's job list, as `jobs --json` gave it: every job the model
  * lacks and should hold is taken in (labpoll.c; tests call it). */
 void	 labpoll_take(struct labmodel *lm, struct lhost *h,

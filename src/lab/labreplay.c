@@ -217,7 +217,7 @@ labreplay_init(struct labmodel *lm)
 		    j->pub.kind == LJOB_SOAK &&
 			(j->unfinished || ++soaks <= LAB_SOAKS_LOADED));
 		/* Running only once its host says so (labstream.c). */
-		j->pub.state = LJ_CATCHING_UP;
+		labstream_catching_up(j);
 		/* A mirror refused is not followed (labstream_follow). */
 		j->pub.replaying = labmirror_replay_open(&j->mirror,
 		    &j->pub.last_recv, err, sizeof err) == 0;

@@ -106,7 +106,7 @@ rescan(struct labmodel *lm)
 	for (i = 0; i < n; i++) {
 		j = v[i];
 		labmodel_job_setup(lm, j, j->pub.kind == LJOB_SOAK);
-		j->pub.state = LJ_CATCHING_UP;
+		labstream_catching_up(j);
 		j->pub.replaying = labmirror_replay_open(&j->mirror,
 		    &j->pub.last_recv, err, sizeof err) == 0;
 		labmodel_job_insert(lm, j);

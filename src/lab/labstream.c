@@ -482,6 +482,45 @@ labstream_apply(struct ljob_int *j, const struct event *ev, const char *line,
 	apply_other(j, ev, line, len);
 }
 
+/* Its stream has reached how far its host's events went (or nothing
+ * said how far): running, if it was catching up. */
+static void
+caught_up(struct ljob_int *j)
+{
+	j->catching = false;
+	j->pub.catchup_seq = 0;
+	if (j->pub.state == LJ_CATCHING_UP)
+		j->pub.state = LJ_RUNNING;
+}
+
+void
+labstream_catching_up(struct ljob_int *j)
+{
+	j->pub.state = LJ_CATCHING_UP;
+	j->catching = true;
+}
+
+void
+labstream_catchup(struct ljob_int *j, int64_t seq)
+{
+	if (!j->catching || j->ended || seq <= 0)
+		return;
+	/* Reached already: the next event, if any, is live. */
+	if (seq <= j->pub.last_seq) {
+		j->catching = false;
+		j->pub.catchup_seq = 0;
+		return;
+	}
+	if (seq > j->pub.catchup_seq) {
+		j->pub.catchup_seq = seq;
+		labmodel_changed(j->lm);
+	}
+	/* Running from an event that came before the list did: short of
+	 * what the host holds, it is catching up still. */
+	if (j->pub.state == LJ_RUNNING)
+		j->pub.state = LJ_CATCHING_UP;
+}
+
 /*
  * What this console could not keep (its disk full): a mirror write that
  * failed, an outcome not logged.  Tried again every KEEP_RETRY_MS once the
@@ -587,8 +626,12 @@ on_event(struct follow *f, const struct event *ev, const char *line,
 	j->pub.last_recv = jobevent_now();
 	j->retries = 0;
 	/* An event from the host now: a job caught up with is running (its
-	 * end, if this is it, says otherwise at once). */
-	if (j->pub.state == LJ_CATCHING_UP)
+	 * end, if this is it, says otherwise at once); one whose host said
+	 * how far its events went, once that far.  Until a list says, it
+	 * still heeds one (labstream_catchup). */
+	if (j->pub.catchup_seq > 0 && ev->seq >= j->pub.catchup_seq)
+		caught_up(j);
+	else if (j->pub.catchup_seq == 0 && j->pub.state == LJ_CATCHING_UP)
 		j->pub.state = LJ_RUNNING;
 	/* Lines the follower could not read as events (it drops them; the
 	 * job's log says it refused them): counted on the job, never
@@ -686,6 +729,9 @@ labstream_host_up(struct ljob_int *j)
 	j->wait_host = false;
 	j->retries = 0;
 	j->pub.err[0] = '\0';
+	/* What it wrote while its host was away is replayed first: how
+	 * far, the host's next job list says. */
+	j->catching = true;
 	if (j->retry_timer != -1) {
 		loop_del_timer(j->lm->loop, j->retry_timer);
 		j->retry_timer = -1;

@@ -17,6 +17,17 @@ void		 labstream_follow(struct ljob_int *j);
 /* j's host is up again: launch it again (relaunch) or follow it again
  * (wait_host). */
 void		 labstream_host_up(struct ljob_int *j);
+/*
+ * Catch-up (labmodel.h, ljob.catchup_seq).  labstream_catching_up(): j
+ * is caught up with from what it held (its mirror replayed, or nothing:
+ * taken in from a job list), or followed again after its host was away,
+ * so the host may hold more than it has: CATCHING_UP, and how far from
+ * the next job list.  labstream_catchup(): a job list says the host's
+ * events of j go to seq (0: it does not say); heeded while j catches up,
+ * until its stream reaches the furthest said.
+ */
+void		 labstream_catching_up(struct ljob_int *j);
+void		 labstream_catchup(struct ljob_int *j, int64_t seq);
 /* One event, in seq order, into the model. */
 void		 labstream_apply(struct ljob_int *j, const struct event *ev,
 		    const char *line, size_t len);

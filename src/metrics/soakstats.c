@@ -43,20 +43,84 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The nearest rank of p in n values, from 1. */
+static size_t
+rank_of(size_t n, double p)
+{
+	size_t k = (size_t)ceil(p * (double)n - 1e-9);
+
+	return k < 1 ? 1 : k > n ? n : k;
+}
+
 double
 soakstats_nearest_rank(double *v, size_t n, double p)
 {
-	size_t k;
-
 	if (n == 0)
 		return NAN;
 	qsort(v, n, sizeof *v, cmp_double);
-	k = (size_t)ceil(p * (double)n - 1e-9);
-	if (k < 1)
-		k = 1;
-	if (k > n)
-		k = n;
-	return v[k - 1];
+	return v[rank_of(n, p) - 1];
+}
+
+static double
+median3(double a, double b, double c)
+{
+	if (a > b)
+		return b > c ? b : a > c ? c : a;
+	return a > c ? a : b > c ? c : b;
+}
+
+static void
+swap_double(double *a, double *b)
+{
+	double t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * The (k+1)-th smallest of v[0..n), k < n, the value nearest_rank's sort
+ * would put at v[k], in O(n) on average: Hoare's select with three-way
+ * partitions (runs of equal samples end it at once) and a median of three
+ * for pivot; a range that does not shrink fast enough is sorted instead,
+ * so O(n log n) at worst.  v is left in an unspecified order.
+ */
+static double
+kth_smallest(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, lt, gt, i, rounds = 8;
+	double p;
+
+	for (i = n; i > 1; i >>= 1)
+		rounds += 2;
+	while (hi - lo > 1) {
+		if (rounds-- == 0) {
+			qsort(v + lo, hi - lo, sizeof *v, cmp_double);
+			return v[k];
+		}
+		p = median3(v[lo], v[lo + (hi - lo) / 2], v[hi - 1]);
+		for (lt = i = lo, gt = hi; i < gt;) {
+			if (v[i] < p)
+				swap_double(&v[lt++], &v[i++]);
+			else if (v[i] > p)
+				swap_double(&v[i], &v[--gt]);
+			else
+				i++;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return p;
+	}
+	return v[k];
+}
+
+double
+soakstats_nearest_rank_select(double *v, size_t n, double p)
+{
+	return n == 0 ? NAN : kth_smallest(v, n, rank_of(n, p) - 1);
 }
 
 void
@@ -99,8 +163,10 @@ soakstats_leak_rule(struct series *s, struct leak_verdict *out)
 	for (w = 0; w < LEAK_WINDOWS; w++) {
 		size_t from = fill[w] - counts[w];
 
-		out->medians[w] = soakstats_nearest_rank(
-		    win + from, counts[w], 0.5);
+		/* The nearest rank's median, selected: the rule runs
+		 * as a soak's samples come, 1,440 times a day a series. */
+		out->medians[w] = soakstats_nearest_rank_select(win + from,
+		    counts[w], 0.5);
 		if (w > 0 && out->medians[w] < out->medians[w - 1])
 			rising = false;
 	}

@@ -25,6 +25,9 @@ void	soakstats_series_append(struct series *to, const struct series *from);
 
 /* The ⌈p·n⌉-th smallest of v (sorted in place); NAN when n == 0. */
 double	soakstats_nearest_rank(double *v, size_t n, double p);
+/* The same value, selected in O(n) on average rather than sorted for:
+ * v is left in an unspecified order. */
+double	soakstats_nearest_rank_select(double *v, size_t n, double p);
 
 struct leak_verdict {
 	bool	evaluated;		/* enough samples to judge */

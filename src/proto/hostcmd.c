@@ -333,6 +333,13 @@ job_parse(json_t *o, size_t i, struct hostcmd_job *j, char *err,
 		return -1;
 	}
 	j->degraded = m != NULL;
+	m = json_object_get(o, "last_seq");
+	if (m != NULL && hostcmd_job_last_seq(o) == 0) {
+		errbuf_set(err, errlen, "job %zu: \"last_seq\" is not an "
+		    "integer from 1", i);
+		return -1;
+	}
+	j->last_seq = hostcmd_job_last_seq(o);
 	return 0;
 }
 
@@ -360,6 +367,15 @@ jobs_cursor(json_t *doc, struct hostcmd_jobs *jobs, char *err,
 	jobs->cursor = xstrdup(json_string_value(c));
 	jobs->full = json_is_true(full);
 	return 0;
+}
+
+int64_t
+hostcmd_job_last_seq(const json_t *entry)
+{
+	json_t *m = json_object_get(entry, "last_seq");
+
+	return json_is_integer(m) && json_integer_value(m) >= 1 ?
+	    (int64_t)json_integer_value(m) : 0;
 }
 
 int

@@ -115,6 +115,9 @@ struct hostcmd_job {
 	int	  sig;		/* 0: null or not given */
 	/* running, but its supervisor cannot write its events */
 	bool	  degraded;
+	/* the seq of its last event when listed: how far a reader catching
+	 * up goes (0: not given, by a calops from before it was) */
+	int64_t	  last_seq;
 	json_t	 *record;
 };
 
@@ -136,6 +139,10 @@ struct hostcmd_jobs {
 int	 hostcmd_jobs_parse(const char *out, size_t len,
 	    struct hostcmd_jobs *jobs, char *err, size_t errlen);
 void	 hostcmd_jobs_release(struct hostcmd_jobs *jobs);
+/* An entry's last_seq (borrowed entry, as hostcmd_job.record): 0 when it
+ * is absent (a host whose calops does not say: unknown) or not an integer
+ * from 1. */
+int64_t	 hostcmd_job_last_seq(const json_t *entry);
 
 /* What `version --json` says: the calops there and its protocol. */
 struct hostcmd_version {

@@ -34,3 +34,22 @@ for f in glob.glob(sys.argv[1] + "/*/job.json"):
 			pass
 PYEOF
 }
+
+# local_lab NAME CHIPS RUNNER: T, a new folder (a blank in its path)
+# removed on exit, its jobs folder T/jobs ($CALOPS_JOBS_DIR; what still
+# runs there stopped on exit), a copy of the labdemo workspace in T/ws and
+# T/lab.yaml: one local host with CHIPS (a YAML list) and it, the lab's
+# runner RUNNER.  SRC is the source tree.
+local_lab() {
+	T=$(mktemp -d "/tmp/calops $1.XXXXXX")
+	export CALOPS_JOBS_DIR=$T/jobs
+	trap 'stop_jobs "$T/jobs"; rm -rf "$T"' EXIT
+	cp -r "$SRC/share/examples/labdemo" "$T/ws"
+	cat >"$T/lab.yaml" <<LABEOF
+hosts:
+  - {name: local, transport: local, chips: $2}
+workspaces:
+  - {host: local, path: "$T/ws"}
+runner: $3
+LABEOF
+}

@@ -11,6 +11,7 @@
  *
  *	labrun_driver CALOPS LAB HOST KIND...
  *	labrun_driver CALOPS LAB HOST --learn N
+ *	labrun_driver CALOPS LAB HOST --catchup N
  *	labrun_driver CALOPS LAB HOST --ended N
  *
  * With --ended it starts nothing: it prints "listed" once the host's jobs
@@ -26,6 +27,11 @@
  * an empty state folder learns of jobs it did not start (labpoll.h), and
  * prints one line per job: id, label, state, last seq, then the time in ms
  * from the start until the first job was known.
+ *
+ * --catchup N is --learn N that says besides how each job caught up with
+ * its host's events: a line `catchup ID STATE WORDS` before the loop
+ * sleeps, whenever the words the Soak and Jobs screens show of it
+ * (labmodel_job_catchup) give another per cent than they last did.
  *
  * KIND: g7 (G7's golden and faults), g9 (the soak, 30 s), gN (another
  * gate's command from the lab file), fault, golden, chip-step.
@@ -89,6 +95,40 @@ static struct loop *lm_loop;	/* --ended's */
 static size_t	ended_want, ended_told;
 static double	t0, known_ms = -1;
 
+/* --catchup: each job's per cent last said (-2: never), by id. */
+static bool	catchup;
+static struct {
+	char	id[80];
+	int	pct;
+} pcts[LAB_JOBS_MAX];
+static size_t	npcts;
+
+/* Say a job's catch-up when its per cent is not the one last said. */
+static void
+say_catchup(const struct ljob *j)
+{
+	char words[128];
+	size_t k;
+	int pct;
+
+	if (j->id == NULL || !labmodel_job_catchup(j, words, sizeof words,
+	    &pct))
+		return;
+	for (k = 0; k < npcts && strcmp(pcts[k].id, j->id) != 0; k++)
+		;
+	if (k == npcts) {
+		if (npcts == LAB_JOBS_MAX)
+			return;
+		snprintf(pcts[npcts].id, sizeof pcts[npcts].id, "%s", j->id);
+		pcts[npcts++].pct = -2;
+	}
+	if (pcts[k].pct == pct)
+		return;
+	pcts[k].pct = pct;
+	printf("catchup\t%s\t%s\t%s\n", j->id,
+	    labmodel_job_state_name(j->state), words);
+}
+
 /* Whether --learn's N jobs have ended (noting when the first was known). */
 static bool
 learnt(struct labmodel *lm)
@@ -100,6 +140,8 @@ learnt(struct labmodel *lm)
 		known_ms = (jobevent_now() - t0) * 1000;
 	for (i = 0; i < labmodel_njobs(lm); i++) {
 		j = labmodel_job(lm, i);
+		if (catchup)
+			say_catchup(j);
 		n += j->state == LJ_DONE || j->state == LJ_FAILED ||
 		    j->state == LJ_KILLED;
 	}
@@ -216,7 +258,8 @@ main(int argc, char **argv)
 	}
 	loop_set_before_sleep(l, before_sleep, lm);
 	t0 = jobevent_now();
-	if (argc == 6 && strcmp(argv[4], "--learn") == 0)
+	catchup = argc == 6 && strcmp(argv[4], "--catchup") == 0;
+	if (argc == 6 && (catchup || strcmp(argv[4], "--learn") == 0))
 		return learn_main(l, lm, strtoul(argv[5], NULL, 10), &lab);
 	if (ended_want > 0) {
 		loop_add_timer(l, DRIVER_TIMEOUT_MS, on_timeout, &timed_out);

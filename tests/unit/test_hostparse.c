@@ -26,7 +26,7 @@ static const char jobs_ok[] =
     "{\"id\":\"a1\",\"state\":\"running\",\"age\":100.5,\"cwd\":\"/w\","
     "\"argv\":[\"calrt-sim\",\"stress\"],\"exit_code\":null,"
     "\"signal\":null,\"degraded\":{\"since\":1.5,\"reason\":\"disk full\"},"
-    "\"pid\":42},"
+    "\"pid\":42,\"last_seq\":177142},"
     "{\"id\":\"b1\",\"state\":\"killed\",\"age\":50,\"signal\":9,"
     "\"argv\":[\"sleep\",\"60\"]},"
     "{\"id\":\"c\",\"state\":\"corrupt\",\"reason\":\"no job.json\"}]}\n";
@@ -54,6 +54,7 @@ test_jobs(void **state)
 	assert_int_equal(j->exit_code, -1);
 	assert_int_equal(j->sig, 0);
 	assert_true(j->degraded);
+	assert_int_equal(j->last_seq, 177142);
 	/* The entry whole, for a screen that shows every member. */
 	assert_int_equal(json_integer_value(json_object_get(j->record,
 	    "pid")), 42);
@@ -61,6 +62,8 @@ test_jobs(void **state)
 	assert_int_equal(j->sig, 9);
 	assert_false(j->degraded);
 	assert_null(j->cwd);
+	/* A calops from before last_seq: how far is not known. */
+	assert_int_equal(j->last_seq, 0);
 	j = &jobs.v[2];
 	assert_string_equal(j->state, "corrupt");
 	assert_string_equal(j->reason, "no job.json");
@@ -133,6 +136,12 @@ test_jobs_bad(void **state)
 	    "job 0: \"signal\" is not an integer or null");
 	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"running\",\"degraded\":true}"),
 	    "job 0: \"degraded\" is not an object");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"last_seq\":0}"),
+	    "job 0: \"last_seq\" is not an integer from 1");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"last_seq\":\"9\"}"),
+	    "job 0: \"last_seq\" is not an integer from 1");
+	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"last_seq\":1.5}"),
+	    "job 0: \"last_seq\" is not an integer from 1");
 	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"corrupt\",\"reason\":[]}"),
 	    "job 0: \"reason\" is of another type, not a string");
 	jobs_bad(JOBS("{\"id\":\"a\",\"state\":\"done\",\"cwd\":null}"),

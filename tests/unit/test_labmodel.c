@@ -1330,11 +1330,103 @@ test_poll_tells(void **state)
 	lab_release(&lab);
 }
 
+/* A job list's last_seq for a job catching up (labstream.h): how far it
+ * goes, in the words the screens show, raised by a later list and never
+ * lowered; reached, the job is running; a host that does not say leaves it
+ * unknown. */
+static void
+test_catchup(void **state)
+{
+	const char *text = "hosts:\n  - {name: local, transport: local, "
+	    "chips: [0]}\nworkspaces:\n  - {host: local, path: /srv/ws}"
+	    "\nrunner: calrt-sim --time-scale 3000\n";
+	static const struct ljob_spec soak = { .kind = LJOB_SOAK,
+	    .duration_s = 30 };
+	const struct labmodel_cb cb = { .warn = on_warn };
+	struct labcmd_where w = { NULL, NULL, "/srv/ws", NULL };
+	struct loop *l = loop_new();
+	struct strv argv = { NULL, 0, 0 };
+	struct ljob_int *ji;
+	const struct ljob *j;
+	struct labmodel *lm;
+	json_t *rec, *words;
+	struct lab lab;
+	char err[512], label[160], say[128], *old_state;
+	char dir[] = "/tmp/calops-catchup.XXXXXX";
+	size_t i;
+	int pct;
+
+	(void)state;
+	old_state = private_state(dir);
+	local_where(&lab, text, &w);
+	assert_int_equal(labcmd_build(&w, &soak, &argv, label, sizeof label,
+	    err, sizeof err), 0);
+	words = json_array();
+	for (i = 0; i < argv.n; i++)
+		json_array_append_new(words, json_string(argv.v[i]));
+	rec = json_pack("{s:s, s:s, s:O, s:i}", "id", "soak-a", "state",
+	    "done", "argv", words, "last_seq", 500);
+	lm = labmodel_new(l, &lab, "/nonexistent/calops", &cb, err,
+	    sizeof err);
+	assert_non_null(lm);
+	j = labpoll_take_entry(lm, "local", rec, 60, err, sizeof err);
+	if (j == NULL)
+		fail_msg("not taken in: %s", err);
+	ji = (struct ljob_int *)j;
+	assert_int_equal(j->state, LJ_CATCHING_UP);
+	assert_int_equal(j->catchup_seq, 500);
+	assert_true(labmodel_job_catchup(j, say, sizeof say, &pct));
+	assert_string_equal(say, "catching up: 0 of 500 events (0%)");
+	assert_int_equal(pct, 0);
+	/* A later list says more (a job writing on), never less. */
+	labstream_catchup(ji, 800);
+	labstream_catchup(ji, 300);
+	assert_int_equal(j->catchup_seq, 800);
+	ji->pub.last_seq = 799;
+	assert_true(labmodel_job_catchup(j, say, sizeof say, &pct));
+	assert_string_equal(say, "catching up: 799 of 800 events (99%)");
+	/* A list that says no more than it holds: caught up. */
+	labstream_catchup(ji, 799);
+	assert_int_equal(j->catchup_seq, 0);
+	assert_true(labmodel_job_catchup(j, say, sizeof say, &pct));
+	assert_string_equal(say, "catching up: 799 events");
+	assert_int_equal(pct, -1);
+	/* Caught up, a list is not heeded again (a live job is not said
+	 * to catch up with the events of the last 40 ms). */
+	labstream_catchup(ji, 900);
+	assert_int_equal(j->catchup_seq, 0);
+	/* A stream broken on the way is not said to catch up. */
+	ji->catching = true;
+	labstream_catchup(ji, 900);
+	assert_int_equal(j->catchup_seq, 900);
+	ji->pub.state = LJ_BROKEN;
+	assert_false(labmodel_job_catchup(j, say, sizeof say, &pct));
+
+	/* A host whose calops does not say: not known. */
+	json_object_set_new(rec, "id", json_string("soak-b"));
+	json_object_del(rec, "last_seq");
+	j = labpoll_take_entry(lm, "local", rec, 60, err, sizeof err);
+	assert_non_null(j);
+	assert_int_equal(j->state, LJ_CATCHING_UP);
+	assert_int_equal(j->catchup_seq, 0);
+	assert_true(labmodel_job_catchup(j, say, sizeof say, &pct));
+	assert_string_equal(say, "catching up: 0 events");
+	assert_int_equal(pct, -1);
+	json_decref(words);
+	json_decref(rec);
+	strv_free(&argv);
+	labmodel_free(lm);
+	loop_free(l);
+	lab_release(&lab);
+	end_private_state(dir, old_state);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_catchup),
 		cmocka_unit_test(test_meta_bytes),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_job_gate),

@@ -162,6 +162,35 @@ test_nearest_rank(void **state)
 	}
 }
 
+/* The nearest rank selected is the one sorted for, whatever the values:
+ * every rank of sets with runs of equal values, sorted, reversed, one
+ * value, and of random ones. */
+static void
+test_rank_select(void **state)
+{
+	double v[300], a[300], b[300];
+	size_t i, n, r, shape;
+
+	(void)state;
+	rng_state = 11;
+	for (n = 1; n <= nitems(v); n += n < 40 ? 1 : 37)
+		for (shape = 0; shape < 5; shape++) {
+			for (i = 0; i < n; i++)
+				v[i] = shape == 0 ? draw(BIMODAL) :
+				    shape == 1 ? floor(draw(BIMODAL) / 50) :
+				    shape == 2 ? (double)i : shape == 3 ?
+				    (double)(n - i) : 7.0;
+			for (r = 0; r <= 100; r++) {
+				memcpy(a, v, n * sizeof *v);
+				memcpy(b, v, n * sizeof *v);
+				assert_true(soakstats_nearest_rank_select(a, n,
+				    r / 100.0) == soakstats_nearest_rank(b, n,
+				    r / 100.0));
+			}
+		}
+	assert_true(isnan(soakstats_nearest_rank_select(v, 0, 0.5)));
+}
+
 /* Each key's value stands within alpha of every value the key takes. */
 static void
 test_mapping(void **state)
@@ -474,6 +503,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accuracy),
 		cmocka_unit_test(test_nearest_rank),
+		cmocka_unit_test(test_rank_select),
 		cmocka_unit_test(test_mapping),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_subtract),
