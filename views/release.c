@@ -615,6 +615,9 @@ static const struct view_note release_notes[] = {
 	    "confirmed by typing the chip; the record carries the result's "
 	    "hash, and a golden that fails is refused on the log; b runs "
 	    "none" },
+	{ "cut short", "a promote's chip step whose console or command was "
+	    "killed: no promote until `calops release recover WS --key FILE` "
+	    "stops its job and signs the refusal (release.md §6)" },
 	{ "WINDOW", "the generation's observation window (runbook §14)" },
 	{ "✔ / ✘", "the verdict: signed by a trusted key, not revoked and, "
 	    "for the candidate, bindings that match today's artifacts; or "
