@@ -617,7 +617,7 @@ static const struct view_note release_notes[] = {
 	    "none" },
 	{ "cut short", "a promote's chip step whose console or command was "
 	    "killed: no promote until `calops release recover WS --key FILE` "
-	    "stops its job and signs the refusal (release.md §6)" },
+	    "stops its job and signs the refusal (release.md §2)" },
 	{ "WINDOW", "the generation's observation window (runbook §14)" },
 	{ "✔ / ✘", "the verdict: signed by a trusted key, not revoked and, "
 	    "for the candidate, bindings that match today's artifacts; or "
