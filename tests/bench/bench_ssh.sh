@@ -50,8 +50,11 @@
 #      event file of $PJ_MB MiB (default 512) read with `calops tail`
 #      (target >= 0.8x the direct rate), printed side by side, and the
 #      same through `ProxyCommand ssh -W %h:%p bastion` (the outer hop in
-#      OpenSSH, a process of its own) for comparison.  PARTS=4 runs it
-#      alone.
+#      OpenSSH, a process of its own) for comparison; and the peer,
+#      OpenSSH's own `ssh host cat` of the same files direct and through
+#      the bastion (connect included: on a machine whose two sshd share
+#      the client's cores, each byte through a jump costs twice the
+#      crypto, whoever the client is).  PARTS=4 runs it alone.
 # Not part of ctest: it takes minutes and wants an idle machine.
 set -euo pipefail
 
@@ -108,17 +111,8 @@ CFG=$L/ssh_config
 rssh() { ssh -F "$CFG" "$@"; }
 
 ROW_LABEL=46 ROW_VALUE=12
+BENCH=bench_ssh
 . "$(dirname "$0")/lib.sh"
-now_s() { date +%s.%N; }
-# wall COMMAND…: seconds it took, its output thrown away.
-wall() {
-	local t0 t1
-	t0=$(now_s)
-	"$@" >/dev/null || { echo "bench_ssh: '$*' failed" >&2; exit 1; }
-	t1=$(now_s)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 job_events() { echo "$L/$1/state/calops/jobs/$2/events.jsonl"; }
 # wait_end HOST ID: until the job's end event is written.
 wait_end() {
@@ -322,11 +316,15 @@ for _ in $(seq "$RUNS"); do
 		echo "  warning: calops tail handed over $(field bytes "$dt")," \
 		    "$(field bytes "$jt") and $(field bytes "$ct") bytes, not" \
 		    "$dsize, $jsize and $jsize" >&2
+	# The peer: OpenSSH's own cat of the same files, direct and through
+	# the same bastion (ssh -J), connect included.
+	od=$(wall rssh host1 cat "$(job_events host1 "$did")")
+	oj=$(wall ssh -F "$BL/ssh_config" host1 cat "$(bevents "$jid")")
 	echo "$(field connect_ms "$dv") $(field connect_ms "$jv")" \
 	    "$(field connect_ms "$cv") $(field run_ms "$dv")" \
 	    "$(field run_ms "$jv") $(field run_ms "$cv")" \
 	    "$(field run_ms "$dt") $(field run_ms "$jt")" \
-	    "$(field run_ms "$ct")" >>"$WORK/t4"
+	    "$(field run_ms "$ct") $od $oj" >>"$WORK/t4"
 done
 c4() { awk -v c="$1" '{ print $c }' "$WORK/t4" | median; }
 rate() {	# rate TAIL_MS VERSION_MS SIZE: MiB/s of the file
@@ -345,6 +343,13 @@ row "connect: ProxyJump / direct" "$(awk -v a="$(c4 2)" -v b="$(c4 1)" \
 	'BEGIN { printf "%.2f", a / b }')" x "<=" 2
 row "stream: ProxyJump / direct" "$(awk -v a="$jrate" -v b="$drate" \
 	'BEGIN { printf "%.2f", a / b }')" x ">=" 0.8
+row "OpenSSH: ssh -J cat / ssh cat (connect in)" "$(awk \
+	-v a="$(awk -v n="$jsize" -v t="$(c4 11)" 'BEGIN { print n / t }')" \
+	-v b="$(awk -v n="$dsize" -v t="$(c4 10)" 'BEGIN { print n / t }')" \
+	'BEGIN { printf "%.2f", a / b }')" x
+row "calops ProxyJump stream / ssh -J cat" "$(awk \
+	-v a="$jrate" -v n="$jsize" -v t="$(c4 11)" \
+	'BEGIN { printf "%.2f", a / (n / 1048576 / t) }')" x
 row "connect: ProxyCommand ssh -W / direct" "$(awk -v a="$(c4 3)" \
 	-v b="$(c4 1)" 'BEGIN { printf "%.2f", a / b }')" x
 row "stream: ProxyCommand ssh -W / direct" "$(awk -v a="$crate" \
