@@ -303,6 +303,7 @@ struct bindctx {
 	bool		 json, tty;
 	bool		 cache;		/* trust the hash cache (status) */
 	int64_t		 said_ms;
+	uint64_t	 said_done;	/* the most said: never less after */
 	/* The hasher tells each batch (a file, a tree) from 0 to its total:
 	 * the batches before are summed here, against every file of the
 	 * workspace outside 08-release/, which is all it can read. */
@@ -575,6 +576,13 @@ static void	report(const struct relopts *o, const char *action,
 static void
 say_progress(struct bindctx *bc, uint64_t done, uint64_t total)
 {
+	/* A batch the hasher tells again, or a second judging, counts from
+	 * its own 0: a reader of the progress sees it only go forward. */
+	if (done < bc->said_done)
+		done = bc->said_done;
+	if (total < done)
+		total = done;
+	bc->said_done = done;
 	if (bc->json) {
 		printf("{\"type\":\"progress\",\"done\":%llu,\"total\":%llu}\n",
 		    (unsigned long long)done, (unsigned long long)total);
@@ -635,13 +643,15 @@ bindings_today(void *arg, long n, const json_t *manifest,
 		relverdict_not_judged(v, why);
 		return -1;
 	}
+	/* The bindings are hashed here too (no cache to share with the
+	 * evaluation), with the same progress. */
+	(void)g10_release_bindings(&ev, n, manifest, v);
 	if (!bc->cache) {
 		/* Done: what it read is all it had to. */
 		say_progress(bc, bc->total, bc->total);
 		if (bc->tty && !bc->json)
 			fprintf(stderr, "\n");
 	}
-	(void)g10_release_bindings(&ev, n, manifest, v);
 	v->cached = bc->cache;
 	gate_eval_release(&ev);
 	return 0;

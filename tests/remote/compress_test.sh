@@ -92,8 +92,10 @@ for i in range(40000):
     w('{"seq_hint":%d,"ttft_ms":%d,"tok":"%s","msg":"request done"}\n'
       % (i, 250 + i * 7 % 400, os.urandom(6).hex()))
 EOF
-id=$(ssh -F "$L/ssh_config" host1 "$(printf %q "$L/bin/calops")" run -- \
-    python3 "$T/gen.py") || { fail "cannot start the job on host1"; exit 1; }
+# ssh joins its words into one line for the host's shell: each is quoted
+# (the lab's folder may hold a blank).
+id=$(ssh -F "$L/ssh_config" host1 "$(printf '%q ' "$L/bin/calops" run -- \
+    python3 "$T/gen.py")") || { fail "cannot start the job on host1"; exit 1; }
 EV=$L/host1/state/calops/jobs/$id/events.jsonl
 for _ in $(seq 1200); do
 	[ -s "$EV" ] && tail -c 4096 "$EV" | grep -q '"type":"end"' && break

@@ -42,7 +42,7 @@ wait_for "[3 Findings]"
 keys ?
 wait_for "Help — q to close"
 expect_re "^ Findings$"
-expect_re "^   o +open the finding's file in \\\$EDITOR/\\\$PAGER \\(remote: here\\)$"
+expect_re "^   o +open the finding's file in \\\$EDITOR/\\\$PAGER \\(remote: here\\)"
 expect_re "^   s > +sort by the next column$"
 expect_re "^   < +sort by the previous column$"
 expect_re "^   v +cycle the least severity shown: all, then each one"
