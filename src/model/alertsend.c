@@ -6,16 +6,28 @@
 
 #include <fcntl.h>
 #include <libgen.h>
+#include <math.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alert/alertjournal.h"
+#include "alert/alertrule.h"
 #include "base/fileio.h"
 #include "base/statedir.h"
 #include "base/text.h"
+#include "lab/labmodel.h"
 #include "loop/loop.h"
 #include "model/alertsend.h"
 #include "model/alertwatch.h"
 #include "remote/lab.h"
+
+/* A job end a standby was told, kept for when it takes over. */
+struct kept {
+	char	*host, *id, *state, *command;
+	int	 exit_code, sig;
+	double	 ended;		/* the host's, or when it was told */
+	double	 at;		/* when it was told */
+};
 
 struct alertsend {
 	struct loop		*loop;
@@ -33,6 +45,8 @@ struct alertsend {
 	long			 holder_pid;	/* another's, 0: none known */
 	char			 holder_who[64];
 	long			 timer;
+	struct kept		*kept;		/* oldest first */
+	size_t			 nkept;
 };
 
 /* The file beside the journal that says who holds it; a new string. */
@@ -105,6 +119,109 @@ alertsend_holder(const struct alertjournal *j, long *pid, char *who,
 	return 1;
 }
 
+static void
+kept_free(struct kept *k)
+{
+	free(k->host);
+	free(k->id);
+	free(k->state);
+	free(k->command);
+}
+
+/* The kept ends older than ALERTSEND_KEPT_S, or all with all, let go. */
+static void
+kept_drop(struct alertsend *s, double now, bool all)
+{
+	size_t n = 0;
+
+	while (n < s->nkept && (all || s->kept[n].at < now - ALERTSEND_KEPT_S))
+		kept_free(&s->kept[n++]);
+	memmove(s->kept, s->kept + n, (s->nkept - n) * sizeof *s->kept);
+	s->nkept -= n;
+}
+
+/* A standby told of a job's end that fires job.failed: kept, the oldest
+ * let go past ALERTSEND_KEPT_MAX. */
+static void
+keep(struct alertsend *s, const struct ljob_end *e)
+{
+	double now = (double)time(NULL);
+	char msg[300], *host, *id;
+	struct kept *k;
+	size_t i;
+
+	if (!s->can_send || s->sending || e->host == NULL || e->id == NULL ||
+	    (strcmp(e->state, "failed") != 0 &&
+	    strcmp(e->state, "killed") != 0 && strcmp(e->state, "lost") != 0))
+		return;
+	kept_drop(s, now, false);
+	/* Told live and by the poll both: kept once. */
+	for (i = 0; i < s->nkept; i++)
+		if (strcmp(s->kept[i].host, e->host) == 0 &&
+		    strcmp(s->kept[i].id, e->id) == 0)
+			return;
+	if (s->nkept == ALERTSEND_KEPT_MAX) {
+		kept_free(&s->kept[0]);
+		memmove(s->kept, s->kept + 1, --s->nkept * sizeof *s->kept);
+	}
+	s->kept = xreallocarray(s->kept, s->nkept + 1, sizeof *s->kept);
+	k = &s->kept[s->nkept++];
+	k->host = xstrdup(e->host);
+	k->id = xstrdup(e->id);
+	k->state = xstrdup(e->state);
+	k->command = xstrdup(e->command != NULL ? e->command : "?");
+	k->exit_code = e->exit_code;
+	k->sig = e->sig;
+	k->ended = isfinite(e->ended) ? e->ended : now;
+	k->at = now;
+	/* Host and id came from a host: not trusted. */
+	host = text_sanitize_str(e->host);
+	id = text_sanitize_str(e->id);
+	snprintf(msg, sizeof msg, "job %s on %s %s: kept, told if the one "
+	    "that sends ends first", id, host, e->state);
+	s->say(msg, s->arg);
+	free(host);
+	free(id);
+}
+
+/* Whether the journal shows a job.failed for kept end k: the one that
+ * sent before told it. */
+static bool
+kept_told(const struct alertsend *s, const struct kept *k)
+{
+	const struct alertentry *e;
+	size_t i;
+
+	for (i = 0; i < s->j.n; i++) {
+		e = &s->j.e[i];
+		if (e->kind != NULL && e->host != NULL && e->job != NULL &&
+		    strcmp(e->kind, alertrule_kind_name(ALERT_JOB)) == 0 &&
+		    strcmp(e->host, k->host) == 0 && strcmp(e->job, k->id) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The kept job ends the journal does not show told, to the watch just
+ * made. */
+static void
+kept_give(struct alertsend *s)
+{
+	struct ljob_end e;
+	size_t i;
+
+	kept_drop(s, (double)time(NULL), false);
+	for (i = 0; i < s->nkept; i++) {
+		if (kept_told(s, &s->kept[i]))
+			continue;
+		e = (struct ljob_end){ s->kept[i].host, s->kept[i].id,
+		    s->kept[i].state, s->kept[i].exit_code, s->kept[i].sig,
+		    s->kept[i].ended, NULL, s->kept[i].command };
+		alertwatch_host_ended(s->w, &e);
+	}
+	kept_drop(s, 0, true);
+}
+
 /* The lock taken: read the journal whole again (what the one before
  * wrote), then judge and send from it. */
 static bool
@@ -124,6 +241,7 @@ take(struct alertsend *s)
 	s->holder_pid = 0;
 	sender_write(s);
 	s->w = alertwatch_new(s->loop, s->lm, s->lab, &s->j, s->say, s->arg);
+	kept_give(s);
 	return true;
 }
 
@@ -227,6 +345,8 @@ alertsend_free(struct alertsend *s)
 	alertwatch_free(s->w);
 	/* Closing the journal lets its lock go: another takes over. */
 	alertjournal_close(&s->j);
+	kept_drop(s, 0, true);
+	free(s->kept);
 	free(s->who);
 	free(s);
 }
@@ -241,8 +361,24 @@ alertsend_lab_changed(struct alertsend *s)
 void
 alertsend_job_ended(struct alertsend *s, const struct ljob *j)
 {
-	if (s->w != NULL)
+	struct ljob_end e = { j->host, j->id, NULL, j->exit_code, j->sig,
+	    NAN, NULL, j->label };
+
+	if (s->w != NULL) {
 		alertwatch_job_ended(s->w, j);
+		return;
+	}
+	if (j->id == NULL)
+		return;
+	if (j->state == LJ_FAILED)
+		e.state = "failed";
+	else if (j->state == LJ_KILLED)
+		e.state = "killed";
+	else if (j->state == LJ_BROKEN)
+		e.state = "lost";
+	else
+		return;
+	keep(s, &e);
 }
 
 void
@@ -250,6 +386,8 @@ alertsend_host_ended(struct alertsend *s, const struct ljob_end *e)
 {
 	if (s->w != NULL)
 		alertwatch_host_ended(s->w, e);
+	else
+		keep(s, e);
 }
 
 const struct alertjournal *

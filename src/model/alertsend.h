@@ -10,6 +10,13 @@
  * writer may), takes back what it shows ongoing and sends what it shows
  * not sent, as `calops alerts` does on a restart.
  *
+ * A job's end is an event, told once: a standby that may send keeps each
+ * job end that fires job.failed (at most ALERTSEND_KEPT_MAX, for
+ * ALERTSEND_KEPT_S), and on taking over gives them to its watch, which
+ * tells those the journal does not show told; so a job that fails while
+ * the lock changes hands is told at least once, with the id the sender
+ * would have given it.
+ *
  * A lab with no alerts: (no hook) never sends: its sender only reads.
  *
  * Ownership: the sender borrows the loop, the lab model and the lab, which
@@ -26,6 +33,8 @@
 
 #define ALERTSEND_TRY_MS	1000	/* the lock tried, the journal read */
 #define ALERTSEND_FILE		"sender"	/* beside the journal */
+#define ALERTSEND_KEPT_MAX	1024	/* job ends a standby keeps */
+#define ALERTSEND_KEPT_S	300	/* and for how long */
 
 struct alertjournal;
 struct alertwatch;

@@ -231,12 +231,12 @@ alertwatch_lab_changed(struct alertwatch *w)
 	flush(w);
 }
 
-/* A job ended failed, killed or lost: job.failed. */
+/* A job ended failed, killed or lost at start: job.failed. */
 static void
 job_failed(struct alertwatch *w, const struct alert_subject *s, int code,
-    const char *what)
+    const char *what, double start)
 {
-	alerteval_event(w->ae, ALERT_JOB, s, code, what, (double)time(NULL));
+	alerteval_event(w->ae, ALERT_JOB, s, code, what, start);
 	flush(w);
 }
 
@@ -282,7 +282,8 @@ alertwatch_job_ended(struct alertwatch *w, const struct ljob *j)
 		    j->sig);
 	else
 		snprintf(what, sizeof what, "%s lost: %s", j->label, j->err);
-	job_failed(w, &s, j->state == LJ_FAILED ? j->exit_code : -1, what);
+	job_failed(w, &s, j->state == LJ_FAILED ? j->exit_code : -1, what,
+	    (double)time(NULL));
 }
 
 /*
@@ -313,7 +314,10 @@ alertwatch_host_ended(struct alertwatch *w, const struct ljob_end *e)
 	else
 		snprintf(what, sizeof what, "%s on %s lost: its supervisor is "
 		    "gone", e->command, e->host);
-	job_failed(w, &s, failed ? e->exit_code : -1, what);
+	/* Started when the host says it ended: a standby that kept it
+	 * (alertsend.h) gives it the id its sender would have. */
+	job_failed(w, &s, failed ? e->exit_code : -1, what,
+	    isfinite(e->ended) ? e->ended : (double)time(NULL));
 }
 
 /* A workspace's evaluation ended: gate.red and gate.changed, its SLA. */

@@ -16,7 +16,10 @@
  *
  * Each note is journaled, then sent through the hook (alerthook.h).  On
  * start the alerts the journal shows ongoing are taken back
- * (alerteval_restore), and what it shows not sent is sent.
+ * (alerteval_restore), and what it shows not sent is sent.  A job.failed
+ * the poll tells starts when the host says the job ended, so that its id
+ * is the same in every process told it (a standby's kept ends,
+ * alertsend.h).
  *
  * Ownership: the watch borrows the loop, the lab model, the lab and the
  * journal, which outlive it.  The owner calls alertwatch_lab_changed(),

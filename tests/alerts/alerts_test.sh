@@ -17,7 +17,13 @@
 #     listed, adopted and judged: leak fires for it.
 #  5. A job started the same way that exits 3 fires job.failed once; one
 #     that had failed before calops alerts started does not.
-#  6. On a loopback SSH lab (share/sshlab.sh; skipped without sshd), a
+#  6. The lock changing hands: a second calops alerts waits; a job that
+#     fails while it waits is told once, by the first (the second keeps
+#     it, and does not tell it again); the first stopped
+#     (SIGSTOP: it holds the lock, hears nothing), a job fails, the second
+#     keeps it; the first SIGKILLed, the second takes over and tells it,
+#     once, and not the one the first told.
+#  7. On a loopback SSH lab (share/sshlab.sh; skipped without sshd), a
 #     host dropped with `sshlab.sh down` for longer than for: fires
 #     host.down, and brought back `up` resolves it, once each.
 #
@@ -222,14 +228,62 @@ wait_for 60 has "$T/hooked4" 'exit 5' ||
 grep -q 'old-failure' "$T/hooked4" &&
 	fail "job.failed fired for a job that had failed before"
 say "5. a job started by calops run that exits 3: job.failed, once"
+
+# 6. A job that fails while the lock changes hands is told once.  The
+# second tells nothing of a job that ended before it first listed its
+# host: probes fail one after another until it keeps one (it has listed
+# the host), each told by the first.
+"$CALOPS" alerts "$T/lab4.yaml" >"$T/standby.out" 2>&1 &
+STANDBY=$!
+PIDS+=($STANDBY)
+wait_for 20 grep -q "alerts sent by calops alerts, pid $ALERTS" \
+    "$T/standby.out" ||
+	fail "the second does not wait: $(cat "$T/standby.out")"
+PROBES=0
+while [ $PROBES -lt 5 ] &&
+    ! grep -q "job handover-probe.* kept" "$T/standby.out"; do
+	PROBES=$((PROBES + 1))
+	"$CALOPS" run --id "handover-probe$PROBES" -- sh -c 'exit 9' \
+	    >/dev/null 2>&1
+	wait_for 60 has "$T/hooked4" "\"job\":\"handover-probe$PROBES\"" ||
+		fail "the first did not tell probe $PROBES"
+	wait_for 10 grep -q "job handover-probe$PROBES on local failed: kept" \
+	    "$T/standby.out"
+done
+grep -q "job handover-probe.* kept" "$T/standby.out" ||
+	fail "the second kept no job end: $(cat "$T/standby.out")"
+kill -STOP "$ALERTS"
+"$CALOPS" run --id handover-fail -- sh -c 'exit 7' >/dev/null 2>&1
+wait_for 60 grep -q "job handover-fail on local failed: kept" \
+    "$T/standby.out" ||
+	fail "the second did not keep the failure: $(cat "$T/standby.out")"
+kill -KILL "$ALERTS"
+wait "$ALERTS" 2>/dev/null
+ALERTS=$STANDBY
+wait_for 20 grep -q "this calops alerts sends alerts" "$T/standby.out" ||
+	fail "the second did not take over: $(cat "$T/standby.out")"
+wait_for 60 has "$T/hooked4" '"job":"handover-fail"' ||
+	fail "job.failed was lost in the handover: $(cat "$T/standby.out")"
+handover_sent() {
+	"$CALOPS" alerts --journal 2>/dev/null | grep 'handover-fail' |
+	    grep -q ' sent '
+}
+wait_for 20 handover_sent || fail "the journal does not show it sent"
+[ "$(count "$T/hooked4" '"job":"handover-fail"')" = 1 ] ||
+	fail "job.failed told $(count "$T/hooked4" '"job":"handover-fail"') times"
+for n in $(seq "$PROBES"); do
+	[ "$(count "$T/hooked4" "\"job\":\"handover-probe$n\"")" = 1 ] ||
+		fail "probe $n told more than once"
+done
+say "6. a job failed while the lock changed hands: told once"
 kill "$ALERTS"
 wait "$ALERTS" 2>/dev/null
 unset CALOPS_JOBS_DIR
 
-# 6. A host down for longer than for: fires, then resolves.
+# 7. A host down for longer than for: fires, then resolves.
 . "$SRC/tests/remote/lib.sh"
 if ! (sshlab_prereqs) >/dev/null 2>&1; then
-	say "6. skipped: no loopback SSH lab here"
+	say "7. skipped: no loopback SSH lab here"
 	exit $FAILED
 fi
 sshlab_prereqs
@@ -257,5 +311,5 @@ wait_for 120 has "$T/sshhooked" '"status":"resolved"' ||
 	fail "host.down did not resolve: $(cat "$T/ssh.out")"
 [ "$(count "$T/sshhooked" '"status":"firing"')" = 1 ] ||
 	fail "host.down fired more than once"
-say "6. host1 down for longer than for: fired, then resolved"
+say "7. host1 down for longer than for: fired, then resolved"
 exit $FAILED

@@ -424,6 +424,57 @@ test_metric_sla(void **state)
 	alertrule_release(&conf);
 }
 
+/*
+ * Two soaks with the same TTFT, each judged by its own workspace's SLA
+ * (alertwatch.c gives each soak the G0 SLA of the workspace it ran on):
+ * 400 ms breaks a 300 ms SLA, not a 500 ms one; only the first fires.
+ */
+static void
+test_metric_sla_own(void **state)
+{
+	const struct alertsla strict = { 300, NAN, NAN }, lax = { 500, NAN,
+	    NAN };
+	struct alertmetric *am[2];
+	struct alertconf conf;
+	struct alerteval *ae;
+	struct metrics *m[2];
+	struct alertnote n;
+	int s, k, fired = 0;
+	double ts;
+
+	(void)state;
+	rules(&conf, "alerts:\n  hook: [x]\n");
+	ae = alerteval_new(&conf);
+	for (k = 0; k < 2; k++) {
+		am[k] = alertmetric_new();
+		m[k] = metrics_new(0);
+	}
+	for (s = 0; s < 1200; s++) {
+		ts = T0 + s * 0.5;
+		for (k = 0; k < 2; k++) {
+			assert_int_equal(metrics_add(m[k], "lab3", 0,
+			    "ttft_ms", ts, 400 + s % 7, NULL, 0), 0);
+			alertmetric_judge(am[k], ae, m[k], k == 0 ? "17" :
+			    "18", k == 0 ? &strict : &lax, ts);
+		}
+		while (alerteval_next(ae, &n)) {
+			assert_string_equal(n.rule->name, "sla.ttft_p99");
+			assert_int_equal(n.state, ALERT_FIRING);
+			assert_string_equal(n.job, "17");
+			assert_true(n.threshold == 300);
+			fired++;
+			alerteval_note_release(&n);
+		}
+	}
+	assert_int_equal(fired, 1);
+	for (k = 0; k < 2; k++) {
+		metrics_free(m[k]);
+		alertmetric_free(am[k]);
+	}
+	alerteval_free(ae);
+	alertrule_release(&conf);
+}
+
 /* Feed chip 0's rss_bytes v at ts to am, counting the leak's notes. */
 static void
 leak_sample(struct alertmetric *am, struct alerteval *ae, struct metrics *m,
@@ -578,6 +629,7 @@ main(void)
 		cmocka_unit_test(test_metric_subject),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_metric_sla),
+		cmocka_unit_test(test_metric_sla_own),
 		cmocka_unit_test(test_metric_leak_dip),
 		cmocka_unit_test(test_journal),
 	};
