@@ -136,6 +136,8 @@ kept_drop(struct alertsend *s, double now, bool all)
 
 	while (n < s->nkept && (all || s->kept[n].at < now - ALERTSEND_KEPT_S))
 		kept_free(&s->kept[n++]);
+	if (n == 0)
+		return;		/* nothing let go (and maybe no array yet) */
 	memmove(s->kept, s->kept + n, (s->nkept - n) * sizeof *s->kept);
 	s->nkept -= n;
 }
