@@ -36,6 +36,19 @@ current_is() {
 	    fail "current is $(readlink "$REL/current"), not generations/$1"
 }
 
+# lock_let_go WHAT: wait (WAIT_SECS) until no process holds the release
+# lock: a cancelled approval's command is signalled, and lets its lock go
+# when it has ended, which a loaded machine can delay past the next key.
+lock_let_go() {
+	local end=$(($(now_ms) + WAIT_SECS * 1000))
+
+	until flock -n "$REL/.lock" true; do
+		[ "$(now_ms)" -ge "$end" ] &&
+		    fail "$1: the release lock is still held: $(cat "$REL/.lock")"
+		sleep 0.05
+	done
+}
+
 # logged N CURRENT WHAT: the log holds N records and current points to
 # generation CURRENT, else WHAT failed.
 logged() {
@@ -101,6 +114,7 @@ send_text 7
 keys Enter
 wait_for "cancelled: '7' is not 1"
 logged 2 2 "a cancelled rollback appended a record"
+lock_let_go "a cancelled rollback"
 
 # A key no trusted-keys/ file matches: refused before anything is signed,
 # and another key asked for, as after a path that names no key (issue 30
@@ -121,6 +135,7 @@ expect "another key (Esc cancels; Enter:"
 keys Escape
 wait_for "cancelled: nothing signed, nothing changed"
 logged 2 2 "a stranger's approval appended a record"
+lock_let_go "a cancelled approval"
 
 # The rollback: the number, the config's key, its passphrase unseen.
 keys b
