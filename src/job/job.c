@@ -57,6 +57,7 @@ struct sup {
 	struct input		 in[2];
 	pid_t			 tool;
 	bool			 exited, kill_requested;
+	bool			 gate_let_go;	/* HOLD_FD closed */
 	int			 status;
 	long			 drain_timer, retry_timer;
 };
@@ -335,6 +336,12 @@ record_end(struct sup *s, int status)
 	char err[256];
 	json_t *f;
 
+	/* The gate's lock (gatelock.h) goes before the end is said: whoever
+	 * reads the job as ended may start the gate's next job at once. */
+	if (s->spec->hold_fd >= 0 && !s->gate_let_go) {
+		close(HOLD_FD);
+		s->gate_let_go = true;
+	}
 	r->ended = jobevent_now();
 	if (WIFSIGNALED(status)) {
 		r->state = JOB_KILLED;
