@@ -202,6 +202,7 @@ approve_promote() {
 promote_held() {
 	: >"$TMP/golden.hold"
 	wait_for "current 1 · candidate 2"
+	lock_let_go "the approval before"
 	keys p
 	wait_for "type 2 to promote to generation 2"
 	approve_promote
@@ -250,10 +251,7 @@ done
 kill -KILL "$(calops_pid)"
 wait_exit 137
 # Its host side (apply --hold) sees its input end and lets go of the lock.
-for _ in $(seq 1 400); do
-	flock -n "$REL/.lock" true && break
-	sleep 0.05
-done
+WAIT_SECS=30 lock_let_go "a killed console's approval"
 job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["promote"]["job"])' \
     "$REL/promote-pending.json")
 grep -q '"by":"a console"' "$REL/promote-pending.json" ||
@@ -322,6 +320,7 @@ sed -i 's/"generation": 1,/"generation":  1,/' \
 wait_for "current 2 · candidate 2"
 keys R
 wait_re "1 kept until [0-9-]+ [0-9:]+ .*✘"
+lock_let_go "the promote"
 keys b
 wait_for "does not verify"
 send_text 1
