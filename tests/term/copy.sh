@@ -35,13 +35,9 @@ done
 # The status bar still says y's "copied the finding": the file is what
 # tells that Y was done.
 keys Y
-end=$(($(now_ms) + WAIT_SECS * 1000))
-until grep -qF '**G3 error** `G3.unsupported` in `02-onnx/op-support.csv:row 23` (owner: Kenji Watanabe (compiler team))' \
-    "$COPIED/finding.md" 2>/dev/null; do
-	[ "$(now_ms)" -ge "$end" ] &&
-	    fail "finding.md holds: $(cat "$COPIED/finding.md" 2>&1)"
-	sleep 0.05
-done
+until_true grep -qsF '**G3 error** `G3.unsupported` in `02-onnx/op-support.csv:row 23` (owner: Kenji Watanabe (compiler team))' \
+    "$COPIED/finding.md" ||
+	fail "finding.md holds: $(cat "$COPIED/finding.md" 2>&1)"
 wait_for "copied the finding: OSC 52 and"
 grep -q "^> node '/model/layers" "$COPIED/finding.md" ||
     fail "finding.md has no quoted message"

@@ -182,6 +182,17 @@ wait_re() {
 	    fail "waited ${2:-$WAIT_SECS} s for a line matching /$1/"
 }
 
+# until_true CMD...: wait (WAIT_SECS) until CMD succeeds; 1 if it never
+# does.  For a condition off the screen: a file's content, a lock let go.
+until_true() {
+	local end=$(($(now_ms) + WAIT_SECS * 1000))
+
+	until "$@"; do
+		[ "$(now_ms)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
 # soak_elapsed: the soak's elapsed time as the screen shows it (3h12m/24h).
 soak_elapsed() {
 	screen | grep -o '[0-9hms]*/24h' | head -1

@@ -40,13 +40,8 @@ current_is() {
 # lock: a cancelled approval's command is signalled, and lets its lock go
 # when it has ended, which a loaded machine can delay past the next key.
 lock_let_go() {
-	local end=$(($(now_ms) + WAIT_SECS * 1000))
-
-	until flock -n "$REL/.lock" true; do
-		[ "$(now_ms)" -ge "$end" ] &&
-		    fail "$1: the release lock is still held: $(cat "$REL/.lock")"
-		sleep 0.05
-	done
+	until_true flock -n "$REL/.lock" true ||
+		fail "$1: the release lock is still held: $(cat "$REL/.lock")"
 }
 
 # logged N CURRENT WHAT: the log holds N records and current points to
