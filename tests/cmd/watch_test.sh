@@ -19,7 +19,7 @@ T=$(mktemp -d /tmp/calops-watch-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 "$PY" - "$CALOPS" "$T" <<'PYEOF'
-import json, os, select, subprocess, sys, time
+import json, os, select, signal, subprocess, sys, time
 
 calops, top = sys.argv[1], sys.argv[2]
 failed = False
@@ -109,9 +109,25 @@ if any(x.startswith(".#") for x in seen):
 if any(x.startswith("/") for x in seen):
     fail("a path is not workspace-relative: %r" % sorted(seen))
 
-# a burst of 100 files: capped, truncated
+# a burst of 100 files: capped, truncated.  The folder is watched first
+# (a probe in it reported by name), and the watch is stopped while the
+# files are written, so that the 100 are one burst however loaded the
+# machine: written at the pace of a busy CI box they could otherwise come
+# as several short bursts, or be folded into the new folder's name.
+n = 0
+while True:
+    write(os.path.join(ws, "burst", ".probe%d" % n))
+    e = event(p, 2)
+    if e is not None and any(x.startswith("burst/") for x in e["paths"]):
+        break
+    n += 1
+    if n > 15:
+        fail("the burst folder was never watched")
+        break
+os.kill(p.pid, signal.SIGSTOP)
 for i in range(100):
     write(os.path.join(ws, "burst", "f%03d" % i))
+os.kill(p.pid, signal.SIGCONT)
 got, trunc = set(), False
 while len(got) < 64 and not trunc:
     e = event(p)
