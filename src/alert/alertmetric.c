@@ -129,6 +129,7 @@ judge_leaks(struct alertmetric *am, struct alerteval *ae, const char *job,
 	struct leak_verdict lv;
 	struct leakseries *l;
 	char what[128];
+	bool growing;
 	double at;
 	size_t i;
 
@@ -138,12 +139,13 @@ judge_leaks(struct alertmetric *am, struct alerteval *ae, const char *job,
 			continue;
 		l->next = ts + ALERT_LEAK_EVAL_S;
 		metrics_series_leak(l->s, &lv);
-		if (!lv.evaluated || !leak_clear_held(l, lv.growing, ts, &at))
+		growing = soakstats_leak_still_growing(&lv);
+		if (!lv.evaluated || !leak_clear_held(l, growing, ts, &at))
 			continue;
 		subject_of(&subj, l->s, true, job);
 		snprintf(what, sizeof what, "%s grew %.0f bytes",
 		    metricsview_series_name(l->s), lv.growth);
-		alerteval_cond(ae, ALERT_LEAK, &subj, lv.growing, lv.growth,
+		alerteval_cond(ae, ALERT_LEAK, &subj, growing, lv.growth,
 		    what, at);
 	}
 }

@@ -4,7 +4,8 @@
  * rule the Soak screen shows (src/metrics): the TTFT and TPOT P99 over the
  * 1 min window and the success rate over 10 min, merged over every chip;
  * G9's leak rule per memory series (rss_bytes, device_mem_bytes) once the
- * series spans ALERT_LEAK_MIN_S; and the errors and resets counters' rise
+ * series spans ALERT_LEAK_MIN_S, as a live verdict (still growing over the
+ * latter half of the windows: soakstats.h); and the errors and resets counters' rise
  * over the last minute, per chip.  Time is the samples' (tool time), as on
  * the Soak screen, so a soak run faster than life alerts as fast.
  *

@@ -405,7 +405,8 @@ eval_leak(struct alerts *a, struct tracker *t, double ts)
 	if (!lv.evaluated || ts - t->first < ALERT_LEAK_MIN_S)
 		step(a, t, ts, 0, false, NAN);
 	else
-		step(a, t, ts, lv.growth, lv.growing, lv.threshold);
+		step(a, t, ts, lv.growth, soakstats_leak_still_growing(&lv),
+		    lv.threshold);
 }
 
 void

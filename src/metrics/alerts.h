@@ -35,7 +35,9 @@
  *                     spans ALERT_LEAK_MIN_S: the rule is made for runs of
  *                     hours, and on the first minutes of a run it takes the
  *                     runtime's warm-up (memory that grows, then holds) for
- *                     a leak.
+ *                     a leak; and an hour in, memory that held exactly flat
+ *                     after its warm-up still reads as growing, so a live
+ *                     verdict is soakstats_leak_still_growing().
  * The SLA rules are evaluated once per ALERT_EVAL_S of tool time (a replay
  * feeds millions of events), after moving m's windows to ts
  * (metrics_tick), so a chip gone quiet does not hold old samples; a leak

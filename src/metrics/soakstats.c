@@ -177,3 +177,11 @@ soakstats_leak_rule(struct series *s, struct leak_verdict *out)
 	free(fill);
 	free(win);
 }
+
+bool
+soakstats_leak_still_growing(const struct leak_verdict *v)
+{
+	return v->evaluated && v->growing &&
+	    v->medians[LEAK_WINDOWS - 1] - v->medians[LEAK_WINDOWS / 2] >
+	    v->threshold;
+}

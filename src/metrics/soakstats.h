@@ -45,5 +45,17 @@ struct leak_verdict {
  * left in an unspecified order.
  */
 void	soakstats_leak_rule(struct series *s, struct leak_verdict *out);
+/*
+ * Whether a verdict of the rule, judged live on a run still going, is a
+ * leak: the rule says growing, and the medians grew by more than its
+ * threshold over the latter half of its windows too.  Early in a run the
+ * first 10 % left out is shorter than the runtime's warm-up (memory that
+ * grows, then holds, as the KV pool and caches fill): the rule alone takes
+ * a warm-up followed by a flat line for a leak, as equal medians never
+ * decrease, until the run spans some ten times the warm-up.  Memory that
+ * has stopped growing has not grown over the latter half.  A real leak is
+ * told once it has grown past the threshold in half the span.
+ */
+bool	soakstats_leak_still_growing(const struct leak_verdict *v);
 
 #endif

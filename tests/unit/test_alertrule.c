@@ -538,6 +538,49 @@ test_metric_leak_dip(void **state)
 	alertrule_release(&conf);
 }
 
+/*
+ * A runtime's warm-up: memory that grows for the first half hour, then
+ * holds, exactly flat (device memory, allocated once).  The rule alone
+ * says growing from the first hour (the 10 % it leaves out is shorter than
+ * the warm-up, and equal medians never decrease) until the run spans some
+ * ten times the warm-up; judged live it is no leak, and nothing fires.  The
+ * same memory leaking after its warm-up fires once.
+ */
+static void
+test_metric_leak_warmup(void **state)
+{
+	struct alertmetric *am;
+	struct alertconf conf;
+	struct alerteval *ae;
+	struct metrics *m;
+	int count[2] = { 0, 0 };
+	double t, end = NAN;
+
+	(void)state;
+	rules(&conf, "alerts:\n  hook: [x]\n  rules:\n    - {kind: leak}\n");
+	ae = alerteval_new(&conf);
+	am = alertmetric_new();
+	m = metrics_new(0);
+	for (t = 0; t < 6 * 3600; t += 10)
+		leak_sample(am, ae, m, T0 + t, 3.15e9 + 9.6e7 *
+		    fmin(1.0, t / 1800), count, &end);
+	assert_int_equal(count[0], 0);
+	assert_int_equal(count[1], 0);
+	metrics_free(m);
+	alertmetric_free(am);
+	am = alertmetric_new();
+	m = metrics_new(0);
+	for (t = 0; t < 4 * 3600; t += 10)
+		leak_sample(am, ae, m, T0 + t, 3.15e9 + 9.6e7 *
+		    fmin(1.0, t / 1800) + 5e7 * t / 3600, count, &end);
+	assert_int_equal(count[0], 1);
+	assert_int_equal(count[1], 0);
+	metrics_free(m);
+	alertmetric_free(am);
+	alerteval_free(ae);
+	alertrule_release(&conf);
+}
+
 /* The state folder in a fresh temporary folder. */
 static char *
 state_home(void)
@@ -631,6 +674,7 @@ main(void)
 		cmocka_unit_test(test_metric_sla),
 		cmocka_unit_test(test_metric_sla_own),
 		cmocka_unit_test(test_metric_leak_dip),
+		cmocka_unit_test(test_metric_leak_warmup),
 		cmocka_unit_test(test_journal),
 	};
 
