@@ -37,19 +37,29 @@ hits=$(grep -nE '(^|[^_[:alnum:]])(malloc|calloc|realloc|reallocarray|strdup|str
 [ -z "$hits" ] || broke "raw allocation outside xmalloc.c:
 $hits"
 
-# 3: nm over the layers' objects (the *_layer shared objects reuse them).
+# 3: nm over the layers' objects (the *_layer shared objects reuse them),
+# a line each: the build folder's path may hold a blank.  An object nm
+# cannot read is itself a failure, not an object with nothing to say.
 objs=$(find "$build/CMakeFiles" -path '*/calops_*.dir/*' -name '*.c.o' |
     grep -v '_layer.dir/' | sort)
 [ -n "$objs" ] || broke "no object files under '$build' (build first)"
-for o in $objs; do
+syms=$(mktemp) || exit 2
+while IFS= read -r o; do
 	base=$(basename "$o" .c.o)
 	[ "$base" = xmalloc ] && continue
-	nm -g --defined-only "$o" | awk -v b="$base" -v o="$o" '
+	if ! nm -g --defined-only "$o" >"$syms"; then
+		broke "nm cannot read '$o'"
+		continue
+	fi
+	awk -v b="$base" '
 	    $2 ~ /^[TDBRC]$/ && $3 !~ /^__/ && $3 != b && index($3, b "_") != 1 {
 		printf "style: %s.c exports %s, not %s_*\n", b, $3, b; bad = 1
 	    }
-	    END { exit bad }' || bad=1
-done
+	    END { exit bad }' "$syms" || bad=1
+done <<EOF
+$objs
+EOF
+rm -f "$syms"
 
 # 4: 80 columns, counted in characters (python3: awk here counts bytes).
 out=$(python3 -c '

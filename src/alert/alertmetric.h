@@ -5,9 +5,10 @@
  * 1 min window and the success rate over 10 min, merged over every chip;
  * G9's leak rule per memory series (rss_bytes, device_mem_bytes) once the
  * series spans ALERT_LEAK_MIN_S, as a live verdict (still growing over the
- * latter half of the windows: soakstats.h); and the errors and resets counters' rise
- * over the last minute, per chip.  Time is the samples' (tool time), as on
- * the Soak screen, so a soak run faster than life alerts as fast.
+ * latter half of the windows: soakstats.h); and the errors and resets
+ * counters' rise over the last minute, per chip.  Time is the samples'
+ * (tool time), as on the Soak screen, so a soak run faster than life
+ * alerts as fast.
  *
  * The SLA kinds are judged at most once per ALERT_EVAL_S of tool time, a
  * leak at most once per ALERT_LEAK_EVAL_S (metrics/alerts.h); a leak's

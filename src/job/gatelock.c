@@ -6,7 +6,9 @@
 
 #include <sys/file.h>
 
+#include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -75,14 +77,63 @@ write_holder(int fd, int gate, const char *ws, const char *id,
 	return rc;
 }
 
+/* Whether the job holder names has ended: a name the file kept from a job
+ * before, which the one holding the lock now has not yet written over.
+ * A job with no folder yet is the holder's own, being made. */
+static bool
+holder_ended(const char *root, const struct gatelock_holder *holder)
+{
+	struct job_record r;
+	char err[256];
+	int state = jobstore_look(root, holder->job, &r, err, sizeof err);
+
+	jobstore_record_release(&r);
+	return state == JOB_DONE || state == JOB_FAILED ||
+	    state == JOB_KILLED || state == JOB_LOST;
+}
+
+/*
+ * Held by another: who, as its file says once the holder has named its
+ * job, which it does right after taking the lock.  A launch refused in
+ * between would say "a job is starting", or name the job before it: so the
+ * name is waited for, at most GATELOCK_NAME_WAIT_MS, the lock tried again
+ * meanwhile (the holder may die, or its job end).  0 when the lock was
+ * taken after all, 1 when held (holder named, or empty when it never was),
+ * -1 with err.
+ */
+static int
+wait_holder(const char *root, int fd, int gate, const char *ws,
+    struct gatelock_holder *holder, char *err, size_t errlen)
+{
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int waited;
+
+	for (waited = 0;; waited += 10) {
+		read_holder(fd, holder);
+		if (holder->job[0] != '\0' && !holder_ended(root, holder))
+			return 1;
+		if (waited >= GATELOCK_NAME_WAIT_MS) {
+			memset(holder, 0, sizeof *holder);
+			return 1;
+		}
+		(void)nanosleep(&pause, NULL);
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK) {
+			errbuf_set(err, errlen, "cannot lock G%d in '%s': %s",
+			    gate, ws, strerror(errno));
+			return -1;
+		}
+	}
+}
+
 int
 gatelock_take(const char *root, int gate, const char *ws, const char *id,
     const char *actor, int *fd, struct gatelock_holder *holder, char *err,
     size_t errlen)
 {
 	char name[64], hash[17], *dir;
-	int rootfd, dfd;
-	bool held;
+	int rootfd, dfd, rc;
 
 	*fd = -1;
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
@@ -105,15 +156,18 @@ gatelock_take(const char *root, int gate, const char *ws, const char *id,
 	if (*fd == -1)
 		return -1;
 	if (flock(*fd, LOCK_EX | LOCK_NB) == -1) {
-		held = errno == EWOULDBLOCK;
-		if (held)
-			read_holder(*fd, holder);
-		else
+		if (errno != EWOULDBLOCK) {
 			errbuf_set(err, errlen, "cannot lock G%d in '%s': %s",
 			    gate, ws, strerror(errno));
-		close(*fd);
-		*fd = -1;
-		return held ? 1 : -1;
+			rc = -1;
+		} else
+			rc = wait_holder(root, *fd, gate, ws, holder, err,
+			    errlen);
+		if (rc != 0) {
+			close(*fd);
+			*fd = -1;
+			return rc;
+		}
 	}
 	if (write_holder(*fd, gate, ws, id, actor, err, errlen) != 0) {
 		close(*fd);

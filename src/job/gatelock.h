@@ -6,8 +6,10 @@
  * held with flock(2) by the job's supervisor for as long as it lives and
  * naming, once taken, the job and who started it.  flock is atomic: of two
  * launches in the same instant exactly one takes it; the other is refused
- * with what the file names.  A supervisor that dies lets go of it, so a
- * lost job does not keep its gate.
+ * with what the file names (waited for, at most GATELOCK_NAME_WAIT_MS,
+ * while the holder is between taking it and naming its job, or the file
+ * still names the job before).  A supervisor that dies lets go of it, so
+ * a lost job does not keep its gate.
  *
  * Files are opened as the jobs folder's (statedir.h): never through a
  * link, never another user's.
@@ -18,6 +20,8 @@
 #include "calops.h"
 
 #include "job/jobstore.h"
+
+#define GATELOCK_NAME_WAIT_MS	2000	/* for the holder to name its job */
 
 /* Who holds a gate's lock, as its file says ("" when not written yet: the
  * holder is between taking it and naming its job). */

@@ -123,5 +123,70 @@ until_ok 30 lost
     fail "G7 still refused after its supervisor died"
 for id in $g9 $o7; do "$CALOPS" kill "$id" >/dev/null; done
 
+# The lock held by one that has not named its job yet: a launch waits for
+# the name (share/doc/protocol.md §2), which is written only once the
+# launch has read the file (inotify says so), and names it; the old code
+# said "a job of G7 is starting".  Then a holder that never names its job,
+# the file still naming one that ended: that one is not named as running.
+ended=$("$CALOPS" run --cwd "$WS" -- true) || fail "a plain job did not start"
+until_ok 30 not_running "$ended"
+$PY - "$CALOPS" "$J" "$real" "$WS" "$ended" "$T" <<'PY' || FAILED=1
+import ctypes, fcntl, json, os, select, struct, subprocess, sys
+calops, jobs, real, ws, ended, tmp = sys.argv[1:]
+h = 0xcbf29ce484222325
+for b in real.encode():
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+path = "%s/.gates/G7-%016x.lock" % (jobs, h)
+libc = ctypes.CDLL(None, use_errno=True)
+IN_ACCESS = 0x1
+
+def fail(msg):
+    print("gatelock_test: FAIL: " + msg)
+    sys.exit(1)
+
+def hold(text):
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, text.encode(), 0)
+    return fd
+
+def launch():
+    return subprocess.Popen([calops, "run", "--cwd", ws, "--gate", "G7",
+                             "--", "true"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+# 1: named once the launch has read the file.
+fd = hold("{}")
+ino = libc.inotify_init1(os.O_CLOEXEC)
+if ino < 0 or libc.inotify_add_watch(ino, path.encode(), IN_ACCESS) < 0:
+    fail("inotify: errno %d" % ctypes.get_errno())
+p = launch()
+r, _, _ = select.select([ino], [], [], 30)
+if not r:
+    fail("the launch never read the lock file")
+holder = {"job": "20261206-000000-abcdef", "actor": "late@lab", "gate": 7,
+          "workspace": real, "started": 1.0}
+os.ftruncate(fd, 0)
+os.pwrite(fd, json.dumps(holder).encode(), 0)
+out, err = p.communicate(timeout=60)
+if p.returncode != 3 or "20261206-000000-abcdef, started by late@lab" \
+        not in err:
+    fail("a holder named after the launch read the file: exit %d: %s" %
+         (p.returncode, err.strip()))
+os.close(fd)
+os.close(ino)
+
+# 2: never named; the file names a job that ended.
+fd = hold(json.dumps({"job": ended, "actor": "old@lab", "gate": 7,
+                      "workspace": real, "started": 1.0}))
+p = launch()
+out, err = p.communicate(timeout=60)
+if p.returncode != 3 or ended in err or "is starting" not in err:
+    fail("a holder that never named its job: exit %d: %s" %
+         (p.returncode, err.strip()))
+os.close(fd)
+PY
+
 [ "$FAILED" = 0 ] && echo "gatelock_test: ok"
 exit "$FAILED"

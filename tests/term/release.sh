@@ -224,7 +224,17 @@ wait_for "chip step running: Esc stops it"
 wait_re "chip step +.*golden [0-9]+/16"
 reject "exited"
 keys Escape
+# The refusal signed: its record on the screen's audit log.  The console's
+# word on it may already have given way in the status bar (the record
+# starts an evaluation, which may say something of its own): it is in
+# :messages.
+wait_re "^ #4 .* refused +1 → 2 "
+keys :
+send_text messages
+keys Enter
 wait_for "refused, and the refusal is on the audit log"
+keys q
+wait_re "^ #4 .* refused +1 → 2 "
 rm -f "$TMP/golden.hold"
 logged 4 1 "the stopped chip step was not refused once"
 last_record '"action":"refused","from":1,"to":2,"reason":"the chip step \(job [^)]*\) was cut short: stopped by the approver"' \
