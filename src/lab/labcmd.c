@@ -19,7 +19,8 @@
  * durable job so that it outlives the console.  A fixed script given its
  * values as arguments (never spliced into the text): $1 the package, $2
  * the chip, $3 the scenarios (scenario.h's names, blank-separated), the
- * rest the runner's whole argv, which the command follows (lab.h).  A step
+ * rest the runner's whole argv, which the command follows (lab.h); its
+ * name ($0) is "calops-gN", which labcmd_job_gate() reads back.  A step
  * that fails says the exact command it ran, so that a runner that cannot
  * start or refuses its command line shows how.
  */
@@ -303,13 +304,13 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 		strv_add(argv, xstrdup("/bin/sh"));
 		strv_add(argv, xstrdup("-c"));
 		strv_add(argv, xstrdup(g7_script));
-		strv_add(argv, xstrdup("calops-g7"));
+		strv_add(argv, xasprintf("calops-g%d", spec->gate));
 		strv_add(argv, xstrdup(calbin));
 		strv_add(argv, xasprintf("%d", first_chip));
 		strv_add(argv, scenario_names());
 		add_runner(w, argv, NULL);
-		snprintf(label, labellen, "G7 golden + 8 faults · chip %d",
-		    first_chip);
+		snprintf(label, labellen, "G%d golden + %d faults · chip %d",
+		    spec->gate, SCENARIO_COUNT, first_chip);
 		break;
 	case LJOB_SOAK:
 		if (soak_chips(lh, spec, chips, sizeof chips, err,
@@ -608,8 +609,8 @@ labcmd_job_describe(char *const *argv, size_t argc, struct labcmd_job *d)
 	d->kind = LJOB_GATE;
 	if (gateid_job(d->gate) == GATEJOB_SUITE && argc > 5) {
 		d->chips[d->nchips++] = (int)strtol(argv[5], NULL, 10);
-		snprintf(d->label, sizeof d->label, "G7 golden + %d faults · "
-		    "chip %d", SCENARIO_COUNT, d->chips[0]);
+		snprintf(d->label, sizeof d->label, "G%d golden + %d faults · "
+		    "chip %d", d->gate, SCENARIO_COUNT, d->chips[0]);
 	} else if (gateid_job(d->gate) == GATEJOB_CHIP_TOOL && argc > 5) {
 		d->chips[d->nchips++] = (int)strtol(argv[5], NULL, 10);
 		snprintf(d->label, sizeof d->label, "G8 · chip %d",
