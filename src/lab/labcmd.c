@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "lab/labcmd.h"
+#include "proto/hostcmd.h"
 #include "proto/scenario.h"
 #include "vocab/gateid.h"
 
@@ -71,11 +72,7 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 		strv_add(argv, w->host->transport == LAB_LOCAL ?
 		    runner_program(w, "calops") : xstrdup(w->host->calops !=
 		    NULL ? w->host->calops : LAB_DEFAULT_CALOPS));
-		strv_add(argv, xstrdup("repro-build"));
-		strv_add(argv, xstrdup(w->ws));
-		if (again)
-			strv_add(argv, xstrdup("--again"));
-		strv_add(argv, xstrdup("--"));
+		hostcmd_repro_build(argv, w->ws, again);
 	} else {
 		strv_add(argv, xstrdup("/bin/sh"));
 		strv_add(argv, xstrdup("-c"));
@@ -210,14 +207,7 @@ chip_step(const struct labcmd_where *w, const struct ljob_spec *spec,
 	strv_add(argv, w->host->transport == LAB_LOCAL ?
 	    runner_program(w, "calops") : xstrdup(w->host->calops != NULL ?
 	    w->host->calops : LAB_DEFAULT_CALOPS));
-	strv_add(argv, xstrdup("release"));
-	strv_add(argv, xstrdup("chip-step"));
-	strv_add(argv, xstrdup("--generation"));
-	strv_add(argv, xasprintf("%ld", spec->generation));
-	strv_add(argv, xstrdup("--chip"));
-	strv_add(argv, xasprintf("%d", spec->chip));
-	strv_add(argv, xstrdup("--"));
-	strv_add(argv, xstrdup(w->ws));
+	hostcmd_chip_step(argv, spec->generation, spec->chip, w->ws);
 	add_runner(w, argv, NULL);
 	snprintf(label, labellen, "chip step gen %ld · chip %d",
 	    spec->generation, spec->chip);

@@ -197,6 +197,26 @@ hostcmd_ls(struct strv *s, const char *ws, const char *path)
 	    (const char *const[]){ ws, path[0] != '\0' ? path : ".", NULL });
 }
 
+void
+hostcmd_repro_build(struct strv *s, const char *ws, bool again)
+{
+	add_words(s, (const char *const[]){ "repro-build", ws, again ?
+	    "--again" : NULL, NULL });
+	strv_add(s, xstrdup("--"));
+}
+
+void
+hostcmd_chip_step(struct strv *s, long generation, int chip, const char *ws)
+{
+	char g[24], c[24];
+
+	snprintf(g, sizeof g, "%ld", generation);
+	snprintf(c, sizeof c, "%d", chip);
+	host_argv(s, (const char *const[]){ "release", "chip-step",
+	    "--generation", g, "--chip", c, NULL }, (const char *const[]){ ws,
+	    NULL });
+}
+
 /* ---- run, jobs --json ---- */
 
 bool
