@@ -225,6 +225,20 @@ hostcmd_run_started(const char *line, size_t len, const char *id)
 	return strlen(id) == len && memcmp(line, id, len) == 0;
 }
 
+/* These two read a message meant for a person: neither command says it
+ * otherwise (an exit status of its own, a JSON line). */
+bool
+hostcmd_run_exists(const char *line, size_t len)
+{
+	return memmem(line, len, "already exists", 14) != NULL;
+}
+
+bool
+hostcmd_report_exists(const char *line, size_t len)
+{
+	return memmem(line, len, "is there already", 16) != NULL;
+}
+
 /* The JSON document out (len bytes), or NULL with err giving the line and
  * column where it stops being JSON. */
 static json_t *

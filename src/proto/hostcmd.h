@@ -105,6 +105,12 @@ void	 hostcmd_chip_step(struct strv *s, long generation, int chip,
 /* Whether a line `run --id ID` printed on stdout says it started job id
  * (it prints the id, alone, once the job runs). */
 bool	 hostcmd_run_started(const char *line, size_t len, const char *id);
+/* Whether a line `run --id ID` printed on stderr says a job of that id is
+ * there already (job.c: "job 'ID' already exists"), so it started none. */
+bool	 hostcmd_run_exists(const char *line, size_t len);
+/* Whether a line `report --write` printed on stderr, exiting 1, says the
+ * record is there already (cmd_report.c), which --force writes over. */
+bool	 hostcmd_report_exists(const char *line, size_t len);
 
 /*
  * One job of `jobs --json` (share/doc/json.md §3): the members of its
