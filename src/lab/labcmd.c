@@ -96,10 +96,10 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 	    strcmp(base, "perl") == 0) ? c->argv[1] : c->argv[0];
 	base = strrchr(prog, '/') != NULL ? strrchr(prog, '/') + 1 : prog;
 	if (gateid_job(g) == GATEJOB_REPRO)
-		snprintf(label, labellen, "G5 %s %s", again ? "one more build:" :
-		    "two builds:", base);
+		snprintf(label, labellen, "G%d %s %s", g, again ?
+		    "one more build:" : "two builds:", base);
 	else if (gateid_job(g) == GATEJOB_CHIP_TOOL)
-		snprintf(label, labellen, "G8 %s · chip %d", base, chip);
+		snprintf(label, labellen, "G%d %s · chip %d", g, base, chip);
 	else
 		snprintf(label, labellen, "G%d %s", g, base);
 	return 0;
@@ -603,8 +603,8 @@ labcmd_job_describe(char *const *argv, size_t argc, struct labcmd_job *d)
 		    "chip %d", d->gate, SCENARIO_COUNT, d->chips[0]);
 	} else if (gateid_job(d->gate) == GATEJOB_CHIP_TOOL && argc > 5) {
 		d->chips[d->nchips++] = (int)strtol(argv[5], NULL, 10);
-		snprintf(d->label, sizeof d->label, "G8 · chip %d",
-		    d->chips[0]);
+		snprintf(d->label, sizeof d->label, "G%d · chip %d",
+		    d->gate, d->chips[0]);
 	} else
 		snprintf(d->label, sizeof d->label, "G%d", d->gate);
 	return 0;
