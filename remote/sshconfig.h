@@ -227,16 +227,6 @@ char	*sshconfig_expand_hostname(const char *raw, const char *alias,
 	    char *msg, size_t msglen);
 bool	 sshconfig_canon_host(char **name);
 
-/*
- * sshconfig_check_hostkey_algs (sshconfig_check.c): a HostKeyAlgorithms
- * value (NULL: not given) made the list ssh asks the server for, as
- * kex.c's kex_assemble_names() makes it from ssh 9.2's default ("+NAMES"
- * added, "-PATTERNS" taken out, "^NAMES" first, patterns expanded against
- * ssh's key algorithms); NULL when ssh refuses it (a "!" outside a "-"
- * list, nothing left).  The caller frees it.
- */
-char	*sshconfig_check_hostkey_algs(const char *spec);
-
 /* "FILE:LINE", "FILE" (the lab file) or "default", made safe to show,
  * into buf; returns buf. */
 const char *sshconfig_origin_str(const struct sshconfig_origin *o, char *buf,

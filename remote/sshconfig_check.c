@@ -13,6 +13,7 @@
 #include <netdb.h>
 
 #include "base/buf.h"
+#include "remote/sshconfig_check.h"
 #include "remote/sshconfig_int.h"
 #include "remote/sshconfig_kw.h"
 #include "remote/sshconfig_match.h"

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <netdb.h>
 
+#include "remote/sshconfig_check.h"
 #include "remote/sshconfig_int.h"
 #include "remote/sshconfig_kw.h"
 #include "remote/sshconfig_match.h"

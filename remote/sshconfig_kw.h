@@ -30,13 +30,8 @@ int	 sshconfig_kw_jump_cut(char *s, char **user, char **host, int *port);
  * sshconfig_kw_convtime: ssh's convtime(), seconds from "30", "1m30s", ...;
  * -1 when s is not one.  sshconfig_kw_a2port: ssh's a2port(), a number
  * from 0 to 65535 or a service name; -1 when neither.
- * sshconfig_check_value (sshconfig_check.c): the value of keyword name,
- * one ssh acts on and calops does not, checked as ssh checks it; 0, or -1
- * with err set.
  */
 int	 sshconfig_kw_convtime(const char *s);
 int	 sshconfig_kw_a2port(const char *s);
-int	 sshconfig_check_value(struct scparse *p, struct scfile *f,
-	    struct scline *l, const char *name);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/text.h"
+#include "remote/sshconfig_check.h"
 #include "remote/sshhost.h"
 
 /* What the tokens of an IdentityFile, a UserKnownHostsFile and an

@@ -31,6 +31,7 @@
 #include "remote/lab.h"
 #include "remote/local.h"
 #include "remote/ssh.h"
+#include "remote/sshconfig_check.h"
 #include "remote/sshhost.h"
 #include "remote/transport.h"
 

@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "lab/labcmd.h"
+#include "proto/hostcmd.h"
 #include "proto/scenario.h"
 #include "vocab/gateid.h"
 
@@ -19,7 +20,8 @@
  * durable job so that it outlives the console.  A fixed script given its
  * values as arguments (never spliced into the text): $1 the package, $2
  * the chip, $3 the scenarios (scenario.h's names, blank-separated), the
- * rest the runner's whole argv, which the command follows (lab.h).  A step
+ * rest the runner's whole argv, which the command follows (lab.h); its
+ * name ($0) is "calops-gN", which labcmd_job_gate() reads back.  A step
  * that fails says the exact command it ran, so that a runner that cannot
  * start or refuses its command line shows how.
  */
@@ -70,11 +72,7 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 		strv_add(argv, w->host->transport == LAB_LOCAL ?
 		    runner_program(w, "calops") : xstrdup(w->host->calops !=
 		    NULL ? w->host->calops : LAB_DEFAULT_CALOPS));
-		strv_add(argv, xstrdup("repro-build"));
-		strv_add(argv, xstrdup(w->ws));
-		if (again)
-			strv_add(argv, xstrdup("--again"));
-		strv_add(argv, xstrdup("--"));
+		hostcmd_repro_build(argv, w->ws, again);
 	} else {
 		strv_add(argv, xstrdup("/bin/sh"));
 		strv_add(argv, xstrdup("-c"));
@@ -98,10 +96,10 @@ gate_command(const struct labcmd_where *w, int g, bool again, int chip,
 	    strcmp(base, "perl") == 0) ? c->argv[1] : c->argv[0];
 	base = strrchr(prog, '/') != NULL ? strrchr(prog, '/') + 1 : prog;
 	if (gateid_job(g) == GATEJOB_REPRO)
-		snprintf(label, labellen, "G5 %s %s", again ? "one more build:" :
-		    "two builds:", base);
+		snprintf(label, labellen, "G%d %s %s", g, again ?
+		    "one more build:" : "two builds:", base);
 	else if (gateid_job(g) == GATEJOB_CHIP_TOOL)
-		snprintf(label, labellen, "G8 %s · chip %d", base, chip);
+		snprintf(label, labellen, "G%d %s · chip %d", g, base, chip);
 	else
 		snprintf(label, labellen, "G%d %s", g, base);
 	return 0;
@@ -209,14 +207,7 @@ chip_step(const struct labcmd_where *w, const struct ljob_spec *spec,
 	strv_add(argv, w->host->transport == LAB_LOCAL ?
 	    runner_program(w, "calops") : xstrdup(w->host->calops != NULL ?
 	    w->host->calops : LAB_DEFAULT_CALOPS));
-	strv_add(argv, xstrdup("release"));
-	strv_add(argv, xstrdup("chip-step"));
-	strv_add(argv, xstrdup("--generation"));
-	strv_add(argv, xasprintf("%ld", spec->generation));
-	strv_add(argv, xstrdup("--chip"));
-	strv_add(argv, xasprintf("%d", spec->chip));
-	strv_add(argv, xstrdup("--"));
-	strv_add(argv, xstrdup(w->ws));
+	hostcmd_chip_step(argv, spec->generation, spec->chip, w->ws);
 	add_runner(w, argv, NULL);
 	snprintf(label, labellen, "chip step gen %ld · chip %d",
 	    spec->generation, spec->chip);
@@ -303,13 +294,13 @@ labcmd_build(const struct labcmd_where *w, const struct ljob_spec *spec,
 		strv_add(argv, xstrdup("/bin/sh"));
 		strv_add(argv, xstrdup("-c"));
 		strv_add(argv, xstrdup(g7_script));
-		strv_add(argv, xstrdup("calops-g7"));
+		strv_add(argv, xasprintf("calops-g%d", spec->gate));
 		strv_add(argv, xstrdup(calbin));
 		strv_add(argv, xasprintf("%d", first_chip));
 		strv_add(argv, scenario_names());
 		add_runner(w, argv, NULL);
-		snprintf(label, labellen, "G7 golden + 8 faults · chip %d",
-		    first_chip);
+		snprintf(label, labellen, "G%d golden + %d faults · chip %d",
+		    spec->gate, SCENARIO_COUNT, first_chip);
 		break;
 	case LJOB_SOAK:
 		if (soak_chips(lh, spec, chips, sizeof chips, err,
@@ -608,12 +599,12 @@ labcmd_job_describe(char *const *argv, size_t argc, struct labcmd_job *d)
 	d->kind = LJOB_GATE;
 	if (gateid_job(d->gate) == GATEJOB_SUITE && argc > 5) {
 		d->chips[d->nchips++] = (int)strtol(argv[5], NULL, 10);
-		snprintf(d->label, sizeof d->label, "G7 golden + %d faults · "
-		    "chip %d", SCENARIO_COUNT, d->chips[0]);
+		snprintf(d->label, sizeof d->label, "G%d golden + %d faults · "
+		    "chip %d", d->gate, SCENARIO_COUNT, d->chips[0]);
 	} else if (gateid_job(d->gate) == GATEJOB_CHIP_TOOL && argc > 5) {
 		d->chips[d->nchips++] = (int)strtol(argv[5], NULL, 10);
-		snprintf(d->label, sizeof d->label, "G8 · chip %d",
-		    d->chips[0]);
+		snprintf(d->label, sizeof d->label, "G%d · chip %d",
+		    d->gate, d->chips[0]);
 	} else
 		snprintf(d->label, sizeof d->label, "G%d", d->gate);
 	return 0;

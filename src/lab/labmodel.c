@@ -514,8 +514,7 @@ run_line(struct rstream *rs, const char *line, size_t len, bool from_stderr,
 
 	(void)rs;
 	(void)cut;
-	if (from_stderr && j->relaunch && memmem(line, len, "already exists",
-	    14) != NULL)
+	if (from_stderr && j->relaunch && hostcmd_run_exists(line, len))
 		/* Launched again after the connection was lost: the first
 		 * launch got there, and this one started nothing. */
 		j->run_printed = true;

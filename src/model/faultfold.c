@@ -348,12 +348,17 @@ list_has(const char *list, const char *word)
 }
 
 /* Whether a job's argv runs scenario on chip with calbin (labcmd.c's fault
- * job, or G7's whole job: 1); 0 when not. */
+ * job, or the runner's suite, G7's whole job, named "calops-gN" after its
+ * gate: 1); 0 when not. */
 static int
 argv_runs(json_t *argv, const char *scenario, const char *chip,
     const char *calbin, bool *suite)
 {
-	int k = argv_find(argv, 0, "calops-g7");
+	char name[24];
+	int k;
+
+	snprintf(name, sizeof name, "calops-g%d", gateid_of(GATEJOB_SUITE));
+	k = argv_find(argv, 0, name);
 
 	if (k >= 0) {
 		*suite = true;

@@ -197,12 +197,46 @@ hostcmd_ls(struct strv *s, const char *ws, const char *path)
 	    (const char *const[]){ ws, path[0] != '\0' ? path : ".", NULL });
 }
 
+void
+hostcmd_repro_build(struct strv *s, const char *ws, bool again)
+{
+	add_words(s, (const char *const[]){ "repro-build", ws, again ?
+	    "--again" : NULL, NULL });
+	strv_add(s, xstrdup("--"));
+}
+
+void
+hostcmd_chip_step(struct strv *s, long generation, int chip, const char *ws)
+{
+	char g[24], c[24];
+
+	snprintf(g, sizeof g, "%ld", generation);
+	snprintf(c, sizeof c, "%d", chip);
+	host_argv(s, (const char *const[]){ "release", "chip-step",
+	    "--generation", g, "--chip", c, NULL }, (const char *const[]){ ws,
+	    NULL });
+}
+
 /* ---- run, jobs --json ---- */
 
 bool
 hostcmd_run_started(const char *line, size_t len, const char *id)
 {
 	return strlen(id) == len && memcmp(line, id, len) == 0;
+}
+
+/* These two read a message meant for a person: neither command says it
+ * otherwise (an exit status of its own, a JSON line). */
+bool
+hostcmd_run_exists(const char *line, size_t len)
+{
+	return memmem(line, len, "already exists", 14) != NULL;
+}
+
+bool
+hostcmd_report_exists(const char *line, size_t len)
+{
+	return memmem(line, len, "is there already", 16) != NULL;
 }
 
 /* The JSON document out (len bytes), or NULL with err giving the line and

@@ -28,6 +28,12 @@
  * ls: `ls --json -- WS PATH` (PATH "." for the workspace's root);
  * version: `version --json` (no operand).
  *
+ * Two are a lab job's own command, given to `run` after its "--", the
+ * host's calops program in front and the caller's words after: G5's
+ * reproducibility run, `repro-build WS [--again] --` and the compile
+ * command; a release's chip step, `release chip-step --generation N --chip
+ * C -- WS` and the runner's argv.
+ *
  * The parsers read what a host printed, which is as untrusted as the
  * host: a document that is not JSON, not of its schema, or has a member
  * of the wrong type is refused whole, with a message that says where
@@ -86,6 +92,9 @@ void	 hostcmd_release_apply(struct strv *s, const char *ws, long hold,
 void	 hostcmd_report(struct strv *s, const char *ws, bool force);
 void	 hostcmd_version(struct strv *s);
 void	 hostcmd_ls(struct strv *s, const char *ws, const char *path);
+void	 hostcmd_repro_build(struct strv *s, const char *ws, bool again);
+void	 hostcmd_chip_step(struct strv *s, long generation, int chip,
+	    const char *ws);
 
 #define HOSTCMD_CURSOR_MAX	64
 
@@ -96,6 +105,12 @@ void	 hostcmd_ls(struct strv *s, const char *ws, const char *path);
 /* Whether a line `run --id ID` printed on stdout says it started job id
  * (it prints the id, alone, once the job runs). */
 bool	 hostcmd_run_started(const char *line, size_t len, const char *id);
+/* Whether a line `run --id ID` printed on stderr says a job of that id is
+ * there already (job.c: "job 'ID' already exists"), so it started none. */
+bool	 hostcmd_run_exists(const char *line, size_t len);
+/* Whether a line `report --write` printed on stderr, exiting 1, says the
+ * record is there already (cmd_report.c), which --force writes over. */
+bool	 hostcmd_report_exists(const char *line, size_t len);
 
 /*
  * One job of `jobs --json` (share/doc/json.md §3): the members of its

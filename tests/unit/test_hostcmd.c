@@ -107,6 +107,13 @@ test_builders(void **state)
 	want(&s, "release|apply|--hold|3|--json|--actor|--me|--|-w");
 	hostcmd_release_apply(&s, "/w", 1, NULL);
 	want(&s, "release|apply|--hold|1|--json|--|/w");
+	/* A lab job's own commands, the caller's words to follow. */
+	hostcmd_repro_build(&s, "/w s", true);
+	want(&s, "repro-build|/w s|--again|--");
+	hostcmd_repro_build(&s, "/w", false);
+	want(&s, "repro-build|/w|--");
+	hostcmd_chip_step(&s, 12, 3, "-w");
+	want(&s, "release|chip-step|--generation|12|--chip|3|--|-w");
 }
 
 /* calops with s's words (s emptied); its exit status, its standard output

@@ -396,6 +396,14 @@ test_run_started(void **state)
 	assert_false(hostcmd_run_started("", 0, "a"));
 	assert_false(hostcmd_run_started("calops: job 'a' already exists",
 	    30, "a"));
+	/* What run and report --write say on stderr, read here only. */
+	assert_true(hostcmd_run_exists("calops: job 'a' already exists", 30));
+	assert_false(hostcmd_run_exists("calops: cannot make job 'a': "
+	    "Permission denied", 46));
+	assert_false(hostcmd_run_exists("already exist", 13));
+	assert_true(hostcmd_report_exists("calops: '/w/08-release/decision.md' "
+	    "is there already: --force writes over it", 76));
+	assert_false(hostcmd_report_exists("calops: no such workspace", 25));
 }
 
 static void

@@ -973,7 +973,7 @@ app_ask_host(struct app *a, const char *host)
 void
 app_ask_next(struct app *a)
 {
-	app_answer_fn fn = a->later_fn;
+	prompt_answer_fn fn = a->later_fn;
 	char *host;
 
 	/* A screen's question first: it was raised before the line was

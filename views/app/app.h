@@ -13,15 +13,13 @@
 #include "loop/loop.h"
 #include "model/boardmodel.h"
 #include "remote/lab.h"
+/* The prompt's questions and ':' commands are the screens' too. */
+#include "views/app/prompt.h"
 #include "views/core/theme.h"
 #include "views/view.h"
 
 struct alertsend;
 struct app;
-
-/* What prompt_ask() calls with the answer typed, or NULL when it was
- * cancelled (Esc, ^C); arg is prompt_ask()'s. */
-typedef void (*app_answer_fn)(struct app *, const char *answer, void *arg);
 
 struct app_opts {
 	const char	*path;		/* workspace (or lab file, later) */
@@ -107,36 +105,6 @@ void	 app_copy(struct app *a, const char *what, const char *name,
 size_t	 app_history(const struct app *a);
 const char *app_history_at(const struct app *a, size_t i, time_t *at,
 	    bool *error);
-/* The commands after ':' that are not a screen's name (view.h has those),
- * NULL-ended: what ':' completes, and what --help and calops(1) list
- * (docs.h).  args is how its operand is written ("NAME", "[HOST]"), or
- * NULL when it takes none. */
-struct prompt_command {
-	const char	*name;
-	const char	*args;
-	const char	*help;
-};
-extern const struct prompt_command prompt_commands[];
-/* Ask a question in the status bar; fn gets the answer (see app_answer_fn).
- * Every key goes to the prompt until then, so the asking view is still
- * there when fn runs (unless the console quits: fn is not called). */
-void	 prompt_ask(struct app *a, const char *question, app_answer_fn fn,
-	    void *arg);
-/* The same for a secret (a passphrase): nothing typed is shown, and the
- * answer is wiped from the prompt once fn returns (fn wipes its own
- * copies). */
-void	 prompt_ask_secret(struct app *a, const char *question,
-	    app_answer_fn fn, void *arg);
-/* The same when the status bar's line is free: at once, or once the
- * question, filter or command being typed there is done (one waits at a
- * time: a second replaces it).  For a question a screen's own events
- * raise, so that it never takes the line from under the operator's
- * typing, a passphrase least of all. */
-void	 prompt_ask_later(struct app *a, const char *question,
-	    app_answer_fn fn, void *arg);
-/* Forget arg's question, open or waiting: it closes unanswered (fn is not
- * called), what was typed wiped. */
-void	 prompt_withdraw(struct app *a, void *arg);
 /* Put the question a lab host asks (an unknown host key to trust, a
  * passphrase) to the operator now, or after the one open. */
 void	 app_ask_host(struct app *a, const char *host);

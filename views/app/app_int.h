@@ -59,12 +59,12 @@ struct app {
 	char		 ask[600];	/* MODE_ASK: the question */
 	bool		 ask_secret;	/* its answer is not shown, and is
 					   wiped once answered */
-	app_answer_fn	 ask_fn;
+	prompt_answer_fn ask_fn;
 	void		*ask_arg;
 	/* prompt_ask_later(): a question waiting for the line to be free
 	 * (later_fn NULL: none). */
 	char		 later_q[600];
-	app_answer_fn	 later_fn;
+	prompt_answer_fn later_fn;
 	void		*later_arg;
 	/* Hosts that asked something (labmodel_cb.ask) and wait until no
 	 * other question is open, in the order they asked. */

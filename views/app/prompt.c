@@ -210,7 +210,8 @@ run_command(struct app *a, const char *line)
 }
 
 void
-prompt_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
+prompt_ask(struct app *a, const char *question, prompt_answer_fn fn,
+    void *arg)
 {
 	/* Keys typed before the question showed were meant for the screen
 	 * under it: none of them may become part of the answer. */
@@ -227,16 +228,16 @@ prompt_ask(struct app *a, const char *question, app_answer_fn fn, void *arg)
 }
 
 void
-prompt_ask_secret(struct app *a, const char *question, app_answer_fn fn,
-    void *arg)
+prompt_ask_secret(struct app *a, const char *question,
+    prompt_answer_fn fn, void *arg)
 {
 	prompt_ask(a, question, fn, arg);
 	a->ask_secret = true;
 }
 
 void
-prompt_ask_later(struct app *a, const char *question, app_answer_fn fn,
-    void *arg)
+prompt_ask_later(struct app *a, const char *question,
+    prompt_answer_fn fn, void *arg)
 {
 	if (a->mode == MODE_NORMAL) {
 		prompt_ask(a, question, fn, arg);
@@ -271,7 +272,7 @@ prompt_withdraw(struct app *a, void *arg)
 static void
 answer(struct app *a, const char *text)
 {
-	app_answer_fn fn = a->ask_fn;
+	prompt_answer_fn fn = a->ask_fn;
 	void *arg = a->ask_arg;
 	bool secret = a->ask_secret;
 	char copy[sizeof a->input];

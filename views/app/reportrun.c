@@ -66,7 +66,8 @@ run_done(struct rstream *rs, const struct rstream_exit *ex, void *arg)
 		    ex->err);
 	else if (ex->code == 0)
 		app_message(a, false, "%s", r->said);
-	else if (ex->code == 1 && strstr(r->err, "is there already") != NULL)
+	else if (ex->code == 1 && hostcmd_report_exists(r->err,
+	    strlen(r->err)))
 		prompt_ask_later(a, "08-release/decision.md is there already: "
 		    "write the record over it? (yes/no)", answer, NULL);
 	else
