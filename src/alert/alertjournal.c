@@ -31,13 +31,36 @@ entry_release(struct alertentry *e)
 	free(e->hook_error);
 }
 
-void
-alertjournal_close(struct alertjournal *j)
+static void
+baseline_release(struct alertbaseline *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nstatus; i++)
+		free(b->status[i]);
+	free(b->status);
+	free(b->host);
+	free(b->workspace);
+}
+
+/* Every entry and baseline let go, the journal's file kept. */
+static void
+forget(struct alertjournal *j)
 {
 	size_t i;
 
 	for (i = 0; i < j->n; i++)
 		entry_release(&j->e[i]);
+	for (i = 0; i < j->nbase; i++)
+		baseline_release(&j->base[i]);
+	j->n = j->nbase = j->bad = j->dropped = 0;
+}
+
+void
+alertjournal_close(struct alertjournal *j)
+{
+	forget(j);
+	free(j->base);
 	free(j->e);
 	free(j->path);
 	if (j->fd != -1)
@@ -62,6 +85,15 @@ static char *
 get_str(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+}
+
+/* The string at index i of array a, or NULL. */
+static char *
+get_str_at(json_t *a, size_t i)
+{
+	json_t *v = json_array_get(a, i);
 
 	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
 }
@@ -134,6 +166,56 @@ fold_hook(struct alertjournal *j, json_t *o, const char *id, bool resolved,
 	return 0;
 }
 
+const struct alertbaseline *
+alertjournal_find_baseline(const struct alertjournal *j, const char *host,
+    const char *workspace)
+{
+	size_t i;
+
+	for (i = 0; i < j->nbase; i++)
+		if (strcmp(j->base[i].host, host) == 0 &&
+		    strcmp(j->base[i].workspace, workspace) == 0)
+			return &j->base[i];
+	return NULL;
+}
+
+/* A baseline line: it takes the place of its workspace's last (the oldest
+ * workspace's dropped past the cap). */
+static int
+fold_baseline(struct alertjournal *j, json_t *o, json_t *gates)
+{
+	const char *host = json_string_value(json_object_get(o, "host"));
+	const char *ws = json_string_value(json_object_get(o, "workspace"));
+	struct alertbaseline *b;
+	size_t i;
+
+	if (host == NULL || ws == NULL || !json_is_array(gates) ||
+	    json_array_size(gates) > ALERTJOURNAL_GATES)
+		return -1;
+	if ((b = (struct alertbaseline *)alertjournal_find_baseline(j, host,
+	    ws)) != NULL)
+		baseline_release(b);
+	else {
+		if (j->nbase == ALERTJOURNAL_BASELINES) {
+			baseline_release(&j->base[0]);
+			memmove(&j->base[0], &j->base[1], --j->nbase *
+			    sizeof *j->base);
+		}
+		j->base = xreallocarray(j->base, j->nbase + 1,
+		    sizeof *j->base);
+		b = &j->base[j->nbase++];
+	}
+	b->host = xstrdup(host);
+	b->workspace = xstrdup(ws);
+	b->nstatus = json_array_size(gates);
+	b->status = xcalloc(b->nstatus + 1, sizeof *b->status);
+	for (i = 0; i < b->nstatus; i++)
+		b->status[i] = get_str_at(gates, i);
+	b->t = get_num(o, "t");
+	b->seq = j->dropped + j->n;
+	return 0;
+}
+
 /* Fold one line's object in; -1 when it is not a journal line. */
 static int
 fold(struct alertjournal *j, json_t *o)
@@ -141,9 +223,12 @@ fold(struct alertjournal *j, json_t *o)
 	const char *id = json_string_value(json_object_get(o, "id"));
 	const char *st = json_string_value(json_object_get(o, "state"));
 	const char *hook = json_string_value(json_object_get(o, "hook"));
+	json_t *base = json_object_get(o, "baseline");
 	struct alertentry *e;
 	bool made, resolved;
 
+	if (base != NULL)
+		return fold_baseline(j, o, base);
 	if (id == NULL || st == NULL || (strcmp(st, "firing") != 0 &&
 	    strcmp(st, "resolved") != 0))
 		return -1;
@@ -238,11 +323,7 @@ int
 alertjournal_reload(struct alertjournal *j, bool cut, char *err,
     size_t errlen)
 {
-	size_t i;
-
-	for (i = 0; i < j->n; i++)
-		entry_release(&j->e[i]);
-	j->n = j->bad = j->dropped = 0;
+	forget(j);
 	if (j->fd == -1)
 		return 0;
 	return load(j, cut, err, errlen);
@@ -387,6 +468,24 @@ alertjournal_hook(struct alertjournal *j, const char *id, bool resolved,
 	set_str(o, "hook", outcome);
 	json_object_set_new(o, "attempt", json_integer(attempt));
 	set_str(o, "error", why);
+	set_num(o, "t", t);
+	return append(j, o, err, errlen);
+}
+
+int
+alertjournal_baseline(struct alertjournal *j, const char *host,
+    const char *workspace, const char *const *status, size_t n, double t,
+    char *err, size_t errlen)
+{
+	json_t *o = json_object(), *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n && i < ALERTJOURNAL_GATES; i++)
+		json_array_append_new(a, status[i] != NULL ?
+		    text_json(status[i]) : json_null());
+	json_object_set_new(o, "baseline", a);
+	set_str(o, "host", host);
+	set_str(o, "workspace", workspace);
 	set_num(o, "t", t);
 	return append(j, o, err, errlen);
 }

@@ -12,7 +12,10 @@
  * and "t", the wall time it was written), or, with "hook" ("sent",
  * "failed", "gave-up"), what became of running the hook for that state.  An entry is an id's lines
  * folded: its start from the first, its end and min/avg/max from the
- * resolution (NAN end: ongoing).  A line that is not such an object is
+ * resolution (NAN end: ongoing).  A line with "baseline" is the gates'
+ * statuses a sender last judged on a workspace (struct alertbaseline), so
+ * that the next sender compares its first board with them.  A line that is
+ * not such an object is
  * counted and skipped; a last line cut short by a crash is cut off before
  * the next is appended.  At most ALERTJOURNAL_MAX entries are kept (the
  * oldest dropped first, counted).
@@ -30,6 +33,8 @@
 #define ALERTJOURNAL_FILE	"journal.jsonl"
 #define ALERTJOURNAL_MAX	100000
 #define ALERTJOURNAL_LINE_MAX	(64u << 10)
+#define ALERTJOURNAL_BASELINES	4096	/* workspaces kept, oldest dropped */
+#define ALERTJOURNAL_GATES	64	/* statuses in one baseline */
 
 struct alertnote;
 
@@ -46,6 +51,21 @@ struct alertentry {
 	char	*hook_error;			/* the last, or NULL */
 };
 
+/*
+ * The gates' statuses judged last on a workspace of a host (share/doc/
+ * alerts.md §5): status[g] is gate g's status name ("pass", "fail"), or
+ * NULL when not judged.  seq is how many alerts the journal had made when
+ * its line was read (dropped ones too): an entry i came after it when
+ * dropped + i >= seq.
+ */
+struct alertbaseline {
+	char	*host, *workspace;
+	char	**status;
+	size_t	 nstatus;
+	double	 t;
+	size_t	 seq;
+};
+
 struct alertjournal {
 	int			 fd;
 	char			*path;
@@ -53,6 +73,8 @@ struct alertjournal {
 	size_t			 n, alloc;
 	size_t			 bad;		/* lines skipped */
 	size_t			 dropped;	/* entries past the cap */
+	struct alertbaseline	*base;		/* one a workspace */
+	size_t			 nbase;
 };
 
 /*
@@ -90,6 +112,19 @@ int		 alertjournal_note(struct alertjournal *j,
 int		 alertjournal_hook(struct alertjournal *j, const char *id,
 		    bool resolved, const char *outcome, unsigned attempt,
 		    const char *why, double t, char *err, size_t errlen);
+/*
+ * The gates' statuses judged on workspace of host, at wall time t: the
+ * names status[0 .. n - 1] (a NULL one: not judged), n at most
+ * ALERTJOURNAL_GATES.  0, or -1 with err.
+ */
+int		 alertjournal_baseline(struct alertjournal *j,
+		    const char *host, const char *workspace,
+		    const char *const *status, size_t n, double t, char *err,
+		    size_t errlen);
+/* The last baseline of workspace on host (borrowed), or NULL. */
+const struct alertbaseline *alertjournal_find_baseline(
+		    const struct alertjournal *j, const char *host,
+		    const char *workspace);
 /* The entry of id (borrowed), or NULL. */
 const struct alertentry *alertjournal_find(const struct alertjournal *j,
 		    const char *id);

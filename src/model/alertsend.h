@@ -15,7 +15,9 @@
  * ALERTSEND_KEPT_S), and on taking over gives them to its watch, which
  * tells those the journal does not show told; so a job that fails while
  * the lock changes hands is told at least once, with the id the sender
- * would have given it.
+ * would have given it.  A gate's change needs nothing of the standby (it
+ * runs no board): the watch it makes on taking over starts from the
+ * gates' baseline the sender before journaled (alertwatch.h).
  *
  * A lab with no alerts: (no hook) never sends: its sender only reads.
  *

@@ -9,6 +9,7 @@
 #include "alert/alertjournal.h"
 #include "alert/alertmetric.h"
 #include "alert/alertrule.h"
+#include "job/jobevent.h"
 #include "lab/labmodel.h"
 #include "loop/loop.h"
 #include "model/alertwatch.h"
@@ -28,14 +29,18 @@ struct soak {
 	bool			 judged;
 };
 
-/* A workspace of the lab and the gates' statuses last seen (-1: none). */
+/* A workspace of the lab and the gates' statuses last seen (-1: none),
+ * from the journal's baseline before its first board. */
 struct wsboard {
 	struct alertwatch	*w;
 	const char		*host, *path;	/* the lab's */
 	struct boardsrc		*src;
 	int			 status[GATE_COUNT];
-	/* Its G0 SLA as last evaluated: what its soaks are judged by. */
-	struct alertsla		 sla;
+	/* The statuses differ from the journal's last baseline. */
+	bool			 unsaved;
+	/* Its G0 SLA as last evaluated (in w->sla): what its soaks are
+	 * judged by. */
+	struct alertsla		*sla;
 };
 
 struct alertwatch {
@@ -51,6 +56,8 @@ struct alertwatch {
 	size_t			 nsoaks;
 	struct wsboard		*ws;
 	size_t			 nws;
+	struct alertsla		*sla;		/* a lab workspace's each */
+	bool			 baselines;	/* a gate.changed rule needs */
 	long			 timer;
 	char			**seen;		/* "host\nid": judged already */
 	size_t			 nseen;
@@ -119,21 +126,19 @@ soak_of(struct alertwatch *w, const struct ljob *j)
 	return s;
 }
 
-/* The SLA soak job j is judged by: its own workspace's (as the lab file
- * names it), none (NAN: the SLA kinds without a threshold do not judge)
- * while that one has not been evaluated. */
-static const struct alertsla *
-sla_of(const struct alertwatch *w, const struct ljob *j)
+const struct alertsla *
+alertwatch_sla_of(const struct labmodel *lm, const struct alertsla *sla,
+    const char *host, const char *workspace)
 {
 	static const struct alertsla none = { NAN, NAN, NAN };
-	const char *ws = labmodel_host_workspace(w->lm, j->host,
-	    j->workspace);
+	const struct lab *lab = labmodel_lab(lm);
+	const char *ws = labmodel_host_workspace(lm, host, workspace);
 	size_t i;
 
-	for (i = 0; ws != NULL && i < w->nws; i++)
-		if (strcmp(w->ws[i].host, j->host) == 0 &&
-		    strcmp(w->ws[i].path, ws) == 0)
-			return &w->ws[i].sla;
+	for (i = 0; ws != NULL && i < lab->nworkspaces; i++)
+		if (strcmp(lab->workspaces[i].host, host) == 0 &&
+		    strcmp(lab->workspaces[i].path, ws) == 0)
+			return &sla[i];
 	return &none;
 }
 
@@ -159,7 +164,8 @@ judge_soaks(struct alertwatch *w, bool all)
 		s->judged = true;
 		s->events = j->events;
 		alertmetric_judge(s->am, w->ae, j->metrics, j->id,
-		    sla_of(w, j), j->last_ts);
+		    alertwatch_sla_of(w->lm, w->sla, j->host, j->workspace),
+		    j->last_ts);
 	}
 }
 
@@ -320,6 +326,68 @@ alertwatch_host_ended(struct alertwatch *w, const struct ljob_end *e)
 	    isfinite(e->ended) ? e->ended : (double)time(NULL));
 }
 
+/* The gates' statuses judged on b into the journal, when a gate.changed
+ * rule is in force (the next sender compares its first board with them)
+ * and they differ from its last baseline there. */
+static void
+save_baseline(struct wsboard *b)
+{
+	const char *names[GATE_COUNT];
+	char err[512];
+	int g;
+
+	if (!b->w->baselines || !b->unsaved)
+		return;
+	for (g = 0; g < GATE_COUNT; g++)
+		names[g] = b->status[g] < 0 ? NULL :
+		    gate_status_name((enum gate_status)b->status[g]);
+	if (alertjournal_baseline(b->w->j, b->host, b->path, names,
+	    GATE_COUNT, (double)time(NULL), err, sizeof err) != 0)
+		b->w->say(err, b->w->arg);
+	else
+		b->unsaved = false;
+}
+
+/* A gate status by its name, or -1. */
+static int
+status_of(const char *name)
+{
+	int st;
+
+	for (st = GS_PENDING; name != NULL && st <= GS_RUNNING; st++)
+		if (strcmp(gate_status_name((enum gate_status)st), name) == 0)
+			return st;
+	return -1;
+}
+
+void
+alertwatch_baseline(const struct alertjournal *j, const char *host,
+    const char *path, int status[GATE_COUNT])
+{
+	const struct alertbaseline *b = alertjournal_find_baseline(j, host,
+	    path);
+	const char *changed = alertrule_kind_name(ALERT_GATE_CHANGED);
+	const struct alertentry *e;
+	size_t i, seq = b != NULL ? b->seq : 0;
+	int g;
+
+	for (g = 0; g < GATE_COUNT; g++)
+		status[g] = b != NULL && (size_t)g < b->nstatus ?
+		    status_of(b->status[g]) : -1;
+	/* A gate.changed journaled after the baseline (its sender ended
+	 * before it wrote the next one): the status the gate went to. */
+	for (i = seq > j->dropped ? seq - j->dropped : 0; i < j->n; i++) {
+		e = &j->e[i];
+		if (e->kind != NULL && strcmp(e->kind, changed) == 0 &&
+		    e->host != NULL && strcmp(e->host, host) == 0 &&
+		    e->workspace != NULL && strcmp(e->workspace, path) == 0 &&
+		    e->gate >= 0 && e->gate < GATE_COUNT &&
+		    isfinite(e->value) && e->value >= GS_PENDING &&
+		    e->value <= GS_RUNNING)
+			status[e->gate] = (int)e->value;
+	}
+}
+
 /* A workspace's evaluation ended: gate.red and gate.changed, its SLA. */
 static void
 board_changed(struct boardsrc *src, int what, void *arg)
@@ -331,14 +399,19 @@ board_changed(struct boardsrc *src, int what, void *arg)
 	struct alertsla sla;
 	enum gate_status st;
 	char text[96];
+	double now;
 	int g;
 
 	if (!(what & BOARD_CHANGED) || !bd->now.valid)
 		return;
+	/* To the microsecond: an alert's id hashes its start to the
+	 * millisecond, and two changes of a gate may come in one second (a
+	 * sender's, then the next one's on taking over). */
+	now = jobevent_now();
 	sla = (struct alertsla){ bd->now.sla_ttft_ms_p99,
 	    bd->now.sla_tpot_ms_p99, bd->now.sla_success_rate_min };
-	if (memcmp(&sla, &b->sla, sizeof sla) != 0) {
-		b->sla = sla;
+	if (memcmp(&sla, b->sla, sizeof sla) != 0) {
+		*b->sla = sla;
 		judge_soaks(b->w, true);
 	}
 	for (g = 0; g < GATE_COUNT; g++) {
@@ -347,17 +420,21 @@ board_changed(struct boardsrc *src, int what, void *arg)
 		snprintf(text, sizeof text, "G%d is %s", g,
 		    gate_status_name(st));
 		alerteval_cond(b->w->ae, ALERT_GATE_RED, &s, st == GS_FAIL,
-		    st, text, (double)time(NULL));
+		    st, text, now);
 		if (b->status[g] != -1 && b->status[g] != (int)st) {
 			snprintf(text, sizeof text, "G%d went from %s to %s",
 			    g, gate_status_name(b->status[g]),
 			    gate_status_name(st));
 			alerteval_event(b->w->ae, ALERT_GATE_CHANGED, &s, st,
-			    text, (double)time(NULL));
+			    text, now);
 		}
+		b->unsaved |= b->status[g] != (int)st;
 		b->status[g] = (int)st;
 	}
+	/* The changes told first, then what was judged: a sender that ends
+	 * between the two leaves the next one the change in the journal. */
 	flush(b->w);
+	save_baseline(b);
 }
 
 static void
@@ -377,16 +454,19 @@ watch_boards(struct alertwatch *w)
 	struct boardsrc_opts o = { .watch = true, .debounce_ms = 500 };
 	struct boardsrc_cb c;
 	size_t i;
-	int g;
 
 	w->ws = xcalloc(w->lab->nworkspaces + 1, sizeof *w->ws);
+	w->sla = xcalloc(w->lab->nworkspaces + 1, sizeof *w->sla);
 	for (i = 0; i < w->lab->nworkspaces; i++) {
 		w->ws[i].w = w;
 		w->ws[i].host = w->lab->workspaces[i].host;
 		w->ws[i].path = w->lab->workspaces[i].path;
-		for (g = 0; g < GATE_COUNT; g++)
-			w->ws[i].status[g] = -1;
-		w->ws[i].sla = (struct alertsla){ NAN, NAN, NAN };
+		/* What the sender before judged last: a change it did not
+		 * see is told on the first board. */
+		alertwatch_baseline(w->j, w->ws[i].host, w->ws[i].path,
+		    w->ws[i].status);
+		w->sla[i] = (struct alertsla){ NAN, NAN, NAN };
+		w->ws[i].sla = &w->sla[i];
 		o.host = w->ws[i].host;
 		o.ws = w->ws[i].path;
 		c = cb;
@@ -421,6 +501,7 @@ alertwatch_new(struct loop *l, struct labmodel *lm, const struct lab *lab,
     struct alertjournal *j, alerthook_say_fn say, void *arg)
 {
 	struct alertwatch *w = xcalloc(1, sizeof *w);
+	size_t i;
 
 	w->loop = l;
 	w->lm = lm;
@@ -429,6 +510,9 @@ alertwatch_new(struct loop *l, struct labmodel *lm, const struct lab *lab,
 	w->say = say;
 	w->arg = arg;
 	w->ae = alerteval_new(&lab->alerts);
+	for (i = 0; i < lab->alerts.nrules; i++)
+		w->baselines |= lab->alerts.rules[i].kind ==
+		    ALERT_GATE_CHANGED;
 	w->hook = alerthook_new(l, lab->alert_hook.argv, j, say, arg);
 	alerthook_set_timing(w->hook, (long)(lab->alerts.timeout_s * 1000),
 	    (long)(lab->alerts.backoff_s * 1000), lab->alerts.tries);
@@ -459,6 +543,7 @@ alertwatch_free(struct alertwatch *w)
 	}
 	free(w->soaks);
 	free(w->ws);
+	free(w->sla);
 	alerthook_free(w->hook);
 	alerteval_free(w->ae);
 	free(w);

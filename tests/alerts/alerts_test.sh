@@ -23,7 +23,13 @@
 #     (SIGSTOP: it holds the lock, hears nothing), a job fails, the second
 #     keeps it; the first SIGKILLed, the second takes over and tells it,
 #     once, and not the one the first told.
-#  7. On a loopback SSH lab (share/sshlab.sh; skipped without sshd), a
+#  7. A gate that changes while no process sends is told once: with a
+#     gate.changed rule, the first journals the gates' baseline (G9
+#     red); stopped (SIGSTOP) while a soak turns G9 green, then SIGKILLed,
+#     the second takes over and tells "G9 went from fail to pass" once;
+#     stopped, the soak's evidence removed (G9 red again) and started
+#     again, calops alerts tells "from pass to fail" once; nothing else.
+#  8. On a loopback SSH lab (share/sshlab.sh; skipped without sshd), a
 #     host dropped with `sshlab.sh down` for longer than for: fires
 #     host.down, and brought back `up` resolves it, once each.
 #
@@ -114,10 +120,30 @@ alerts:
          "$T/hooked", "$URL"]
 EOF
 
+# run_alerts [LAB OUT]: calops alerts on LAB (lab.yaml), its output
+# appended to OUT (alerts.out); its pid in ALERTS.
 run_alerts() {
-	"$CALOPS" alerts "$T/lab.yaml" >>"$T/alerts.out" 2>&1 &
+	"$CALOPS" alerts "${1:-$T/lab.yaml}" >>"${2:-$T/alerts.out}" 2>&1 &
 	ALERTS=$!
 	PIDS+=($ALERTS)
+}
+# standby LAB OUT: a second calops alerts on LAB, its output in OUT, that
+# says who sends and waits; its pid in STANDBY.
+standby() {
+	"$CALOPS" alerts "$1" >"$2" 2>&1 &
+	STANDBY=$!
+	PIDS+=($STANDBY)
+	wait_for 20 grep -q "alerts sent by calops alerts, pid $ALERTS" "$2" ||
+		fail "a second calops alerts does not say who sends: $(cat "$2")"
+}
+# take_over OUT: the one that sends SIGKILLed, the standby (its output in
+# OUT) sends.
+take_over() {
+	kill -KILL "$ALERTS"
+	wait "$ALERTS" 2>/dev/null
+	ALERTS=$STANDBY
+	wait_for 20 grep -q "this calops alerts sends alerts" "$1" ||
+		fail "the second did not take over: $(cat "$1")"
 }
 
 # 1. gate.red fires once, into the file and the receiver.
@@ -139,12 +165,7 @@ say "1. gate.red $ID fired into the hook's file and the receiver"
 
 # 2. One sender a state folder: a second calops alerts says who sends
 # and waits; so does --journal.
-"$CALOPS" alerts "$T/lab.yaml" >"$T/second.out" 2>&1 &
-SECOND=$!
-PIDS+=($SECOND)
-wait_for 20 grep -q "alerts sent by calops alerts, pid $ALERTS" \
-    "$T/second.out" ||
-	fail "a second calops alerts does not say who sends: $(cat "$T/second.out")"
+standby "$T/lab.yaml" "$T/second.out"
 "$CALOPS" alerts --journal >"$T/journal.txt"
 grep -q "^(alerts sent by calops alerts, pid $ALERTS)$" "$T/journal.txt" ||
 	fail "--journal does not say who sends: $(tail -1 "$T/journal.txt")"
@@ -154,11 +175,7 @@ say "2. a second calops alerts on the state folder waits, and says who sends"
 
 # 3. SIGKILL: the second takes over, sending nothing twice and the
 # resolution once.
-kill -KILL "$ALERTS"
-wait "$ALERTS" 2>/dev/null
-ALERTS=$SECOND
-wait_for 20 grep -q "this calops alerts sends alerts" "$T/second.out" ||
-	fail "the second did not take over: $(cat "$T/second.out")"
+take_over "$T/second.out"
 "$SIM" stress --workspace "$T/ws" --duration 24h --time-scale 0 \
     --chips 0-1 >"$T/sim.out" 2>&1 || fail "the simulated soak failed"
 wait_for 60 has "$T/received" '"status":"resolved"' ||
@@ -195,9 +212,7 @@ EOF
 "$CALOPS" run --id old-failure -- sh -c 'exit 4' >/dev/null 2>&1
 old_ended() { "$CALOPS" jobs --json | grep -q '"state": *"failed"'; }
 wait_for 20 old_ended || fail "the old failing job did not end"
-"$CALOPS" alerts "$T/lab4.yaml" >>"$T/alerts4.out" 2>&1 &
-ALERTS=$!
-PIDS+=($ALERTS)
+run_alerts "$T/lab4.yaml" "$T/alerts4.out"
 "$CALOPS" run --id outside-soak -- "$SIM" --time-scale 900 stress \
     --calbin "$T/ws/05-calbin/package" --duration 90m --chips 0-1 \
     --leak-rate 4e9 --run outside >"$T/run4.out" 2>&1 ||
@@ -233,12 +248,7 @@ say "5. a job started by calops run that exits 3: job.failed, once"
 # second tells nothing of a job that ended before it first listed its
 # host: probes fail one after another until it keeps one (it has listed
 # the host), each told by the first.
-"$CALOPS" alerts "$T/lab4.yaml" >"$T/standby.out" 2>&1 &
-STANDBY=$!
-PIDS+=($STANDBY)
-wait_for 20 grep -q "alerts sent by calops alerts, pid $ALERTS" \
-    "$T/standby.out" ||
-	fail "the second does not wait: $(cat "$T/standby.out")"
+standby "$T/lab4.yaml" "$T/standby.out"
 PROBES=0
 while [ $PROBES -lt 5 ] &&
     ! grep -q "job handover-probe.* kept" "$T/standby.out"; do
@@ -257,11 +267,7 @@ kill -STOP "$ALERTS"
 wait_for 60 grep -q "job handover-fail on local failed: kept" \
     "$T/standby.out" ||
 	fail "the second did not keep the failure: $(cat "$T/standby.out")"
-kill -KILL "$ALERTS"
-wait "$ALERTS" 2>/dev/null
-ALERTS=$STANDBY
-wait_for 20 grep -q "this calops alerts sends alerts" "$T/standby.out" ||
-	fail "the second did not take over: $(cat "$T/standby.out")"
+take_over "$T/standby.out"
 wait_for 60 has "$T/hooked4" '"job":"handover-fail"' ||
 	fail "job.failed was lost in the handover: $(cat "$T/standby.out")"
 handover_sent() {
@@ -280,10 +286,66 @@ kill "$ALERTS"
 wait "$ALERTS" 2>/dev/null
 unset CALOPS_JOBS_DIR
 
-# 7. A host down for longer than for: fires, then resolves.
+# 7. A gate changed while no process sends is told once.
+mkdir -p "$T/state7"
+export XDG_STATE_HOME=$T/state7
+cp -a "$SRC/share/examples/labdemo" "$T/ws7"
+cat >"$T/lab7.yaml" <<EOF
+hosts:
+  - {name: local, transport: local, chips: [0, 1]}
+workspaces:
+  - {host: local, path: "$T/ws7"}
+alerts:
+  hook: [sh, -c, 'cat >> "\$0"; echo >> "\$0"', "$T/hooked7"]
+  rules:
+    - {kind: gate.red}
+    - {kind: gate.changed}
+EOF
+run_alerts "$T/lab7.yaml" "$T/alerts7.out"
+JOURNAL7=$T/state7/calops/alerts/journal.jsonl
+wait_for 60 grep -qs '"baseline":\[[^]]*"fail"' "$JOURNAL7" ||
+	fail "no baseline journaled: $(cat "$T/alerts7.out")"
+wait_for 20 has "$T/hooked7" '"alertname":"gate.red"' ||
+	fail "gate.red did not fire: $(cat "$T/alerts7.out")"
+standby "$T/lab7.yaml" "$T/standby7.out"
+# The first holds the lock and hears nothing; the second runs no board.
+kill -STOP "$ALERTS"
+"$SIM" stress --workspace "$T/ws7" --duration 24h --time-scale 0 \
+    --chips 0-1 --run handover >"$T/sim7.out" 2>&1 ||
+	fail "the simulated soak failed: $(tail -3 "$T/sim7.out")"
+take_over "$T/standby7.out"
+wait_for 60 has "$T/hooked7" 'G9 went from fail to pass' ||
+	fail "the change in the handover was not told: $(cat "$T/standby7.out")"
+wait_for 20 has "$T/hooked7" '"status":"resolved"' ||
+	fail "gate.red did not resolve: $(cat "$T/standby7.out")"
+all_sent() {
+	"$CALOPS" alerts --journal --json >"$T/journal7.json" 2>/dev/null
+	! grep -q '"sent": false' "$T/journal7.json"
+}
+wait_for 20 all_sent || fail "the journal does not show all sent"
+kill "$ALERTS"
+wait "$ALERTS" 2>/dev/null
+[ "$(count "$T/hooked7" 'G9 went from fail to pass')" = 1 ] ||
+	fail "the change was told $(count "$T/hooked7" 'G9 went') times"
+say "7. G9 turned green in a handover: told once, by the second"
+# None runs: G9 red again, then calops alerts started.
+rm -rf "$T/ws7/07-serving/soak/handover"
+run_alerts "$T/lab7.yaml" "$T/alerts7.out"
+wait_for 60 has "$T/hooked7" 'G9 went from pass to fail' ||
+	fail "the change while none ran was not told: $(cat "$T/alerts7.out")"
+wait_for 20 all_sent || fail "the journal does not show all sent"
+kill "$ALERTS"
+wait "$ALERTS" 2>/dev/null
+[ "$(count "$T/hooked7" '"alertname":"gate.changed"')" = 2 ] ||
+	fail "gate.changed told $(count "$T/hooked7" \
+	    '"alertname":"gate.changed"') times, not twice: $(cat "$T/hooked7")"
+say "7. G9 turned red while none ran: told once, on the restart"
+export XDG_STATE_HOME=$T/state
+
+# 8. A host down for longer than for: fires, then resolves.
 . "$SRC/tests/remote/lib.sh"
 if ! (sshlab_prereqs) >/dev/null 2>&1; then
-	say "7. skipped: no loopback SSH lab here"
+	say "8. skipped: no loopback SSH lab here"
 	exit $FAILED
 fi
 sshlab_prereqs
@@ -311,5 +373,5 @@ wait_for 120 has "$T/sshhooked" '"status":"resolved"' ||
 	fail "host.down did not resolve: $(cat "$T/ssh.out")"
 [ "$(count "$T/sshhooked" '"status":"firing"')" = 1 ] ||
 	fail "host.down fired more than once"
-say "7. host1 down for longer than for: fired, then resolved"
+say "8. host1 down for longer than for: fired, then resolved"
 exit $FAILED
