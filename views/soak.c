@@ -9,10 +9,12 @@
  * Which soak.  Every soak of the lab, whoever started it: the lab model
  * learns of each host's jobs itself (labpoll.h: every running one and those
  * of the last day, caught up from the host's events, then live) and this
- * screen shows what it holds, listing no host's jobs of its own.  It shows
- * the one asked for (Enter or s on the Jobs screen pushes it with its
- * "host/id"; n steps to the next), else the newest running, else the
- * newest.
+ * screen shows what it holds, listing no host's jobs of its own.  With
+ * more than one and none chosen, it lists them (soaklist.c: host, id, who
+ * started it, state), Enter watching one, q or Esc coming back to the
+ * list.  It shows the one asked for (Enter or s on the Jobs screen pushes
+ * it with its "host/id"; Enter on the list, n steps to the next), else the
+ * newest running, else the newest.
  *
  * Two clocks.  Samples carry tool time, which the simulator runs thousands
  * of times faster than the wall: graphs, elapsed time and the cursor are in
@@ -539,7 +541,7 @@ find_soak(struct soak *v, const char *key)
 	for (i = 0; key != NULL && i < labmodel_njobs(lm); i++) {
 		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK)
 			continue;
-		k = xasprintf("%s/%s", j->host, j->id != NULL ? j->id : "");
+		k = soaklist_key(j);
 		same = strcmp(k, key) == 0;
 		free(k);
 		if (same)
@@ -560,7 +562,7 @@ current(struct soak *v)
 		j = labmodel_latest(app_labmodel(v->app), LJOB_SOAK, NULL);
 	if (j == NULL)
 		return NULL;
-	key = xasprintf("%s/%s", j->host, j->id != NULL ? j->id : "");
+	key = soaklist_key(j);
 	if (v->job == NULL || strcmp(key, v->job) != 0) {
 		remember(v);
 		free(v->job);
@@ -590,6 +592,7 @@ soak_open(struct app *a, const void *arg)
 
 	v->app = a;
 	v->pin = arg != NULL ? xstrdup(arg) : NULL;
+	v->chosen = v->drilled = arg != NULL;
 	v->chip = -1;
 	v->zoom = ZOOM_DEFAULT;
 	v->cursor = NAN;
@@ -608,6 +611,8 @@ soak_close(void *data)
 	remember(v);
 	sketch_release(&v->sk);
 	list_release(&v->alerts);
+	list_release(&v->soaks);
+	free(v->list_sel);
 	free(v->job);
 	free(v);
 }
@@ -673,13 +678,20 @@ static void
 soak_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct soak *v = data;
-	struct ljob *j = current(v);
+	struct ljob *j;
 	int pane;
 
-	if (j == NULL) {
+	if (soaklist_showing(v)) {
+		soaklist_draw(v, top, rows, cols);
+		return;
+	}
+	if ((j = current(v)) == NULL) {
 		soakpane_draw_none(a, top, cols);
 		return;
 	}
+	/* The soak on screen stays there: one that appears after it is
+	 * listed at the next visit, never drawn over it. */
+	v->chosen = true;
 	if (labmodel_job_live(j) && v->timer == 0)
 		v->timer = loop_add_timer(app_loop(a), SOAK_TICK_MS, tick, v);
 	/* The windows slide with the clock only while the host is heard:
@@ -714,18 +726,13 @@ step(struct soak *v, const struct ljob *j, int dir)
 static size_t
 soaks(struct soak *v, size_t *at, struct ljob **out, size_t max)
 {
-	struct labmodel *lm = app_labmodel(v->app);
-	struct ljob *j, *shown = current(v);
-	size_t i, n = 0;
+	struct ljob *shown = current(v);
+	size_t n = soaklist_soaks(v, out, max);
 
-	*at = 0;
-	for (i = 0; i < labmodel_njobs(lm) && n < max; i++) {
-		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK || !j->here)
-			continue;
-		if (j == shown)
-			*at = n;
-		out[n++] = j;
-	}
+	for (*at = 0; *at < n && out[*at] != shown; (*at)++)
+		;
+	if (*at == n)
+		*at = 0;
 	return n;
 }
 
@@ -742,8 +749,39 @@ next_soak(struct app *a, struct soak *v)
 		return R_REDRAW;
 	}
 	free(v->pin);
-	v->pin = xasprintf("%s/%s", js[(at + 1) % n]->host,
-	    js[(at + 1) % n]->id != NULL ? js[(at + 1) % n]->id : "");
+	v->pin = soaklist_key(js[(at + 1) % n]);
+	v->chosen = true;
+	return R_REDRAW;
+}
+
+/* The list's keys, while it is shown: s starts a soak, which is then
+ * watched (the newest running), ! watches the newest running. */
+static int
+listing_action(struct app *a, struct soak *v, enum action act)
+{
+	if (act == ACT_RUN || act == ACT_NEWEST_ALERT) {
+		free(v->pin);
+		v->pin = NULL;
+		v->chosen = true;
+		return act == ACT_RUN ? soakpane_ask_start(a) : R_NONE;
+	}
+	return soaklist_action(v, act);
+}
+
+/* q or Esc on a soak chosen on the Soak tab: back to the lab's soaks, when
+ * there is more than one to list. */
+static int
+back_to_list(struct soak *v)
+{
+	struct ljob *js[2];
+
+	if (v->drilled || soaklist_soaks(v, js, nitems(js)) < 2)
+		return R_NONE;
+	remember(v);
+	v->chosen = false;
+	/* The list selects the soak just watched. */
+	free(v->list_sel);
+	v->list_sel = NULL;
 	return R_REDRAW;
 }
 
@@ -751,10 +789,19 @@ static int
 soak_action(struct app *a, void *data, enum action act)
 {
 	struct soak *v = data;
-	struct ljob *j = current(v);
+	struct ljob *j;
+	int r;
 
+	if (soaklist_showing(v) && ((r = listing_action(a, v, act)) != R_NONE ||
+	    act == ACT_BACK || act == ACT_ESCAPE))
+		return r;
+	j = current(v);
 	if (act == ACT_RUN)
 		return soakpane_ask_start(a);
+	/* The journal closes first, then the soak, for the list. */
+	if (j != NULL && (act == ACT_BACK || act == ACT_ESCAPE))
+		return (r = soakpane_action(a, v, j, act)) != R_NONE ? r :
+		    back_to_list(v);
 	if (j == NULL && act == ACT_NEWEST_ALERT)
 		app_message(a, false, "no soak on the lab's hosts");
 	if (j == NULL)
@@ -797,12 +844,17 @@ soak_status(struct app *a, void *data, char *buf, size_t len)
 {
 	struct soak *v = data;
 	struct ljob *js[LAB_JOBS_MAX];
-	size_t at, n = soaks(v, &at, js, nitems(js));
+	size_t at, n;
 	char which[64] = "";
 
+	if (soaklist_showing(v)) {
+		soaklist_status(v, buf, len);
+		return;
+	}
+	n = soaks(v, &at, js, nitems(js));
 	if (n > 1)
-		snprintf(which, sizeof which, "soak %zu/%zu n next  ", at + 1,
-		    n);
+		snprintf(which, sizeof which, "soak %zu/%zu n next%s  ", at + 1,
+		    n, v->drilled ? "" : "  q list");
 	snprintf(buf, len, "%sc chip  w window  +/- zoom  %s/%s cursor  L live"
 	    "  A alerts  a ack%s", which, ui_glyph("←", "Left"),
 	    ui_glyph("→", "Right"), app_readonly(a) ? "" : "  s start");
@@ -828,7 +880,8 @@ soak_click(struct app *a, void *data, int y, int x, bool twice)
 	struct soak *v = data;
 
 	(void)a;
-	(void)twice;
+	if (soaklist_showing(v))
+		return soaklist_click(v, y, x, twice);
 	return v->pane && list_click(&v->alerts, y, x) ? R_REDRAW : R_NONE;
 }
 
@@ -849,6 +902,9 @@ static const struct view_note soak_notes[] = {
 	{ "", "by one that breaks the SLA or leaks (✘ x), not yet (·)" },
 	{ "ended", "headlines over the whole run, as G9 judges it" },
 	{ "merged/4", "every chip merged, or one chip (c)" },
+	{ "by alice", "who started the soak (its job's actor)" },
+	{ "list (q, Esc)", "the lab's soaks, with more than one: host, job," },
+	{ "", "who started it (BY), state; Enter watches one" },
 	{ NULL, NULL },
 };
 

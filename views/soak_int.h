@@ -41,8 +41,19 @@ struct soak {
 	struct sketch	 sk;
 	struct mseries	*sel[SOAK_SERIES_MAX];
 	int		 link;		/* soakpane_link() as of this draw */
-	/* "host/id" of the soak asked for (Jobs, n), or NULL: the newest */
+	/* "host/id" of the soak asked for (Jobs, n, the list), or NULL: the
+	 * newest */
 	char		*pin;
+	/* A soak was chosen (pushed from Jobs, Enter on the list, s, n):
+	 * watched rather than listed (soaklist.c) */
+	bool		 chosen;
+	bool		 drilled;	/* pushed by another screen (Jobs) */
+	/* soaklist.c: the lab's soaks as of the last draw, the list of them
+	 * and the selected one's "host/id" */
+	struct ljob	*rows[LAB_JOBS_MAX];
+	size_t		 nrows;
+	struct list	 soaks;
+	char		*list_sel;
 };
 
 /* soakpane.c.  Whether the job's figures are news: its host is up and
@@ -73,5 +84,20 @@ const char	*soak_window_name(const struct soak *v, const struct ljob *j);
  * does not hold. */
 int		 soak_run_verdict(struct soak *v, const struct ljob *j,
 		    char *why, size_t len);
+
+/* soaklist.c.  A soak's "host/id" (a new string). */
+char		*soaklist_key(const struct ljob *j);
+/* The lab's soaks the model holds, newest first, up to max into out: how
+ * many (borrowed: valid until the model next changes). */
+size_t		 soaklist_soaks(struct soak *v, struct ljob **out, size_t max);
+/* Whether the list is shown rather than a soak: more than one, none
+ * chosen. */
+bool		 soaklist_showing(struct soak *v);
+/* The list in rows from top; its keys (Enter chooses), a click, and the
+ * status line. */
+void		 soaklist_draw(struct soak *v, int top, int rows, int cols);
+int		 soaklist_action(struct soak *v, enum action act);
+int		 soaklist_click(struct soak *v, int y, int x, bool twice);
+void		 soaklist_status(struct soak *v, char *buf, size_t len);
 
 #endif
