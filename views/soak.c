@@ -46,7 +46,6 @@
 
 static const double zooms[] = { 60, 300, 600, 1800, 3600, 10800, 21600,
     43200, 86400 };
-#define ZOOM_DEFAULT	2
 
 static const struct {
 	enum mwin	 w;
@@ -186,9 +185,8 @@ cmp_int(const void *a, const void *b)
 	    *(const int *)b);
 }
 
-/* The job's chips, from the job or else from its series. */
-static void
-find_chips(struct soak *v, const struct ljob *j)
+void
+soak_find_chips(struct soak *v, const struct ljob *j)
 {
 	size_t i, k, n;
 	int c;
@@ -463,117 +461,6 @@ draw_graph(struct soak *v, const struct ljob *j, const struct gdef *d,
 
 /* ---- the view ---- */
 
-/*
- * How each soak was last looked at (chip, window, zoom, cursor, the alert
- * journal), kept for as long as the console runs: leaving the screen and
- * coming back finds it as it was left.  The oldest of SOAK_REMEMBER soaks
- * is forgotten first.
- */
-#define SOAK_REMEMBER	16
-
-static struct remembered {
-	char	 job[160];		/* "host/id"; "" for a free slot */
-	int	 chip;
-	size_t	 win, zoom;
-	double	 cursor;
-	bool	 pane;
-	uint64_t used;			/* when kept: the oldest goes */
-} remembered[SOAK_REMEMBER];
-static uint64_t remembered_clock;
-
-static void
-remember(const struct soak *v)
-{
-	struct remembered *r = &remembered[0];
-	size_t i;
-
-	if (v->job == NULL)
-		return;
-	for (i = 0; i < nitems(remembered); i++) {
-		if (strcmp(remembered[i].job, v->job) == 0) {
-			r = &remembered[i];
-			break;
-		}
-		if (remembered[i].used < r->used)
-			r = &remembered[i];
-	}
-	snprintf(r->job, sizeof r->job, "%s", v->job);
-	r->chip = v->chip;
-	r->win = v->win;
-	r->zoom = v->zoom;
-	r->cursor = v->cursor;
-	r->pane = v->pane;
-	r->used = ++remembered_clock;
-}
-
-/* The view of job key as it was left, or the defaults. */
-static void
-recall(struct soak *v, const char *key)
-{
-	size_t i;
-
-	v->chip = -1;
-	v->win = 0;
-	v->zoom = ZOOM_DEFAULT;
-	v->cursor = NAN;
-	v->pane = false;
-	for (i = 0; i < nitems(remembered); i++)
-		if (strcmp(remembered[i].job, key) == 0) {
-			v->chip = remembered[i].chip;
-			v->win = remembered[i].win;
-			v->zoom = remembered[i].zoom;
-			v->cursor = remembered[i].cursor;
-			v->pane = remembered[i].pane;
-			return;
-		}
-}
-
-/* The soak whose key ("host/id") is key in the model, or NULL. */
-static struct ljob *
-find_soak(struct soak *v, const char *key)
-{
-	struct labmodel *lm = app_labmodel(v->app);
-	struct ljob *j;
-	size_t i;
-	char *k;
-	bool same;
-
-	for (i = 0; key != NULL && i < labmodel_njobs(lm); i++) {
-		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK)
-			continue;
-		k = soaklist_key(j);
-		same = strcmp(k, key) == 0;
-		free(k);
-		if (same)
-			return j;
-	}
-	return NULL;
-}
-
-/* The soak shown: the one asked for while the model holds it, else the
- * newest running, else the newest. */
-static struct ljob *
-current(struct soak *v)
-{
-	struct ljob *j = find_soak(v, v->pin);
-	char *key;
-
-	if (j == NULL)
-		j = labmodel_latest(app_labmodel(v->app), LJOB_SOAK, NULL);
-	if (j == NULL)
-		return NULL;
-	key = soaklist_key(j);
-	if (v->job == NULL || strcmp(key, v->job) != 0) {
-		remember(v);
-		free(v->job);
-		v->job = key;
-		recall(v, key);
-	} else
-		free(key);
-	find_chips(v, j);
-	return j;
-}
-
 static void
 tick(struct loop *l, void *arg)
 {
@@ -594,7 +481,7 @@ soak_open(struct app *a, const void *arg)
 	v->pin = arg != NULL ? xstrdup(arg) : NULL;
 	v->chosen = v->drilled = arg != NULL;
 	v->chip = -1;
-	v->zoom = ZOOM_DEFAULT;
+	v->zoom = SOAK_ZOOM_DEFAULT;
 	v->cursor = NAN;
 	sketch_init(&v->sk);
 	return v;
@@ -608,7 +495,7 @@ soak_close(void *data)
 	if (v->timer != 0)
 		loop_del_timer(app_loop(v->app), v->timer);
 	free(v->pin);
-	remember(v);
+	soaklist_remember(v);
 	sketch_release(&v->sk);
 	list_release(&v->alerts);
 	list_release(&v->soaks);
@@ -685,7 +572,7 @@ soak_draw(struct app *a, void *data, int top, int rows, int cols)
 		soaklist_draw(v, top, rows, cols);
 		return;
 	}
-	if ((j = current(v)) == NULL) {
+	if ((j = soaklist_current(v)) == NULL) {
 		soakpane_draw_none(a, top, cols);
 		return;
 	}
@@ -721,70 +608,6 @@ step(struct soak *v, const struct ljob *j, int dir)
 	return R_REDRAW;
 }
 
-/* The soaks the model holds, newest first: how many, and the index of the
- * one shown in *at. */
-static size_t
-soaks(struct soak *v, size_t *at, struct ljob **out, size_t max)
-{
-	struct ljob *shown = current(v);
-	size_t n = soaklist_soaks(v, out, max);
-
-	for (*at = 0; *at < n && out[*at] != shown; (*at)++)
-		;
-	if (*at == n)
-		*at = 0;
-	return n;
-}
-
-/* n: the next soak of the lab, round. */
-static int
-next_soak(struct app *a, struct soak *v)
-{
-	struct ljob *js[LAB_JOBS_MAX];
-	size_t at, n = soaks(v, &at, js, nitems(js));
-
-	if (n < 2) {
-		app_message(a, false, "%s", n == 0 ? "no soak on the lab" :
-		    "the only soak on the lab");
-		return R_REDRAW;
-	}
-	free(v->pin);
-	v->pin = soaklist_key(js[(at + 1) % n]);
-	v->chosen = true;
-	return R_REDRAW;
-}
-
-/* The list's keys, while it is shown: s starts a soak, which is then
- * watched (the newest running), ! watches the newest running. */
-static int
-listing_action(struct app *a, struct soak *v, enum action act)
-{
-	if (act == ACT_RUN || act == ACT_NEWEST_ALERT) {
-		free(v->pin);
-		v->pin = NULL;
-		v->chosen = true;
-		return act == ACT_RUN ? soakpane_ask_start(a) : R_NONE;
-	}
-	return soaklist_action(v, act);
-}
-
-/* q or Esc on a soak chosen on the Soak tab: back to the lab's soaks, when
- * there is more than one to list. */
-static int
-back_to_list(struct soak *v)
-{
-	struct ljob *js[2];
-
-	if (v->drilled || soaklist_soaks(v, js, nitems(js)) < 2)
-		return R_NONE;
-	remember(v);
-	v->chosen = false;
-	/* The list selects the soak just watched. */
-	free(v->list_sel);
-	v->list_sel = NULL;
-	return R_REDRAW;
-}
-
 static int
 soak_action(struct app *a, void *data, enum action act)
 {
@@ -792,23 +615,24 @@ soak_action(struct app *a, void *data, enum action act)
 	struct ljob *j;
 	int r;
 
-	if (soaklist_showing(v) && ((r = listing_action(a, v, act)) != R_NONE ||
-	    act == ACT_BACK || act == ACT_ESCAPE))
+	/* The list's keys; q and Esc back out of it as of any screen. */
+	if (soaklist_showing(v) && ((r = soaklist_action(a, v, act)) !=
+	    R_NONE || act == ACT_BACK || act == ACT_ESCAPE))
 		return r;
-	j = current(v);
+	j = soaklist_current(v);
 	if (act == ACT_RUN)
 		return soakpane_ask_start(a);
 	/* The journal closes first, then the soak, for the list. */
 	if (j != NULL && (act == ACT_BACK || act == ACT_ESCAPE))
 		return (r = soakpane_action(a, v, j, act)) != R_NONE ? r :
-		    back_to_list(v);
+		    soaklist_back(v);
 	if (j == NULL && act == ACT_NEWEST_ALERT)
 		app_message(a, false, "no soak on the lab's hosts");
 	if (j == NULL)
 		return R_NONE;
 	switch (act) {
 	case ACT_NEXT_SOAK:
-		return next_soak(a, v);
+		return soaklist_next(a, v);
 	case ACT_CHIP:
 		v->chip = v->chip + 1 >= (int)v->nchips ? -1 : v->chip + 1;
 		return R_REDRAW;
@@ -851,7 +675,7 @@ soak_status(struct app *a, void *data, char *buf, size_t len)
 		soaklist_status(v, buf, len);
 		return;
 	}
-	n = soaks(v, &at, js, nitems(js));
+	n = soaklist_at(v, &at, js, nitems(js));
 	if (n > 1)
 		snprintf(which, sizeof which, "soak %zu/%zu n next%s  ", at + 1,
 		    n, v->drilled ? "" : "  q list");

@@ -1,11 +1,13 @@
 /*
- * soaklist.c: the Soak screen's list of the lab's soaks (README.md, the Soak
- * screen), shown in its place while the lab holds more than one soak and
- * none has been chosen: every soak the lab model holds, running or recent,
- * whoever started it (labpoll.h), a row each with its host, job id, who
- * started it, state, chips and elapsed time, newest first.  Enter (or a
- * double click) watches the one selected; q or Esc from the soak watched
- * comes back here (soak.c).
+ * soaklist.c: which soak the Soak screen shows (soak.c, "Which soak"), each
+ * soak remembered as it was last looked at, and the screen's list of the
+ * lab's soaks (README.md, the Soak screen), shown in its place while the
+ * lab holds more than one soak and none has been chosen: every soak the
+ * lab model holds, running or recent, whoever started it (labpoll.h), a
+ * row each with its host, job id, who started it, state, chips, elapsed
+ * time and start, newest first.  Enter (or a double click) watches the one
+ * selected; q or Esc from the soak watched comes back here.  A soak on
+ * screen stays there when another one starts: listed at the next visit.
  *
  * The rows are made again from the model at every draw (a soak starting
  * on another console shows while the list is read), so the selection is
@@ -22,6 +24,165 @@
 #include "views/core/glyph.h"
 #include "views/core/ui.h"
 #include "views/soak_int.h"
+#include "views/soakpane.h"
+
+/* ---- which soak ---- */
+
+/*
+ * How each soak was last looked at (chip, window, zoom, cursor, the alert
+ * journal), kept for as long as the console runs: leaving the screen and
+ * coming back finds it as it was left.  The oldest of SOAK_REMEMBER soaks
+ * is forgotten first.
+ */
+#define SOAK_REMEMBER	16
+
+static struct remembered {
+	char	 job[160];		/* "host/id"; "" for a free slot */
+	int	 chip;
+	size_t	 win, zoom;
+	double	 cursor;
+	bool	 pane;
+	uint64_t used;			/* when kept: the oldest goes */
+} remembered[SOAK_REMEMBER];
+static uint64_t remembered_clock;
+
+void
+soaklist_remember(const struct soak *v)
+{
+	struct remembered *r = &remembered[0];
+	size_t i;
+
+	if (v->job == NULL)
+		return;
+	for (i = 0; i < nitems(remembered); i++) {
+		if (strcmp(remembered[i].job, v->job) == 0) {
+			r = &remembered[i];
+			break;
+		}
+		if (remembered[i].used < r->used)
+			r = &remembered[i];
+	}
+	snprintf(r->job, sizeof r->job, "%s", v->job);
+	r->chip = v->chip;
+	r->win = v->win;
+	r->zoom = v->zoom;
+	r->cursor = v->cursor;
+	r->pane = v->pane;
+	r->used = ++remembered_clock;
+}
+
+/* The view of job key as it was left, or the defaults. */
+static void
+recall(struct soak *v, const char *key)
+{
+	size_t i;
+
+	v->chip = -1;
+	v->win = 0;
+	v->zoom = SOAK_ZOOM_DEFAULT;
+	v->cursor = NAN;
+	v->pane = false;
+	for (i = 0; i < nitems(remembered); i++)
+		if (strcmp(remembered[i].job, key) == 0) {
+			v->chip = remembered[i].chip;
+			v->win = remembered[i].win;
+			v->zoom = remembered[i].zoom;
+			v->cursor = remembered[i].cursor;
+			v->pane = remembered[i].pane;
+			return;
+		}
+}
+
+/* The soak whose key ("host/id") is key in the model, or NULL. */
+static struct ljob *
+find_soak(struct soak *v, const char *key)
+{
+	struct labmodel *lm = app_labmodel(v->app);
+	struct ljob *j;
+	size_t i;
+	char *k;
+	bool same;
+
+	for (i = 0; key != NULL && i < labmodel_njobs(lm); i++) {
+		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK)
+			continue;
+		k = soaklist_key(j);
+		same = strcmp(k, key) == 0;
+		free(k);
+		if (same)
+			return j;
+	}
+	return NULL;
+}
+
+struct ljob *
+soaklist_current(struct soak *v)
+{
+	struct ljob *j = find_soak(v, v->pin);
+	char *key;
+
+	if (j == NULL)
+		j = labmodel_latest(app_labmodel(v->app), LJOB_SOAK, NULL);
+	if (j == NULL)
+		return NULL;
+	key = soaklist_key(j);
+	if (v->job == NULL || strcmp(key, v->job) != 0) {
+		soaklist_remember(v);
+		free(v->job);
+		v->job = key;
+		recall(v, key);
+	} else
+		free(key);
+	soak_find_chips(v, j);
+	return j;
+}
+
+size_t
+soaklist_at(struct soak *v, size_t *at, struct ljob **out, size_t max)
+{
+	struct ljob *shown = soaklist_current(v);
+	size_t n = soaklist_soaks(v, out, max);
+
+	for (*at = 0; *at < n && out[*at] != shown; (*at)++)
+		;
+	if (*at == n)
+		*at = 0;
+	return n;
+}
+
+int
+soaklist_next(struct app *a, struct soak *v)
+{
+	struct ljob *js[LAB_JOBS_MAX];
+	size_t at, n = soaklist_at(v, &at, js, nitems(js));
+
+	if (n < 2) {
+		app_message(a, false, "%s", n == 0 ? "no soak on the lab" :
+		    "the only soak on the lab");
+		return R_REDRAW;
+	}
+	free(v->pin);
+	v->pin = soaklist_key(js[(at + 1) % n]);
+	v->chosen = true;
+	return R_REDRAW;
+}
+
+int
+soaklist_back(struct soak *v)
+{
+	struct ljob *js[2];
+
+	if (v->drilled || soaklist_soaks(v, js, nitems(js)) < 2)
+		return R_NONE;
+	soaklist_remember(v);
+	v->chosen = false;
+	/* The list selects the soak just watched. */
+	free(v->list_sel);
+	v->list_sel = NULL;
+	return R_REDRAW;
+}
+
+/* ---- the list ---- */
 
 enum {
 	COL_HOST, COL_JOB, COL_BY, COL_STATE, COL_CHIPS, COL_ELAPSED,
@@ -173,9 +334,17 @@ choose(struct soak *v)
 	return R_REDRAW;
 }
 
+/* s starts a soak, which is then watched (the newest running); ! watches
+ * the newest running. */
 int
-soaklist_action(struct soak *v, enum action act)
+soaklist_action(struct app *a, struct soak *v, enum action act)
 {
+	if (act == ACT_RUN || act == ACT_NEWEST_ALERT) {
+		free(v->pin);
+		v->pin = NULL;
+		v->chosen = true;
+		return act == ACT_RUN ? soakpane_ask_start(a) : R_NONE;
+	}
 	rebuild(v);
 	if (act == ACT_ENTER)
 		return choose(v);
@@ -202,6 +371,6 @@ soaklist_click(struct soak *v, int y, int x, bool twice)
 void
 soaklist_status(struct soak *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%zu of %zu soaks  Enter: watch  s start", v->soaks.nmap,
-	    v->nrows);
+	snprintf(buf, len, "%zu of %zu soaks  Enter: watch  s start",
+	    v->soaks.nmap, v->nrows);
 }
