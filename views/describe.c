@@ -1,10 +1,10 @@
 /*
  * describe.c: one job described (k9s's describe): what it runs, word by
- * word, where (host and folder), when it started and ended and how long it
- * ran, how it ended, its processes, and the whole job.json its host
- * listed.  A snapshot of the Jobs screen's last listing of the job, said
- * with its age; everything in it came from the host and is shown through
- * the sanitiser.
+ * word, where (host and folder), who started it, when it started and ended
+ * and how long it ran, how it ended, its processes, and the whole job.json
+ * its host listed.  A snapshot of the Jobs screen's last listing of the
+ * job, said with its age; everything in it came from the host and is shown
+ * through the sanitiser.
  */
 #include "calops.h"
 
@@ -72,6 +72,9 @@ describe_refresh(struct app *a, void *data)
 	field(d, "Job", json_string_value(json_object_get(r, "id")));
 	field(d, "What", d->label);
 	field(d, "Host", d->host);
+	/* Who started it: another console, a script, someone by hand. */
+	field(d, "Started by", json_string_value(json_object_get(r,
+	    "actor")));
 	field(d, "State", state);
 	if (json_is_object(v = json_object_get(r, "degraded"))) {
 		/* The host's supervisor cannot write the job's events. */

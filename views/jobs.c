@@ -1,7 +1,9 @@
 /*
  * jobs.c: the Jobs screen: the durable jobs of every host of the lab,
- * listed and merged newest first by the job list (src/model/joblist.h); a host
- * that cannot be reached is one dim row above them saying why.  The hosts
+ * listed and merged newest first by the job list (src/model/joblist.h), in
+ * columns (list.h) with who started each (BY, job.json's actor: the first
+ * left out on a narrow terminal); a host that cannot be reached is one dim
+ * row above them saying why.  The hosts
  * are listed when the view opens, on R (the app hands ACT_REFRESH to the
  * view first), and every JOBS_REFRESH_MS while it is on screen (no timer
  * otherwise: an idle console on another tab stays idle); Enter opens a
@@ -28,7 +30,6 @@
 struct jobs_view {
 	struct app	*app;
 	struct joblist	*jl;		/* the model: hosts, rows, the kill */
-	int		 hostw;		/* the HOST column: the longest name */
 	struct list	 list;
 	long		 timer;
 	char		*kill_id;	/* the job the kill question is about */
@@ -170,22 +171,13 @@ static void *
 jobs_open(struct app *a, const void *arg)
 {
 	struct jobs_view *v = xcalloc(1, sizeof *v);
-	const struct lab *lab = labmodel_lab(app_labmodel(a));
 	struct joblist_cb cb = { rows_replacing, rows_replaced, killed,
 	    rows_changed, NULL };
-	size_t i, n;
 
 	(void)arg;
 	v->app = a;
 	cb.arg = v;
 	v->jl = joblist_new(app_labmodel(a), &cb);
-	v->hostw = 4;
-	for (i = 0; i < lab->nhosts; i++) {
-		/* Names are ASCII (lab.h): bytes are columns; at most 16. */
-		n = strlen(lab->hosts[i].name);
-		if ((int)n > v->hostw)
-			v->hostw = n < 16 ? (int)n : 16;
-	}
 	joblist_reload(v->jl);
 	return v;
 }
@@ -204,46 +196,86 @@ jobs_close(void *data)
 	free(v);
 }
 
-static void
-draw_row(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+enum { COL_ID, COL_STATE, COL_AGE, COL_EXIT, COL_HOST, COL_BY, COL_WHAT };
+
+/* The id whole at 80 columns (it is typed to kill); who started a job is
+ * the first left out when the room is short, the command line having more
+ * to say. */
+static const struct list_col job_cols[] = {
+	[COL_ID] = { "ID", 24, 22, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+	[COL_STATE] = { "STATE", 0, 9, LIST_LEFT, ROLE_NORMAL, 0, 1 },
+	[COL_AGE] = { "AGE", 0, 7, LIST_RIGHT, ROLE_NORMAL, 0, -1 },
+	[COL_EXIT] = { "EXIT", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+	[COL_HOST] = { "HOST", 16, 4, LIST_LEFT, ROLE_NORMAL, 0, 2 },
+	[COL_BY] = { "BY", 20, 8, LIST_LEFT, ROLE_NORMAL, LIST_DROP, -1 },
+	[COL_WHAT] = { "WHAT", 0, 24, LIST_LEFT, ROLE_NORMAL,
+	    LIST_GROW | LIST_LAST, 3 },
+};
+
+/* How long ago it started, counting on while it runs. */
+static const char *
+cell_age(const struct joblist_row *r, char *buf, size_t len)
+{
+	if (strcmp(r->state, "corrupt") == 0)
+		return "-";
+	jobstore_format_age(r->age + (r->state[0] == 'r' ? jobevent_now() -
+	    r->fetched : 0), buf, len);
+	return buf;
+}
+
+/* A job the console started is said in words, as the action log says it;
+ * another one by its command; first, how far the console has caught up
+ * with its events, while it does. */
+static const char *
+cell_what(const struct jobs_view *v, const struct joblist_row *r, char *buf,
+    size_t len, enum role *role)
+{
+	const struct ljob *lj = r->id[0] != '\0' ?
+	    labmodel_find(app_labmodel(v->app), r->host, r->id) : NULL;
+	char cu[96];
+	int pct;
+
+	if (lj == NULL || !labmodel_job_catchup(lj, cu, sizeof cu, &pct))
+		return row_what(v, r);
+	*role = ROLE_PENDING;
+	snprintf(buf, len, "%s · %s", cu, row_what(v, r));
+	return buf;
+}
+
+static const char *
+job_cell(const void *arg, size_t rec, size_t col, char *buf, size_t len,
+    enum role *role)
 {
 	const struct jobs_view *v = arg;
 	const struct joblist_row *r = joblist_row(v->jl, rec);
-	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL, sr;
-	const char *g = glyph_job(r->degraded ? "degraded" : r->state, &sr);
-	const struct ljob *lj;
-	char age[32], ex[32], *s, cu[96];
-	int pct;
+	const char *s;
 
-	ui_put(stdscr, y, 1, 24, base, r->id, true);
-	s = xasprintf("%s %s", g, r->degraded ? "degraded" : r->state);
-	ui_put(stdscr, y, 26, 9, sel ? base : sr, s, true);
-	free(s);
-	if (strcmp(r->state, "corrupt") == 0)
-		snprintf(age, sizeof age, "-");
-	else
-		jobstore_format_age(r->age +
-			(r->state[0] == 'r' ? jobevent_now() - r->fetched : 0),
-		    age, sizeof age);
-	if (r->exit_code >= 0)
-		snprintf(ex, sizeof ex, "%d", r->exit_code);
-	else if (r->sig > 0)
-		snprintf(ex, sizeof ex, "sig %d", r->sig);
-	else
-		snprintf(ex, sizeof ex, "-");
-	ui_putf(stdscr, y, 36, 7, base, "%7s", age);
-	ui_putf(stdscr, y, 44, 6, base, "%-6s", ex);
-	ui_put(stdscr, y, 51, v->hostw, base, r->host, true);
-	/* A job the console started is said in words, as the action log
-	 * says it; another one by its command; first, how far the console
-	 * has caught up with its events, while it does. */
-	lj = r->id[0] != '\0' ? labmodel_find(app_labmodel(v->app), r->host,
-	    r->id) : NULL;
-	x = 52 + v->hostw;
-	if (lj != NULL && labmodel_job_catchup(lj, cu, sizeof cu, &pct))
-		x += ui_putf(stdscr, y, x, cols - 1 - x, sel ? base :
-		    ROLE_PENDING, "%s · ", cu);
-	ui_put(stdscr, y, x, cols - 1 - x, base, row_what(v, r), false);
+	switch (col) {
+	case COL_ID:
+		return r->id;
+	case COL_STATE:
+		s = r->degraded ? "degraded" : r->state;
+		snprintf(buf, len, "%s %s", glyph_job(s, role), s);
+		return buf;
+	case COL_AGE:
+		return cell_age(r, buf, len);
+	case COL_EXIT:
+		if (r->exit_code >= 0)
+			snprintf(buf, len, "%d", r->exit_code);
+		else if (r->sig > 0)
+			snprintf(buf, len, "sig %d", r->sig);
+		else
+			return "-";
+		return buf;
+	case COL_HOST:
+		return r->host;
+	case COL_BY:
+		/* Who started it, as its job.json says (untrusted). */
+		s = json_string_value(json_object_get(r->record, "actor"));
+		return s != NULL ? s : "-";
+	default:
+		return cell_what(v, r, buf, len, role);
+	}
 }
 
 static void
@@ -253,27 +285,25 @@ jobs_draw(struct app *a, void *data, int top, int rows, int cols)
 	bool loaded = false;
 	const char *down;
 	size_t i;
-	char *s, header[160];
+	char *s;
 	int y;
 
 	if (v->timer == 0)
 		v->timer = loop_add_timer(app_loop(a), JOBS_REFRESH_MS, tick,
 		    v);
-	snprintf(header, sizeof header, "%-24s %-9s %7s %-6s %-*s %s", "ID",
-	    "STATE", "AGE", "EXIT", v->hostw, "HOST", "WHAT");
-	list_draw_header(top, 0, cols, header);
 	/* The hosts not reachable first, where scrolling cannot hide them. */
-	for (i = 0, y = top + 1; i < joblist_nhosts(v->jl); i++) {
+	for (i = 0, y = top; i < joblist_nhosts(v->jl); i++) {
 		down = joblist_host_down(v->jl, i);
 		loaded |= joblist_host_loaded(v->jl, i) || down[0] != '\0';
-		if (down[0] == '\0' || y >= top + rows - 2)
+		if (down[0] == '\0' || y >= top + rows - 3)
 			continue;
 		s = xasprintf("host %s: %s", joblist_host(v->jl, i), down);
 		ui_put(stdscr, y++, 1, cols - 2, ROLE_DIM, s, false);
 		free(s);
 	}
-	list_draw(&v->list, y, top + rows - 1 - y, 0, cols, NULL, draw_row, v,
-	    !loaded ? "listing the jobs…" : joblist_nrows(v->jl) == 0 ?
+	list_draw_cols(&v->list, y, top + rows - 1 - y, 0, cols, job_cols,
+	    nitems(job_cols), v->sort, job_cell, v, !loaded ?
+	    "listing the jobs…" : joblist_nrows(v->jl) == 0 ?
 	    "no jobs on any host (calops run -- CMD starts one)" :
 	    "no job matches the filter");
 	/* The bottom line: why the first host that failed to list failed. */
@@ -422,7 +452,17 @@ static int
 jobs_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct jobs_view *v = data;
+	int c;
 
+	/* A click on a sortable title sorts by that column. */
+	if ((c = list_header_click(&v->list, y, x)) >= 0) {
+		if (job_cols[c].sort < 0)
+			return R_NONE;
+		v->sort = job_cols[c].sort;
+		jobs_update(a, v);
+		app_message(a, false, "sorted by %s", sort_names[v->sort]);
+		return R_REDRAW;
+	}
 	if (!list_click(&v->list, y, x))
 		return R_NONE;
 	return twice ? jobs_action(a, data, ACT_ENTER) : R_REDRAW;
@@ -461,6 +501,14 @@ static const struct keybinding jobs_keys[] = {
 	{ 0, ACT_NONE, NULL },
 };
 
+/* The help's words for what the screen shows. */
+static const struct view_note jobs_notes[] = {
+	{ "BY", "who started the job (its job.json's actor), - when its" },
+	{ "", "host does not say; left out first when narrow (d: whole)" },
+	{ "catching up", "the console replays the job's events from its host" },
+	{ NULL, NULL },
+};
+
 /* Back from a job's log: list the jobs again, not what was listed before
  * it opened. */
 static void
@@ -475,6 +523,7 @@ jobs_resume(struct app *a, void *data)
 const struct view_ops jobs_view = {
 	.title = "Jobs",
 	.keys = jobs_keys,
+	.notes = jobs_notes,
 	.open = jobs_open,
 	.close = jobs_close,
 	.draw = jobs_draw,

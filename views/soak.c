@@ -9,10 +9,12 @@
  * Which soak.  Every soak of the lab, whoever started it: the lab model
  * learns of each host's jobs itself (labpoll.h: every running one and those
  * of the last day, caught up from the host's events, then live) and this
- * screen shows what it holds, listing no host's jobs of its own.  It shows
- * the one asked for (Enter or s on the Jobs screen pushes it with its
- * "host/id"; n steps to the next), else the newest running, else the
- * newest.
+ * screen shows what it holds, listing no host's jobs of its own.  With
+ * more than one and none chosen, it lists them (soaklist.c: host, id, who
+ * started it, state), Enter watching one, q or Esc coming back to the
+ * list.  It shows the one asked for (Enter or s on the Jobs screen pushes
+ * it with its "host/id"; Enter on the list, n steps to the next), else the
+ * newest running, else the newest.
  *
  * Two clocks.  Samples carry tool time, which the simulator runs thousands
  * of times faster than the wall: graphs, elapsed time and the cursor are in
@@ -44,7 +46,6 @@
 
 static const double zooms[] = { 60, 300, 600, 1800, 3600, 10800, 21600,
     43200, 86400 };
-#define ZOOM_DEFAULT	2
 
 static const struct {
 	enum mwin	 w;
@@ -184,9 +185,8 @@ cmp_int(const void *a, const void *b)
 	    *(const int *)b);
 }
 
-/* The job's chips, from the job or else from its series. */
-static void
-find_chips(struct soak *v, const struct ljob *j)
+void
+soak_find_chips(struct soak *v, const struct ljob *j)
 {
 	size_t i, k, n;
 	int c;
@@ -461,117 +461,6 @@ draw_graph(struct soak *v, const struct ljob *j, const struct gdef *d,
 
 /* ---- the view ---- */
 
-/*
- * How each soak was last looked at (chip, window, zoom, cursor, the alert
- * journal), kept for as long as the console runs: leaving the screen and
- * coming back finds it as it was left.  The oldest of SOAK_REMEMBER soaks
- * is forgotten first.
- */
-#define SOAK_REMEMBER	16
-
-static struct remembered {
-	char	 job[160];		/* "host/id"; "" for a free slot */
-	int	 chip;
-	size_t	 win, zoom;
-	double	 cursor;
-	bool	 pane;
-	uint64_t used;			/* when kept: the oldest goes */
-} remembered[SOAK_REMEMBER];
-static uint64_t remembered_clock;
-
-static void
-remember(const struct soak *v)
-{
-	struct remembered *r = &remembered[0];
-	size_t i;
-
-	if (v->job == NULL)
-		return;
-	for (i = 0; i < nitems(remembered); i++) {
-		if (strcmp(remembered[i].job, v->job) == 0) {
-			r = &remembered[i];
-			break;
-		}
-		if (remembered[i].used < r->used)
-			r = &remembered[i];
-	}
-	snprintf(r->job, sizeof r->job, "%s", v->job);
-	r->chip = v->chip;
-	r->win = v->win;
-	r->zoom = v->zoom;
-	r->cursor = v->cursor;
-	r->pane = v->pane;
-	r->used = ++remembered_clock;
-}
-
-/* The view of job key as it was left, or the defaults. */
-static void
-recall(struct soak *v, const char *key)
-{
-	size_t i;
-
-	v->chip = -1;
-	v->win = 0;
-	v->zoom = ZOOM_DEFAULT;
-	v->cursor = NAN;
-	v->pane = false;
-	for (i = 0; i < nitems(remembered); i++)
-		if (strcmp(remembered[i].job, key) == 0) {
-			v->chip = remembered[i].chip;
-			v->win = remembered[i].win;
-			v->zoom = remembered[i].zoom;
-			v->cursor = remembered[i].cursor;
-			v->pane = remembered[i].pane;
-			return;
-		}
-}
-
-/* The soak whose key ("host/id") is key in the model, or NULL. */
-static struct ljob *
-find_soak(struct soak *v, const char *key)
-{
-	struct labmodel *lm = app_labmodel(v->app);
-	struct ljob *j;
-	size_t i;
-	char *k;
-	bool same;
-
-	for (i = 0; key != NULL && i < labmodel_njobs(lm); i++) {
-		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK)
-			continue;
-		k = xasprintf("%s/%s", j->host, j->id != NULL ? j->id : "");
-		same = strcmp(k, key) == 0;
-		free(k);
-		if (same)
-			return j;
-	}
-	return NULL;
-}
-
-/* The soak shown: the one asked for while the model holds it, else the
- * newest running, else the newest. */
-static struct ljob *
-current(struct soak *v)
-{
-	struct ljob *j = find_soak(v, v->pin);
-	char *key;
-
-	if (j == NULL)
-		j = labmodel_latest(app_labmodel(v->app), LJOB_SOAK, NULL);
-	if (j == NULL)
-		return NULL;
-	key = xasprintf("%s/%s", j->host, j->id != NULL ? j->id : "");
-	if (v->job == NULL || strcmp(key, v->job) != 0) {
-		remember(v);
-		free(v->job);
-		v->job = key;
-		recall(v, key);
-	} else
-		free(key);
-	find_chips(v, j);
-	return j;
-}
-
 static void
 tick(struct loop *l, void *arg)
 {
@@ -590,8 +479,9 @@ soak_open(struct app *a, const void *arg)
 
 	v->app = a;
 	v->pin = arg != NULL ? xstrdup(arg) : NULL;
+	v->chosen = v->drilled = arg != NULL;
 	v->chip = -1;
-	v->zoom = ZOOM_DEFAULT;
+	v->zoom = SOAK_ZOOM_DEFAULT;
 	v->cursor = NAN;
 	sketch_init(&v->sk);
 	return v;
@@ -605,9 +495,11 @@ soak_close(void *data)
 	if (v->timer != 0)
 		loop_del_timer(app_loop(v->app), v->timer);
 	free(v->pin);
-	remember(v);
+	soaklist_remember(v);
 	sketch_release(&v->sk);
 	list_release(&v->alerts);
+	list_release(&v->soaks);
+	free(v->list_sel);
 	free(v->job);
 	free(v);
 }
@@ -673,13 +565,20 @@ static void
 soak_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct soak *v = data;
-	struct ljob *j = current(v);
+	struct ljob *j;
 	int pane;
 
-	if (j == NULL) {
+	if (soaklist_showing(v)) {
+		soaklist_draw(v, top, rows, cols);
+		return;
+	}
+	if ((j = soaklist_current(v)) == NULL) {
 		soakpane_draw_none(a, top, cols);
 		return;
 	}
+	/* The soak on screen stays there: one that appears after it is
+	 * listed at the next visit, never drawn over it. */
+	v->chosen = true;
 	if (labmodel_job_live(j) && v->timer == 0)
 		v->timer = loop_add_timer(app_loop(a), SOAK_TICK_MS, tick, v);
 	/* The windows slide with the clock only while the host is heard:
@@ -709,59 +608,31 @@ step(struct soak *v, const struct ljob *j, int dir)
 	return R_REDRAW;
 }
 
-/* The soaks the model holds, newest first: how many, and the index of the
- * one shown in *at. */
-static size_t
-soaks(struct soak *v, size_t *at, struct ljob **out, size_t max)
-{
-	struct labmodel *lm = app_labmodel(v->app);
-	struct ljob *j, *shown = current(v);
-	size_t i, n = 0;
-
-	*at = 0;
-	for (i = 0; i < labmodel_njobs(lm) && n < max; i++) {
-		if ((j = labmodel_job(lm, i))->kind != LJOB_SOAK || !j->here)
-			continue;
-		if (j == shown)
-			*at = n;
-		out[n++] = j;
-	}
-	return n;
-}
-
-/* n: the next soak of the lab, round. */
-static int
-next_soak(struct app *a, struct soak *v)
-{
-	struct ljob *js[LAB_JOBS_MAX];
-	size_t at, n = soaks(v, &at, js, nitems(js));
-
-	if (n < 2) {
-		app_message(a, false, "%s", n == 0 ? "no soak on the lab" :
-		    "the only soak on the lab");
-		return R_REDRAW;
-	}
-	free(v->pin);
-	v->pin = xasprintf("%s/%s", js[(at + 1) % n]->host,
-	    js[(at + 1) % n]->id != NULL ? js[(at + 1) % n]->id : "");
-	return R_REDRAW;
-}
-
 static int
 soak_action(struct app *a, void *data, enum action act)
 {
 	struct soak *v = data;
-	struct ljob *j = current(v);
+	struct ljob *j;
+	int r;
 
+	/* The list's keys; q and Esc back out of it as of any screen. */
+	if (soaklist_showing(v) && ((r = soaklist_action(a, v, act)) !=
+	    R_NONE || act == ACT_BACK || act == ACT_ESCAPE))
+		return r;
+	j = soaklist_current(v);
 	if (act == ACT_RUN)
 		return soakpane_ask_start(a);
+	/* The journal closes first, then the soak, for the list. */
+	if (j != NULL && (act == ACT_BACK || act == ACT_ESCAPE))
+		return (r = soakpane_action(a, v, j, act)) != R_NONE ? r :
+		    soaklist_back(v);
 	if (j == NULL && act == ACT_NEWEST_ALERT)
 		app_message(a, false, "no soak on the lab's hosts");
 	if (j == NULL)
 		return R_NONE;
 	switch (act) {
 	case ACT_NEXT_SOAK:
-		return next_soak(a, v);
+		return soaklist_next(a, v);
 	case ACT_CHIP:
 		v->chip = v->chip + 1 >= (int)v->nchips ? -1 : v->chip + 1;
 		return R_REDRAW;
@@ -797,12 +668,17 @@ soak_status(struct app *a, void *data, char *buf, size_t len)
 {
 	struct soak *v = data;
 	struct ljob *js[LAB_JOBS_MAX];
-	size_t at, n = soaks(v, &at, js, nitems(js));
+	size_t at, n;
 	char which[64] = "";
 
+	if (soaklist_showing(v)) {
+		soaklist_status(v, buf, len);
+		return;
+	}
+	n = soaklist_at(v, &at, js, nitems(js));
 	if (n > 1)
-		snprintf(which, sizeof which, "soak %zu/%zu n next  ", at + 1,
-		    n);
+		snprintf(which, sizeof which, "soak %zu/%zu n next%s  ", at + 1,
+		    n, v->drilled ? "" : "  q list");
 	snprintf(buf, len, "%sc chip  w window  +/- zoom  %s/%s cursor  L live"
 	    "  A alerts  a ack%s", which, ui_glyph("←", "Left"),
 	    ui_glyph("→", "Right"), app_readonly(a) ? "" : "  s start");
@@ -828,7 +704,8 @@ soak_click(struct app *a, void *data, int y, int x, bool twice)
 	struct soak *v = data;
 
 	(void)a;
-	(void)twice;
+	if (soaklist_showing(v))
+		return soaklist_click(v, y, x, twice);
 	return v->pane && list_click(&v->alerts, y, x) ? R_REDRAW : R_NONE;
 }
 
@@ -849,6 +726,9 @@ static const struct view_note soak_notes[] = {
 	{ "", "by one that breaks the SLA or leaks (✘ x), not yet (·)" },
 	{ "ended", "headlines over the whole run, as G9 judges it" },
 	{ "merged/4", "every chip merged, or one chip (c)" },
+	{ "by alice", "who started the soak (its job's actor)" },
+	{ "list (q, Esc)", "the lab's soaks, with more than one: host, job," },
+	{ "", "who started it (BY), state; Enter watches one" },
 	{ NULL, NULL },
 };
 

@@ -89,8 +89,9 @@ draw_elapsed(struct soak *v, const struct ljob *j, int y, int x, int w)
 	    "ETA %s (%s)", c, in);
 }
 
-/* The label and the host are the lab's words: sanitised, and each within
- * its share of the row so that the time after them still shows. */
+/* The label, the host and who started the soak are the lab's words:
+ * sanitised, and each within its share of the row so that the time after
+ * them still shows. */
 static void
 draw_job(struct soak *v, const struct ljob *j, int y, int cols)
 {
@@ -107,6 +108,12 @@ draw_job(struct soak *v, const struct ljob *j, int y, int cols)
 	x += ui_putf(stdscr, y, x, cols - x, ROLE_DIM, " @");
 	x += ui_put(stdscr, y, x, cols - x < SOAK_HOST_W ? cols - x :
 	    SOAK_HOST_W, ROLE_DIM, j->host, false);
+	/* Who started it, as its host's job.json says (untrusted). */
+	if (j->actor != NULL) {
+		x += ui_putf(stdscr, y, x, cols - x, ROLE_DIM, " by ");
+		x += ui_put(stdscr, y, x, cols - x < SOAK_HOST_W ? cols - x :
+		    SOAK_HOST_W, ROLE_DIM, j->actor, false);
+	}
 	x += 2;
 	draw_elapsed(v, j, y, x, cols - x);
 }

@@ -34,8 +34,9 @@ void		 jobstore_signal_name(int sig, char *buf, size_t len);
 bool	 jobstore_id_valid(const char *id);
 /* A readable unique id, YYYYmmdd-HHMMSS-<6 hex> (UTC), into buf. */
 void	 jobstore_id_generate(char *buf, size_t len);
-/* Who acts, when nobody said (a new string): user@host, or "uid N" where
- * those are not one plain line (text.h): a job's actor, an audit record's. */
+/* Who acts, when nobody said (a new string): $CALOPS_ACTOR when it is one
+ * plain line (text.h), else user@host, or "uid N" where those are not one
+ * plain line: a job's actor, an audit record's. */
 char	*jobstore_default_actor(void);
 /* A job's age as `jobs` and the Jobs screen show it: 42s, 3m07s, 5h12m,
  * 2d03h (a negative or absurd age is 0s). */

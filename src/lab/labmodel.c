@@ -712,7 +712,7 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	struct strv argv, run = { NULL, 0, 0 };
 	struct ljob_int *j;
 	struct hostcmd_run_opts ro;
-	char label[160], id[JOB_ID_MAX + 1], why[256], *actor;
+	char label[160], id[JOB_ID_MAX + 1], why[256];
 	struct buf b;
 	ssize_t k;
 
@@ -769,6 +769,9 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	j->pub.label = xstrdup(label);
 	j->pub.started = jobevent_now();
 	j->pub.state = LJ_STARTING;
+	/* Who starts it, in its record too: a console started again still
+	 * says who (the Soak screen's list, its header). */
+	j->pub.actor = jobstore_default_actor();
 	if (!isnan(lm->sla[0]) || !isnan(lm->sla[1]) || !isnan(lm->sla[2])) {
 		memcpy(j->sla, lm->sla, sizeof j->sla);
 		j->own_sla = true;
@@ -788,9 +791,8 @@ labmodel_start(struct labmodel *lm, const struct ljob_spec *spec, char *err,
 	ro.cwd = w.ws;
 	ro.gate = j->pub.kind == LJOB_GATE || j->pub.kind == LJOB_SOAK ?
 	    j->pub.gate : -1;
-	ro.actor = actor = jobstore_default_actor();
+	ro.actor = j->pub.actor;
 	hostcmd_run(&run, &ro, argv.v);
-	j->pub.actor = actor;
 	strv_free(&argv);
 	j->run_argv = run;
 	j->run = transport_exec(h->t, run.v, &run_cb, j, why, sizeof why);

@@ -54,6 +54,7 @@ LAB
 
 calops() {
 	(cd "$TMP" && env -i PATH="$PATH" HOME="$TMP/home" LANG=C.UTF-8 \
+	    CALOPS_ACTOR=golden@lab \
 	    XDG_STATE_HOME="$TMP/state" XDG_CONFIG_HOME="$TMP/config" \
 	    CALOPS_WATCH_POLL=1 ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
 	    ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
@@ -131,10 +132,12 @@ dclick on M06
 dump out/click-ticket.txt
 key Q"
 
-# Two jobs for the Jobs screen, a click on the second row, and its log.
+# Two jobs for the Jobs screen, each started by someone else (BY), a click
+# on the second row, and its log.
 calops run --id golden-job -- sh -c 'echo hello from the golden job;
     echo a warning >&2; exit 3' >/dev/null || fail "calops run failed"
-calops run --id golden-two -- true >/dev/null || fail "calops run failed"
+calops run --id golden-two --actor ops@lab2 -- true >/dev/null ||
+    fail "calops run failed"
 headless "timeout 60
 wait board
 key 4
@@ -246,10 +249,13 @@ dump out/help-soak.txt" "dump out/pick-chips.txt"
 # TTFT around its SLA, drawn in ASCII, where crossings an alert covered
 # are '#' and brief dips '!', and its alert journal (each worst value and
 # its line in words, apart to the digit); then TTFT far over it: the 1 h
-# mark is no evidence.
+# mark is no evidence; q from it, the list of the lab's soaks (with the
+# three before it).
 ended_soak dips "--ttft-ms 650" --ascii "key A
 dump out/soak-alerts.txt"
-ended_soak failed "--ttft-ms 2500" --ascii
+ended_soak failed "--ttft-ms 2500" --ascii "key q
+wait text soaks on the lab
+dump out/soak-list.txt"
 
 # The Alerts screen (`:alerts`) on a journal of alerts that have ended (an
 # ongoing one's duration runs with the clock), newest first: a hook that
@@ -348,6 +354,9 @@ for f in "$TMP"/out/*.txt; do
 	    -e '1s/^(. calops  )(…|~)[^ /]*\//\1\2TMP\//' \
 	    "$f"
 done
+# The list of soaks: how far the soak killed early had gone.
+sed -i -E 's/ +[0-9][0-9hms]*\/24h( |$)/ ELAPSED\/24h\1/' \
+    "$TMP/out/soak-list.txt"
 if [ "${CALOPS_GOLDEN_UPDATE:-0}" = 1 ]; then
 	mkdir -p "$GOLD"
 	cp "$TMP"/out/*.txt "$GOLD/"

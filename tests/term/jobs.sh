@@ -20,15 +20,17 @@ SLEEP_ID=$("$CALOPS" run --jobs "$J" -- sleep 100) ||
 row_re() {
 	echo "^ $1 +[^ ]+ $2 "
 }
+# Who started a job (BY): shown where there is room for it.
+BY="([^ ]+ +)?"
 
 start CALOPS_JOBS_DIR="$J"
 launch "$MIDPROJECT"
 wait_for "3 of 11 gates pass"
 keys 4
 wait_for "[4 Jobs]"
-expect_re "^ ID +STATE +AGE +EXIT +HOST +WHAT"
-wait_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +local +sh -c for i in 1 2 3"
-wait_re "$(row_re "$SLEEP_ID" running) +[0-9]+s +- +local +sleep 100"
+expect_re "^ ID +STATE +AGE +EXIT +HOST +${BY}WHAT"
+wait_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +local +${BY}sh -c for i in 1 2 3"
+wait_re "$(row_re "$SLEEP_ID" running) +[0-9]+s +- +local +${BY}sleep 100"
 expect_re "^ $ECHO_ID +✔ done"
 expect_re "^ $SLEEP_ID +▶ running"
 expect "2 of 2 jobs, 1 running"
@@ -150,8 +152,8 @@ EOF
 launch "$TMP/lab.yaml"
 wait_for "3 of 11 gates pass"
 keys 4
-wait_re "$(row_re "$RO_ID" running) +[0-9]+s +- +local +sleep 100"
-expect_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +local +sh -c"
+wait_re "$(row_re "$RO_ID" running) +[0-9]+s +- +local +${BY}sleep 100"
+expect_re "$(row_re "$ECHO_ID" done) +[0-9]+s +0 +local +${BY}sh -c"
 expect_re "$(row_re "$SLEEP_ID" killed) .* local "
 expect_re "^ host far: (connecting|disconnected|reconnecting)"
 expect "3 of 3 jobs, 1 running · 1 host not reachable"

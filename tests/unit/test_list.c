@@ -460,6 +460,32 @@ test_cols_rounds(void **state)
 	assert_int_equal(w[1], 6);
 }
 
+/* A LIST_DROP column is the first left out, wherever it stands; with
+ * room, it is shown as any other. */
+static void
+test_cols_drop(void **state)
+{
+	static const struct list_col c[] = {
+		{ "ID", 0, 10, LIST_LEFT, ROLE_NORMAL, 0, -1 },
+		{ "BY", 12, 6, LIST_LEFT, ROLE_NORMAL, LIST_DROP, -1 },
+		{ "WHAT", 0, 20, LIST_LEFT, ROLE_NORMAL, LIST_GROW, -1 },
+	};
+	int want[] = { 10, 12, 40 }, w[3];
+
+	(void)state;
+	/* 3 blanks and 36 of minimums do not fit in 35: BY goes, not WHAT
+	 * after it. */
+	list_cols_fit(c, want, 3, 35, w);
+	assert_int_equal(w[1], 0);
+	assert_int_equal(w[0], 10);
+	assert_int_equal(w[2], 35 - 2 - 10);
+	/* In 39 every minimum fits: BY shown. */
+	list_cols_fit(c, want, 3, 39, w);
+	assert_int_equal(w[0], 10);
+	assert_int_equal(w[1], 6);
+	assert_int_equal(w[2], 20);
+}
+
 int
 main(void)
 {
@@ -471,6 +497,7 @@ main(void)
 		cmocka_unit_test(test_draw),
 		cmocka_unit_test(test_cols_fit),
 		cmocka_unit_test(test_cols_rounds),
+		cmocka_unit_test(test_cols_drop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -256,7 +256,7 @@ list_cols_fit(const struct list_col *c, const int *want, size_t n, int cols,
     int *w)
 {
 	int capped[LIST_COLS_MAX] = { 0 }, first[LIST_COLS_MAX] = { 0 };
-	int used = 0, spare, round;
+	int used = 0, spare, round, drop;
 	size_t i, k;
 
 	for (i = 0; i < n && i < LIST_COLS_MAX; i++) {
@@ -265,12 +265,17 @@ list_cols_fit(const struct list_col *c, const int *want, size_t n, int cols,
 		    c[i].width : want[i];
 		if (capped[i] < c[i].min)
 			capped[i] = c[i].min;
-		/* A blank before each column shown. */
-		if (c[i].min > 0 && used + 1 + c[i].min <= cols) {
-			w[i] = c[i].min;
-			used += 1 + c[i].min;
-		}
 	}
+	/* The minimums, in order: the LIST_DROP columns' after the others'.
+	 * A blank before each column shown. */
+	for (drop = 0; drop < 2; drop++)
+		for (k = 0; k < i; k++) {
+			if (!(c[k].flags & LIST_DROP) != !drop ||
+			    c[k].min <= 0 || used + 1 + c[k].min > cols)
+				continue;
+			w[k] = c[k].min;
+			used += 1 + c[k].min;
+		}
 	/* Three rounds: LIST_REST columns wait at their minimum for the
 	 * first, LIST_LAST ones for the first two. */
 	spare = cols - used;

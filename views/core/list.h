@@ -29,7 +29,10 @@ typedef void (*list_row_fn)(const void *arg, size_t rec, int y, int x, int cols,
  * cell needs (never past `width` when that is set), the narrow ones filled
  * first, the LIST_REST ones after the others and the LIST_LAST ones after
  * those; what is still left goes to the LIST_GROW column.  A column whose
- * minimum does not fit is left out, the last ones first.
+ * minimum does not fit is left out, the last ones first, and the LIST_DROP
+ * ones before any other: they get their minimum only once every other
+ * column has its own (a column worth having, but not at the cost of one
+ * that says more).
  */
 enum list_align {
 	LIST_LEFT,
@@ -41,6 +44,7 @@ enum list_align {
 #define LIST_HSCROLL	0x2	/* h and l scroll its cut cells */
 #define LIST_REST	0x4	/* grows only once the others have theirs */
 #define LIST_LAST	0x8	/* … and once the LIST_REST ones have theirs */
+#define LIST_DROP	0x10	/* the first left out when the room is short */
 #define LIST_COLS_MAX	12
 
 struct list_col {
@@ -49,7 +53,7 @@ struct list_col {
 	int		 min;	/* narrower than this it is left out */
 	enum list_align	 align;
 	enum role	 role;	/* its cells' role off the selection */
-	int		 flags;	/* LIST_GROW, LIST_HSCROLL */
+	int		 flags;	/* LIST_GROW, LIST_HSCROLL, … */
 	int		 sort;	/* the screen's sort key it is, -1: none */
 };
 
