@@ -159,11 +159,14 @@ wait board
 wait text not followed without a mirror
 dump out/planted.txt
 key 5
+wait text soaks on the lab
+key Enter
 wait text not followed without a mirror
 dump out/planted-soak.txt
 key Q" 400x40
 # The status line says it (as far as its 255 bytes go), the Soak screen
-# whole: the path and the fix.
+# whole: the path and the fix (the planted job chosen from the lab's list
+# of soaks, beside the soak of 5).
 grep -Fq "planted on local not followed without a mirror: refusing '$S/planted.jsonl': it is a symbolic link (to '$T/victim')" \
     "$T/out/planted.txt" || fail "9: the status line does not say why"
 grep -Fq "not followed without a mirror: refusing '$S/planted.jsonl': it is a symbolic link (to '$T/victim'), and calops follows none in its state; remove it: rm '$S/planted.jsonl'" \
