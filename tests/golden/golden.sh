@@ -351,7 +351,7 @@ for f in "$TMP"/out/*.txt; do
 	    -e 's/("actor": )"[^"]*"/\1"USER@HOST"/' \
 	    -e '/^. *"(started|ended|age)": /s/: [0-9][0-9.e+-]*/: TIME/' \
 	    -e '/^. (Ran for|as the host listed it) /s/[0-9]+[smhd]/AGE/' \
-	    -e '1s/^(. calops  )(…|~)[^ /]*\//\1\2TMP\//' \
+	    -e '1s/^(. calops  )([^ :]+:)?(…|~)[^ /]*\//\1\2\3TMP\//' \
 	    "$f"
 done
 # The list of soaks: how far the soak killed early had gone.

@@ -38,9 +38,14 @@ if [ "$COLS" -ge 120 ]; then other="80 24"; else other="120 40"; fi
 start
 launch "$MIDPROJECT"
 board_at "$COLS"
-# The title names the workspace (no lab file: its path alone), cut from the
-# front where it is too long, before the model.
-expect_re "^ calops  …[^ ]*/midproject  qwen/qwen3-1"
+# The title names the workspace, host:path, the path cut from the front
+# where it is too long, before the model; the host (this machine's, with no
+# lab file) while it leaves the path 8 columns of the line's sixth.
+if [ "$COLS" -ge 120 ]; then
+	expect_re "^ calops  local:…[^ ]*/midproject  qwen/qwen3-1"
+else
+	expect_re "^ calops  …[^ ]*/midproject  qwen/qwen3-1"
+fi
 resize $other
 board_at ${other% *}
 resize 60 20

@@ -20,6 +20,8 @@
 #include "views/core/ui.h"
 #include "views/soak.h"
 
+#define WHERE_PATH_MIN	8	/* columns the title's host leaves its path */
+
 /* Tab i's label: "[5 Soak ⚠3]" on, " 5 Soak ⚠3 " off with titles, " 5⚠3 "
  * by digits; the badge is the count of the soaks' open alerts, on the
  * Soak tab. */
@@ -106,7 +108,7 @@ draw_title(struct app *a)
 	const struct board_gate *g = NULL;
 	size_t i, pass = 0, tab = view_tab_index(a->stack[0].ops);
 	char cur[48], status[160], *where;
-	int x, room, room_status, rest;
+	int x, room, room_status, rest, n;
 
 	/* The current tab is never left out: the title gives way to it. */
 	room = room_status = a->cols - 2 - tab_label(a, tab, true, true, cur,
@@ -114,10 +116,11 @@ draw_title(struct app *a)
 	ui_fill(stdscr, 0, 0, ROLE_TITLE);
 	x = ui_putf(stdscr, 0, 0, a->cols, ROLE_TITLE, " calops  ");
 	/* Which workspace, as host:path (the path alone with no lab file):
-	 * two consoles on two copies of a model look alike otherwise.  Cut
-	 * from the front, where a path says least. */
-	where = a->ws_lab_host != NULL ? xasprintf("%s:%s", a->ws_lab_host,
-	    a->ws) : xstrdup(a->ws);
+	 * two consoles on two copies of a model look alike otherwise.  The
+	 * path is cut from the front, where it says least; the host stays
+	 * whole while it leaves the path a few columns. */
+	where = a->ws_lab_host != NULL ? xasprintf("%s:", a->ws_lab_host) :
+	    NULL;
 	status[0] = '\0';
 	if (e->valid) {
 		for (i = 0; i < GATE_COUNT; i++) {
@@ -144,8 +147,15 @@ draw_title(struct app *a)
 	if (a->cols - 2 - tabs_digits_width(a) - x - ui_width(status) >= 24)
 		room = a->cols - 2 - tabs_digits_width(a);
 	rest = (room - x - ui_width(status)) / 2;
-	x += ui_put_tail(stdscr, 0, x, rest < 0 ? 0 : rest < a->cols / 6 ?
-	    rest : a->cols / 6, ROLE_TITLE, where);
+	rest = rest < 0 ? 0 : rest < a->cols / 6 ? rest : a->cols / 6;
+	n = ui_width(a->ws);
+	if (where != NULL && ui_width(where) + (n < WHERE_PATH_MIN ? n :
+	    WHERE_PATH_MIN) <= rest) {
+		n = ui_put(stdscr, 0, x, rest, ROLE_TITLE, where, false);
+		x += n;
+		rest -= n;
+	}
+	x += ui_put_tail(stdscr, 0, x, rest, ROLE_TITLE, a->ws);
 	free(where);
 	rest = room - x - ui_width(status);
 	if (e->valid && e->model_id != NULL && rest > 0)
