@@ -287,7 +287,10 @@ keys q
 wait_exit 0
 launch "$TMP/lab.yaml"
 wait_for "11/11 pass"
+# Two soaks on the lab: the Soak screen lists them, the newest selected.
 keys 5
+wait_for "2 soaks on the lab"
+keys Enter
 wait_re "ended [0-9]{2}:[0-9]{2}"
 quit_calops
 
