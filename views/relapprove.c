@@ -580,7 +580,7 @@ ask_key(struct relapprove *p, const char *why)
 	else
 		snprintf(q + n, sizeof q - (size_t)n, "a PEM Ed25519 private "
 		    "key file): ");
-	prompt_ask(p->app, q, key_answer, p);
+	prompt_ask_path(p->app, q, key_answer, p);
 }
 
 static void

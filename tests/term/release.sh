@@ -113,13 +113,15 @@ lock_let_go "a cancelled rollback"
 
 # A key no trusted-keys/ file matches: refused before anything is signed,
 # and another key asked for, as after a path that names no key (issue 30
-# (11)); Esc then cancels.
+# (11)); Esc then cancels.  Its path is typed as far as "stra" and Tab
+# completes it, as a shell does: the refusal names the whole file.
 keys b
 wait_for "type 1 to roll back to generation 1"
 send_text 1
 keys Enter
 wait_for "approver's key (Enter:"
-send_text "$TMP/stranger.pem"
+send_text "$TMP/stra"
+keys Tab
 keys Enter
 wait_for "stranger.pem' is not one of"
 expect "another key (Esc cancels; Enter:"
