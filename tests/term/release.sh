@@ -114,7 +114,8 @@ lock_let_go "a cancelled rollback"
 # A key no trusted-keys/ file matches: refused before anything is signed,
 # and another key asked for, as after a path that names no key (issue 30
 # (11)); Esc then cancels.  Its path is typed as far as "stra" and Tab
-# completes it, as a shell does: the refusal names the whole file.
+# completes it, as a shell does: the refusal names the whole file; Tab
+# after a path nothing matches says so beside it.
 keys b
 wait_for "type 1 to roll back to generation 1"
 send_text 1
@@ -125,7 +126,10 @@ keys Tab
 keys Enter
 wait_for "stranger.pem' is not one of"
 expect "another key (Esc cancels; Enter:"
-send_text "$TMP/no-such-key.pem"
+send_text "$TMP/no-such-k"
+keys Tab
+wait_for "no match"
+send_text "ey.pem"
 keys Enter
 wait_for "cannot read the key '"
 expect "another key (Esc cancels; Enter:"
