@@ -10,23 +10,25 @@
 #include <dirent.h>
 
 #include "base/text.h"
+#include "views/core/config.h"
 #include "views/core/pathcomp.h"
 
-/* The folder to list for path's last part: dir (the caller's, of len
- * bytes), with "~" standing for $HOME; -1 when it does not fit. */
+/* The folder to list for path's last part (its first cut bytes): dir
+ * (the caller's, of len bytes), "~" standing for $HOME as it does for a
+ * path the config names; -1 when it does not fit or HOME is not set. */
 static int
 folder_of(const char *path, size_t cut, char *dir, size_t len)
 {
-	const char *home = getenv("HOME");
-	int n;
+	char *typed = xasprintf("%.*s", (int)cut, path), *full;
+	int n = -1;
 
 	if (cut == 0)
 		n = snprintf(dir, len, ".");
-	else if (path[0] == '~' && (cut == 1 || path[1] == '/') &&
-	    home != NULL && home[0] != '\0')
-		n = snprintf(dir, len, "%s%.*s", home, (int)cut - 1, path + 1);
-	else
-		n = snprintf(dir, len, "%.*s", (int)cut, path);
+	else if ((full = config_expand_path(typed)) != NULL) {
+		n = snprintf(dir, len, "%s", full);
+		free(full);
+	}
+	free(typed);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -135,7 +137,8 @@ pathcomp_complete(char *path, size_t size, struct pathcomp *pc, char *err,
 	cut = slash != NULL ? (size_t)(slash - path) + 1 : 0;
 	part = path + cut;
 	if (folder_of(path, cut, dir, sizeof dir) == -1) {
-		snprintf(err, errlen, "the path is too long");
+		snprintf(err, errlen, "the path is too long, or HOME is "
+		    "not set for its '~'");
 		return -1;
 	}
 	if ((n = matches(dir, part, &names, err, errlen)) == -1)
