@@ -528,7 +528,7 @@ key_answer(struct app *a, const char *answer, void *arg)
 {
 	struct relapprove *p = arg;
 	const struct config *c = app_config(a);
-	char err[512], q[1100];
+	char err[512], q[1100], *typed;
 	bool wants;
 
 	if (answer == NULL) {
@@ -541,8 +541,16 @@ key_answer(struct app *a, const char *answer, void *arg)
 		    "one)");
 		return;
 	}
-	snprintf(p->key_path, sizeof p->key_path, "%s", answer[0] != '\0' ?
-	    answer : c->release_key);
+	/* A path typed (or completed by Tab) may start with "~/", as the
+	 * config's may (config_expand_path()). */
+	typed = answer[0] != '\0' ? config_expand_path(answer) : NULL;
+	if (answer[0] != '\0' && typed == NULL) {
+		ask_key(p, "cannot expand '~': HOME is not set");
+		return;
+	}
+	snprintf(p->key_path, sizeof p->key_path, "%s", typed != NULL ?
+	    typed : c->release_key);
+	free(typed);
 	p->key = relkey_load_pass(p->key_path, NULL, &wants, err,
 	    sizeof err);
 	if (p->key == NULL && wants) {
@@ -580,7 +588,7 @@ ask_key(struct relapprove *p, const char *why)
 	else
 		snprintf(q + n, sizeof q - (size_t)n, "a PEM Ed25519 private "
 		    "key file): ");
-	prompt_ask(p->app, q, key_answer, p);
+	prompt_ask_path(p->app, q, key_answer, p);
 }
 
 static void

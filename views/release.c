@@ -611,10 +611,16 @@ static const struct view_note release_notes[] = {
 	    "current is inside its observation window (UTC): calops never "
 	    "deletes it, nor lets it be revoked" },
 	{ "chip step", "p runs inspect and golden with the candidate's "
-	    "package on a chip of the workspace's host, under the lock, "
-	    "confirmed by typing the chip; the record carries the result's "
-	    "hash, and a golden that fails is refused on the log; b runs "
-	    "none" },
+	    "package on a chip picked from lists: any host of the lab file "
+	    "(the workspace's first; another runs its own workspace's "
+	    "package), then one of its chips, under the lock, confirmed by "
+	    "typing the chip; the record carries the result's hash, and a "
+	    "golden that fails is refused on the log; b runs none "
+	    "(release.md §7)" },
+	{ "no chip step", "\"generation N: promoted without a chip "
+	    "step: TEXT\" under the title: the last switch went live with "
+	    "none (`calops release promote --no-chip-step --reason TEXT`), "
+	    "TEXT its reason; G10 warns while that switch is the last" },
 	{ "cut short", "a promote's chip step whose console or command was "
 	    "killed: no promote until `calops release recover WS --key FILE` "
 	    "stops its job and signs the refusal (release.md §2)" },
@@ -625,6 +631,9 @@ static const struct view_note release_notes[] = {
 	{ "~ + -", "a field changed, added or removed between two "
 	    "manifests" },
 	{ "chain", "each audit record signed and linked to the one before" },
+	{ ":report", "writes the release decision record, "
+	    "08-release/decision.md, from the evidence (asks before writing "
+	    "over one; release.md §8)" },
 	{ NULL, NULL },
 };
 

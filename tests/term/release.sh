@@ -21,7 +21,9 @@ PASS=tr0ub4dor-horse
 openssl pkey -in "$SRC/share/examples/keys/mei.chen.pem" -aes256 \
     -passout "pass:$PASS" -out "$TMP/approver.pem" 2>/dev/null ||
     fail "cannot encrypt the example key"
-openssl genpkey -algorithm ed25519 -out "$TMP/stranger.pem" 2>/dev/null ||
+# In the pane's home folder: its path is typed from "~/" (Tab, below).
+mkdir -p "$TMP/home"
+openssl genpkey -algorithm ed25519 -out "$TMP/home/stranger.pem" 2>/dev/null ||
     fail "cannot make a stranger's key"
 mkdir -p "$TMP/config/calops"
 printf 'release_key: %s\nrelease_actor: Ada Owner\n' "$TMP/approver.pem" \
@@ -113,17 +115,24 @@ lock_let_go "a cancelled rollback"
 
 # A key no trusted-keys/ file matches: refused before anything is signed,
 # and another key asked for, as after a path that names no key (issue 30
-# (11)); Esc then cancels.
+# (11)); Esc then cancels.  Its path is typed as far as "~/stra" and Tab
+# completes it, as a shell does: the refusal names the whole file, the
+# '~' read as the home folder; Tab after a path nothing matches says so
+# beside it.
 keys b
 wait_for "type 1 to roll back to generation 1"
 send_text 1
 keys Enter
 wait_for "approver's key (Enter:"
-send_text "$TMP/stranger.pem"
+send_text "~/stra"
+keys Tab
 keys Enter
-wait_for "stranger.pem' is not one of"
+wait_for "home/stranger.pem' is not one of"
 expect "another key (Esc cancels; Enter:"
-send_text "$TMP/no-such-key.pem"
+send_text "$TMP/no-such-k"
+keys Tab
+wait_for "no match"
+send_text "ey.pem"
 keys Enter
 wait_for "cannot read the key '"
 expect "another key (Esc cancels; Enter:"

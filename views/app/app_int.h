@@ -59,6 +59,7 @@ struct app {
 	char		 ask[600];	/* MODE_ASK: the question */
 	bool		 ask_secret;	/* its answer is not shown, and is
 					   wiped once answered */
+	bool		 ask_path;	/* Tab completes a local path */
 	prompt_answer_fn ask_fn;
 	void		*ask_arg;
 	/* prompt_ask_later(): a question waiting for the line to be free

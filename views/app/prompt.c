@@ -11,6 +11,7 @@
 #include "views/app/app_int.h"
 #include "views/app/prompt.h"
 #include "views/app/reportrun.h"
+#include "views/core/pathcomp.h"
 #include "views/core/ui.h"
 
 const struct prompt_command prompt_commands[] = {
@@ -219,6 +220,7 @@ prompt_ask(struct app *a, const char *question, prompt_answer_fn fn,
 		flushinp();
 	snprintf(a->ask, sizeof a->ask, "%s", question);
 	a->ask_secret = false;
+	a->ask_path = false;
 	a->ask_fn = fn;
 	a->ask_arg = arg;
 	a->input[0] = '\0';
@@ -233,6 +235,14 @@ prompt_ask_secret(struct app *a, const char *question,
 {
 	prompt_ask(a, question, fn, arg);
 	a->ask_secret = true;
+}
+
+void
+prompt_ask_path(struct app *a, const char *question, prompt_answer_fn fn,
+    void *arg)
+{
+	prompt_ask(a, question, fn, arg);
+	a->ask_path = true;
 }
 
 void
@@ -291,13 +301,38 @@ answer(struct app *a, const char *text)
 	explicit_bzero(copy, sizeof copy);
 }
 
+/* Tab in a question for a file: the path typed so far completed; several
+ * matches are listed beside the prompt. */
+static void
+complete_path(struct app *a)
+{
+	struct pathcomp pc;
+	char err[300];
+
+	if (pathcomp_complete(a->input, sizeof a->input, &pc, err,
+	    sizeof err) == -1) {
+		app_message(a, true, "%s", err);
+		return;
+	}
+	a->input_len = strlen(a->input);
+	if (pc.n == 0)
+		app_message(a, true, "no match");
+	else if (pc.n > 1)
+		app_message(a, false, "%zu matches: %s", pc.n, pc.list);
+}
+
 /* Tab in a question the top screen asked (its data is the question's
- * argument): that screen shows more; the answer typed so far stays. */
+ * argument): that screen shows more; the answer typed so far stays.  A
+ * question for a file completes its path instead. */
 static void
 ask_tab(struct app *a)
 {
 	struct view *v;
 
+	if (a->ask_path) {
+		complete_path(a);
+		return;
+	}
 	if (a->depth == 0)
 		return;
 	v = &a->stack[a->depth - 1];

@@ -36,6 +36,11 @@ void	 prompt_ask(struct app *a, const char *question,
  * copies). */
 void	 prompt_ask_secret(struct app *a, const char *question,
 	    prompt_answer_fn fn, void *arg);
+/* The same for a file of this machine (a key): Tab completes the path
+ * typed as a shell does (views/core/pathcomp.h), several matches listed in
+ * the status bar. */
+void	 prompt_ask_path(struct app *a, const char *question,
+	    prompt_answer_fn fn, void *arg);
 /* The same when the status bar's line is free: at once, or once the
  * question, filter or command being typed there is done (one waits at a
  * time: a second replaces it).  For a question a screen's own events

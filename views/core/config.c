@@ -149,9 +149,8 @@ config_path_default(char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? NULL : buf;
 }
 
-/* A path option's value: "~" and "~/..." are under $HOME. */
-static char *
-expand_path(const char *s)
+char *
+config_expand_path(const char *s)
 {
 	const char *home = getenv("HOME");
 
@@ -191,7 +190,8 @@ set_option(struct config *c, const struct config_option *o, const json_t *v,
 			    "'%s' must not be empty", o->name);
 			return -1;
 		}
-		s = o->type == CONFIG_PATH ? expand_path(json_string_value(v)) :
+		s = o->type == CONFIG_PATH ?
+		    config_expand_path(json_string_value(v)) :
 		    xstrdup(json_string_value(v));
 		if (s == NULL) {
 			docfile_error(err, errlen, src, d, ptr,

@@ -83,5 +83,8 @@ void	 config_describe(FILE *f);
  */
 const char *config_dir(char *buf, size_t len);
 const char *config_path_default(char *buf, size_t len);
+/* A path option's value, or a path typed: "~" and "~/..." are under $HOME
+ * (not "~user"); a new string, or NULL when HOME is not set. */
+char	*config_expand_path(const char *s);
 
 #endif
