@@ -6,10 +6,33 @@
 #include "views/core/list.h"
 #include "views/core/ui.h"
 
+enum { COL_ID, COL_TICKET, COL_BAR, COL_PCT, COL_STATE, COL_EST, COL_OWNER,
+    COL_CLAIM, COL_CHECKS, COL_N };
+
+/* The title and the owner take the room there is once the numbers have
+ * theirs; the checks what is left after them.  A claim without evidence is
+ * shown whole or not at all: its minimum is set as it is drawn. */
+static const struct list_col ticket_cols[] = {
+	[COL_ID] = { "ID", 0, 4, LIST_LEFT, ROLE_NORMAL, 0, 0 },
+	[COL_TICKET] = { "TICKET", 0, 20, LIST_LEFT, ROLE_NORMAL, LIST_REST,
+	    -1 },
+	[COL_BAR] = { "PROGRESS", 10, 10, LIST_LEFT, ROLE_PROGRESS, 0, 1 },
+	[COL_PCT] = { "", 0, 4, LIST_RIGHT, ROLE_NORMAL, 0, 1 },
+	[COL_STATE] = { "STATE", 0, 7, LIST_LEFT, ROLE_NORMAL, 0, 2 },
+	[COL_EST] = { "EST", 0, 5, LIST_RIGHT, ROLE_NORMAL, 0, 3 },
+	[COL_OWNER] = { "OWNER", 0, 16, LIST_LEFT, ROLE_NORMAL, LIST_REST,
+	    4 },
+	[COL_CLAIM] = { "", 0, 0, LIST_LEFT, ROLE_FAIL, 0, -1 },
+	[COL_CHECKS] = { "", 0, 20, LIST_LEFT, ROLE_DIM,
+	    LIST_GROW | LIST_LAST, -1 },
+};
+
 struct tickets_view {
 	struct list	 list;
 	struct app	*app;
 	int		 sort;		/* a column of sort_names */
+	bool		 narrow;	/* a claim takes the owner's place */
+	struct list_col	 cols[COL_N];	/* ticket_cols, the claim's min set */
 };
 
 static const char *const sort_names[] = { "ticket", "progress", "state",
@@ -87,19 +110,23 @@ tickets_close(void *data)
 	free(v);
 }
 
-/* The progress bar: filled cells, then empty ones, then the percentage. */
-static void
-draw_bar(int y, int x, int width, double progress, bool sel)
+/* The progress bar: filled cells, then empty ones. */
+static const char *
+cell_bar(double progress, char *buf, size_t len, enum role *role)
 {
-	int filled = (int)(progress * width + 0.5), i;
+	int filled = (int)(progress * 10 + 0.5), i, n;
+	size_t off = 0;
 
-	wattrset(stdscr, ui_attr(sel ? ROLE_SELECTION : progress >= 1 ?
-	    ROLE_PASS : ROLE_PROGRESS));
-	wmove(stdscr, y, x);
-	for (i = 0; i < width; i++)
-		waddstr(stdscr, i < filled ? ui_glyph("█", "#") :
-		    ui_glyph("░", "."));
-	wattrset(stdscr, ui_attr(ROLE_NORMAL));
+	*role = progress >= 1 ? ROLE_PASS : ROLE_PROGRESS;
+	buf[0] = '\0';
+	for (i = 0; i < 10; i++) {
+		n = snprintf(buf + off, len - off, "%s", i < filled ?
+		    ui_glyph("█", "#") : ui_glyph("░", "."));
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+	return buf;
 }
 
 /* The checks behind a ticket, "G0.schema ✔ G0.files ✘ G9.soak ○ …"; in
@@ -127,45 +154,71 @@ checks_text(const struct board_ticket *t, bool full, char *buf, size_t len)
 	}
 }
 
-static void
-draw_ticket(const void *arg, size_t rec, int y, int x, int cols, bool sel)
+static const char *
+claim_text(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s claimed done, evidence missing",
+	    ui_glyph("⚠", "!"));
+	return buf;
+}
+
+static const char *
+ticket_cell(const void *arg, size_t rec, size_t col, char *buf, size_t len,
+    enum role *role)
 {
 	const struct tickets_view *v = arg;
 	const struct board_ticket *t = &app_board(v->app)->now.tickets[rec];
-	enum role base = sel ? ROLE_SELECTION : ROLE_NORMAL;
 	bool claim = t->claimed_done_without_evidence;
-	char checks[512];
-	int w;
 
-	x += 1;
-	x += ui_putf(stdscr, y, x, 4, base, "%-4s", t->id) + 1;
-	ui_put(stdscr, y, x, 24, base, t->title, true);
-	x += 25;
-	draw_bar(y, x, 10, t->progress, sel);
-	x += 11;
-	ui_putf(stdscr, y, x, 5, base, "%3.0f%%", t->progress * 100);
-	x += 6;
-	ui_put(stdscr, y, x, 7, base, t->state != NULL ? t->state : "-", true);
-	x += 8;
-	if (t->estimate_days >= 0)
-		ui_putf(stdscr, y, x, 5, base, "%4.1fd", t->estimate_days);
-	x += 6;
-	/* A claim without evidence matters more than the owner: on a narrow
-	 * terminal it takes the owner's place. */
-	w = cols >= 120 ? 24 : cols - x - 2;
-	if (!claim || cols >= 120) {
-		ui_put(stdscr, y, x, w, base, t->owner != NULL ? t->owner : "-",
-		    true);
-		x += w + 1;
+	switch (col) {
+	case COL_ID:
+		return t->id;
+	case COL_TICKET:
+		return t->title;
+	case COL_BAR:
+		return cell_bar(t->progress, buf, len, role);
+	case COL_PCT:
+		snprintf(buf, len, "%3.0f%%", t->progress * 100);
+		return buf;
+	case COL_STATE:
+		return t->state != NULL ? t->state : "-";
+	case COL_EST:
+		if (t->estimate_days < 0)
+			return NULL;
+		snprintf(buf, len, "%4.1fd", t->estimate_days);
+		return buf;
+	case COL_OWNER:
+		/* A claim without evidence matters more than the owner: on a
+		 * narrow terminal it takes the owner's place. */
+		if (claim && v->narrow) {
+			*role = ROLE_FAIL;
+			return claim_text(buf, len);
+		}
+		return t->owner != NULL ? t->owner : "-";
+	case COL_CLAIM:
+		return claim && !v->narrow ? claim_text(buf, len) : NULL;
+	default:
+		checks_text(t, false, buf, len);
+		return buf;
 	}
-	if (claim)
-		x += ui_putf(stdscr, y, x, cols - x - 1, sel ? base : ROLE_FAIL,
-		    "%s claimed done, evidence missing", ui_glyph("⚠", "!")) + 2;
-	if (cols - x > 10) {
-		checks_text(t, false, checks, sizeof checks);
-		ui_put(stdscr, y, x, cols - x - 1, sel ? base : ROLE_DIM,
-		    checks, false);
-	}
+}
+
+/* The claim column's minimum: the claim's width when a ticket shown makes
+ * it and the screen has room for it beside the owner, else none (left
+ * out). */
+static int
+claim_width(const struct tickets_view *v)
+{
+	char buf[64];
+	size_t i;
+
+	if (v->narrow)
+		return 0;
+	for (i = 0; i < v->list.nmap; i++)
+		if (app_board(v->app)->now.tickets[v->list.map[i]]
+		    .claimed_done_without_evidence)
+			return ui_width(claim_text(buf, sizeof buf));
+	return 0;
 }
 
 static void
@@ -173,15 +226,17 @@ tickets_draw(struct app *a, void *data, int top, int rows, int cols)
 {
 	struct tickets_view *v = data;
 	const struct board_ticket *t;
-	char checks[512], header[128];
+	char checks[512];
 	size_t i;
 	int x, y;
 
 	v->app = a;
-	snprintf(header, sizeof header, "%-4s %-24s %-10s %5s %-7s %5s %s",
-	    "ID", "TICKET", "PROGRESS", "", "STATE", "EST", "OWNER");
-	list_draw(&v->list, top, rows - 2, 0, cols, header, draw_ticket, v,
-	    NULL);
+	v->narrow = cols < 120;
+	memcpy(v->cols, ticket_cols, sizeof v->cols);
+	v->cols[COL_CLAIM].min = claim_width(v);
+	/* The natural order is the tickets': no title marked for it. */
+	list_draw_cols(&v->list, top, rows - 2, 0, cols, v->cols, COL_N,
+	    v->sort != 0 ? v->sort : -1, ticket_cell, v, NULL);
 	/* The selected ticket's claim and checks in full, at the bottom. */
 	if ((i = list_selected(&v->list)) != SIZE_MAX) {
 		t = &app_board(a)->now.tickets[i];
@@ -225,7 +280,17 @@ static int
 tickets_click(struct app *a, void *data, int y, int x, bool twice)
 {
 	struct tickets_view *v = data;
+	int c;
 
+	/* A click on a sortable title sorts by that column. */
+	if ((c = list_header_click(&v->list, y, x)) >= 0) {
+		if (ticket_cols[c].sort < 0)
+			return R_NONE;
+		v->sort = ticket_cols[c].sort;
+		tickets_refresh(a, v);
+		app_message(a, false, "sorted by %s", sort_names[v->sort]);
+		return R_REDRAW;
+	}
 	if (!list_click(&v->list, y, x))
 		return R_NONE;
 	return twice ? tickets_action(a, data, ACT_ENTER) : R_REDRAW;

@@ -77,8 +77,8 @@ wait_re "^ G3 Op support gap  x fail"
 only_ascii "G3 up close"
 keys q Tab
 wait_for "5 of 13 tickets have their evidence - 1 claimed"
-expect_re "^ M01  source/tokenizer freeze  ########## 100%"
-expect_re "^ M03  ONNX exporter            \.\.\.\.\.\.\.\.\.\.   0%"
+expect_re "^ M01  source/tokenizer freeze +########## 100%"
+expect_re "^ M03  ONNX exporter +\.\.\.\.\.\.\.\.\.\.   0%"
 expect_re "^ M07 .* ! claimed done,"
 expect_re "^ M01 checks: G0.schema \\+  G0.model_id \\+"
 only_ascii tickets
