@@ -200,6 +200,7 @@ key 5
 dump out/other-ws-soak.txt
 key 4
 wait text ▶ running
+wait gone catching up
 dump out/other-ws-jobs.txt
 key Q"
 for d in "$TMP"/state/calops/jobs/*/; do
